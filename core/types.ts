@@ -1,0 +1,153 @@
+import type { IncomingHttpHeaders } from 'node:http';
+import type { Logger } from 'pino';
+import type { Config } from './config.js';
+import type { Store } from './store.js';
+import type { Metrics } from './metrics.js';
+
+/**
+ * The plugin contract. A plugin sees the kernel only through `App`; everything it adds (routes,
+ * engines, authenticators, hooks, services) goes through these methods, so the kernel never needs
+ * to know a plugin by name.
+ */
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+export type AuthKind = 'none' | 'apiKey' | 'jwt' | 'agentToken';
+export type Scope = 'verify:read' | 'agent:write' | 'attestation:read' | 'admin:all';
+/** `authenticated`: any working credential of the declared kind, whatever its scopes. */
+export type RouteScope = Scope | 'authenticated';
+export type Role = 'owner' | 'admin' | 'member';
+export type Tier = 'free' | 'pro' | 'enterprise';
+
+export interface Principal {
+  /** how the caller authenticated */
+  kind: Exclude<AuthKind, 'none'>;
+  orgId: string;
+  userId?: string;
+  role?: Role;
+  keyId?: string;
+  agentId?: string;
+  scopes: readonly Scope[];
+  tier?: Tier;
+}
+
+export interface UploadedFile {
+  field: string;
+  filename: string;
+  mimeType: string;
+  data: Buffer;
+}
+
+export interface MultipartBody {
+  fields: Record<string, string>;
+  files: UploadedFile[];
+}
+
+export interface RequestContext {
+  readonly id: string;
+  readonly method: string;
+  /** the route's declared path (without the /v1 prefix) */
+  readonly routePath: string;
+  readonly url: string;
+  readonly params: Readonly<Record<string, string>>;
+  readonly query: Readonly<Record<string, unknown>>;
+  readonly headers: IncomingHttpHeaders;
+  /** direct peer address, port stripped */
+  readonly ip: string;
+  /** parsed and validated body: JSON value, MultipartBody, or undefined */
+  body: unknown;
+  /** raw bytes of the body as received (after the cap), for routes that hash or sign it */
+  readonly rawBody: Buffer | null;
+  principal: Principal | null;
+  readonly route: Readonly<RouteInfo>;
+  readonly log: Logger;
+  /** aborted when the client goes away or the server is shutting down */
+  readonly signal: AbortSignal;
+  /** scratch space for hooks (e.g. the rate limiter's headers, the audit entry id) */
+  readonly state: Record<string, unknown>;
+}
+
+export interface Reply {
+  status?: number;
+  headers?: Record<string, string>;
+  /** JSON-serialisable value, or a string/Buffer sent as-is (set content-type in headers) */
+  body?: unknown;
+}
+
+export interface RouteSchemas {
+  body?: string;
+  query?: string;
+  params?: string;
+  response?: string;
+}
+
+export interface RouteInfo {
+  method: HttpMethod;
+  path: string;
+  auth: AuthKind;
+  scope?: RouteScope;
+  schema?: RouteSchemas;
+  /** bytes; 413 past it. Default: config.server.body_limit_bytes */
+  bodyLimit?: number;
+  /** how the body is read: JSON (default for POST/PUT/PATCH), multipart/form-data, or raw bytes */
+  bodyType?: 'json' | 'multipart' | 'raw' | 'none';
+  /** free-form labels hooks select on, e.g. `verification` (audited, rate limited) */
+  tags?: readonly string[];
+  /** name of the plugin that declared it (filled by the kernel) */
+  plugin?: string;
+}
+
+export interface RouteDef extends RouteInfo {
+  handler(ctx: RequestContext): Promise<Reply> | Reply;
+}
+
+export type Authenticator = (ctx: RequestContext) => Promise<Principal>;
+/** runs after authentication, scope check and validation; may throw an HttpError */
+export type PreHandlerHook = (ctx: RequestContext) => Promise<void> | void;
+/** runs after the handler, awaited before the response is written; may replace the reply */
+export type OnReplyHook = (ctx: RequestContext, reply: Reply) => Promise<Reply | void> | Reply | void;
+
+export interface EngineDef {
+  name: string;
+  version: string;
+  /** file URL of the compiled module whose exported functions run in a worker thread */
+  module?: URL;
+  /** a dedicated pool (e.g. one warm z3 thread); default: the shared engine pool */
+  pool?: { name: string; threads: number };
+  /** default per-task deadline; default config.workers.task_timeout_ms */
+  timeoutMs?: number;
+}
+
+export interface EngineHandle {
+  readonly name: string;
+  readonly version: string;
+  /**
+   * Runs exported function `fn` of the engine module in a worker. Rejects with EngineError
+   * (`kind` timeout | crashed | failed | unavailable) instead of hanging.
+   */
+  run<O = unknown>(fn: string, input: unknown, opts?: { timeoutMs?: number; signal?: AbortSignal }): Promise<O>;
+}
+
+export interface App {
+  readonly config: Config;
+  readonly log: Logger;
+  readonly store: Store;
+  readonly metrics: Metrics;
+  route(def: RouteDef): void;
+  engine(def: EngineDef): EngineHandle;
+  engines(): ReadonlyArray<{ name: string; version: string }>;
+  authenticator(kind: Exclude<AuthKind, 'none'>, fn: Authenticator): void;
+  hook(name: 'preHandler', fn: PreHandlerHook): void;
+  hook(name: 'onReply', fn: OnReplyHook): void;
+  /** register a JSON schema (with $id) beside the ones loaded from schemas/ */
+  schema(schema: object): void;
+  /** /readyz is true only when every readiness check returns true */
+  readiness(name: string, check: () => boolean): void;
+  onClose(fn: () => Promise<void> | void): void;
+  /** share a runtime service between plugins without importing each other's internals */
+  provide<T>(name: string, service: T): void;
+  service<T>(name: string): T | undefined;
+}
+
+export interface Plugin {
+  name: string;
+  register(app: App): void | Promise<void>;
+}
