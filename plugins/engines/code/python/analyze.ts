@@ -1,6 +1,6 @@
 import { type PyNode, field, initPython, parsePythonSync } from './parser.js';
 import { AnalysisLimitError, NAMESPACE, Resolver, ident } from './resolve.js';
-import { type CallCtx, checkCall } from './calls.js';
+import { type CallCtx, checkCall } from './rules.js';
 import { isCredentialValue, isSecretName } from '../secrets.js';
 import type { Analysis, Finding, Severity } from '../types.js';
 import { normaliseFindings } from '../types.js';

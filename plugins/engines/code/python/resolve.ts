@@ -1,5 +1,7 @@
 import { type PyNode, field, namedChildren } from './parser.js';
-import { MAX_FOLD, b64decode, intValue, rot13, stringParts, utf8Decode } from './literals.js';
+import { MAX_FOLD, intValue, stringParts } from './literals.js';
+import { positionalArgs } from './args.js';
+import { foldCall } from './fold.js';
 
 /**
  * Name resolution and constant folding over one module. Deliberately scope-insensitive and
@@ -52,7 +54,8 @@ export function canonical(q: string): string {
     }
   }
   // builtins.eval is eval; builtins.__dict__ stays qualified
-  if (out.startsWith('builtins.') && !out.slice(9).includes('.') && !out.slice(9).includes('(')) return out.slice(9);
+  const rest = out.slice(9);
+  if (out.startsWith('builtins.') && rest !== '__dict__' && !rest.includes('.') && !rest.includes('(')) return rest;
   return out;
 }
 
@@ -365,75 +368,11 @@ export class Resolver {
         return s === null ? null : [...s].reverse().join('');
       }
       case 'call':
-        return this.foldCall(node, depth);
+        return foldCall(this, node, depth);
     }
     return null;
   }
-
-  private foldCall(node: PyNode, depth: number): string | null {
-    const fn = field(node, 'function') as PyNode;
-    const args = positionalArgs(node);
-    if (fn.type === 'attribute') {
-      const method = ident((field(fn, 'attribute') as PyNode).text);
-      const obj = field(fn, 'object') as PyNode;
-      if (method === 'join' && args.length === 1 && ['list', 'tuple'].includes(args[0].type)) {
-        const sep = this.fold(obj, depth + 1);
-        const items = namedChildren(args[0]).map((c) => this.fold(c, depth + 1));
-        return sep !== null && items.every((x) => x !== null) ? items.join(sep) : null;
-      }
-      if (['lower', 'upper', 'strip', 'decode', 'encode'].includes(method)) {
-        const s = this.fold(obj, depth + 1);
-        if (s === null) return null;
-        if (method === 'lower') return s.toLowerCase();
-        if (method === 'upper') return s.toUpperCase();
-        if (method === 'strip') return args.length ? null : s.trim();
-        if (method === 'decode') return utf8Decode(s);
-        return Buffer.from(s, 'utf8').toString('latin1');
-      }
-    }
-    const quals = this.qualify(fn, depth + 1);
-    const arg0 = args[0] ? this.fold(args[0], depth + 1) : null;
-    for (const q of quals) {
-      if (q === 'chr' && args[0]) {
-        const n = intValue(args[0]);
-        return n !== null && n >= 0 && n <= 0x10ffff ? String.fromCodePoint(n) : null;
-      }
-      if (q === 'str' && arg0 !== null) return arg0;
-      if ((q === 'base64.b64decode' || q === 'base64.standard_b64decode' || q === 'base64.urlsafe_b64decode') && arg0 !== null) {
-        return b64decode(arg0, q === 'base64.urlsafe_b64decode');
-      }
-      if (q === 'bytes.fromhex' && arg0 !== null && /^[0-9a-fA-F\s]*$/.test(arg0)) {
-        return Buffer.from(arg0.replace(/\s+/g, ''), 'hex').toString('latin1');
-      }
-      if (q === 'codecs.decode' && arg0 !== null && args[1] && /^rot[-_]?13$/i.test(this.fold(args[1], depth + 1) ?? '')) {
-        return rot13(arg0);
-      }
-    }
-    return null;
-  }
-}
-
-/** Positional arguments of a call (splats excluded). */
-export function positionalArgs(call: PyNode): PyNode[] {
-  const list = field(call, 'arguments');
-  if (!list || list.type !== 'argument_list') return list ? [list] : [];
-  return namedChildren(list).filter((c) => !['keyword_argument', 'list_splat', 'dictionary_splat'].includes(c.type));
-}
-
-/** Keyword argument value by name (NFKC-compared), or null. */
-export function keywordArg(call: PyNode, name: string): PyNode | null {
-  const list = field(call, 'arguments');
-  if (!list) return null;
-  for (const c of namedChildren(list)) {
-    if (c.type === 'keyword_argument' && ident((field(c, 'name') as PyNode).text) === name) return field(c, 'value');
-  }
-  return null;
-}
-
-/** True when the call spreads `*args` / `**kwargs`, whose contents are unknown. */
-export function hasSplat(call: PyNode, kind: 'list_splat' | 'dictionary_splat'): boolean {
-  const list = field(call, 'arguments');
-  return !!list && namedChildren(list).some((c) => c.type === kind);
 }
 
 export { intValue };
+export { positionalArgs, keywordArg, hasSplat } from './args.js';
