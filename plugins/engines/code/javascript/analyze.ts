@@ -69,6 +69,7 @@ class JsAnalysis {
         break;
       case 'ImportExpression':
         if (!this.isConst(n.source as JsNode)) this.report(n, 'MEDIUM', 'dynamic_import', 'import.dynamic', 'import() of a computed module name');
+        else if (this.r.fold(n.source as JsNode)?.replace(/^node:/, '') === CHILD) this.report(n, 'LOW', 'dangerous_import', 'import.child_process', 'imports child_process');
         break;
       case 'AssignmentExpression':
         this.assignment(n);
@@ -129,7 +130,7 @@ class JsAnalysis {
       else this.report(n, 'HIGH', 'code_execution', rule, `${name} of a constant string`);
     } else if (TIMERS.has(q) && a0 && (a0.type === 'Literal' || a0.type === 'TemplateLiteral' || this.r.fold(a0) !== null || (a0.type === 'BinaryExpression' && a0.operator === '+'))) {
       this.report(n, this.isConst(a0) ? 'HIGH' : 'CRITICAL', 'code_execution', 'dangerous_call.string_timer', `${q}() with a string argument evaluates it as code`);
-    } else if (q === 'require' && n.type === 'CallExpression') {
+    } else if ((q === 'require' || q.endsWith('.require')) && n.type === 'CallExpression') {
       if (!a0 || !this.isConst(a0)) this.report(n, 'MEDIUM', 'dynamic_import', 'import.dynamic', 'require() of a computed module name');
       else if (this.r.fold(a0)?.replace(/^node:/, '') === CHILD) this.report(n, 'LOW', 'dangerous_import', 'import.child_process', 'requires child_process');
     } else if (SHELL_EXEC.has(q)) {

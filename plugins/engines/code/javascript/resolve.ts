@@ -102,6 +102,16 @@ export class JsResolver {
         if (n.id) this.bind((n.id as JsNode).name as string, { kind: 'opaque' });
         for (const p of n.params as JsNode[]) this.bindPattern(p, null);
         break;
+      case 'CallExpression': {
+        // import('m').then((mod) => …): the callback's first parameter is the promised value
+        const callee = n.callee as JsNode;
+        const cb = (n.arguments as JsNode[])[0];
+        if (callee.type === 'MemberExpression' && !callee.computed && (callee.property as JsNode).name === 'then' && cb && (cb.type === 'ArrowFunctionExpression' || cb.type === 'FunctionExpression')) {
+          const first = (cb.params as JsNode[])[0];
+          if (first && first.type === 'Identifier') this.bind(first.name as string, { kind: 'expr', node: callee.object as JsNode });
+        }
+        break;
+      }
       case 'ClassDeclaration':
         if (n.id) this.bind((n.id as JsNode).name as string, { kind: 'opaque' });
         break;
@@ -154,7 +164,8 @@ export class JsResolver {
       case 'NewExpression': {
         const args = node.arguments as JsNode[];
         for (const f of this.qualify(node.callee as JsNode, depth + 1)) {
-          if (f === 'require' && node.type === 'CallExpression') {
+          // require, module.require, process.mainModule.require
+          if ((f === 'require' || f.endsWith('.require')) && node.type === 'CallExpression') {
             const mod = args[0] ? this.fold(args[0], depth + 1) : null;
             add(mod !== null ? mod : 'require()');
           } else add(`${f}()`);

@@ -13,9 +13,24 @@ const DUNDERS: Record<string, Severity> = {
   __mro__: 'HIGH',
   __bases__: 'HIGH',
   __base__: 'HIGH',
+  __getattribute__: 'HIGH',
   __code__: 'MEDIUM',
   __class__: 'MEDIUM',
 };
+/** Frame attributes that hand out another scope's globals or builtins. */
+const FRAME_ATTRS = new Set(['f_globals', 'f_builtins', 'f_locals']);
+/**
+ * Callables that are dangerous when merely passed along (`Thread(target=os.system, args=(c,))`,
+ * `map(eval, xs)`, a pickle `__reduce__` returning `os.system`): the call happens out of sight.
+ */
+function isDangerousCallable(q: string): boolean {
+  return (
+    CODE_BUILTINS.has(q) ||
+    /^os\.(system|popen|exec[lvpe]*|spawn[lvpe]*|posix_spawnp?)$/.test(q) ||
+    /^subprocess\.(run|call|check_call|check_output|Popen|getoutput|getstatusoutput)$/.test(q) ||
+    ['pty.spawn', 'pickle.loads', 'pickle.load', 'marshal.loads', 'ctypes.memmove', 'ctypes.memset'].includes(q)
+  );
+}
 const DANGEROUS_IMPORTS = new Set(['subprocess', 'importlib', 'ctypes', 'pty']);
 const CODE_BUILTINS = new Set(['eval', 'exec', 'compile', '__import__']);
 
@@ -118,10 +133,11 @@ class PythonAnalysis {
     const name = ident(attr.text);
     const sev = DUNDERS[name];
     if (sev) this.report(attr, sev, 'sandbox_escape', `dunder.${name.slice(2, -2)}`, `attribute ${name} reaches interpreter internals`);
-    // `builtins.eval` passed around as a value (the call itself is reported by the call rules)
+    if (FRAME_ATTRS.has(name)) this.report(attr, 'HIGH', 'sandbox_escape', 'dunder.frame_scope', `frame attribute ${name} exposes another scope`);
+    // `os.system` passed around as a value (the call itself is reported by the call rules)
     const p = n.parent;
     if (!(p && p.type === 'call' && n.field === 'function')) {
-      for (const q of this.r.qualify(n)) if (CODE_BUILTINS.has(q)) this.report(n, 'HIGH', 'code_execution', 'dangerous_call.reference', `${q} is taken as a value`);
+      for (const q of this.r.qualify(n)) if (isDangerousCallable(q)) this.report(n, 'HIGH', 'code_execution', 'dangerous_call.reference', `${q} is taken as a value`);
     }
   }
 
@@ -132,7 +148,7 @@ class PythonAnalysis {
       return;
     }
     for (const q of this.r.qualify(n)) {
-      if (CODE_BUILTINS.has(q)) this.report(n, 'HIGH', 'code_execution', 'dangerous_call.reference', `${q} is taken as a value (${name})`);
+      if (isDangerousCallable(q)) this.report(n, 'HIGH', 'code_execution', 'dangerous_call.reference', `${q} is taken as a value (${name})`);
     }
   }
 
@@ -142,8 +158,12 @@ class PythonAnalysis {
     if (!value || !key) return;
     const quals = this.r.qualify(value);
     const ns = quals.filter((q) => q === NAMESPACE || q === 'builtins' || q === 'builtins.__dict__');
-    if (!ns.length) return;
     const k = this.r.fold(key);
+    if (k === '__builtins__' && !ns.length) {
+      this.report(n, 'CRITICAL', 'sandbox_escape', 'dangerous_call.namespace_lookup', 'looks up "__builtins__" by key');
+      return;
+    }
+    if (!ns.length) return;
     if (k !== null) {
       const name = k.normalize('NFKC');
       if (CODE_BUILTINS.has(name) || name in DUNDERS || name === 'getattr') {

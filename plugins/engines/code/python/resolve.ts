@@ -183,7 +183,9 @@ export class Resolver {
       case 'identifier': {
         const name = ident(node.text);
         const list = this.bindings.get(name);
-        if (!list || RISKY_BUILTINS.has(name) || list.some((b) => b.kind === 'opaque')) add(name);
+        // a risky builtin keeps its builtin meaning unless every binding is an import (`from re import compile`)
+        const shadowedByImport = !!list && list.every((b) => b.kind === 'module');
+        if (!list || (RISKY_BUILTINS.has(name) && !shadowedByImport) || list.some((b) => b.kind === 'opaque')) add(name);
         if (!list) for (const m of this.starModules) add(`${m}.${name}`);
         for (const b of list ?? []) {
           if (b.kind === 'module') add(b.qual);
@@ -218,6 +220,7 @@ export class Resolver {
         }
         for (const q of this.qualify(value, depth + 1)) {
           if (keyStr !== null && (q === NAMESPACE || q === 'builtins' || q === 'builtins.__dict__')) add(keyStr);
+          else if (keyStr !== null && q.endsWith('.__dict__')) add(`${q.slice(0, -9)}.${keyStr}`);
           else if (keyStr !== null && q === 'sys.modules') add(keyStr);
           else add(`${q}[]`);
         }
@@ -256,7 +259,14 @@ export class Resolver {
         for (const t of targets) out.push(name !== null ? `${t}.${ident(name)}` : `${t}.<dynamic>`);
         out.push('getattr()');
       } else if (f === 'globals' || f === 'locals' || f === 'vars') {
-        out.push(args.length && f === 'vars' ? (this.qualify(args[0], depth + 1)[0] ?? 'vars()') : NAMESPACE);
+        if (args.length && f === 'vars') for (const q of this.qualify(args[0], depth + 1)) out.push(`${q}.__dict__`);
+        else out.push(NAMESPACE);
+      } else if (f === `${NAMESPACE}.get` || f.endsWith('.__dict__.get') || f === 'builtins.get') {
+        // globals().get('eval'), vars(os).get('system')
+        const key = args[0] ? this.fold(args[0], depth + 1) : null;
+        const base = f.slice(0, -4);
+        if (key !== null) out.push(base === NAMESPACE || base === 'builtins.__dict__' || base === 'builtins' ? key : `${base.slice(0, -9)}.${key}`);
+        out.push(`${f}()`);
       } else {
         out.push(`${f}()`);
       }

@@ -1,5 +1,5 @@
 import { type PyNode, field, namedChildren } from './parser.js';
-import { type Resolver, hasSplat, intValue, keywordArg, positionalArgs } from './resolve.js';
+import { type Resolver, NAMESPACE, hasSplat, intValue, keywordArg, positionalArgs } from './resolve.js';
 import { classifyShellCommand, isCriticalPath, isInterpreter } from '../shell.js';
 import type { Severity } from '../types.js';
 
@@ -171,6 +171,14 @@ function checkQualified(ctx: CallCtx, call: PyNode, q: string, args: PyNode[]): 
     report(call, 'CRITICAL', 'process_execution', q === 'pty.spawn' ? 'process.pty_spawn' : 'process.exec_replace', `${q}() ${literal ? 'replaces or spawns a process' : 'runs a program with computed arguments'}`);
   } else if (SUBPROCESS_ARGV.has(q)) {
     subprocessFinding(ctx, call, q, args);
+  } else if (q === `${NAMESPACE}.get` || q === 'builtins.__dict__.get' || q === 'builtins.get') {
+    // globals().get('__builtins__'), vars(builtins).get(name)
+    const key = a0 ? r.fold(a0) : null;
+    if (key !== null && (DANGEROUS_ATTR_NAMES.has(key.normalize('NFKC')) || key === 'getattr')) {
+      report(call, 'CRITICAL', 'sandbox_escape', 'dangerous_call.namespace_lookup', `looks up ${JSON.stringify(key)} in a namespace dictionary`);
+    } else if (key === null) {
+      report(call, q === `${NAMESPACE}.get` ? 'MEDIUM' : 'HIGH', 'reflection', 'dangerous_call.namespace_dynamic', 'computed key looked up in a namespace dictionary');
+    }
   } else if (q === 'os.dup2') {
     checkDup2(ctx, call, args);
   } else if (q === 'ctypes.memmove' || q === 'ctypes.memset' || /^ctypes\..*\.from_address\(\)$/.test(q + '()') || q.startsWith('ctypes.pythonapi.')) {
