@@ -59,12 +59,12 @@ export function failed(language: string, constraint: string, message: string, ex
 export function verdictFor(code: string, analysis: Analysis): DiagnosticResult {
   const advisory = advisoryChecks(code);
   const common = { parser: analysis.parser, advisory_checks: advisory };
+  if (analysis.limitExceeded) {
+    return failed(analysis.language, CONSTRAINTS.complexity, 'code exceeded the parse or analysis budget; nothing can be proven about it', common);
+  }
   if (!analysis.parseOk) {
     const pe = analysis.parseError ?? { line: 1, column: 1, message: 'syntax error' };
     return failed(analysis.language, CONSTRAINTS.parseError, `code does not parse as ${analysis.language} (line ${pe.line}, column ${pe.column}: ${pe.message}); nothing can be proven about it`, { ...common, parse_error: pe });
-  }
-  if (analysis.limitExceeded) {
-    return failed(analysis.language, CONSTRAINTS.complexity, 'code exceeded the analysis budget; nothing can be proven about it', common);
   }
   const findings = analysis.findings;
   const blocking = findings.filter(isBlocking);

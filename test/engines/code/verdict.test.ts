@@ -108,3 +108,23 @@ t.test('guard heuristics use the operations-api names', async (t) => {
   const names = heuristicSignals("getattr(__builtins__, n)\nglobals()['x']\nexec(b64decode(s))\n__import__(m)\nos.system(c)\nos.popen(c)\n").map((s) => s.name);
   t.same(names, ['getattr_builtin', 'builtins_dict_access', 'base64_exec', 'dynamic_import', 'os_system', 'os_popen']);
 });
+
+t.test('pathological input fails closed and leaves the parser usable', async (t) => {
+  const quotes = ('"' + 'a"'.repeat(100_000)).slice(0, 200_000);
+  const d = await verify({ code: quotes });
+  t.equal(d.status, 'BLOCKED');
+  t.match(String(d.developer_fields.constraint_id), /^code_verifier\.(complexity_limit_exceeded|parse_error)$/);
+  t.equal(d.proof_ref, null);
+  const next = await verify({ code: 'x = eval(y)\n' });
+  t.equal(next.status, 'VERIFIED', 'a cancelled parse is not resumed by the next request');
+  t.equal(next.admission, 'BLOCKED');
+  t.same((next.developer_fields.vulnerabilities as Array<{ line: number }>).map((v) => v.line), [1]);
+});
+
+t.test('self-referential rebinding stays bounded and still resolves', async (t) => {
+  const code = "import os\nx = 'a'\n" + 'x = x + x\n'.repeat(3000) + 'm = os\n' + 'm = m if c else m\n'.repeat(500) + 'm.system(cmd)\n';
+  const d = await verify({ code });
+  t.equal(d.status, 'VERIFIED');
+  t.equal(d.admission, 'BLOCKED');
+  t.ok((d.developer_fields.vulnerabilities as Array<{ rule_id: string }>).some((v) => v.rule_id === 'python.process.shell_injection'));
+});

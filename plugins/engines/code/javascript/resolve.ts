@@ -40,7 +40,8 @@ function propName(member: JsNode, fold: (n: JsNode) => string | null): string | 
 
 export class JsResolver {
   readonly bindings = new Map<string, Binding[]>();
-  private readonly qualMemo = new Map<JsNode, string[]>();
+  private readonly nameMemo = new Map<string, string[]>();
+  private readonly partial = new Map<string, Set<string>>();
   private readonly inProgress = new Set<JsNode>();
   private steps = 0;
 
@@ -125,19 +126,28 @@ export class JsResolver {
     if (++this.steps > STEP_BUDGET) throw new JsLimitError();
   }
 
-  private bindingQuals(b: Binding, depth: number): string[] {
-    if (b.kind === 'module') return [b.qual];
-    if (b.kind === 'opaque') return [];
-    const key = b.node;
-    if (this.inProgress.has(key)) return [];
-    let base = b.kind === 'expr' ? this.qualMemo.get(key) : undefined;
-    if (!base) {
-      this.inProgress.add(key);
-      base = this.qualify(key, depth + 1);
-      this.inProgress.delete(key);
-      this.qualMemo.set(key, base);
+  /** Memoised per name (see the Python resolver): on a cycle the partial set so far is used. */
+  private nameQuals(name: string, depth: number): string[] {
+    const done = this.nameMemo.get(name);
+    if (done) return done;
+    const partial = this.partial.get(name);
+    if (partial) return [...partial];
+    const out = new Set<string>();
+    this.partial.set(name, out);
+    const add = (q: string) => {
+      if (out.size < MAX_QUALS) out.add(canonical(q));
+    };
+    const list = this.bindings.get(name);
+    if (!list || RISKY_GLOBALS.has(name) || list.some((b) => b.kind === 'opaque')) add(name);
+    for (const b of list ?? []) {
+      if (b.kind === 'module') add(b.qual);
+      else if (b.kind === 'expr') for (const q of this.qualify(b.node, depth + 1)) add(q);
+      else if (b.kind === 'member') for (const q of this.qualify(b.node, depth + 1)) add(`${q}.${b.prop}`);
     }
-    return b.kind === 'member' ? base.map((q) => `${q}.${b.prop}`) : base;
+    this.partial.delete(name);
+    const result = [...out];
+    this.nameMemo.set(name, result);
+    return result;
   }
 
   qualify(node: JsNode, depth = 0): string[] {
@@ -148,13 +158,9 @@ export class JsResolver {
       if (out.size < MAX_QUALS) out.add(canonical(q));
     };
     switch (node.type) {
-      case 'Identifier': {
-        const name = node.name as string;
-        const list = this.bindings.get(name);
-        if (!list || RISKY_GLOBALS.has(name) || list.some((b) => b.kind === 'opaque')) add(name);
-        for (const b of list ?? []) for (const q of this.bindingQuals(b, depth)) add(q);
+      case 'Identifier':
+        for (const q of this.nameQuals(node.name as string, depth)) add(q);
         break;
-      }
       case 'MemberExpression': {
         const prop = propName(node, (n) => this.fold(n, depth + 1));
         for (const q of this.qualify(node.object as JsNode, depth + 1)) add(`${q}.${prop ?? '<dynamic>'}`);

@@ -213,7 +213,8 @@ export async function analyzePython(code: string): Promise<Analysis> {
 export function analyzePythonSync(code: string): Analysis {
   const parsed = parsePythonSync(code);
   if (parsed.error || !parsed.root) {
-    return { language: 'python', parseOk: false, parser: 'tree-sitter-python', parseError: parsed.error ?? undefined, findings: [] };
+    const limit = parsed.limit ? { limitExceeded: true } : {};
+    return { language: 'python', parseOk: false, parser: 'tree-sitter-python', parseError: parsed.error ?? undefined, findings: [], ...limit };
   }
   let a: PythonAnalysis | null = null;
   try {

@@ -64,7 +64,8 @@ export class Resolver {
   readonly starModules: string[] = [];
   /** module names imported anywhere (by `import` or `from … import`), canonical */
   readonly importedModules = new Set<string>();
-  private readonly qualMemo = new Map<PyNode, string[]>();
+  private readonly nameMemo = new Map<string, string[]>();
+  private readonly partial = new Map<string, Set<string>>();
   private readonly foldMemo = new Map<PyNode, string | null>();
   private readonly inProgress = new Set<PyNode>();
   private steps = 0;
@@ -180,19 +181,9 @@ export class Resolver {
       if (out.size < MAX_QUALS) out.add(canonical(q));
     };
     switch (node.type) {
-      case 'identifier': {
-        const name = ident(node.text);
-        const list = this.bindings.get(name);
-        // a risky builtin keeps its builtin meaning unless every binding is an import (`from re import compile`)
-        const shadowedByImport = !!list && list.every((b) => b.kind === 'module');
-        if (!list || (RISKY_BUILTINS.has(name) && !shadowedByImport) || list.some((b) => b.kind === 'opaque')) add(name);
-        if (!list) for (const m of this.starModules) add(`${m}.${name}`);
-        for (const b of list ?? []) {
-          if (b.kind === 'module') add(b.qual);
-          else if (b.kind === 'expr') for (const q of this.bindingQuals(b.node, depth)) add(q);
-        }
+      case 'identifier':
+        for (const q of this.nameQuals(ident(node.text), depth)) add(q);
         break;
-      }
       case 'attribute': {
         const attr = field(node, 'attribute');
         const obj = field(node, 'object');
@@ -275,18 +266,32 @@ export class Resolver {
   }
 
   /**
-   * Qualified names of a binding's value, memoised per binding node: without the memo, names bound
-   * in terms of each other (`x = x.a; x = x.b; …`) make resolution exponential. A cycle contributes
-   * nothing from the cyclic edge (the other bindings still do).
+   * Qualified names a name can hold, memoised per name: without the memo, names bound in terms of
+   * each other (`x = x.a; x = x.b; …`) make resolution quadratic or worse. On a cycle the name's
+   * partial set so far is used (`m = importlib; m = m.import_module('os')` gives {importlib, os}).
    */
-  private bindingQuals(node: PyNode, depth: number): string[] {
-    const done = this.qualMemo.get(node);
+  private nameQuals(name: string, depth: number): string[] {
+    const done = this.nameMemo.get(name);
     if (done) return done;
-    if (this.inProgress.has(node)) return [];
-    this.inProgress.add(node);
-    const result = this.qualify(node, depth + 1);
-    this.inProgress.delete(node);
-    this.qualMemo.set(node, result);
+    const partial = this.partial.get(name);
+    if (partial) return [...partial];
+    const out = new Set<string>();
+    this.partial.set(name, out);
+    const add = (q: string) => {
+      if (out.size < MAX_QUALS) out.add(canonical(q));
+    };
+    const list = this.bindings.get(name);
+    // a risky builtin keeps its builtin meaning unless every binding is an import (`from re import compile`)
+    const shadowedByImport = !!list && list.every((b) => b.kind === 'module');
+    if (!list || (RISKY_BUILTINS.has(name) && !shadowedByImport) || list.some((b) => b.kind === 'opaque')) add(name);
+    if (!list) for (const m of this.starModules) add(`${m}.${name}`);
+    for (const b of list ?? []) {
+      if (b.kind === 'module') add(b.qual);
+      else if (b.kind === 'expr') for (const q of this.qualify(b.node, depth + 1)) add(q);
+    }
+    this.partial.delete(name);
+    const result = [...out];
+    this.nameMemo.set(name, result);
     return result;
   }
 
