@@ -1,8 +1,7 @@
 import { type PyNode, field, namedChildren } from './parser.js';
-import type { Resolver } from './resolve.js';
 import { positionalArgs } from './args.js';
 import { b64decode, intValue, rot13, utf8Decode } from './literals.js';
-import { ident } from './resolve.js';
+import { type Resolver, ident } from './resolve.js';
 
 /**
  * Constant folding of calls that only rearrange constants: `''.join([...])`, `chr(101)`,
