@@ -91,7 +91,7 @@ t.test('module grammar first, script grammar as fallback', async (t) => {
 });
 
 t.test('JavaScript syntax errors are parse failures', async (t) => {
-  for (const code of ['function ( {', 'const = 1;', 'eval(x', 'let x = <div/>;']) {
+  for (const code of ['function ( {', 'const = 1;', 'eval(x', 'let x = <div']) {
     const a = analyzeJavaScript(code);
     t.equal(a.parseOk, false, code);
     t.ok(a.parseError && a.parseError.line >= 1);
@@ -112,4 +112,18 @@ t.test('TypeScript: types stripped by sucrase, rules on the JavaScript', async (
   t.equal(bad.parseOk, false);
   const cp = analyzeTypeScript("import { execSync } from 'child_process';\nconst out: string = execSync(cmd as string).toString();\n");
   t.ok(cp.findings.some((x) => x.rule_id === 'typescript.process.shell_injection'));
+});
+
+t.test('JSX and TSX are compiled by sucrase, then analysed', async (t) => {
+  const jsx = analyzeJavaScript('const A = () => (\n  <div dangerouslySetInnerHTML={{ __html: html }}>\n    {eval(y)}\n  </div>\n);\n');
+  t.ok(jsx.parseOk);
+  t.equal(jsx.parser, 'sucrase(jsx)+acorn(module)');
+  t.ok(jsx.findings.some((f) => f.rule_id === 'javascript.xss.dangerously_set_inner_html' && f.line === 2));
+  t.ok(jsx.findings.some((f) => f.rule_id === 'javascript.dangerous_call.eval' && f.line === 3));
+  const staticHtml = analyzeJavaScript("const B = () => <p dangerouslySetInnerHTML={{ __html: '<b>x</b>' }} />;\n");
+  t.same(staticHtml.findings, [], 'constant __html is not flagged');
+  const tsx = analyzeTypeScript('const C = (p: { x: string }) => <b>{p.x}</b>;\nexport default C;\n');
+  t.ok(tsx.parseOk);
+  t.equal(tsx.parser, 'sucrase(tsx)+acorn(module)');
+  t.same(tsx.findings, []);
 });

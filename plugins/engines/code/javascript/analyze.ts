@@ -82,6 +82,10 @@ class JsAnalysis {
         const key = n.key as JsNode;
         const name = !n.computed && key.type === 'Identifier' ? (key.name as string) : this.r.fold(key);
         if (name !== null && n.value) this.credential(n.value as JsNode, name);
+        if (name === 'dangerouslySetInnerHTML' && (n.value as JsNode)?.type === 'ObjectExpression') {
+          const html = ((n.value as JsNode).properties as JsNode[]).find((p) => p.type === 'Property' && propKey(p) === '__html');
+          if (html && !this.isConst(html.value as JsNode)) this.report(n, 'HIGH', 'xss', 'xss.dangerously_set_inner_html', 'dangerouslySetInnerHTML with a computed __html');
+        }
         break;
       }
       case 'Identifier':

@@ -6,7 +6,8 @@ import { transform } from 'sucrase';
  * complete; a syntax error is a parse failure (BLOCKED upstream), never a partial tree.
  * TypeScript is reduced to JavaScript with sucrase's `typescript` transform (types, interfaces,
  * enums, `as`, generics) and the output is parsed by acorn: sucrase keeps line numbers, so findings
- * point at the TypeScript line (columns may shift where type annotations were removed).
+ * point at the TypeScript line (columns may shift where type annotations were removed). JSX (in
+ * .js or .tsx-style input) goes through sucrase's `jsx` transform the same way.
  */
 export interface JsNode {
   type: string;
@@ -46,7 +47,7 @@ function syntaxError(err: unknown): { line: number; column: number; message: str
 }
 
 /** Module grammar first (import/export, strict mode), then script grammar (sloppy mode, `with`, …). */
-export function parseJavaScript(code: string, prefix = ''): JsParse {
+function parseAcorn(code: string, prefix: string): JsParse {
   try {
     return { ast: attempt(code, 'module'), parser: `${prefix}acorn(module)`, error: null, source: code };
   } catch (moduleErr) {
@@ -58,21 +59,41 @@ export function parseJavaScript(code: string, prefix = ''): JsParse {
   }
 }
 
+/**
+ * JavaScript; when it does not parse and contains JSX-looking markup, JSX is compiled by sucrase
+ * (`React.createElement(…)`, same lines) and the result parsed. The first error is reported if
+ * both fail.
+ */
+export function parseJavaScript(code: string): JsParse {
+  const plain = parseAcorn(code, '');
+  if (plain.ast || !/<[A-Za-z>]/.test(code)) return plain;
+  const jsx = viaSucrase(code, ['jsx'], 'sucrase(jsx)+');
+  return jsx.ast ? jsx : plain;
+}
+
+/** TypeScript, then TSX when the plain TypeScript transform fails. */
 export function parseTypeScript(code: string): JsParse {
+  const ts = viaSucrase(code, ['typescript'], 'sucrase+');
+  if (ts.ast || !/<[A-Za-z>]/.test(code)) return ts;
+  const tsx = viaSucrase(code, ['typescript', 'jsx'], 'sucrase(tsx)+');
+  return tsx.ast ? tsx : ts;
+}
+
+function viaSucrase(code: string, transforms: Array<'typescript' | 'jsx'>, prefix: string): JsParse {
   let js: string;
   try {
-    js = transform(code, { transforms: ['typescript'], disableESTransforms: true, keepUnusedImports: true }).code;
+    js = transform(code, { transforms, disableESTransforms: true, keepUnusedImports: true, production: true }).code;
   } catch (err) {
     const e = err as { message?: string; loc?: { line: number; column: number } };
     const m = /\((\d+):(\d+)\)/.exec(String(e?.message ?? ''));
     return {
       ast: null,
-      parser: 'sucrase',
+      parser: prefix.slice(0, -1),
       error: { line: m ? Number(m[1]) : 1, column: m ? Number(m[2]) + 1 : 1, message: String(e?.message ?? 'syntax error').replace(/\s*\(\d+:\d+\)$/, '') },
       source: code,
     };
   }
-  return parseJavaScript(js, 'sucrase+');
+  return parseAcorn(js, prefix);
 }
 
 const SKIP_KEYS = new Set(['type', 'start', 'end', 'loc', 'range', 'raw', 'regex', 'bigint', 'parent', 'parentKey']);
