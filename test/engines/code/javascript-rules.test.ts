@@ -127,3 +127,9 @@ t.test('JSX and TSX are compiled by sucrase, then analysed', async (t) => {
   t.equal(tsx.parser, 'sucrase(tsx)+acorn(module)');
   t.same(tsx.findings, []);
 });
+
+t.test('TypeScript re-exports of type-only imports parse', async (t) => {
+  const a = analyzeTypeScript('import type { T } from "./t";\nimport { u } from "./u";\nexport { T, u };\nexport const v: T = eval(s);\n');
+  t.ok(a.parseOk, a.parseError?.message ?? "parses");
+  t.ok(a.findings.some((f) => f.rule_id === 'typescript.dangerous_call.eval' && f.line === 4));
+});

@@ -93,7 +93,26 @@ function viaSucrase(code: string, transforms: Array<'typescript' | 'jsx'>, prefi
       source: code,
     };
   }
-  return parseAcorn(js, prefix);
+  return parseTranspiled(js, prefix);
+}
+
+/**
+ * sucrase drops `import type { T }` but keeps `export { T }`, which acorn's module grammar rejects
+ * ("Export 'T' is not defined"). Such names are types, so a `var` for each is appended on the last
+ * line (line numbers unchanged) and the module grammar retried; other errors fall back to parseAcorn.
+ */
+function parseTranspiled(js: string, prefix: string): JsParse {
+  let out = js;
+  for (let i = 0; i < 64; i++) {
+    try {
+      return { ast: attempt(out, 'module'), parser: `${prefix}acorn(module)`, error: null, source: out };
+    } catch (err) {
+      const m = /^Export '([^']+)' is not defined/.exec(String((err as Error)?.message ?? ''));
+      if (!m || !/^[A-Za-z_$][\w$]*$/.test(m[1])) break;
+      out += `;var ${m[1]};`;
+    }
+  }
+  return parseAcorn(out, prefix);
 }
 
 const SKIP_KEYS = new Set(['type', 'start', 'end', 'loc', 'range', 'raw', 'regex', 'bigint', 'parent', 'parentKey']);
