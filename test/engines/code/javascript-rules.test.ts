@@ -28,6 +28,8 @@ const UNSAFE: Case[] = [
   ['import().then callback', "import('child_process').then((cp) => cp.exec(c));", 'javascript.process.shell_injection'],
   ['module.require with a built name', "module.require('child_' + 'process').execSync(c);", 'javascript.process.shell_injection'],
   ['eval via Reflect.apply', 'Reflect.apply(eval, null, [src]);', 'javascript.dangerous_call.reference'],
+  ['Function.call', "Function.call(null, 'return this')();", 'javascript.dangerous_call.reference'],
+  ['eval.call indirect', 'eval.call(null, src);', 'javascript.dangerous_call.reference'],
   ['vm.runInNewContext', "const vm = require('vm');\nvm.runInNewContext(code, {});", 'javascript.dangerous_call.vm'],
   ['new vm.Script', "import vm from 'node:vm';\nnew vm.Script(src);", 'javascript.dangerous_call.vm'],
   ['setTimeout string', "setTimeout('doThing()', 100);", 'javascript.dangerous_call.string_timer'],
@@ -63,6 +65,8 @@ const SAFE: Array<[string, string]> = [
   ['password placeholder', "const password = '';\nconst apiKey = '<your-key>';"],
   ['prototype method definition on own class', 'function A() {}\nA.prototype.run = function () {};'],
   ['fixed module require', "const path = require('path');\npath.join(a, b);"],
+  ['Function.prototype / Function.toString read', 'Object.setPrototypeOf(f.prototype, Function.prototype);\nFunction.toString.call(t);'],
+  ['re-parenting one object via __proto__', 'function setProto(t, e) { return (t.__proto__ = e), t; }\nChild.prototype.__proto__ = Base.prototype;'],
 ];
 
 t.test('unsafe JavaScript constructs are proven with their rule', async (t) => {

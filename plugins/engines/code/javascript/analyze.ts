@@ -104,6 +104,12 @@ class JsAnalysis {
     if (['ImportSpecifier', 'ImportDefaultSpecifier', 'ImportNamespaceSpecifier', 'ExportSpecifier', 'LabeledStatement', 'BreakStatement', 'ContinueStatement', 'CatchClause'].includes(p.type)) return;
     if (key === 'params' || ((p.type === 'CallExpression' || p.type === 'NewExpression') && key === 'callee')) return;
     if (p.type === 'AssignmentExpression' && key === 'left') return;
+    // reading a property (`Function.prototype`, `Function.toString`) is not using the function;
+    // call/apply/bind/constructor are (`Function.call(null, src)`, `eval.call(null, x)`)
+    if (p.type === 'MemberExpression' && key === 'object') {
+      const prop = propName(p, (x) => this.r.fold(x));
+      if (prop === null || !['call', 'apply', 'bind', 'constructor'].includes(prop)) return;
+    }
     for (const q of this.r.qualify(n)) {
       if (q === 'eval' || q === 'Function') this.report(n, 'HIGH', 'code_execution', 'dangerous_call.reference', `${q} is taken as a value (${n.name as string})`);
     }
@@ -211,7 +217,9 @@ class JsAnalysis {
     while (cur.type === 'MemberExpression') {
       const name = propName(cur, (x) => this.r.fold(x));
       const obj = cur.object as JsNode;
-      if (name === '__proto__' || (name === 'constructor' && prev === 'prototype')) {
+      // writing *through* __proto__ pollutes a shared prototype; assigning `o.__proto__ = p` only
+      // re-parents one object (setPrototypeOf polyfills), so the assigned property itself is exempt
+      if ((name === '__proto__' && cur !== left) || (name === 'constructor' && prev === 'prototype')) {
         this.report(n, 'HIGH', 'prototype_pollution', 'prototype_pollution.proto_write', `assignment through ${name === '__proto__' ? '__proto__' : 'constructor.prototype'}`);
         return;
       }
