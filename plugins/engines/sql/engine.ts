@@ -7,19 +7,10 @@ import { commentRules, fallbackRules, treeRules } from './rules.js';
 import { analyzeStatement, type Facts, type Issue } from './schema-check.js';
 import { dryRun } from './dryrun.js';
 import { sqlJs } from './sqljs.js';
+import { ENGINE_NAME, ENGINE_VERSION, LIMITS } from './meta.js';
 
 /** Runs inside a worker thread: plain JSON in, a DiagnosticResult out. */
-export const ENGINE_NAME = 'sql';
-export const ENGINE_VERSION = '1.0.0';
-
-export const LIMITS = Object.freeze({
-  query_chars: 20_000,
-  schema_ddl_chars: 200_000,
-  tables: 10,
-  joins: 5,
-  subquery_depth: 3,
-  set_operations: 10,
-});
+export { ENGINE_NAME, ENGINE_VERSION, LIMITS };
 
 export interface SqlInput {
   query: string;

@@ -12,10 +12,12 @@ export interface ParseOk { ok: true; statements: Node[] }
 export interface ParseFail { ok: false; message: string; line?: number; column?: number }
 
 function failure(e: unknown): ParseFail {
-  const err = e as { message?: string; location?: { start?: { line?: number; column?: number } } };
-  // The generated parser's message lists every expected token; keep it short and location-bound.
-  const msg = String(err?.message ?? 'parse error').split('\n')[0].slice(0, 300);
+  const err = e as { message?: string; found?: unknown; location?: { start?: { line?: number; column?: number } } };
   const loc = err?.location?.start;
+  // The generated parser's message lists every expected token; report where and what instead.
+  const msg = loc
+    ? `syntax error at line ${loc.line}, column ${loc.column}: unexpected ${err.found == null ? 'end of input' : JSON.stringify(String(err.found))}`
+    : String(err?.message ?? 'parse error').split('\n')[0].slice(0, 200);
   return { ok: false, message: msg, line: loc?.line, column: loc?.column };
 }
 

@@ -34,6 +34,7 @@ export function treeRules(statements: Node[], allowWrites: boolean): Issue[] {
     add(1, 'stacked_statements', `${statements.length} statements where one is allowed`, { statements: statements.length });
   }
   statements.forEach((root, idx) => {
+    const rootType = String(root.type ?? '').toLowerCase();
     const visit = (n: unknown, path: string, isRoot: boolean): void => {
       if (!n || typeof n !== 'object') return;
       if (Array.isArray(n)) { n.forEach((x, i) => visit(x, `${path}[${i}]`, false)); return; }
@@ -42,7 +43,9 @@ export function treeRules(statements: Node[], allowWrites: boolean): Issue[] {
       if (type && type !== 'select' && (WRITES.has(type) || DDL.has(type) || DCL.has(type) || ['attach', 'detach', 'pragma', 'set', 'use', 'exec', 'execute', 'call', 'load_data', 'lock', 'unlock', 'transaction', 'vacuum'].includes(type))) {
         const where = isRoot ? '' : ' nested inside the query';
         const unbounded = (type === 'delete' || type === 'update') && (!o.where || alwaysTrue(o.where));
-        if (!allowWrites || NEVER.has(type) || !(WRITES.has(type) || type === 'create' || type === 'alter') || unbounded || !isRoot) {
+        // parts of a non-SELECT root (ALTER's action list, INSERT's SELECT) are judged with the root
+        const partOfRoot = !isRoot && rootType !== 'select';
+        if (partOfRoot) { /* judged with the root */ } else if (!allowWrites || NEVER.has(type) || !(WRITES.has(type) || type === 'create' || type === 'alter') || unbounded || !isRoot) {
           const rule = !isRoot ? 'nested_write' : unbounded ? 'unbounded_write' : kindRule(type);
           add(idx, rule, `${type.toUpperCase()} statement${where}${unbounded ? ' without a row-limiting WHERE' : ''}`, { path });
         }
