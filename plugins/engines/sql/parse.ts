@@ -83,7 +83,7 @@ function fromAst(stmts: Node[]): { ok: true; schema: Schema } | { ok: false; mes
 }
 
 /**
- * SQLite DDL that node-sql-parser's sqlite grammar rejects is read by SQLite itself: the DDL is
+ * DDL that node-sql-parser's grammar rejects is read by SQLite itself: the DDL is
  * run in a throw-away in-memory database (only after every statement is shown to be a CREATE) and
  * the tables and columns come from sqlite_master and pragma table_info.
  */
@@ -122,6 +122,8 @@ export async function parseSchema(ddl: string, d: DialectInfo): Promise<SchemaRe
     const s = fromAst(r.statements);
     return s.ok ? { ok: true, schema: s.schema, source: 'node-sql-parser' } : s;
   }
-  if (d.name === 'sqlite') return fromSqlite(ddl, d);
-  return { ok: false, message: r.message };
+  // node-sql-parser's grammars miss some valid DDL (the mysql grammar rejects column-level
+  // REFERENCES, for instance); SQLite's own reading of it is the fallback for every dialect.
+  const viaSqlite = await fromSqlite(ddl, d);
+  return viaSqlite.ok ? viaSqlite : { ok: false, message: d.name === 'sqlite' ? viaSqlite.message : r.message };
 }
