@@ -55,8 +55,19 @@ export function evalConst(e: unknown): R {
     case 'number': return typeof n.value === 'number' ? n.value : Number(n.value);
     case 'bool': case 'boolean': return !!n.value;
     case 'null': return null;
-    case 'single_quote_string': case 'string': case 'natural_string': case 'double_quote_string': case 'hex_string':
+    case 'single_quote_string': case 'string': case 'natural_string': case 'double_quote_string':
       return String(n.value);
+    case 'full_hex_string': { const v = parseInt(String(n.value), 16); return Number.isFinite(v) ? v : UNKNOWN; }
+    case 'cast': {
+      const v = evalConst(n.expr);
+      if (v === UNKNOWN || v === null) return v;
+      const target = String(n.target?.[0]?.dataType ?? n.target?.dataType ?? '').toUpperCase();
+      if (/INT|NUM|REAL|FLOA|DOUB|DEC|BOOL/.test(target)) { const x = num(v); return x === null ? null : /INT|BOOL/.test(target) ? Math.trunc(x) : x; }
+      if (/CHAR|TEXT|STRING|CLOB/.test(target)) return typeof v === 'boolean' ? (v ? '1' : '0') : String(v);
+      return UNKNOWN;
+    }
+    case 'function': return evalFunction(n);
+    case 'select': return constSelect(n);
     case 'unary_expr': {
       const v = evalConst(n.expr);
       if (v === UNKNOWN) return UNKNOWN;
@@ -66,12 +77,21 @@ export function evalConst(e: unknown): R {
       if (op === '+') return v;
       return UNKNOWN;
     }
+    case undefined:
+      // node-sql-parser wraps subqueries as {tableList, columnList, ast}
+      return n.ast && typeof n.ast === 'object' ? constSelect(n.ast) : UNKNOWN;
     case 'expr_list':
       return Array.isArray(n.value) && n.value.length === 1 ? evalConst(n.value[0]) : UNKNOWN;
     case 'binary_expr': {
       const op = String(n.operator).toUpperCase();
       if ((op === '=' || op === '==' || op === 'IS' || op === '<=' || op === '>=') && sameColumn(n.left, n.right)) return true;
       const l = evalConst(n.left);
+      if (op === 'IS' || op === 'IS NOT') {
+        const r = evalConst(n.right);
+        if (l === UNKNOWN || r === UNKNOWN) return UNKNOWN;
+        const same = l === null || r === null ? l === r : cmp('=', l, r) === true;
+        return op === 'IS' ? same : !same;
+      }
       if (op === 'OR') { const r = evalConst(n.right); if ((l !== UNKNOWN && truthy(l) === true) || (r !== UNKNOWN && truthy(r) === true)) return true; if (l === UNKNOWN || r === UNKNOWN) return UNKNOWN; return (truthy(l) === false && truthy(r) === false) ? false : null; }
       if (op === 'AND') { const r = evalConst(n.right); if ((l !== UNKNOWN && truthy(l) === false) || (r !== UNKNOWN && truthy(r) === false)) return false; if (l === UNKNOWN || r === UNKNOWN) return UNKNOWN; return truthy(l) && truthy(r); }
       if (l === UNKNOWN) return UNKNOWN;
@@ -101,6 +121,38 @@ export function evalConst(e: unknown): R {
       if (op === '||') return l === null || r === null ? null : String(l) + String(r);
       return cmp(op, l as V, r as V);
     }
+  }
+  return UNKNOWN;
+}
+
+/** A SELECT with no FROM, WHERE or set operation yields exactly its one constant column. */
+function constSelect(s: Node): R {
+  if (s?.type !== 'select' || s.from || s.where || s._next || s.having || s.groupby?.columns || !Array.isArray(s.columns) || s.columns.length !== 1) return UNKNOWN;
+  return evalConst(s.columns[0]?.expr);
+}
+
+function args(n: Node): unknown[] {
+  return Array.isArray(n.args?.value) ? n.args.value : n.args?.expr ? [n.args.expr] : [];
+}
+
+/** Deterministic scalar functions over constants; anything else depends on data or state. */
+function evalFunction(n: Node): R {
+  const parts = Array.isArray(n.name?.name) ? n.name.name : [n.name];
+  const fn = String(nameOf(parts[parts.length - 1]) ?? '').toLowerCase();
+  const a = args(n);
+  if (fn === 'exists') {
+    const sub = (a[0] as Node)?.ast ?? a[0];
+    return constSelect(sub as Node) === UNKNOWN ? UNKNOWN : true;
+  }
+  const vals = a.map(evalConst);
+  if (vals.some((v) => v === UNKNOWN)) return UNKNOWN;
+  const v = vals as V[];
+  switch (fn) {
+    case 'coalesce': case 'ifnull': case 'nvl': case 'isnull': return v.find((x) => x !== null) ?? null;
+    case 'abs': { const x = v.length === 1 ? num(v[0]) : null; return x === null ? null : Math.abs(x); }
+    case 'lower': return v.length === 1 && v[0] !== null ? String(v[0]).toLowerCase() : UNKNOWN;
+    case 'upper': return v.length === 1 && v[0] !== null ? String(v[0]).toUpperCase() : UNKNOWN;
+    case 'length': return v.length === 1 && v[0] !== null ? String(v[0]).length : UNKNOWN;
   }
   return UNKNOWN;
 }

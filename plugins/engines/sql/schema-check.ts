@@ -149,6 +149,11 @@ class Analyzer {
       if (projected && isCredentialColumn(col)) this.facts.credentialReads.push(col.toLowerCase());
       return;
     }
+    if (n.type === 'function' && String(nameOf(n.name?.name?.[0]) ?? '').toUpperCase() === 'EXISTS') {
+      // some grammars (sqlite) return EXISTS as a function call: the subquery's rows are not projected
+      const sub = n.args?.value?.[0]?.ast;
+      if (sub?.type === 'select') { this.subquery(sub, scope, outer, ctes, depth, true); return; }
+    }
     if (n.type === 'function' || n.type === 'aggr_func') {
       // the function's own name is not a column; its arguments and window are
       this.walkExpr(n.args, scope, outer, ctes, depth, aliases, projected);

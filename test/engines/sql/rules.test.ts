@@ -153,3 +153,31 @@ t.test('issues carry rule, message and a location with the statement index', asy
   }
   t.ok(f.issues.some((i: any) => i.rule === 'ddl_statement' && i.location.statement === 1));
 });
+
+t.test('false negatives found while probing, now folded as constants', async (t) => {
+  for (const q of [
+    'SELECT name FROM users WHERE id = 1 OR (SELECT 1)',
+    'SELECT name FROM users WHERE id = 1 OR 1 IN (SELECT 1)',
+    'SELECT name FROM users WHERE id = 1 OR EXISTS (SELECT 1)',
+    'SELECT name FROM users WHERE id = 1 OR 0x1',
+    'SELECT name FROM users WHERE id = 1 OR NULL IS NULL',
+    'SELECT name FROM users WHERE id = 1 OR 1 IS NOT NULL',
+    'SELECT name FROM users WHERE id = 1 OR coalesce(1,0)',
+    'SELECT name FROM users WHERE id = 1 OR abs(-1)',
+    'SELECT name FROM users WHERE id = 1 OR CAST(1 AS INTEGER)',
+    "SELECT name FROM users WHERE id = 1 OR lower('A') = 'a'",
+    'SELECT name FROM users u WHERE u.id = 1 OR u.id = u.id',
+  ]) await expectRule(t, q, 'tautology');
+  // data-dependent or false: not a tautology
+  for (const q of [
+    "SELECT name FROM users WHERE id = 1 OR X'41'",
+    'SELECT name FROM users WHERE id = 1 OR EXISTS (SELECT 1 FROM orders)',
+    'SELECT name FROM users WHERE id = 1 OR (SELECT 0)',
+    'SELECT name FROM users WHERE id = 1 OR NULL',
+    'SELECT name FROM users WHERE id = 1 OR email IS NOT NULL',
+  ]) await expectClean(t, q);
+});
+
+t.test('EXISTS (SELECT * …) does not project credentials (sqlite returns EXISTS as a function node)', async (t) => {
+  await expectClean(t, 'SELECT name FROM users WHERE EXISTS (SELECT * FROM users u2 WHERE u2.id = 3)');
+});
