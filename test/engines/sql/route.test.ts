@@ -5,7 +5,7 @@ import plugin from '../../../plugins/engines/sql/index.js';
 import { verify } from '../../../plugins/engines/sql/engine.js';
 import { HttpError } from '../../../core/errors.js';
 import type { App, EngineHandle, RouteDef } from '../../../core/types.js';
-import { SHOP } from './helpers.js';
+import { SHOP } from './fixtures/helpers.js';
 
 const schemaDir = new URL('../../../../schemas/sql/', import.meta.url);
 const reqSchema = JSON.parse(readFileSync(new URL('verify.request.json', schemaDir), 'utf8'));
