@@ -2,6 +2,7 @@ import nsp from 'node-sql-parser';
 import type { DialectInfo } from './dialects.js';
 import { statementsOf, tokenize } from './tokens.js';
 import { sqlJs } from './sqljs.js';
+import { Lru } from './cache.js';
 
 /** node-sql-parser AST nodes are plain JSON; we read them structurally. */
 export type Node = Record<string, any>;
@@ -116,7 +117,19 @@ export function sqlString(s: string): string {
   return "'" + s.replace(/'/g, "''") + "'";
 }
 
+const schemas = new Lru<SchemaResult>(32);
+
+/** Cached per worker by dialect and DDL text; a Schema is only ever read. */
 export async function parseSchema(ddl: string, d: DialectInfo): Promise<SchemaResult> {
+  const key = d.name + '\u0000' + ddl;
+  const hit = schemas.get(key);
+  if (hit) return hit;
+  const r = await readSchema(ddl, d);
+  schemas.set(key, r);
+  return r;
+}
+
+async function readSchema(ddl: string, d: DialectInfo): Promise<SchemaResult> {
   const r = parseSql(ddl, d);
   if (r.ok) {
     const s = fromAst(r.statements);
