@@ -6,6 +6,23 @@ import { nameOf, type Node } from './parse.js';
  * only reported when the predicate is true for every row.
  */
 type V = number | string | boolean | null;
+
+/**
+ * MySQL and MariaDB read `||` as OR and `&&` as AND (default sql_mode). Set for the duration of one
+ * synchronous rule pass by `withLogicalPipes`.
+ */
+let pipesAreLogical = false;
+export function withLogicalPipes<T>(on: boolean, fn: () => T): T {
+  const before = pipesAreLogical;
+  pipesAreLogical = on;
+  try { return fn(); } finally { pipesAreLogical = before; }
+}
+export function logicalOp(op: unknown): string {
+  const o = String(op).toUpperCase();
+  if (pipesAreLogical && o === '||') return 'OR';
+  if (o === '&&') return 'AND';
+  return o;
+}
 const UNKNOWN = Symbol('unknown');
 type R = V | typeof UNKNOWN;
 
@@ -83,7 +100,7 @@ export function evalConst(e: unknown): R {
     case 'expr_list':
       return Array.isArray(n.value) && n.value.length === 1 ? evalConst(n.value[0]) : UNKNOWN;
     case 'binary_expr': {
-      const op = String(n.operator).toUpperCase();
+      const op = logicalOp(n.operator);
       if ((op === '=' || op === '==' || op === 'IS' || op === '<=' || op === '>=') && sameColumn(n.left, n.right)) return true;
       const l = evalConst(n.left);
       if (op === 'IS' || op === 'IS NOT') {
@@ -144,6 +161,13 @@ function evalFunction(n: Node): R {
     const sub = (a[0] as Node)?.ast ?? a[0];
     return constSelect(sub as Node) === UNKNOWN ? UNKNOWN : true;
   }
+  if (fn === 'not' && a.length === 1) {
+    // the sqlite grammar returns `NOT (…)` as a call to NOT
+    const v = evalConst(a[0]);
+    if (v === UNKNOWN) return UNKNOWN;
+    const b = truthy(v as V);
+    return b === null ? null : !b;
+  }
   const vals = a.map(evalConst);
   if (vals.some((v) => v === UNKNOWN)) return UNKNOWN;
   const v = vals as V[];
@@ -155,6 +179,14 @@ function evalFunction(n: Node): R {
     case 'length': return v.length === 1 && v[0] !== null ? String(v[0]).length : UNKNOWN;
   }
   return UNKNOWN;
+}
+
+export function hasColumnRef(e: unknown): boolean {
+  if (!e || typeof e !== 'object') return false;
+  if (Array.isArray(e)) return e.some(hasColumnRef);
+  const n = e as Node;
+  if (n.type === 'column_ref') return true;
+  return Object.entries(n).some(([k, v]) => k !== 'tableList' && k !== 'columnList' && v && typeof v === 'object' && hasColumnRef(v));
 }
 
 /** true only when the expression is true for every row */

@@ -89,7 +89,7 @@ export async function verify(input: SqlInput): Promise<DiagnosticResult> {
 
   const stmts = parsed.statements;
   const facts: Facts[] = stmts.map((s, i) => analyzeStatement(s, i, schema.schema));
-  const malicious: Issue[] = [...treeRules(stmts, allowWrites), ...commentRules(input.query, tokens, d)];
+  const malicious: Issue[] = [...treeRules(stmts, allowWrites, d), ...commentRules(input.query, tokens, d)];
   facts.forEach((f, i) => {
     for (const t of new Set(f.catalogReads)) malicious.push({ rule: 'system_catalog', message: `reads system catalog ${t}`, statement: i, detail: { table: t } });
     for (const t of new Set(f.unionForeign)) malicious.push({ rule: 'union_exfiltration', message: `UNION branch reads "${t}", which is not in the schema`, statement: i, detail: { table: t } });

@@ -1,6 +1,6 @@
 import type { DialectInfo } from './dialects.js';
 import { nameOf, parseSql, type Node } from './parse.js';
-import { alwaysTrue } from './consteval.js';
+import { alwaysTrue, hasColumnRef, logicalOp, withLogicalPipes } from './consteval.js';
 import { DANGEROUS_FUNCTIONS } from './catalog.js';
 import { statementsOf, type Token } from './tokens.js';
 import type { Issue } from './schema-check.js';
@@ -23,7 +23,11 @@ function kindRule(type: string): string {
  * Rules proven on the parse tree: every node is visited (the walk is generic over the AST, so a
  * write inside a CTE, a function in a subquery or an OR in a JOIN condition cannot hide).
  */
-export function treeRules(statements: Node[], allowWrites: boolean): Issue[] {
+export function treeRules(statements: Node[], allowWrites: boolean, d: DialectInfo): Issue[] {
+  return withLogicalPipes(d.name === 'mysql' || d.name === 'mariadb', () => walkRules(statements, allowWrites));
+}
+
+function walkRules(statements: Node[], allowWrites: boolean): Issue[] {
   const issues: Issue[] = [];
   const add = (statement: number, rule: string, message: string, detail?: Record<string, unknown>) => {
     if (!issues.some((i) => i.statement === statement && i.rule === rule && i.message === message)) {
@@ -55,9 +59,16 @@ export function treeRules(statements: Node[], allowWrites: boolean): Issue[] {
         const fn = String(parts[parts.length - 1] ?? '').toLowerCase();
         if (DANGEROUS_FUNCTIONS.has(fn)) add(idx, 'dangerous_function', `call to ${fn}()`, { function: fn, path });
       }
-      if (type === 'binary_expr' && String(o.operator).toUpperCase() === 'OR') {
+      if (type === 'binary_expr' && logicalOp(o.operator) === 'OR') {
         for (const side of ['left', 'right'] as const) {
           if (alwaysTrue(o[side])) add(idx, 'tautology', 'an OR branch is true for every row', { path: `${path}.${side}` });
+        }
+      }
+      // a filter that mentions columns yet is true for every row (`NOT (id = 1 AND 1=0)`, `id = id`);
+      // a column-free `WHERE 1=1` is a query-builder prefix, not an injection
+      for (const key of ['where', 'having', 'on']) {
+        if (o[key] && typeof o[key] === 'object' && hasColumnRef(o[key]) && alwaysTrue(o[key])) {
+          add(idx, 'tautology', `the ${key.toUpperCase()} condition is true for every row`, { path: `${path}.${key}` });
         }
       }
       if (o.into && typeof o.into === 'object' && (o.into.expr || o.into.keyword)) {

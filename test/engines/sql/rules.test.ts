@@ -181,3 +181,13 @@ t.test('false negatives found while probing, now folded as constants', async (t)
 t.test('EXISTS (SELECT * …) does not project credentials (sqlite returns EXISTS as a function node)', async (t) => {
   await expectClean(t, 'SELECT name FROM users WHERE EXISTS (SELECT * FROM users u2 WHERE u2.id = 3)');
 });
+
+t.test('dialect operators and whole-filter tautologies found while probing', async (t) => {
+  await expectRule(t, 'SELECT name FROM users WHERE id = 1 || 1=1', 'tautology', { dialect: 'mysql' });
+  await expectClean(t, 'SELECT name FROM users WHERE id = 1 || 1=1'); // SQLite: || concatenates, id = ('11' = 1)
+  await expectRule(t, 'SELECT name FROM users WHERE NOT (id = 1 AND 1=0)', 'tautology');
+  await expectRule(t, 'SELECT name FROM users WHERE id = 2 OR NOT (1=0)', 'tautology');
+  await expectRule(t, 'SELECT name FROM users WHERE id = id', 'tautology');
+  await expectClean(t, 'SELECT name FROM users WHERE 1=1');
+  await expectClean(t, 'SELECT name FROM users WHERE NOT (id = 1)');
+});
