@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import type { Config } from './config.js';
 import type { Store } from './store.js';
 import type { Metrics } from './metrics.js';
+import type { PluginKit } from './kit.js';
 
 /**
  * The plugin contract. A plugin sees the kernel only through `App`; everything it adds (routes,
@@ -135,6 +136,8 @@ export interface App {
   readonly log: Logger;
   readonly store: Store;
   readonly metrics: Metrics;
+  /** verdict constructors, error types and hashing for plugins loaded from a path */
+  readonly kit: PluginKit;
   route(def: RouteDef): void;
   engine(def: EngineDef): EngineHandle;
   engines(): ReadonlyArray<{ name: string; version: string }>;
