@@ -1,5 +1,6 @@
 import type { App, Plugin } from '../../../core/types.js';
 import { registerRoutes } from './routes.js';
+import { sqlVerifier } from './verifier.js';
 import { ENGINE_NAME, ENGINE_VERSION } from './meta.js';
 
 /**
@@ -9,6 +10,8 @@ import { ENGINE_NAME, ENGINE_VERSION } from './meta.js';
 function register(app: App): void {
   const engine = app.engine({ name: ENGINE_NAME, version: ENGINE_VERSION, module: new URL('./engine.js', import.meta.url) });
   registerRoutes(app, engine);
+  // composite routes (batch, consensus, A2A) reach the engine through this service
+  app.provide('verifier.sql', sqlVerifier(engine));
 }
 
 const plugin: Plugin = { name: 'sql', register };

@@ -21,12 +21,14 @@ class FakeEngineError extends Error {
 function mount(run: EngineHandle['run']) {
   const routes: RouteDef[] = [];
   const engines: Array<{ name: string; module?: URL }> = [];
+  const services = new Map<string, unknown>();
   const app = {
     route: (d: RouteDef) => routes.push(d),
     engine: (d: { name: string; version: string; module?: URL }) => { engines.push(d); return { name: d.name, version: d.version, run }; },
+    provide: (name: string, v: unknown) => { services.set(name, v); },
   } as unknown as App;
   plugin.register(app);
-  return { route: routes[0], engines };
+  return { route: routes[0], engines, services };
 }
 
 const inProcess: EngineHandle['run'] = (async (fn: string, input: unknown) => {
@@ -114,4 +116,24 @@ t.test('worker timeout or crash fails closed: BLOCKED, never VERIFIED; overload 
   const forged = (async () => ({ status: 'VERIFIED', agent_message: 'x', developer_fields: {}, proof_ref: null })) as unknown as EngineHandle['run'];
   const f = (await call(mount(forged).route, { query: 'SELECT 1', schema_ddl: SHOP })).body as any;
   t.equal(f.status, 'BLOCKED', 'a VERIFIED without proof_ref from the worker is refused');
+});
+
+t.test('verifier.sql service for batch: same verdicts, bad items become BLOCKED', async (t) => {
+  const { services } = mount(inProcess);
+  const v = services.get('verifier.sql') as { verify(i: Record<string, unknown>): Promise<any> };
+  t.ok(v, 'verifier.sql provided');
+  const mal = await v.verify({ query: 'SELECT name FROM users; DROP TABLE users', schema_ddl: SHOP });
+  t.equal(mal.status, 'VERIFIED');
+  t.equal(mal.admission, 'BLOCKED');
+  t.equal(mal.developer_fields.malicious_classification, true);
+  const clean = await v.verify({ query: 'SELECT name FROM users', schema_ddl: SHOP, dialect: 'mssql' });
+  t.equal(clean.admission, 'ADMIT');
+  t.equal((await v.verify({ query: 'SELECT 1' })).developer_fields.constraint_id, 'sql_verifier.schema_parse_error');
+  t.equal((await v.verify({ query: 'SELECT 1', schema_ddl: SHOP, dialect: 'oracle' })).status, 'BLOCKED');
+  t.equal((await v.verify({ query: 42, schema_ddl: SHOP })).status, 'BLOCKED');
+  t.equal((await v.verify({ query: 'SELECT 1', schema_ddl: SHOP, allow_writes: 'yes' })).status, 'BLOCKED');
+  const failing = mount((async () => { throw new FakeEngineError('crashed'); }) as unknown as EngineHandle['run']);
+  const crashed = await (failing.services.get('verifier.sql') as any).verify({ query: 'SELECT 1', schema_ddl: SHOP });
+  t.equal(crashed.status, 'BLOCKED');
+  t.equal(crashed.proof_ref, null);
 });
