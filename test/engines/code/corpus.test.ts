@@ -4,10 +4,10 @@ import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
 import { corpus, judge, op, setup } from '../../../bench/engines/code.js';
 
-/** The corpus lives outside the repository on the build machine; PROOFGATE_CORPUS_DIR overrides. */
+/** The corpus lives outside the repository; found like the bench harness (BENCH_CORPUS_DIR overrides). */
 function corpusPath(): string | null {
   const repo = fileURLToPath(new URL('../../../../', import.meta.url));
-  const dirs = [process.env.PROOFGATE_CORPUS_DIR, join(repo, 'corpus'), join(repo, 'bench', 'corpus'), '/work/shared/corpus'];
+  const dirs = [process.env.BENCH_CORPUS_DIR, join(repo, '..', 'shared', 'corpus'), join(repo, '..', '..', 'shared', 'corpus'), '/work/shared/corpus'];
   for (const d of dirs) if (d && existsSync(join(d, corpus))) return join(d, corpus);
   return null;
 }
