@@ -28,6 +28,8 @@ const UNSAFE: Case[] = [
   ['import().then callback', "import('child_process').then((cp) => cp.exec(c));", 'javascript.process.shell_injection'],
   ['module.require with a built name', "module.require('child_' + 'process').execSync(c);", 'javascript.process.shell_injection'],
   ['eval via Reflect.apply', 'Reflect.apply(eval, null, [src]);', 'javascript.dangerous_call.reference'],
+  ['computed global lookup called', 'window[name](arg);', 'javascript.dangerous_call.global_dynamic'],
+  ['name folded past the fold limit', 'let a0 = "e";\n' + Array.from({ length: 59 }, (_, i) => `let a${i + 1} = a${i} + a${i};`).join('\n') + '\nglobalThis[a59](x);', 'javascript.dangerous_call.global_dynamic'],
   ['Function.call', "Function.call(null, 'return this')();", 'javascript.dangerous_call.reference'],
   ['eval.call indirect', 'eval.call(null, src);', 'javascript.dangerous_call.reference'],
   ['vm.runInNewContext', "const vm = require('vm');\nvm.runInNewContext(code, {});", 'javascript.dangerous_call.vm'],

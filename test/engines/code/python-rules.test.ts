@@ -97,6 +97,7 @@ const UNSAFE: Case[] = [
   ['pickle gadget via __reduce__', "import os, pickle\nclass P:\n    def __reduce__(self):\n        return (os.system, ('id',))\npickle.dumps(P())\n", 'python.dangerous_call.reference'],
   ['subprocess.run in functools.partial', 'import functools, subprocess\nfunctools.partial(subprocess.run, shell=True)(c)\n', 'python.dangerous_call.reference'],
   ['subprocess **kwargs may carry shell=True', 'import subprocess\nsubprocess.run(cmd, **opts)\n', 'python.process.shell_injection'],
+  ['exponential constant chain stays bounded', 'a0 = "e"\n' + Array.from({ length: 59 }, (_, i) => `a${i + 1} = a${i} + a${i}`).join('\n') + '\nimport builtins\ngetattr(builtins, a59)(x)\n', 'python.dangerous_call.getattr_builtins'],
   ['hard-coded password', "DB_PASSWORD = 'hunter2-prod-77'\n", 'python.secrets.hardcoded_credential'],
   ['hard-coded api key kwarg', "client = Client(api_key='sk_live_0123456789abcdef')\n", 'python.secrets.hardcoded_credential'],
   ['hard-coded secret in dict', "cfg = {'client_secret': 'Zx81-hh2k-99aa'}\n", 'python.secrets.hardcoded_credential'],

@@ -12,6 +12,7 @@ const TIMERS = new Set(['setTimeout', 'setInterval', 'setImmediate', 'execScript
 const NETWORK = /^(fetch|axios(\..*)?|got(\..*)?|superagent\..*|needle\..*|(http|https|http2)\.(request|get)|navigator\.sendBeacon|XMLHttpRequest\(\)\.send|WebSocket\(\)\.send|net\.connect|net\.createConnection|net\.Socket\(\)\.write)$/;
 const FS_DELETE = /^(fs|fs\/promises|fs\.promises|fsPromises)\.(rm|rmSync|rmdir|rmdirSync|unlink|unlinkSync)$/;
 const HTML_SINK_PROPS = new Set(['innerHTML', 'outerHTML']);
+const GLOBAL_OBJECTS = new Set(['window', 'globalThis', 'global', 'self', 'frames', 'top', 'parent']);
 const BUILTIN_PROTOTYPES = new Set(['Object', 'Array', 'Function', 'String', 'Number', 'Boolean', 'Promise', 'RegExp', 'Map', 'Set']);
 
 class JsAnalysis {
@@ -91,7 +92,20 @@ class JsAnalysis {
       case 'Identifier':
         this.reference(n);
         break;
+      case 'MemberExpression':
+        this.globalLookup(n);
+        break;
     }
+  }
+
+  /** `window[name](…)`: a computed lookup on the global object reaches eval/Function by any name. */
+  private globalLookup(n: JsNode): void {
+    if (!n.computed || this.isConst(n.property as JsNode)) return;
+    const obj = n.object as JsNode;
+    if (obj.type !== 'Identifier' || !GLOBAL_OBJECTS.has(obj.name as string)) return;
+    const p = parentOf(n);
+    const called = !!p && (p.type === 'CallExpression' || p.type === 'NewExpression') && n.parentKey === 'callee';
+    this.report(n, called ? 'HIGH' : 'MEDIUM', 'reflection', 'dangerous_call.global_dynamic', `computed lookup on ${obj.name as string}${called ? ' called as a function' : ''}`);
   }
 
   private reference(n: JsNode): void {

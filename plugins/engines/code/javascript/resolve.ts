@@ -43,6 +43,7 @@ export class JsResolver {
   private readonly nameMemo = new Map<string, string[]>();
   private readonly partial = new Map<string, Set<string>>();
   private readonly inProgress = new Set<JsNode>();
+  private readonly foldMemo = new Map<JsNode, string | null>();
   private steps = 0;
 
   constructor(nodes: JsNode[]) {
@@ -246,9 +247,14 @@ export class JsResolver {
         let value: string | null = null;
         for (const b of list) {
           if (b.kind !== 'expr' || this.inProgress.has(b.node)) return null;
-          this.inProgress.add(b.node);
-          const v = this.fold(b.node, depth + 1);
-          this.inProgress.delete(b.node);
+          let v = this.foldMemo.get(b.node);
+          if (v === undefined) {
+            // memoised: chains like a2 = a1 + a1, a3 = a2 + a2, … are otherwise exponential
+            this.inProgress.add(b.node);
+            v = this.fold(b.node, depth + 1);
+            this.inProgress.delete(b.node);
+            this.foldMemo.set(b.node, v);
+          }
           if (v === null || (value !== null && v !== value)) return null;
           value = v;
         }
