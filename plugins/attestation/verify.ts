@@ -70,7 +70,7 @@ export function createVerifier(deps: VerifierDeps) {
   return async function verify(token: unknown): Promise<VerifyOutcome> {
     if (typeof token !== 'string') return fail('not_a_string');
     if (Buffer.byteLength(token) > MAX_TOKEN_BYTES) return fail('oversized');
-    if (!/^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/.test(token)) return fail('malformed');
+    if (!/^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/.test(token)) return fail('malformed');
     let header: Record<string, unknown>;
     try {
       header = decodeProtectedHeader(token) as Record<string, unknown>;
