@@ -1,6 +1,6 @@
 import t from 'tap';
 import { sha256Ref } from '../../core/canonical.js';
-import { startHarness } from './harness.js';
+import { startHarness } from '../helpers/attestation/harness.js';
 
 t.test('attestable onReply hook', async (t) => {
   const h = await startHarness();

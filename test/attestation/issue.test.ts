@@ -4,7 +4,7 @@ import { decodeProtectedHeader, jwtVerify } from 'jose';
 import { sha256Ref } from '../../core/canonical.js';
 import { blocked, unverifiable, type DiagnosticResult } from '../../core/verdict.js';
 import { subjectOf } from '../../plugins/attestation/issue.js';
-import { kit, proven } from './fixtures.js';
+import { kit, proven } from '../helpers/attestation/fixtures.js';
 
 t.test('success: ISSUED with an ES256 token carrying the nested svc claim', async (t) => {
   const k = await kit();

@@ -5,9 +5,9 @@ import { loadConfig } from '../../core/config.js';
 import { AttestationKeyError } from '../../plugins/attestation/errors.js';
 import { loadSigningKey } from '../../plugins/attestation/keys.js';
 import { TEST_SECRETS } from '../helpers/server.js';
-import { LogSink } from './harness.js';
-import { attestationConfig, memoryStore, P256_PEM } from './fixtures.js';
-import { startHarness } from './harness.js';
+import { LogSink } from '../helpers/attestation/harness.js';
+import { attestationConfig, memoryStore, P256_PEM } from '../helpers/attestation/fixtures.js';
+import { startHarness } from '../helpers/attestation/harness.js';
 
 const pem = (k: ReturnType<typeof generateKeyPairSync>['privateKey']) => k.export({ format: 'pem', type: 'pkcs8' }) as string;
 

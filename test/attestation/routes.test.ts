@@ -5,9 +5,9 @@ import { join } from 'node:path';
 import t from 'tap';
 import { sha256Ref } from '../../core/canonical.js';
 import type { AttestationRecord } from '../../plugins/attestation/types.js';
-import { startHarness } from './harness.js';
-import { P256_PEM } from './fixtures.js';
-import { algNone, claimsFor, es256, HEADER, hs256WithPublicKey, otherKey, recordFor } from './forge.js';
+import { startHarness } from '../helpers/attestation/harness.js';
+import { P256_PEM } from '../helpers/attestation/fixtures.js';
+import { algNone, claimsFor, es256, HEADER, hs256WithPublicKey, otherKey, recordFor } from '../helpers/attestation/forge.js';
 
 t.test('attestation routes', async (t) => {
   const h = await startHarness({ config: { attestation: { key_continuity_policy: 'persistent', signing_key_pem: P256_PEM } } });

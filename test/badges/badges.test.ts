@@ -1,8 +1,8 @@
 import t from 'tap';
 import badges from '../../plugins/badges/index.js';
 import type { AttestationRecord } from '../../plugins/attestation/types.js';
-import { startHarness } from '../attestation/harness.js';
-import { claimsFor, recordFor } from '../attestation/forge.js';
+import { startHarness } from '../helpers/attestation/harness.js';
+import { claimsFor, recordFor } from '../helpers/attestation/forge.js';
 
 const TAGS = new Set(['svg', 'filter', 'feGaussianBlur', 'linearGradient', 'stop', 'clipPath', 'rect', 'g', 'text', 'title', 'image', 'a']);
 const ATTRS = new Set([

@@ -2,9 +2,9 @@ import t from 'tap';
 import { sha256Ref } from '../../core/canonical.js';
 import { blocked, unverifiable, verified } from '../../core/verdict.js';
 import vc, { documentProofRef, MALFORMED_DIAGNOSTIC, resolveDocument, validateDocument } from '../../plugins/verification-context/index.js';
-import { startHarness } from '../attestation/harness.js';
-import { claimsFor, es256, HEADER } from '../attestation/forge.js';
-import { P256_PEM } from '../attestation/fixtures.js';
+import { startHarness } from '../helpers/attestation/harness.js';
+import { claimsFor, es256, HEADER } from '../helpers/attestation/forge.js';
+import { P256_PEM } from '../helpers/attestation/fixtures.js';
 
 /** Every leaf path of a JSON value (arrays and objects), for field-by-field tampering. */
 function leaves(v: unknown, path: string[] = []): string[][] {

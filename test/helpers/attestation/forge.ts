@@ -1,7 +1,7 @@
 import { createHmac, createPrivateKey, generateKeyPairSync, sign, type KeyObject } from 'node:crypto';
-import { sha256Ref } from '../../core/canonical.js';
-import { subjectOf } from '../../plugins/attestation/issue.js';
-import type { AttestationRecord } from '../../plugins/attestation/types.js';
+import { sha256Ref } from '../../../core/canonical.js';
+import { subjectOf } from '../../../plugins/attestation/issue.js';
+import type { AttestationRecord } from '../../../plugins/attestation/types.js';
 
 const b64 = (v: unknown) => Buffer.from(JSON.stringify(v)).toString('base64url');
 

@@ -1,12 +1,12 @@
 import { generateKeyPairSync } from 'node:crypto';
 import { pino } from 'pino';
-import type { Config } from '../../core/config.js';
-import type { Store } from '../../core/store.js';
-import { verified, type DiagnosticResult } from '../../core/verdict.js';
-import { createIssuer, type Signer } from '../../plugins/attestation/issue.js';
-import { loadSigningKey, type SigningKey } from '../../plugins/attestation/keys.js';
-import type { AttestationRecord } from '../../plugins/attestation/types.js';
-import { createVerifier } from '../../plugins/attestation/verify.js';
+import type { Config } from '../../../core/config.js';
+import type { Store } from '../../../core/store.js';
+import { verified, type DiagnosticResult } from '../../../core/verdict.js';
+import { createIssuer, type Signer } from '../../../plugins/attestation/issue.js';
+import { loadSigningKey, type SigningKey } from '../../../plugins/attestation/keys.js';
+import type { AttestationRecord } from '../../../plugins/attestation/types.js';
+import { createVerifier } from '../../../plugins/attestation/verify.js';
 import { LogSink, memoryCollection } from './harness.js';
 
 export const P256_PEM = generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ format: 'pem', type: 'pkcs8' }) as string;

@@ -3,15 +3,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
-import { createApp, type Kernel } from '../../core/app.js';
-import { loadConfig, type Config, type DeepPartial } from '../../core/config.js';
-import { HttpError, Problems } from '../../core/errors.js';
-import type { Collection, Entry } from '../../core/store.js';
-import type { Plugin, Principal, Role, Scope } from '../../core/types.js';
-import { diagnosticBody, unverifiable, verified } from '../../core/verdict.js';
-import health from '../../plugins/health/index.js';
-import attestation from '../../plugins/attestation/index.js';
-import { TEST_SECRETS } from '../helpers/server.js';
+import { createApp, type Kernel } from '../../../core/app.js';
+import { loadConfig, type Config, type DeepPartial } from '../../../core/config.js';
+import { HttpError, Problems } from '../../../core/errors.js';
+import type { Collection, Entry } from '../../../core/store.js';
+import type { Plugin, Principal, Role, Scope } from '../../../core/types.js';
+import { diagnosticBody, unverifiable, verified } from '../../../core/verdict.js';
+import health from '../../../plugins/health/index.js';
+import attestation from '../../../plugins/attestation/index.js';
+import { TEST_SECRETS } from '../server.js';
 
 /** Log lines captured from the server (pino JSON), so tests can check operator events. */
 export class LogSink {
