@@ -7,7 +7,7 @@ import { AttestationKeyError } from './errors.js';
 import { createIssuer, TOKEN_TYPE } from './issue.js';
 import { loadSigningKey, type SigningKey } from './keys.js';
 import { registerRoutes } from './routes.js';
-import { trustGate, type TrustGateOptions } from './trust-gate.js';
+import { gateBatchMathItem, trustGate, type TrustGateOptions } from './trust-gate.js';
 import type { AttestationRecord, AttestationService } from './types.js';
 import { createVerifier, recordStatus } from './verify.js';
 
@@ -20,6 +20,16 @@ export type * from './types.js';
 
 export const ATTESTATION_SERVICE = 'attestation';
 export const RECORDS_COLLECTION = 'attestations';
+/** Service name the batch plugin looks up for math items (plugins/batch/run.ts `BatchAttestor`). */
+export const BATCH_ATTESTOR_SERVICE = 'attestation.batch';
+
+/** Shape of `attestation.batch`: attest + gate one VERIFIED math item (attestation required). */
+export interface BatchAttestor {
+  gate(
+    diagnostic: DiagnosticResult,
+    subject: { engine: string; query: string; org_id?: string | null },
+  ): Promise<{ result: DiagnosticResult; attestation?: string; attestation_id?: string }>;
+}
 
 /** The service plus a trust gate already bound to this service's verifier and logger. */
 export interface BoundAttestationService extends AttestationService {
@@ -58,6 +68,13 @@ async function register(app: App): Promise<void> {
     trustGate: (diagnostic, opts) => trustGate(diagnostic, { ...opts, verify, log: app.log }),
   };
   app.provide(ATTESTATION_SERVICE, service);
+  const batchAttestor: BatchAttestor = {
+    async gate(diagnostic, subject) {
+      const g = await gateBatchMathItem(service, diagnostic, { query: subject.query, engine: subject.engine, org_id: subject.org_id ?? null, log: app.log });
+      return { result: g.diagnostic, ...(g.attestation ? { attestation: g.attestation, attestation_id: g.attestation_id ?? undefined } : {}) };
+    },
+  };
+  app.provide(BATCH_ATTESTOR_SERVICE, batchAttestor);
   addIdentity(app, {
     key: 'attestation',
     describe: () =>
