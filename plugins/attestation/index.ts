@@ -23,13 +23,9 @@ export const RECORDS_COLLECTION = 'attestations';
 /** Service name the batch plugin looks up for math items (plugins/batch/run.ts `BatchAttestor`). */
 export const BATCH_ATTESTOR_SERVICE = 'attestation.batch';
 
-/** Shape of `attestation.batch`: attest + gate one VERIFIED math item (attestation required). */
-export interface BatchAttestor {
-  gate(
-    diagnostic: DiagnosticResult,
-    subject: { engine: string; query: string; org_id?: string | null },
-  ): Promise<{ result: DiagnosticResult; attestation?: string; attestation_id?: string }>;
-}
+/** `attestation.batch` implements the batch plugin's contract for math items (attestation required). */
+import type { BatchAttestor } from '../batch/index.js';
+export type { BatchAttestor };
 
 /** The service plus a trust gate already bound to this service's verifier and logger. */
 export interface BoundAttestationService extends AttestationService {
