@@ -1,0 +1,175 @@
+import { createRequire } from 'node:module';
+import { init } from 'z3-solver';
+import type { Solver } from 'z3-solver';
+import { parseQuery, type FailureKind, type Formula, type Term } from './dsl.js';
+import { OPS, type Sort, type Z3Arith, type Z3Bool, type Z3Ctx, type Z3Term } from './ops.js';
+
+/**
+ * Runs inside the dedicated z3 worker (one thread): z3's wasm is initialised once per worker and
+ * one Context plus one long-lived Solver serve every query with push/pop (measured: ~6 ms per
+ * small query against ~18 ms for a fresh Solver, and 250 ms+ for a fresh init). Functions here take
+ * and return plain JSON. The same functions run in-process for the bench and the corpus test.
+ */
+export const DSL_VERSION = '1.0.0';
+export const DEFAULT_TIMEOUT_MS = 5000;
+/** grace after z3's own timeout before we interrupt the context from the event loop */
+const INTERRUPT_GRACE_MS = 250;
+
+const z3PackageVersion: string = createRequire(import.meta.url)('z3-solver/package.json').version;
+
+export interface SolveInput {
+  query: string;
+  timeoutMs?: number;
+}
+
+export type OutcomeKind = FailureKind | 'timeout' | 'unknown';
+
+export interface SolveOutcome {
+  status: 'SAT' | 'UNSAT' | 'ERROR' | 'BLOCKED';
+  /** why no verdict was reached (absent on SAT/UNSAT) */
+  kind?: OutcomeKind;
+  error?: string;
+  operator?: string;
+  /** free variable → value string, on SAT */
+  model?: Record<string, string>;
+  /** canonical form of the parsed formula (what was proven) */
+  canonical?: string;
+  engine_version: string;
+  solve_ms?: number;
+}
+
+interface Z3State {
+  ctx: Z3Ctx;
+  solver: Solver<'logic'>;
+  version: string;
+  decimal: (ctx: Z3Ctx, t: Z3Term) => string;
+}
+
+let state: Promise<Z3State> | null = null;
+/** z3 checks are async; one query at a time keeps push/pop on the shared solver consistent */
+let queue: Promise<unknown> = Promise.resolve();
+
+function z3State(): Promise<Z3State> {
+  state ??= init().then((api) => {
+    const ctx: Z3Ctx = new api.Context('logic');
+    return {
+      ctx,
+      solver: new ctx.Solver(),
+      version: `logic-dsl ${DSL_VERSION}; z3-solver ${z3PackageVersion}; ${api.getFullVersion()}`,
+      decimal: (c, t) => api.Z3.get_numeral_decimal_string(c.ptr, t.ast, 20),
+    };
+  });
+  state.catch(() => {
+    state = null;
+  });
+  return state;
+}
+
+/** Loads z3 so the first real query does not pay for it; returns the engine version. */
+export async function warmup(): Promise<{ engine_version: string }> {
+  return { engine_version: (await z3State()).version };
+}
+
+export function engineVersionStatic(): string {
+  return `logic-dsl ${DSL_VERSION}; z3-solver ${z3PackageVersion}`;
+}
+
+export async function solve(input: SolveInput): Promise<SolveOutcome> {
+  const parsed = parseQuery(String(input.query ?? ''));
+  if (!parsed.ok) {
+    return {
+      status: parsed.kind === 'unknown_operator' ? 'BLOCKED' : 'ERROR',
+      kind: parsed.kind,
+      error: parsed.message,
+      ...(parsed.operator !== undefined ? { operator: parsed.operator } : {}),
+      engine_version: engineVersionStatic(),
+    };
+  }
+  const timeoutMs = clampTimeout(input.timeoutMs);
+  const z = await z3State();
+  const run = queue.then(() => check(z, parsed.formula, timeoutMs));
+  queue = run.catch(() => undefined);
+  return run;
+}
+
+function clampTimeout(ms: unknown): number {
+  return typeof ms === 'number' && Number.isInteger(ms) && ms > 0 ? Math.min(ms, DEFAULT_TIMEOUT_MS) : DEFAULT_TIMEOUT_MS;
+}
+
+async function check(z: Z3State, f: Formula, timeoutMs: number): Promise<SolveOutcome> {
+  const { ctx } = z;
+  const started = performance.now();
+  const free = new Map(f.vars.map((v) => [v.name, constant(ctx, v.name, v.sort)]));
+  const solver = z.solver;
+  solver.push();
+  // z3's own timeout is the first line; interrupting the context is the second, for the rare
+  // tactic that does not poll the timer. The pool's deadline (main thread) is the third.
+  const timer = setTimeout(() => ctx.interrupt(), timeoutMs + INTERRUPT_GRACE_MS);
+  let fresh = false;
+  try {
+    solver.set('timeout', timeoutMs);
+    solver.add(compile(ctx, f.body, free, []) as Z3Bool);
+    const result = await solver.check();
+    const solve_ms = Math.round((performance.now() - started) * 100) / 100;
+    const base = { canonical: f.canonical, engine_version: z.version, solve_ms };
+    if (result === 'unsat') return { status: 'UNSAT', ...base };
+    if (result === 'sat') {
+      const m = solver.model();
+      const model: Record<string, string> = {};
+      for (const v of f.vars) model[v.name] = valueString(z, m.eval(free.get(v.name)!, true) as Z3Term);
+      return { status: 'SAT', model, ...base };
+    }
+    fresh = true;
+    const reason = solver.reasonUnknown();
+    const timedOut = /timeout|canceled|interrupted/i.test(reason);
+    return timedOut
+      ? { status: 'ERROR', kind: 'timeout', error: `solver timeout after ${timeoutMs} ms`, ...base }
+      : { status: 'ERROR', kind: 'unknown', error: `solver could not decide the formula (${reason})`, ...base };
+  } finally {
+    clearTimeout(timer);
+    solver.pop();
+    // after an interrupted search the solver keeps learned state we do not want to carry over
+    if (fresh) z.solver = new ctx.Solver();
+  }
+}
+
+function constant(ctx: Z3Ctx, name: string, sort: Sort): Z3Term {
+  return sort === 'Bool' ? ctx.Bool.const(name) : sort === 'Real' ? ctx.Real.const(name) : ctx.Int.const(name);
+}
+
+function compile(ctx: Z3Ctx, t: Term, free: Map<string, Z3Term>, scope: { name: string; c: Z3Term }[]): Z3Term {
+  switch (t.kind) {
+    case 'int':
+      return ctx.Int.val(t.value);
+    case 'real':
+      return ctx.Real.val(t.value);
+    case 'bool':
+      return ctx.Bool.val(t.value);
+    case 'var': {
+      const c = t.bound ? scope.find((s) => s.name === t.name)?.c : free.get(t.name);
+      if (!c) throw new Error(`unbound variable ${t.name}`);
+      return c;
+    }
+    case 'app': {
+      const op = OPS.get(t.op);
+      if (!op) throw new Error(`operator ${t.op} missing from the table`);
+      const bound = (t.binders ?? []).map((b) => ({ name: b.name, c: constant(ctx, b.name, b.sort) }));
+      const inner = bound.length ? [...bound, ...scope] : scope;
+      const args = t.args.map((a) => compile(ctx, a, free, inner));
+      return op.compile(ctx, args, t.args.map((a) => a.sort), bound.map((b) => b.c));
+    }
+  }
+}
+
+/** Ints as integers, rationals as `n/d`, algebraic reals as z3's decimal approximation ending in `?`. */
+function valueString(z: Z3State, v: Z3Term): string {
+  const { ctx } = z;
+  if (ctx.isIntVal(v)) return v.asString();
+  if (ctx.isRealVal(v)) {
+    const { numerator, denominator } = v.value();
+    return denominator === 1n ? numerator.toString() : `${numerator}/${denominator}`;
+  }
+  if (ctx.isTrue(v)) return 'true';
+  if (ctx.isFalse(v)) return 'false';
+  return z.decimal(ctx, v as Z3Arith);
+}
