@@ -1,7 +1,7 @@
-import { createRequire } from 'node:module';
 import { init } from 'z3-solver';
 import type { Solver } from 'z3-solver';
-import { parseQuery, type FailureKind, type Formula, type Term } from './dsl.js';
+import { parseQuery, type Formula, type Term } from './dsl.js';
+import { DEFAULT_TIMEOUT_MS, ENGINE_VERSION, MAX_TIMEOUT_MS, type SolveInput, type SolveOutcome } from './outcome.js';
 import { OPS, type Sort, type Z3Arith, type Z3Bool, type Z3Ctx, type Z3Term } from './ops.js';
 
 /**
@@ -10,33 +10,8 @@ import { OPS, type Sort, type Z3Arith, type Z3Bool, type Z3Ctx, type Z3Term } fr
  * small query against ~18 ms for a fresh Solver, and 250 ms+ for a fresh init). Functions here take
  * and return plain JSON. The same functions run in-process for the bench and the corpus test.
  */
-export const DSL_VERSION = '1.0.0';
-export const DEFAULT_TIMEOUT_MS = 5000;
 /** grace after z3's own timeout before we interrupt the context from the event loop */
 const INTERRUPT_GRACE_MS = 250;
-
-const z3PackageVersion: string = createRequire(import.meta.url)('z3-solver/package.json').version;
-
-export interface SolveInput {
-  query: string;
-  timeoutMs?: number;
-}
-
-export type OutcomeKind = FailureKind | 'timeout' | 'unknown';
-
-export interface SolveOutcome {
-  status: 'SAT' | 'UNSAT' | 'ERROR' | 'BLOCKED';
-  /** why no verdict was reached (absent on SAT/UNSAT) */
-  kind?: OutcomeKind;
-  error?: string;
-  operator?: string;
-  /** free variable → value string, on SAT */
-  model?: Record<string, string>;
-  /** canonical form of the parsed formula (what was proven) */
-  canonical?: string;
-  engine_version: string;
-  solve_ms?: number;
-}
 
 interface Z3State {
   ctx: Z3Ctx;
@@ -55,7 +30,7 @@ function z3State(): Promise<Z3State> {
     return {
       ctx,
       solver: new ctx.Solver(),
-      version: `logic-dsl ${DSL_VERSION}; z3-solver ${z3PackageVersion}; ${api.getFullVersion()}`,
+      version: `${ENGINE_VERSION}; ${api.getFullVersion()}`,
       decimal: (c, t) => api.Z3.get_numeral_decimal_string(c.ptr, t.ast, 20),
     };
   });
@@ -70,9 +45,7 @@ export async function warmup(): Promise<{ engine_version: string }> {
   return { engine_version: (await z3State()).version };
 }
 
-export function engineVersionStatic(): string {
-  return `logic-dsl ${DSL_VERSION}; z3-solver ${z3PackageVersion}`;
-}
+export type { SolveInput, SolveOutcome };
 
 export async function solve(input: SolveInput): Promise<SolveOutcome> {
   const parsed = parseQuery(String(input.query ?? ''));
@@ -82,7 +55,7 @@ export async function solve(input: SolveInput): Promise<SolveOutcome> {
       kind: parsed.kind,
       error: parsed.message,
       ...(parsed.operator !== undefined ? { operator: parsed.operator } : {}),
-      engine_version: engineVersionStatic(),
+      engine_version: ENGINE_VERSION,
     };
   }
   const timeoutMs = clampTimeout(input.timeoutMs);
@@ -93,7 +66,7 @@ export async function solve(input: SolveInput): Promise<SolveOutcome> {
 }
 
 function clampTimeout(ms: unknown): number {
-  return typeof ms === 'number' && Number.isInteger(ms) && ms > 0 ? Math.min(ms, DEFAULT_TIMEOUT_MS) : DEFAULT_TIMEOUT_MS;
+  return typeof ms === 'number' && Number.isInteger(ms) && ms > 0 ? Math.min(ms, MAX_TIMEOUT_MS) : DEFAULT_TIMEOUT_MS;
 }
 
 async function check(z: Z3State, f: Formula, timeoutMs: number): Promise<SolveOutcome> {
