@@ -10,9 +10,6 @@ import { OPS, type Sort, type Z3Arith, type Z3Bool, type Z3Ctx, type Z3Term } fr
  * small query against ~18 ms for a fresh Solver, and 250 ms+ for a fresh init). Functions here take
  * and return plain JSON. The same functions run in-process for the bench and the corpus test.
  */
-/** grace after z3's own timeout before we interrupt the context from the event loop */
-const INTERRUPT_GRACE_MS = 250;
-
 interface Z3State {
   ctx: Z3Ctx;
   solver: Solver<'logic'>;
@@ -75,19 +72,27 @@ async function check(z: Z3State, f: Formula, timeoutMs: number): Promise<SolveOu
   const free = new Map(f.vars.map((v) => [v.name, constant(ctx, v.name, v.sort)]));
   const solver = z.solver;
   solver.push();
-  // z3's own timeout is the first line; interrupting the context is the second, for the rare
-  // tactic that does not poll the timer. The pool's deadline (main thread) is the third.
-  const timer = setTimeout(() => ctx.interrupt(), timeoutMs + INTERRUPT_GRACE_MS);
+  // z3's own timeout is the first line, the pool's deadline (main thread, kills this worker) the
+  // second. We deliberately do not call ctx.interrupt() from a timer: measured, an interrupt that
+  // lands as a check finishes makes z3-solver report `sat` with no model and poisons the next
+  // query on the context (an UNSAT formula answered SAT).
   let fresh = false;
   try {
     solver.set('timeout', timeoutMs);
-    solver.add(compile(ctx, f.body, free, []) as Z3Bool);
+    const formula = compile(ctx, f.body, free, []) as Z3Bool;
+    solver.add(formula);
     const result = await solver.check();
     const solve_ms = Math.round((performance.now() - started) * 100) / 100;
     const base = { canonical: f.canonical, engine_version: z.version, solve_ms };
     if (result === 'unsat') return { status: 'UNSAT', ...base };
     if (result === 'sat') {
       const m = solver.model();
+      // a SAT verdict must stand on its model: re-evaluate the formula under it (quantifiers may
+      // stay symbolic under evaluation, so only quantifier-free formulas are checked this way)
+      if (!hasQuantifier(f.body) && !ctx.isTrue(m.eval(formula, true))) {
+        fresh = true;
+        return { status: 'ERROR', kind: 'unknown', error: 'solver model does not satisfy the formula', ...base };
+      }
       const model: Record<string, string> = {};
       for (const v of f.vars) model[v.name] = valueString(z, m.eval(free.get(v.name)!, true) as Z3Term);
       return { status: 'SAT', model, ...base };
@@ -98,12 +103,20 @@ async function check(z: Z3State, f: Formula, timeoutMs: number): Promise<SolveOu
     return timedOut
       ? { status: 'ERROR', kind: 'timeout', error: `solver timeout after ${timeoutMs} ms`, ...base }
       : { status: 'ERROR', kind: 'unknown', error: `solver could not decide the formula (${reason})`, ...base };
+  } catch (err) {
+    // a z3 API error is no verdict; report it (without a stack) instead of crashing the worker task
+    fresh = true;
+    const msg = err instanceof Error ? err.message.slice(0, 200) : 'unknown failure';
+    return { status: 'ERROR', kind: 'unknown', error: `solver error: ${msg}`, canonical: f.canonical, engine_version: z.version };
   } finally {
-    clearTimeout(timer);
     solver.pop();
     // after an interrupted search the solver keeps learned state we do not want to carry over
     if (fresh) z.solver = new ctx.Solver();
   }
+}
+
+function hasQuantifier(t: Term): boolean {
+  return t.kind === 'app' && (t.binders !== undefined || t.args.some(hasQuantifier));
 }
 
 function constant(ctx: Z3Ctx, name: string, sort: Sort): Z3Term {
