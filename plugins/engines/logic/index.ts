@@ -13,6 +13,9 @@ export type { LlmTranslator, LogicRequest, LogicVerifier } from './service.js';
 export type { LogicBody, LogicReply } from './verdict.js';
 export { parseQuery, isDslInput, LIMITS } from './dsl.js';
 
+/** loading z3 in a fresh worker; generous because a busy host slows wasm compilation a lot */
+const WARMUP_TIMEOUT_MS = 60_000;
+
 /** plugin_config.logic.timeout_ms: per-query solver budget (default 5000, at most 60000) */
 function configuredTimeout(app: App): number | undefined {
   const v = app.config.plugin_config?.logic?.timeout_ms;
@@ -33,17 +36,37 @@ const plugin: Plugin = {
       module: new URL('./engine.js', import.meta.url),
       pool: { name: 'z3', threads: 1 },
     });
+    // z3's wasm takes 0.3 s to load in an idle worker and several seconds on a loaded machine. A
+    // query waits for the warm-up instead of spending its own deadline on it; after a deadline kill
+    // (the worker is replaced, cold) the warm-up runs again.
     let warm = false;
-    engine.run('warmup', null, { timeoutMs: 30_000 }).then(
-      () => (warm = true),
-      (err: unknown) => app.log.error({ err }, 'z3 warm-up failed; the first query will retry'),
-    );
-    // not ready until z3 is loaded
+    let warming: Promise<void> | null = null;
+    const warmUp = (): Promise<void> =>
+      (warming ??= engine.run('warmup', null, { timeoutMs: WARMUP_TIMEOUT_MS }).then(
+        () => {
+          warm = true;
+        },
+        (err: unknown) => {
+          warming = null;
+          app.log.error({ err }, 'z3 warm-up failed; the next query retries it');
+        },
+      ));
+    void warmUp();
     app.readiness('z3', () => warm);
-    // any answer from the worker proves z3 loaded, so a later success heals a failed warm-up
     const tracked = {
-      run: <O>(fn: string, input: unknown, opts?: { timeoutMs?: number; signal?: AbortSignal }) =>
-        engine.run<O>(fn, input, opts).then((r) => ((warm = true), r)),
+      run: async <O>(fn: string, input: unknown, opts?: { timeoutMs?: number; signal?: AbortSignal }): Promise<O> => {
+        if (!warm) await warmUp();
+        try {
+          return await engine.run<O>(fn, input, opts);
+        } catch (err) {
+          if ((err as { kind?: string })?.kind === 'timeout') {
+            warm = false;
+            warming = null;
+            void warmUp();
+          }
+          throw err;
+        }
+      },
     };
     const verifier: LogicVerifier = createLogicVerifier({
       engine: tracked,
