@@ -15,6 +15,8 @@ export const LIMITS = Object.freeze({
   maxNameChars: 64,
   maxLiteralChars: 64,
   maxPowExponent: 64,
+  /** polynomial degree of any arithmetic subterm: stops power towers like (POW (POW x 64) 64) before z3 expands them */
+  maxDegree: 64,
 });
 
 export type Term =
@@ -143,6 +145,7 @@ function build(forms: SExpr[]): Formula {
   const free = new Map<string, Sort>(declared);
   const body = term(forms[i], [], declared, free);
   if (body.sort !== 'Bool') throw new DslError('type', `the formula must be Bool, got ${body.sort}`);
+  degree(body);
   const vars = [...free.entries()].map(([name, sort]) => ({ name, sort })).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   const decls = vars.map((v) => `(VAR ${v.name} ${v.sort}) `).join('');
   return { vars, body, canonical: decls + printTerm(body) };
@@ -235,6 +238,18 @@ function atom(text: string, scope: Scope, declared: Map<string, Sort>, free: Map
   const sort = declared.get(text) ?? 'Int';
   free.set(text, sort);
   return { kind: 'var', sort, name: text, bound: false };
+}
+
+/** Degree as a polynomial (0 for constants and Booleans); throws past LIMITS.maxDegree. */
+function degree(t: Term): number {
+  if (t.kind !== 'app') return t.kind === 'var' && t.sort !== 'Bool' ? 1 : 0;
+  const ds = t.args.map(degree);
+  let d: number;
+  if (t.op === 'MULT') d = ds.reduce((a, b) => a + b, 0);
+  else if (t.op === 'POW') d = ds[0] * Number((t.args[1] as { value: string }).value);
+  else d = Math.max(0, ...ds);
+  if (d > LIMITS.maxDegree) throw new DslError('limit', `arithmetic of degree ${d}; the limit is ${LIMITS.maxDegree}`);
+  return t.sort === 'Bool' ? 0 : d;
 }
 
 /** `007.50` and `7.5` are the same literal; keep one fractional digit so Real-ness shows. */

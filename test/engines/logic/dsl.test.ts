@@ -97,12 +97,14 @@ t.test('size caps: length, depth, nodes, literals', async (t) => {
   const deep = '(NOT '.repeat(LIMITS.maxDepth + 1) + '(GT x 1)' + ')'.repeat(LIMITS.maxDepth + 1);
   const okDeep = '(NOT '.repeat(LIMITS.maxDepth - 1) + '(GT x 1)' + ')'.repeat(LIMITS.maxDepth - 1);
   const wide = '(AND ' + '(GT x 1)'.repeat(LIMITS.maxNodes / 3 + 1) + ')';
-  for (const [q, re] of [[long, /characters/], [deep, /nesting/], [wide, /nodes/], [`(GT x ${'9'.repeat(70)})`, /literal/]] as const) {
+  for (const [q, re] of [[long, /characters/], [deep, /nesting/], [wide, /nodes/], [`(GT x ${'9'.repeat(70)})`, /literal/],
+    ['(GT (POW (POW x 8) 9) 1)', /degree 72/], ['(GT (MULT (POW x 60) x x x x x) 1)', /degree 65/]] as const) {
     const r = parseQuery(q);
     t.same(r.ok ? 'ok' : r.kind, 'limit');
     if (!r.ok) t.match(r.message, re);
   }
   t.ok(parseQuery(okDeep).ok, `depth ${LIMITS.maxDepth} is allowed`);
+  t.ok(parseQuery('(AND (GT (POW (POW x 8) 8) 1) (GT (MULT (POW x 60) x x x x) 1))').ok, `degree ${LIMITS.maxDegree} is allowed`);
 });
 
 t.test('natural language is anything not starting with "("', async (t) => {
