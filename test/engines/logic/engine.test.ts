@@ -37,6 +37,7 @@ t.test('SAT answers carry a model that satisfies the formula', async (t) => {
     '(AND (NEQ x y) (GTE x 0) (LTE y 0) (EQ (MINUS x y) 1))',
     '(AND (EQ (POW x 0) 1) (EQ (MULT x y 2) -12) (GT y 0))',
     '(VAR unused Real) (OR false (GT x 1))',
+    '(AND (EQ (DIV -7 2) -4) (EQ (MOD -7 2) 1) (EQ (DIV 7 -2) -3) (EQ (MOD 7 -2) 1) (EQ (DIV 7 2.0) 3.5))',
   ];
   for (const q of sat) {
     const o = await solve({ query: q });
