@@ -114,9 +114,16 @@ async function check(z: Z3State, f: Formula, timeoutMs: number): Promise<SolveOu
     const msg = err instanceof Error ? err.message.slice(0, 200) : 'unknown failure';
     return { status: 'ERROR', kind: 'unknown', error: `solver error: ${msg}`, canonical: f.canonical, engine_version: z.version };
   } finally {
-    solver.pop();
-    // after an interrupted search the solver keeps learned state we do not want to carry over
-    if (fresh) z.solver = new ctx.Solver();
+    try {
+      solver.pop();
+    } catch {
+      fresh = true;
+    }
+    // after an unfinished search or an API error the solver may hold state we do not want to carry over
+    if (fresh) {
+      z.solver = new ctx.Solver();
+      solver.release();
+    }
   }
 }
 
