@@ -1,10 +1,10 @@
-import type { App, Plugin } from '../../../core/types.js';
+import type { App, Plugin, Verifier } from '../../../core/types.js';
 import { ENGINE_VERSION, MAX_TIMEOUT_MS } from './outcome.js';
 import { registerRoutes } from './routes.js';
-import { createLogicVerifier, type LlmTranslator, type LogicVerifier } from './service.js';
+import { createLogicVerifier, type LlmTranslator, type LogicRequest, type LogicVerifier } from './service.js';
 
 /**
- * Logic constraints (satisfiability) with z3: `POST /verify/logic`, plus the `engine.logic`
+ * Logic constraints (satisfiability) with z3: `POST /verify/logic`, plus the `verifier.logic`
  * service so batch, consensus and the A2A gateway reuse the same flow. z3 runs in its own
  * one-thread pool, warmed at start-up; /readyz waits for it.
  */
@@ -24,6 +24,14 @@ function configuredTimeout(app: App): number | undefined {
     throw new Error(`plugin_config.logic.timeout_ms must be an integer from 1 to ${MAX_TIMEOUT_MS}`);
   }
   return v;
+}
+
+/** A composite route's input is untyped: take only well-typed fields (a missing query is an empty, refused one). */
+function toRequest(input: Record<string, unknown>): LogicRequest {
+  const req: LogicRequest = { query: typeof input.query === 'string' ? input.query : '' };
+  if (typeof input.provider === 'string') req.provider = input.provider;
+  if (Number.isInteger(input.timeout_ms) && (input.timeout_ms as number) > 0) req.timeout_ms = input.timeout_ms as number;
+  return req;
 }
 
 const plugin: Plugin = {
@@ -73,7 +81,10 @@ const plugin: Plugin = {
       translator: () => app.service<LlmTranslator>('llm.translator'),
       timeoutMs,
     });
-    app.provide('engine.logic', verifier);
+    // composite routes get the same flow as the route, and the unified verdict it carries
+    app.provide<Verifier>('verifier.logic', {
+      verify: async (input, opts) => (await verifier.verify(toRequest(input), opts?.signal)).body.diagnostic,
+    });
     registerRoutes(app, verifier);
   },
 };

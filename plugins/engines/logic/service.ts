@@ -5,7 +5,7 @@ import { failure, verdictReply, type LogicReply, type Translation } from './verd
 
 /**
  * The request-level flow shared by the route and by other plugins (batch, A2A, consensus) through
- * the `engine.logic` service: natural language goes to a translator (never guessed at), DSL is
+ * the `verifier.logic` service: natural language goes to a translator (never guessed at), DSL is
  * parsed on the main thread first so refusals cost microseconds and no worker hop, and only a
  * well-formed formula is sent to the z3 worker.
  */

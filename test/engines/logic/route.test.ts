@@ -2,7 +2,7 @@ import t, { type Test } from 'tap';
 import logic from '../../../plugins/engines/logic/index.js';
 import type { LlmTranslator } from '../../../plugins/engines/logic/index.js';
 import { proofRefOf } from '../../../core/verdict.js';
-import type { Plugin } from '../../../core/types.js';
+import type { Plugin, Verifier } from '../../../core/types.js';
 import { startServer, testAuthPlugin, TEST_API_KEY, type TestServer } from '../../helpers/server.js';
 import { evaluate } from './evaluate.js';
 
@@ -115,4 +115,18 @@ t.test('route guards: API key, body schema', async (t) => {
   t.equal(missing.status, 400);
   const route = s.kernel.routes.find((r) => r.path === '/verify/logic');
   t.match(route, { method: 'POST', auth: 'apiKey', scope: 'verify:read', tags: ['verification'] });
+});
+
+t.test('verifier.logic gives composite routes the same verdict as the route', async (t) => {
+  const s = await server(t);
+  const v = s.kernel.app.service<Verifier>('verifier.logic');
+  t.ok(v, 'provided');
+  const sat = await v!.verify({ query: '(AND (GT x 5) (LT x 7))' });
+  const direct = await post(s, { query: '(AND (GT x 5) (LT x 7))' });
+  const { solve_ms: _a, ...viaService } = sat.developer_fields;
+  const { solve_ms: _b, ...viaRoute } = direct.body.diagnostic.developer_fields;
+  t.same({ ...sat, developer_fields: viaService }, { ...direct.body.diagnostic, developer_fields: viaRoute }, 'same verdict (timings aside)');
+  t.equal(sat.proof_ref, direct.body.diagnostic.proof_ref);
+  t.match(await v!.verify({ query: '(EXEC x)' }), { status: 'BLOCKED', developer_fields: { constraint_id: 'logic_verifier.unknown_operator' } });
+  t.match(await v!.verify({ query: 42 }), { status: 'BLOCKED', developer_fields: { constraint_id: 'logic_verifier.syntax_error' } });
 });
