@@ -1,8 +1,9 @@
 import type { Plugin } from '../core/types.js';
 import health from '../plugins/health/index.js';
+import a2a from '../plugins/a2a/index.js';
 
 /**
  * The composition root: the one place that names the built-in plugins. Order matters only for
  * hooks (they run in registration order): authentication and limits register before audit.
  */
-export const builtinPlugins: Plugin[] = [health];
+export const builtinPlugins: Plugin[] = [health, a2a];
