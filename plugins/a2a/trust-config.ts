@@ -23,7 +23,9 @@ export interface AllowEntry {
 
 export type Allowlist = ReadonlyMap<string, readonly AllowEntry[]>;
 
-export class TrustConfigError extends Error {}
+export class TrustConfigError extends Error {
+  override name = 'TrustConfigError';
+}
 
 const SCHEMA_URL = new URL('../../../schemas/a2a/trusted-agents.json', import.meta.url);
 
