@@ -27,6 +27,9 @@ export class A2AMetrics {
   private readonly engines: Record<string, number> = { finance_guard: 0, code_guard: 0, logic_guard: 0, passthrough: 0 };
   private readonly intercepts: Counter<'verdict' | 'engine'>;
   private readonly duration: Histogram<'engine'>;
+  // label children resolved once per combination: the labelled inc/observe re-hash labels per call
+  private readonly counterChildren = new Map<string, { inc(): void }>();
+  private readonly durationChildren = new Map<string, { observe(v: number): void }>();
 
   constructor(m: Metrics) {
     this.intercepts = m.counter('svc_a2a_intercepts_total', 'A2A messages intercepted, by verdict and engine', ['verdict', 'engine']);
@@ -42,8 +45,13 @@ export class A2AMetrics {
     else if (verdict === 'error') this.errors++;
     this.latencyMsSum += latencyMs;
     this.engines[engine] = (this.engines[engine] ?? 0) + 1;
-    this.intercepts.inc({ verdict, engine });
-    this.duration.observe({ engine }, latencyMs / 1000);
+    const key = `${verdict}|${engine}`;
+    let c = this.counterChildren.get(key);
+    if (!c) this.counterChildren.set(key, (c = this.intercepts.labels({ verdict, engine })));
+    c.inc();
+    let h = this.durationChildren.get(engine);
+    if (!h) this.durationChildren.set(engine, (h = this.duration.labels({ engine })));
+    h.observe(latencyMs / 1000);
   }
 
   snapshot(): A2AMetricsSnapshot {
