@@ -9,7 +9,7 @@ import { loadSigningKey } from '../../plugins/a2a/signer.js';
 import { TrustBoundary } from '../../plugins/a2a/trust-boundary.js';
 import { Metrics } from '../../core/metrics.js';
 import type { Plugin } from '../../core/types.js';
-import { decodeJwt, intercept, invoice, KEY_PEM, message, startA2A } from './helpers.js';
+import { decodeJwt, intercept, invoice, KEY_PEM, message, startA2A } from '../helpers/a2a.js';
 
 /** an operator plugin: registers a data_query guard through the public service */
 function sqlGuardPlugin(seen: string[]): Plugin {

@@ -3,7 +3,7 @@ import t from 'tap';
 import a2a from '../../plugins/a2a/index.js';
 import health from '../../plugins/health/index.js';
 import { startServer, testAuthPlugin } from '../helpers/server.js';
-import { intercept, invoice, message, p256Pem, p384Pem, rsaPem, startA2A } from './helpers.js';
+import { intercept, invoice, message, p256Pem, p384Pem, rsaPem, startA2A } from '../helpers/a2a.js';
 
 /** the same kind of P-256 key in SEC1 form (BEGIN EC PRIVATE KEY): not the PKCS#8 the spec requires */
 const ecSec1 = () => createPrivateKey(p256Pem()).export({ type: 'sec1', format: 'pem' }).toString();

@@ -1,5 +1,5 @@
 import t from 'tap';
-import { decodeJwt, intercept, invoice, message, startA2A, verifyWithJwk } from './helpers.js';
+import { decodeJwt, intercept, invoice, message, startA2A, verifyWithJwk } from '../helpers/a2a.js';
 
 t.test('every trust step blocks with a signed verdict and HTTP 200', async (t) => {
   const s = await startA2A({

@@ -3,7 +3,7 @@ import a2a from '../../plugins/a2a/index.js';
 import health from '../../plugins/health/index.js';
 import type { Config, DeepPartial } from '../../core/config.js';
 import type { Plugin } from '../../core/types.js';
-import { startServer, testAuthPlugin, TEST_API_KEY, type TestServer } from '../helpers/server.js';
+import { startServer, testAuthPlugin, TEST_API_KEY, type TestServer } from './server.js';
 
 /** Test keys are made here, by the test: the server itself never generates its A2A key. */
 export function p256Pem(): string {
