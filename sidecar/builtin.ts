@@ -7,9 +7,10 @@ import logicEngine from '../plugins/engines/logic/index.js';
 import attestation from '../plugins/attestation/index.js';
 import verificationContext from '../plugins/verification-context/index.js';
 import badges from '../plugins/badges/index.js';
+import a2a from '../plugins/a2a/index.js';
 
 /**
  * The composition root: the one place that names the built-in plugins. Order matters only for
  * hooks (they run in registration order): authentication and limits register before audit.
  */
-export const builtinPlugins: Plugin[] = [health, logicEngine, codeEngine, sqlEngine, batch, attestation, verificationContext, badges];
+export const builtinPlugins: Plugin[] = [health, logicEngine, codeEngine, sqlEngine, batch, attestation, verificationContext, badges, a2a];

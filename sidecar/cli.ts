@@ -2,8 +2,9 @@
 import type { Command } from './commands/command.js';
 import { initCommand } from './commands/init.js';
 import { startCommand } from './commands/start.js';
+import { a2aVerifyVerdictCommand } from '../plugins/a2a/index.js';
 
-const commands: Command[] = [startCommand, initCommand];
+const commands: Command[] = [startCommand, initCommand, a2aVerifyVerdictCommand];
 
 function usage(): string {
   const width = Math.max(...commands.map((c) => c.name.length));
