@@ -2,8 +2,9 @@
 import type { Command } from './commands/command.js';
 import { initCommand } from './commands/init.js';
 import { startCommand } from './commands/start.js';
+import { auditVerifyCommand } from '../plugins/audit/index.js';
 
-const commands: Command[] = [startCommand, initCommand];
+const commands: Command[] = [startCommand, initCommand, auditVerifyCommand];
 
 function usage(): string {
   const width = Math.max(...commands.map((c) => c.name.length));
