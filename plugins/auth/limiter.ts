@@ -28,7 +28,9 @@ export interface RateLimiter {
 }
 
 /** Thrown by a shared limiter whose store fails at runtime: the caller denies (fail closed). */
-export class LimiterUnavailableError extends Error {}
+export class LimiterUnavailableError extends Error {
+  override readonly name = 'LimiterUnavailableError';
+}
 
 export function windowStart(now: number, windowMs: number): number {
   return Math.floor(now / windowMs) * windowMs;
