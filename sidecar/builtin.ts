@@ -3,9 +3,11 @@ import health from '../plugins/health/index.js';
 import auth from '../plugins/auth/index.js';
 import audit from '../plugins/audit/index.js';
 import ops from '../plugins/ops/index.js';
+import batch from '../plugins/batch/index.js';
+import sqlEngine from '../plugins/engines/sql/index.js';
 
 /**
  * The composition root: the one place that names the built-in plugins. Order matters only for
  * hooks (they run in registration order): authentication and limits register before audit.
  */
-export const builtinPlugins: Plugin[] = [health, auth, audit, ops];
+export const builtinPlugins: Plugin[] = [health, auth, audit, ops, sqlEngine, batch];
