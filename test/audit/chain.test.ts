@@ -6,7 +6,7 @@ import { LmdbStore } from '../../core/store-lmdb.js';
 import { AuditChain, AUDIT_COLLECTION, walkChains, neutralizeCell, entriesToCsv, type AuditFields } from '../../plugins/audit/index.js';
 import { builtinPlugins } from '../../sidecar/builtin.js';
 import { startServer, TEST_SECRETS } from '../helpers/server.js';
-import { bearer, tenant, verificationTestPlugin } from '../auth/tenancy-helpers.js';
+import { bearer, tenant, verificationTestPlugin } from '../auth/fixtures/tenancy.js';
 
 const SECRET = TEST_SECRETS.audit_secret_key;
 const fields = (i: number): AuditFields => ({

@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { LmdbStore } from '../../core/store-lmdb.js';
 import { AuditChain, AUDIT_COLLECTION, walkChains } from '../../plugins/audit/index.js';
 import { TEST_SECRETS } from '../helpers/server.js';
-import { runCli } from './audit-helpers.js';
+import { runCli } from './fixtures/cli.js';
 
 const CHILD = fileURLToPath(new URL('./fixtures/append-child.js', import.meta.url));
 const SECRET = TEST_SECRETS.audit_secret_key;

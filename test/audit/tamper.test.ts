@@ -4,8 +4,8 @@ import { AUDIT_COLLECTION, entryKey, legacyPayload, type AuditEntry } from '../.
 import { hmacSha256Hex } from '../../core/canonical.js';
 import { builtinPlugins } from '../../sidecar/builtin.js';
 import { startServer, TEST_SECRETS, type TestServer } from '../helpers/server.js';
-import { tenant, verificationTestPlugin } from '../auth/tenancy-helpers.js';
-import { runCli } from './audit-helpers.js';
+import { tenant, verificationTestPlugin } from '../auth/fixtures/tenancy.js';
+import { runCli } from './fixtures/cli.js';
 
 /**
  * Each kind of tampering is applied to its own organisation's chain and must be detected both by

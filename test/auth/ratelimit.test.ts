@@ -3,7 +3,7 @@ import health from '../../plugins/health/index.js';
 import audit from '../../plugins/audit/index.js';
 import { createAuthPlugin, clientIp, MemoryLimiter, normalizeAddress, trustedProxyList, type Accounts } from '../../plugins/auth/index.js';
 import { startServer, type TestServer } from '../helpers/server.js';
-import { createKey, signup, verificationTestPlugin } from './tenancy-helpers.js';
+import { createKey, signup, verificationTestPlugin } from './fixtures/tenancy.js';
 
 t.test('address normalisation and trusted proxies', async (t) => {
   t.equal(normalizeAddress('1.2.3.4:5678'), '1.2.3.4');
