@@ -67,11 +67,14 @@ t.test('sign-in failures are uniform; sign-up conflicts do not say what exists',
   t.equal(wrong.body.detail, unknown.body.detail);
 
   const dupEmail = await s.request('POST', '/auth/signup', { body: { email: user.email, password: 'another password', organization_name: uniq('Other ') } });
-  const dupOrg = await s.request('POST', '/auth/signup', { body: { email: `${uniq('x')}@example.com`, password: 'another password', organization_name: org.toUpperCase() } });
+  const freshEmail = `${uniq('x')}@example.com`;
+  const dupOrg = await s.request('POST', '/auth/signup', { body: { email: freshEmail, password: 'another password', organization_name: org.toUpperCase() } });
   t.equal(dupEmail.status, 409);
   t.equal(dupOrg.status, 409);
   t.equal(dupEmail.body.detail, dupOrg.body.detail);
-  // the email of the failed org-name sign-up was released again
+  // the email claimed by the failed org-name sign-up was released again
+  const retry = await s.request('POST', '/auth/signup', { body: { email: freshEmail, password: 'another password', organization_name: uniq('Free ') } });
+  t.equal(retry.status, 201);
   const bad = await s.request('POST', '/auth/signup', { body: { email: 'not-an-email', password: 'another password', organization_name: 'x' } });
   t.equal(bad.status, 400);
 });
