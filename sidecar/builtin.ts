@@ -1,5 +1,8 @@
 import type { Plugin } from '../core/types.js';
 import health from '../plugins/health/index.js';
+import auth from '../plugins/auth/index.js';
+import audit from '../plugins/audit/index.js';
+import ops from '../plugins/ops/index.js';
 import batch from '../plugins/batch/index.js';
 import sqlEngine from '../plugins/engines/sql/index.js';
 import codeEngine from '../plugins/engines/code/index.js';
@@ -11,6 +14,20 @@ import a2a from '../plugins/a2a/index.js';
 
 /**
  * The composition root: the one place that names the built-in plugins. Order matters only for
- * hooks (they run in registration order): authentication and limits register before audit.
+ * hooks (they run in registration order): authentication and limits register first, audit last.
  */
-export const builtinPlugins: Plugin[] = [health, logicEngine, codeEngine, sqlEngine, batch, attestation, verificationContext, badges, a2a];
+export const builtinPlugins: Plugin[] = [
+  health,
+  auth,
+  logicEngine,
+  codeEngine,
+  sqlEngine,
+  batch,
+  attestation,
+  verificationContext,
+  badges,
+  a2a,
+  // audit after attestation: its onReply hook records the reply as sent, attestation included
+  audit,
+  ops,
+];
