@@ -61,8 +61,10 @@ export interface RequestContext {
   readonly log: Logger;
   /** aborted when the client goes away or the server is shutting down */
   readonly signal: AbortSignal;
-  /** scratch space for hooks (e.g. the rate limiter's headers, the audit entry id) */
+  /** scratch space for hooks (e.g. the audit entry id) */
   readonly state: Record<string, unknown>;
+  /** headers added to whatever response goes out, success or error (e.g. RateLimit-*) */
+  readonly responseHeaders: Record<string, string>;
 }
 
 export interface Reply {
@@ -114,6 +116,8 @@ export interface EngineDef {
   pool?: { name: string; threads: number };
   /** default per-task deadline; default config.workers.task_timeout_ms */
   timeoutMs?: number;
+  /** exported function run once at start-up (e.g. z3 init); /readyz waits for it */
+  warmup?: string;
 }
 
 export interface EngineHandle {
@@ -135,12 +139,17 @@ export interface App {
   engine(def: EngineDef): EngineHandle;
   engines(): ReadonlyArray<{ name: string; version: string }>;
   authenticator(kind: Exclude<AuthKind, 'none'>, fn: Authenticator): void;
+  /** after authentication, before the body is read (rate limits, fail-closed gates) */
+  hook(name: 'onRequest', fn: PreHandlerHook): void;
+  /** after body validation, just before the handler */
   hook(name: 'preHandler', fn: PreHandlerHook): void;
   hook(name: 'onReply', fn: OnReplyHook): void;
   /** register a JSON schema (with $id) beside the ones loaded from schemas/ */
   schema(schema: object): void;
   /** /readyz is true only when every readiness check returns true */
   readiness(name: string, check: () => boolean): void;
+  /** store open, pools up, engines warm and every readiness check true */
+  isReady(): boolean;
   onClose(fn: () => Promise<void> | void): void;
   /** share a runtime service between plugins without importing each other's internals */
   provide<T>(name: string, service: T): void;

@@ -60,7 +60,7 @@ function make(
     proof_ref,
   };
   if (admission !== undefined) d.admission = admission;
-  return Object.freeze(d) as DiagnosticResult;
+  return Object.freeze(d) as unknown as DiagnosticResult;
 }
 
 export function verified(

@@ -1,0 +1,183 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Logger } from 'pino';
+import type { Config } from './config.js';
+import { createLogger } from './log.js';
+import { Metrics } from './metrics.js';
+import { LmdbStore } from './store-lmdb.js';
+import type { Store } from './store.js';
+import { Validator } from './validate.js';
+import { Router } from './router.js';
+import { WorkerPools } from './workers.js';
+import { createPipeline } from './pipeline.js';
+import { resolvePlugins } from './plugin.js';
+import type { App, Authenticator, EngineDef, EngineHandle, OnReplyHook, Plugin, PreHandlerHook, RouteDef } from './types.js';
+
+export const SCHEMAS_DIR = new URL('../../schemas/', import.meta.url);
+
+export interface CreateOptions {
+  config: Config;
+  /** built-in plugins (the sidecar passes its list; the kernel knows none by name) */
+  plugins: Plugin[];
+  logger?: Logger;
+  store?: Store;
+  /** check every 2xx body against its route's response schema (tests turn this on) */
+  validateResponses?: boolean;
+}
+
+export interface Kernel {
+  readonly app: App;
+  readonly server: Server;
+  readonly routes: readonly RouteDef[];
+  listen(): Promise<{ host: string; port: number; url: string }>;
+  isReady(): boolean;
+  /** stop accepting, let in-flight requests finish (up to the grace period), then close plugins, pools and store */
+  close(): Promise<void>;
+}
+
+export async function createApp(opts: CreateOptions): Promise<Kernel> {
+  const config = opts.config;
+  const log = opts.logger ?? createLogger(config.log_level);
+  const metrics = new Metrics();
+  const validator = new Validator();
+  validator.loadDir(SCHEMAS_DIR);
+  const router = new Router();
+  const store = opts.store ?? new LmdbStore(config.data_dir);
+  const pools = new WorkerPools(config.workers.threads, log);
+  const authenticators = new Map<string, Authenticator>();
+  const hooks = { onRequest: [] as PreHandlerHook[], preHandler: [] as PreHandlerHook[], onReply: [] as OnReplyHook[] };
+  const readiness = new Map<string, () => boolean>();
+  const closers: Array<() => Promise<void> | void> = [];
+  const services = new Map<string, unknown>();
+  const engines: Array<{ def: EngineDef; handle: EngineHandle }> = [];
+  const shutdown = new AbortController();
+  let closing = false;
+
+  const makeApp = (pluginName: string): App => ({
+    config,
+    log: log.child({ plugin: pluginName }),
+    store,
+    metrics,
+    route(def) {
+      router.add({ ...def, plugin: pluginName });
+    },
+    engine(def) {
+      if (engines.some((e) => e.def.name === def.name)) throw new Error(`engine ${def.name} registered twice`);
+      const handle: EngineHandle = {
+        name: def.name,
+        version: def.version,
+        run<O>(fn: string, input: unknown, o: { timeoutMs?: number; signal?: AbortSignal } = {}) {
+          if (!def.module) return Promise.reject(new Error(`engine ${def.name} declares no worker module`));
+          return pools.run<O>({
+            pool: def.pool?.name ?? 'engines',
+            threads: def.pool?.threads,
+            module: def.module,
+            fn,
+            input,
+            timeoutMs: o.timeoutMs ?? def.timeoutMs ?? config.workers.task_timeout_ms,
+            signal: o.signal,
+          });
+        },
+      };
+      engines.push({ def, handle });
+      return handle;
+    },
+    engines: () => engines.map((e) => ({ name: e.def.name, version: e.def.version })),
+    authenticator(kind, fn) {
+      if (authenticators.has(kind)) throw new Error(`${kind} authenticator registered twice`);
+      authenticators.set(kind, fn);
+    },
+    hook(name: 'onRequest' | 'preHandler' | 'onReply', fn: PreHandlerHook | OnReplyHook) {
+      (hooks[name] as unknown[]).push(fn);
+    },
+    schema: (s) => validator.add(s, `plugin ${pluginName}`),
+    readiness: (name, check) => readiness.set(`${pluginName}.${name}`, check),
+    isReady: () => isReady(),
+    onClose: (fn) => closers.push(fn),
+    provide(name, service) {
+      if (services.has(name)) throw new Error(`service ${name} provided twice`);
+      services.set(name, service);
+    },
+    service: <T>(name: string) => services.get(name) as T | undefined,
+  });
+
+  const plugins = await resolvePlugins(opts.plugins, config.plugins.disabled, config.plugins.extra);
+  for (const p of plugins) await p.register(makeApp(p.name));
+  // every route must have declared how it authenticates (the type requires it; this catches JS plugins)
+  for (const r of router.routes()) {
+    if (!['none', 'apiKey', 'jwt', 'agentToken'].includes(r.auth)) throw new Error(`route ${r.method} ${r.path} has no valid auth kind`);
+    if (r.auth === 'apiKey' && !r.scope) throw new Error(`route ${r.method} ${r.path} authenticates by API key but declares no scope`);
+    for (const id of Object.values(r.schema ?? {})) if (!validator.has(id)) throw new Error(`route ${r.method} ${r.path} names unknown schema ${id}`);
+  }
+
+  let warm = false;
+  const isReady = () => !closing && warm && store.ready && pools.ready && [...readiness.values()].every((c) => c());
+  const handle = createPipeline({
+    router,
+    validator,
+    metrics,
+    log,
+    authenticators,
+    hooks,
+    defaultBodyLimit: config.server.body_limit_bytes,
+    validateResponses: opts.validateResponses ?? false,
+    isClosing: () => closing,
+    shutdownSignal: shutdown.signal,
+  });
+  const server = createServer({ requestTimeout: config.server.request_timeout_ms, headersTimeout: Math.min(config.server.request_timeout_ms, 60_000) }, (req, res) => {
+    void handle(req, res);
+  });
+  let inFlight = 0;
+  server.on('request', (_req, res) => {
+    inFlight++;
+    res.once('close', () => inFlight--);
+  });
+
+  const kernel: Kernel = {
+    app: makeApp('kernel'),
+    server,
+    routes: router.routes(),
+    async listen() {
+      await new Promise<void>((resolve, reject) => {
+        server.once('error', reject);
+        server.listen(config.server.port, config.server.host, () => {
+          server.off('error', reject);
+          resolve();
+        });
+      });
+      const addr = server.address() as AddressInfo;
+      const host = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address;
+      log.info({ host: addr.address, port: addr.port, plugins: plugins.map((p) => p.name) }, 'proofgate listening');
+      // engines warm up after the socket is open: liveness first, readiness when they are ready
+      Promise.allSettled(
+        engines.filter((e) => e.def.warmup).map((e) => e.handle.run(e.def.warmup!, null, { timeoutMs: 60_000 })),
+      ).then((results) => {
+        for (const r of results) if (r.status === 'rejected') log.error({ err: r.reason }, 'engine warm-up failed');
+        warm = results.every((r) => r.status === 'fulfilled');
+      });
+      return { host: addr.address, port: addr.port, url: `http://${host}:${addr.port}` };
+    },
+    isReady,
+    async close() {
+      if (closing) return;
+      closing = true;
+      server.close();
+      server.closeIdleConnections();
+      const deadline = Date.now() + config.server.shutdown_grace_ms;
+      while (inFlight > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+      shutdown.abort();
+      server.closeAllConnections();
+      for (const fn of closers.reverse()) {
+        try {
+          await fn();
+        } catch (err) {
+          log.error({ err }, 'plugin close failed');
+        }
+      }
+      await pools.close();
+      await store.close();
+      log.info('proofgate stopped');
+    },
+  };
+  return kernel;
+}

@@ -1,0 +1,96 @@
+import type { IncomingMessage } from 'node:http';
+import { Readable } from 'node:stream';
+import busboyImport from '@fastify/busboy';
+import { HttpError, Problems } from './errors.js';
+import type { MultipartBody, UploadedFile } from './types.js';
+
+/**
+ * Reads a request body into memory with a hard byte cap: a declared Content-Length past the cap is
+ * refused before a byte is read, and a chunked body is cut off at cap+1 bytes.
+ */
+export async function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
+  const declared = req.headers['content-length'];
+  if (declared !== undefined && Number(declared) > limit) {
+    throw new HttpError(Problems.payloadTooLarge, `body of ${declared} bytes exceeds the ${limit}-byte limit of this route`);
+  }
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > limit) {
+      throw new HttpError(Problems.payloadTooLarge, `body exceeds the ${limit}-byte limit of this route`);
+    }
+    chunks.push(chunk);
+  }
+  return chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size);
+}
+
+export function mediaType(req: IncomingMessage): string {
+  return (req.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
+}
+
+export function parseJson(raw: Buffer, type: string): unknown {
+  if (raw.length === 0) return undefined;
+  if (type && type !== 'application/json' && !type.endsWith('+json')) {
+    throw new HttpError(Problems.unsupportedMediaType, `expected application/json, got ${type}`);
+  }
+  try {
+    return JSON.parse(raw.toString('utf8'));
+  } catch {
+    throw new HttpError(Problems.badJson, 'request body is not valid JSON');
+  }
+}
+
+type BusboyCtor = new (opts: Record<string, unknown>) => NodeJS.WritableStream & {
+  on(ev: 'file', cb: (field: string, file: Readable & { truncated?: boolean }, filename: string, enc: string, mime: string) => void): unknown;
+  on(ev: 'field', cb: (name: string, value: string, nameTrunc: boolean, valTrunc: boolean) => void): unknown;
+  on(ev: 'finish' | 'error' | 'filesLimit' | 'fieldsLimit' | 'partsLimit', cb: (err?: Error) => void): unknown;
+};
+const Busboy = ((busboyImport as unknown as { default?: unknown }).default ?? busboyImport) as BusboyCtor;
+
+/** multipart/form-data through @fastify/busboy, with the route's cap applied per file as well. */
+export function parseMultipart(raw: Buffer, headers: IncomingMessage['headers'], limit: number): Promise<MultipartBody> {
+  return new Promise((resolve, reject) => {
+    let bb: ReturnType<typeof newBusboy>;
+    const newBusboy = () =>
+      new Busboy({ headers, limits: { fileSize: limit, files: 8, fields: 64, fieldSize: 1024 * 1024, parts: 80 } });
+    try {
+      bb = newBusboy();
+    } catch {
+      reject(new HttpError(Problems.unsupportedMediaType, 'expected multipart/form-data with a boundary'));
+      return;
+    }
+    const body: MultipartBody = { fields: {}, files: [] };
+    const pending: Promise<void>[] = [];
+    let failed: HttpError | null = null;
+    const fail = (e: HttpError) => {
+      failed ??= e;
+    };
+    bb.on('field', (name, value, _nt, valueTruncated) => {
+      if (valueTruncated) fail(new HttpError(Problems.payloadTooLarge, `field ${name} is too large`));
+      body.fields[name] = value;
+    });
+    bb.on('file', (field, stream, filename, _enc, mimeType) => {
+      const parts: Buffer[] = [];
+      pending.push(
+        new Promise<void>((done) => {
+          stream.on('data', (d: Buffer) => parts.push(d));
+          stream.on('limit', () => fail(new HttpError(Problems.payloadTooLarge, `file ${field} exceeds ${limit} bytes`)));
+          stream.on('end', () => {
+            const file: UploadedFile = { field, filename: filename ?? '', mimeType: mimeType ?? 'application/octet-stream', data: Buffer.concat(parts) };
+            body.files.push(file);
+            done();
+          });
+        }),
+      );
+    });
+    for (const ev of ['filesLimit', 'fieldsLimit', 'partsLimit'] as const) {
+      bb.on(ev, () => fail(new HttpError(Problems.payloadTooLarge, 'too many multipart parts')));
+    }
+    bb.on('error', () => reject(new HttpError(Problems.validation, 'malformed multipart body')));
+    bb.on('finish', () => {
+      Promise.all(pending).then(() => (failed ? reject(failed) : resolve(body)), reject);
+    });
+    Readable.from([raw]).pipe(bb);
+  });
+}

@@ -1,0 +1,235 @@
+import { readFileSync } from 'node:fs';
+import { Ajv } from 'ajv';
+
+/**
+ * Configuration = defaults ← JSON file ← environment, validated once at start-up against
+ * config/schema.json. The schema is the single source of names, defaults and env variables
+ * (`x-env`), so a setting cannot exist in one place and be missing in another. Anything unknown
+ * or invalid stops start-up with every problem listed.
+ */
+export interface Config {
+  server: {
+    host: string;
+    port: number;
+    public_url: string | null;
+    body_limit_bytes: number;
+    request_timeout_ms: number;
+    shutdown_grace_ms: number;
+  };
+  data_dir: string;
+  log_level: 'DEBUG' | 'INFO' | 'WARNING' | 'ERROR' | 'SILENT';
+  error_tracking_dsn: string | null;
+  plugins: { disabled: string[]; extra: string[] };
+  workers: { threads: number; task_timeout_ms: number };
+  secrets: { jwt_secret_key: string | null; api_key_lookup_secret: string | null; audit_secret_key: string | null };
+  auth: {
+    trusted_proxies: string[];
+    anonymous_rate_per_minute: number;
+    rate_limit_redis_url: string | null;
+    metrics_operator_user_ids: string[];
+    jwt_ttl_seconds: number;
+  };
+  attestation: {
+    issuer: string;
+    key_continuity_policy: 'ephemeral' | 'persistent';
+    signing_key_pem: string | null;
+    key_name: string;
+    lifetime_seconds: number;
+    trusted_issuers: string[];
+  };
+  a2a: {
+    deployment_id: string | null;
+    signing_key_pem: string | null;
+    trusted_agents: string | unknown[];
+    blocklist: string[];
+    blocked_pairs: string[];
+    default_allow: boolean;
+    block_on_error: boolean;
+    max_payload_size_bytes: number;
+    max_requests_per_minute: number;
+    jwt_lifetime_seconds: number;
+    enable_financial_verification: boolean;
+    enable_logic_verification: boolean;
+    enable_code_verification: boolean;
+  };
+  llm: {
+    provider: 'local' | 'openai' | 'anthropic';
+    openai_base_url: string | null;
+    openai_api_key: string | null;
+    openai_model: string | null;
+    anthropic_api_key: string | null;
+    anthropic_model: string | null;
+  };
+  plugin_config: Record<string, Record<string, unknown>>;
+}
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`invalid configuration:\n  - ${problems.join('\n  - ')}`);
+  }
+}
+
+export type DeepPartial<T> = { [K in keyof T]?: T[K] extends object ? (T[K] extends unknown[] ? T[K] : DeepPartial<T[K]>) : T[K] };
+
+interface SchemaNode {
+  type?: string | string[];
+  properties?: Record<string, SchemaNode>;
+  'x-env'?: string;
+  'x-env-raw'?: boolean;
+  description?: string;
+  default?: unknown;
+}
+
+export const CONFIG_SCHEMA_URL = new URL('../../config/schema.json', import.meta.url);
+let schemaCache: SchemaNode | undefined;
+export function configSchema(): SchemaNode {
+  schemaCache ??= JSON.parse(readFileSync(CONFIG_SCHEMA_URL, 'utf8')) as SchemaNode;
+  return schemaCache;
+}
+
+export interface EnvVar {
+  name: string;
+  path: string[];
+  type: string[];
+  raw: boolean;
+  description: string;
+  default: unknown;
+}
+
+/** Every environment variable the service reads, derived from the schema (also used to print the README table). */
+export function envVars(): EnvVar[] {
+  const out: EnvVar[] = [];
+  const walk = (node: SchemaNode, path: string[]) => {
+    if (node['x-env']) {
+      out.push({
+        name: node['x-env'],
+        path,
+        type: ([] as string[]).concat(node.type ?? 'string'),
+        raw: node['x-env-raw'] === true,
+        description: node.description ?? '',
+        default: node.default,
+      });
+    }
+    for (const [k, child] of Object.entries(node.properties ?? {})) walk(child, [...path, k]);
+  };
+  walk(configSchema(), []);
+  return out;
+}
+
+/** Names that are not settings but steer loading itself. */
+const LOADER_VARS = new Set(['SVC_CONFIG']);
+
+function coerceEnv(v: EnvVar, text: string): unknown {
+  if (v.raw) return text;
+  const t = v.type.filter((x) => x !== 'null');
+  if (t.includes('array')) {
+    const trimmed = text.trim();
+    if (trimmed.startsWith('[')) return JSON.parse(trimmed);
+    return trimmed === '' ? [] : trimmed.split(',').map((s) => s.trim()).filter(Boolean);
+  }
+  if (t.includes('integer') || t.includes('number')) {
+    if (!/^-?\d+(\.\d+)?$/.test(text.trim())) return text;
+    return Number(text);
+  }
+  if (t.includes('boolean')) {
+    const l = text.trim().toLowerCase();
+    if (['true', '1', 'yes', 'on'].includes(l)) return true;
+    if (['false', '0', 'no', 'off'].includes(l)) return false;
+    return text;
+  }
+  return text;
+}
+
+function setPath(target: Record<string, unknown>, path: string[], value: unknown): void {
+  let cur = target;
+  for (const k of path.slice(0, -1)) {
+    if (!cur[k] || typeof cur[k] !== 'object' || Array.isArray(cur[k])) cur[k] = {};
+    cur = cur[k] as Record<string, unknown>;
+  }
+  cur[path[path.length - 1]] = value;
+}
+
+function deepMerge(base: Record<string, unknown>, over: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = { ...base };
+  for (const [k, v] of Object.entries(over)) {
+    if (v && typeof v === 'object' && !Array.isArray(v) && out[k] && typeof out[k] === 'object' && !Array.isArray(out[k])) {
+      out[k] = deepMerge(out[k] as Record<string, unknown>, v as Record<string, unknown>);
+    } else if (v !== undefined) {
+      out[k] = v;
+    }
+  }
+  return out;
+}
+
+export interface LoadOptions {
+  env?: NodeJS.ProcessEnv;
+  /** path of a JSON config file; default env SVC_CONFIG; a missing explicit file is an error */
+  file?: string | null;
+  /** programmatic overrides (tests, embedding), applied last */
+  overrides?: DeepPartial<Config>;
+}
+
+export function loadConfig(opts: LoadOptions = {}): Config {
+  const env = opts.env ?? process.env;
+  const problems: string[] = [];
+  let fromFile: Record<string, unknown> = {};
+  const file = opts.file === undefined ? env.SVC_CONFIG : opts.file;
+  if (file) {
+    try {
+      const parsed: unknown = JSON.parse(readFileSync(file, 'utf8'));
+      if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) problems.push(`${file}: must hold a JSON object`);
+      else fromFile = parsed as Record<string, unknown>;
+    } catch (err) {
+      problems.push(`${file}: ${(err as NodeJS.ErrnoException).code === 'ENOENT' ? 'file not found' : (err as Error).message}`);
+    }
+  }
+
+  const fromEnv: Record<string, unknown> = {};
+  const vars = envVars();
+  const known = new Map(vars.map((v) => [v.name, v]));
+  for (const [name, value] of Object.entries(env)) {
+    if (value === undefined) continue;
+    const v = known.get(name);
+    if (!v) {
+      if (name.startsWith('SVC_') && !LOADER_VARS.has(name)) problems.push(`${name}: unknown setting`);
+      continue;
+    }
+    try {
+      setPath(fromEnv, v.path, coerceEnv(v, value));
+    } catch {
+      problems.push(`${name}: not valid JSON`);
+    }
+  }
+
+  let merged = deepMerge(fromFile, fromEnv);
+  if (opts.overrides) merged = deepMerge(merged, opts.overrides as Record<string, unknown>);
+  if (typeof merged.log_level === 'string') merged.log_level = merged.log_level.toUpperCase();
+
+  const ajv = new Ajv({ useDefaults: true, allErrors: true, strict: false });
+  const validate = ajv.compile(configSchema());
+  if (!validate(merged)) {
+    for (const e of validate.errors ?? []) {
+      const where = e.instancePath ? e.instancePath.slice(1).replace(/\//g, '.') : '(root)';
+      const envName = vars.find((v) => v.path.join('.') === where)?.name;
+      const extra = e.keyword === 'additionalProperties' ? ` '${(e.params as { additionalProperty: string }).additionalProperty}'` : '';
+      problems.push(`${where}${envName ? ` (${envName})` : ''}: ${e.message}${extra}`);
+    }
+  }
+  if (problems.length === 0) problems.push(...startupChecks(merged as unknown as Config));
+  if (problems.length) throw new ConfigError(problems);
+  return merged as unknown as Config;
+}
+
+/** Fail-closed rules from the spec that hold whichever plugins are loaded. */
+function startupChecks(c: Config): string[] {
+  const out: string[] = [];
+  if (!c.secrets.api_key_lookup_secret) out.push('secrets.api_key_lookup_secret (SVC_API_KEY_LOOKUP_SECRET): required (run `proofgate init`)');
+  if (!c.secrets.jwt_secret_key) out.push('secrets.jwt_secret_key (SVC_JWT_SECRET_KEY): required (run `proofgate init`)');
+  if (c.secrets.api_key_lookup_secret && c.secrets.api_key_lookup_secret === c.secrets.jwt_secret_key) {
+    out.push('SVC_API_KEY_LOOKUP_SECRET must differ from SVC_JWT_SECRET_KEY');
+  }
+  if (c.attestation.key_continuity_policy === 'persistent' && !c.attestation.signing_key_pem) {
+    out.push('attestation.signing_key_pem (SVC_ATTESTATION_SIGNING_KEY_PEM): required by the persistent key policy');
+  }
+  return out;
+}

@@ -1,0 +1,167 @@
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Logger } from 'pino';
+import { HttpError, Problems } from './errors.js';
+import { readBody, mediaType, parseJson, parseMultipart } from './body.js';
+import { toHttpError, writeProblem, writeReply } from './reply.js';
+import type { Router } from './router.js';
+import type { Validator } from './validate.js';
+import type { Metrics } from './metrics.js';
+import type { Authenticator, OnReplyHook, PreHandlerHook, Reply, RequestContext, RouteDef } from './types.js';
+
+export interface PipelineDeps {
+  router: Router;
+  validator: Validator;
+  metrics: Metrics;
+  log: Logger;
+  authenticators: Map<string, Authenticator>;
+  hooks: { onRequest: PreHandlerHook[]; preHandler: PreHandlerHook[]; onReply: OnReplyHook[] };
+  defaultBodyLimit: number;
+  validateResponses: boolean;
+  isClosing(): boolean;
+  shutdownSignal: AbortSignal;
+}
+
+const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+
+/** Request id from the caller when it is sane, else a fresh one: lets a runtime correlate its logs with ours. */
+function requestId(req: IncomingMessage): string {
+  const h = req.headers['x-request-id'];
+  return typeof h === 'string' && /^[A-Za-z0-9._:-]{1,128}$/.test(h) ? h : randomUUID();
+}
+
+export function peerAddress(req: IncomingMessage): string {
+  const a = req.socket.remoteAddress ?? '';
+  return a.startsWith('::ffff:') ? a.slice(7) : a;
+}
+
+function parseQuery(qs: string): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of new URLSearchParams(qs)) {
+    const prev = out[k];
+    out[k] = prev === undefined ? v : Array.isArray(prev) ? [...prev, v] : [prev, v];
+  }
+  return out;
+}
+
+/**
+ * One request's path through the kernel, in the order of the architecture: route → authenticate →
+ * scope → onRequest hooks (rate limits) → body cap and parse → schema validation → preHandler hooks
+ * → handler → onReply hooks (attestation, audit) → write. Each step may throw an HttpError; the
+ * catch at the end is the only place an error body is written.
+ */
+export function createPipeline(d: PipelineDeps) {
+  return async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const started = process.hrtime.bigint();
+    const id = requestId(req);
+    const url = req.url ?? '/';
+    const q = url.indexOf('?');
+    const path = q === -1 ? url : url.slice(0, q);
+    const method = req.method ?? 'GET';
+    const responseHeaders: Record<string, string> = { 'x-request-id': id };
+    let routeLabel = 'unmatched';
+    let status = 500;
+    const log = d.log.child({ reqId: id });
+    const ac = new AbortController();
+    const onClose = () => {
+      if (!res.writableEnded) ac.abort(new Error('client closed the connection'));
+    };
+    res.once('close', onClose);
+    const onShutdown = () => ac.abort(new Error('server shutting down'));
+    d.shutdownSignal.addEventListener('abort', onShutdown, { once: true });
+
+    try {
+      if (d.isClosing()) {
+        responseHeaders.connection = 'close';
+        throw new HttpError(Problems.shuttingDown, 'the server is shutting down; retry on another instance');
+      }
+      const match = d.router.find(method, path);
+      if (!match) {
+        const allow = d.router.allowed(path);
+        if (allow.length) {
+          responseHeaders.allow = allow.join(', ');
+          throw new HttpError(Problems.methodNotAllowed, `${method} is not allowed on ${path}`);
+        }
+        throw new HttpError(Problems.notFound, `no route for ${method} ${path}`);
+      }
+      const route = match.route;
+      routeLabel = route.path;
+      const ctx: RequestContext = {
+        id,
+        method,
+        routePath: route.path,
+        url,
+        params: match.params,
+        query: parseQuery(q === -1 ? '' : url.slice(q + 1)),
+        headers: req.headers,
+        ip: peerAddress(req),
+        body: undefined,
+        rawBody: null,
+        principal: null,
+        route,
+        log,
+        signal: ac.signal,
+        state: {},
+        responseHeaders,
+      };
+
+      await authenticate(d, route, ctx);
+      for (const hook of d.hooks.onRequest) await hook(ctx);
+
+      const bodyType = route.bodyType ?? (BODY_METHODS.has(method) ? 'json' : 'none');
+      if (bodyType !== 'none') {
+        const raw = await readBody(req, route.bodyLimit ?? d.defaultBodyLimit);
+        (ctx as { rawBody: Buffer | null }).rawBody = raw;
+        if (bodyType === 'json') ctx.body = parseJson(raw, mediaType(req));
+        else if (bodyType === 'multipart') ctx.body = await parseMultipart(raw, req.headers, route.bodyLimit ?? d.defaultBodyLimit);
+        else ctx.body = raw;
+      }
+      if (route.schema?.params) d.validator.assert(route.schema.params, ctx.params, 'params');
+      if (route.schema?.query) d.validator.assert(route.schema.query, ctx.query, 'query');
+      if (route.schema?.body) {
+        const target = bodyType === 'multipart' ? (ctx.body as { fields: unknown }).fields : ctx.body;
+        d.validator.assert(route.schema.body, target, 'body');
+      }
+      for (const hook of d.hooks.preHandler) await hook(ctx);
+
+      let reply: Reply = await route.handler(ctx);
+      for (const hook of d.hooks.onReply) reply = (await hook(ctx, reply)) ?? reply;
+      if (d.validateResponses && route.schema?.response && (reply.status ?? 200) < 300) {
+        const errors = d.validator.check(route.schema.response, reply.body, 'response');
+        if (errors.length) {
+          log.error({ errors, route: route.path }, 'response does not match its schema');
+          throw new HttpError(Problems.internal, 'response failed its schema');
+        }
+      }
+      status = writeReply(res, reply, responseHeaders);
+    } catch (err) {
+      const httpErr = toHttpError(err);
+      if (httpErr.status >= 500) log.error({ err, route: routeLabel }, 'request failed');
+      if (res.headersSent) {
+        res.destroy();
+      } else {
+        status = writeProblem(res, httpErr, path, responseHeaders);
+      }
+    } finally {
+      res.off('close', onClose);
+      d.shutdownSignal.removeEventListener('abort', onShutdown);
+      const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+      const labels = { method, route: routeLabel, status: String(status) };
+      d.metrics.httpRequests.inc(labels);
+      d.metrics.httpDuration.observe(labels, seconds);
+      log.debug({ method, route: routeLabel, status, ms: seconds * 1000 }, 'request');
+    }
+  };
+}
+
+async function authenticate(d: PipelineDeps, route: RouteDef, ctx: RequestContext): Promise<void> {
+  if (route.auth === 'none') return;
+  const auth = d.authenticators.get(route.auth);
+  if (!auth) throw new HttpError(Problems.unauthorized, `no ${route.auth} authentication is configured on this server`);
+  const principal = await auth(ctx);
+  ctx.principal = principal;
+  const scope = route.scope;
+  if (scope && scope !== 'authenticated' && !principal.scopes.includes(scope) && !principal.scopes.includes('admin:all')) {
+    throw new HttpError(Problems.forbidden, `this credential lacks the ${scope} scope`);
+  }
+}

@@ -1,0 +1,100 @@
+import { mkdirSync } from 'node:fs';
+import { open, type RootDatabase, type Database } from 'lmdb';
+import type { Collection, Entry, ListOptions, Store } from './store.js';
+
+/**
+ * LMDB backend. Puts issued in the same tick share one durable commit (lmdb-js batches them), so
+ * concurrent requests get group commit for free; `await put` resolves only once the batch is synced.
+ */
+class LmdbCollection<T> implements Collection<T> {
+  constructor(private readonly db: Database<T, string>) {}
+
+  async get(key: string): Promise<T | undefined> {
+    return this.db.get(key);
+  }
+
+  async put(key: string, value: T): Promise<void> {
+    await this.db.put(key, value);
+  }
+
+  async insert(key: string, value: T): Promise<boolean> {
+    return this.db.ifNoExists(key, () => {
+      this.db.put(key, value);
+    });
+  }
+
+  async update(key: string, fn: (current: T | undefined) => T | undefined): Promise<T | undefined> {
+    let result: T | undefined;
+    await this.db.transaction(() => {
+      const next = fn(this.db.get(key));
+      if (next !== undefined) this.db.put(key, next);
+      result = next ?? this.db.get(key);
+    });
+    return result;
+  }
+
+  async delete(key: string): Promise<boolean> {
+    return this.db.remove(key);
+  }
+
+  async list(opts: ListOptions = {}): Promise<Entry<T>[]> {
+    const prefix = opts.prefix ?? '';
+    const lo = opts.start !== undefined && opts.start > prefix ? opts.start : prefix;
+    // a prefix scan ends before the prefix followed by a code point past anything a key may hold
+    const prefixEnd = prefix ? prefix + '\uffff' : undefined;
+    let hi = opts.end ?? prefixEnd;
+    if (hi !== undefined && prefixEnd !== undefined && hi > prefixEnd) hi = prefixEnd;
+    const iter = opts.reverse
+      ? this.db.getRange({ start: hi, reverse: true })
+      : this.db.getRange({ start: lo || undefined, end: hi });
+    const out: Entry<T>[] = [];
+    for (const { key, value } of iter) {
+      if (hi !== undefined && key >= hi) continue;
+      if (key < lo) {
+        if (opts.reverse) break;
+        continue;
+      }
+      out.push({ key, value });
+      if (opts.limit !== undefined && out.length >= opts.limit) break;
+    }
+    return out;
+  }
+
+  async count(opts: Pick<ListOptions, 'prefix'> = {}): Promise<number> {
+    const prefix = opts.prefix ?? '';
+    if (!prefix) return this.db.getCount();
+    return this.db.getKeysCount({ start: prefix, end: prefix + '\uffff' });
+  }
+}
+
+export class LmdbStore implements Store {
+  private readonly root: RootDatabase;
+  private readonly collections = new Map<string, LmdbCollection<unknown>>();
+  private open = true;
+
+  constructor(dir: string) {
+    mkdirSync(dir, { recursive: true });
+    // maxDbs bounds the number of named collections; plugins use a handful each
+    this.root = open({ path: dir, maxDbs: 64, compression: false });
+  }
+
+  get ready(): boolean {
+    return this.open;
+  }
+
+  collection<T>(name: string): Collection<T> {
+    if (!/^[a-z0-9_.-]{1,64}$/.test(name)) throw new TypeError(`invalid collection name ${JSON.stringify(name)}`);
+    let c = this.collections.get(name);
+    if (!c) {
+      c = new LmdbCollection<unknown>(this.root.openDB<unknown, string>({ name, keyEncoding: 'ordered-binary' }));
+      this.collections.set(name, c);
+    }
+    return c as LmdbCollection<T>;
+  }
+
+  async close(): Promise<void> {
+    if (!this.open) return;
+    this.open = false;
+    await this.root.close();
+  }
+}

@@ -1,0 +1,103 @@
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import addFormatsImport from 'ajv-formats';
+import { HttpError, Problems, type FieldError } from './errors.js';
+
+// ajv-formats is CommonJS; under NodeNext its default import is the module object
+const addFormats = ((addFormatsImport as unknown as { default?: unknown }).default ?? addFormatsImport) as (ajv: Ajv) => Ajv;
+
+export type Part = 'body' | 'query' | 'params' | 'response';
+const DRAFT_2020 = 'https://json-schema.org/draft/2020-12/schema';
+
+/**
+ * One place that knows JSON Schema. Bodies are validated without type coercion (a JSON client
+ * sends types); query strings and path params arrive as text, so their validator coerces.
+ * Schemas declaring draft 2020-12 get a 2020 instance. Validators are compiled once, on first use.
+ */
+export class Validator {
+  private readonly strict: Ajv[];
+  private readonly coercing: Ajv[];
+  private readonly compiled = new Map<string, ValidateFunction>();
+  private readonly ids = new Set<string>();
+  private readonly is2020 = new Set<string>();
+
+  constructor() {
+    const opts = { allErrors: true, strict: false, useDefaults: true } as const;
+    this.strict = [new Ajv(opts), new Ajv2020(opts) as unknown as Ajv];
+    this.coercing = [new Ajv({ ...opts, coerceTypes: 'array' }), new Ajv2020({ ...opts, coerceTypes: 'array' }) as unknown as Ajv];
+    for (const a of [...this.strict, ...this.coercing]) addFormats(a);
+  }
+
+  /** Loads every *.json schema under a directory tree (schemas/ of the repository). */
+  loadDir(dir: URL | string): void {
+    const root = typeof dir === 'string' ? dir : fileURLToPath(dir);
+    const walk = (d: string) => {
+      for (const name of readdirSync(d).sort()) {
+        const p = join(d, name);
+        if (statSync(p).isDirectory()) walk(p);
+        else if (name.endsWith('.json')) this.add(JSON.parse(readFileSync(p, 'utf8')) as object, p);
+      }
+    };
+    walk(root);
+  }
+
+  add(schema: object, origin = 'inline'): void {
+    const id = (schema as { $id?: unknown }).$id;
+    if (typeof id !== 'string' || !id) throw new Error(`schema from ${origin} has no $id`);
+    if (this.ids.has(id)) throw new Error(`schema ${id} registered twice (${origin})`);
+    this.ids.add(id);
+    const v2020 = (schema as { $schema?: string }).$schema === DRAFT_2020;
+    if (v2020) this.is2020.add(id);
+    const i = v2020 ? 1 : 0;
+    this.strict[i].addSchema(schema);
+    this.coercing[i].addSchema(schema);
+  }
+
+  has(id: string): boolean {
+    return this.ids.has(id);
+  }
+
+  private fn(id: string, part: Part): ValidateFunction {
+    const key = `${part === 'query' || part === 'params' ? 'c' : 's'}:${id}`;
+    let v = this.compiled.get(key);
+    if (!v) {
+      const i = this.is2020.has(id) ? 1 : 0;
+      const ajv = part === 'query' || part === 'params' ? this.coercing[i] : this.strict[i];
+      v = ajv.getSchema(id);
+      if (!v) throw new Error(`unknown schema ${id}`);
+      this.compiled.set(key, v);
+    }
+    return v;
+  }
+
+  /** Returns the field errors of `data` against schema `id` (empty when valid). Applies defaults in place. */
+  check(id: string, data: unknown, part: Part): FieldError[] {
+    const v = this.fn(id, part);
+    if (v(data)) return [];
+    return (v.errors ?? []).map((e) => toFieldError(e, part));
+  }
+
+  /** Throws a 400 problem naming every invalid field. */
+  assert(id: string, data: unknown, part: Exclude<Part, 'response'>): void {
+    const errors = this.check(id, data, part);
+    if (errors.length) {
+      const first = errors[0];
+      throw new HttpError(Problems.validation, `${first.field}: ${first.message}`, { errors });
+    }
+  }
+}
+
+function toFieldError(e: ErrorObject, part: Part): FieldError {
+  let field = `/${part}${e.instancePath}`;
+  const p = e.params as Record<string, unknown>;
+  if (e.keyword === 'required' && typeof p.missingProperty === 'string') field += `/${p.missingProperty}`;
+  if (e.keyword === 'additionalProperties' && typeof p.additionalProperty === 'string') field += `/${p.additionalProperty}`;
+  let message = e.message ?? 'is invalid';
+  if (e.keyword === 'additionalProperties') message = 'is not an allowed property';
+  if (e.keyword === 'required') message = 'is required';
+  if (e.keyword === 'enum' && Array.isArray(p.allowedValues)) message = `must be one of ${p.allowedValues.map((x) => JSON.stringify(x)).join(', ')}`;
+  return { field, message };
+}

@@ -1,0 +1,25 @@
+/**
+ * The one module piscina runs. It knows no engine: a task names the engine module (a file URL the
+ * kernel got from a plugin's `app.engine()` declaration) and the exported function to call. Modules
+ * are imported once per thread and stay warm for the thread's life.
+ */
+const modules = new Map<string, Promise<Record<string, unknown>>>();
+
+export interface WorkerTask {
+  module: string;
+  fn: string;
+  input: unknown;
+}
+
+export default async function runTask(task: WorkerTask): Promise<unknown> {
+  let loading = modules.get(task.module);
+  if (!loading) {
+    loading = import(task.module) as Promise<Record<string, unknown>>;
+    modules.set(task.module, loading);
+    loading.catch(() => modules.delete(task.module));
+  }
+  const mod = await loading;
+  const fn = mod[task.fn];
+  if (typeof fn !== 'function') throw new Error(`engine module does not export ${task.fn}()`);
+  return await (fn as (input: unknown) => unknown)(task.input);
+}

@@ -1,0 +1,87 @@
+import { Piscina } from 'piscina';
+import type { Logger } from 'pino';
+
+export type EngineErrorKind = 'timeout' | 'crashed' | 'failed' | 'unavailable' | 'cancelled';
+
+/** Every way a worker task can fail, as one error type engines' routes map to BLOCKED or 503. */
+export class EngineError extends Error {
+  constructor(
+    readonly kind: EngineErrorKind,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'EngineError';
+  }
+}
+
+const ENTRY = new URL('./worker-entry.js', import.meta.url);
+const TIMEOUT = Symbol('timeout');
+
+/**
+ * Named piscina pools: a shared one for parsing and algebra, and dedicated ones engines ask for
+ * (one warm z3 thread). A deadline aborts the task, and piscina then terminates the thread that ran
+ * it, so a runaway computation costs one thread restart, never a hung request.
+ */
+export class WorkerPools {
+  private readonly pools = new Map<string, Piscina>();
+  private closed = false;
+
+  constructor(
+    private readonly defaultThreads: number,
+    private readonly log: Logger,
+  ) {}
+
+  get ready(): boolean {
+    return !this.closed;
+  }
+
+  private pool(name: string, threads: number): Piscina {
+    let p = this.pools.get(name);
+    if (!p) {
+      p = new Piscina({
+        filename: ENTRY.href,
+        minThreads: Math.min(1, threads),
+        maxThreads: threads,
+        idleTimeout: 10 * 60_000,
+        // queue bounded so overload answers 503 quickly instead of building an unbounded backlog
+        maxQueue: threads * 256,
+      });
+      p.on('error', (err: Error) => this.log.error({ err, pool: name }, 'worker pool error'));
+      this.pools.set(name, p);
+    }
+    return p;
+  }
+
+  async run<O>(
+    opts: { pool: string; threads?: number; module: URL; fn: string; input: unknown; timeoutMs: number; signal?: AbortSignal },
+  ): Promise<O> {
+    if (this.closed) throw new EngineError('unavailable', 'worker pool is closed');
+    const pool = this.pool(opts.pool, opts.threads ?? this.defaultThreads);
+    const ac = new AbortController();
+    const timer = setTimeout(() => ac.abort(TIMEOUT), opts.timeoutMs);
+    const onOuterAbort = () => ac.abort(opts.signal?.reason);
+    opts.signal?.addEventListener('abort', onOuterAbort, { once: true });
+    try {
+      return (await pool.run({ module: opts.module.href, fn: opts.fn, input: opts.input }, { signal: ac.signal })) as O;
+    } catch (err) {
+      if (ac.signal.aborted) {
+        if (ac.signal.reason === TIMEOUT) throw new EngineError('timeout', `engine task exceeded ${opts.timeoutMs} ms`);
+        throw new EngineError('cancelled', 'engine task cancelled');
+      }
+      const msg = (err as Error)?.message ?? String(err);
+      if (/queue is full/i.test(msg)) throw new EngineError('unavailable', 'engine queue is full');
+      if (/worker.*(exit|terminat)|terminat.*worker/i.test(msg)) throw new EngineError('crashed', 'engine worker exited');
+      this.log.warn({ err, fn: opts.fn }, 'engine task failed');
+      throw new EngineError('failed', 'engine task failed');
+    } finally {
+      clearTimeout(timer);
+      opts.signal?.removeEventListener('abort', onOuterAbort);
+    }
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await Promise.allSettled([...this.pools.values()].map((p) => p.destroy()));
+  }
+}

@@ -1,0 +1,53 @@
+import { generateKeyPairSync, randomBytes } from 'node:crypto';
+import { existsSync, writeFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import { wantsHelp, type Command } from './command.js';
+
+export const DEFAULT_CONFIG_PATH = 'proofgate.config.json';
+
+function secret(): string {
+  return randomBytes(32).toString('base64url');
+}
+
+function p256Pkcs8(): string {
+  const { privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+  return privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
+}
+
+/**
+ * Writes a development configuration with fresh secrets and ES256 keys, so the server itself never
+ * generates a long-lived key (spec: the A2A key is never generated in-process). The attestation key
+ * is written too, with the persistent policy, so tokens survive a restart of the dev sidecar.
+ */
+export function writeDevConfig(path: string, force = false): void {
+  if (existsSync(path) && !force) throw new Error(`${path} already exists (use --force to overwrite)`);
+  const config = {
+    secrets: { jwt_secret_key: secret(), api_key_lookup_secret: secret(), audit_secret_key: secret() },
+    attestation: { issuer: 'did:svc:node:staging', key_continuity_policy: 'persistent', signing_key_pem: p256Pkcs8() },
+    a2a: { deployment_id: 'local-dev', signing_key_pem: p256Pkcs8() },
+  };
+  writeFileSync(path, JSON.stringify(config, null, 2) + '\n', { mode: 0o600, flag: force ? 'w' : 'wx' });
+}
+
+export const initCommand: Command = {
+  name: 'init',
+  summary: 'write a development config with fresh secrets and signing keys',
+  usage: `proofgate init [--config PATH] [--force]
+
+Writes PATH (default ${DEFAULT_CONFIG_PATH}, mode 0600) holding freshly generated secrets
+(SVC_JWT_SECRET_KEY, SVC_API_KEY_LOOKUP_SECRET, SVC_AUDIT_SECRET_KEY), a P-256 PKCS#8 attestation key
+(persistent policy) and a P-256 PKCS#8 A2A signing key with deployment id "local-dev".
+  --config PATH   where to write (default ${DEFAULT_CONFIG_PATH})
+  --force         overwrite an existing file`,
+  async run(argv) {
+    if (wantsHelp(argv)) {
+      console.log(this.usage);
+      return 0;
+    }
+    const { values } = parseArgs({ args: argv, options: { config: { type: 'string' }, force: { type: 'boolean' } } });
+    const path = values.config ?? DEFAULT_CONFIG_PATH;
+    writeDevConfig(path, values.force ?? false);
+    console.log(`wrote ${path}`);
+    return 0;
+  },
+};

@@ -1,0 +1,72 @@
+import { existsSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import { createApp } from '../../core/app.js';
+import { ConfigError, loadConfig } from '../../core/config.js';
+import { createLogger } from '../../core/log.js';
+import { builtinPlugins } from '../builtin.js';
+import { wantsHelp, type Command } from './command.js';
+import { DEFAULT_CONFIG_PATH, writeDevConfig } from './init.js';
+
+export const startCommand: Command = {
+  name: 'start',
+  summary: 'serve the sidecar (runs init first when no config exists)',
+  usage: `proofgate start [--config PATH]
+
+Loads the config file (--config, else $SVC_CONFIG, else ${DEFAULT_CONFIG_PATH}), applies SVC_* environment
+variables over it, validates everything, and serves on server.host:server.port (default 127.0.0.1:8080).
+When no config file exists at the default path and none was named, runs \`proofgate init\` first.
+SIGTERM/SIGINT: stop accepting, finish in-flight requests, close the store; a second signal exits at once.`,
+  async run(argv) {
+    if (wantsHelp(argv)) {
+      console.log(this.usage);
+      return 0;
+    }
+    const { values } = parseArgs({ args: argv, options: { config: { type: 'string' } } });
+    let file = values.config ?? process.env.SVC_CONFIG ?? null;
+    if (!file) {
+      file = DEFAULT_CONFIG_PATH;
+      if (!existsSync(file)) {
+        writeDevConfig(file);
+        console.error(`proofgate: no config found; wrote a development config to ${file}`);
+      }
+    }
+    let config;
+    try {
+      config = loadConfig({ file });
+    } catch (err) {
+      if (err instanceof ConfigError) {
+        console.error(`proofgate: cannot start: ${err.message}`);
+        return 78;
+      }
+      throw err;
+    }
+    const log = createLogger(config.log_level);
+    if (config.error_tracking_dsn) log.warn('ERROR_TRACKING_DSN is set but no error-tracking client is bundled; ignoring it');
+    let kernel;
+    try {
+      kernel = await createApp({ config, plugins: builtinPlugins, logger: log });
+    } catch (err) {
+      console.error(`proofgate: cannot start: ${(err as Error).message}`);
+      return 78;
+    }
+    const { url } = await kernel.listen();
+    console.error(`proofgate: serving on ${url}`);
+    return await new Promise<number>((resolve) => {
+      let stopping = false;
+      const stop = (signal: string) => {
+        if (stopping) process.exit(130);
+        stopping = true;
+        log.info({ signal }, 'shutting down');
+        kernel.close().then(
+          () => resolve(0),
+          (err) => {
+            log.error({ err }, 'shutdown failed');
+            resolve(1);
+          },
+        );
+      };
+      process.on('SIGTERM', () => stop('SIGTERM'));
+      process.on('SIGINT', () => stop('SIGINT'));
+    });
+  },
+};

@@ -1,0 +1,96 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createApp, type Kernel } from '../../core/app.js';
+import { loadConfig, type Config, type DeepPartial } from '../../core/config.js';
+import type { Plugin, Principal, Scope } from '../../core/types.js';
+import { HttpError, Problems } from '../../core/errors.js';
+
+/** Secrets every test server gets unless a test overrides them (distinct, long enough). */
+export const TEST_SECRETS = {
+  jwt_secret_key: 'test-jwt-secret-0123456789abcdef',
+  api_key_lookup_secret: 'test-lookup-secret-0123456789abcdef',
+  audit_secret_key: 'test-audit-secret-0123456789abcdef',
+};
+
+export const TEST_API_KEY = 'svc_test_harness_key';
+
+/**
+ * A stand-in API-key authenticator for plugin tests that do not load the real auth plugin. It goes
+ * through the same public authenticator API, accepts exactly TEST_API_KEY and grants `scopes`.
+ */
+export function testAuthPlugin(scopes: Scope[] = ['verify:read', 'attestation:read'], orgId = 'org-test'): Plugin {
+  return {
+    name: 'test-auth',
+    register(app) {
+      app.authenticator('apiKey', async (ctx) => {
+        if (ctx.headers['x-api-key'] !== TEST_API_KEY) throw new HttpError(Problems.unauthorized, 'invalid API key');
+        const p: Principal = { kind: 'apiKey', orgId, keyId: 'key-test', userId: 'user-test', role: 'owner', scopes, tier: 'enterprise' };
+        return p;
+      });
+    },
+  };
+}
+
+export interface TestServer {
+  url: string;
+  kernel: Kernel;
+  dataDir: string;
+  /** fetch relative to the server; JSON bodies are serialised; returns status, headers and parsed body */
+  request(
+    method: string,
+    path: string,
+    opts?: { body?: unknown; raw?: string | Buffer; headers?: Record<string, string>; apiKey?: string | null },
+  ): Promise<{ status: number; headers: Headers; body: any; text: string }>;
+  close(): Promise<void>;
+}
+
+export async function startServer(
+  opts: { plugins?: Plugin[]; config?: DeepPartial<Config>; env?: NodeJS.ProcessEnv; dataDir?: string; keepData?: boolean } = {},
+): Promise<TestServer> {
+  const dataDir = opts.dataDir ?? mkdtempSync(join(tmpdir(), 'proofgate-test-'));
+  const config = loadConfig({
+    env: opts.env ?? {},
+    file: null,
+    overrides: {
+      log_level: 'SILENT',
+      data_dir: dataDir,
+      ...opts.config,
+      server: { port: 0, host: '127.0.0.1', ...(opts.config?.server ?? {}) },
+      secrets: { ...TEST_SECRETS, ...(opts.config?.secrets ?? {}) },
+    } as DeepPartial<Config>,
+  });
+  const kernel = await createApp({ config, plugins: opts.plugins ?? [], validateResponses: true });
+  const { url } = await kernel.listen();
+  let closed = false;
+  return {
+    url,
+    kernel,
+    dataDir,
+    async request(method, path, o = {}) {
+      const headers: Record<string, string> = { ...(o.headers ?? {}) };
+      if (o.apiKey !== null && o.apiKey !== undefined) headers['x-api-key'] = o.apiKey;
+      let body: string | Buffer | undefined;
+      if (o.raw !== undefined) body = o.raw;
+      else if (o.body !== undefined) {
+        body = JSON.stringify(o.body);
+        headers['content-type'] ??= 'application/json';
+      }
+      const res = await fetch(url + path, { method, headers, body });
+      const text = await res.text();
+      let parsed: unknown = undefined;
+      try {
+        parsed = text ? JSON.parse(text) : undefined;
+      } catch {
+        parsed = undefined;
+      }
+      return { status: res.status, headers: res.headers, body: parsed, text };
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      await kernel.close();
+      if (!opts.keepData && !opts.dataDir) rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
