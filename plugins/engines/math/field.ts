@@ -157,9 +157,11 @@ export class K {
     return this.isRational() ? this.c[0] : null;
   }
   add(o: K): K {
+    if (this.isRational() && o.isRational()) return K.fromQ(this.c[0].add(o.c[0]));
     return new K(this.c.map((q, m) => q.add(o.c[m])));
   }
   sub(o: K): K {
+    if (this.isRational() && o.isRational()) return K.fromQ(this.c[0].sub(o.c[0]));
     return new K(this.c.map((q, m) => q.sub(o.c[m])));
   }
   neg(): K {

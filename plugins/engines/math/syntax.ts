@@ -37,7 +37,7 @@ export function lex(text: string): { text: string; equals: number[] } {
       i = j;
       continue;
     }
-    if (ch === '#') throw new MathRefusal(C.disallowed, 'Comments are not allowed in expressions.', { construct: 'comment' });
+    if (ch === '#') throw disallowed('comment');
     if (ch === '*' && text[i + 1] === '*') {
       out += '^';
       i++;

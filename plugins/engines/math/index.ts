@@ -1,0 +1,25 @@
+import type { App, Plugin } from '../../../core/types.js';
+import { ENGINE_NAME, ENGINE_VERSION } from './engine.js';
+import { mathRoutes } from './routes.js';
+
+export { ENGINE_NAME, ENGINE_VERSION } from './engine.js';
+export type { MathRequest } from './engine.js';
+export { C as MathConstraints } from './errors.js';
+
+/**
+ * Exact math verification: identities proven or refuted in exact arithmetic, values computed,
+ * expected values checked under the bounded-tolerance policy. See docs/engines/math.md.
+ */
+const mathPlugin: Plugin = {
+  name: 'engine-math',
+  register(app: App) {
+    const engine = app.engine({
+      name: ENGINE_NAME,
+      version: ENGINE_VERSION,
+      module: new URL('./engine.js', import.meta.url),
+    });
+    mathRoutes(app, engine);
+  },
+};
+
+export default mathPlugin;
