@@ -1,0 +1,82 @@
+import t from 'tap';
+import mathPlugin from '../../../plugins/engines/math/index.js';
+import { mathRoutes } from '../../../plugins/engines/math/routes.js';
+import { EngineError } from '../../../core/workers.js';
+import { startServer, testAuthPlugin, TEST_API_KEY } from '../../helpers/server.js';
+import type { EngineHandle, Plugin } from '../../../core/types.js';
+
+t.test('POST /verify/math runs the engine in the worker pool', async (t) => {
+  const s = await startServer({ plugins: [testAuthPlugin(), mathPlugin] });
+  t.teardown(() => s.close());
+
+  const ok = await s.request('POST', '/verify/math', { apiKey: TEST_API_KEY, body: { expression: '(x+1)^2 = x^2+2x+1' } });
+  t.equal(ok.status, 200);
+  t.equal(ok.body.status, 'VERIFIED');
+  t.equal(ok.body.developer_fields.is_valid, true);
+  t.equal(ok.body.is_valid, true, 'legacy flat field copied to the top level');
+  t.equal(ok.body.message, 'Identity is true');
+  t.match(ok.body.proof_ref, /^sha256:[0-9a-f]{64}$/);
+
+  const v1 = await s.request('POST', '/v1/verify/math', { apiKey: TEST_API_KEY, body: { expression: '2+2=5' } });
+  t.equal(v1.status, 200);
+  t.equal(v1.body.status, 'VERIFIED');
+  t.equal(v1.body.is_valid, false);
+
+  const amb = await s.request('POST', '/verify/math', { apiKey: TEST_API_KEY, body: { expression: '1/2(3+1)' } });
+  t.equal(amb.status, 200);
+  t.equal(amb.body.status, 'BLOCKED');
+  t.equal(amb.body.warning, 'ambiguous');
+  t.equal(amb.body.proof_ref, null);
+
+  const real = await s.request('POST', '/verify/math', { apiKey: TEST_API_KEY, body: { expression: 'sqrt(-4)', context: { domain: 'real' } } });
+  t.equal(real.body.status, 'BLOCKED');
+  t.equal(real.body.developer_fields.constraint_id, 'math_verifier.domain_error');
+
+  const tol = await s.request('POST', '/verify/math', { apiKey: TEST_API_KEY, body: { expression: '100', expected_value: '95', tolerance: '10' } });
+  t.equal(tol.status, 200);
+  t.equal(tol.body.status, 'BLOCKED');
+  t.equal(tol.body.max_allowed_tolerance, '1');
+});
+
+t.test('schema errors are 400, missing credentials 401', async (t) => {
+  const s = await startServer({ plugins: [testAuthPlugin(), mathPlugin] });
+  t.teardown(() => s.close());
+  const bad = [
+    {},
+    { expression: 5 },
+    { expression: '' },
+    { expression: 'x'.repeat(5001) },
+    { expression: '1', context: { domain: 'p-adic' } },
+    { expression: '1', tolerance: '0.1' },
+    { expression: '1', expected_value: true },
+    { expression: '1', extra: 1 },
+  ];
+  for (const body of bad) {
+    const r = await s.request('POST', '/verify/math', { apiKey: TEST_API_KEY, body });
+    t.equal(r.status, 400, JSON.stringify(body).slice(0, 60));
+  }
+  const anon = await s.request('POST', '/verify/math', { body: { expression: '1+1' } });
+  t.equal(anon.status, 401);
+});
+
+function stubPlugin(kind: 'timeout' | 'crashed'): Plugin {
+  const engine: EngineHandle = {
+    name: 'math',
+    version: 'stub',
+    run: () => Promise.reject(new EngineError(kind, 'stub')),
+  };
+  return { name: 'math-stub', register: (app) => mathRoutes(app, engine) };
+}
+
+t.test('an engine timeout or crash answers 503 with a BLOCKED verdict', async (t) => {
+  for (const kind of ['timeout', 'crashed'] as const) {
+    const s = await startServer({ plugins: [testAuthPlugin(), stubPlugin(kind)] });
+    const r = await s.request('POST', '/verify/math', { apiKey: TEST_API_KEY, body: { expression: '1+1=2' } });
+    t.equal(r.status, 503, kind);
+    t.match(r.headers.get('content-type'), /problem\+json/);
+    t.equal(r.body.constraint_id, kind === 'timeout' ? 'math_verifier.timeout' : 'math_verifier.engine_unavailable');
+    t.equal(r.body.diagnostic.status, 'BLOCKED');
+    t.equal(r.body.diagnostic.proof_ref, null);
+    await s.close();
+  }
+});
