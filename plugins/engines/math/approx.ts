@@ -14,29 +14,46 @@ const mf = create(all);
 /** thrown by the decimal evaluator when a value leaves the real line */
 export class NeedComplex extends Error {}
 
-const PI = Dec.acos(-1);
-const E = Dec.exp(1);
-
 export function kToDec(v: K): Dec {
+  return kToDecWith(Dec, v);
+}
+
+function kToDecWith(D: typeof Dec, v: K): Dec {
   if (!v.isReal()) throw new NeedComplex('complex');
-  const roots = [new Dec(1), Dec.sqrt(2), Dec.sqrt(3), Dec.sqrt(6)];
-  let s = new Dec(0);
+  const roots = [new D(1), D.sqrt(2), D.sqrt(3), D.sqrt(6)];
+  let s = new D(0);
   v.coefficients().forEach((q, m) => {
-    if (m < 4 && !q.isZero()) s = s.plus(new Dec(q.n.toString()).div(q.d.toString()).times(roots[m]));
+    if (m < 4 && !q.isZero()) s = s.plus(new D(q.n.toString()).div(q.d.toString()).times(roots[m]));
   });
   return s;
 }
 
-function finite(x: Dec): Dec {
-  if (!x.isFinite()) throw new EvalError('domain', 'Value is not a finite number.');
-  return x;
-}
 
 /** real value at 50 digits; EvalError when undefined, NeedComplex when the value is not real */
-export function evalDec(a: Ast, env: ReadonlyMap<string, Dec> | null): Dec {
+type DecCtor = typeof Dec;
+
+/**
+ * A real evaluator at the precision of `D`. It records the largest magnitude met at any node
+ * (`scale`): rounding error is relative to that, so a difference is only trusted above it.
+ */
+function makeDecEval(D: DecCtor) {
+  const PI = D.acos(-1);
+  const E = D.exp(1);
+  let scale = new D(0);
+  const fin = (x: Dec): Dec => {
+    if (!x.isFinite()) throw new EvalError('domain', 'Value is not a finite number.');
+    return x;
+  };
+  const ev = (a: Ast, env: ReadonlyMap<string, Dec> | null): Dec => {
+    const v = inner(a, env);
+    const m = v.abs();
+    if (m.gt(scale)) scale = m;
+    return v;
+  };
+  function inner(a: Ast, env: ReadonlyMap<string, Dec> | null): Dec {
   switch (a.k) {
     case 'num':
-      return new Dec(a.text);
+      return new D(a.text);
     case 'var': {
       const v = env?.get(a.name);
       if (!v) throw new EvalError('domain', `Variable ${a.name} has no value.`);
@@ -46,67 +63,97 @@ export function evalDec(a: Ast, env: ReadonlyMap<string, Dec> | null): Dec {
       if (a.name === 'i') throw new NeedComplex('i');
       return a.name === 'pi' ? PI : E;
     case 'neg':
-      return evalDec(a.a, env).neg();
+      return ev(a.a, env).neg();
     case 'add':
-      return finite(evalDec(a.a, env).plus(evalDec(a.b, env)));
+      return fin(ev(a.a, env).plus(ev(a.b, env)));
     case 'sub':
-      return finite(evalDec(a.a, env).minus(evalDec(a.b, env)));
+      return fin(ev(a.a, env).minus(ev(a.b, env)));
     case 'mul':
-      return finite(evalDec(a.a, env).times(evalDec(a.b, env)));
+      return fin(ev(a.a, env).times(ev(a.b, env)));
     case 'div': {
-      const y = evalDec(a.b, env);
+      const y = ev(a.b, env);
       if (y.isZero()) throw divZero();
-      return finite(evalDec(a.a, env).div(y));
+      return fin(ev(a.a, env).div(y));
     }
     case 'pow': {
-      const b = evalDec(a.a, env);
-      const e = evalDec(a.b, env);
+      const b = ev(a.a, env);
+      const e = ev(a.b, env);
       if (b.isZero() && e.isNeg()) throw divZero();
       if (b.isNeg() && !e.isInteger()) throw new NeedComplex('root of a negative number');
-      return finite(b.pow(e));
+      return fin(b.pow(e));
     }
     case 'fn': {
       // integer-valued functions are computed exactly and converted
       if (a.name === 'factorial' || a.name === 'binomial') {
-        const args = a.args.map((x) => evalDec(x, env));
+        const args = a.args.map((x) => ev(x, env));
         const v = exact({ ...a, args: args.map((d) => ({ k: 'num' as const, q: qOf(d), text: d.toFixed() })) }, null, 'real');
         if (!v) throw new EvalError('domain', `${a.name} is defined for non-negative integers only.`);
-        return kToDec(v);
+        return kToDecWith(D, v);
       }
-      const x = evalDec(a.args[0], env);
+      const x = ev(a.args[0], env);
       switch (a.name) {
-        case 'sin': return Dec.sin(x);
-        case 'cos': return Dec.cos(x);
+        case 'sin': return D.sin(x);
+        case 'cos': return D.cos(x);
         case 'tan': {
-          if (Dec.cos(x).isZero()) throw divZero();
-          return finite(Dec.tan(x));
+          if (D.cos(x).isZero()) throw divZero();
+          return fin(D.tan(x));
         }
         case 'asin':
         case 'acos':
           if (x.abs().gt(1)) throw new NeedComplex(a.name);
-          return a.name === 'asin' ? Dec.asin(x) : Dec.acos(x);
-        case 'atan': return Dec.atan(x);
-        case 'sinh': return finite(Dec.sinh(x));
-        case 'cosh': return finite(Dec.cosh(x));
-        case 'tanh': return Dec.tanh(x);
+          return a.name === 'asin' ? D.asin(x) : D.acos(x);
+        case 'atan': return D.atan(x);
+        case 'sinh': return fin(D.sinh(x));
+        case 'cosh': return fin(D.cosh(x));
+        case 'tanh': return D.tanh(x);
         case 'sqrt':
           if (x.isNeg()) throw new NeedComplex('sqrt');
-          return Dec.sqrt(x);
-        case 'cbrt': return Dec.cbrt(x);
+          return D.sqrt(x);
+        case 'cbrt': return D.cbrt(x);
         case 'abs': return x.abs();
-        case 'exp': return finite(Dec.exp(x));
+        case 'exp': return fin(D.exp(x));
         case 'log':
         case 'ln':
         case 'log10':
           if (x.isZero()) throw new EvalError('domain', 'Logarithm of zero is undefined.');
           if (x.isNeg()) throw new NeedComplex('log');
-          return a.name === 'log10' ? Dec.log10(x) : Dec.ln(x);
+          return a.name === 'log10' ? D.log10(x) : D.ln(x);
         case 'floor': return x.floor();
         case 'ceil': return x.ceil();
       }
     }
   }
   throw new EvalError('domain', 'Unsupported expression.');
+}
+  return {
+    eval(a: Ast, env: ReadonlyMap<string, Dec> | null): Dec {
+      scale = new D(0);
+      return ev(a, env);
+    },
+    scale: (): Dec => scale,
+  };
+}
+
+const Dec90 = DecimalLib.clone({ precision: 90, rounding: 6, toExpNeg: -100, toExpPos: 100 });
+const dec50 = makeDecEval(Dec);
+const dec90 = makeDecEval(Dec90 as DecCtor);
+
+/** real value at 50 digits; EvalError when undefined, NeedComplex when the value is not real */
+export function evalDec(a: Ast, env: ReadonlyMap<string, Dec> | null): Dec {
+  return dec50.eval(a, env);
+}
+
+/**
+ * The same value at 50 and at 90 digits, with the 50-digit run's largest intermediate magnitude:
+ * the identity sampler trusts a difference only when both precisions agree on it.
+ */
+export function evalDecChecked(a: Ast, point: ReadonlyMap<string, Q> | null): { v50: Dec; v90: Dec; scale: Dec } {
+  const env50 = point && new Map([...point].map(([k, q]) => [k, new Dec(q.n.toString()).div(q.d.toString())]));
+  const env90 = point && new Map([...point].map(([k, q]) => [k, new Dec90(q.n.toString()).div(q.d.toString()) as Dec]));
+  const v50 = dec50.eval(a, env50);
+  const scale = dec50.scale();
+  const v90 = dec90.eval(a, env90);
+  return { v50, v90, scale };
 }
 
 function qOf(d: Dec): Q {
@@ -126,8 +173,24 @@ function checkC(v: CV): CV {
   return v;
 }
 
+let complexScale = 0;
+
 /** double-precision complex value (principal branches, as mathjs) */
 export function evalComplex(a: Ast, env: ReadonlyMap<string, CV> | null): CV {
+  const v = evalComplexNode(a, env);
+  const m = typeof v === 'number' ? Math.abs(v) : Math.hypot(v.re, v.im);
+  if (m > complexScale) complexScale = m;
+  return v;
+}
+
+/** value plus the largest magnitude met at any node of this evaluation */
+export function evalComplexScaled(a: Ast, env: ReadonlyMap<string, CV> | null): { re: number; im: number; scale: number } {
+  complexScale = 0;
+  const v = evalComplex(a, env);
+  return typeof v === 'number' ? { re: v, im: 0, scale: complexScale } : { re: v.re, im: v.im, scale: complexScale };
+}
+
+function evalComplexNode(a: Ast, env: ReadonlyMap<string, CV> | null): CV {
   switch (a.k) {
     case 'num':
       return Number(a.text);

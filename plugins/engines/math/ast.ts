@@ -88,3 +88,24 @@ export function show(a: Ast): string {
     }
   }
 }
+
+export function sameTree(x: Ast, y: Ast): boolean {
+  if (x.k !== y.k) return false;
+  switch (x.k) {
+    case 'num':
+      return x.q.eq((y as typeof x).q);
+    case 'var':
+    case 'const':
+      return x.name === (y as typeof x).name;
+    case 'neg':
+      return sameTree(x.a, (y as typeof x).a);
+    case 'fn': {
+      const z = y as typeof x;
+      return x.name === z.name && x.args.length === z.args.length && x.args.every((a, i) => sameTree(a, z.args[i]));
+    }
+    default: {
+      const z = y as typeof x;
+      return sameTree(x.a, z.a) && sameTree(x.b, z.b);
+    }
+  }
+}

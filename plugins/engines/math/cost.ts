@@ -39,46 +39,70 @@ function constMagnitude(a: Ast): number | null {
  * or multiplies these estimates, so nested bases (`(10^300)^10000`) are caught without computing.
  */
 export function costDigits(a: Ast): number {
-  const s = digits(a);
-  if (s > MAX_RESULT_DIGITS) refuse('result_digits', `Estimated result exceeds ${MAX_RESULT_DIGITS} digits.`, { max: MAX_RESULT_DIGITS });
-  return s;
+  return size(a).s;
+}
+
+/** log10 of an integer-or-rational literal's numerator plus denominator */
+function literalLog(a: Extract<Ast, { k: 'num' }>): number {
+  const n = a.q.n < 0n ? -a.q.n : a.q.n;
+  const len = (x: bigint) => {
+    const t = x.toString();
+    return t.length - 1 + Math.log10(Number(t.slice(0, 15)) / 10 ** (Math.min(t.length, 15) - 1));
+  };
+  return (n === 0n ? 0 : len(n)) + len(a.q.d) + 0.01;
+}
+
+/** s: estimated digits; int: the subtree stays integral (sums then grow by one digit, not by the operands' sum) */
+interface Size {
+  s: number;
+  int: boolean;
+}
+
+function size(a: Ast): Size {
+  let r: Size;
+  switch (a.k) {
+    case 'num':
+      r = { s: literalLog(a), int: a.q.isInt() };
+      break;
+    case 'var':
+      r = { s: VAR_DIGITS, int: false };
+      break;
+    case 'const':
+      r = { s: 1, int: false };
+      break;
+    case 'neg':
+      r = size(a.a);
+      break;
+    case 'add':
+    case 'sub': {
+      const x = size(a.a);
+      const y = size(a.b);
+      r = x.int && y.int ? { s: Math.max(x.s, y.s) + 1, int: true } : { s: x.s + y.s + 1, int: false };
+      break;
+    }
+    case 'mul':
+    case 'div': {
+      const x = size(a.a);
+      const y = size(a.b);
+      r = { s: x.s + y.s, int: a.k === 'mul' && x.int && y.int };
+      break;
+    }
+    case 'pow':
+      r = powSize(a.a, a.b);
+      break;
+    case 'fn':
+      r = { s: fnDigits(a), int: a.name === 'factorial' || a.name === 'binomial' || a.name === 'floor' || a.name === 'ceil' };
+      break;
+  }
+  if (r.s > MAX_RESULT_DIGITS) refuse('result_digits', `Estimated result exceeds ${MAX_RESULT_DIGITS} digits.`, { max: MAX_RESULT_DIGITS });
+  return r;
 }
 
 function digits(a: Ast): number {
-  let s: number;
-  switch (a.k) {
-    case 'num':
-      s = a.q.digits();
-      break;
-    case 'var':
-      s = VAR_DIGITS;
-      break;
-    case 'const':
-      s = 1;
-      break;
-    case 'neg':
-      s = digits(a.a);
-      break;
-    case 'add':
-    case 'sub':
-      s = digits(a.a) + digits(a.b) + 1;
-      break;
-    case 'mul':
-    case 'div':
-      s = digits(a.a) + digits(a.b);
-      break;
-    case 'pow':
-      s = powDigits(a.a, a.b);
-      break;
-    case 'fn':
-      s = fnDigits(a);
-      break;
-  }
-  if (s > MAX_RESULT_DIGITS) refuse('result_digits', `Estimated result exceeds ${MAX_RESULT_DIGITS} digits.`, { max: MAX_RESULT_DIGITS });
-  return s;
+  return size(a).s;
 }
 
-function powDigits(base: Ast, exponent: Ast): number {
+function powSize(base: Ast, exponent: Ast): Size {
   if (!isConstant(exponent)) refuse('exponent', 'An exponent that depends on a variable cannot be bounded.');
   const ed = digits(exponent);
   // an exponent needing more than 6 digits is above the limit whatever its exact value (towers: 9^9^9, 2^(9^9))
@@ -86,7 +110,17 @@ function powDigits(base: Ast, exponent: Ast): number {
   const e = constMagnitude(exponent);
   if (e === null) refuse('exponent', 'The exponent cannot be bounded.');
   if (e > MAX_EXPONENT) refuse('exponent', `Exponent exceeds ${MAX_EXPONENT}.`, { max: MAX_EXPONENT });
-  return Math.max(1, digits(base) * Math.max(1, Math.ceil(e)));
+  const b = size(base);
+  return { s: Math.max(1, b.s * Math.max(1, e)), int: b.int && e === Math.floor(e) && constNonNegative(exponent) };
+}
+
+function constNonNegative(a: Ast): boolean {
+  try {
+    const r = exact(a, null, 'complex')?.rational();
+    return !!r && r.sign() >= 0;
+  } catch {
+    return false;
+  }
 }
 
 function fnDigits(a: Extract<Ast, { k: 'fn' }>): number {

@@ -1,18 +1,20 @@
 import { K, Q } from './field.js';
 import { exact, EvalError, type Domain } from './exact.js';
-import { approximate, Dec, type Approx } from './approx.js';
+import { Dec, evalComplexScaled, evalDecChecked, NeedComplex } from './approx.js';
 import { Builder, degrees, evalIR, irSize, type IR } from './ir.js';
-import { variables, type Ast } from './ast.js';
+import { sameTree, variables, type Ast } from './ast.js';
 
 export const MAX_GRID_POINTS = 20_000;
-const MAX_GRID_WORK = 3_000_000;
+/** grid points × IR nodes, and the sum of the degree bounds (which sets the size of the numbers) */
+const MAX_GRID_WORK = 1_000_000;
+const MAX_DEGREE_SUM = 600;
 /** a difference above this share of the operands' size is far outside 50-digit rounding error */
 const DEC_MARGIN = new Dec('1e-30');
 /** the same for double-precision complex evaluation (error ~1e-15 for the expression sizes admitted) */
 const FLOAT_MARGIN = 1e-8;
 
 export type Outcome =
-  | { kind: 'holds'; method: 'exact_evaluation' | 'exact_grid'; atoms: string[]; degree_bounds: number[]; grid_points: number }
+  | { kind: 'holds'; method: 'exact_evaluation' | 'exact_grid' | 'identical_sides'; atoms: string[]; degree_bounds: number[]; grid_points: number }
   | { kind: 'refuted'; method: 'exact_evaluation' | 'exact_grid' | 'exact_point' | 'numeric_point'; counterexample: Record<string, unknown> }
   | { kind: 'numeric_only'; points: number; reason: string }
   | { kind: 'unknown'; reason: string };
@@ -40,12 +42,15 @@ export function decideEquation(left: Ast, right: Ast, domain: Domain): Outcome {
   const b = new Builder(domain);
   const diff: IR = { t: 'sub', a: b.build(left), b: b.build(right) };
   const atoms = b.atoms.list;
+  // identical trees denote the same function (constant parts were checked for definedness while building)
+  if (sameTree(left, right)) return { kind: 'holds', method: 'identical_sides', atoms: [], degree_bounds: [], grid_points: 0 };
   const n = atoms.length;
   const deg = degrees(diff, n).num;
   const points = deg.reduce((p, d) => p * (d + 1), 1);
   const size = irSize(diff);
   const method = n === 0 ? 'exact_evaluation' : 'exact_grid';
-  if (points <= MAX_GRID_POINTS && points * size <= MAX_GRID_WORK) {
+  const degreeSum = deg.reduce((x, y) => x + y, 0);
+  if (points <= MAX_GRID_POINTS && points * size <= MAX_GRID_WORK && degreeSum <= MAX_DEGREE_SUM) {
     for (let s = 0; s < 4; s++) {
       const r = grid(diff, deg, n, s);
       if (r === 'undefined') continue;
@@ -82,25 +87,36 @@ function grid(diff: IR, deg: number[], n: number, s: number): 'zero' | 'undefine
   }
 }
 
-function magnitude(a: Approx): number {
-  return a.kind === 'real' ? a.value.abs().toNumber() : Math.hypot(a.re, a.im);
-}
+/** a difference counts only above this share of the largest intermediate magnitude, confirmed at 90 digits */
+const CONFIRM = new Dec('1e-3');
 
-function approxString(a: Approx): string {
-  if (a.kind === 'real') return a.value.toSignificantDigits(20).toString();
-  return `${a.re} ${a.im < 0 ? '-' : '+'} ${Math.abs(a.im)}i`;
-}
+type Numeric = { left: string; right: string; precision: 'decimal_50_90' | 'float'; differs: boolean };
 
-/** numeric refutation with a margin far above evaluation error, or null when the two values agree */
-function differs(l: Approx, r: Approx): boolean {
-  if (l.kind === 'real' && r.kind === 'real') {
-    const scale = Dec.max(1, l.value.abs(), r.value.abs());
-    return l.value.minus(r.value).abs().gt(scale.times(DEC_MARGIN));
+/**
+ * Numeric comparison at one point. Real values: 50 and 90 digits; they differ only when the 50-digit
+ * difference exceeds 1e-30 of the largest intermediate magnitude and the 90-digit run confirms it
+ * (cancellation of large terms cannot fake a difference). Complex values: doubles, 1e-8 of the scale.
+ */
+function compareAt(left: Ast, right: Ast, point: Map<string, Q>, domain: Domain): Numeric {
+  try {
+    const l = evalDecChecked(left, point);
+    const r = evalDecChecked(right, point);
+    const d50 = l.v50.minus(r.v50);
+    const d90 = l.v90.minus(r.v90);
+    const scale = Dec.max(1, l.scale, r.scale);
+    const differs = d50.abs().gt(scale.times(DEC_MARGIN)) && d50.minus(d90).abs().lte(d50.abs().times(CONFIRM));
+    return { left: l.v50.toSignificantDigits(20).toString(), right: r.v50.toSignificantDigits(20).toString(), precision: 'decimal_50_90', differs };
+  } catch (err) {
+    if (!(err instanceof NeedComplex)) throw err;
+    if (domain === 'real') throw new EvalError('domain', 'The value is not a real number.');
   }
-  const [lr, li] = l.kind === 'real' ? [l.value.toNumber(), 0] : [l.re, l.im];
-  const [rr, ri] = r.kind === 'real' ? [r.value.toNumber(), 0] : [r.re, r.im];
-  const scale = Math.max(1, magnitude(l), magnitude(r));
-  return Math.hypot(lr - rr, li - ri) > FLOAT_MARGIN * scale;
+  const env = new Map([...point].map(([k, q]) => [k, q.toNumber()]));
+  const l = evalComplexScaled(left, env);
+  const r = evalComplexScaled(right, env);
+  const scale = Math.max(1, l.scale, r.scale);
+  const differs = Math.hypot(l.re - r.re, l.im - r.im) > FLOAT_MARGIN * scale;
+  const text = (z: { re: number; im: number }) => (z.im === 0 ? String(z.re) : `${z.re} ${z.im < 0 ? '-' : '+'} ${Math.abs(z.im)}i`);
+  return { left: text(l), right: text(r), precision: 'float', differs };
 }
 
 /** evaluation at fixed points: a counterexample refutes; agreement alone is only numeric support */
@@ -110,6 +126,7 @@ function sample(left: Ast, right: Ast, domain: Domain): Outcome {
   let agreed = 0;
   for (let m = 0; m < count; m++) {
     const qs = vars.map((_, j) => SAMPLE[(m + 3 * j) % SAMPLE.length]);
+    const qEnv = new Map(vars.map((v, j) => [v, qs[j]]));
     const kEnv = new Map(vars.map((v, j) => [v, K.fromQ(qs[j])]));
     const point: Record<string, string> = Object.fromEntries(vars.map((v, j) => [v, qs[j].toString()]));
     try {
@@ -122,16 +139,9 @@ function sample(left: Ast, right: Ast, domain: Domain): Outcome {
         agreed++;
         continue;
       }
-      const dEnv = new Map(vars.map((v, j) => [v, new Dec(qs[j].n.toString()).div(qs[j].d.toString())]));
-      const cEnv = new Map(vars.map((v, j) => [v, qs[j].toNumber()]));
-      const la = approximate(left, dEnv, cEnv, domain);
-      const ra = approximate(right, dEnv, cEnv, domain);
-      if (differs(la, ra)) {
-        return {
-          kind: 'refuted',
-          method: 'numeric_point',
-          counterexample: { point, left: approxString(la), right: approxString(ra), precision: la.kind === 'real' && ra.kind === 'real' ? 'decimal_50' : 'float' },
-        };
+      const n = compareAt(left, right, qEnv, domain);
+      if (n.differs) {
+        return { kind: 'refuted', method: 'numeric_point', counterexample: { point, left: n.left, right: n.right, precision: n.precision } };
       }
       agreed++;
     } catch (err) {

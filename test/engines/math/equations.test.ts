@@ -111,3 +111,18 @@ t.test('an equation that is undefined at every point is not decided', async (t) 
   const o = v('1/(x-x) = 1');
   t.not(o.status, 'VERIFIED');
 });
+
+t.test('numeric refutation is confirmed at two precisions against the largest intermediate', async (t) => {
+  // a true identity the exact method cannot see through (√x kept opaque) with huge cancelling terms
+  const o = v('exp(100)*sqrt(x)^2 = exp(100)*x', { context: { domain: 'real' } });
+  t.not(o.status, 'VERIFIED', 'cancellation of 1e43-sized terms never looks like a counterexample');
+  const c = v('10^40*sqrt(x)^2 - 10^40*x = 0');
+  t.not(c.status === 'VERIFIED' && df(c).is_valid === false, true);
+});
+
+t.test('identical sides hold without evaluation cost', async (t) => {
+  const o = holds(t, '(x+1)^10000 = (x+1)^10000');
+  t.equal(df(o).method, 'identical_sides');
+  // beyond the grid bounds, an exact point still refutes
+  t.equal(df(refuted(t, '(x+1)^10000 = (x+1)^10000 + 1')).method, 'exact_point');
+});
