@@ -140,7 +140,7 @@ function bareValue(normalized: string, expr: Ast, ex: K | null, ap: Approx | nul
     is_valid: true,
     value: v.value,
     ...(ex ? { value_exact: exactValue(ex).exact } : {}),
-    ...(v.approx !== null ? { value_float: v.approx } : {}),
+    ...(v.approx !== null && Number.isFinite(v.approx) ? { value_float: v.approx } : {}),
     is_exact: ex !== null,
     simplified: ex ? exactValue(ex).exact : String(v.value),
     original: normalized,

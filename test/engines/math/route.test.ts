@@ -32,6 +32,13 @@ t.test('POST /verify/math runs the engine in the worker pool', async (t) => {
   t.equal(real.body.status, 'BLOCKED');
   t.equal(real.body.developer_fields.constraint_id, 'math_verifier.domain_error');
 
+  // huge exact values stay valid JSON against the response schema (no Infinity floats)
+  for (const expression of ['2^10000', 'sqrt(2)*10^299', 'exp(1000)', 'factorial(1000)/3', 'x^2 + x']) {
+    const r = await s.request('POST', '/verify/math', { apiKey: TEST_API_KEY, body: { expression } });
+    t.equal(r.status, 200, expression);
+    t.equal(r.body.status, 'UNVERIFIABLE', expression);
+  }
+
   const tol = await s.request('POST', '/verify/math', { apiKey: TEST_API_KEY, body: { expression: '100', expected_value: '95', tolerance: '10' } });
   t.equal(tol.status, 200);
   t.equal(tol.body.status, 'BLOCKED');
