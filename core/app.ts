@@ -11,6 +11,7 @@ import { Router } from './router.js';
 import { WorkerPools } from './workers.js';
 import { createPipeline } from './pipeline.js';
 import { resolvePlugins } from './plugin.js';
+import { kit } from './kit.js';
 import type { App, Authenticator, EngineDef, EngineHandle, OnReplyHook, Plugin, PreHandlerHook, RouteDef } from './types.js';
 
 export const SCHEMAS_DIR = new URL('../../schemas/', import.meta.url);
@@ -58,6 +59,7 @@ export async function createApp(opts: CreateOptions): Promise<Kernel> {
     log: log.child({ plugin: pluginName }),
     store,
     metrics,
+    kit,
     route(def) {
       router.add({ ...def, plugin: pluginName });
     },
@@ -79,6 +81,7 @@ export async function createApp(opts: CreateOptions): Promise<Kernel> {
           });
         },
       };
+      if (def.module) pools.prepare(def.pool?.name ?? 'engines', def.pool?.threads);
       engines.push({ def, handle });
       return handle;
     },

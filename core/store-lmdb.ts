@@ -34,7 +34,13 @@ class LmdbCollection<T> implements Collection<T> {
   }
 
   async delete(key: string): Promise<boolean> {
-    return this.db.remove(key);
+    // lmdb's remove() resolves true even for an absent key; the caller needs to know which it was
+    let existed = false;
+    await this.db.transaction(() => {
+      existed = this.db.doesExist(key);
+      if (existed) this.db.remove(key);
+    });
+    return existed;
   }
 
   async list(opts: ListOptions = {}): Promise<Entry<T>[]> {

@@ -3,6 +3,8 @@ import type { Logger } from 'pino';
 import type { Config } from './config.js';
 import type { Store } from './store.js';
 import type { Metrics } from './metrics.js';
+import type { PluginKit } from './kit.js';
+import type { DiagnosticResult } from './verdict.js';
 
 /**
  * The plugin contract. A plugin sees the kernel only through `App`; everything it adds (routes,
@@ -135,6 +137,8 @@ export interface App {
   readonly log: Logger;
   readonly store: Store;
   readonly metrics: Metrics;
+  /** verdict constructors, error types and hashing for plugins loaded from a path */
+  readonly kit: PluginKit;
   route(def: RouteDef): void;
   engine(def: EngineDef): EngineHandle;
   engines(): ReadonlyArray<{ name: string; version: string }>;
@@ -154,6 +158,15 @@ export interface App {
   /** share a runtime service between plugins without importing each other's internals */
   provide<T>(name: string, service: T): void;
   service<T>(name: string): T | undefined;
+}
+
+/**
+ * An engine's verification entry point, shared through `app.provide('verifier.<type>', v)` so that
+ * composite routes (batch, consensus, the A2A gateway) reach engines without importing them.
+ * `input` is the engine route's request body; the result is the engine's unified verdict.
+ */
+export interface Verifier {
+  verify(input: Record<string, unknown>, opts?: { signal?: AbortSignal; principal?: Principal | null }): Promise<DiagnosticResult>;
 }
 
 export interface Plugin {

@@ -35,11 +35,18 @@ export class WorkerPools {
     return !this.closed;
   }
 
+  /** Creates the pool now so its first thread starts while the server boots, not on the first request. */
+  prepare(name: string, threads?: number): void {
+    if (!this.closed) this.pool(name, threads ?? this.defaultThreads);
+  }
+
   private pool(name: string, threads: number): Piscina {
     let p = this.pools.get(name);
     if (!p) {
       p = new Piscina({
         filename: ENTRY.href,
+        // workers must not inherit a test runner's or profiler's loader hooks: they slow every thread start
+        execArgv: [],
         minThreads: Math.min(1, threads),
         maxThreads: threads,
         idleTimeout: 10 * 60_000,

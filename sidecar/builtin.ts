@@ -1,8 +1,10 @@
 import type { Plugin } from '../core/types.js';
 import health from '../plugins/health/index.js';
+import batch from '../plugins/batch/index.js';
+import sqlEngine from '../plugins/engines/sql/index.js';
 
 /**
  * The composition root: the one place that names the built-in plugins. Order matters only for
  * hooks (they run in registration order): authentication and limits register before audit.
  */
-export const builtinPlugins: Plugin[] = [health];
+export const builtinPlugins: Plugin[] = [health, sqlEngine, batch];

@@ -41,6 +41,8 @@ SIGTERM/SIGINT: stop accepting, finish in-flight requests, close the store; a se
       throw err;
     }
     const log = createLogger(config.log_level);
+    // A stray rejected promise is a bug to log, not a reason to drop every in-flight verification.
+    process.on('unhandledRejection', (err) => log.error({ err }, 'unhandled promise rejection'));
     if (config.error_tracking_dsn) log.warn('ERROR_TRACKING_DSN is set but no error-tracking client is bundled; ignoring it');
     let kernel;
     try {

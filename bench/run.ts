@@ -1,0 +1,51 @@
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { benchEngine, type EngineAdapter, type EngineReport } from './harness.js';
+
+/**
+ * `npm run bench`: every engine adapter in bench/engines/ on the shared corpus, then the A2A
+ * gateway against raw node:http. Figures are printed and written as JSON (bench-results.json) so
+ * runs can be compared; nothing here asserts on time.
+ */
+const ENGINES = ['math', 'logic', 'sql', 'code'];
+const corpusDir = process.env.BENCH_CORPUS_DIR ?? fileURLToPath(new URL('../../../shared/corpus/', import.meta.url));
+const only = process.argv.slice(2);
+
+async function main(): Promise<void> {
+  if (!existsSync(corpusDir)) throw new Error(`corpus not found at ${corpusDir} (set BENCH_CORPUS_DIR)`);
+  const reports: EngineReport[] = [];
+  for (const name of ENGINES) {
+    if (only.length && !only.includes(name)) continue;
+    const file = new URL(`./engines/${name}.js`, import.meta.url);
+    if (!existsSync(fileURLToPath(file))) {
+      console.log(`${name}: no adapter (bench/engines/${name}.ts)`);
+      continue;
+    }
+    const adapter = (await import(file.href)) as EngineAdapter;
+    const r = await benchEngine(name, adapter, corpusDir);
+    reports.push(r);
+    console.log(
+      `${name.padEnd(6)} ${String(r.lines).padStart(4)} lines  ${String(r.ops_per_sec).padStart(9)} ops/s  p50 ${r.p50_ms} ms  p99 ${r.p99_ms} ms  ` +
+        `correct ${r.correct}  wrong ${r.wrong}  error ${r.error}  crash ${r.crash}`,
+    );
+    for (const [tag, c] of Object.entries(r.by_tag)) {
+      console.log(`         ${tag.padEnd(14)} correct ${c.correct}  wrong ${c.wrong}  error ${c.error}  crash ${c.crash}`);
+    }
+    if (r.wrong_ids.length) console.log(`         wrong: ${r.wrong_ids.join(', ')}`);
+  }
+  let a2a: unknown = null;
+  const a2aFile = new URL('./a2a.js', import.meta.url);
+  if ((!only.length || only.includes('a2a')) && existsSync(fileURLToPath(a2aFile))) {
+    const mod = (await import(a2aFile.href)) as { runA2ABench(): Promise<unknown> };
+    a2a = await mod.runA2ABench();
+    console.log('a2a', JSON.stringify(a2a, null, 2));
+  }
+  const { writeFileSync } = await import('node:fs');
+  writeFileSync('bench-results.json', JSON.stringify({ at: new Date().toISOString(), node: process.version, engines: reports, a2a }, null, 2));
+  process.exit(0);
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});

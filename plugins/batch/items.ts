@@ -1,0 +1,35 @@
+import type { Verifier } from '../../core/types.js';
+
+export const ITEM_TYPES = ['natural_language', 'logic', 'math', 'code', 'fact', 'sql'] as const;
+export type ItemType = (typeof ITEM_TYPES)[number];
+
+export interface BatchItem {
+  query: string;
+  type?: ItemType;
+  params?: Record<string, unknown>;
+}
+
+/**
+ * A batch item names its payload `query` whatever the engine; each engine's own request names it
+ * differently. This is the one place that maps an item onto the engine route's body, so a batch
+ * item and a direct call are verified by exactly the same code.
+ */
+export function engineInput(type: ItemType, item: BatchItem): Record<string, unknown> {
+  const params = item.params ?? {};
+  switch (type) {
+    case 'math':
+      return { ...params, expression: item.query };
+    case 'code':
+      return { ...params, code: item.query };
+    case 'fact':
+      return { ...params, claim: item.query };
+    case 'sql':
+    case 'logic':
+    case 'natural_language':
+      return { ...params, query: item.query };
+  }
+}
+
+export function verifierFor(lookup: (name: string) => Verifier | undefined, type: ItemType): Verifier | undefined {
+  return lookup(`verifier.${type}`);
+}

@@ -1,0 +1,65 @@
+import type { App, Principal } from '../../core/types.js';
+import { blocked, unverifiable, type DiagnosticResult } from '../../core/verdict.js';
+import { BatchConstraints } from './errors.js';
+import { engineInput, verifierFor, type BatchItem, type ItemType } from './items.js';
+
+/**
+ * What the batch needs from the attestation plugin for math items (spec: math items pass the trust
+ * gate with attestation required). Provided as the `attestation.batch` service; absent means no
+ * signer, which fails closed exactly like a signing failure.
+ */
+export interface BatchAttestor {
+  gate(diagnostic: DiagnosticResult, subject: { engine: string; query: string }): Promise<{ result: DiagnosticResult; attestation?: string }>;
+}
+
+export interface ItemResult {
+  index: number;
+  type: ItemType;
+  query: string;
+  result: DiagnosticResult;
+  attestation?: string;
+}
+
+/** Items run concurrently, a bounded number at a time so one batch cannot monopolise the engine pools. */
+const CONCURRENCY = 8;
+
+export async function runBatch(app: App, items: BatchItem[], principal: Principal | null, signal: AbortSignal): Promise<ItemResult[]> {
+  const out: ItemResult[] = new Array(items.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const index = next++;
+      out[index] = await runItem(app, items[index], index, principal, signal);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(CONCURRENCY, items.length) }, worker));
+  return out;
+}
+
+async function runItem(app: App, item: BatchItem, index: number, principal: Principal | null, signal: AbortSignal): Promise<ItemResult> {
+  const type = item.type ?? 'natural_language';
+  const base = { index, type, query: item.query };
+  const verifier = verifierFor((n) => app.service(n), type);
+  if (!verifier) {
+    return { ...base, result: blocked(`No ${type} engine is available on this server.`, BatchConstraints.engineUnavailable, { is_valid: false }) };
+  }
+  let result: DiagnosticResult;
+  try {
+    result = await verifier.verify(engineInput(type, item), { signal, principal });
+  } catch (err) {
+    app.log.warn({ err, type, index }, 'batch item failed');
+    return { ...base, result: blocked('This item could not be verified.', BatchConstraints.itemFailed, { is_valid: false }) };
+  }
+  if (type !== 'math' || result.status !== 'VERIFIED') return { ...base, result };
+  const attestor = app.service<BatchAttestor>('attestation.batch');
+  if (!attestor) {
+    return { ...base, result: unverifiable('No attestation could be issued for this result.', { ...result.developer_fields, constraint_id: BatchConstraints.signingError }) };
+  }
+  try {
+    const gated = await attestor.gate(result, { engine: 'math', query: item.query });
+    return { ...base, result: gated.result, ...(gated.attestation ? { attestation: gated.attestation } : {}) };
+  } catch (err) {
+    app.log.error({ err, index }, 'batch attestation failed');
+    return { ...base, result: unverifiable('No attestation could be issued for this result.', { ...result.developer_fields, constraint_id: BatchConstraints.signingError }) };
+  }
+}

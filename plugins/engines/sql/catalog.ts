@@ -1,0 +1,41 @@
+/** Name lists the rules decide on, kept apart so docs and tests can cite them. */
+
+/** System catalogs: reading them dumps the schema or server state. */
+const CATALOG_TABLES = new Set([
+  'sqlite_master', 'sqlite_schema', 'sqlite_temp_master', 'sqlite_temp_schema', 'sqlite_sequence', 'sqlite_stat1',
+  'sqlite_stat4', 'sysobjects', 'syscolumns', 'sysusers', 'syslogins', 'sysdatabases', 'all_tables', 'all_users',
+  'dba_users', 'user_tables',
+]);
+const CATALOG_SCHEMAS = new Set(['information_schema', 'pg_catalog', 'mysql', 'performance_schema', 'sys', 'master', 'msdb']);
+
+export function isCatalog(db: string | null, table: string): boolean {
+  const t = table.toLowerCase();
+  if (db && CATALOG_SCHEMAS.has(db.toLowerCase())) return true;
+  return CATALOG_TABLES.has(t) || t.startsWith('pg_') || t.startsWith('sqlite_');
+}
+
+/**
+ * Time-based, file, network and code-loading functions: their only use in a query the gateway
+ * admits would be blind injection, file exfiltration or code loading.
+ */
+export const DANGEROUS_FUNCTIONS = new Set([
+  'sleep', 'pg_sleep', 'pg_sleep_for', 'pg_sleep_until', 'benchmark', 'waitfor',
+  'load_file', 'load_extension', 'readfile', 'writefile', 'edit', 'fts3_tokenizer',
+  'pg_read_file', 'pg_read_binary_file', 'pg_ls_dir', 'pg_stat_file', 'lo_import', 'lo_export',
+  'dblink', 'dblink_exec', 'dblink_connect', 'xp_cmdshell', 'xp_dirtree', 'xp_fileexist', 'xp_regread',
+  'sys_exec', 'sys_eval', 'openrowset', 'opendatasource', 'openquery', 'sp_oacreate', 'sp_execute_external_script',
+]);
+
+/**
+ * Credential columns (documented rule): a column whose name, split on `_`, contains one of these
+ * words, or is one of the joined forms. `salary` and other sensitive-but-not-credential data are
+ * not credentials: the gateway blocks reading secrets that authenticate, not business data.
+ */
+const CREDENTIAL_WORDS = new Set(['password', 'passwd', 'pwd', 'passphrase', 'secret', 'token', 'credential', 'credentials', 'apikey', 'privatekey']);
+const CREDENTIAL_JOINED = ['api_key', 'private_key', 'secret_key', 'access_key', 'pass_hash', 'pw_hash'];
+
+export function isCredentialColumn(name: string): boolean {
+  const n = name.toLowerCase();
+  if (CREDENTIAL_JOINED.some((j) => n === j || n.startsWith(j + '_') || n.endsWith('_' + j) || n.includes('_' + j + '_'))) return true;
+  return n.split(/[^a-z0-9]+/).some((w) => CREDENTIAL_WORDS.has(w));
+}

@@ -1,0 +1,196 @@
+import { nameOf, type Node } from './parse.js';
+
+/**
+ * Constant folding of predicate expressions, with SQLite's truthiness (a string is true when its
+ * numeric prefix is non-zero). Returns undefined when the value depends on data, so a tautology is
+ * only reported when the predicate is true for every row.
+ */
+type V = number | string | boolean | null;
+
+/**
+ * MySQL and MariaDB read `||` as OR and `&&` as AND (default sql_mode). Set for the duration of one
+ * synchronous rule pass by `withLogicalPipes`.
+ */
+let pipesAreLogical = false;
+export function withLogicalPipes<T>(on: boolean, fn: () => T): T {
+  const before = pipesAreLogical;
+  pipesAreLogical = on;
+  try { return fn(); } finally { pipesAreLogical = before; }
+}
+export function logicalOp(op: unknown): string {
+  const o = String(op).toUpperCase();
+  if (pipesAreLogical && o === '||') return 'OR';
+  if (o === '&&') return 'AND';
+  return o;
+}
+const UNKNOWN = Symbol('unknown');
+type R = V | typeof UNKNOWN;
+
+function num(v: V): number | null {
+  if (v === null) return null;
+  if (typeof v === 'boolean') return v ? 1 : 0;
+  if (typeof v === 'number') return v;
+  const m = /^\s*[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?/.exec(v);
+  return m ? Number(m[0]) : 0;
+}
+
+export function truthy(v: V): boolean | null {
+  const n = num(v);
+  return n === null ? null : n !== 0;
+}
+
+function sameColumn(a: Node, b: Node): boolean {
+  return a?.type === 'column_ref' && b?.type === 'column_ref' &&
+    String(nameOf(a.column)).toLowerCase() === String(nameOf(b.column)).toLowerCase() &&
+    String(nameOf(a.table) ?? '').toLowerCase() === String(nameOf(b.table) ?? '').toLowerCase();
+}
+
+function cmp(op: string, a: V, b: V): R {
+  if (a === null || b === null) return null;
+  const bothNum = typeof a !== 'string' && typeof b !== 'string';
+  const x: number | string = bothNum ? num(a)! : String(a);
+  const y: number | string = bothNum ? num(b)! : String(b);
+  switch (op) {
+    case '=': case '==': case 'IS': return x === y;
+    case '!=': case '<>': case 'IS NOT': return x !== y;
+    case '<': return x < y;
+    case '>': return x > y;
+    case '<=': return x <= y;
+    case '>=': return x >= y;
+  }
+  return UNKNOWN;
+}
+
+function likeAll(pattern: V): boolean {
+  return typeof pattern === 'string' && /^%+$/.test(pattern);
+}
+
+export function evalConst(e: unknown): R {
+  if (!e || typeof e !== 'object') return UNKNOWN;
+  const n = e as Node;
+  switch (n.type) {
+    case 'number': return typeof n.value === 'number' ? n.value : Number(n.value);
+    case 'bool': case 'boolean': return !!n.value;
+    case 'null': return null;
+    case 'single_quote_string': case 'string': case 'natural_string': case 'double_quote_string':
+      return String(n.value);
+    case 'full_hex_string': { const v = parseInt(String(n.value), 16); return Number.isFinite(v) ? v : UNKNOWN; }
+    case 'cast': {
+      const v = evalConst(n.expr);
+      if (v === UNKNOWN || v === null) return v;
+      const target = String(n.target?.[0]?.dataType ?? n.target?.dataType ?? '').toUpperCase();
+      if (/INT|NUM|REAL|FLOA|DOUB|DEC|BOOL/.test(target)) { const x = num(v); return x === null ? null : /INT|BOOL/.test(target) ? Math.trunc(x) : x; }
+      if (/CHAR|TEXT|STRING|CLOB/.test(target)) return typeof v === 'boolean' ? (v ? '1' : '0') : String(v);
+      return UNKNOWN;
+    }
+    case 'function': return evalFunction(n);
+    case 'select': return constSelect(n);
+    case 'unary_expr': {
+      const v = evalConst(n.expr);
+      if (v === UNKNOWN) return UNKNOWN;
+      const op = String(n.operator).toUpperCase();
+      if (op === 'NOT' || op === '!') { const t = truthy(v); return t === null ? null : !t; }
+      if (op === '-') { const x = num(v); return x === null ? null : -x; }
+      if (op === '+') return v;
+      return UNKNOWN;
+    }
+    case undefined:
+      // node-sql-parser wraps subqueries as {tableList, columnList, ast}
+      return n.ast && typeof n.ast === 'object' ? constSelect(n.ast) : UNKNOWN;
+    case 'expr_list':
+      return Array.isArray(n.value) && n.value.length === 1 ? evalConst(n.value[0]) : UNKNOWN;
+    case 'binary_expr': {
+      const op = logicalOp(n.operator);
+      if ((op === '=' || op === '==' || op === 'IS' || op === '<=' || op === '>=') && sameColumn(n.left, n.right)) return true;
+      const l = evalConst(n.left);
+      if (op === 'IS' || op === 'IS NOT') {
+        const r = evalConst(n.right);
+        if (l === UNKNOWN || r === UNKNOWN) return UNKNOWN;
+        const same = l === null || r === null ? l === r : cmp('=', l, r) === true;
+        return op === 'IS' ? same : !same;
+      }
+      if (op === 'OR') { const r = evalConst(n.right); if ((l !== UNKNOWN && truthy(l) === true) || (r !== UNKNOWN && truthy(r) === true)) return true; if (l === UNKNOWN || r === UNKNOWN) return UNKNOWN; return (truthy(l) === false && truthy(r) === false) ? false : null; }
+      if (op === 'AND') { const r = evalConst(n.right); if ((l !== UNKNOWN && truthy(l) === false) || (r !== UNKNOWN && truthy(r) === false)) return false; if (l === UNKNOWN || r === UNKNOWN) return UNKNOWN; return truthy(l) && truthy(r); }
+      if (l === UNKNOWN) return UNKNOWN;
+      if (op === 'IN' || op === 'NOT IN') {
+        const list = n.right?.type === 'expr_list' && Array.isArray(n.right.value) ? n.right.value.map(evalConst) : null;
+        if (!list || list.some((x: R) => x === UNKNOWN)) return UNKNOWN;
+        const hit = list.some((x: R) => cmp('=', l, x as V) === true);
+        return op === 'IN' ? hit : !hit;
+      }
+      if (op === 'BETWEEN' || op === 'NOT BETWEEN') {
+        const vals = n.right?.value;
+        if (!Array.isArray(vals) || vals.length !== 2) return UNKNOWN;
+        const lo = evalConst(vals[0]); const hi = evalConst(vals[1]);
+        if (lo === UNKNOWN || hi === UNKNOWN) return UNKNOWN;
+        const inside = cmp('>=', l, lo) === true && cmp('<=', l, hi) === true;
+        return op === 'BETWEEN' ? inside : !inside;
+      }
+      const r = evalConst(n.right);
+      if (r === UNKNOWN) return UNKNOWN;
+      if (op === 'LIKE' && typeof l === 'string' && likeAll(r)) return true;
+      if (['+', '-', '*', '/', '%'].includes(op)) {
+        const a = num(l); const b = num(r);
+        if (a === null || b === null) return null;
+        if ((op === '/' || op === '%') && b === 0) return null;
+        return op === '+' ? a + b : op === '-' ? a - b : op === '*' ? a * b : op === '/' ? a / b : a % b;
+      }
+      if (op === '||') return l === null || r === null ? null : String(l) + String(r);
+      return cmp(op, l as V, r as V);
+    }
+  }
+  return UNKNOWN;
+}
+
+/** A SELECT with no FROM, WHERE or set operation yields exactly its one constant column. */
+function constSelect(s: Node): R {
+  if (s?.type !== 'select' || s.from || s.where || s._next || s.having || s.groupby?.columns || !Array.isArray(s.columns) || s.columns.length !== 1) return UNKNOWN;
+  return evalConst(s.columns[0]?.expr);
+}
+
+function args(n: Node): unknown[] {
+  return Array.isArray(n.args?.value) ? n.args.value : n.args?.expr ? [n.args.expr] : [];
+}
+
+/** Deterministic scalar functions over constants; anything else depends on data or state. */
+function evalFunction(n: Node): R {
+  const parts = Array.isArray(n.name?.name) ? n.name.name : [n.name];
+  const fn = String(nameOf(parts[parts.length - 1]) ?? '').toLowerCase();
+  const a = args(n);
+  if (fn === 'exists') {
+    const sub = (a[0] as Node)?.ast ?? a[0];
+    return constSelect(sub as Node) === UNKNOWN ? UNKNOWN : true;
+  }
+  if (fn === 'not' && a.length === 1) {
+    // the sqlite grammar returns `NOT (…)` as a call to NOT
+    const v = evalConst(a[0]);
+    if (v === UNKNOWN) return UNKNOWN;
+    const b = truthy(v as V);
+    return b === null ? null : !b;
+  }
+  const vals = a.map(evalConst);
+  if (vals.some((v) => v === UNKNOWN)) return UNKNOWN;
+  const v = vals as V[];
+  switch (fn) {
+    case 'coalesce': case 'ifnull': case 'nvl': case 'isnull': return v.find((x) => x !== null) ?? null;
+    case 'abs': { const x = v.length === 1 ? num(v[0]) : null; return x === null ? null : Math.abs(x); }
+    case 'lower': return v.length === 1 && v[0] !== null ? String(v[0]).toLowerCase() : UNKNOWN;
+    case 'upper': return v.length === 1 && v[0] !== null ? String(v[0]).toUpperCase() : UNKNOWN;
+    case 'length': return v.length === 1 && v[0] !== null ? String(v[0]).length : UNKNOWN;
+  }
+  return UNKNOWN;
+}
+
+export function hasColumnRef(e: unknown): boolean {
+  if (!e || typeof e !== 'object') return false;
+  if (Array.isArray(e)) return e.some(hasColumnRef);
+  const n = e as Node;
+  if (n.type === 'column_ref') return true;
+  return Object.entries(n).some(([k, v]) => k !== 'tableList' && k !== 'columnList' && v && typeof v === 'object' && hasColumnRef(v));
+}
+
+/** true only when the expression is true for every row */
+export function alwaysTrue(e: unknown): boolean {
+  const v = evalConst(e);
+  return v !== UNKNOWN && truthy(v) === true;
+}

@@ -1,0 +1,127 @@
+import { blocked, verified, type DiagnosticResult } from '../../../core/verdict.js';
+import { sha256Hex } from '../../../core/canonical.js';
+import { resolveDialect, type DialectInfo } from './dialects.js';
+import { parseSchema, parseSql } from './parse.js';
+import { tokenize } from './tokens.js';
+import { commentRules, fallbackRules, treeRules } from './rules.js';
+import { analyzeStatement, type Facts, type Issue } from './schema-check.js';
+import { dryRun } from './dryrun.js';
+import { sqlJs } from './sqljs.js';
+import { ENGINE_NAME, ENGINE_VERSION, LIMITS } from './meta.js';
+
+/** Runs inside a worker thread: plain JSON in, a DiagnosticResult out. */
+export { ENGINE_NAME, ENGINE_VERSION, LIMITS };
+
+export interface SqlInput {
+  query: string;
+  schema_ddl: string;
+  dialect?: string;
+  allow_writes?: boolean;
+}
+
+const C = {
+  parse: 'sql_verifier.parse_error',
+  schema: 'sql_verifier.schema_parse_error',
+  complexity: 'sql_verifier.complexity_limit_exceeded',
+  execution: 'sql_verifier.execution_error',
+} as const;
+
+function publicIssue(i: Issue) {
+  const { rule, message, statement, detail } = i;
+  return { rule, message, location: { statement, ...(detail ?? {}) } };
+}
+
+function result(d: DialectInfo, input: SqlInput, allowWrites: boolean, fields: Record<string, unknown>, admit: boolean, message: string): DiagnosticResult {
+  const evidence = {
+    engine: ENGINE_NAME,
+    engine_version: ENGINE_VERSION,
+    input: { dialect: d.name, query: input.query, schema_sha256: sha256Hex(input.schema_ddl) },
+    parameters: { allow_writes: allowWrites },
+    result: {
+      is_valid: fields.is_valid,
+      malicious_classification: fields.malicious_classification,
+      rules: (fields.issues as Array<{ rule: string }>).map((i) => i.rule),
+      complexity: fields.complexity ?? null,
+    },
+  };
+  return verified(message, fields, evidence, admit ? 'ADMIT' : 'BLOCKED');
+}
+
+/** Warm-up hook for the worker: initialise sql.js once per thread. */
+export async function warm(): Promise<boolean> {
+  await sqlJs();
+  return true;
+}
+
+export async function verify(input: SqlInput): Promise<DiagnosticResult> {
+  const allowWrites = input.allow_writes === true;
+  const d = resolveDialect(input.dialect);
+  const base = { dialect: input.dialect ?? 'sqlite', is_valid: false, malicious_classification: false };
+  if (!d) return blocked(`unsupported dialect "${String(input.dialect)}"`, C.parse, base, 'BLOCKED');
+  const common = { ...base, dialect: d.name, allow_writes: allowWrites };
+  if (typeof input.query !== 'string' || typeof input.schema_ddl !== 'string') {
+    return blocked('query and schema_ddl must be strings', C.parse, common, 'BLOCKED');
+  }
+  if (input.query.length > LIMITS.query_chars || input.schema_ddl.length > LIMITS.schema_ddl_chars) {
+    return blocked('query or schema_ddl exceeds the size limit', C.complexity, {
+      ...common, measured: { query_chars: input.query.length, schema_ddl_chars: input.schema_ddl.length }, limits: LIMITS,
+    }, 'BLOCKED');
+  }
+  if (!input.query.trim()) return blocked('query is empty', C.parse, common, 'BLOCKED');
+
+  const schema = await parseSchema(input.schema_ddl, d);
+  if (!schema.ok) return blocked(`schema_ddl could not be parsed: ${schema.message}`, C.schema, { ...common, error: schema.message }, 'BLOCKED');
+  const fields0 = { ...common, schema_source: schema.source, schema_tables: schema.schema.size };
+
+  const tokens = tokenize(input.query, d);
+  const parsed = parseSql(input.query, d);
+  if (!parsed.ok) {
+    // The grammar rejected the text; a write/admin keyword in statement position still proves intent.
+    const fb = [...fallbackRules(tokens), ...commentRules(input.query, tokens, d)];
+    const parseError = { message: parsed.message, line: parsed.line, column: parsed.column };
+    if (fb.length) {
+      const issues = fb.map(publicIssue);
+      return result(d, input, allowWrites, { ...fields0, malicious_classification: true, issues, parse_error: parseError, decided_on: 'tokens' }, false,
+        `malicious SQL: ${[...new Set(fb.map((i) => i.rule))].join(', ')}`);
+    }
+    return blocked(`query could not be parsed: ${parsed.message}`, C.parse, { ...fields0, error: parsed.message, location: { line: parsed.line, column: parsed.column } }, 'BLOCKED');
+  }
+
+  const stmts = parsed.statements;
+  const facts: Facts[] = stmts.map((s, i) => analyzeStatement(s, i, schema.schema));
+  const malicious: Issue[] = [...treeRules(stmts, allowWrites, d), ...commentRules(input.query, tokens, d)];
+  facts.forEach((f, i) => {
+    for (const t of new Set(f.catalogReads)) malicious.push({ rule: 'system_catalog', message: `reads system catalog ${t}`, statement: i, detail: { table: t } });
+    for (const t of new Set(f.unionForeign)) malicious.push({ rule: 'union_exfiltration', message: `UNION branch reads "${t}", which is not in the schema`, statement: i, detail: { table: t } });
+    for (const c of new Set(f.credentialReads)) malicious.push({ rule: 'credential_read', message: `projects credential column ${c}`, statement: i, detail: { column: c } });
+  });
+  const complexity = facts.reduce((acc, f) => ({
+    tables: acc.tables + f.complexity.tables,
+    joins: acc.joins + f.complexity.joins,
+    subquery_depth: Math.max(acc.subquery_depth, f.complexity.subquery_depth),
+    set_operations: acc.set_operations + f.complexity.set_operations,
+  }), { tables: 0, joins: 0, subquery_depth: 0, set_operations: 0 });
+  const fields = { ...fields0, statement_count: stmts.length, complexity };
+
+  if (malicious.length) {
+    const issues = malicious.map(publicIssue);
+    return result(d, input, allowWrites, { ...fields, malicious_classification: true, issues }, false,
+      `malicious SQL: ${[...new Set(malicious.map((i) => i.rule))].join(', ')}`);
+  }
+  const over = (Object.keys(complexity) as Array<keyof typeof complexity>).filter((k) => complexity[k] > LIMITS[k]);
+  if (over.length) {
+    return blocked(`query exceeds complexity limits (${over.join(', ')})`, C.complexity, { ...fields, measured: complexity, limits: LIMITS, exceeded: over }, 'BLOCKED');
+  }
+  const invalid = facts.flatMap((f) => f.issues);
+  if (invalid.length) {
+    const issues = invalid.map(publicIssue);
+    return result(d, input, allowWrites, { ...fields, issues }, false, `query does not match the schema: ${issues[0].message}`);
+  }
+  let dry: Record<string, unknown> = { performed: false, reason: 'dry run is available for the sqlite dialect only' };
+  if (d.name === 'sqlite') {
+    const r = await dryRun(input.schema_ddl, input.query);
+    if (!r.ok) return blocked(`SQLite rejected the query: ${r.message}`, C.execution, { ...fields, error: r.message }, 'BLOCKED');
+    dry = { performed: true, mode: 'EXPLAIN QUERY PLAN', plan: r.plan };
+  }
+  return result(d, input, allowWrites, { ...fields, is_valid: true, issues: [], dry_run: dry }, true, 'query is valid against the schema and no malicious construct was found');
+}

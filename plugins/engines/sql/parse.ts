@@ -1,0 +1,142 @@
+import nsp from 'node-sql-parser';
+import type { DialectInfo } from './dialects.js';
+import { statementsOf, tokenize } from './tokens.js';
+import { sqlJs } from './sqljs.js';
+import { Lru } from './cache.js';
+
+/** node-sql-parser AST nodes are plain JSON; we read them structurally. */
+export type Node = Record<string, any>;
+
+const parser = new nsp.Parser();
+
+export interface ParseOk { ok: true; statements: Node[] }
+export interface ParseFail { ok: false; message: string; line?: number; column?: number }
+
+function failure(e: unknown): ParseFail {
+  const err = e as { message?: string; found?: unknown; location?: { start?: { line?: number; column?: number } } };
+  const loc = err?.location?.start;
+  // The generated parser's message lists every expected token; report where and what instead.
+  const msg = loc
+    ? `syntax error at line ${loc.line}, column ${loc.column}: unexpected ${err.found == null ? 'end of input' : JSON.stringify(String(err.found))}`
+    : String(err?.message ?? 'parse error').split('\n')[0].slice(0, 200);
+  return { ok: false, message: msg, line: loc?.line, column: loc?.column };
+}
+
+export function parseSql(sql: string, d: DialectInfo): ParseOk | ParseFail {
+  try {
+    const ast = parser.astify(sql, { database: d.parserDb }) as unknown;
+    const list = (Array.isArray(ast) ? ast : [ast]).filter((s): s is Node => !!s && typeof s === 'object');
+    if (list.length === 0) return { ok: false, message: 'no statement' };
+    return { ok: true, statements: list };
+  } catch (e) {
+    return failure(e);
+  }
+}
+
+/** lower-cased table name → its lower-cased column names */
+export type Schema = Map<string, Set<string>>;
+
+export function nameOf(v: unknown): string | null {
+  if (typeof v === 'string') return v;
+  if (v && typeof v === 'object') {
+    const o = v as Node;
+    if (o.expr && typeof o.expr === 'object') return nameOf(o.expr.value ?? o.expr);
+    if (typeof o.value === 'string') return o.value;
+  }
+  return null;
+}
+
+/** Output column names of a SELECT used as a view body (best effort: `*` expands known tables). */
+function viewColumns(sel: Node, schema: Schema): Set<string> {
+  const cols = new Set<string>();
+  for (const c of Array.isArray(sel?.columns) ? sel.columns : []) {
+    const e = c?.expr;
+    if (c?.as) cols.add(String(nameOf(c.as)).toLowerCase());
+    else if (e?.type === 'column_ref' && nameOf(e.column) === '*') {
+      for (const f of sel.from ?? []) for (const x of schema.get(String(f.table).toLowerCase()) ?? []) cols.add(x);
+    } else if (e?.type === 'column_ref') cols.add(String(nameOf(e.column)).toLowerCase());
+  }
+  return cols;
+}
+
+export type SchemaResult = { ok: true; schema: Schema; source: 'node-sql-parser' | 'sqlite' } | { ok: false; message: string };
+
+function fromAst(stmts: Node[]): { ok: true; schema: Schema } | { ok: false; message: string } {
+  const schema: Schema = new Map();
+  for (const s of stmts) {
+    if (s.type !== 'create') return { ok: false, message: `schema_ddl may only hold CREATE statements, found ${String(s.type).toUpperCase()}` };
+    if (s.keyword === 'table') {
+      const name = String(s.table?.[0]?.table ?? '').toLowerCase();
+      const cols = new Set<string>();
+      for (const def of s.create_definitions ?? []) {
+        if (def?.resource === 'column') cols.add(String(nameOf(def.column?.column)).toLowerCase());
+      }
+      if (s.as || s.query_expr) return { ok: false, message: 'CREATE TABLE … AS SELECT is not a schema definition' };
+      schema.set(name, cols);
+    } else if (s.keyword === 'view') {
+      const name = String(s.view?.view ?? nameOf(s.view) ?? '').toLowerCase();
+      schema.set(name, viewColumns(s.select, schema));
+    }
+    // indexes and triggers add no names to resolve
+  }
+  if (schema.size === 0) return { ok: false, message: 'schema_ddl defines no table' };
+  return { ok: true, schema };
+}
+
+/**
+ * DDL that node-sql-parser's grammar rejects is read by SQLite itself: the DDL is
+ * run in a throw-away in-memory database (only after every statement is shown to be a CREATE) and
+ * the tables and columns come from sqlite_master and pragma table_info.
+ */
+async function fromSqlite(ddl: string, d: DialectInfo): Promise<SchemaResult> {
+  for (const st of statementsOf(tokenize(ddl, d))) {
+    if (st[0]?.kind !== 'word' || st[0].text.toUpperCase() !== 'CREATE') {
+      return { ok: false, message: 'schema_ddl may only hold CREATE statements' };
+    }
+  }
+  const SQL = await sqlJs();
+  const db = new SQL.Database();
+  try {
+    db.exec(ddl);
+    const schema: Schema = new Map();
+    const names = db.exec("SELECT name FROM sqlite_master WHERE type IN ('table','view')")[0]?.values ?? [];
+    for (const [name] of names) {
+      const info = db.exec(`SELECT name FROM pragma_table_info(${sqlString(String(name))})`)[0]?.values ?? [];
+      schema.set(String(name).toLowerCase(), new Set(info.map((r) => String(r[0]).toLowerCase())));
+    }
+    if (schema.size === 0) return { ok: false, message: 'schema_ddl defines no table' };
+    return { ok: true, schema, source: 'sqlite' };
+  } catch (e) {
+    return { ok: false, message: String((e as Error)?.message ?? e).slice(0, 300) };
+  } finally {
+    db.close();
+  }
+}
+
+export function sqlString(s: string): string {
+  return "'" + s.replace(/'/g, "''") + "'";
+}
+
+const schemas = new Lru<SchemaResult>(32);
+
+/** Cached per worker by dialect and DDL text; a Schema is only ever read. */
+export async function parseSchema(ddl: string, d: DialectInfo): Promise<SchemaResult> {
+  const key = d.name + '\u0000' + ddl;
+  const hit = schemas.get(key);
+  if (hit) return hit;
+  const r = await readSchema(ddl, d);
+  schemas.set(key, r);
+  return r;
+}
+
+async function readSchema(ddl: string, d: DialectInfo): Promise<SchemaResult> {
+  const r = parseSql(ddl, d);
+  if (r.ok) {
+    const s = fromAst(r.statements);
+    return s.ok ? { ok: true, schema: s.schema, source: 'node-sql-parser' } : s;
+  }
+  // node-sql-parser's grammars miss some valid DDL (the mysql grammar rejects column-level
+  // REFERENCES, for instance); SQLite's own reading of it is the fallback for every dialect.
+  const viaSqlite = await fromSqlite(ddl, d);
+  return viaSqlite.ok ? viaSqlite : { ok: false, message: d.name === 'sqlite' ? viaSqlite.message : r.message };
+}

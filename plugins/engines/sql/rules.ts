@@ -1,0 +1,151 @@
+import type { DialectInfo } from './dialects.js';
+import { nameOf, parseSql, type Node } from './parse.js';
+import { alwaysTrue, hasColumnRef, logicalOp, withLogicalPipes } from './consteval.js';
+import { DANGEROUS_FUNCTIONS } from './catalog.js';
+import { statementsOf, type Token } from './tokens.js';
+import type { Issue } from './schema-check.js';
+
+/** Statement kinds, from node-sql-parser's `type`. Only `select` is a read. */
+const WRITES = new Set(['insert', 'replace', 'update', 'delete']);
+const DDL = new Set(['create', 'drop', 'alter', 'truncate', 'rename']);
+const DCL = new Set(['grant', 'revoke']);
+/** with allow_writes these stay blocked: they destroy data, change rights or reach outside the database */
+const NEVER = new Set(['drop', 'truncate', 'grant', 'revoke', 'rename']);
+
+function kindRule(type: string): string {
+  if (WRITES.has(type)) return 'write_statement';
+  if (DDL.has(type)) return 'ddl_statement';
+  if (DCL.has(type)) return 'dcl_statement';
+  return 'admin_statement';
+}
+
+/**
+ * Rules proven on the parse tree: every node is visited (the walk is generic over the AST, so a
+ * write inside a CTE, a function in a subquery or an OR in a JOIN condition cannot hide).
+ */
+export function treeRules(statements: Node[], allowWrites: boolean, d: DialectInfo): Issue[] {
+  return withLogicalPipes(d.name === 'mysql' || d.name === 'mariadb', () => walkRules(statements, allowWrites));
+}
+
+function walkRules(statements: Node[], allowWrites: boolean): Issue[] {
+  const issues: Issue[] = [];
+  const add = (statement: number, rule: string, message: string, detail?: Record<string, unknown>) => {
+    if (!issues.some((i) => i.statement === statement && i.rule === rule && i.message === message)) {
+      issues.push({ rule, message, statement, ...(detail ? { detail } : {}) });
+    }
+  };
+  if (statements.length > 1) {
+    add(1, 'stacked_statements', `${statements.length} statements where one is allowed`, { statements: statements.length });
+  }
+  statements.forEach((root, idx) => {
+    const rootType = String(root.type ?? '').toLowerCase();
+    const visit = (n: unknown, path: string, isRoot: boolean): void => {
+      if (!n || typeof n !== 'object') return;
+      if (Array.isArray(n)) { n.forEach((x, i) => visit(x, `${path}[${i}]`, false)); return; }
+      const o = n as Node;
+      const type = typeof o.type === 'string' ? o.type.toLowerCase() : '';
+      if (type && type !== 'select' && (WRITES.has(type) || DDL.has(type) || DCL.has(type) || ['attach', 'detach', 'pragma', 'set', 'use', 'exec', 'execute', 'call', 'load_data', 'lock', 'unlock', 'transaction', 'vacuum'].includes(type))) {
+        const where = isRoot ? '' : ' nested inside the query';
+        const unbounded = (type === 'delete' || type === 'update') && (!o.where || alwaysTrue(o.where));
+        // parts of a non-SELECT root (ALTER's action list, INSERT's SELECT) are judged with the root
+        const partOfRoot = !isRoot && rootType !== 'select';
+        if (partOfRoot) { /* judged with the root */ } else if (!allowWrites || NEVER.has(type) || !(WRITES.has(type) || type === 'create' || type === 'alter') || unbounded || !isRoot) {
+          const rule = !isRoot ? 'nested_write' : unbounded ? 'unbounded_write' : kindRule(type);
+          add(idx, rule, `${type.toUpperCase()} statement${where}${unbounded ? ' without a row-limiting WHERE' : ''}`, { path });
+        }
+      }
+      if (type === 'function' || type === 'aggr_func') {
+        const parts = Array.isArray(o.name?.name) ? o.name.name.map((p: unknown) => nameOf(p)) : [nameOf(o.name)];
+        const fn = String(parts[parts.length - 1] ?? '').toLowerCase();
+        if (DANGEROUS_FUNCTIONS.has(fn)) add(idx, 'dangerous_function', `call to ${fn}()`, { function: fn, path });
+      }
+      if (type === 'binary_expr' && logicalOp(o.operator) === 'OR') {
+        for (const side of ['left', 'right'] as const) {
+          if (alwaysTrue(o[side])) add(idx, 'tautology', 'an OR branch is true for every row', { path: `${path}.${side}` });
+        }
+      }
+      // a filter that mentions columns yet is true for every row (`NOT (id = 1 AND 1=0)`, `id = id`);
+      // a column-free `WHERE 1=1` is a query-builder prefix, not an injection
+      for (const key of ['where', 'having', 'on']) {
+        if (o[key] && typeof o[key] === 'object' && hasColumnRef(o[key]) && alwaysTrue(o[key])) {
+          add(idx, 'tautology', `the ${key.toUpperCase()} condition is true for every row`, { path: `${path}.${key}` });
+        }
+      }
+      if (o.into && typeof o.into === 'object' && (o.into.expr || o.into.keyword)) {
+        const kw = String(o.into.keyword ?? 'table').toUpperCase();
+        add(idx, kw === 'OUTFILE' || kw === 'DUMPFILE' ? 'file_write' : 'select_into', `SELECT INTO ${kw}`, { path });
+      }
+      for (const [k, v] of Object.entries(o)) {
+        if (k === 'tableList' || k === 'columnList') continue;
+        if (v && typeof v === 'object') visit(v, `${path}.${k}`, false);
+      }
+    };
+    visit(root, `$[${idx}]`, true);
+  });
+  return issues;
+}
+
+function body(c: Token): string {
+  if (c.style === 'line') return c.text.replace(/^(--|#)/, '');
+  return c.text.replace(/^\/\*/, '').replace(/\*\/$/, '');
+}
+
+/**
+ * Comment rules, decided on lexer tokens (comments outside literals only). A trailing note is
+ * fine; a comment is truncation when
+ *  - its body starts with a quote: it swallowed the closing quote of a literal (`'admin'--'…`),
+ *  - its body starts with AND/OR and removing the comment marker still parses: it cut off a
+ *    predicate (`WHERE id = 1 -- AND owner = 5`),
+ *  - a block comment is never closed (SQLite ignores the rest of the input),
+ * and MySQL `/*! … *\/` comments are executed by MySQL although a parser skips them.
+ */
+export function commentRules(sql: string, tokens: Token[], d: DialectInfo): Issue[] {
+  const issues: Issue[] = [];
+  for (const c of tokens) {
+    if (c.kind !== 'comment') continue;
+    const text = body(c);
+    const trimmed = text.trimStart();
+    const at = { offset: c.start };
+    if (c.style === 'block' && text.startsWith('!')) {
+      issues.push({ rule: 'executable_comment', message: 'MySQL executable comment /*! … */', statement: 0, detail: at });
+    } else if (/^['"`]/.test(trimmed)) {
+      issues.push({ rule: 'comment_truncation', message: 'a comment swallows the closing quote of a string literal', statement: 0, detail: at });
+    } else if (c.style === 'block' && !c.terminated && trimmed.length > 0) {
+      issues.push({ rule: 'comment_truncation', message: 'an unterminated block comment hides the rest of the query', statement: 0, detail: at });
+    } else if (/^(and|or)\b/i.test(trimmed) || /^(&&|\|\|)/.test(trimmed)) {
+      const marker = c.style === 'line' ? c.text.length - text.length : 2;
+      const uncommented = sql.slice(0, c.start) + ' ' + sql.slice(c.start + marker, c.style === 'block' && c.terminated ? c.end - 2 : c.end) + ' ' + sql.slice(c.end);
+      if (parseSql(uncommented, d).ok) {
+        issues.push({ rule: 'comment_truncation', message: 'a comment cuts off a predicate', statement: 0, detail: at });
+      }
+    }
+  }
+  return issues;
+}
+
+const LEAD_ADMIN = new Set(['PRAGMA', 'ATTACH', 'DETACH', 'VACUUM', 'REINDEX', 'ANALYZE', 'GRANT', 'REVOKE', 'EXEC', 'EXECUTE', 'CALL', 'SET', 'USE', 'LOAD', 'COPY', 'SHUTDOWN', 'KILL', 'DBCC', 'BACKUP', 'RESTORE']);
+const LEAD_WRITE = new Set(['INSERT', 'REPLACE', 'UPDATE', 'DELETE', 'MERGE', 'UPSERT', 'CREATE', 'DROP', 'ALTER', 'TRUNCATE', 'RENAME']);
+
+/**
+ * When the dialect grammar rejects the query, the statement kind is still fixed by SQL's grammar:
+ * the keyword that opens a statement, or that opens a parenthesised sub-statement, is not
+ * something a literal or an expression can start with. A write or admin keyword in such a
+ * position is reported; anything else stays a parse error.
+ */
+export function fallbackRules(tokens: Token[]): Issue[] {
+  const issues: Issue[] = [];
+  const stmts = statementsOf(tokens);
+  if (stmts.length > 1) issues.push({ rule: 'stacked_statements', message: `${stmts.length} statements where one is allowed`, statement: 1, detail: { statements: stmts.length, decided_on: 'tokens' } });
+  stmts.forEach((st, idx) => {
+    st.forEach((t, i) => {
+      if (t.kind !== 'word') return;
+      const kw = t.text.toUpperCase();
+      const lead = i === 0;
+      const afterParen = i > 0 && st[i - 1].kind === 'punct' && st[i - 1].text === '(';
+      if (!lead && !afterParen) return;
+      if (LEAD_ADMIN.has(kw) && lead) issues.push({ rule: 'admin_statement', message: `${kw} statement`, statement: idx, detail: { offset: t.start, decided_on: 'tokens' } });
+      else if (LEAD_WRITE.has(kw)) issues.push({ rule: lead ? (kw === 'CREATE' || kw === 'DROP' || kw === 'ALTER' || kw === 'TRUNCATE' ? 'ddl_statement' : 'write_statement') : 'nested_write', message: `${kw} statement${lead ? '' : ' nested inside the query'}`, statement: idx, detail: { offset: t.start, decided_on: 'tokens' } });
+    });
+  });
+  return issues;
+}

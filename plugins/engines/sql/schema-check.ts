@@ -1,0 +1,214 @@
+import { nameOf, type Node, type Schema } from './parse.js';
+import { isCatalog, isCredentialColumn } from './catalog.js';
+
+/**
+ * Scope-aware walk of every SELECT in a statement (CTEs, derived tables, subqueries in any
+ * clause, UNION branches, INSERT … SELECT). It resolves each table and column reference against
+ * the schema, CTE names, derived-table aliases and select-list aliases, and gathers the facts the
+ * safety rules need (catalog reads, tables only reached through UNION, credential projections)
+ * plus the complexity figures.
+ */
+export interface Issue { rule: string; message: string; statement: number; detail?: Record<string, unknown> }
+
+export interface Facts {
+  issues: Issue[];
+  /** tables referenced in a UNION branch (not the first) that are neither in the schema nor CTEs */
+  unionForeign: string[];
+  catalogReads: string[];
+  credentialReads: string[];
+  complexity: { tables: number; joins: number; subquery_depth: number; set_operations: number };
+}
+
+interface Source { alias: string; columns: Set<string> | null }
+type Scope = Source[];
+
+class Analyzer {
+  facts: Facts = { issues: [], unionForeign: [], catalogReads: [], credentialReads: [], complexity: { tables: 0, joins: 0, subquery_depth: 0, set_operations: 0 } };
+  constructor(private schema: Schema, private stmt: number) {}
+
+  private issue(rule: string, message: string, detail?: Record<string, unknown>) {
+    if (!this.facts.issues.some((i) => i.rule === rule && i.message === message)) {
+      this.facts.issues.push({ rule, message, statement: this.stmt, ...(detail ? { detail } : {}) });
+    }
+  }
+
+  /** Analyse a SELECT (and its UNION chain); returns its output column names (null = unknown). */
+  select(node: Node, outer: Scope[], ctes: Map<string, Set<string> | null>, depth: number, inExists = false): Set<string> | null {
+    this.facts.complexity.subquery_depth = Math.max(this.facts.complexity.subquery_depth, depth);
+    let first: Set<string> | null = null;
+    let branch = 0;
+    for (let s: Node | null = node; s; s = s._next ?? null, branch++) {
+      if (branch > 0) this.facts.complexity.set_operations++;
+      const out = this.one(s, outer, new Map(ctes), depth, branch > 0, inExists);
+      if (branch === 0) first = out;
+    }
+    return first;
+  }
+
+  private one(s: Node, outer: Scope[], ctes: Map<string, Set<string> | null>, depth: number, unionBranch: boolean, inExists: boolean): Set<string> | null {
+    for (const cte of Array.isArray(s.with) ? s.with : []) {
+      const name = String(nameOf(cte.name) ?? '').toLowerCase();
+      const body = cte.stmt?.ast ?? cte.stmt;
+      let cols: Set<string> | null = null;
+      if (body?.type === 'select') cols = this.select(body, outer, ctes, depth + 1);
+      else if (body) this.walkExpr(body, [], outer, ctes, depth + 1, null);
+      const declared: Set<string> | null = Array.isArray(cte.columns) && cte.columns.length ? new Set<string>(cte.columns.map((c: unknown) => String(nameOf(c)).toLowerCase())) : null;
+      ctes.set(name, declared ?? cols);
+    }
+    const scope: Scope = [];
+    for (const f of Array.isArray(s.from) ? s.from : []) {
+      if (f.join) this.facts.complexity.joins++;
+      const sub = f.expr?.ast ?? (f.expr?.type === 'select' ? f.expr : null);
+      if (sub) {
+        const cols = this.select(sub, outer, ctes, depth + 1);
+        scope.push({ alias: String(nameOf(f.as) ?? '').toLowerCase(), columns: cols });
+      } else if (f.table !== undefined) {
+        this.facts.complexity.tables++;
+        const table = String(nameOf(f.table) ?? '').toLowerCase();
+        const db = f.db ? String(f.db) : null;
+        const alias = String(nameOf(f.as) ?? table).toLowerCase();
+        if (!db && ctes.has(table)) scope.push({ alias, columns: ctes.get(table) ?? null });
+        else if (this.schema.has(table) && (!db || !isCatalog(db, table))) scope.push({ alias, columns: this.schema.get(table)! });
+        else if (isCatalog(db, table)) { this.facts.catalogReads.push(db ? `${db}.${table}` : table); scope.push({ alias, columns: null }); }
+        else {
+          if (unionBranch) this.facts.unionForeign.push(table);
+          else this.issue('unknown_table', `table "${table}" is not defined in schema_ddl`, { table });
+          scope.push({ alias, columns: null });
+        }
+      } else if (f.expr) {
+        // table-valued functions and VALUES lists: walk for nested references
+        this.walkExpr(f.expr, scope, outer, ctes, depth, null);
+        scope.push({ alias: String(nameOf(f.as) ?? '').toLowerCase(), columns: null });
+      }
+    }
+    const scopes = [scope, ...outer];
+    for (const f of Array.isArray(s.from) ? s.from : []) {
+      if (f.on) this.walkExpr(f.on, scope, outer, ctes, depth, null);
+      for (const u of Array.isArray(f.using) ? f.using : []) this.column(null, String(nameOf(u)).toLowerCase(), scopes, null);
+    }
+    const out = new Set<string>();
+    let unknownOut = false;
+    const aliases = new Set<string>();
+    for (const c of Array.isArray(s.columns) ? s.columns : []) {
+      const e = c?.expr ?? c;
+      if (e?.type === 'column_ref' && nameOf(e.column) === '*') {
+        const q = e.table ? String(nameOf(e.table)).toLowerCase() : null;
+        for (const src of scope) {
+          if (q && src.alias !== q) continue;
+          if (!src.columns) { unknownOut = true; continue; }
+          for (const col of src.columns) {
+            out.add(col);
+            if (!inExists && isCredentialColumn(col)) this.facts.credentialReads.push(col);
+          }
+        }
+        if (q && !scope.some((x) => x.alias === q)) this.issue('unknown_table', `"${q}.*" names no table in scope`, { table: q });
+        continue;
+      }
+      this.walkExpr(e, scope, outer, ctes, depth, null, true);
+      const alias = c?.as ? String(nameOf(c.as)).toLowerCase() : null;
+      if (alias) { out.add(alias); aliases.add(alias); } else if (e?.type === 'column_ref') out.add(String(nameOf(e.column)).toLowerCase());
+    }
+    for (const key of ['where', 'having', 'qualify']) if (s[key]) this.walkExpr(s[key], scope, outer, ctes, depth, aliases);
+    const gb = s.groupby?.columns ?? s.groupby;
+    for (const key of [gb, s.orderby, s.limit?.value]) if (key) this.walkExpr(key, scope, outer, ctes, depth, aliases);
+    if (s.window) this.walkExpr(s.window, scope, outer, ctes, depth, aliases);
+    return unknownOut ? null : out;
+  }
+
+  private column(table: string | null, col: string, scopes: Scope[], aliases: Set<string> | null): void {
+    if (table) {
+      for (const sc of scopes) {
+        const src = sc.find((x) => x.alias === table);
+        if (!src) continue;
+        if (src.columns && !src.columns.has(col)) this.issue('unknown_column', `column "${table}.${col}" does not exist`, { table, column: col });
+        return;
+      }
+      // a qualifier that names a real table not in scope is still an unknown reference
+      this.issue('unknown_column', `"${table}.${col}" refers to a table that is not in scope`, { table, column: col });
+      return;
+    }
+    for (const sc of scopes) {
+      if (sc.some((x) => !x.columns || x.columns.has(col))) return;
+    }
+    if (aliases?.has(col)) return;
+    this.issue('unknown_column', `column "${col}" does not exist in the tables in scope`, { column: col });
+  }
+
+  /** Walk an expression tree: resolve column refs, descend into subqueries. */
+  walkExpr(e: unknown, scope: Scope, outer: Scope[], ctes: Map<string, Set<string> | null>, depth: number, aliases: Set<string> | null, projected = false): void {
+    if (!e || typeof e !== 'object') return;
+    if (Array.isArray(e)) { for (const x of e) this.walkExpr(x, scope, outer, ctes, depth, aliases, projected); return; }
+    const n = e as Node;
+    if (n.ast && typeof n.ast === 'object' && !Array.isArray(n.ast)) { this.subquery(n.ast, scope, outer, ctes, depth); return; }
+    if (n.type === 'select') { this.subquery(n, scope, outer, ctes, depth); return; }
+    if (n.type === 'column_ref') {
+      const col = nameOf(n.column);
+      if (!col || col === '*') return;
+      const table = n.table ? String(nameOf(n.table)).toLowerCase() : null;
+      this.column(table, col.toLowerCase(), [scope, ...outer], aliases);
+      if (projected && isCredentialColumn(col)) this.facts.credentialReads.push(col.toLowerCase());
+      return;
+    }
+    if (n.type === 'function' && String(nameOf(n.name?.name?.[0]) ?? '').toUpperCase() === 'EXISTS') {
+      // some grammars (sqlite) return EXISTS as a function call: the subquery's rows are not projected
+      const sub = n.args?.value?.[0]?.ast;
+      if (sub?.type === 'select') { this.subquery(sub, scope, outer, ctes, depth, true); return; }
+    }
+    if (n.type === 'function' || n.type === 'aggr_func') {
+      // the function's own name is not a column; its arguments and window are
+      this.walkExpr(n.args, scope, outer, ctes, depth, aliases, projected);
+      this.walkExpr(n.over, scope, outer, ctes, depth, aliases);
+      return;
+    }
+    if (n.type === 'unary_expr' && String(n.operator).toUpperCase() === 'EXISTS') {
+      const sub = n.expr?.ast ?? n.expr;
+      if (sub?.type === 'select') { this.subquery(sub, scope, outer, ctes, depth, true); return; }
+    }
+    for (const [k, v] of Object.entries(n)) {
+      if (k === 'tableList' || k === 'columnList' || k === 'type') continue;
+      if (v && typeof v === 'object') this.walkExpr(v, scope, outer, ctes, depth, aliases, projected);
+    }
+  }
+
+  private subquery(ast: Node, scope: Scope, outer: Scope[], ctes: Map<string, Set<string> | null>, depth: number, inExists = false) {
+    if (ast.type === 'select') this.select(ast, [scope, ...outer], ctes, depth + 1, inExists);
+  }
+
+  /** Writes: resolve the target table and columns, then walk every nested SELECT. */
+  write(s: Node): void {
+    const targets = (Array.isArray(s.table) ? s.table : [s.table]).filter(Boolean);
+    const scope: Scope = [];
+    for (const t of targets) {
+      const table = String(nameOf(t.table) ?? '').toLowerCase();
+      if (!table) continue;
+      this.facts.complexity.tables++;
+      if (isCatalog(t.db ?? null, table)) { this.facts.catalogReads.push(table); continue; }
+      const cols = this.schema.get(table);
+      if (!cols) this.issue('unknown_table', `table "${table}" is not defined in schema_ddl`, { table });
+      scope.push({ alias: String(nameOf(t.as) ?? table).toLowerCase(), columns: cols ?? null });
+      if (t.table && table !== String(nameOf(t.as) ?? table).toLowerCase()) scope.push({ alias: table, columns: cols ?? null });
+    }
+    for (const c of Array.isArray(s.columns) ? s.columns : []) {
+      const col = String(nameOf(c) ?? nameOf(c?.column) ?? '').toLowerCase();
+      if (col && scope[0]?.columns && !scope[0].columns.has(col)) this.issue('unknown_column', `column "${col}" does not exist`, { column: col });
+    }
+    for (const set of Array.isArray(s.set) ? s.set : []) {
+      const col = String(nameOf(set.column) ?? '').toLowerCase();
+      if (col && scope[0]?.columns && !scope[0].columns.has(col)) this.issue('unknown_column', `column "${col}" does not exist`, { column: col });
+      this.walkExpr(set.value, scope, [], new Map(), 0, null);
+    }
+    if (s.from) this.walkExpr(s.from, scope, [], new Map(), 0, null);
+    if (s.where) this.walkExpr(s.where, scope, [], new Map(), 0, null);
+    const values = s.values?.values ?? s.values;
+    if (values?.type === 'select' || values?.ast) this.select(values.ast ?? values, [], new Map(), 1);
+    else if (values) this.walkExpr(values, scope, [], new Map(), 0, null);
+    if (s.select) this.select(s.select, [], new Map(), 1);
+  }
+}
+
+export function analyzeStatement(stmt: Node, index: number, schema: Schema): Facts {
+  const a = new Analyzer(schema, index);
+  if (stmt.type === 'select') a.select(stmt, [], new Map(), 0);
+  else if (['insert', 'replace', 'update', 'delete'].includes(stmt.type)) a.write(stmt);
+  return a.facts;
+}

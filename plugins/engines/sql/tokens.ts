@@ -1,0 +1,125 @@
+import type { DialectInfo } from './dialects.js';
+
+/**
+ * A lexer that knows where string literals, quoted identifiers and comments begin and end. The
+ * parser discards comments, so the comment rules and the parse-failure fallback decide on these
+ * tokens: text inside a literal is never read as SQL, and a comment is seen with its exact extent.
+ */
+export type TokenKind = 'word' | 'string' | 'ident' | 'number' | 'comment' | 'punct';
+
+export interface Token {
+  kind: TokenKind;
+  text: string;
+  start: number;
+  end: number;
+  /** comments: line (`--`, `#`) or block; strings/comments: whether the closing delimiter was found */
+  style?: 'line' | 'block';
+  terminated?: boolean;
+}
+
+function quoted(sql: string, i: number, q: string, backslash: boolean): { end: number; terminated: boolean } {
+  let j = i + 1;
+  while (j < sql.length) {
+    const c = sql[j];
+    if (backslash && c === '\\') { j += 2; continue; }
+    if (c === q) {
+      if (sql[j + 1] === q) { j += 2; continue; }
+      return { end: j + 1, terminated: true };
+    }
+    j++;
+  }
+  return { end: sql.length, terminated: false };
+}
+
+export function tokenize(sql: string, d: DialectInfo): Token[] {
+  const out: Token[] = [];
+  let i = 0;
+  const n = sql.length;
+  while (i < n) {
+    const c = sql[i];
+    if (/\s/.test(c)) { i++; continue; }
+    const start = i;
+    if ((c === '-' && sql[i + 1] === '-') || (c === '#' && d.hashComments)) {
+      let j = sql.indexOf('\n', i);
+      if (j < 0) j = n;
+      out.push({ kind: 'comment', text: sql.slice(i, j), start, end: j, style: 'line', terminated: true });
+      i = j;
+      continue;
+    }
+    if (c === '/' && sql[i + 1] === '*') {
+      const j = sql.indexOf('*/', i + 2);
+      const end = j < 0 ? n : j + 2;
+      out.push({ kind: 'comment', text: sql.slice(i, end), start, end, style: 'block', terminated: j >= 0 });
+      i = end;
+      continue;
+    }
+    if (c === "'" || ((c === 'E' || c === 'e' || c === 'N' || c === 'n' || c === 'X' || c === 'x') && sql[i + 1] === "'")) {
+      const q = c === "'" ? i : i + 1;
+      // PostgreSQL E'' strings honour backslashes even though plain strings do not.
+      const bs = d.backslashEscapes || ((c === 'E' || c === 'e') && d.dollarQuotes);
+      const r = quoted(sql, q, "'", bs);
+      out.push({ kind: 'string', text: sql.slice(i, r.end), start, end: r.end, terminated: r.terminated });
+      i = r.end;
+      continue;
+    }
+    if (c === '"' || c === '`') {
+      // MySQL-family double quotes are strings; elsewhere they quote identifiers.
+      const r = quoted(sql, i, c, d.backslashEscapes && c === '"');
+      const kind: TokenKind = c === '"' && d.backslashEscapes ? 'string' : 'ident';
+      out.push({ kind, text: sql.slice(i, r.end), start, end: r.end, terminated: r.terminated });
+      i = r.end;
+      continue;
+    }
+    if (c === '[' && d.bracketIdents) {
+      const j = sql.indexOf(']', i + 1);
+      const end = j < 0 ? n : j + 1;
+      out.push({ kind: 'ident', text: sql.slice(i, end), start, end, terminated: j >= 0 });
+      i = end;
+      continue;
+    }
+    if (c === '$' && d.dollarQuotes) {
+      const m = /^\$([A-Za-z_][A-Za-z0-9_]*)?\$/.exec(sql.slice(i));
+      if (m) {
+        const j = sql.indexOf(m[0], i + m[0].length);
+        const end = j < 0 ? n : j + m[0].length;
+        out.push({ kind: 'string', text: sql.slice(i, end), start, end, terminated: j >= 0 });
+        i = end;
+        continue;
+      }
+    }
+    if (/[A-Za-z_\u0080-\uffff]/.test(c)) {
+      let j = i + 1;
+      while (j < n && /[A-Za-z0-9_$\u0080-\uffff]/.test(sql[j])) j++;
+      out.push({ kind: 'word', text: sql.slice(i, j), start, end: j });
+      i = j;
+      continue;
+    }
+    if (/[0-9.]/.test(c) && /[0-9]/.test(sql[i + 1] ?? c)) {
+      let j = i + 1;
+      while (j < n && /[0-9A-Za-z_.]/.test(sql[j])) j++;
+      out.push({ kind: 'number', text: sql.slice(i, j), start, end: j });
+      i = j;
+      continue;
+    }
+    out.push({ kind: 'punct', text: c, start, end: i + 1 });
+    i++;
+  }
+  return out;
+}
+
+/** The code tokens (no comments), split into statements at top-level `;`. Empty statements dropped. */
+export function statementsOf(tokens: Token[]): Token[][] {
+  const stmts: Token[][] = [];
+  let cur: Token[] = [];
+  for (const t of tokens) {
+    if (t.kind === 'comment') continue;
+    if (t.kind === 'punct' && t.text === ';') {
+      if (cur.length) stmts.push(cur);
+      cur = [];
+      continue;
+    }
+    cur.push(t);
+  }
+  if (cur.length) stmts.push(cur);
+  return stmts;
+}

@@ -1,0 +1,120 @@
+import t from 'tap';
+import type { Plugin, Verifier } from '../../core/types.js';
+import { unverifiable, verified, blocked } from '../../core/verdict.js';
+import { HttpError, Problems } from '../../core/errors.js';
+import batch, { type BatchAttestor } from '../../plugins/batch/index.js';
+import { startServer } from '../helpers/server.js';
+
+/** Two organisations, one key each, through the public authenticator API. */
+const twoOrgs: Plugin = {
+  name: 'two-orgs',
+  register(app) {
+    app.authenticator('apiKey', async (ctx) => {
+      const k = ctx.headers['x-api-key'];
+      if (k !== 'key-a' && k !== 'key-b') throw new HttpError(Problems.unauthorized, 'bad key');
+      return { kind: 'apiKey', orgId: k === 'key-a' ? 'org-a' : 'org-b', scopes: ['verify:read'] };
+    });
+  },
+};
+
+/** A math verifier that proves `a=a` shapes by string equality: enough to drive the batch's paths. */
+const fakeMath: Verifier = {
+  async verify(input) {
+    const e = String(input.expression);
+    if (e === 'boom') throw new Error('engine exploded');
+    if (!e.includes('=')) return unverifiable('only computed', { value: e });
+    const [l, r] = e.split('=');
+    return verified(l === r ? 'holds' : 'does not hold', { is_valid: l === r }, { engine: 'fake-math', engine_version: '1', input: e, result: l === r });
+  },
+};
+const fakeLogic: Verifier = {
+  async verify(input) {
+    return blocked('syntax', 'logic_verifier.syntax_error', { seen: input.query });
+  },
+};
+
+function engines(attestor?: BatchAttestor): Plugin {
+  return {
+    name: 'fake-engines',
+    register(app) {
+      app.provide('verifier.math', fakeMath);
+      app.provide('verifier.logic', fakeLogic);
+      if (attestor) app.provide('attestation.batch', attestor);
+    },
+  };
+}
+
+t.test('items are verified in order, each by its engine, and the job is stored', async (t) => {
+  const attestor: BatchAttestor = { gate: async (d) => ({ result: d, attestation: 'signed.jwt.token' }) };
+  const s = await startServer({ plugins: [twoOrgs, engines(attestor), batch] });
+  t.teardown(() => s.close());
+  const items = [
+    { query: 'x=x', type: 'math' },
+    { query: '1=2', type: 'math' },
+    { query: '2+2', type: 'math' },
+    { query: '(AND', type: 'logic' },
+    { query: 'is water wet?' },
+    { query: 'boom', type: 'math' },
+  ];
+  const r = await s.request('POST', '/v1/verify/batch', { apiKey: 'key-a', body: { items } });
+  t.equal(r.status, 200);
+  t.equal(r.body.status, 'completed');
+  t.equal(r.body.items.length, 6);
+  t.same(r.body.items.map((i: any) => i.index), [0, 1, 2, 3, 4, 5], 'results keep item order');
+  t.equal(r.body.items[0].result.status, 'VERIFIED');
+  t.equal(r.body.items[0].attestation, 'signed.jwt.token');
+  t.equal(r.body.items[1].result.status, 'VERIFIED', 'a refuted claim is still a proof');
+  t.equal(r.body.items[1].result.developer_fields.is_valid, false);
+  t.equal(r.body.items[2].result.status, 'UNVERIFIABLE', 'an expression without a claim is never VERIFIED');
+  t.equal(r.body.items[3].result.developer_fields.constraint_id, 'logic_verifier.syntax_error');
+  t.equal(r.body.items[4].type, 'natural_language', 'type defaults to natural_language');
+  t.equal(r.body.items[4].result.status, 'BLOCKED', 'no engine for the type: fail closed');
+  t.equal(r.body.items[4].result.developer_fields.constraint_id, 'batch.engine_unavailable');
+  t.equal(r.body.items[5].result.developer_fields.constraint_id, 'batch.item_failed', 'one failing item does not fail the batch');
+  t.notOk('summary' in r.body, 'no pass/fail aggregate');
+
+  const got = await s.request('GET', `/verify/batch/${r.body.job_id}`, { apiKey: 'key-a' });
+  t.equal(got.status, 200);
+  t.same(got.body.results, r.body.items);
+  const other = await s.request('GET', `/verify/batch/${r.body.job_id}`, { apiKey: 'key-b' });
+  t.equal(other.status, 403, 'another organisation gets 403');
+  const missing = await s.request('GET', '/verify/batch/00000000-0000-0000-0000-000000000000', { apiKey: 'key-a' });
+  t.equal(missing.status, 404);
+});
+
+t.test('a VERIFIED math item without a signer is UNVERIFIABLE with the signing constraint', async (t) => {
+  const s = await startServer({ plugins: [twoOrgs, engines(), batch] });
+  t.teardown(() => s.close());
+  const r = await s.request('POST', '/verify/batch', { apiKey: 'key-a', body: { items: [{ query: 'a=a', type: 'math' }] } });
+  t.equal(r.body.items[0].result.status, 'UNVERIFIABLE');
+  t.equal(r.body.items[0].result.proof_ref, null);
+  t.equal(r.body.items[0].result.developer_fields.constraint_id, 'api.attestation.signing_error');
+});
+
+t.test('a signer that throws fails closed the same way', async (t) => {
+  const attestor: BatchAttestor = {
+    gate: async () => {
+      throw new Error('hsm offline');
+    },
+  };
+  const s = await startServer({ plugins: [twoOrgs, engines(attestor), batch] });
+  t.teardown(() => s.close());
+  const r = await s.request('POST', '/verify/batch', { apiKey: 'key-a', body: { items: [{ query: 'a=a', type: 'math' }] } });
+  t.equal(r.body.items[0].result.status, 'UNVERIFIABLE');
+  t.equal(r.body.items[0].result.developer_fields.constraint_id, 'api.attestation.signing_error');
+});
+
+t.test('limits: at most 100 items, at least one, known types only', async (t) => {
+  const s = await startServer({ plugins: [twoOrgs, engines(), batch] });
+  t.teardown(() => s.close());
+  const many = Array.from({ length: 101 }, () => ({ query: '1', type: 'math' }));
+  t.equal((await s.request('POST', '/verify/batch', { apiKey: 'key-a', body: { items: many } })).status, 400);
+  t.equal((await s.request('POST', '/verify/batch', { apiKey: 'key-a', body: { items: [] } })).status, 400);
+  const bad = await s.request('POST', '/verify/batch', { apiKey: 'key-a', body: { items: [{ query: 'x', type: 'image' }] } });
+  t.equal(bad.status, 400);
+  t.equal(bad.body.errors[0].field, '/body/items/0/type');
+  const hundred = Array.from({ length: 100 }, (_, i) => ({ query: `${i}=${i}`, type: 'math' }));
+  const ok = await s.request('POST', '/verify/batch', { apiKey: 'key-a', body: { items: hundred } });
+  t.equal(ok.status, 200);
+  t.equal(ok.body.total, 100);
+});

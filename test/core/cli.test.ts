@@ -1,0 +1,87 @@
+import t from 'tap';
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, statSync, existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createPrivateKey } from 'node:crypto';
+import { fileURLToPath } from 'node:url';
+
+const CLI = fileURLToPath(new URL('../../sidecar/cli.js', import.meta.url));
+const cleanEnv = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('SVC_') && !k.startsWith('TAP')));
+
+t.test('--help works on the CLI and on every command', async (t) => {
+  const top = spawnSync(process.execPath, [CLI, '--help'], { encoding: 'utf8' });
+  t.equal(top.status, 0);
+  const names = [...top.stdout.matchAll(/^ {2}(\S+(?: \S+)?) {2,}/gm)].map((m) => m[1]);
+  t.ok(names.includes('start') && names.includes('init'), 'lists its commands');
+  for (const name of names) {
+    const r = spawnSync(process.execPath, [CLI, ...name.split(' '), '--help'], { encoding: 'utf8' });
+    t.equal(r.status, 0, `${name} --help exits 0`);
+    t.match(r.stdout, new RegExp(`proofgate ${name}`), `${name} --help prints its usage`);
+  }
+  const unknown = spawnSync(process.execPath, [CLI, 'frobnicate'], { encoding: 'utf8' });
+  t.equal(unknown.status, 2);
+});
+
+t.test('init writes secrets and P-256 PKCS#8 keys, readable only by the owner', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'pg-cli-'));
+  const path = join(dir, 'c.json');
+  const r = spawnSync(process.execPath, [CLI, 'init', '--config', path], { encoding: 'utf8' });
+  t.equal(r.status, 0, r.stderr);
+  t.equal(statSync(path).mode & 0o777, 0o600);
+  const c = JSON.parse(readFileSync(path, 'utf8'));
+  t.not(c.secrets.jwt_secret_key, c.secrets.api_key_lookup_secret);
+  for (const pem of [c.a2a.signing_key_pem, c.attestation.signing_key_pem]) {
+    t.match(pem, /^-----BEGIN PRIVATE KEY-----/);
+    const k = createPrivateKey(pem);
+    t.equal(k.asymmetricKeyType, 'ec');
+    t.equal(k.asymmetricKeyDetails?.namedCurve, 'prime256v1');
+  }
+  const again = spawnSync(process.execPath, [CLI, 'init', '--config', path], { encoding: 'utf8' });
+  t.not(again.status, 0, 'never overwrites without --force');
+});
+
+t.test('start on a clean directory initialises itself, answers /health, and stops on SIGTERM', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'pg-cli-'));
+  const child = spawn(process.execPath, [CLI, 'start'], { cwd: dir, env: { ...cleanEnv, SVC_PORT: '0', SVC_LOG_LEVEL: 'ERROR' } });
+  t.teardown(() => child.kill('SIGKILL'));
+  let stderr = '';
+  const url = await new Promise<string>((resolve, reject) => {
+    child.stderr.on('data', (d) => {
+      stderr += d;
+      const m = /serving on (http:\/\/\S+)/.exec(stderr);
+      if (m) resolve(m[1]);
+    });
+    child.once('exit', (code) => reject(new Error(`exited ${code}: ${stderr}`)));
+  });
+  t.ok(existsSync(join(dir, 'proofgate.config.json')), 'wrote its dev config');
+  const r = await fetch(url + '/health');
+  t.equal(r.status, 200);
+  t.equal(((await r.json()) as { status: string }).status, 'ok');
+  const code = await new Promise<number | null>((resolve) => {
+    child.once('exit', (c) => resolve(c));
+    child.kill('SIGTERM');
+  });
+  t.equal(code, 0, 'graceful exit');
+});
+
+t.test('start refuses an invalid configuration with a clear message', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'pg-cli-'));
+  const r = spawnSync(process.execPath, [CLI, 'start'], {
+    cwd: dir,
+    encoding: 'utf8',
+    env: { ...cleanEnv, SVC_CONFIG: join(dir, 'none.json'), SVC_JWT_SECRET_KEY: 'same-secret-0123456789', SVC_API_KEY_LOOKUP_SECRET: 'same-secret-0123456789' },
+    timeout: 20_000,
+  });
+  t.equal(r.status, 78);
+  t.match(r.stderr, /cannot start/);
+  t.match(r.stderr, /file not found/);
+  const r2 = spawnSync(process.execPath, [CLI, 'start'], {
+    cwd: dir,
+    encoding: 'utf8',
+    env: { ...cleanEnv, SVC_JWT_SECRET_KEY: 'same-secret-0123456789', SVC_API_KEY_LOOKUP_SECRET: 'same-secret-0123456789', SVC_CONFIG: '' },
+    timeout: 20_000,
+  });
+  t.equal(r2.status, 78);
+  t.match(r2.stderr, /must differ from SVC_JWT_SECRET_KEY/);
+});

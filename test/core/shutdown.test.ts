@@ -1,0 +1,23 @@
+import t from 'tap';
+import { startServer } from '../helpers/server.js';
+import { probePlugin } from '../helpers/probe-plugin.js';
+
+t.test('close() lets an in-flight request finish, then refuses new connections', async (t) => {
+  const s = await startServer({ plugins: [probePlugin()] });
+  const inFlight = s.request('GET', '/probe/slow');
+  await new Promise((r) => setTimeout(r, 100));
+  const closing = s.close();
+  const r = await inFlight;
+  t.equal(r.status, 200, 'the request that was running completes');
+  t.same(r.body, { finished: true });
+  await closing;
+  await t.rejects(fetch(s.url + '/health'), 'no new connections after close');
+  t.notOk(s.kernel.isReady(), 'not ready once closing');
+});
+
+t.test('the store is closed after shutdown', async (t) => {
+  const s = await startServer({ plugins: [probePlugin()] });
+  t.ok(s.kernel.app.store.ready);
+  await s.close();
+  t.notOk(s.kernel.app.store.ready);
+});

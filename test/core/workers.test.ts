@@ -1,0 +1,40 @@
+import t from 'tap';
+import { startServer } from '../helpers/server.js';
+import { probePlugin } from '../helpers/probe-plugin.js';
+
+const s = await startServer({ plugins: [probePlugin()] });
+t.teardown(() => s.close());
+
+t.test('a task runs in a worker and returns its value', async (t) => {
+  const r = await s.request('POST', '/probe/task/echo', { body: { a: [1, 2] } });
+  t.equal(r.status, 200);
+  t.same(r.body.result, { a: [1, 2] });
+});
+
+t.test('a task past its deadline is a clean 503, and the pool keeps working', async (t) => {
+  const r = await s.request('POST', '/probe/task/spin', { body: 5000 });
+  t.equal(r.status, 503);
+  t.equal(r.body.constraint_id, 'engine.timeout');
+  const again = await s.request('POST', '/probe/task/echo', { body: 'still alive' });
+  t.equal(again.status, 200);
+  t.equal(again.body.result, 'still alive');
+});
+
+t.test('a task that throws is a 503 that does not leak the error text', async (t) => {
+  const r = await s.request('POST', '/probe/task/boom', { body: null });
+  t.equal(r.status, 503);
+  t.notMatch(r.text, /secret internal detail/);
+});
+
+t.test('a worker that exits is a clean failure, and the next task still runs', async (t) => {
+  const r = await s.request('POST', '/probe/task/die', { body: null });
+  t.equal(r.status, 503);
+  t.match(r.body.constraint_id, /^engine\./);
+  const again = await s.request('POST', '/probe/task/echo', { body: 1 });
+  t.equal(again.body.result, 1);
+});
+
+t.test('an unknown engine function fails cleanly', async (t) => {
+  const r = await s.request('POST', '/probe/task/nope', { body: null });
+  t.equal(r.status, 503);
+});
