@@ -9,13 +9,13 @@ import { checkExpected } from './tolerance.js';
 import { approxValue, exactValue, simplifiedText } from './format.js';
 import { show, variables, type Ast } from './ast.js';
 import type { K } from './field.js';
+import { ENGINE_NAME, ENGINE_VERSION } from './meta.js';
 
 /**
  * The math engine: pure, plain JSON in and out, run in a worker thread by the route. Every path
  * ends in a DiagnosticResult built by the core constructors, so proof_ref exists only on VERIFIED.
  */
-export const ENGINE_NAME = 'math';
-export const ENGINE_VERSION = '1.0.0';
+export { ENGINE_NAME, ENGINE_VERSION } from './meta.js';
 
 export interface MathRequest {
   expression: string;
@@ -38,6 +38,12 @@ export function verify(input: MathRequest): DiagnosticResult {
     // fail closed without echoing internals
     return blocked('The expression could not be verified.', 'math_verifier.internal_error', { is_valid: false, error: 'internal_error', message: 'Internal engine error.' });
   }
+}
+
+/** start-up task: loads the libraries and primes the exact, decimal and complex paths */
+export function warmup(): boolean {
+  for (const expression of ['(x+1)^2 = x^2+2x+1', 'sin(x)^2+cos(x)^2 = 1', 'log(x*y) = log(x)+log(y)', 'sqrt(2)', 'x+x']) verify({ expression });
+  return verify({ expression: 'pi', expected_value: '3.14159', tolerance: '0.00001' }).status === 'VERIFIED';
 }
 
 function evidence(input: string, parameters: Record<string, unknown>, result: Record<string, unknown>): Evidence {

@@ -16,11 +16,11 @@ export const C = {
   invalidExpected: 'math_verifier.invalid_expected_value',
   invalidRequest: 'math_verifier.invalid_request',
   timeout: 'math_verifier.timeout',
+  engineError: 'math_verifier.engine_error',
   unavailable: 'math_verifier.engine_unavailable',
 } as const;
 
 export const MathProblems = {
-  timeout: defineProblem('math_engine_timeout', 503, 'Math engine deadline exceeded'),
   unavailable: defineProblem('math_engine_unavailable', 503, 'Math engine unavailable'),
 } as const;
 

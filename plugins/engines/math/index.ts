@@ -1,8 +1,9 @@
 import type { App, Plugin } from '../../../core/types.js';
-import { ENGINE_NAME, ENGINE_VERSION } from './engine.js';
+import { ENGINE_NAME, ENGINE_VERSION } from './meta.js';
 import { mathRoutes } from './routes.js';
+import { mathVerifier } from './verifier.js';
 
-export { ENGINE_NAME, ENGINE_VERSION } from './engine.js';
+export { ENGINE_NAME, ENGINE_VERSION } from './meta.js';
 export type { MathRequest } from './engine.js';
 export { C as MathConstraints } from './errors.js';
 
@@ -17,8 +18,12 @@ const mathPlugin: Plugin = {
       name: ENGINE_NAME,
       version: ENGINE_VERSION,
       module: new URL('./engine.js', import.meta.url),
+      // loading mathjs and decimal.js dominates a cold worker; /readyz waits for it
+      warmup: 'warmup',
     });
     mathRoutes(app, engine);
+    // composite routes (batch, consensus, A2A) reach the engine through this service
+    app.provide('verifier.math', mathVerifier(engine));
   },
 };
 

@@ -3,11 +3,19 @@ import mathPlugin from '../../../plugins/engines/math/index.js';
 import { mathRoutes } from '../../../plugins/engines/math/routes.js';
 import { EngineError } from '../../../core/workers.js';
 import { startServer, testAuthPlugin, TEST_API_KEY } from '../../helpers/server.js';
-import type { EngineHandle, Plugin } from '../../../core/types.js';
+import type { EngineHandle, Plugin, Verifier } from '../../../core/types.js';
+
+/** a cold worker loads mathjs (seconds on a busy machine): wait for the engine's warm-up, allow slow tasks */
+async function warmServer() {
+  const s = await startServer({ plugins: [testAuthPlugin(), mathPlugin], config: { workers: { threads: 1, task_timeout_ms: 120_000 } } });
+  for (let i = 0; i < 1200 && !s.kernel.isReady(); i++) await new Promise((r) => setTimeout(r, 100));
+  return s;
+}
 
 t.test('POST /verify/math runs the engine in the worker pool', async (t) => {
-  const s = await startServer({ plugins: [testAuthPlugin(), mathPlugin] });
+  const s = await warmServer();
   t.teardown(() => s.close());
+  t.ok(s.kernel.isReady(), 'ready once the math engine has warmed up');
 
   const ok = await s.request('POST', '/verify/math', { apiKey: TEST_API_KEY, body: { expression: '(x+1)^2 = x^2+2x+1' } });
   t.equal(ok.status, 200);
@@ -66,7 +74,7 @@ t.test('schema errors are 400, missing credentials 401', async (t) => {
   t.equal(anon.status, 401);
 });
 
-function stubPlugin(kind: 'timeout' | 'crashed'): Plugin {
+function stubPlugin(kind: 'timeout' | 'crashed' | 'unavailable'): Plugin {
   const engine: EngineHandle = {
     name: 'math',
     version: 'stub',
@@ -75,15 +83,39 @@ function stubPlugin(kind: 'timeout' | 'crashed'): Plugin {
   return { name: 'math-stub', register: (app) => mathRoutes(app, engine) };
 }
 
-t.test('an engine timeout or crash answers 503 with a BLOCKED verdict', async (t) => {
-  for (const kind of ['timeout', 'crashed'] as const) {
+t.test('an engine timeout or crash fails closed: BLOCKED verdict; an unavailable pool is 503', async (t) => {
+  for (const [kind, id] of [['timeout', 'math_verifier.timeout'], ['crashed', 'math_verifier.engine_error']] as const) {
     const s = await startServer({ plugins: [testAuthPlugin(), stubPlugin(kind)] });
     const r = await s.request('POST', '/verify/math', { apiKey: TEST_API_KEY, body: { expression: '1+1=2' } });
-    t.equal(r.status, 503, kind);
-    t.match(r.headers.get('content-type'), /problem\+json/);
-    t.equal(r.body.constraint_id, kind === 'timeout' ? 'math_verifier.timeout' : 'math_verifier.engine_unavailable');
-    t.equal(r.body.diagnostic.status, 'BLOCKED');
-    t.equal(r.body.diagnostic.proof_ref, null);
+    t.equal(r.status, 200, kind);
+    t.equal(r.body.status, 'BLOCKED');
+    t.equal(r.body.developer_fields.constraint_id, id);
+    t.equal(r.body.proof_ref, null);
     await s.close();
+  }
+  const s = await startServer({ plugins: [testAuthPlugin(), stubPlugin('unavailable')] });
+  const r = await s.request('POST', '/verify/math', { apiKey: TEST_API_KEY, body: { expression: '1+1=2' } });
+  t.equal(r.status, 503);
+  t.match(r.headers.get('content-type'), /problem\+json/);
+  t.equal(r.body.constraint_id, 'math_verifier.engine_unavailable');
+  t.ok(r.headers.get('retry-after'));
+  await s.close();
+});
+
+t.test('verifier.math serves composite routes with the route\'s checks as verdicts', async (t) => {
+  const s = await warmServer();
+  t.teardown(() => s.close());
+  const verifier = s.kernel.app.service<Verifier>('verifier.math');
+  t.ok(verifier);
+  const ok = await verifier!.verify({ expression: 'sin(x)^2 + cos(x)^2 = 1' });
+  t.equal(ok.status, 'VERIFIED');
+  t.match(ok.proof_ref, /^sha256:/);
+  const tol = await verifier!.verify({ expression: 'pi', expected_value: '3.14159', tolerance: '0.00001', context: { domain: 'real' } });
+  t.equal(tol.status, 'VERIFIED');
+  t.equal(tol.developer_fields.is_correct, true);
+  for (const bad of [{}, { expression: 7 }, { expression: 'x'.repeat(5001) }, { expression: '1', context: { domain: 'q' } }, { expression: '1', tolerance: '1' }]) {
+    const r = await verifier!.verify(bad as Record<string, unknown>);
+    t.equal(r.status, 'BLOCKED');
+    t.equal(r.developer_fields.constraint_id, 'math_verifier.invalid_request');
   }
 });
