@@ -1,6 +1,6 @@
 import { C, MathRefusal } from './errors.js';
 import { exact, EvalError } from './exact.js';
-import { evalDec, NeedComplex } from './approx.js';
+import { evalComplex, evalDec, NeedComplex } from './approx.js';
 import { isConstant, type Ast } from './ast.js';
 
 export const MAX_EXPONENT = 10_000;
@@ -28,7 +28,15 @@ function constMagnitude(a: Ast): number | null {
     return Number.isFinite(d) ? d : null;
   } catch (err) {
     if (err instanceof EvalError) throw err;
-    if (err instanceof NeedComplex) return null;
+    if (!(err instanceof NeedComplex)) return null;
+  }
+  try {
+    // complex constants (e^{iπ/3}): |z| bounds the real part, which is what exp grows with
+    const z = evalComplex(a, null);
+    const m = typeof z === 'number' ? Math.abs(z) : Math.hypot(z.re, z.im);
+    return Number.isFinite(m) ? m : null;
+  } catch (err) {
+    if (err instanceof EvalError) throw err;
     return null;
   }
 }

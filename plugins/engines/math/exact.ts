@@ -121,6 +121,43 @@ export function piMultiple(a: Ast): Q | null {
   }
 }
 
+/** q such that `a` = i·q·π exactly, or null */
+function iPiMultiple(a: Ast): Q | null {
+  const isI = (x: Ast) => x.k === 'const' && x.name === 'i';
+  switch (a.k) {
+    case 'neg': {
+      const q = iPiMultiple(a.a);
+      return q && q.neg();
+    }
+    case 'add':
+    case 'sub': {
+      const x = iPiMultiple(a.a);
+      const y = iPiMultiple(a.b);
+      if (!x || !y) return null;
+      return a.k === 'add' ? x.add(y) : x.sub(y);
+    }
+    case 'mul': {
+      if (isI(a.a)) return piMultiple(a.b);
+      if (isI(a.b)) return piMultiple(a.a);
+      const ca = rationalConst(a.a);
+      if (ca) {
+        const q = iPiMultiple(a.b);
+        return q && q.mul(ca);
+      }
+      const cb = rationalConst(a.b);
+      const q = cb && iPiMultiple(a.a);
+      return q && cb ? q.mul(cb) : null;
+    }
+    case 'div': {
+      const d = rationalConst(a.b);
+      const q = d && !d.isZero() ? iPiMultiple(a.a) : null;
+      return q && d ? q.div(d) : null;
+    }
+    default:
+      return null;
+  }
+}
+
 /** value of a variable-free subtree when it is rational, else null (no errors: callers re-evaluate) */
 export function rationalConst(a: Ast): Q | null {
   try {
@@ -167,12 +204,18 @@ function fn(a: Extract<Ast, { k: 'fn' }>, env: ReadonlyMap<string, K> | null, do
       const sq = x.mul(x.conjI()).rational();
       return sq ? sqrtQ(sq) : null;
     }
-    case 'exp':
-      return x && x.isZero() ? K.int(1) : null;
+    case 'exp': {
+      if (x && x.isZero()) return K.int(1);
+      // Euler: e^{iqπ} is in K for q ∈ (1/12)Z
+      const q = iPiMultiple(a.args[0]);
+      return q ? expIPi(q) : null;
+    }
     case 'log':
     case 'ln':
     case 'log10': {
       if (x && x.isZero()) throw new EvalError('domain', 'Logarithm of zero is undefined.');
+      const arg = a.args[0];
+      if (a.name !== 'log10' && arg.k === 'const' && arg.name === 'e') return K.int(1);
       if (!r) return null;
       if (r.sign() < 0) {
         if (domain === 'real') throw new EvalError('domain', 'Logarithm of a negative number is not real.');

@@ -201,8 +201,13 @@ export class Builder {
         const sin = div(sub(w, inv), c(K.I.mul(K.int(2))));
         return a.name === 'cos' ? cos : a.name === 'sin' ? sin : div(sin, cos);
       }
-      case 'exp':
-        return this.expOf(a.args[0], false);
+      case 'exp': {
+        const arg = a.args[0];
+        // e^{i·θ} with θ linear: the same atoms as cos/sin
+        const isI = (x: Ast) => x.k === 'const' && x.name === 'i';
+        if (arg.k === 'mul' && (isI(arg.a) || isI(arg.b))) return this.expOf(isI(arg.a) ? arg.b : arg.a, true);
+        return this.expOf(arg, false);
+      }
       case 'sinh':
       case 'cosh':
       case 'tanh': {

@@ -76,6 +76,11 @@ t.test('exp, trig and hyperbolic identities are proven exactly, never by samplin
   holds(t, 'sin(pi/6) = 1/2');
   holds(t, 'sin(pi/4) = sqrt(2)/2');
   holds(t, 'cos(pi/12) = (sqrt(6)+sqrt(2))/4');
+  holds(t, 'e^(i*pi) + 1 = 0');
+  holds(t, 'exp(pi*i/3) = 1/2 + sqrt(3)/2*i');
+  holds(t, 'e^(i*x) = cos(x) + i*sin(x)');
+  holds(t, 'log(e) = 1');
+  refuted(t, 'exp(x*i) = cos(x) - i*sin(x)');
   refuted(t, 'sin(x)**2 - cos(x)**2 = 1');
   refuted(t, 'sin(x + pi) = sin(x)');
   refuted(t, 'sin(pi/3) = 1/2');
