@@ -46,6 +46,22 @@ export function warmup(): boolean {
   return verify({ expression: 'pi', expected_value: '3.14159', tolerance: '0.00001' }).status === 'VERIFIED';
 }
 
+function mentionsI(a: Ast): boolean {
+  switch (a.k) {
+    case 'const':
+      return a.name === 'i';
+    case 'num':
+    case 'var':
+      return false;
+    case 'neg':
+      return mentionsI(a.a);
+    case 'fn':
+      return a.args.some(mentionsI);
+    default:
+      return mentionsI(a.a) || mentionsI(a.b);
+  }
+}
+
 function evidence(input: string, parameters: Record<string, unknown>, result: Record<string, unknown>): Evidence {
   return { engine: ENGINE_NAME, engine_version: ENGINE_VERSION, input, parameters, result };
 }
@@ -59,6 +75,7 @@ function run(input: MathRequest): DiagnosticResult {
   const domain: Domain = ctxDomain ?? 'complex';
   const parsed = parseInput(input.expression);
   parsed.sides.forEach(costDigits);
+  if (domain === 'real' && parsed.sides.some(mentionsI)) throw new EvalError('domain', 'The imaginary unit i is not a real number.');
   const hasExpected = input.expected_value !== undefined && input.expected_value !== null;
   if (parsed.sides.length === 2) {
     if (hasExpected) throw new MathRefusal(C.invalidRequest, 'expected_value applies to an expression, not to an equation.');

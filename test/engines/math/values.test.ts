@@ -59,6 +59,8 @@ t.test('division by zero, log(0), non-real in the real domain', async (t) => {
     ['factorial(-1)', 'complex', 'math_verifier.domain_error'],
     ['factorial(2.5)', 'complex', 'math_verifier.domain_error'],
     ['sqrt(-4) = 2i', 'real', 'math_verifier.domain_error'],
+    ['i^2 = -1', 'real', 'math_verifier.domain_error'],
+    ['x*i = i*x', 'real', 'math_verifier.domain_error'],
   ];
   for (const [expr, domain, id] of cases) {
     const o = v(expr, { context: { domain } });
