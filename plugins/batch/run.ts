@@ -9,7 +9,10 @@ import { engineInput, verifierFor, type BatchItem, type ItemType } from './items
  * signer, which fails closed exactly like a signing failure.
  */
 export interface BatchAttestor {
-  gate(diagnostic: DiagnosticResult, subject: { engine: string; query: string }): Promise<{ result: DiagnosticResult; attestation?: string }>;
+  gate(
+    diagnostic: DiagnosticResult,
+    subject: { engine: string; query: string; org_id?: string | null },
+  ): Promise<{ result: DiagnosticResult; attestation?: string; attestation_id?: string }>;
 }
 
 export interface ItemResult {
@@ -18,6 +21,7 @@ export interface ItemResult {
   query: string;
   result: DiagnosticResult;
   attestation?: string;
+  attestation_id?: string;
 }
 
 /** Items run concurrently, a bounded number at a time so one batch cannot monopolise the engine pools. */
@@ -52,14 +56,22 @@ async function runItem(app: App, item: BatchItem, index: number, principal: Prin
   }
   if (type !== 'math' || result.status !== 'VERIFIED') return { ...base, result };
   const attestor = app.service<BatchAttestor>('attestation.batch');
-  if (!attestor) {
-    return { ...base, result: unverifiable('No attestation could be issued for this result.', { ...result.developer_fields, constraint_id: BatchConstraints.signingError }) };
-  }
+  if (!attestor) return { ...base, result: signingFailed() };
   try {
-    const gated = await attestor.gate(result, { engine: 'math', query: item.query });
-    return { ...base, result: gated.result, ...(gated.attestation ? { attestation: gated.attestation } : {}) };
+    const gated = await attestor.gate(result, { engine: 'math', query: item.query, org_id: principal?.orgId ?? null });
+    return {
+      ...base,
+      result: gated.result,
+      ...(gated.attestation ? { attestation: gated.attestation } : {}),
+      ...(gated.attestation_id ? { attestation_id: gated.attestation_id } : {}),
+    };
   } catch (err) {
     app.log.error({ err, index }, 'batch attestation failed');
-    return { ...base, result: unverifiable('No attestation could be issued for this result.', { ...result.developer_fields, constraint_id: BatchConstraints.signingError }) };
+    return { ...base, result: signingFailed() };
   }
+}
+
+/** Spec: a math item whose attestation cannot be signed is UNVERIFIABLE; is_valid never stays true. */
+function signingFailed(): DiagnosticResult {
+  return unverifiable('No attestation could be issued for this result.', { is_valid: false, constraint_id: BatchConstraints.signingError });
 }

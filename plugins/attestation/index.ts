@@ -1,0 +1,96 @@
+import type { KeyObject } from 'node:crypto';
+import type { App, Plugin } from '../../core/types.js';
+import type { DiagnosticResult } from '../../core/verdict.js';
+import { addIdentity } from '../health/index.js';
+import { registerAttachHook } from './attach.js';
+import { AttestationKeyError } from './errors.js';
+import { createIssuer, TOKEN_TYPE } from './issue.js';
+import { loadSigningKey, type SigningKey } from './keys.js';
+import { registerRoutes } from './routes.js';
+import { gateBatchMathItem, trustGate, type TrustGateOptions } from './trust-gate.js';
+import type { AttestationRecord, AttestationService } from './types.js';
+import { createVerifier, recordStatus } from './verify.js';
+
+export { trustGate, gateBatchMathItem, TRUST_GATE, BATCH_SIGNING_ERROR } from './trust-gate.js';
+export type { TrustGateOptions, GatedBatchItem } from './trust-gate.js';
+export { ATTESTABLE_TAG } from './attach.js';
+export { TOKEN_TYPE, subjectOf } from './issue.js';
+export { MAX_TOKEN_BYTES } from './verify.js';
+export type * from './types.js';
+
+export const ATTESTATION_SERVICE = 'attestation';
+export const RECORDS_COLLECTION = 'attestations';
+/** Service name the batch plugin looks up for math items (plugins/batch/run.ts `BatchAttestor`). */
+export const BATCH_ATTESTOR_SERVICE = 'attestation.batch';
+
+/** `attestation.batch` implements the batch plugin's contract for math items (attestation required). */
+import type { BatchAttestor } from '../batch/index.js';
+export type { BatchAttestor };
+
+/** The service plus a trust gate already bound to this service's verifier and logger. */
+export interface BoundAttestationService extends AttestationService {
+  trustGate(diagnostic: DiagnosticResult, opts: Omit<TrustGateOptions, 'verify' | 'log'>): Promise<DiagnosticResult>;
+}
+
+async function keyOrNull(app: App): Promise<SigningKey | null> {
+  try {
+    return await loadSigningKey(app.config.attestation, app.store, app.log);
+  } catch (err) {
+    // a bad configured key stops start-up; only a crypto runtime without P-256 degrades to CRYPTO_UNAVAILABLE
+    if (err instanceof AttestationKeyError || app.config.attestation.key_continuity_policy === 'persistent') throw err;
+    app.log.error({ event: 'attestation.crypto_unavailable', err_message: (err as Error).message }, 'no attestation key could be generated');
+    return null;
+  }
+}
+
+async function register(app: App): Promise<void> {
+  const cfg = app.config.attestation;
+  const records = app.store.collection<AttestationRecord>(RECORDS_COLLECTION);
+  const key = await keyOrNull(app);
+  const keys = new Map<string, KeyObject>();
+  if (key) keys.set(key.kid, key.publicKey);
+  const issue = createIssuer({ key, lifetimeSeconds: cfg.lifetime_seconds, records, log: app.log });
+  const verify = createVerifier({ keys, trustedIssuers: cfg.trusted_issuers, records });
+  const service: BoundAttestationService = {
+    issuer: cfg.issuer,
+    kid: key?.kid ?? `${cfg.issuer}#${cfg.key_name}`,
+    issue,
+    verify,
+    async status(id, orgId) {
+      const r = await records.get(id);
+      if (!r || r.org_id === null || r.org_id !== orgId) return null;
+      return recordStatus(r, Math.floor(Date.now() / 1000));
+    },
+    trustGate: (diagnostic, opts) => trustGate(diagnostic, { ...opts, verify, log: app.log }),
+  };
+  app.provide(ATTESTATION_SERVICE, service);
+  const batchAttestor: BatchAttestor = {
+    async gate(diagnostic, subject) {
+      const g = await gateBatchMathItem(service, diagnostic, { query: subject.query, engine: subject.engine, org_id: subject.org_id ?? null, log: app.log });
+      return { result: g.diagnostic, ...(g.attestation ? { attestation: g.attestation, attestation_id: g.attestation_id ?? undefined } : {}) };
+    },
+  };
+  app.provide(BATCH_ATTESTOR_SERVICE, batchAttestor);
+  addIdentity(app, {
+    key: 'attestation',
+    describe: () =>
+      key
+        ? {
+            issuer: key.issuer,
+            kid: key.kid,
+            alg: 'ES256',
+            typ: TOKEN_TYPE,
+            public_jwk: key.publicJwk,
+            key_continuity_policy: key.policy,
+            generated_at: key.generatedAt,
+            lifetime_seconds: cfg.lifetime_seconds,
+            trusted_issuers: [...cfg.trusted_issuers],
+          }
+        : { issuer: cfg.issuer, kid: null, available: false },
+  });
+  registerRoutes(app, service, records);
+  registerAttachHook(app, service);
+}
+
+const plugin: Plugin = { name: 'attestation', register };
+export default plugin;

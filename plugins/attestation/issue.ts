@@ -1,0 +1,100 @@
+import { randomUUID, sign as cryptoSign, type KeyObject } from 'node:crypto';
+import type { Logger } from 'pino';
+import { sha256Ref, SHA256_REF } from '../../core/canonical.js';
+import type { Collection } from '../../core/store.js';
+import type { DiagnosticResult } from '../../core/verdict.js';
+import type { SigningKey } from './keys.js';
+import type { AttestationClaims, AttestationErrorCode, AttestationRecord, AttestationResult, IssueOptions } from './types.js';
+
+export const TOKEN_TYPE = 'svc-attestation+jwt';
+export const SVC_VERSION = '1.0';
+
+/**
+ * `sub` binds the pair (evaluated input, proof): sha256Ref({query_hash, proof_hash}). Either half
+ * alone could be shared by two attestations; the pair names exactly what was proven about what.
+ */
+export function subjectOf(queryHash: string, proofHash: string): string {
+  return sha256Ref({ query_hash: queryHash, proof_hash: proofHash });
+}
+
+export type Signer = (data: Buffer, key: KeyObject) => Buffer;
+
+/** Hot path: node:crypto with the KeyObject imported once, raw r||s signature as JWS wants (performance.md). */
+export const es256Sign: Signer = (data, key) => cryptoSign('sha256', data, { key, dsaEncoding: 'ieee-p1363' });
+
+export interface IssuerDeps {
+  /** null when crypto could not provide a key: issuance answers UNVERIFIABLE / CRYPTO_UNAVAILABLE */
+  key: SigningKey | null;
+  lifetimeSeconds: number;
+  records: Collection<AttestationRecord>;
+  log: Logger;
+  now?: () => number;
+  sign?: Signer;
+}
+
+function outcome(status: AttestationResult['status'], code: AttestationErrorCode, error: string): AttestationResult {
+  return { status, token: null, error_code: code, error, is_issued: false, attestation_id: null };
+}
+
+const b64url = (v: unknown) => Buffer.from(JSON.stringify(v)).toString('base64url');
+
+function confidenceOf(d: DiagnosticResult): number {
+  const c = d.developer_fields.confidence;
+  // a deterministic proof is certain; an engine may report less (never more than 1)
+  return typeof c === 'number' && Number.isFinite(c) && c >= 0 && c <= 1 ? c : 1;
+}
+
+/**
+ * Builds `issue(diagnostic, opts)`: every path returns an AttestationResult, never throws.
+ * Only a VERIFIED result with a well-formed proof_ref can be attested; anything else is
+ * BLOCKED / VERIFIED_WITHOUT_PROOF (there is no proof to attest). The record is stored before the
+ * token is handed out, so every token in circulation can be looked up and revoked; a failed store
+ * write is a signing failure.
+ */
+export function createIssuer(deps: IssuerDeps) {
+  const now = deps.now ?? (() => Math.floor(Date.now() / 1000));
+  const sign = deps.sign ?? es256Sign;
+  return async function issue(diagnostic: DiagnosticResult, opts: IssueOptions): Promise<AttestationResult> {
+    if (!diagnostic || diagnostic.status !== 'VERIFIED' || typeof diagnostic.proof_ref !== 'string' || !SHA256_REF.test(diagnostic.proof_ref)) {
+      return outcome('BLOCKED', 'VERIFIED_WITHOUT_PROOF', 'only a VERIFIED result with a proof_ref can be attested');
+    }
+    const key = deps.key;
+    if (!key) return outcome('UNVERIFIABLE', 'CRYPTO_UNAVAILABLE', 'no attestation signing key is available');
+    try {
+      const iat = now();
+      const jti = `att_${randomUUID()}`;
+      const query_hash = sha256Ref(opts.query);
+      const proof_hash = diagnostic.proof_ref;
+      const result = { status: diagnostic.status, verified: true, engine: String(opts.engine), confidence: confidenceOf(diagnostic) };
+      const claims: AttestationClaims = {
+        iss: key.issuer,
+        sub: subjectOf(query_hash, proof_hash),
+        iat,
+        exp: iat + deps.lifetimeSeconds,
+        jti,
+        svc: { version: SVC_VERSION, result, query_hash, proof_hash },
+      };
+      const input = `${b64url({ alg: 'ES256', typ: TOKEN_TYPE, kid: key.kid })}.${b64url(claims)}`;
+      const token = `${input}.${sign(Buffer.from(input), key.privateKey).toString('base64url')}`;
+      const record: AttestationRecord = {
+        id: jti,
+        org_id: opts.org_id ?? null,
+        iss: claims.iss,
+        kid: key.kid,
+        sub: claims.sub,
+        iat,
+        exp: claims.exp,
+        result,
+        query_hash,
+        proof_hash,
+        revoked_at: null,
+        revoked_by: null,
+      };
+      if (!(await deps.records.insert(jti, record))) throw new Error('attestation id collision');
+      return { status: 'ISSUED', token, error_code: null, error: null, is_issued: true, attestation_id: jti };
+    } catch (err) {
+      deps.log.error({ event: 'attestation.signing_failed', err_name: (err as Error)?.name, err_message: (err as Error)?.message }, 'attestation signing failed');
+      return outcome('BLOCKED', 'SIGNING_FAILURE', 'the attestation could not be signed');
+    }
+  };
+}

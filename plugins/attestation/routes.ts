@@ -1,0 +1,92 @@
+import type { App, Principal, RequestContext } from '../../core/types.js';
+import { HttpError } from '../../core/errors.js';
+import type { Collection } from '../../core/store.js';
+import { AttestationProblems, INVALID_TOKEN_DETAIL } from './errors.js';
+import { recordStatus } from './verify.js';
+import type { AttestationRecord, AttestationService } from './types.js';
+
+const S = 'https://proofgate.dev/schemas/attestation';
+const nowSeconds = () => Math.floor(Date.now() / 1000);
+
+/** Another organisation's attestation is indistinguishable from a missing one (decisions §5). */
+async function ownRecord(records: Collection<AttestationRecord>, ctx: RequestContext): Promise<AttestationRecord> {
+  const r = await records.get(ctx.params.id);
+  if (!r || r.org_id === null || r.org_id !== ctx.principal?.orgId) {
+    throw new HttpError(AttestationProblems.notFound, 'no such attestation');
+  }
+  return r;
+}
+
+/** Revocation: an operator key (admin:all) or an owner/admin of the attestation's organisation. */
+function mayRevoke(p: Principal | null): boolean {
+  if (!p) return false;
+  return p.scopes.includes('admin:all') || p.role === 'owner' || p.role === 'admin';
+}
+
+export function registerRoutes(app: App, service: AttestationService, records: Collection<AttestationRecord>): void {
+  app.route({
+    method: 'GET',
+    path: '/attestation/:id',
+    auth: 'apiKey',
+    scope: 'attestation:read',
+    schema: { params: `${S}/id.params.json`, response: `${S}/record.response.json` },
+    async handler(ctx) {
+      const r = await ownRecord(records, ctx);
+      return {
+        body: {
+          id: r.id,
+          iss: r.iss,
+          sub: r.sub,
+          iat: r.iat,
+          exp: r.exp,
+          status: recordStatus(r, nowSeconds()),
+          result: r.result,
+          query_hash: r.query_hash,
+          proof_hash: r.proof_hash,
+          revoked_at: r.revoked_at,
+        },
+      };
+    },
+  });
+
+  app.route({
+    method: 'POST',
+    path: '/attestation/:id/revoke',
+    auth: 'apiKey',
+    scope: 'attestation:read',
+    bodyType: 'none',
+    schema: { params: `${S}/id.params.json`, response: `${S}/revoke.response.json` },
+    async handler(ctx) {
+      await ownRecord(records, ctx);
+      if (!mayRevoke(ctx.principal)) {
+        throw new HttpError(AttestationProblems.revokeForbidden, 'only an owner or admin of the organisation may revoke an attestation');
+      }
+      const at = nowSeconds();
+      const by = ctx.principal?.userId ?? ctx.principal?.keyId ?? null;
+      // atomic: a second revocation keeps the first timestamp
+      const after = await records.update(ctx.params.id, (cur) => (cur && cur.revoked_at === null ? { ...cur, revoked_at: at, revoked_by: by } : cur));
+      if (!after || after.revoked_at === null) throw new HttpError(AttestationProblems.notFound, 'no such attestation');
+      ctx.log.info({ event: 'attestation.revoked', attestation_id: after.id, by }, 'attestation revoked');
+      return { body: { id: after.id, status: 'REVOKED', revoked_at: after.revoked_at } };
+    },
+  });
+
+  app.route({
+    method: 'POST',
+    path: '/attestation/verify',
+    auth: 'apiKey',
+    scope: 'attestation:read',
+    // tokens above 8 KiB are refused as Invalid token; bodies far beyond are a transport cap (413)
+    bodyLimit: 64 * 1024,
+    schema: { body: `${S}/verify.body.json`, response: `${S}/verify.response.json` },
+    async handler(ctx) {
+      const jwt = (ctx.body as { jwt?: unknown }).jwt;
+      const v = await service.verify(jwt);
+      if (!v.ok) {
+        ctx.log.info({ event: 'attestation.rejected', reason: v.reason }, 'attestation token rejected');
+        throw new HttpError(AttestationProblems.invalidToken, INVALID_TOKEN_DETAIL);
+      }
+      return { body: { valid: true, status: v.status, header: v.header, claims: v.claims } };
+    },
+  });
+}

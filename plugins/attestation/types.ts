@@ -1,0 +1,95 @@
+import type { DiagnosticResult, Status } from '../../core/verdict.js';
+
+/** Outcome of one issuance (spec: AttestationResult). Never absent: check `is_issued` before using `token`. */
+export type AttestationErrorCode = 'VERIFIED_WITHOUT_PROOF' | 'SIGNING_FAILURE' | 'CRYPTO_UNAVAILABLE';
+export interface AttestationResult {
+  status: 'ISSUED' | 'BLOCKED' | 'UNVERIFIABLE';
+  token: string | null;
+  error_code: AttestationErrorCode | null;
+  error: string | null;
+  is_issued: boolean;
+  /** the token's jti when issued (proofgate addition: lets a route return `attestation_id`) */
+  attestation_id: string | null;
+}
+
+export type StoredStatus = 'VALID' | 'EXPIRED' | 'REVOKED';
+
+export interface AttestedResult {
+  status: Status;
+  verified: boolean;
+  engine: string;
+  confidence: number;
+}
+
+/** The nested `svc` claim: what was attested, bound to the evaluated input and the proof. */
+export interface SvcClaim {
+  version: '1.0';
+  result: AttestedResult;
+  query_hash: string;
+  proof_hash: string;
+}
+
+export interface AttestationClaims {
+  iss: string;
+  sub: string;
+  iat: number;
+  exp: number;
+  jti: string;
+  svc: SvcClaim;
+}
+
+/** What the store keeps per issued attestation (collection `attestations`, key = jti). */
+export interface AttestationRecord {
+  id: string;
+  org_id: string | null;
+  iss: string;
+  kid: string;
+  sub: string;
+  iat: number;
+  exp: number;
+  result: AttestedResult;
+  query_hash: string;
+  proof_hash: string;
+  revoked_at: number | null;
+  revoked_by: string | null;
+}
+
+export interface IssueOptions {
+  /** engine that produced the diagnostic, e.g. `math` */
+  engine: string;
+  /** the evaluated input (for natural-language math: the translated expression); hashed into query_hash */
+  query: unknown;
+  /** organisation that owns the attestation (GET /attestation/{id} is scoped to it) */
+  org_id?: string | null;
+}
+
+export type VerifyOutcome =
+  | { ok: true; claims: AttestationClaims; header: { alg: 'ES256'; typ: string; kid: string }; status: 'VALID' }
+  | { ok: false; reason: RejectReason };
+
+export type RejectReason =
+  | 'not_a_string'
+  | 'oversized'
+  | 'malformed'
+  | 'unsupported_alg'
+  | 'wrong_typ'
+  | 'unknown_key'
+  | 'bad_signature'
+  | 'expired'
+  | 'not_yet_valid'
+  | 'malformed_claims'
+  | 'untrusted_issuer'
+  | 'issuer_key_mismatch'
+  | 'sub_mismatch'
+  | 'unknown_attestation'
+  | 'revoked';
+
+/** What other plugins get from `app.service('attestation')`. */
+export interface AttestationService {
+  readonly issuer: string;
+  readonly kid: string;
+  issue(diagnostic: DiagnosticResult, opts: IssueOptions): Promise<AttestationResult>;
+  verify(token: unknown): Promise<VerifyOutcome>;
+  /** stored status of an attestation visible to `orgId`, or null when unknown there */
+  status(id: string, orgId: string): Promise<StoredStatus | null>;
+}

@@ -1,0 +1,127 @@
+import type { KeyObject } from 'node:crypto';
+import { decodeProtectedHeader, jwtVerify } from 'jose';
+import { SHA256_REF } from '../../core/canonical.js';
+import type { Collection } from '../../core/store.js';
+import { subjectOf, SVC_VERSION, TOKEN_TYPE } from './issue.js';
+import type { AttestationClaims, AttestationRecord, RejectReason, VerifyOutcome } from './types.js';
+
+/** Tokens longer than this are refused before any parsing (ours are well under 1 KiB). */
+export const MAX_TOKEN_BYTES = 8192;
+
+export interface VerifierDeps {
+  /** public keys by kid: only keys this service signs with */
+  keys: ReadonlyMap<string, KeyObject>;
+  trustedIssuers: readonly string[];
+  records: Collection<AttestationRecord>;
+  now?: () => number;
+}
+
+const fail = (reason: RejectReason): VerifyOutcome => ({ ok: false, reason });
+const isInt = (v: unknown): v is number => typeof v === 'number' && Number.isSafeInteger(v);
+const isRef = (v: unknown): v is string => typeof v === 'string' && SHA256_REF.test(v);
+
+function claimsShapeOk(p: Record<string, unknown>): p is AttestationClaims & Record<string, unknown> {
+  const svc = p.svc as Record<string, unknown> | undefined;
+  const result = svc?.result as Record<string, unknown> | undefined;
+  return (
+    typeof p.iss === 'string' &&
+    isRef(p.sub) &&
+    isInt(p.iat) &&
+    isInt(p.exp) &&
+    typeof p.jti === 'string' &&
+    p.jti.length > 0 &&
+    !!svc &&
+    typeof svc === 'object' &&
+    svc.version === SVC_VERSION &&
+    isRef(svc.query_hash) &&
+    isRef(svc.proof_hash) &&
+    !!result &&
+    typeof result === 'object' &&
+    ['VERIFIED', 'UNVERIFIABLE', 'BLOCKED'].includes(result.status as string) &&
+    typeof result.verified === 'boolean' &&
+    typeof result.engine === 'string' &&
+    typeof result.confidence === 'number'
+  );
+}
+
+function joseReason(err: unknown): RejectReason {
+  switch ((err as { code?: string })?.code) {
+    case 'ERR_JWS_SIGNATURE_VERIFICATION_FAILED':
+      return 'bad_signature';
+    case 'ERR_JWT_EXPIRED':
+      return 'expired';
+    case 'ERR_JWT_CLAIM_VALIDATION_FAILED':
+      return 'not_yet_valid';
+    case 'ERR_JOSE_ALG_NOT_ALLOWED':
+      return 'unsupported_alg';
+    default:
+      return 'malformed';
+  }
+}
+
+/**
+ * Builds `verify(token)`. Order matters: cheap structural checks, then the signature (jose), and
+ * only then the issuer trust list, so an unsigned or forged token never reaches a policy decision
+ * and the list cannot be probed with unsigned tokens. Revocation is read from the store; a token
+ * with a valid signature but no stored record is refused (fail closed: it cannot be revoked).
+ */
+export function createVerifier(deps: VerifierDeps) {
+  const now = deps.now ?? (() => Math.floor(Date.now() / 1000));
+  return async function verify(token: unknown): Promise<VerifyOutcome> {
+    if (typeof token !== 'string') return fail('not_a_string');
+    if (Buffer.byteLength(token) > MAX_TOKEN_BYTES) return fail('oversized');
+    if (!/^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/.test(token)) return fail('malformed');
+    let header: Record<string, unknown>;
+    try {
+      header = decodeProtectedHeader(token) as Record<string, unknown>;
+    } catch {
+      return fail('malformed');
+    }
+    if (header.alg !== 'ES256') return fail('unsupported_alg');
+    if (header.typ !== TOKEN_TYPE) return fail('wrong_typ');
+    const key = typeof header.kid === 'string' ? deps.keys.get(header.kid) : undefined;
+    if (!key) return fail('unknown_key');
+    let payload: Record<string, unknown>;
+    try {
+      const res = await jwtVerify(token, key, { algorithms: ['ES256'], typ: TOKEN_TYPE, currentDate: new Date(now() * 1000) });
+      payload = res.payload as Record<string, unknown>;
+    } catch (err) {
+      return fail(joseReason(err));
+    }
+    // signature is good from here on: policy checks
+    if (!claimsShapeOk(payload)) return fail('malformed_claims');
+    if (payload.exp <= now()) return fail('expired');
+    if (!deps.trustedIssuers.includes(payload.iss)) return fail('untrusted_issuer');
+    if (!(header.kid as string).startsWith(`${payload.iss}#`)) return fail('issuer_key_mismatch');
+    if (payload.sub !== subjectOf(payload.svc.query_hash, payload.svc.proof_hash)) return fail('sub_mismatch');
+    const record = await deps.records.get(payload.jti);
+    if (!record || record.kid !== header.kid || record.sub !== payload.sub) return fail('unknown_attestation');
+    if (record.revoked_at !== null) return fail('revoked');
+    const claims: AttestationClaims = {
+      iss: payload.iss,
+      sub: payload.sub,
+      iat: payload.iat,
+      exp: payload.exp,
+      jti: payload.jti,
+      // rebuilt field by field: nothing beyond the documented claims leaves the verifier
+      svc: {
+        version: SVC_VERSION,
+        result: {
+          status: payload.svc.result.status,
+          verified: payload.svc.result.verified,
+          engine: payload.svc.result.engine,
+          confidence: payload.svc.result.confidence,
+        },
+        query_hash: payload.svc.query_hash,
+        proof_hash: payload.svc.proof_hash,
+      },
+    };
+    return { ok: true, claims, header: { alg: 'ES256', typ: TOKEN_TYPE, kid: header.kid as string }, status: 'VALID' };
+  };
+}
+
+/** Stored status of a record at `now` (epoch seconds). */
+export function recordStatus(r: AttestationRecord, now: number): 'VALID' | 'EXPIRED' | 'REVOKED' {
+  if (r.revoked_at !== null) return 'REVOKED';
+  return now >= r.exp ? 'EXPIRED' : 'VALID';
+}

@@ -1,0 +1,85 @@
+import type { AdvisoryCheck } from './types.js';
+
+/**
+ * Text-only signals (decisions §1): regexes over the raw source, which cannot tell code from a
+ * string or a comment. They are reported as advisory checks and never decide a verdict.
+ */
+export interface TextSignal {
+  name: string;
+  line: number;
+  detail: string;
+}
+
+const MAX_SIGNALS = 20;
+const STRING_TOKEN = /(['"`])((?:\\.|(?!\1)[^\\\n]){20,400})\1/g;
+const URL = /\b(?:https?|ftp|wss?):\/\/[^\s'"`<>)]+/gi;
+const SUSPICIOUS_HOST = /^(?:\d{1,3}(?:\.\d{1,3}){3}|\[[0-9a-f:]+\])$|\.onion$|(?:^|\.)(?:pastebin\.com|paste\.ee|hastebin\.com|ghostbin\.\w+|transfer\.sh|ngrok\.io|ngrok-free\.app|serveo\.net|requestbin\.\w+|webhook\.site|interact\.sh|oast\.\w+|burpcollaborator\.net|raw\.githubusercontent\.com)$/i;
+
+/**
+ * The A2A code guard's layer-2 pattern heuristics (operations-api, code_guard row), by name.
+ * Exported so the guard and this engine use one definition.
+ */
+export const GUARD_PATTERNS: ReadonlyArray<{ name: string; re: RegExp }> = [
+  { name: 'getattr_builtin', re: /\bgetattr\s*\(\s*(?:__builtins__|builtins)\b/ },
+  { name: 'builtins_dict_access', re: /(?:__builtins__|builtins\.__dict__|globals\s*\(\s*\)|vars\s*\(\s*\))\s*\[/ },
+  { name: 'base64_exec', re: /\b(?:exec|eval)\s*\([^)]*\b(?:b64decode|b32decode|decodebytes|atob)\b/ },
+  { name: 'dynamic_import', re: /\b__import__\s*\(|\bimportlib\s*\.\s*import_module\s*\(|\brequire\s*\(\s*[^'"`\s)]/ },
+  { name: 'os_system', re: /\bos\s*\.\s*system\s*\(/ },
+  { name: 'os_popen', re: /\bos\s*\.\s*popen\s*\(/ },
+];
+
+function lineAt(code: string, index: number): number {
+  let line = 1;
+  for (let i = code.indexOf('\n'); i !== -1 && i < index; i = code.indexOf('\n', i + 1)) line++;
+  return line;
+}
+
+function entropy(s: string): number {
+  const counts = new Map<string, number>();
+  for (const ch of s) counts.set(ch, (counts.get(ch) ?? 0) + 1);
+  let h = 0;
+  const n = [...s].length;
+  for (const c of counts.values()) h -= (c / n) * Math.log2(c / n);
+  return h;
+}
+
+/** Raw-text pattern matches, named as the A2A guard names them. */
+export function heuristicSignals(code: string): TextSignal[] {
+  const out: TextSignal[] = [];
+  for (const { name, re } of GUARD_PATTERNS) {
+    const m = re.exec(code);
+    if (m) out.push({ name, line: lineAt(code, m.index), detail: m[0].slice(0, 80) });
+  }
+  return out;
+}
+
+export function textSignals(code: string): TextSignal[] {
+  const out: TextSignal[] = [];
+  for (const m of code.matchAll(STRING_TOKEN)) {
+    if (out.length >= MAX_SIGNALS) break;
+    const body = m[2];
+    if (/^[A-Za-z0-9+/=_-]+$/.test(body) && entropy(body) >= 4.2) {
+      out.push({ name: 'high_entropy_string', line: lineAt(code, m.index ?? 0), detail: `${body.length} characters, ${entropy(body).toFixed(2)} bits/char` });
+    }
+  }
+  for (const m of code.matchAll(URL)) {
+    if (out.length >= MAX_SIGNALS) break;
+    let host = '';
+    try {
+      host = new globalThis.URL(m[0]).hostname;
+    } catch {
+      continue;
+    }
+    if (SUSPICIOUS_HOST.test(host)) out.push({ name: 'suspicious_url', line: lineAt(code, m.index ?? 0), detail: host });
+  }
+  return out.concat(heuristicSignals(code).map((s) => ({ ...s, name: `pattern.${s.name}` }))).slice(0, MAX_SIGNALS);
+}
+
+export function advisoryChecks(code: string): AdvisoryCheck[] {
+  return textSignals(code).map((s) => ({
+    name: s.name,
+    advisory_only: true,
+    constraint_id: `code_verifier.advisory.${s.name.startsWith('pattern.') ? 'pattern' : s.name}`,
+    details: { line: s.line, detail: s.detail },
+  }));
+}

@@ -1,0 +1,289 @@
+import { type JsNode, type JsParse, linkParents, parentOf, parseJavaScript, parseTypeScript } from './parser.js';
+import { JsLimitError, JsResolver, propName } from './resolve.js';
+import { classifyShellCommand, isCriticalPath, isInterpreter } from '../shell.js';
+import { isCredentialValue, isSecretName } from '../secrets.js';
+import { type Analysis, type Finding, type Language, type Severity, normaliseFindings } from '../types.js';
+
+const CHILD = 'child_process';
+const SHELL_EXEC = new Set([`${CHILD}.exec`, `${CHILD}.execSync`]);
+const ARGV_EXEC = new Set([`${CHILD}.spawn`, `${CHILD}.spawnSync`, `${CHILD}.execFile`, `${CHILD}.execFileSync`, `${CHILD}.fork`]);
+const VM_EXEC = new Set(['vm.runInNewContext', 'vm.runInThisContext', 'vm.runInContext', 'vm.compileFunction', 'vm.Script', 'vm.SourceTextModule']);
+const TIMERS = new Set(['setTimeout', 'setInterval', 'setImmediate', 'execScript']);
+const NETWORK = /^(fetch|axios(\..*)?|got(\..*)?|superagent\..*|needle\..*|(http|https|http2)\.(request|get)|navigator\.sendBeacon|XMLHttpRequest\(\)\.send|WebSocket\(\)\.send|net\.connect|net\.createConnection|net\.Socket\(\)\.write)$/;
+const FS_DELETE = /^(fs|fs\/promises|fs\.promises|fsPromises)\.(rm|rmSync|rmdir|rmdirSync|unlink|unlinkSync)$/;
+const HTML_SINK_PROPS = new Set(['innerHTML', 'outerHTML']);
+const GLOBAL_OBJECTS = new Set(['window', 'globalThis', 'global', 'self', 'frames', 'top', 'parent']);
+const BUILTIN_PROTOTYPES = new Set(['Object', 'Array', 'Function', 'String', 'Number', 'Boolean', 'Promise', 'RegExp', 'Map', 'Set']);
+
+class JsAnalysis {
+  readonly findings: Finding[] = [];
+
+  constructor(
+    private readonly r: JsResolver,
+    private readonly prefix: string,
+  ) {}
+
+  private report(n: JsNode, severity: Severity, type: string, rule: string, message: string): void {
+    const loc = n.loc?.start ?? { line: 1, column: 0 };
+    this.findings.push({ type, severity, line: loc.line, column: loc.column + 1, message, rule_id: `${this.prefix}.${rule}` });
+  }
+
+  private isConst(n: JsNode | undefined): boolean {
+    return !!n && (this.r.fold(n) !== null || (n.type === 'Literal' && typeof n.value !== 'object'));
+  }
+
+  /** Searches an expression for a sub-expression matching `pred` (following simple bindings). */
+  private reaches(node: JsNode, pred: (n: JsNode, quals: string[]) => boolean): boolean {
+    const stack = [node];
+    const seen = new Set<JsNode>();
+    let budget = 400;
+    while (stack.length && budget-- > 0) {
+      const n = stack.pop() as JsNode;
+      const quals = ['Identifier', 'MemberExpression', 'CallExpression', 'NewExpression'].includes(n.type) ? this.r.qualify(n) : [];
+      if (pred(n, quals)) return true;
+      if (n.type === 'Identifier') {
+        for (const b of this.r.bindings.get(n.name as string) ?? []) {
+          if ((b.kind === 'expr' || b.kind === 'member') && !seen.has(b.node)) {
+            seen.add(b.node);
+            stack.push(b.node);
+          }
+        }
+      }
+      for (const k of Object.keys(n)) {
+        if (k === 'parent' || k === 'loc') continue;
+        const v = n[k];
+        if (Array.isArray(v)) for (const x of v) if (x && typeof x === 'object' && typeof (x as JsNode).type === 'string') stack.push(x as JsNode);
+        if (v && !Array.isArray(v) && typeof v === 'object' && typeof (v as JsNode).type === 'string') stack.push(v as JsNode);
+      }
+    }
+    return false;
+  }
+
+  visit(n: JsNode): void {
+    switch (n.type) {
+      case 'CallExpression':
+      case 'NewExpression':
+        this.call(n);
+        break;
+      case 'ImportDeclaration':
+        if (String((n.source as JsNode).value).replace(/^node:/, '') === CHILD) this.report(n, 'LOW', 'dangerous_import', 'import.child_process', 'imports child_process');
+        break;
+      case 'ImportExpression':
+        if (!this.isConst(n.source as JsNode)) this.report(n, 'MEDIUM', 'dynamic_import', 'import.dynamic', 'import() of a computed module name');
+        else if (this.r.fold(n.source as JsNode)?.replace(/^node:/, '') === CHILD) this.report(n, 'LOW', 'dangerous_import', 'import.child_process', 'imports child_process');
+        break;
+      case 'AssignmentExpression':
+        this.assignment(n);
+        break;
+      case 'VariableDeclarator':
+        if ((n.id as JsNode).type === 'Identifier' && n.init) this.credential(n.init as JsNode, (n.id as JsNode).name as string);
+        break;
+      case 'Property':
+      case 'PropertyDefinition': {
+        const key = n.key as JsNode;
+        const name = !n.computed && key.type === 'Identifier' ? (key.name as string) : this.r.fold(key);
+        if (name !== null && n.value) this.credential(n.value as JsNode, name);
+        if (name === 'dangerouslySetInnerHTML' && (n.value as JsNode)?.type === 'ObjectExpression') {
+          const html = ((n.value as JsNode).properties as JsNode[]).find((p) => p.type === 'Property' && propKey(p) === '__html');
+          if (html && !this.isConst(html.value as JsNode)) this.report(n, 'HIGH', 'xss', 'xss.dangerously_set_inner_html', 'dangerouslySetInnerHTML with a computed __html');
+        }
+        break;
+      }
+      case 'Identifier':
+        this.reference(n);
+        break;
+      case 'MemberExpression':
+        this.globalLookup(n);
+        break;
+    }
+  }
+
+  /** `window[name](…)`: a computed lookup on the global object reaches eval/Function by any name. */
+  private globalLookup(n: JsNode): void {
+    if (!n.computed || this.isConst(n.property as JsNode)) return;
+    const obj = n.object as JsNode;
+    if (obj.type !== 'Identifier' || !GLOBAL_OBJECTS.has(obj.name as string)) return;
+    const p = parentOf(n);
+    const called = !!p && (p.type === 'CallExpression' || p.type === 'NewExpression') && n.parentKey === 'callee';
+    this.report(n, called ? 'HIGH' : 'MEDIUM', 'reflection', 'dangerous_call.global_dynamic', `computed lookup on ${obj.name as string}${called ? ' called as a function' : ''}`);
+  }
+
+  private reference(n: JsNode): void {
+    const p = parentOf(n);
+    if (!p) return;
+    const key = n.parentKey as string;
+    // only reads of a value: not declarations, property names, labels or the callee (reported as a call)
+    if ((p.type === 'MemberExpression' && key === 'property' && !p.computed) || ((p.type === 'Property' || p.type === 'PropertyDefinition' || p.type === 'MethodDefinition') && key === 'key' && !p.computed)) return;
+    if (['VariableDeclarator', 'FunctionDeclaration', 'FunctionExpression', 'ClassDeclaration', 'ClassExpression'].includes(p.type) && key === 'id') return;
+    if (['ImportSpecifier', 'ImportDefaultSpecifier', 'ImportNamespaceSpecifier', 'ExportSpecifier', 'LabeledStatement', 'BreakStatement', 'ContinueStatement', 'CatchClause'].includes(p.type)) return;
+    if (key === 'params' || ((p.type === 'CallExpression' || p.type === 'NewExpression') && key === 'callee')) return;
+    if (p.type === 'AssignmentExpression' && key === 'left') return;
+    // reading a property (`Function.prototype`, `Function.toString`) is not using the function;
+    // call/apply/bind/constructor are (`Function.call(null, src)`, `eval.call(null, x)`)
+    if (p.type === 'MemberExpression' && key === 'object') {
+      const prop = propName(p, (x) => this.r.fold(x));
+      if (prop === null || !['call', 'apply', 'bind', 'constructor'].includes(prop)) return;
+    }
+    for (const q of this.r.qualify(n)) {
+      if (q === 'eval' || q === 'Function') this.report(n, 'HIGH', 'code_execution', 'dangerous_call.reference', `${q} is taken as a value (${n.name as string})`);
+    }
+  }
+
+  private call(n: JsNode): void {
+    const callee = n.callee as JsNode;
+    const args = n.arguments as JsNode[];
+    const a0 = args[0];
+    if (callee.type === 'MemberExpression' && propName(callee, (x) => this.r.fold(x)) === 'constructor' && args.length) {
+      const chained = (callee.object as JsNode).type === 'MemberExpression' && propName(callee.object as JsNode, (x) => this.r.fold(x)) === 'constructor';
+      this.report(n, chained ? 'CRITICAL' : 'HIGH', 'code_execution', 'dangerous_call.function_constructor', 'calls a constructor with source text (Function constructor reached through .constructor)');
+    }
+    if (callee.type === 'MemberExpression' && propName(callee, (x) => this.r.fold(x)) === 'insertAdjacentHTML' && args[1] && !this.isConst(args[1])) {
+      this.report(n, 'HIGH', 'xss', 'xss.insert_adjacent_html', 'insertAdjacentHTML() with a computed value');
+    }
+    for (const q of this.r.qualify(callee)) this.qualified(n, q, args, a0);
+  }
+
+  private qualified(n: JsNode, q: string, args: JsNode[], a0: JsNode | undefined): void {
+    if (q === 'eval' || q === 'Function' || VM_EXEC.has(q)) {
+      const src = q === 'Function' ? args[args.length - 1] : a0;
+      const name = q === 'Function' ? (n.type === 'NewExpression' ? 'new Function' : 'Function') : q;
+      const rule = q.startsWith('vm.') ? 'dangerous_call.vm' : q === 'eval' ? 'dangerous_call.eval' : 'dangerous_call.function';
+      if (src && this.reaches(src, (_x, qs) => qs.some((s) => NETWORK.test(s.replace(/\(\)$/, ''))))) this.report(n, 'CRITICAL', 'remote_code_execution', 'rce.eval_fetched', `${name} of content fetched over the network`);
+      else if (!src && q === 'Function') this.report(n, 'LOW', 'code_execution', rule, `${name} with no source`);
+      else if (!src || !this.isConst(src)) this.report(n, 'CRITICAL', 'code_execution', rule, `${name} of a computed value`);
+      else this.report(n, 'HIGH', 'code_execution', rule, `${name} of a constant string`);
+    } else if (TIMERS.has(q) && a0 && (a0.type === 'Literal' || a0.type === 'TemplateLiteral' || this.r.fold(a0) !== null || (a0.type === 'BinaryExpression' && a0.operator === '+'))) {
+      this.report(n, this.isConst(a0) ? 'HIGH' : 'CRITICAL', 'code_execution', 'dangerous_call.string_timer', `${q}() with a string argument evaluates it as code`);
+    } else if ((q === 'require' || q.endsWith('.require')) && n.type === 'CallExpression') {
+      if (!a0 || !this.isConst(a0)) this.report(n, 'MEDIUM', 'dynamic_import', 'import.dynamic', 'require() of a computed module name');
+      else if (this.r.fold(a0)?.replace(/^node:/, '') === CHILD) this.report(n, 'LOW', 'dangerous_import', 'import.child_process', 'requires child_process');
+    } else if (SHELL_EXEC.has(q)) {
+      this.command(n, q, a0, true);
+    } else if (ARGV_EXEC.has(q)) {
+      const opts = args.find((a) => a.type === 'ObjectExpression');
+      const shell = opts && (opts.properties as JsNode[]).some((p) => p.type === 'Property' && propKey(p) === 'shell' && !((p.value as JsNode).type === 'Literal' && !(p.value as JsNode).value));
+      if (shell) this.command(n, q, a0, true, args[1]);
+      else this.argv(n, q, a0, args[1]);
+    } else if (q === 'document.write' || q === 'document.writeln') {
+      if (args.some((a) => !this.isConst(a))) this.report(n, 'HIGH', 'xss', 'xss.document_write', `${q}() with a computed value`);
+    } else if (q === 'process.binding' || q === 'process.dlopen' || q === 'process._linkedBinding') {
+      this.report(n, 'HIGH', 'code_execution', 'dangerous_call.native_binding', `${q}() loads native code or internal bindings`);
+    } else if (FS_DELETE.test(q) && a0) {
+      const path = this.r.fold(a0);
+      if (path !== null && isCriticalPath(path)) this.report(n, 'CRITICAL', 'destructive_filesystem_operation', 'filesystem.destructive', `${q}() on a system or home path`);
+    }
+    if (NETWORK.test(q) && args.some((a) => this.wholeEnv(a))) {
+      this.report(n, 'CRITICAL', 'environment_exfiltration', 'exfiltration.environ', `${q}() sends the whole process environment over the network`);
+    }
+  }
+
+  private wholeEnv(node: JsNode): boolean {
+    return this.reaches(node, (x, qs) => {
+      if (!qs.includes('process.env')) return false;
+      const p = parentOf(x);
+      return !(p && p.type === 'MemberExpression' && x.parentKey === 'object');
+    });
+  }
+
+  private command(n: JsNode, q: string, cmdNode: JsNode | undefined, viaShell: boolean, argvNode?: JsNode): void {
+    const base = cmdNode ? this.r.fold(cmdNode) : null;
+    const extra = argvNode && argvNode.type === 'ArrayExpression' ? (argvNode.elements as Array<JsNode | null>).map((e) => (e ? this.r.fold(e) : null)) : [];
+    if (base === null || extra.some((e) => e === null)) {
+      const shape = base !== null ? classifyShellCommand(base) : null;
+      if (shape) this.report(n, shape.severity, shape.type, shape.rule, `${q}: ${shape.message}`);
+      else this.report(n, 'CRITICAL', 'command_injection', viaShell ? 'process.shell_injection' : 'process.exec_dynamic', `${q}() runs a command built from computed values`);
+      return;
+    }
+    const text = [base, ...extra].join(' ');
+    const shape = classifyShellCommand(text);
+    if (shape) this.report(n, shape.severity, shape.type, shape.rule, `${q}: ${shape.message}`);
+    else this.report(n, 'HIGH', 'process_execution', 'process.shell_exec', `${q}() runs a shell command`);
+  }
+
+  private argv(n: JsNode, q: string, programNode: JsNode | undefined, argvNode: JsNode | undefined): void {
+    const program = programNode ? this.r.fold(programNode) : null;
+    if (program === null) {
+      this.report(n, 'HIGH', 'command_injection', 'process.dynamic_program', `${q}() runs a program chosen at run time`);
+      return;
+    }
+    const items = argvNode && argvNode.type === 'ArrayExpression' ? (argvNode.elements as Array<JsNode | null>).map((e) => (e && e.type !== 'SpreadElement' ? this.r.fold(e) : null)) : argvNode ? [null] : [];
+    const shape = classifyShellCommand([program, ...items.map((i) => i ?? '')].join(' '));
+    if (shape) this.report(n, shape.severity, shape.type, shape.rule, `${q}: ${shape.message}`);
+    else if (isInterpreter(program) || q.endsWith('.fork')) this.report(n, 'HIGH', 'process_execution', 'process.interpreter', `${q}() starts ${JSON.stringify(program)}`);
+    else if (items.some((i) => i === null)) this.report(n, 'MEDIUM', 'argument_injection', 'process.dynamic_arguments', `${q}() passes computed arguments to ${JSON.stringify(program)} (no shell)`);
+  }
+
+  private assignment(n: JsNode): void {
+    const left = n.left as JsNode;
+    if (left.type === 'Identifier') {
+      this.credential(n.right as JsNode, left.name as string);
+      return;
+    }
+    if (left.type !== 'MemberExpression') return;
+    const prop = propName(left, (x) => this.r.fold(x));
+    if (prop !== null && HTML_SINK_PROPS.has(prop) && !this.isConst(n.right as JsNode)) {
+      this.report(n, 'HIGH', 'xss', 'xss.inner_html', `${prop} assigned a computed value`);
+    }
+    if (prop !== null) this.credential(n.right as JsNode, prop);
+    // walk the target chain: a.__proto__.x = …, a.constructor.prototype.x = …, Object.prototype.x = …
+    let cur: JsNode = left;
+    let prev: string | null = null;
+    while (cur.type === 'MemberExpression') {
+      const name = propName(cur, (x) => this.r.fold(x));
+      const obj = cur.object as JsNode;
+      // writing *through* __proto__ pollutes a shared prototype; assigning `o.__proto__ = p` only
+      // re-parents one object (setPrototypeOf polyfills), so the assigned property itself is exempt
+      if ((name === '__proto__' && cur !== left) || (name === 'constructor' && prev === 'prototype')) {
+        this.report(n, 'HIGH', 'prototype_pollution', 'prototype_pollution.proto_write', `assignment through ${name === '__proto__' ? '__proto__' : 'constructor.prototype'}`);
+        return;
+      }
+      if (name === 'prototype' && obj.type === 'Identifier' && BUILTIN_PROTOTYPES.has(obj.name as string)) {
+        this.report(n, 'HIGH', 'prototype_pollution', 'prototype_pollution.builtin_prototype', `assignment to ${obj.name as string}.prototype`);
+        return;
+      }
+      prev = name;
+      cur = obj;
+    }
+    if (left.computed && (left.object as JsNode).type === 'MemberExpression' && (left.object as JsNode).computed && !this.isConst(left.property as JsNode) && !this.isConst((left.object as JsNode).property as JsNode)) {
+      this.report(n, 'MEDIUM', 'prototype_pollution', 'prototype_pollution.dynamic_keys', 'assignment through two computed keys (obj[a][b] = v)');
+    }
+  }
+
+  private credential(value: JsNode, name: string): void {
+    if (!isSecretName(name) || (value.type !== 'Literal' && value.type !== 'TemplateLiteral')) return;
+    const v = this.r.fold(value);
+    if (v !== null && isCredentialValue(v)) this.report(value, 'HIGH', 'hardcoded_credential', 'secrets.hardcoded_credential', `a literal credential is assigned to ${JSON.stringify(name)}`);
+  }
+}
+
+function propKey(p: JsNode): string | null {
+  const k = p.key as JsNode;
+  if (!p.computed && k.type === 'Identifier') return k.name as string;
+  return k.type === 'Literal' && typeof k.value === 'string' ? k.value : null;
+}
+
+function analyze(parsed: JsParse, language: Language): Analysis {
+  const prefix = language === 'typescript' ? 'typescript' : 'javascript';
+  if (!parsed.ast || parsed.error) return { language, parseOk: false, parser: parsed.parser, parseError: parsed.error ?? undefined, findings: [] };
+  const order = linkParents(parsed.ast);
+  if (!order) {
+    return { language, parseOk: false, parser: parsed.parser, parseError: { line: 1, column: 1, message: 'nesting too deep to analyse' }, findings: [] };
+  }
+  let a: JsAnalysis | null = null;
+  try {
+    a = new JsAnalysis(new JsResolver(order), prefix);
+    for (const n of order) a.visit(n);
+  } catch (err) {
+    if (err instanceof JsLimitError) return { language, parseOk: true, parser: parsed.parser, findings: normaliseFindings(a?.findings ?? []), limitExceeded: true };
+    throw err;
+  }
+  return { language, parseOk: true, parser: parsed.parser, findings: normaliseFindings(a.findings) };
+}
+
+export function analyzeJavaScript(code: string): Analysis {
+  return analyze(parseJavaScript(code), 'javascript');
+}
+
+export function analyzeTypeScript(code: string): Analysis {
+  return analyze(parseTypeScript(code), 'typescript');
+}

@@ -1,0 +1,323 @@
+import type { JsNode } from './parser.js';
+
+/**
+ * Scope-insensitive name resolution for JavaScript, on the same principle as the Python side:
+ * every binding of a name is a possible value everywhere (`const cp = require('child_process')`,
+ * `const { exec: run } = cp`, `import * as vm from 'node:vm'`).
+ */
+type Binding = { kind: 'module'; qual: string } | { kind: 'expr'; node: JsNode } | { kind: 'member'; node: JsNode; prop: string } | { kind: 'opaque' };
+
+/** Globals whose bare name keeps its meaning even where a binding shadows it somewhere in the file. */
+const RISKY_GLOBALS = new Set(['eval', 'Function', 'setTimeout', 'setInterval', 'setImmediate', 'execScript', 'require', 'process', 'globalThis', 'window', 'global', 'self', 'document']);
+const GLOBAL_OBJECTS = ['globalThis', 'window', 'global', 'self', 'frames', 'top', 'parent'];
+const MAX_QUALS = 24;
+const MAX_DEPTH = 48;
+const STEP_BUDGET = 2_000_000;
+
+export class JsLimitError extends Error {
+  constructor() {
+    super('analysis step budget exceeded');
+  }
+}
+
+export function canonical(q: string): string {
+  let out = q.startsWith('node:') ? q.slice(5) : q;
+  for (const g of GLOBAL_OBJECTS) {
+    if (out.startsWith(g + '.') && out.length > g.length + 1) {
+      out = out.slice(g.length + 1);
+      break;
+    }
+  }
+  return out;
+}
+
+function propName(member: JsNode, fold: (n: JsNode) => string | null): string | null {
+  const p = member.property as JsNode;
+  if (!member.computed && p.type === 'Identifier') return p.name as string;
+  if (!member.computed && p.type === 'PrivateIdentifier') return `#${p.name as string}`;
+  return fold(p);
+}
+
+export class JsResolver {
+  readonly bindings = new Map<string, Binding[]>();
+  private readonly nameMemo = new Map<string, string[]>();
+  private readonly partial = new Map<string, Set<string>>();
+  private readonly inProgress = new Set<JsNode>();
+  private readonly foldMemo = new Map<JsNode, string | null>();
+  private steps = 0;
+
+  constructor(nodes: JsNode[]) {
+    for (const n of nodes) this.collect(n);
+  }
+
+  private bind(name: string, b: Binding): void {
+    const list = this.bindings.get(name);
+    if (list) list.push(b);
+    else this.bindings.set(name, [b]);
+  }
+
+  private bindPattern(pattern: JsNode | null | undefined, init: JsNode | null): void {
+    if (!pattern) return;
+    if (pattern.type === 'Identifier') this.bind(pattern.name as string, init ? { kind: 'expr', node: init } : { kind: 'opaque' });
+    else if (pattern.type === 'AssignmentPattern') {
+      this.bindPattern(pattern.left as JsNode, (pattern.right as JsNode) ?? null);
+      this.bindPattern(pattern.left as JsNode, init);
+    } else if (pattern.type === 'ObjectPattern') {
+      for (const p of pattern.properties as JsNode[]) {
+        if (p.type === 'RestElement') this.bindPattern(p.argument as JsNode, null);
+        else {
+          const key = !p.computed && (p.key as JsNode).type === 'Identifier' ? ((p.key as JsNode).name as string) : this.fold(p.key as JsNode);
+          const target = p.value as JsNode;
+          if (target.type === 'Identifier' && init && key !== null) this.bind(target.name as string, { kind: 'member', node: init, prop: key });
+          else this.bindPattern(target, null);
+        }
+      }
+    } else if (pattern.type === 'ArrayPattern') {
+      for (const el of pattern.elements as Array<JsNode | null>) this.bindPattern(el, null);
+    } else if (pattern.type === 'RestElement') this.bindPattern(pattern.argument as JsNode, null);
+  }
+
+  private collect(n: JsNode): void {
+    switch (n.type) {
+      case 'VariableDeclarator':
+        this.bindPattern(n.id as JsNode, (n.init as JsNode) ?? null);
+        break;
+      case 'AssignmentExpression':
+        if (n.operator === '=') this.bindPattern(n.left as JsNode, n.right as JsNode);
+        else this.bindPattern(n.left as JsNode, null);
+        break;
+      case 'ImportDeclaration': {
+        const mod = canonical(String((n.source as JsNode).value));
+        for (const s of n.specifiers as JsNode[]) {
+          const local = (s.local as JsNode).name as string;
+          if (s.type === 'ImportSpecifier') {
+            const imported = s.imported as JsNode;
+            const name = imported.type === 'Identifier' ? (imported.name as string) : String(imported.value);
+            this.bind(local, { kind: 'module', qual: name === 'default' ? mod : `${mod}.${name}` });
+          } else this.bind(local, { kind: 'module', qual: mod });
+        }
+        break;
+      }
+      case 'FunctionDeclaration':
+      case 'FunctionExpression':
+      case 'ArrowFunctionExpression':
+        if (n.id) this.bind((n.id as JsNode).name as string, { kind: 'opaque' });
+        for (const p of n.params as JsNode[]) this.bindPattern(p, null);
+        break;
+      case 'CallExpression': {
+        // import('m').then((mod) => …): the callback's first parameter is the promised value
+        const callee = n.callee as JsNode;
+        const cb = (n.arguments as JsNode[])[0];
+        if (callee.type === 'MemberExpression' && !callee.computed && (callee.property as JsNode).name === 'then' && cb && (cb.type === 'ArrowFunctionExpression' || cb.type === 'FunctionExpression')) {
+          const first = (cb.params as JsNode[])[0];
+          if (first && first.type === 'Identifier') this.bind(first.name as string, { kind: 'expr', node: callee.object as JsNode });
+        }
+        break;
+      }
+      case 'ClassDeclaration':
+        if (n.id) this.bind((n.id as JsNode).name as string, { kind: 'opaque' });
+        break;
+      case 'CatchClause':
+        this.bindPattern(n.param as JsNode, null);
+        break;
+    }
+  }
+
+  private tick(): void {
+    if (++this.steps > STEP_BUDGET) throw new JsLimitError();
+  }
+
+  /** Memoised per name (see the Python resolver): on a cycle the partial set so far is used. */
+  private nameQuals(name: string, depth: number): string[] {
+    const done = this.nameMemo.get(name);
+    if (done) return done;
+    const partial = this.partial.get(name);
+    if (partial) return [...partial];
+    const out = new Set<string>();
+    this.partial.set(name, out);
+    const add = (q: string) => {
+      if (out.size < MAX_QUALS) out.add(canonical(q));
+    };
+    const list = this.bindings.get(name);
+    if (!list || RISKY_GLOBALS.has(name) || list.some((b) => b.kind === 'opaque')) add(name);
+    for (const b of list ?? []) {
+      if (b.kind === 'module') add(b.qual);
+      else if (b.kind === 'expr') for (const q of this.qualify(b.node, depth + 1)) add(q);
+      else if (b.kind === 'member') for (const q of this.qualify(b.node, depth + 1)) add(`${q}.${b.prop}`);
+    }
+    this.partial.delete(name);
+    const result = [...out];
+    this.nameMemo.set(name, result);
+    return result;
+  }
+
+  qualify(node: JsNode, depth = 0): string[] {
+    this.tick();
+    if (depth > MAX_DEPTH) return [];
+    const out = new Set<string>();
+    const add = (q: string) => {
+      if (out.size < MAX_QUALS) out.add(canonical(q));
+    };
+    switch (node.type) {
+      case 'Identifier':
+        for (const q of this.nameQuals(node.name as string, depth)) add(q);
+        break;
+      case 'MemberExpression': {
+        const prop = propName(node, (n) => this.fold(n, depth + 1));
+        for (const q of this.qualify(node.object as JsNode, depth + 1)) add(`${q}.${prop ?? '<dynamic>'}`);
+        break;
+      }
+      case 'CallExpression':
+      case 'NewExpression': {
+        const args = node.arguments as JsNode[];
+        for (const f of this.qualify(node.callee as JsNode, depth + 1)) {
+          // require, module.require, process.mainModule.require
+          if ((f === 'require' || f.endsWith('.require')) && node.type === 'CallExpression') {
+            const mod = args[0] ? this.fold(args[0], depth + 1) : null;
+            add(mod !== null ? mod : 'require()');
+          } else add(`${f}()`);
+        }
+        break;
+      }
+      case 'ImportExpression': {
+        const mod = this.fold(node.source as JsNode, depth + 1);
+        add(mod !== null ? mod : 'import()');
+        break;
+      }
+      case 'ChainExpression':
+      case 'AwaitExpression':
+      case 'ParenthesizedExpression':
+        for (const q of this.qualify((node.expression ?? node.argument) as JsNode, depth + 1)) add(q);
+        break;
+      case 'SequenceExpression': {
+        const exprs = node.expressions as JsNode[];
+        for (const q of this.qualify(exprs[exprs.length - 1], depth + 1)) add(q);
+        break;
+      }
+      case 'ConditionalExpression':
+        for (const k of ['consequent', 'alternate']) for (const q of this.qualify(node[k] as JsNode, depth + 1)) add(q);
+        break;
+      case 'LogicalExpression':
+      case 'AssignmentExpression':
+        for (const k of node.type === 'AssignmentExpression' ? ['right'] : ['left', 'right']) {
+          for (const q of this.qualify(node[k] as JsNode, depth + 1)) add(q);
+        }
+        break;
+    }
+    return [...out];
+  }
+
+  /** Exact string value when the expression is a compile-time constant string; null otherwise. */
+  fold(node: JsNode, depth = 0): string | null {
+    this.tick();
+    if (depth > MAX_DEPTH) return null;
+    const v = this.foldInner(node, depth);
+    return v !== null && v.length <= 4096 ? v : null;
+  }
+
+  private foldInner(node: JsNode, depth: number): string | null {
+    switch (node.type) {
+      case 'Literal':
+        return typeof node.value === 'string' ? node.value : null;
+      case 'TemplateLiteral': {
+        const quasis = node.quasis as JsNode[];
+        const exprs = node.expressions as JsNode[];
+        let s = '';
+        for (let i = 0; i < quasis.length; i++) {
+          const cooked = (quasis[i].value as { cooked: string | null }).cooked;
+          if (cooked === null) return null;
+          s += cooked;
+          if (i < exprs.length) {
+            const v = this.fold(exprs[i], depth + 1);
+            if (v === null) return null;
+            s += v;
+          }
+        }
+        return s;
+      }
+      case 'BinaryExpression': {
+        if (node.operator !== '+') return null;
+        const a = this.fold(node.left as JsNode, depth + 1);
+        const b = a === null ? null : this.fold(node.right as JsNode, depth + 1);
+        return a !== null && b !== null ? a + b : null;
+      }
+      case 'Identifier': {
+        const list = this.bindings.get(node.name as string);
+        if (!list || list.some((b) => b.kind !== 'expr')) return null;
+        let value: string | null = null;
+        for (const b of list) {
+          if (b.kind !== 'expr' || this.inProgress.has(b.node)) return null;
+          let v = this.foldMemo.get(b.node);
+          if (v === undefined) {
+            // memoised: chains like a2 = a1 + a1, a3 = a2 + a2, … are otherwise exponential
+            this.inProgress.add(b.node);
+            v = this.fold(b.node, depth + 1);
+            this.inProgress.delete(b.node);
+            this.foldMemo.set(b.node, v);
+          }
+          if (v === null || (value !== null && v !== value)) return null;
+          value = v;
+        }
+        return value;
+      }
+      case 'CallExpression':
+        return this.foldCall(node, depth);
+    }
+    return null;
+  }
+
+  private foldCall(node: JsNode, depth: number): string | null {
+    const callee = node.callee as JsNode;
+    const args = node.arguments as JsNode[];
+    const quals = this.qualify(callee, depth + 1);
+    if (quals.includes('String.fromCharCode') || quals.includes('String.fromCodePoint')) {
+      const codes = args.map((a) => (a.type === 'Literal' && typeof a.value === 'number' ? a.value : NaN));
+      return codes.every((c) => Number.isInteger(c) && c >= 0 && c <= 0x10ffff) ? String.fromCodePoint(...codes) : null;
+    }
+    if (quals.includes('atob') && args[0]) {
+      const s = this.fold(args[0], depth + 1);
+      return s !== null && /^[A-Za-z0-9+/]*={0,2}$/.test(s) ? Buffer.from(s, 'base64').toString('latin1') : null;
+    }
+    if (callee.type !== 'MemberExpression') return null;
+    const method = propName(callee, (n) => this.fold(n, depth + 1));
+    const obj = callee.object as JsNode;
+    if (method === 'join' && obj.type === 'ArrayExpression') {
+      const sep = args[0] ? this.fold(args[0], depth + 1) : ',';
+      const items = (obj.elements as Array<JsNode | null>).map((e) => (e ? this.fold(e, depth + 1) : null));
+      return sep !== null && items.every((x) => x !== null) ? items.join(sep) : null;
+    }
+    if (method === 'join' && obj.type === 'CallExpression') {
+      // 'lave'.split('').reverse().join('')
+      const rev = obj.callee as JsNode;
+      if (rev.type === 'MemberExpression' && propName(rev, () => null) === 'reverse') {
+        const split = rev.object as JsNode;
+        if (split.type === 'CallExpression' && (split.callee as JsNode).type === 'MemberExpression') {
+          const s = this.fold((split.callee as JsNode).object as JsNode, depth + 1);
+          const sep = args[0] ? this.fold(args[0], depth + 1) : ',';
+          if (s !== null && sep === '') return [...s].reverse().join('');
+        }
+      }
+      return null;
+    }
+    if (method === 'toString' && obj.type === 'CallExpression') {
+      const inner = this.qualify(obj.callee as JsNode, depth + 1);
+      const a = obj.arguments as JsNode[];
+      if (inner.includes('Buffer.from') && a[0] && a[1] && this.fold(a[1], depth + 1) === 'base64') {
+        const s = this.fold(a[0], depth + 1);
+        return s !== null ? Buffer.from(s, 'base64').toString('utf8') : null;
+      }
+    }
+    if (method && ['toLowerCase', 'toUpperCase', 'trim', 'concat'].includes(method)) {
+      const s = this.fold(obj, depth + 1);
+      if (s === null) return null;
+      if (method === 'concat') {
+        const rest = args.map((a) => this.fold(a, depth + 1));
+        return rest.every((x) => x !== null) ? s + rest.join('') : null;
+      }
+      return method === 'toLowerCase' ? s.toLowerCase() : method === 'toUpperCase' ? s.toUpperCase() : s.trim();
+    }
+    return null;
+  }
+}
+
+export { propName };

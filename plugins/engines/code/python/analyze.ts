@@ -1,0 +1,230 @@
+import { type PyNode, field, initPython, parsePythonSync } from './parser.js';
+import { AnalysisLimitError, NAMESPACE, Resolver, ident } from './resolve.js';
+import { type CallCtx, checkCall } from './rules.js';
+import { isCredentialValue, isSecretName } from '../secrets.js';
+import type { Analysis, Finding, Severity } from '../types.js';
+import { normaliseFindings } from '../types.js';
+
+/** Dunder attributes that walk from an ordinary object to builtins, globals or other classes. */
+const DUNDERS: Record<string, Severity> = {
+  __subclasses__: 'CRITICAL',
+  __globals__: 'CRITICAL',
+  __builtins__: 'CRITICAL',
+  __mro__: 'HIGH',
+  __bases__: 'HIGH',
+  __base__: 'HIGH',
+  __getattribute__: 'HIGH',
+  __code__: 'MEDIUM',
+  __class__: 'MEDIUM',
+};
+/** Frame attributes that hand out another scope's globals or builtins. */
+const FRAME_ATTRS = new Set(['f_globals', 'f_builtins', 'f_locals']);
+/**
+ * Callables that are dangerous when merely passed along (`Thread(target=os.system, args=(c,))`,
+ * `map(eval, xs)`, a pickle `__reduce__` returning `os.system`): the call happens out of sight.
+ */
+function isDangerousCallable(q: string): boolean {
+  return (
+    CODE_BUILTINS.has(q) ||
+    /^os\.(system|popen|exec[lvpe]*|spawn[lvpe]*|posix_spawnp?)$/.test(q) ||
+    /^subprocess\.(run|call|check_call|check_output|Popen|getoutput|getstatusoutput)$/.test(q) ||
+    ['pty.spawn', 'pickle.loads', 'pickle.load', 'marshal.loads', 'ctypes.memmove', 'ctypes.memset'].includes(q)
+  );
+}
+const DANGEROUS_IMPORTS = new Set(['subprocess', 'importlib', 'ctypes', 'pty']);
+const CODE_BUILTINS = new Set(['eval', 'exec', 'compile', '__import__']);
+
+/** Identifier positions that name something being defined or an attribute, not a value being read. */
+function isValueUse(n: PyNode): boolean {
+  const p = n.parent;
+  if (!p) return false;
+  switch (p.type) {
+    case 'attribute':
+      return n.field !== 'attribute';
+    case 'keyword_argument':
+    case 'default_parameter':
+    case 'typed_default_parameter':
+    case 'function_definition':
+    case 'class_definition':
+    case 'named_expression':
+      return n.field !== 'name';
+    case 'assignment':
+    case 'augmented_assignment':
+    case 'for_statement':
+    case 'for_in_clause':
+      return n.field !== 'left';
+    case 'call':
+      return n.field !== 'function';
+    case 'parameters':
+    case 'lambda_parameters':
+    case 'typed_parameter':
+    case 'list_splat_pattern':
+    case 'dictionary_splat_pattern':
+    case 'dotted_name':
+    case 'aliased_import':
+    case 'import_statement':
+    case 'import_from_statement':
+    case 'global_statement':
+    case 'nonlocal_statement':
+    case 'as_pattern_target':
+    case 'pattern_list':
+    case 'tuple_pattern':
+    case 'list_pattern':
+    case 'keyword_pattern':
+      return false;
+  }
+  return true;
+}
+
+class PythonAnalysis {
+  readonly findings: Finding[] = [];
+  readonly r: Resolver;
+  private readonly ctx: CallCtx;
+
+  constructor(root: PyNode) {
+    this.r = new Resolver(root);
+    this.ctx = { r: this.r, report: (n, s, t, rule, m) => this.report(n, s, t, rule, m) };
+  }
+
+  report(node: PyNode, severity: Severity, type: string, rule: string, message: string): void {
+    this.findings.push({ type, severity, line: node.row + 1, column: node.col + 1, message, rule_id: `python.${rule}` });
+  }
+
+  run(root: PyNode): void {
+    const stack: PyNode[] = [root];
+    while (stack.length) {
+      const n = stack.pop() as PyNode;
+      // string contents and comments are data: only f-string interpolations inside them are code
+      if (n.type === 'comment' || n.type === 'string_content') continue;
+      for (let i = n.children.length - 1; i >= 0; i--) stack.push(n.children[i]);
+      switch (n.type) {
+        case 'call':
+          checkCall(this.ctx, n);
+          break;
+        case 'attribute':
+          this.attribute(n);
+          break;
+        case 'identifier':
+          if (isValueUse(n)) this.reference(n);
+          break;
+        case 'subscript':
+          this.subscript(n);
+          break;
+        case 'import_statement':
+        case 'import_from_statement':
+          this.imports(n);
+          break;
+        case 'assignment':
+          this.credentialAssignment(field(n, 'left'), field(n, 'right'));
+          break;
+        case 'keyword_argument':
+          this.credentialAssignment(field(n, 'name'), field(n, 'value'));
+          break;
+        case 'pair':
+          this.credentialAssignment(field(n, 'key'), field(n, 'value'));
+          break;
+      }
+    }
+  }
+
+  private attribute(n: PyNode): void {
+    const attr = field(n, 'attribute');
+    if (!attr) return;
+    const name = ident(attr.text);
+    const sev = DUNDERS[name];
+    if (sev) this.report(attr, sev, 'sandbox_escape', `dunder.${name.slice(2, -2)}`, `attribute ${name} reaches interpreter internals`);
+    if (FRAME_ATTRS.has(name)) this.report(attr, 'HIGH', 'sandbox_escape', 'dunder.frame_scope', `frame attribute ${name} exposes another scope`);
+    // `os.system` passed around as a value (the call itself is reported by the call rules)
+    const p = n.parent;
+    if (!(p && p.type === 'call' && n.field === 'function')) {
+      for (const q of this.r.qualify(n)) if (isDangerousCallable(q)) this.report(n, 'HIGH', 'code_execution', 'dangerous_call.reference', `${q} is taken as a value`);
+    }
+  }
+
+  private reference(n: PyNode): void {
+    const name = ident(n.text);
+    if (name === '__builtins__') {
+      this.report(n, 'CRITICAL', 'sandbox_escape', 'dunder.builtins', '__builtins__ is accessed directly');
+      return;
+    }
+    for (const q of this.r.qualify(n)) {
+      if (isDangerousCallable(q)) this.report(n, 'HIGH', 'code_execution', 'dangerous_call.reference', `${q} is taken as a value (${name})`);
+    }
+  }
+
+  private subscript(n: PyNode): void {
+    const value = field(n, 'value');
+    const key = field(n, 'subscript');
+    if (!value || !key) return;
+    const quals = this.r.qualify(value);
+    const ns = quals.filter((q) => q === NAMESPACE || q === 'builtins' || q === 'builtins.__dict__');
+    const k = this.r.fold(key);
+    if (k === '__builtins__' && !ns.length) {
+      this.report(n, 'CRITICAL', 'sandbox_escape', 'dangerous_call.namespace_lookup', 'looks up "__builtins__" by key');
+      return;
+    }
+    if (!ns.length) return;
+    if (k !== null) {
+      const name = k.normalize('NFKC');
+      if (CODE_BUILTINS.has(name) || name in DUNDERS || name === 'getattr') {
+        this.report(n, 'CRITICAL', name === '__builtins__' ? 'sandbox_escape' : 'code_execution', 'dangerous_call.namespace_lookup', `looks up ${JSON.stringify(name)} in a namespace dictionary`);
+      }
+    } else {
+      const onBuiltins = ns.some((q) => q !== NAMESPACE);
+      this.report(n, onBuiltins ? 'HIGH' : 'MEDIUM', 'reflection', 'dangerous_call.namespace_dynamic', `computed key looked up in ${onBuiltins ? 'builtins' : 'globals()/locals()/vars()'}`);
+    }
+  }
+
+  private imports(n: PyNode): void {
+    const mods: string[] = [];
+    if (n.type === 'import_statement') {
+      for (const c of n.children.filter((x) => x.field === 'name')) mods.push((c.type === 'aliased_import' ? (field(c, 'name') as PyNode) : c).text);
+    } else {
+      const m = field(n, 'module_name');
+      if (m) mods.push(m.text);
+    }
+    for (const m of mods) {
+      const top = ident(m.replace(/\s+/g, '')).split('.')[0];
+      if (DANGEROUS_IMPORTS.has(top)) this.report(n, 'LOW', 'dangerous_import', `import.${top}`, `imports ${top}`);
+    }
+  }
+
+  private credentialAssignment(target: PyNode | null, value: PyNode | null): void {
+    if (!target || !value || (value.type !== 'string' && value.type !== 'concatenated_string')) return;
+    let name: string | null = null;
+    if (target.type === 'identifier') name = target.text;
+    else if (target.type === 'attribute') name = (field(target, 'attribute') as PyNode).text;
+    else if (target.type === 'string' || target.type === 'concatenated_string') name = this.r.fold(target);
+    if (name === null || !isSecretName(name)) return;
+    const v = this.r.fold(value);
+    if (v !== null && isCredentialValue(v)) {
+      this.report(value, 'HIGH', 'hardcoded_credential', 'secrets.hardcoded_credential', `a literal credential is assigned to ${JSON.stringify(ident(name))}`);
+    }
+  }
+}
+
+/** Analyses Python source: parse into a syntax tree, then apply the rules to the tree. */
+export async function analyzePython(code: string): Promise<Analysis> {
+  await initPython();
+  return analyzePythonSync(code);
+}
+
+/** Same as analyzePython once `initPython()` has resolved (used inside workers and the bench loop). */
+export function analyzePythonSync(code: string): Analysis {
+  const parsed = parsePythonSync(code);
+  if (parsed.error || !parsed.root) {
+    const limit = parsed.limit ? { limitExceeded: true } : {};
+    return { language: 'python', parseOk: false, parser: 'tree-sitter-python', parseError: parsed.error ?? undefined, findings: [], ...limit };
+  }
+  let a: PythonAnalysis | null = null;
+  try {
+    a = new PythonAnalysis(parsed.root);
+    a.run(parsed.root);
+  } catch (err) {
+    if (err instanceof AnalysisLimitError) {
+      return { language: 'python', parseOk: true, parser: 'tree-sitter-python', findings: normaliseFindings(a?.findings ?? []), limitExceeded: true };
+    }
+    throw err;
+  }
+  return { language: 'python', parseOk: true, parser: 'tree-sitter-python', findings: normaliseFindings(a.findings) };
+}

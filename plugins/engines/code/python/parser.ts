@@ -1,0 +1,209 @@
+import { createRequire } from 'node:module';
+import { Parser, Language, type Tree, type TreeCursor } from 'web-tree-sitter';
+
+/**
+ * Python source → a plain JS tree. tree-sitter (wasm) was measured against @lezer/python on the
+ * corpus (see docs/engines/code.md): faster, and its grammar has field names (`function:`,
+ * `arguments:`, `left:`) that make the rules read like the language. The wasm tree is copied into
+ * plain objects once with a cursor, reading only numeric ids and offsets per node (each cursor
+ * getter is a wasm call); names come from per-language caches and positions from a line table.
+ */
+export class PyNode {
+  readonly children: PyNode[] = [];
+  constructor(
+    readonly type: string,
+    /** field name under the parent (`function`, `arguments`, `name`, …), or null */
+    readonly field: string | null,
+    readonly named: boolean,
+    private readonly src: Source,
+    private readonly start: number,
+    private readonly end: number,
+    readonly parent: PyNode | null,
+  ) {}
+
+  /** Source text, sliced on demand: storing it per node would cost O(size × depth) memory. */
+  get text(): string {
+    return this.src.code.slice(this.start, this.end);
+  }
+
+  /** 0-based row */
+  get row(): number {
+    return this.src.rowOf(this.start);
+  }
+
+  /** 0-based column in UTF-16 code units */
+  get col(): number {
+    return this.start - this.src.lineStarts[this.src.rowOf(this.start)];
+  }
+}
+
+class Source {
+  readonly lineStarts: number[] = [0];
+  constructor(readonly code: string) {
+    for (let i = code.indexOf('\n'); i !== -1; i = code.indexOf('\n', i + 1)) this.lineStarts.push(i + 1);
+  }
+
+  rowOf(index: number): number {
+    let lo = 0;
+    let hi = this.lineStarts.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if (this.lineStarts[mid] <= index) lo = mid;
+      else hi = mid - 1;
+    }
+    return lo;
+  }
+}
+
+export interface PyParse {
+  root: PyNode | null;
+  /** parsing was cancelled at its time budget (pathological input): nothing is known */
+  limit?: boolean;
+  /** first ERROR / MISSING node, or a Python-2-only statement (fails closed: Python 3 would not run it) */
+  error: { line: number; column: number; message: string } | null;
+}
+
+interface Grammar {
+  parser: Parser;
+  types: string[];
+  named: boolean[];
+  fields: Array<string | null>;
+}
+
+let ready: Promise<Grammar> | null = null;
+let grammar: Grammar | null = null;
+
+/** Loads the wasm runtime and grammar once per thread. */
+export function initPython(): Promise<Grammar> {
+  if (!ready) {
+    ready = (async () => {
+      await Parser.init();
+      const wasm = createRequire(import.meta.url).resolve('tree-sitter-python/tree-sitter-python.wasm');
+      const lang = await Language.load(wasm);
+      const parser = new Parser();
+      parser.setLanguage(lang);
+      const types: string[] = [];
+      const named: boolean[] = [];
+      for (let id = 0; id < lang.nodeTypeCount; id++) {
+        types.push(lang.nodeTypeForId(id) ?? `#${id}`);
+        named.push(lang.nodeTypeIsNamed(id));
+      }
+      const fields: Array<string | null> = [null];
+      for (let id = 1; id <= lang.fieldCount; id++) fields.push(lang.fieldNameForId(id));
+      grammar = { parser, types, named, fields };
+      return grammar;
+    })();
+    ready.catch(() => {
+      ready = null; // a failed load is retried on the next request instead of poisoning the thread
+    });
+  }
+  return ready;
+}
+
+export function pythonReady(): boolean {
+  return grammar !== null;
+}
+
+const PY2_ONLY = new Set(['print_statement', 'exec_statement']);
+/**
+ * Wall-clock budget for one parse. tree-sitter's error recovery can take seconds on pathological
+ * input (200 KB of alternating quotes); cancelling keeps the worker healthy, and the answer is a
+ * fail-closed BLOCKED instead of a killed thread.
+ */
+export const PARSE_BUDGET_MS = 1500;
+/** CPython itself refuses expressions nested ~200 deep; past this the tree is not analysed (fails closed). */
+export const MAX_DEPTH = 1000;
+
+/** Slow path, only for trees tree-sitter marked as erroneous: the first ERROR or MISSING node. */
+function firstError(tree: Tree): { line: number; column: number; message: string } {
+  const cursor = tree.walk();
+  try {
+    for (;;) {
+      if (cursor.nodeIsMissing || cursor.nodeType === 'ERROR') {
+        const p = cursor.startPosition;
+        return { line: p.row + 1, column: p.column + 1, message: cursor.nodeIsMissing ? `missing ${JSON.stringify(cursor.nodeType)}` : 'syntax error' };
+      }
+      if (cursor.gotoFirstChild() || cursor.gotoNextSibling()) continue;
+      let up = true;
+      while (up) {
+        if (!cursor.gotoParent()) return { line: 1, column: 1, message: 'syntax error' };
+        if (cursor.gotoNextSibling()) up = false;
+      }
+    }
+  } finally {
+    cursor.delete();
+  }
+}
+
+function copyTree(cursor: TreeCursor, g: Grammar, src: Source): PyParse {
+  let error: PyParse['error'] = null;
+  const make = (parent: PyNode | null): PyNode => {
+    const typeId = cursor.nodeTypeId;
+    const node = new PyNode(g.types[typeId], g.fields[cursor.currentFieldId] ?? null, g.named[typeId], src, cursor.startIndex, cursor.endIndex, parent);
+    if (!error && PY2_ONLY.has(node.type)) {
+      error = { line: node.row + 1, column: node.col + 1, message: `Python 2 ${node.type.replace('_', ' ')} is not valid Python 3` };
+    }
+    if (parent) parent.children.push(node);
+    return node;
+  };
+  // iterative: a recursive copy would overflow the stack on deeply nested input
+  const root = make(null);
+  let current = root;
+  let depth = 0;
+  for (;;) {
+    if (cursor.gotoFirstChild()) {
+      if (++depth > MAX_DEPTH) {
+        return { root: null, error: { line: current.row + 1, column: current.col + 1, message: `nesting deeper than ${MAX_DEPTH} levels` } };
+      }
+      current = make(current);
+      continue;
+    }
+    let moved = false;
+    while (!moved) {
+      if (cursor.gotoNextSibling()) {
+        current = make(current.parent);
+        moved = true;
+      } else if (depth > 0 && cursor.gotoParent()) {
+        depth--;
+        current = current.parent as PyNode;
+      } else break;
+    }
+    if (!moved) break;
+  }
+  return { root, error };
+}
+
+/** Parses with the already-initialised parser (call `initPython()` first). */
+export function parsePythonSync(code: string): PyParse {
+  if (!grammar) throw new Error('python parser not initialised');
+  const deadline = performance.now() + PARSE_BUDGET_MS;
+  const tree = grammar.parser.parse(code, null, { progressCallback: () => performance.now() > deadline });
+  if (!tree) {
+    grammar.parser.reset(); // a cancelled parse would otherwise be resumed by the next call
+    return { root: null, limit: true, error: { line: 1, column: 1, message: `parsing exceeded ${PARSE_BUDGET_MS} ms` } };
+  }
+  try {
+    if (tree.rootNode.hasError) return { root: null, error: firstError(tree) };
+    const cursor = tree.walk();
+    try {
+      return copyTree(cursor, grammar, new Source(code));
+    } finally {
+      cursor.delete();
+    }
+  } finally {
+    tree.delete();
+  }
+}
+
+export function field(n: PyNode, name: string): PyNode | null {
+  for (const c of n.children) if (c.field === name) return c;
+  return null;
+}
+
+export function fields(n: PyNode, name: string): PyNode[] {
+  return n.children.filter((c) => c.field === name);
+}
+
+export function namedChildren(n: PyNode): PyNode[] {
+  return n.children.filter((c) => c.named && c.type !== 'comment');
+}

@@ -1,0 +1,393 @@
+import { type PyNode, field, namedChildren } from './parser.js';
+import { MAX_FOLD, intValue, stringParts } from './literals.js';
+import { positionalArgs } from './args.js';
+import { foldCall } from './fold.js';
+
+/**
+ * Name resolution and constant folding over one module. Deliberately scope-insensitive and
+ * over-approximating: every binding of a name anywhere in the file is a possible value of that name
+ * everywhere, so an alias defined in one function cannot hide a call in another. A name therefore
+ * resolves to a *set* of qualified names (`sp.run` → {`subprocess.run`}).
+ */
+
+type Binding = { kind: 'module'; qual: string } | { kind: 'expr'; node: PyNode } | { kind: 'opaque' };
+
+/** Builtins whose bare name always keeps its builtin meaning, even when a binding shadows it somewhere. */
+export const RISKY_BUILTINS = new Set(['eval', 'exec', 'compile', '__import__', 'getattr', 'setattr', 'delattr', 'globals', 'locals', 'vars', 'open', 'breakpoint', 'input']);
+
+/** Qualified-name prefixes that mean the same module (aliases of the stdlib's implementation modules). */
+const MODULE_ALIASES: Array<[string, string]> = [
+  ['__builtins__', 'builtins'],
+  ['posix', 'os'],
+  ['nt', 'os'],
+  ['cPickle', 'pickle'],
+  ['_pickle', 'pickle'],
+  ['commands', 'subprocess'],
+  ['_posixsubprocess', 'subprocess'],
+];
+
+const MAX_QUALS = 24;
+const MAX_DEPTH = 48;
+
+export const NAMESPACE = '<namespace>';
+
+/** Resolution steps allowed per module; hostile input past it fails closed instead of running long. */
+const STEP_BUDGET = 2_000_000;
+
+export class AnalysisLimitError extends Error {
+  constructor() {
+    super('analysis step budget exceeded');
+  }
+}
+
+/** NFKC, as CPython applies to identifiers (PEP 3131): `ｅval` is `eval`. */
+export function ident(text: string): string {
+  return text.normalize('NFKC');
+}
+
+export function canonical(q: string): string {
+  let out = q;
+  for (const [from, to] of MODULE_ALIASES) {
+    if (out === from || out.startsWith(from + '.')) {
+      out = to + out.slice(from.length);
+      break;
+    }
+  }
+  // builtins.eval is eval; builtins.__dict__ stays qualified
+  const rest = out.slice(9);
+  if (out.startsWith('builtins.') && rest !== '__dict__' && !rest.includes('.') && !rest.includes('(')) return rest;
+  return out;
+}
+
+export class Resolver {
+  readonly bindings = new Map<string, Binding[]>();
+  readonly starModules: string[] = [];
+  /** module names imported anywhere (by `import` or `from … import`), canonical */
+  readonly importedModules = new Set<string>();
+  private readonly nameMemo = new Map<string, string[]>();
+  private readonly partial = new Map<string, Set<string>>();
+  private readonly foldMemo = new Map<PyNode, string | null>();
+  private readonly inProgress = new Set<PyNode>();
+  private steps = 0;
+
+  constructor(root: PyNode) {
+    this.collect(root);
+  }
+
+  private bind(name: string, b: Binding): void {
+    const key = ident(name);
+    const list = this.bindings.get(key);
+    if (list) list.push(b);
+    else this.bindings.set(key, [b]);
+  }
+
+  private bindTarget(target: PyNode, value: PyNode | null): void {
+    if (target.type === 'identifier') {
+      this.bind(target.text, value ? { kind: 'expr', node: value } : { kind: 'opaque' });
+      return;
+    }
+    if (['pattern_list', 'tuple_pattern', 'list_pattern', 'tuple', 'list'].includes(target.type)) {
+      const targets = namedChildren(target);
+      const values = value && ['expression_list', 'tuple', 'list'].includes(value.type) ? namedChildren(value) : null;
+      targets.forEach((t, i) => this.bindTarget(t, values && values.length === targets.length ? values[i] : null));
+    }
+  }
+
+  private collect(root: PyNode): void {
+    const stack: PyNode[] = [root];
+    while (stack.length) {
+      const n = stack.pop() as PyNode;
+      for (let i = n.children.length - 1; i >= 0; i--) stack.push(n.children[i]);
+      switch (n.type) {
+        case 'import_statement':
+          for (const c of n.children.filter((x) => x.field === 'name')) {
+            if (c.type === 'aliased_import') {
+              const mod = canonical((field(c, 'name') as PyNode).text.replace(/\s+/g, ''));
+              this.importedModules.add(mod);
+              this.bind((field(c, 'alias') as PyNode).text, { kind: 'module', qual: mod });
+            } else {
+              const dotted = canonical(c.text.replace(/\s+/g, ''));
+              this.importedModules.add(dotted);
+              const top = dotted.split('.')[0];
+              this.bind(top, { kind: 'module', qual: top });
+            }
+          }
+          break;
+        case 'import_from_statement': {
+          const modNode = field(n, 'module_name');
+          const mod = modNode && modNode.type === 'dotted_name' ? canonical(modNode.text.replace(/\s+/g, '')) : '<relative>';
+          this.importedModules.add(mod);
+          if (n.children.some((c) => c.type === 'wildcard_import')) this.starModules.push(mod);
+          for (const c of n.children.filter((x) => x.field === 'name')) {
+            const nameNode = c.type === 'aliased_import' ? (field(c, 'name') as PyNode) : c;
+            const local = c.type === 'aliased_import' ? (field(c, 'alias') as PyNode).text : nameNode.text;
+            const qual = canonical(`${mod}.${ident(nameNode.text.replace(/\s+/g, ''))}`);
+            this.importedModules.add(qual);
+            this.bind(local, { kind: 'module', qual });
+          }
+          break;
+        }
+        case 'assignment': {
+          let right = field(n, 'right');
+          while (right && right.type === 'assignment') right = field(right, 'right');
+          const left = field(n, 'left');
+          if (left) this.bindTarget(left, right);
+          break;
+        }
+        case 'named_expression': {
+          const name = field(n, 'name');
+          if (name) this.bind(name.text, { kind: 'expr', node: field(n, 'value') as PyNode });
+          break;
+        }
+        case 'default_parameter':
+        case 'typed_default_parameter': {
+          const name = field(n, 'name');
+          const value = field(n, 'value');
+          if (name) this.bind(name.text, value ? { kind: 'expr', node: value } : { kind: 'opaque' });
+          break;
+        }
+        case 'augmented_assignment': {
+          const left = field(n, 'left');
+          if (left) this.bindTarget(left, null);
+          break;
+        }
+        case 'function_definition':
+        case 'class_definition': {
+          const name = field(n, 'name');
+          if (name) this.bind(name.text, { kind: 'opaque' });
+          break;
+        }
+        case 'for_statement':
+        case 'for_in_clause': {
+          const left = field(n, 'left');
+          if (left) this.bindTarget(left, null);
+          break;
+        }
+        case 'as_pattern_target':
+        case 'parameters':
+        case 'lambda_parameters':
+          for (const c of namedChildren(n)) if (c.type === 'identifier') this.bind(c.text, { kind: 'opaque' });
+          break;
+      }
+    }
+  }
+
+  /** Possible qualified names of an expression (empty when nothing is known). */
+  qualify(node: PyNode, depth = 0): string[] {
+    this.tick();
+    if (depth > MAX_DEPTH) return [];
+    const out = new Set<string>();
+    const add = (q: string) => {
+      if (out.size < MAX_QUALS) out.add(canonical(q));
+    };
+    switch (node.type) {
+      case 'identifier':
+        for (const q of this.nameQuals(ident(node.text), depth)) add(q);
+        break;
+      case 'attribute': {
+        const attr = field(node, 'attribute');
+        const obj = field(node, 'object');
+        if (!attr || !obj) break;
+        for (const q of this.qualify(obj, depth + 1)) add(`${q}.${ident(attr.text)}`);
+        break;
+      }
+      case 'call':
+        for (const q of this.qualifyCall(node, depth)) add(q);
+        break;
+      case 'subscript': {
+        const value = field(node, 'value') as PyNode;
+        const key = field(node, 'subscript');
+        const keyStr = key ? this.fold(key, depth + 1) : null;
+        if (['list', 'tuple'].includes(value.type)) {
+          for (const el of namedChildren(value)) for (const q of this.qualify(el, depth + 1)) add(q);
+          break;
+        }
+        if (value.type === 'dictionary') {
+          for (const pair of namedChildren(value)) {
+            const v = field(pair, 'value');
+            if (v) for (const q of this.qualify(v, depth + 1)) add(q);
+          }
+          break;
+        }
+        for (const q of this.qualify(value, depth + 1)) {
+          if (keyStr !== null && (q === NAMESPACE || q === 'builtins' || q === 'builtins.__dict__')) add(keyStr);
+          else if (keyStr !== null && q.endsWith('.__dict__')) add(`${q.slice(0, -9)}.${keyStr}`);
+          else if (keyStr !== null && q === 'sys.modules') add(keyStr);
+          else add(`${q}[]`);
+        }
+        break;
+      }
+      case 'parenthesized_expression':
+      case 'named_expression':
+      case 'await': {
+        const inner = node.type === 'named_expression' ? field(node, 'value') : namedChildren(node)[0];
+        if (inner) for (const q of this.qualify(inner, depth + 1)) add(q);
+        break;
+      }
+      case 'conditional_expression':
+      case 'boolean_operator': {
+        const parts = namedChildren(node);
+        const options = node.type === 'conditional_expression' ? [parts[0], parts[2]] : parts;
+        for (const p of options) if (p) for (const q of this.qualify(p, depth + 1)) add(q);
+        break;
+      }
+    }
+    return [...out];
+  }
+
+  private qualifyCall(node: PyNode, depth: number): string[] {
+    const fn = field(node, 'function') as PyNode;
+    const args = positionalArgs(node);
+    const out: string[] = [];
+    for (const f of this.qualify(fn, depth + 1)) {
+      if (f === '__import__' || f === 'importlib.import_module' || f === 'importlib.__import__') {
+        const mod = args[0] ? this.fold(args[0], depth + 1) : null;
+        if (mod !== null) out.push(f === 'importlib.import_module' ? mod : mod.split('.')[0]);
+        out.push(`${f}()`);
+      } else if (f === 'getattr') {
+        const name = args[1] ? this.fold(args[1], depth + 1) : null;
+        const targets = args[0] ? this.qualify(args[0], depth + 1) : [];
+        for (const t of targets) out.push(name !== null ? `${t}.${ident(name)}` : `${t}.<dynamic>`);
+        out.push('getattr()');
+      } else if (f === 'globals' || f === 'locals' || f === 'vars') {
+        if (args.length && f === 'vars') for (const q of this.qualify(args[0], depth + 1)) out.push(`${q}.__dict__`);
+        else out.push(NAMESPACE);
+      } else if (f === `${NAMESPACE}.get` || f.endsWith('.__dict__.get') || f === 'builtins.get') {
+        // globals().get('eval'), vars(os).get('system')
+        const key = args[0] ? this.fold(args[0], depth + 1) : null;
+        const base = f.slice(0, -4);
+        if (key !== null) out.push(base === NAMESPACE || base === 'builtins.__dict__' || base === 'builtins' ? key : `${base.slice(0, -9)}.${key}`);
+        out.push(`${f}()`);
+      } else {
+        out.push(`${f}()`);
+      }
+    }
+    return out;
+  }
+
+  /**
+   * Qualified names a name can hold, memoised per name: without the memo, names bound in terms of
+   * each other (`x = x.a; x = x.b; …`) make resolution quadratic or worse. On a cycle the name's
+   * partial set so far is used (`m = importlib; m = m.import_module('os')` gives {importlib, os}).
+   */
+  private nameQuals(name: string, depth: number): string[] {
+    const done = this.nameMemo.get(name);
+    if (done) return done;
+    const partial = this.partial.get(name);
+    if (partial) return [...partial];
+    const out = new Set<string>();
+    this.partial.set(name, out);
+    const add = (q: string) => {
+      if (out.size < MAX_QUALS) out.add(canonical(q));
+    };
+    const list = this.bindings.get(name);
+    // a risky builtin keeps its builtin meaning unless every binding is an import (`from re import compile`)
+    const shadowedByImport = !!list && list.every((b) => b.kind === 'module');
+    if (!list || (RISKY_BUILTINS.has(name) && !shadowedByImport) || list.some((b) => b.kind === 'opaque')) add(name);
+    if (!list) for (const m of this.starModules) add(`${m}.${name}`);
+    for (const b of list ?? []) {
+      if (b.kind === 'module') add(b.qual);
+      else if (b.kind === 'expr') for (const q of this.qualify(b.node, depth + 1)) add(q);
+    }
+    this.partial.delete(name);
+    const result = [...out];
+    this.nameMemo.set(name, result);
+    return result;
+  }
+
+  private bindingFold(node: PyNode, depth: number): string | null {
+    if (this.foldMemo.has(node)) return this.foldMemo.get(node) as string | null;
+    if (this.inProgress.has(node)) return null;
+    this.inProgress.add(node);
+    const result = this.fold(node, depth + 1);
+    this.inProgress.delete(node);
+    this.foldMemo.set(node, result);
+    return result;
+  }
+
+  private tick(): void {
+    if (++this.steps > STEP_BUDGET) throw new AnalysisLimitError();
+  }
+
+  /** Exact string value of an expression when it is a compile-time constant; null otherwise. */
+  fold(node: PyNode, depth = 0): string | null {
+    this.tick();
+    if (depth > MAX_DEPTH) return null;
+    const v = this.foldInner(node, depth);
+    return v !== null && v.length <= MAX_FOLD ? v : null;
+  }
+
+  private foldInner(node: PyNode, depth: number): string | null {
+    switch (node.type) {
+      case 'string': {
+        const sp = stringParts(node);
+        if (!sp) return null;
+        let s = '';
+        for (const p of sp.parts) {
+          if (typeof p === 'string') s += p;
+          else {
+            if (p.children.some((c) => c.type === 'format_specifier' || c.type === 'type_conversion')) return null;
+            const expr = field(p, 'expression');
+            const v = expr ? this.fold(expr, depth + 1) : null;
+            if (v === null) return null;
+            s += v;
+          }
+        }
+        return s;
+      }
+      case 'concatenated_string': {
+        let s = '';
+        for (const c of namedChildren(node)) {
+          const v = this.fold(c, depth + 1);
+          if (v === null) return null;
+          s += v;
+        }
+        return s;
+      }
+      case 'binary_operator': {
+        const op = node.children.find((c) => c.field === 'operator')?.text;
+        const l = field(node, 'left');
+        const r = field(node, 'right');
+        if (!l || !r) return null;
+        if (op === '+') {
+          const a = this.fold(l, depth + 1);
+          const b = a === null ? null : this.fold(r, depth + 1);
+          return a !== null && b !== null ? a + b : null;
+        }
+        if (op === '*') {
+          const [s, n] = intValue(r) !== null ? [this.fold(l, depth + 1), intValue(r)] : [this.fold(r, depth + 1), intValue(l)];
+          return s !== null && n !== null && n >= 0 && s.length * n <= MAX_FOLD ? s.repeat(n) : null;
+        }
+        return null;
+      }
+      case 'parenthesized_expression': {
+        const inner = namedChildren(node)[0];
+        return inner ? this.fold(inner, depth + 1) : null;
+      }
+      case 'identifier': {
+        const list = this.bindings.get(ident(node.text));
+        if (!list || list.some((b) => b.kind !== 'expr')) return null;
+        let value: string | null = null;
+        for (const b of list) {
+          const v = b.kind === 'expr' ? this.bindingFold(b.node, depth) : null;
+          if (v === null || (value !== null && v !== value)) return null;
+          value = v;
+        }
+        return value;
+      }
+      case 'subscript': {
+        const value = field(node, 'value');
+        const key = field(node, 'subscript');
+        if (!value || !key || key.type !== 'slice' || key.text.replace(/\s+/g, '') !== '::-1') return null;
+        const s = this.fold(value, depth + 1);
+        return s === null ? null : [...s].reverse().join('');
+      }
+      case 'call':
+        return foldCall(this, node, depth);
+    }
+    return null;
+  }
+}
+
+export { intValue };
+export { positionalArgs, keywordArg, hasSplat } from './args.js';

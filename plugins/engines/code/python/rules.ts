@@ -1,0 +1,262 @@
+import { type PyNode, field, namedChildren } from './parser.js';
+import { type Resolver, NAMESPACE, hasSplat, intValue, keywordArg, positionalArgs } from './resolve.js';
+import { classifyShellCommand, isCriticalPath, isInterpreter } from '../shell.js';
+import type { Severity } from '../types.js';
+
+/** Reports one finding at a node; rule ids are prefixed with `python.` by the caller. */
+export type Report = (node: PyNode, severity: Severity, type: string, rule: string, message: string) => void;
+
+export interface CallCtx {
+  r: Resolver;
+  report: Report;
+}
+
+const NETWORK_PREFIXES = ['requests.', 'httpx.', 'urllib.request.', 'urllib.urlopen', 'urllib2.', 'urllib3.', 'http.client.', 'aiohttp.', 'pycurl.', 'smtplib.', 'ftplib.', 'telnetlib.', 'websocket.', 'websockets.'];
+const SOCKET_PREFIXES = ['socket.socket()', 'socket.create_connection()', 'socket.fromfd()', 'socket.socketpair()'];
+const DECODERS = new Set(['base64.b64decode', 'base64.standard_b64decode', 'base64.urlsafe_b64decode', 'base64.b32decode', 'base64.b16decode', 'base64.a85decode', 'base64.b85decode', 'base64.decodebytes', 'codecs.decode', 'zlib.decompress', 'bz2.decompress', 'lzma.decompress', 'gzip.decompress', 'bytes.fromhex', 'binascii.unhexlify', 'binascii.a2b_base64', 'marshal.loads']);
+const DESERIALIZERS = new Set(['pickle.loads', 'pickle.load', 'pickle.Unpickler', 'dill.loads', 'dill.load', 'jsonpickle.decode', 'marshal.loads', 'marshal.load', 'shelve.open']);
+const RISKY_MODULES = new Set(['os', 'subprocess', 'pty', 'ctypes', 'builtins', 'sys', 'importlib', 'shutil', 'socket', 'posix', 'nt', 'marshal', 'pickle', 'runpy', 'code']);
+const SAFE_YAML_LOADERS = /(^|\.)(C?SafeLoader|C?BaseLoader)$/;
+const SHELL_STRING_EXEC = new Set(['os.system', 'os.popen', 'os.popen2', 'os.popen3', 'os.popen4', 'subprocess.getoutput', 'subprocess.getstatusoutput', 'asyncio.create_subprocess_shell', 'platform.popen']);
+const SUBPROCESS_ARGV = new Set(['subprocess.run', 'subprocess.call', 'subprocess.check_call', 'subprocess.check_output', 'subprocess.Popen', 'asyncio.create_subprocess_exec']);
+const DANGEROUS_ATTR_NAMES = new Set(['eval', 'exec', 'compile', '__import__', 'system', 'popen', 'execv', 'execve', 'execvp', 'spawnv', 'loads', '__subclasses__', '__globals__', '__builtins__', '__bases__', '__mro__', '__code__', '__class__', '__base__', '__getattribute__']);
+
+function isNetwork(q: string): boolean {
+  return NETWORK_PREFIXES.some((p) => q.startsWith(p)) || (SOCKET_PREFIXES.some((p) => q.startsWith(p)) && /\.(send|sendall|sendto|sendmsg|sendfile)\(\)$/.test(q + '()'));
+}
+
+/** Searches an expression (following simple variable bindings) for a sub-expression matching `pred`. */
+function reaches(ctx: CallCtx, node: PyNode, pred: (n: PyNode, quals: string[]) => boolean, budget = { left: 400 }, seen = new Set<PyNode>()): boolean {
+  const stack = [node];
+  while (stack.length && budget.left-- > 0) {
+    const n = stack.pop() as PyNode;
+    if (n.type === 'string' || n.type === 'comment') continue;
+    const quals = ['identifier', 'attribute', 'call', 'subscript'].includes(n.type) ? ctx.r.qualify(n) : [];
+    if (pred(n, quals)) return true;
+    if (n.type === 'identifier') {
+      for (const b of ctx.r.bindings.get(n.text.normalize('NFKC')) ?? []) {
+        if (b.kind === 'expr' && !seen.has(b.node)) {
+          seen.add(b.node);
+          stack.push(b.node);
+        }
+      }
+    }
+    for (const c of n.children) if (c.named && !(n.type === 'lambda' && c.field === 'parameters')) stack.push(c);
+  }
+  return false;
+}
+
+function fetchesContent(ctx: CallCtx, node: PyNode): boolean {
+  return reaches(ctx, node, (n, qs) => n.type === 'call' && qs.some((q) => isNetwork(q) || /^socket\..*\.recv/.test(q)));
+}
+
+function decodesContent(ctx: CallCtx, node: PyNode): boolean {
+  return reaches(ctx, node, (n, qs) => n.type === 'call' && qs.some((q) => DECODERS.has(q.replace(/\(\)$/, ''))));
+}
+
+/** The whole environment mapping (not one variable read with `[...]` or `.get`). */
+function wholeEnviron(ctx: CallCtx, node: PyNode): boolean {
+  return reaches(ctx, node, (n, qs) => {
+    if (!qs.some((q) => q === 'os.environ' || q === 'os.environb')) return false;
+    const p = n.parent;
+    if (p && p.type === 'subscript' && field(p, 'value') === n) return false;
+    if (p && p.type === 'attribute' && field(p, 'object') === n) {
+      const attr = (field(p, 'attribute') as PyNode).text;
+      return !['get', 'setdefault', 'pop', '__getitem__'].includes(attr);
+    }
+    return true;
+  });
+}
+
+function isConstant(ctx: CallCtx, node: PyNode): boolean {
+  return ctx.r.fold(node) !== null || ['integer', 'float', 'true', 'false', 'none'].includes(node.type);
+}
+
+type Command = { kind: 'string'; text: string } | { kind: 'argv'; items: Array<string | null> } | { kind: 'dynamic' };
+
+function commandOf(ctx: CallCtx, node: PyNode | undefined): Command {
+  if (!node) return { kind: 'dynamic' };
+  const s = ctx.r.fold(node);
+  if (s !== null) return { kind: 'string', text: s };
+  if (node.type === 'list' || node.type === 'tuple') {
+    const items = namedChildren(node);
+    if (items.some((i) => i.type === 'list_splat')) return { kind: 'dynamic' };
+    return { kind: 'argv', items: items.map((i) => ctx.r.fold(i)) };
+  }
+  return { kind: 'dynamic' };
+}
+
+function shellFinding(ctx: CallCtx, call: PyNode, fname: string, cmd: Command, viaShell: boolean): void {
+  const text = cmd.kind === 'string' ? cmd.text : cmd.kind === 'argv' ? cmd.items.map((i) => i ?? '').join(' ') : null;
+  const shape = text !== null ? classifyShellCommand(text) : null;
+  if (shape) {
+    ctx.report(call, shape.severity, shape.type, shape.rule, `${fname}: ${shape.message}`);
+    return;
+  }
+  if (cmd.kind === 'dynamic' || (cmd.kind === 'argv' && cmd.items.some((i) => i === null))) {
+    ctx.report(call, 'CRITICAL', 'command_injection', viaShell ? 'process.shell_injection' : 'process.exec_dynamic', `${fname} runs a command built from computed values`);
+    return;
+  }
+  ctx.report(call, 'HIGH', 'process_execution', viaShell ? 'process.shell_exec' : 'process.exec', `${fname} runs a ${viaShell ? 'shell command' : 'program'}`);
+}
+
+function subprocessFinding(ctx: CallCtx, call: PyNode, fname: string, args: PyNode[]): void {
+  const shellArg = keywordArg(call, 'shell');
+  const cmd = commandOf(ctx, args[0] ?? keywordArg(call, 'args') ?? undefined);
+  const shellOn = fname === 'asyncio.create_subprocess_shell' || (shellArg !== null && shellArg.type !== 'false' && shellArg.type !== 'none') || hasSplat(call, 'dictionary_splat');
+  if (shellOn) {
+    shellFinding(ctx, call, fname, cmd, true);
+    return;
+  }
+  const argv = fname === 'asyncio.create_subprocess_exec' ? { kind: 'argv' as const, items: args.map((a) => ctx.r.fold(a)) } : cmd;
+  const program = argv.kind === 'string' ? argv.text : argv.kind === 'argv' ? argv.items[0] : null;
+  if (program === null || program === undefined || hasSplat(call, 'list_splat')) {
+    ctx.report(call, 'HIGH', 'command_injection', 'process.dynamic_program', `${fname} runs a program chosen at run time`);
+    return;
+  }
+  const text = argv.kind === 'argv' ? argv.items.map((i) => i ?? '').join(' ') : program;
+  const shape = classifyShellCommand(text);
+  if (shape) ctx.report(call, shape.severity, shape.type, shape.rule, `${fname}: ${shape.message}`);
+  else if (isInterpreter(program)) ctx.report(call, 'HIGH', 'process_execution', 'process.interpreter', `${fname} starts the interpreter ${JSON.stringify(program)}`);
+  else if (argv.kind === 'argv' && argv.items.some((i) => i === null)) {
+    ctx.report(call, 'MEDIUM', 'argument_injection', 'process.dynamic_arguments', `${fname} passes computed arguments to ${JSON.stringify(program)} (no shell)`);
+  }
+  // a fixed program with fixed arguments and no shell is the corpus's safe `subprocess.run([...])`
+}
+
+/** Applies every call rule to one call node. */
+export function checkCall(ctx: CallCtx, call: PyNode): void {
+  const fn = field(call, 'function');
+  if (!fn) return;
+  const args = positionalArgs(call);
+  for (const q of ctx.r.qualify(fn)) checkQualified(ctx, call, q, args);
+}
+
+function checkQualified(ctx: CallCtx, call: PyNode, q: string, args: PyNode[]): void {
+  const { r, report } = ctx;
+  const a0 = args[0];
+  if (q === 'eval' || q === 'exec') {
+    if (a0 && fetchesContent(ctx, a0)) report(call, 'CRITICAL', 'remote_code_execution', 'rce.exec_fetched', `${q}() of content fetched over the network`);
+    else if (a0 && decodesContent(ctx, a0)) report(call, 'CRITICAL', 'code_execution', `dangerous_call.${q}_decoded`, `${q}() of decoded (obfuscated) content`);
+    else if (!a0 || !isConstant(ctx, a0)) report(call, 'CRITICAL', 'code_execution', `dangerous_call.${q}`, `${q}() of a computed value`);
+    else report(call, 'HIGH', 'code_execution', `dangerous_call.${q}`, `${q}() of a constant string`);
+  } else if (q === 'compile') {
+    if (!a0 || !isConstant(ctx, a0)) report(call, 'HIGH', 'code_execution', 'dangerous_call.compile', 'compile() of a computed value');
+    else report(call, 'LOW', 'code_execution', 'dangerous_call.compile', 'compile() of a constant string');
+  } else if (q === '__import__' || q === 'importlib.import_module' || q === 'importlib.__import__') {
+    const mod = a0 ? r.fold(a0) : null;
+    // a module name spelled as a plain literal is an ordinary (if unusual) import; a computed or
+    // assembled one ('o' + 's', base64, …) is hiding what it loads
+    const plain = !!a0 && a0.type === 'string' && mod !== null && !RISKY_MODULES.has(mod.split('.')[0]);
+    const sev: Severity = mod === null ? (q === '__import__' ? 'CRITICAL' : 'HIGH') : plain ? 'MEDIUM' : 'HIGH';
+    report(call, sev, 'dynamic_import', q === '__import__' ? 'dangerous_call.__import__' : 'import.dynamic', mod === null ? `${q}() of a computed module name` : `${q}(${JSON.stringify(mod)})`);
+  } else if (q === 'getattr' || q === 'setattr' || q === 'delattr') {
+    checkAttrAccess(ctx, call, q, args);
+  } else if (q === 'runpy.run_path' || q === 'runpy.run_module' || q === 'types.FunctionType' || q === 'types.CodeType' || q === 'code.InteractiveInterpreter' || q === 'code.interact') {
+    report(call, 'HIGH', 'code_execution', 'dangerous_call.code_object', `${q}() builds or runs code outside the normal import path`);
+  } else if (DESERIALIZERS.has(q)) {
+    report(call, q === 'shelve.open' ? 'MEDIUM' : 'CRITICAL', 'unsafe_deserialization', q.startsWith('marshal') ? 'deserialization.marshal' : 'deserialization.pickle', `${q}() can execute code embedded in the data`);
+  } else if (q === 'yaml.load' || q === 'yaml.load_all') {
+    const loader = keywordArg(call, 'Loader') ?? args[1] ?? null;
+    const names = loader ? r.qualify(loader) : [];
+    if (!loader) report(call, 'HIGH', 'unsafe_deserialization', 'deserialization.yaml', `${q}() without an explicit SafeLoader`);
+    else if (!names.length || !names.every((n) => SAFE_YAML_LOADERS.test(n))) report(call, 'CRITICAL', 'unsafe_deserialization', 'deserialization.yaml', `${q}() with a loader that can construct arbitrary objects`);
+  } else if (q === 'yaml.unsafe_load' || q === 'yaml.unsafe_load_all' || q === 'yaml.full_load' || q === 'yaml.full_load_all') {
+    report(call, q.includes('unsafe') ? 'CRITICAL' : 'HIGH', 'unsafe_deserialization', 'deserialization.yaml', `${q}() can construct arbitrary objects`);
+  } else if (SHELL_STRING_EXEC.has(q)) {
+    shellFinding(ctx, call, q, commandOf(ctx, a0), true);
+  } else if (/^os\.(exec|spawn)[lvpe]*$/.test(q) || q === 'os.posix_spawn' || q === 'os.posix_spawnp' || q === 'pty.spawn') {
+    const tail = args.slice(1).map((a) => commandOf(ctx, a));
+    const literal = a0 && r.fold(a0) !== null && tail.every((c) => c.kind !== 'dynamic' && !(c.kind === 'argv' && c.items.some((i) => i === null)));
+    report(call, 'CRITICAL', 'process_execution', q === 'pty.spawn' ? 'process.pty_spawn' : 'process.exec_replace', `${q}() ${literal ? 'replaces or spawns a process' : 'runs a program with computed arguments'}`);
+  } else if (SUBPROCESS_ARGV.has(q)) {
+    subprocessFinding(ctx, call, q, args);
+  } else if (q === `${NAMESPACE}.get` || q === 'builtins.__dict__.get' || q === 'builtins.get') {
+    // globals().get('__builtins__'), vars(builtins).get(name)
+    const key = a0 ? r.fold(a0) : null;
+    if (key !== null && (DANGEROUS_ATTR_NAMES.has(key.normalize('NFKC')) || key === 'getattr')) {
+      report(call, 'CRITICAL', 'sandbox_escape', 'dangerous_call.namespace_lookup', `looks up ${JSON.stringify(key)} in a namespace dictionary`);
+    } else if (key === null) {
+      report(call, q === `${NAMESPACE}.get` ? 'MEDIUM' : 'HIGH', 'reflection', 'dangerous_call.namespace_dynamic', 'computed key looked up in a namespace dictionary');
+    }
+  } else if (q === 'os.dup2') {
+    checkDup2(ctx, call, args);
+  } else if (q === 'ctypes.memmove' || q === 'ctypes.memset' || /^ctypes\..*\.from_address\(\)$/.test(q + '()') || q.startsWith('ctypes.pythonapi.')) {
+    report(call, q.startsWith('ctypes.pythonapi.') ? 'HIGH' : 'CRITICAL', 'raw_memory_write', 'memory.ctypes_write', `${q}() writes raw process memory`);
+  } else if (/^ctypes\.(CDLL|PyDLL|WinDLL|OleDLL|cdll|windll|oledll|pydll|LibraryLoader)/.test(q)) {
+    // ctypes.CDLL(None).system(b'id') calls libc directly, past every Python-level rule
+    const viaLibrary = /^ctypes\.(CDLL|PyDLL|WinDLL|OleDLL)\(\)\.|^ctypes\.(cdll|windll|oledll|pydll)\.(?!LoadLibrary$)|^ctypes\.(cdll|windll|oledll|pydll)\.LoadLibrary\(\)\./.test(q);
+    if (viaLibrary) report(call, 'HIGH', 'native_code_execution', 'memory.ctypes_native_call', `${q}() calls a native library function directly`);
+    else report(call, 'MEDIUM', 'native_code_execution', 'memory.ctypes_load_library', `${q}() loads a native library`);
+  } else if (['shutil.rmtree', 'os.remove', 'os.unlink', 'os.rmdir', 'os.removedirs'].includes(q)) {
+    checkDelete(ctx, call, q, a0 ?? keywordArg(call, 'path'));
+  }
+  if (isNetwork(q) && namedChildrenOfArgs(call).some((a) => wholeEnviron(ctx, a))) {
+    report(call, 'CRITICAL', 'environment_exfiltration', 'exfiltration.environ', `${q}() sends the whole process environment over the network`);
+  }
+}
+
+function namedChildrenOfArgs(call: PyNode): PyNode[] {
+  const list = field(call, 'arguments');
+  return list ? namedChildren(list) : [];
+}
+
+function checkAttrAccess(ctx: CallCtx, call: PyNode, q: string, args: PyNode[]): void {
+  const name = args[1] ? ctx.r.fold(args[1]) : null;
+  const targets = args[0] ? ctx.r.qualify(args[0]) : [];
+  const onBuiltins = targets.some((t) => t === 'builtins' || t === 'builtins.__dict__');
+  const onModule = targets.some((t) => ctx.r.importedModules.has(t));
+  if (name !== null) {
+    const n = name.normalize('NFKC');
+    if (DANGEROUS_ATTR_NAMES.has(n) || /^(exec|spawn)[lvpe]+$/.test(n)) {
+      ctx.report(call, 'CRITICAL', 'code_execution', `dangerous_call.${q}_dangerous_name`, `${q}() looks up ${JSON.stringify(n)} by name`);
+    }
+    return;
+  }
+  if (onBuiltins) ctx.report(call, 'CRITICAL', 'sandbox_escape', `dangerous_call.${q}_builtins`, `${q}() on builtins with a computed name`);
+  else if (onModule) ctx.report(call, 'HIGH', 'code_execution', `dangerous_call.${q}_dynamic`, `${q}() on a module with a computed name`);
+  else ctx.report(call, 'MEDIUM', 'reflection', `dangerous_call.${q}_dynamic`, `${q}() with a computed attribute name`);
+}
+
+function checkDup2(ctx: CallCtx, call: PyNode, args: PyNode[]): void {
+  const target = args[1] ? intValue(args[1]) : null;
+  if (target === null || target < 0 || target > 2 || !args[0]) return;
+  const fromSocket = reaches(ctx, args[0], (_n, qs) => qs.some((q) => SOCKET_PREFIXES.some((p) => q.startsWith(p)) || /^socket\.socket\(\)\.accept\(\)/.test(q)));
+  if (fromSocket) ctx.report(call, 'CRITICAL', 'reverse_shell', 'shell.reverse_dup2', 'os.dup2() wires a socket to standard input/output (reverse shell)');
+  else if (ctx.r.importedModules.has('socket')) ctx.report(call, 'HIGH', 'reverse_shell', 'shell.stdio_redirect', 'os.dup2() redirects standard input/output in a module that opens sockets');
+}
+
+/** The home directory itself: `Path.home()`, `os.path.expanduser('~')`, `os.environ['HOME']`, `os.getenv('HOME')`. */
+function isHomeDir(ctx: CallCtx, node: PyNode, depth = 0): boolean {
+  if (depth > 4) return false;
+  if (node.type === 'identifier') {
+    const bs = ctx.r.bindings.get(node.text.normalize('NFKC')) ?? [];
+    return bs.length > 0 && bs.every((b) => b.kind === 'expr' && isHomeDir(ctx, b.node, depth + 1));
+  }
+  if (node.type === 'call') {
+    const qs = ctx.r.qualify(field(node, 'function') as PyNode);
+    const a0 = positionalArgs(node)[0];
+    const arg = a0 ? ctx.r.fold(a0) : null;
+    return qs.some(
+      (q) =>
+        q === 'pathlib.Path.home' ||
+        (q === 'os.path.expanduser' && arg !== null && isCriticalPath(arg)) ||
+        ((q === 'os.getenv' || q === 'os.environ.get') && arg === 'HOME'),
+    );
+  }
+  if (node.type === 'subscript') {
+    const key = field(node, 'subscript');
+    return ctx.r.qualify(field(node, 'value') as PyNode).includes('os.environ') && !!key && ctx.r.fold(key) === 'HOME';
+  }
+  return false;
+}
+
+function checkDelete(ctx: CallCtx, call: PyNode, q: string, target: PyNode | null | undefined): void {
+  if (!target || q === 'shutil.move') return;
+  const path = ctx.r.fold(target);
+  if ((path !== null && isCriticalPath(path)) || isHomeDir(ctx, target)) {
+    ctx.report(call, 'CRITICAL', 'destructive_filesystem_operation', 'filesystem.destructive', `${q}() on a system or home path`);
+  } else if (path === null && q === 'shutil.rmtree') {
+    ctx.report(call, 'LOW', 'destructive_filesystem_operation', 'filesystem.rmtree_dynamic', 'shutil.rmtree() on a computed path');
+  }
+}

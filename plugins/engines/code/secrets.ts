@@ -1,0 +1,31 @@
+/**
+ * Hard-coded credential rule shared by both languages: a string literal assigned to (or passed as,
+ * or stored under a key named like) a secret. The name decides, split into words (snake_case and
+ * camelCase), so `password_hash`, `token_url` or `secretsModule` are not secrets but `DB_PASSWORD`,
+ * `apiKey` and `client_secret` are.
+ */
+const LAST_WORD = new Set(['password', 'passwd', 'passphrase', 'pwd', 'secret', 'token', 'apikey', 'credential', 'credentials']);
+const LAST_TWO = new Set(['api key', 'secret key', 'private key', 'access key', 'auth key', 'signing key', 'encryption key', 'client secret', 'access token', 'auth token', 'bearer token', 'refresh token']);
+const PLACEHOLDER = /^(?:|x+|\*+|\.+|-+|changeme|change[_-]?me|example|placeholder|dummy|test|none|null|undefined|todo|tbd|password|secret|token|your[_-].*|<.*>|\{\{.*\}\}|\$\{.*\}|%\(.*\)s|\{.*\})$/i;
+
+export function words(name: string): string[] {
+  return name
+    .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
+    .replace(/([A-Z]+)([A-Z][a-z])/g, '$1 $2')
+    .split(/[^A-Za-z0-9]+/)
+    .filter(Boolean)
+    .map((w) => w.toLowerCase());
+}
+
+export function isSecretName(name: string): boolean {
+  const w = words(name.normalize('NFKC'));
+  if (!w.length) return false;
+  const last = w[w.length - 1];
+  return LAST_WORD.has(last) || (w.length >= 2 && LAST_TWO.has(`${w[w.length - 2]} ${last}`));
+}
+
+/** A value that looks like a real credential rather than a placeholder or an empty default. */
+export function isCredentialValue(value: string): boolean {
+  const v = value.trim();
+  return v.length >= 6 && v.length <= 512 && !PLACEHOLDER.test(v) && !/\s{2,}|\n/.test(v);
+}

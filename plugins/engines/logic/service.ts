@@ -1,0 +1,86 @@
+import type { EngineHandle } from '../../../core/types.js';
+import { isDslInput, parseQuery } from './dsl.js';
+import { DEFAULT_TIMEOUT_MS, ENGINE_VERSION, MAX_TIMEOUT_MS, type SolveOutcome } from './outcome.js';
+import { failure, verdictReply, type LogicReply, type Translation } from './verdict.js';
+
+/**
+ * The request-level flow shared by the route and by other plugins (batch, A2A, consensus) through
+ * the `verifier.logic` service: natural language goes to a translator (never guessed at), DSL is
+ * parsed on the main thread first so refusals cost microseconds and no worker hop, and only a
+ * well-formed formula is sent to the z3 worker.
+ */
+
+/** `provider_used` for DSL input: no language model was involved. */
+export const PROVIDER_DSL = 'dsl';
+/** `provider_used` when natural language arrives and no translator is configured. */
+export const PROVIDER_NONE = 'none';
+/** the pool deadline sits this far past z3's own timeout, so z3 normally answers first */
+export const POOL_GRACE_MS = 2000;
+
+/**
+ * What this plugin expects from `app.service('llm.translator')` (provided by a language-model plugin).
+ * The returned expression is untrusted text: it goes through the same parser as any DSL query.
+ */
+export interface LlmTranslator {
+  translate(req: { target: 'logic_dsl'; text: string; provider?: string; signal?: AbortSignal }): Promise<Translation>;
+}
+
+export interface LogicRequest {
+  query: string;
+  provider?: string;
+  timeout_ms?: number;
+}
+
+export interface LogicVerifier {
+  verify(req: LogicRequest, signal?: AbortSignal): Promise<LogicReply>;
+}
+
+export function createLogicVerifier(deps: {
+  engine: Pick<EngineHandle, 'run'>;
+  translator: () => LlmTranslator | undefined;
+  timeoutMs?: number;
+}): LogicVerifier {
+  const ceiling = Math.min(deps.timeoutMs ?? DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS);
+
+  async function solveDsl(query: string, timeoutMs: number, provider: string, translation: Translation | undefined, signal?: AbortSignal) {
+    const parsed = parseQuery(query);
+    if (!parsed.ok) {
+      const o: SolveOutcome = {
+        status: parsed.kind === 'unknown_operator' ? 'BLOCKED' : 'ERROR',
+        kind: parsed.kind,
+        error: parsed.message,
+        operator: parsed.operator,
+        engine_version: ENGINE_VERSION,
+      };
+      return verdictReply(o, provider, translation);
+    }
+    try {
+      const o = await deps.engine.run<SolveOutcome>('solve', { query, timeoutMs }, { timeoutMs: timeoutMs + POOL_GRACE_MS, signal });
+      return verdictReply(o, provider, translation);
+    } catch (err) {
+      const kind = (err as { kind?: string })?.kind;
+      if (kind === 'timeout') return failure('timeout', `solver timeout after ${timeoutMs} ms (worker deadline)`, provider, { translation });
+      return failure('engine_unavailable', 'the logic engine is unavailable', provider, { translation });
+    }
+  }
+
+  return {
+    async verify(req, signal) {
+      const timeoutMs = Math.min(req.timeout_ms ?? ceiling, ceiling);
+      if (isDslInput(req.query) || req.query.trim() === '') return solveDsl(req.query, timeoutMs, PROVIDER_DSL, undefined, signal);
+      const translator = deps.translator();
+      if (!translator) return failure('translator_unavailable', 'natural-language input needs a translator; no translator configured', PROVIDER_NONE);
+      let translation: Translation;
+      try {
+        translation = await translator.translate({ target: 'logic_dsl', text: req.query, provider: req.provider, signal });
+      } catch {
+        return failure('translation_failed', 'the language-model translator failed', req.provider ?? PROVIDER_NONE);
+      }
+      if (typeof translation?.expression !== 'string' || !isDslInput(translation.expression)) {
+        const t = { expression: String(translation?.expression ?? ''), provider: String(translation?.provider ?? req.provider ?? PROVIDER_NONE) };
+        return failure('translation_invalid', 'the translator did not produce a DSL formula', t.provider, { translation: t });
+      }
+      return solveDsl(translation.expression, timeoutMs, translation.provider, translation, signal);
+    },
+  };
+}

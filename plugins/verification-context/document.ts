@@ -1,0 +1,125 @@
+import { readFileSync } from 'node:fs';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import { canonicalJson, sha256Ref } from '../../core/canonical.js';
+import type { DiagnosticResult, Status } from '../../core/verdict.js';
+
+/**
+ * Verification Context v1.0 documents: built from a (gated) DiagnosticResult, validated against
+ * schemas/verification-context/document.json plus the same invariants in code, and sealed with a
+ * proof_ref that commits to every other byte of the document.
+ */
+export interface VcDocument {
+  spec_version: '1.0';
+  object: {
+    statement: string | null;
+    statement_hash: string | null;
+    formalization: { source: 'caller_supplied' | 'none'; verified: false };
+  };
+  context: {
+    interpretation: { scope: 'formal_statement_only'; summary: string; constraint_id: string | null };
+    proof: {
+      verifier: string;
+      version: string;
+      evidence: { proof_ref: string | null; diagnostic_proof_ref: string | null; attestation_id: string | null };
+    };
+    decision: { admission: 'ADMIT' | 'DENY' };
+  };
+  verdict: Status;
+}
+
+export const SCHEMA_URL = new URL('../../../schemas/verification-context/document.json', import.meta.url);
+const ajv = new Ajv2020({ allErrors: true, strict: false });
+const schemaCheck = ajv.compile(JSON.parse(readFileSync(SCHEMA_URL, 'utf8')) as object);
+
+/** The document with context.proof.evidence.proof_ref removed (the member, not set to null). */
+function withoutProofRef(doc: unknown): unknown {
+  const copy = structuredClone(doc) as { context?: { proof?: { evidence?: Record<string, unknown> } } };
+  const ev = copy?.context?.proof?.evidence;
+  if (ev && typeof ev === 'object') delete ev.proof_ref;
+  return copy;
+}
+
+/** proof_ref of a document: sha256 over the RFC 8785 form of the document without proof_ref. */
+export function documentProofRef(doc: unknown): string {
+  return sha256Ref(withoutProofRef(doc));
+}
+
+export interface BuildInput {
+  /** the diagnostic after the trust gate (its status is the verdict) */
+  diagnostic: DiagnosticResult | null;
+  /** the evaluated input, if the caller supplied it */
+  query: unknown;
+  verifier: string;
+  version: string;
+  attestationId: string | null;
+  /** overrides the summary/constraint (malformed input, demotion) */
+  summary?: string;
+  constraintId?: string | null;
+}
+
+function statementOf(query: unknown): { statement: string | null; statement_hash: string | null } {
+  if (query === undefined || query === null) return { statement: null, statement_hash: null };
+  try {
+    return { statement: typeof query === 'string' ? query : canonicalJson(query), statement_hash: sha256Ref(query) };
+  } catch {
+    return { statement: null, statement_hash: null };
+  }
+}
+
+export function buildDocument(b: BuildInput, verdict: Status): VcDocument {
+  const d = b.diagnostic;
+  const isVerified = verdict === 'VERIFIED' && d?.status === 'VERIFIED';
+  const st = statementOf(b.query);
+  const cid = b.constraintId !== undefined ? b.constraintId : typeof d?.developer_fields.constraint_id === 'string' ? d.developer_fields.constraint_id : null;
+  const doc: VcDocument = {
+    spec_version: '1.0',
+    object: { ...st, formalization: { source: st.statement === null ? 'none' : 'caller_supplied', verified: false } },
+    context: {
+      interpretation: { scope: 'formal_statement_only', summary: (b.summary ?? d?.agent_message ?? '').slice(0, 4096), constraint_id: cid },
+      proof: {
+        verifier: b.verifier,
+        version: b.version,
+        evidence: { proof_ref: null, diagnostic_proof_ref: isVerified ? d.proof_ref : null, attestation_id: isVerified ? b.attestationId : null },
+      },
+      // truth is not admission: a proven-unsafe result is VERIFIED and still DENY
+      decision: { admission: isVerified && d.admission !== 'BLOCKED' && d.admission !== 'DENY' ? 'ADMIT' : 'DENY' },
+    },
+    verdict: isVerified ? 'VERIFIED' : verdict === 'VERIFIED' ? 'UNVERIFIABLE' : verdict,
+  };
+  if (doc.verdict === 'VERIFIED') doc.context.proof.evidence.proof_ref = documentProofRef(doc);
+  return doc;
+}
+
+export interface ValidationDetail {
+  path: string;
+  message: string;
+}
+
+/** Schema plus the invariants re-checked in code (the schema is one line of defence, not the only one). */
+export function validateDocument(doc: unknown): ValidationDetail[] {
+  if (!schemaCheck(doc)) {
+    return (schemaCheck.errors ?? []).map((e) => ({
+      path: e.instancePath || '/',
+      message: `${e.message ?? 'invalid'}${e.keyword === 'additionalProperties' ? ` (${(e.params as { additionalProperty: string }).additionalProperty})` : ''}`,
+    }));
+  }
+  const d = doc as VcDocument;
+  const out: ValidationDetail[] = [];
+  const ev = d.context.proof.evidence;
+  if (d.verdict === 'VERIFIED' && ev.proof_ref === null) out.push({ path: '/context/proof/evidence/proof_ref', message: 'VERIFIED requires a proof_ref' });
+  if (d.verdict !== 'VERIFIED' && ev.proof_ref !== null) out.push({ path: '/context/proof/evidence/proof_ref', message: 'proof_ref is only allowed with VERIFIED' });
+  if (d.verdict !== 'VERIFIED' && d.context.decision.admission !== 'DENY') out.push({ path: '/context/decision/admission', message: 'a non-VERIFIED verdict must DENY' });
+  return out;
+}
+
+/** true only for a valid VERIFIED document whose proof_ref re-derives to the stored value. */
+export function resolveDocument(doc: unknown): boolean {
+  if (validateDocument(doc).length) return false;
+  const d = doc as VcDocument;
+  if (d.verdict !== 'VERIFIED') return false;
+  try {
+    return d.context.proof.evidence.proof_ref === documentProofRef(d);
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,93 @@
+import { decodeJwt } from 'jose';
+import { sha256Ref } from '../../core/canonical.js';
+import type { App, RequestContext } from '../../core/types.js';
+import { diagnosticProblem, reviveDiagnostic, type DiagnosticResult } from '../../core/verdict.js';
+import { SERVICE_VERSION } from '../../core/version.js';
+import { trustGate, type AttestationService, type VerifyOutcome } from '../attestation/index.js';
+import { buildDocument, resolveDocument, validateDocument } from './document.js';
+
+const S = 'https://proofgate.dev/schemas/verification-context';
+export const MALFORMED_DIAGNOSTIC = 'verification_context.malformed_diagnostic';
+
+interface FromDiagnosticBody {
+  diagnostic?: unknown;
+  attestation_token?: string;
+  query?: unknown;
+  verifier?: string;
+}
+
+function hashOrNull(v: unknown): string | null {
+  if (v === undefined) return null;
+  try {
+    return sha256Ref(v);
+  } catch {
+    return null;
+  }
+}
+
+/** With no attestation plugin loaded nothing can be verified: every token is refused (fail closed). */
+const refuseAll = async (): Promise<VerifyOutcome> => ({ ok: false, reason: 'unknown_key' });
+
+async function fromDiagnostic(app: App, ctx: RequestContext) {
+  const b = ctx.body as FromDiagnosticBody;
+  const raw = b.diagnostic as Record<string, unknown> | undefined;
+  const verifier = b.verifier ?? 'proofgate';
+  const base = { query: b.query, verifier, version: SERVICE_VERSION, attestationId: null };
+  const problem = diagnosticProblem(raw);
+  if (problem) {
+    ctx.log.info({ event: 'verification_context.malformed_diagnostic', problem }, 'malformed diagnostic converted to BLOCKED');
+    return buildDocument({ ...base, diagnostic: null, summary: 'The diagnostic is malformed', constraintId: MALFORMED_DIAGNOSTIC }, 'BLOCKED');
+  }
+  const r = raw as Record<string, unknown>;
+  const diagnostic: DiagnosticResult = reviveDiagnostic({
+    status: r.status,
+    agent_message: r.agent_message,
+    developer_fields: r.developer_fields,
+    proof_ref: r.proof_ref,
+    admission: r.admission,
+  });
+  // the spec lets the token ride inside the diagnostic payload; a top-level one wins
+  const token = b.attestation_token ?? (typeof r.attestation_token === 'string' ? r.attestation_token : undefined);
+  const service = app.service<AttestationService>('attestation');
+  const gated = await trustGate(diagnostic, {
+    token,
+    required: true,
+    expected: { query_hash: hashOrNull(b.query), proof_ref: diagnostic.proof_ref, status: 'VERIFIED' },
+    verify: service ? (t) => service.verify(t) : refuseAll,
+    log: ctx.log,
+  });
+  if (diagnostic.status === 'VERIFIED' && gated.status !== 'VERIFIED') {
+    // spec: a VERIFIED diagnostic without a valid attestation token is demoted, not BLOCKED
+    return buildDocument(
+      { ...base, diagnostic: gated, summary: 'The result is not backed by a valid attestation', constraintId: String(gated.developer_fields.constraint_id) },
+      'UNVERIFIABLE',
+    );
+  }
+  const attestationId = gated.status === 'VERIFIED' && token ? String(decodeJwt(token).jti) : null;
+  return buildDocument({ ...base, diagnostic: gated, attestationId }, gated.status);
+}
+
+export function registerRoutes(app: App): void {
+  const common = { auth: 'apiKey' as const, scope: 'verify:read' as const, method: 'POST' as const };
+  app.route({
+    ...common,
+    path: '/verification-context/from-diagnostic',
+    schema: { body: `${S}/from-diagnostic.body.json`, response: `${S}/document.json` },
+    handler: async (ctx) => ({ body: await fromDiagnostic(app, ctx) }),
+  });
+  app.route({
+    ...common,
+    path: '/verification-context/validate',
+    schema: { body: `${S}/document.body.json`, response: `${S}/validate.response.json` },
+    handler(ctx) {
+      const details = validateDocument((ctx.body as { document: unknown }).document);
+      return { body: details.length ? { valid: false, error: 'validation_failed', details } : { valid: true } };
+    },
+  });
+  app.route({
+    ...common,
+    path: '/verification-context/resolve',
+    schema: { body: `${S}/document.body.json`, response: `${S}/resolve.response.json` },
+    handler: (ctx) => ({ body: { resolved: resolveDocument((ctx.body as { document: unknown }).document) } }),
+  });
+}

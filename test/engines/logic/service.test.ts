@@ -1,0 +1,62 @@
+import t from 'tap';
+import { EngineError } from '../../../core/workers.js';
+import { createLogicVerifier, POOL_GRACE_MS } from '../../../plugins/engines/logic/service.js';
+import { verdictReply } from '../../../plugins/engines/logic/verdict.js';
+import type { SolveOutcome } from '../../../plugins/engines/logic/outcome.js';
+
+/** The flow around the worker, with the worker replaced: deadlines, crashes, and what reaches it. */
+function verifier(run: (fn: string, input: any, opts: any) => Promise<any>, timeoutMs?: number) {
+  return createLogicVerifier({ engine: { run: run as never }, translator: () => undefined, timeoutMs });
+}
+
+t.test('the pool deadline becomes a timeout ERROR, never a hang or a verdict', async (t) => {
+  const v = verifier(async () => {
+    throw new EngineError('timeout', 'engine task exceeded 7000 ms');
+  });
+  const r = await v.verify({ query: '(GT x 1)' });
+  t.equal(r.httpStatus, 200);
+  t.match(r.body, { status: 'ERROR', error: /timeout/, diagnostic: { status: 'BLOCKED', developer_fields: { constraint_id: 'logic_verifier.timeout' } } });
+});
+
+t.test('a crashed or unavailable worker is 503 ERROR', async (t) => {
+  for (const kind of ['crashed', 'unavailable', 'failed'] as const) {
+    const v = verifier(async () => {
+      throw new EngineError(kind, 'x');
+    });
+    const r = await v.verify({ query: '(GT x 1)' });
+    t.equal(r.httpStatus, 503, kind);
+    t.match(r.body, { status: 'ERROR', diagnostic: { developer_fields: { constraint_id: 'logic_verifier.engine_unavailable' } } });
+  }
+});
+
+t.test('refusals are answered on the main thread; the worker gets only formulas, with a bounded deadline', async (t) => {
+  const calls: any[] = [];
+  const v = verifier(async (fn, input, opts) => {
+    calls.push({ fn, input, opts });
+    return { status: 'UNSAT', canonical: '(VAR x Int) (GT x 1)', engine_version: 'test' } satisfies SolveOutcome;
+  }, 2000);
+  await v.verify({ query: '(EXEC x)' });
+  await v.verify({ query: '(GT x' });
+  t.equal(calls.length, 0, 'BLOCKED and syntax errors never hop to the worker');
+  await v.verify({ query: '(GT x 1)' });
+  await v.verify({ query: '(GT x 1)', timeout_ms: 60_000 });
+  await v.verify({ query: '(GT x 1)', timeout_ms: 100 });
+  t.same(
+    calls.map((c) => [c.fn, c.input.timeoutMs, c.opts.timeoutMs]),
+    [
+      ['solve', 2000, 2000 + POOL_GRACE_MS],
+      ['solve', 2000, 2000 + POOL_GRACE_MS],
+      ['solve', 100, 100 + POOL_GRACE_MS],
+    ],
+    'configured timeout is a ceiling; the pool deadline sits past z3 own timeout',
+  );
+});
+
+t.test('verdict mapping: z3 unknown is never SAT/UNSAT', async (t) => {
+  const r = verdictReply({ status: 'ERROR', kind: 'unknown', error: 'solver could not decide the formula (incomplete quantifiers)', engine_version: 'v' }, 'dsl');
+  t.match(r, { httpStatus: 200, body: { status: 'ERROR', diagnostic: { status: 'UNVERIFIABLE', proof_ref: null, developer_fields: { constraint_id: 'logic_verifier.solver_unknown' } } } });
+  t.notOk('model' in r.body);
+  const sat = verdictReply({ status: 'SAT', model: { x: '2' }, canonical: '(VAR x Int) (GT x 1)', engine_version: 'v' }, 'dsl');
+  const other = verdictReply({ status: 'SAT', model: { x: '2' }, canonical: '(VAR x Int) (GT x 0)', engine_version: 'v' }, 'dsl');
+  t.not(sat.body.diagnostic.proof_ref, other.body.diagnostic.proof_ref, 'different formulas never share a proof_ref');
+});
