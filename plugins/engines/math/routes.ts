@@ -19,7 +19,11 @@ export function mathRoutes(app: App, engine: EngineHandle): void {
     tags: ['verification', 'attestable'],
     schema: { body: `${S}/request.json`, response: `${S}/response.json` },
     async handler(ctx: RequestContext): Promise<Reply> {
-      const verdict = await runMath(engine, ctx.body as MathRequest, ctx.signal);
+      const body = ctx.body as MathRequest;
+      // an attestation binds the evaluated input: the normalised expression the proof_ref binds too
+      ctx.state.attestationQuery = body.expression.normalize('NFKC').trim();
+      ctx.state.attestationEngine = 'math';
+      const verdict = await runMath(engine, body, ctx.signal);
       return { status: 200, body: diagnosticBody(verdict) };
     },
   });
