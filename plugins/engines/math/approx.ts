@@ -28,8 +28,6 @@ function kToDecWith(D: typeof Dec, v: K): Dec {
   return s;
 }
 
-
-/** real value at 50 digits; EvalError when undefined, NeedComplex when the value is not real */
 type DecCtor = typeof Dec;
 
 /**
@@ -51,80 +49,80 @@ function makeDecEval(D: DecCtor) {
     return v;
   };
   function inner(a: Ast, env: ReadonlyMap<string, Dec> | null): Dec {
-  switch (a.k) {
-    case 'num':
-      return new D(a.text);
-    case 'var': {
-      const v = env?.get(a.name);
-      if (!v) throw new EvalError('domain', `Variable ${a.name} has no value.`);
-      return v;
-    }
-    case 'const':
-      if (a.name === 'i') throw new NeedComplex('i');
-      return a.name === 'pi' ? PI : E;
-    case 'neg':
-      return ev(a.a, env).neg();
-    case 'add':
-      return fin(ev(a.a, env).plus(ev(a.b, env)));
-    case 'sub':
-      return fin(ev(a.a, env).minus(ev(a.b, env)));
-    case 'mul':
-      return fin(ev(a.a, env).times(ev(a.b, env)));
-    case 'div': {
-      const y = ev(a.b, env);
-      if (y.isZero()) throw divZero();
-      return fin(ev(a.a, env).div(y));
-    }
-    case 'pow': {
-      const b = ev(a.a, env);
-      const e = ev(a.b, env);
-      if (b.isZero() && e.isNeg()) throw divZero();
-      if (b.isNeg() && !e.isInteger()) throw new NeedComplex('root of a negative number');
-      return fin(b.pow(e));
-    }
-    case 'fn': {
-      // integer-valued functions are computed exactly and converted
-      if (a.name === 'factorial' || a.name === 'binomial') {
-        const args = a.args.map((x) => ev(x, env));
-        const v = exact({ ...a, args: args.map((d) => ({ k: 'num' as const, q: qOf(d), text: d.toFixed() })) }, null, 'real');
-        if (!v) throw new EvalError('domain', `${a.name} is defined for non-negative integers only.`);
-        return kToDecWith(D, v);
+    switch (a.k) {
+      case 'num':
+        return new D(a.text);
+      case 'var': {
+        const v = env?.get(a.name);
+        if (!v) throw new EvalError('domain', `Variable ${a.name} has no value.`);
+        return v;
       }
-      const x = ev(a.args[0], env);
-      switch (a.name) {
-        case 'sin': return D.sin(x);
-        case 'cos': return D.cos(x);
-        case 'tan': {
-          if (D.cos(x).isZero()) throw divZero();
-          return fin(D.tan(x));
+      case 'const':
+        if (a.name === 'i') throw new NeedComplex('i');
+        return a.name === 'pi' ? PI : E;
+      case 'neg':
+        return ev(a.a, env).neg();
+      case 'add':
+        return fin(ev(a.a, env).plus(ev(a.b, env)));
+      case 'sub':
+        return fin(ev(a.a, env).minus(ev(a.b, env)));
+      case 'mul':
+        return fin(ev(a.a, env).times(ev(a.b, env)));
+      case 'div': {
+        const y = ev(a.b, env);
+        if (y.isZero()) throw divZero();
+        return fin(ev(a.a, env).div(y));
+      }
+      case 'pow': {
+        const b = ev(a.a, env);
+        const e = ev(a.b, env);
+        if (b.isZero() && e.isNeg()) throw divZero();
+        if (b.isNeg() && !e.isInteger()) throw new NeedComplex('root of a negative number');
+        return fin(b.pow(e));
+      }
+      case 'fn': {
+        // integer-valued functions are computed exactly and converted
+        if (a.name === 'factorial' || a.name === 'binomial') {
+          const args = a.args.map((x) => ev(x, env));
+          const v = exact({ ...a, args: args.map((d) => ({ k: 'num' as const, q: qOf(d), text: d.toFixed() })) }, null, 'real');
+          if (!v) throw new EvalError('domain', `${a.name} is defined for non-negative integers only.`);
+          return kToDecWith(D, v);
         }
-        case 'asin':
-        case 'acos':
-          if (x.abs().gt(1)) throw new NeedComplex(a.name);
-          return a.name === 'asin' ? D.asin(x) : D.acos(x);
-        case 'atan': return D.atan(x);
-        case 'sinh': return fin(D.sinh(x));
-        case 'cosh': return fin(D.cosh(x));
-        case 'tanh': return D.tanh(x);
-        case 'sqrt':
-          if (x.isNeg()) throw new NeedComplex('sqrt');
-          return D.sqrt(x);
-        case 'cbrt': return D.cbrt(x);
-        case 'abs': return x.abs();
-        case 'exp': return fin(D.exp(x));
-        case 'log':
-        case 'ln':
-        case 'log10':
-          if (x.isZero()) throw new EvalError('domain', 'Logarithm of zero is undefined.');
-          if (x.isNeg()) throw new NeedComplex('log');
-          return a.name === 'log10' ? D.log10(x) : D.ln(x);
-        case 'floor': return x.floor();
-        case 'ceil': return x.ceil();
+        const x = ev(a.args[0], env);
+        switch (a.name) {
+          case 'sin': return D.sin(x);
+          case 'cos': return D.cos(x);
+          case 'tan': {
+            if (D.cos(x).isZero()) throw divZero();
+            return fin(D.tan(x));
+          }
+          case 'asin':
+          case 'acos':
+            if (x.abs().gt(1)) throw new NeedComplex(a.name);
+            return a.name === 'asin' ? D.asin(x) : D.acos(x);
+          case 'atan': return D.atan(x);
+          case 'sinh': return fin(D.sinh(x));
+          case 'cosh': return fin(D.cosh(x));
+          case 'tanh': return D.tanh(x);
+          case 'sqrt':
+            if (x.isNeg()) throw new NeedComplex('sqrt');
+            return D.sqrt(x);
+          case 'cbrt': return D.cbrt(x);
+          case 'abs': return x.abs();
+          case 'exp': return fin(D.exp(x));
+          case 'log':
+          case 'ln':
+          case 'log10':
+            if (x.isZero()) throw new EvalError('domain', 'Logarithm of zero is undefined.');
+            if (x.isNeg()) throw new NeedComplex('log');
+            return a.name === 'log10' ? D.log10(x) : D.ln(x);
+          case 'floor': return x.floor();
+          case 'ceil': return x.ceil();
+        }
       }
     }
+    throw new EvalError('domain', 'Unsupported expression.');
   }
-  throw new EvalError('domain', 'Unsupported expression.');
-}
   return {
     eval(a: Ast, env: ReadonlyMap<string, Dec> | null): Dec {
       scale = new D(0);

@@ -111,8 +111,7 @@ export function gcd(a: bigint, b: bigint): bigint {
   return a;
 }
 
-/** basis index bits: 1 = √2, 2 = √3, 4 = i */
-const BASIS_SQUARE = [1n, 2n, 3n, -1n] as const;
+/** basis index bits: 1 = √2, 2 = √3, 4 = i; the product of two basis elements is ±(2|3|6)·basis[a xor b] */
 function productFactor(a: number, b: number): bigint {
   let f = 1n;
   if (a & b & 1) f *= 2n;
@@ -120,7 +119,6 @@ function productFactor(a: number, b: number): bigint {
   if (a & b & 4) f *= -1n;
   return f;
 }
-void BASIS_SQUARE;
 
 export class K {
   private constructor(readonly c: readonly Q[]) {}
