@@ -279,23 +279,16 @@ export function sqrtQ(r: Q): K | null {
   return null;
 }
 
-/** exact integer square root, or null when n is not a perfect square (n bounded by the cost gate) */
+/** exact integer square root, or null when n is not a perfect square */
 export function isqrtExact(n: bigint): bigint | null {
-  if (n < 0n) return null;
-  if (n < 2n) return n;
-  let x = BigInt(Math.floor(Math.sqrt(Number(n))));
-  // Newton steps fix the double's rounding for large n
-  for (let i = 0; i < 200; i++) {
-    const y = (x + n / x) >> 1n;
-    if (y >= x && x * x <= n) break;
-    x = y;
-  }
-  while (x * x > n) x--;
-  while ((x + 1n) * (x + 1n) <= n) x++;
-  return x * x === n ? x : null;
+  const r = iroot(n, 2);
+  return r;
 }
 
-/** exact integer k-th root (k ≥ 2), or null */
+/**
+ * exact integer k-th root (k ≥ 2), or null. Newton's method from a power-of-two overestimate
+ * decreases monotonically to ⌊n^(1/k)⌋, so it stays fast for the 100,000-digit values the gate allows.
+ */
 export function iroot(n: bigint, k: number): bigint | null {
   if (n < 0n) {
     if (k % 2 === 0) return null;
@@ -303,14 +296,15 @@ export function iroot(n: bigint, k: number): bigint | null {
     return r === null ? null : -r;
   }
   if (n < 2n) return n;
-  let lo = 0n;
-  let hi = 1n << BigInt(Math.ceil(n.toString(2).length / k) + 1);
-  while (lo < hi) {
-    const mid = (lo + hi + 1n) >> 1n;
-    if (mid ** BigInt(k) <= n) lo = mid;
-    else hi = mid - 1n;
+  const K1 = BigInt(k - 1);
+  const KB = BigInt(k);
+  let x = 1n << BigInt(Math.ceil(n.toString(2).length / k));
+  for (;;) {
+    const y = (K1 * x + n / x ** K1) / KB;
+    if (y >= x) break;
+    x = y;
   }
-  return lo ** BigInt(k) === n ? lo : null;
+  return x ** KB === n ? x : null;
 }
 
 /** e^{iπq} in K for q ∈ (1/12)Z, else null */

@@ -43,6 +43,10 @@ t.test('values just under the limits are computed', async (t) => {
   t.equal(String(df(v('2^10000')).value).length, 3011);
   t.equal(v('factorial(1000)').status, 'UNVERIFIABLE');
   t.equal(v('2^(2^10) = 2^1024').status, 'VERIFIED');
+  // exact roots of values near the size limit stay exact and fast (Newton, not bisection)
+  t.equal(df(v('sqrt(10^10000) = 10^5000')).is_valid, true);
+  t.equal(df(v('(10^9999)^(1/3) = 10^3333')).is_valid, true);
+  t.match(String(df(v('sqrt(2^9999)')).value), /\*sqrt\(2\)$/);
   t.equal(v('binomial(100, 50) = 100891344545564193334812497256').status, 'VERIFIED');
   t.equal(df(v('binomial(100, 50) = 100891344545564193334812497256')).is_valid, true);
 });
