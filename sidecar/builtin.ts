@@ -1,13 +1,33 @@
 import type { Plugin } from '../core/types.js';
 import health from '../plugins/health/index.js';
+import auth from '../plugins/auth/index.js';
+import audit from '../plugins/audit/index.js';
+import ops from '../plugins/ops/index.js';
 import batch from '../plugins/batch/index.js';
 import sqlEngine from '../plugins/engines/sql/index.js';
+import codeEngine from '../plugins/engines/code/index.js';
+import logicEngine from '../plugins/engines/logic/index.js';
 import attestation from '../plugins/attestation/index.js';
 import verificationContext from '../plugins/verification-context/index.js';
 import badges from '../plugins/badges/index.js';
+import a2a from '../plugins/a2a/index.js';
 
 /**
  * The composition root: the one place that names the built-in plugins. Order matters only for
- * hooks (they run in registration order): authentication and limits register before audit.
+ * hooks (they run in registration order): authentication and limits register first, audit last.
  */
-export const builtinPlugins: Plugin[] = [health, sqlEngine, batch, attestation, verificationContext, badges];
+export const builtinPlugins: Plugin[] = [
+  health,
+  auth,
+  logicEngine,
+  codeEngine,
+  sqlEngine,
+  batch,
+  attestation,
+  verificationContext,
+  badges,
+  a2a,
+  // audit after attestation: its onReply hook records the reply as sent, attestation included
+  audit,
+  ops,
+];

@@ -2,8 +2,10 @@
 import type { Command } from './commands/command.js';
 import { initCommand } from './commands/init.js';
 import { startCommand } from './commands/start.js';
+import { a2aVerifyVerdictCommand } from '../plugins/a2a/index.js';
+import { auditVerifyCommand } from '../plugins/audit/index.js';
 
-const commands: Command[] = [startCommand, initCommand];
+const commands: Command[] = [startCommand, initCommand, auditVerifyCommand, a2aVerifyVerdictCommand];
 
 function usage(): string {
   const width = Math.max(...commands.map((c) => c.name.length));

@@ -1,0 +1,23 @@
+import { defineProblem } from '../../core/errors.js';
+
+/**
+ * The A2A gateway's problem catalog. A blocked message is not an error (it is a signed verdict,
+ * HTTP 200); these are the cases where no verdict can be issued at all.
+ */
+export const A2AProblems = {
+  /** detail is always SIGNING_KEY_UNAVAILABLE: the spec names that text, and the cause stays in the operator log */
+  signingKeyUnavailable: defineProblem('a2a_signing_key_unavailable', 503, 'Signing key unavailable'),
+  /** a payload JSON.parse accepted but RFC 8785 cannot hash (a number outside the double range) */
+  payloadNotCanonical: defineProblem('a2a_payload_not_canonical', 400, 'Payload has no canonical JSON form'),
+} as const;
+
+export const SIGNING_KEY_UNAVAILABLE = 'Signing key unavailable';
+
+/** constraint ids of the trust boundary, one per step of the spec's evaluation order */
+export const TrustConstraints = {
+  senderBlocklisted: 'a2a.trust.sender_blocklisted',
+  receiverBlocklisted: 'a2a.trust.receiver_blocklisted',
+  pairBlocked: 'a2a.trust.pair_blocked',
+  notAllowlisted: 'a2a.trust.not_allowlisted',
+  rateLimited: 'a2a.trust.rate_limited',
+} as const;

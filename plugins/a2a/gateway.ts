@@ -1,0 +1,127 @@
+import { randomUUID } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
+import type { Logger } from 'pino';
+import { sha256Ref } from '../../core/canonical.js';
+import { HttpError } from '../../core/errors.js';
+import { EngineError } from '../../core/workers.js';
+import { A2AProblems } from './errors.js';
+import { disabledGuard } from './guards/passthrough.js';
+import type { GuardRegistry } from './guards/registry.js';
+import { isGuardOutcome, type Guard, type GuardOutcome } from './guards/types.js';
+import type { AgentMessage, PayloadType, VerdictStatus, VerificationVerdict } from './message.js';
+import { TRUST_ENGINE, type A2AMetrics } from './metrics.js';
+import type { VerdictSigner } from './signer.js';
+import type { TrustBoundary } from './trust-boundary.js';
+
+/**
+ * One intercept, start to end: trust boundary → guard → verdict → signature. Everything except the
+ * guard's worker hop (code, very large invoices) is synchronous on the event loop: at tens of
+ * microseconds a hop would cost more than the work. Every path returns a verdict or throws an
+ * HttpError; nothing here can end in `forwarded` without a guard having said so.
+ */
+export interface GatewayOptions {
+  signer: VerdictSigner;
+  boundary: TrustBoundary;
+  guards: GuardRegistry;
+  metrics: A2AMetrics;
+  blockOnError: boolean;
+  /** payload types whose enable_* flag is off, with the flag's name */
+  disabled: ReadonlyMap<PayloadType, string>;
+  clock?: () => number;
+}
+
+/** a guard's outcome, or the gateway's own `error` */
+type Outcome = Omit<GuardOutcome, 'status'> & { status: VerdictStatus };
+
+const UNSIGNED: ReadonlySet<VerdictStatus> = new Set(['unverifiable']);
+
+export class A2AGateway {
+  private readonly clock: () => number;
+  private readonly disabledGuards = new Map<PayloadType, Guard>();
+
+  constructor(private readonly o: GatewayOptions) {
+    this.clock = o.clock ?? Date.now;
+    for (const [type, flag] of o.disabled) this.disabledGuards.set(type, disabledGuard(flag));
+  }
+
+  /** the guard a payload type is routed to right now (enable_* flags win over any registration) */
+  guardFor(type: PayloadType): Guard | undefined {
+    return this.disabledGuards.get(type) ?? this.o.guards.get(type);
+  }
+
+  async intercept(msg: AgentMessage, signal: AbortSignal, log: Logger): Promise<VerificationVerdict> {
+    const started = performance.now();
+    const traceId = randomUUID();
+    const sender = msg.sender_agent_id;
+    const receiver = msg.receiver_agent_id;
+    const type = msg.payload_type;
+    let sub: string;
+    try {
+      sub = sha256Ref(msg.payload);
+    } catch {
+      throw new HttpError(A2AProblems.payloadNotCanonical, 'payload holds a number outside the range RFC 8785 can represent');
+    }
+
+    let outcome: Outcome;
+    let engine: string;
+    const trust = this.o.boundary.check(sender, receiver, type);
+    if (!trust.allowed) {
+      engine = TRUST_ENGINE;
+      outcome = { status: 'blocked', reason: trust.reason, details: trust.details };
+    } else {
+      const guard = this.guardFor(type);
+      engine = guard?.name ?? 'none';
+      outcome = guard ? await this.runGuard(guard, msg, traceId, signal, log) : this.failure('no_guard');
+    }
+
+    const nowMs = this.clock();
+    const status = outcome.status;
+    const jwt = UNSIGNED.has(status)
+      ? null
+      : this.o.signer.sign(this.o.signer.claims({ sub, traceId, verdict: status, engine, sender, receiver, nowMs }));
+    const verdict: VerificationVerdict = {
+      status,
+      reason: outcome.reason,
+      audit_trace_id: traceId,
+      attestation_jwt: jwt,
+      engine_used: engine,
+      verified_at: new Date(nowMs).toISOString(),
+      details: outcome.details ?? null,
+    };
+    const latencyMs = performance.now() - started;
+    this.o.metrics.record(status, engine, latencyMs);
+    log.info({ trace_id: traceId, verdict: status, engine, latency_ms: Math.round(latencyMs * 1000) / 1000, sender, receiver, payload_type: type }, 'a2a.intercept');
+    return verdict;
+  }
+
+  private async runGuard(guard: Guard, msg: AgentMessage, traceId: string, signal: AbortSignal, log: Logger): Promise<Outcome> {
+    try {
+      const out = await guard.check(msg.payload, {
+        payloadType: msg.payload_type,
+        sender: msg.sender_agent_id,
+        receiver: msg.receiver_agent_id,
+        traceId,
+        signal,
+      });
+      if (!isGuardOutcome(out)) {
+        log.error({ engine: guard.name, trace_id: traceId }, 'a2a guard returned a malformed outcome');
+        return this.failure('malformed_outcome');
+      }
+      return { status: out.status, reason: out.reason, details: out.details ?? null };
+    } catch (err) {
+      const kind = err instanceof EngineError ? `engine_${err.kind}` : 'guard_failed';
+      log.error({ err, engine: guard.name, trace_id: traceId }, 'a2a guard failed');
+      return this.failure(kind);
+    }
+  }
+
+  /** `error` verdict: the message is blocked unless the operator set block_on_error=false. */
+  private failure(kind: string): Outcome {
+    const blocked = this.o.blockOnError;
+    return {
+      status: 'error',
+      reason: blocked ? 'Internal verification failure; the message is blocked' : 'Internal verification failure; block_on_error is off, the message may be forwarded',
+      details: { error_kind: kind, blocked },
+    };
+  }
+}

@@ -1,0 +1,89 @@
+import type { App, Plugin } from '../../core/types.js';
+import { HttpError } from '../../core/errors.js';
+import { addIdentity } from '../health/index.js';
+import { A2AProblems, SIGNING_KEY_UNAVAILABLE } from './errors.js';
+import { A2AGateway } from './gateway.js';
+import { createCodeGuard } from './guards/code.js';
+import { createFinanceGuard } from './guards/finance.js';
+import { logicGuard } from './guards/logic.js';
+import { passthroughGuard } from './guards/passthrough.js';
+import { GuardRegistry } from './guards/registry.js';
+import type { GuardOutcome } from './guards/types.js';
+import type { PayloadType } from './message.js';
+import { A2AMetrics } from './metrics.js';
+import { registerRoutes, SIGNING_TAG } from './routes.js';
+import { issuerDid, loadSigningKey } from './signer.js';
+import { TrustBoundary } from './trust-boundary.js';
+import { parseBlockedPairs, parseBlocklist, parseTrustedAgents } from './trust-config.js';
+
+/**
+ * The agent-to-agent gateway: every message between agents is posted to /a2a/intercept, passes the
+ * trust boundary, is routed by payload type to a deterministic guard, and comes back as a verdict
+ * signed with the deployment's ES256 key (docs/a2a.md). Fails closed: without a usable key the
+ * intercept route and the JWKS answer 503, and a guard failure blocks unless block_on_error=false.
+ */
+export const A2A_GUARDS_SERVICE = 'a2a.guards';
+export const A2A_ENGINE_VERSION = '1.0.0';
+
+function register(app: App): void {
+  const c = app.config.a2a;
+  // spec, authentication rule 6: the deployment id names the issuer DID; no id, no gateway
+  if (!c.deployment_id) throw new Error('a2a.deployment_id (SVC_A2A_DEPLOYMENT_ID) is required when the a2a plugin is enabled');
+  const deploymentId = c.deployment_id;
+  const allowlist = parseTrustedAgents(c.trusted_agents);
+  const blocklist = parseBlocklist(c.blocklist);
+  const blockedPairs = parseBlockedPairs(c.blocked_pairs);
+
+  const key = loadSigningKey(c.signing_key_pem, deploymentId, c.jwt_lifetime_seconds);
+  const signer = key.ok ? key.signer : null;
+  if (!key.ok) app.log.error({ reason: key.reason }, 'a2a signing key unavailable: /a2a/intercept and /.well-known/jwks.json answer 503');
+
+  const metrics = new A2AMetrics(app.metrics);
+  const engine = app.engine({
+    name: 'a2a',
+    version: A2A_ENGINE_VERSION,
+    module: new URL('./engine.js', import.meta.url),
+    // the code guard's parser (tree-sitter wasm) loads before /readyz turns true
+    warmup: c.enable_code_verification ? 'warmup' : undefined,
+  });
+  const guards = new GuardRegistry((type, previous, next) => app.log.warn({ payload_type: type, previous, guard: next }, 'a2a guard replaced by a plugin'));
+  guards.registerBuiltin('financial_transaction', createFinanceGuard((payload) => engine.run<GuardOutcome>('checkFinance', payload)));
+  guards.registerBuiltin('logic_assertion', logicGuard);
+  guards.registerBuiltin('code_execution', createCodeGuard((task, signal) => engine.run<GuardOutcome>('inspectCode', task, { signal })));
+  guards.registerBuiltin('general', passthroughGuard);
+  guards.registerBuiltin('data_query', passthroughGuard);
+  app.provide(A2A_GUARDS_SERVICE, guards);
+
+  const disabled = new Map<PayloadType, string>();
+  if (!c.enable_financial_verification) disabled.set('financial_transaction', 'enable_financial_verification');
+  if (!c.enable_logic_verification) disabled.set('logic_assertion', 'enable_logic_verification');
+  if (!c.enable_code_verification) disabled.set('code_execution', 'enable_code_verification');
+
+  const boundary = new TrustBoundary({ blocklist, blockedPairs, allowlist, defaultAllow: c.default_allow, maxRequestsPerMinute: c.max_requests_per_minute });
+  boundary.start();
+  app.onClose(() => boundary.close());
+
+  const gateway = signer ? new A2AGateway({ signer, boundary, guards, metrics, blockOnError: c.block_on_error, disabled }) : null;
+  if (!signer) {
+    // refuse before the body is read: no verdict can be issued, so there is nothing to parse for
+    app.hook('onRequest', (ctx) => {
+      if (ctx.route.tags?.includes(SIGNING_TAG)) throw new HttpError(A2AProblems.signingKeyUnavailable, SIGNING_KEY_UNAVAILABLE);
+    });
+  }
+  app.readiness('signing_key', () => signer !== null);
+  registerRoutes(app, { gateway, signer, metrics });
+  addIdentity(app, {
+    key: 'a2a',
+    describe: () => ({ issuer: signer?.issuer ?? issuerDid(deploymentId), kid: signer?.kid ?? null, jwks_path: '/.well-known/jwks.json' }),
+  });
+}
+
+const plugin: Plugin = { name: 'a2a', register };
+export default plugin;
+
+export { verifyVerdict, EXPIRED, type VerifyOptions, type VerifyResult } from './verify.js';
+export { a2aVerifyVerdictCommand } from './cli.js';
+export { GuardRegistry } from './guards/registry.js';
+export type { Guard, GuardContext, GuardOutcome, GuardStatus } from './guards/types.js';
+export { PAYLOAD_TYPES, type AgentMessage, type PayloadType, type VerificationVerdict, type VerdictStatus } from './message.js';
+export { JWT_TYP, keyFingerprint, issuerDid, type A2AClaims, type PublicJwk } from './signer.js';

@@ -1,0 +1,72 @@
+import type { App } from '../../core/types.js';
+import { HttpError } from '../../core/errors.js';
+import { SERVICE_NAME, SERVICE_VERSION } from '../../core/version.js';
+import { A2AProblems, SIGNING_KEY_UNAVAILABLE } from './errors.js';
+import type { A2AGateway } from './gateway.js';
+import type { AgentMessage } from './message.js';
+import type { A2AMetrics } from './metrics.js';
+import type { VerdictSigner } from './signer.js';
+
+const S = 'https://proofgate.dev/schemas/a2a';
+/** routes that cannot answer without the signing key; the 503 gate in index.ts selects on this tag */
+export const SIGNING_TAG = 'a2a-signing';
+
+export interface RouteDeps {
+  gateway: A2AGateway | null;
+  signer: VerdictSigner | null;
+  metrics: A2AMetrics;
+}
+
+function unavailable(): HttpError {
+  return new HttpError(A2AProblems.signingKeyUnavailable, SIGNING_KEY_UNAVAILABLE);
+}
+
+export function registerRoutes(app: App, d: RouteDeps): void {
+  // verify:read: intercepting is a verification (the message is checked, not changed), and it is the
+  // scope every standard key carries, so a sidecar needs no extra grant (docs/a2a.md)
+  app.route({
+    method: 'POST',
+    path: '/a2a/intercept',
+    auth: 'apiKey',
+    scope: 'verify:read',
+    tags: ['a2a', SIGNING_TAG],
+    bodyLimit: app.config.a2a.max_payload_size_bytes,
+    schema: { body: `${S}/agent-message.json`, response: `${S}/verdict.response.json` },
+    async handler(ctx) {
+      if (!d.gateway) throw unavailable();
+      return { body: await d.gateway.intercept(ctx.body as AgentMessage, ctx.signal, ctx.log) };
+    },
+  });
+
+  app.route({
+    method: 'GET',
+    path: '/.well-known/jwks.json',
+    auth: 'none',
+    tags: ['a2a', SIGNING_TAG],
+    schema: { response: `${S}/jwks.response.json` },
+    handler() {
+      if (!d.signer) throw unavailable();
+      // only the current key: a rotated key stops verifying (spec, authentication rule 5)
+      return { headers: { 'cache-control': 'public, max-age=60' }, body: { keys: [d.signer.jwk] } };
+    },
+  });
+
+  app.route({
+    method: 'GET',
+    path: '/a2a/health',
+    auth: 'none',
+    tags: ['a2a'],
+    schema: { response: `${S}/health.response.json` },
+    handler: () => ({ body: { status: d.signer ? 'ok' : 'degraded', service: `${SERVICE_NAME}-a2a`, version: SERVICE_VERSION } }),
+  });
+
+  app.route({
+    method: 'GET',
+    path: '/a2a/metrics',
+    auth: 'apiKey',
+    scope: 'verify:read',
+    tags: ['a2a'],
+    schema: { response: `${S}/metrics.response.json` },
+    handler: () => ({ body: d.metrics.snapshot() }),
+  });
+}

@@ -1,0 +1,102 @@
+import { sha256Hex, SHA256_REF, sha256Ref } from '../../core/canonical.js';
+import { HttpError } from '../../core/errors.js';
+import type { App, Reply, RequestContext } from '../../core/types.js';
+import type { SecurityEvents } from '../auth/index.js';
+import { ChainUnavailableError, type AuditChain } from './chain.js';
+import { AuditProblems } from './errors.js';
+import type { AuditFields, AuditStatus } from './payload.js';
+
+export const VERIFICATION_TAG = 'verification';
+const MAX_LLM_OUTPUT = 65_536;
+/** constraint ids that mark a blocked attack rather than a failed proof */
+const INJECTION = /inject|exfiltrat|malicious|poison|jailbreak|prompt/i;
+
+/** Bounded metric label: the route's last static segment (`/verify/math` → `math`). */
+export function engineLabel(routePath: string): string {
+  const segs = routePath.split('/').filter((s) => s && !s.startsWith(':'));
+  const last = segs[segs.length - 1] ?? 'root';
+  return /^[a-z0-9_-]{1,32}$/.test(last) ? last : 'other';
+}
+
+function requestHash(ctx: RequestContext): string | null {
+  if (!ctx.rawBody || ctx.rawBody.length === 0) return null;
+  const json = (ctx.route.bodyType ?? 'json') === 'json' && ctx.body !== undefined;
+  return json ? sha256Ref(ctx.body) : 'sha256:' + sha256Hex(ctx.rawBody);
+}
+
+const shortStr = (v: unknown, max: number) => (typeof v === 'string' && v.length <= max ? v : null);
+
+/** Verdict summary of a reply: the DiagnosticResult status when there is one, else by HTTP status. */
+export function summarize(ctx: RequestContext, reply: Reply): AuditFields {
+  const b = (reply.body && typeof reply.body === 'object' && !Buffer.isBuffer(reply.body) ? reply.body : {}) as Record<string, unknown>;
+  const df = (b.developer_fields && typeof b.developer_fields === 'object' ? b.developer_fields : {}) as Record<string, unknown>;
+  const http = reply.status ?? 200;
+  const st = typeof b.status === 'string' ? b.status.toUpperCase() : '';
+  const status: AuditStatus =
+    st === 'VERIFIED' ? 'verified' : st === 'BLOCKED' ? 'blocked' : st === 'UNVERIFIABLE' ? 'unverifiable' : http === 403 ? 'blocked' : 'unverifiable';
+  const llm = typeof df.raw_llm_output === 'string' ? df.raw_llm_output.slice(0, MAX_LLM_OUTPUT) : null;
+  return {
+    route: ctx.routePath,
+    method: ctx.method,
+    key_id: ctx.principal?.keyId ?? null,
+    user_id: ctx.principal?.userId ?? null,
+    request_hash: requestHash(ctx),
+    status,
+    engine: shortStr(df.engine, 64) ?? shortStr(b.engine, 64) ?? engineLabel(ctx.routePath),
+    http_status: http,
+    proof_ref: typeof b.proof_ref === 'string' && SHA256_REF.test(b.proof_ref) ? b.proof_ref : null,
+    constraint_id: shortStr(df.constraint_id, 128) ?? shortStr(b.constraint_id, 128),
+    raw_llm_output: llm,
+  };
+}
+
+function unavailable(detail: string): HttpError {
+  return new HttpError(AuditProblems.unavailable, detail, { headers: { 'retry-after': '5' } });
+}
+
+/** Fail-closed gate: the audit chain of the caller's organisation must be writable before the work is done. */
+export async function assertAuditable(chain: AuditChain | null, ctx: RequestContext): Promise<string> {
+  if (!chain) throw unavailable('audit logging is not configured (SVC_AUDIT_SECRET_KEY is missing): verification is refused');
+  const org = ctx.principal?.orgId;
+  if (!org) throw unavailable('no organisation to audit this request for: verification is refused');
+  try {
+    await chain.head(org);
+  } catch (err) {
+    if (err instanceof ChainUnavailableError) {
+      ctx.log.error({ err: err.message, org }, 'audit chain cannot be loaded');
+      throw unavailable("the organisation's audit chain cannot be loaded: verification is refused");
+    }
+    throw err;
+  }
+  return org;
+}
+
+export function registerAuditHooks(app: App, chain: AuditChain | null, events: SecurityEvents | undefined): void {
+  const verifications = app.metrics.counter('svc_verifications_total', 'Audited verification requests by engine and verdict', ['engine', 'status']);
+  const isVerification = (ctx: RequestContext) => ctx.route.tags?.includes(VERIFICATION_TAG) ?? false;
+
+  app.hook('onRequest', async (ctx) => {
+    if (isVerification(ctx)) await assertAuditable(chain, ctx);
+  });
+
+  // awaited by the kernel before the response is written: no verdict leaves without its entry
+  app.hook('onReply', async (ctx, reply) => {
+    if (!isVerification(ctx)) return;
+    const org = await assertAuditable(chain, ctx);
+    const fields = summarize(ctx, reply);
+    let entry;
+    try {
+      entry = await chain!.append(org, fields);
+    } catch (err) {
+      ctx.log.error({ err, org }, 'audit append failed: response withheld');
+      throw unavailable('the audit entry could not be written: the result is withheld');
+    }
+    ctx.state.auditLogId = entry.log_id;
+    ctx.responseHeaders['x-audit-log-id'] = entry.log_id;
+    verifications.inc({ engine: engineLabel(ctx.routePath), status: fields.status });
+    if (fields.status === 'blocked' && events) {
+      const injection = fields.constraint_id !== null && INJECTION.test(fields.constraint_id);
+      events.record(org, injection ? 'injection_blocked' : 'blocked_verification', { keyId: fields.key_id, detail: fields.constraint_id ?? fields.route });
+    }
+  });
+}

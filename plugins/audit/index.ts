@@ -1,0 +1,71 @@
+import type { App, Plugin, RequestContext } from '../../core/types.js';
+import type { AdminAudit, SecurityEvents } from '../auth/index.js';
+import { AuditChain } from './chain.js';
+import { assertAuditable, registerAuditHooks } from './hooks.js';
+import { registerAuditRoutes } from './routes.js';
+
+/**
+ * Tamper-evident audit: one HMAC'd hash chain per organisation, appended before every verification
+ * response is written; read routes (/audit/*, /logs); the offline `proofgate audit verify` command.
+ * Without SVC_AUDIT_SECRET_KEY the plugin loads but verification routes answer 503 and /readyz
+ * stays false (fail closed).
+ */
+export const AUDIT_SERVICES = { chain: 'audit.chain', admin: 'audit.admin' } as const;
+
+const plugin: Plugin = {
+  name: 'audit',
+  register(app: App) {
+    const secret = app.config.secrets.audit_secret_key;
+    const chain = secret ? new AuditChain(app.store, secret) : null;
+    if (!chain) app.log.error('SVC_AUDIT_SECRET_KEY is not set: verification endpoints will answer 503');
+    app.readiness('audit', () => chain !== null);
+    registerAuditHooks(app, chain, app.service<SecurityEvents>('security.events'));
+    registerAuditRoutes(app);
+    app.provide(AUDIT_SERVICES.chain, chain);
+    const admin: AdminAudit = {
+      async ready(ctx: RequestContext) {
+        await assertAuditable(chain, ctx);
+      },
+      async record(ctx: RequestContext, action: string) {
+        const org = await assertAuditable(chain, ctx);
+        const entry = await chain!.append(org, {
+          route: ctx.routePath,
+          method: ctx.method,
+          key_id: ctx.principal?.keyId ?? null,
+          user_id: ctx.principal?.userId ?? null,
+          request_hash: null,
+          status: 'admin',
+          engine: action,
+          http_status: 200,
+          proof_ref: null,
+          constraint_id: null,
+          raw_llm_output: null,
+        });
+        ctx.responseHeaders['x-audit-log-id'] = entry.log_id;
+      },
+    };
+    app.provide(AUDIT_SERVICES.admin, admin);
+  },
+};
+export default plugin;
+
+export { AuditChain, ChainUnavailableError } from './chain.js';
+export { auditVerifyCommand } from './cli.js';
+export { entriesToCsv, neutralizeCell, csvReply, CSV_COLUMNS } from './csv.js';
+export { engineLabel, summarize, VERIFICATION_TAG } from './hooks.js';
+export {
+  AUDIT_COLLECTION,
+  assertEntry,
+  currentPayload,
+  legacyPayload,
+  entryKey,
+  logIdOf,
+  parseLogId,
+  sealEntry,
+  MalformedEntryError,
+  type AuditEntry,
+  type AuditFields,
+  type AuditStatus,
+} from './payload.js';
+export { newestEntries, readEntry, auditCollection } from './store-read.js';
+export { checkEntry, verifyStored, walkChains, isValid, type EntryChecks, type WalkResult } from './verify.js';

@@ -1,0 +1,119 @@
+import { hmacSha256Hex, SHA256_REF, sha256Ref } from '../../core/canonical.js';
+
+/**
+ * The audit entry and its two canonical payload forms. The payload commits to the entry's
+ * position (org, seq, log_id) and to its predecessor (prev_hash), so the payload hash alone binds
+ * content, order and chain; the HMAC over the payload hash proves the secret holder wrote it.
+ *
+ *  - current (v2): every field below except payload_hash and hmac, plus `v: 2`;
+ *  - legacy (v1): the same without `v` and `raw_llm_output` — what the pre-7.2 logger hashed.
+ *
+ * hmac = HMAC-SHA256(SVC_AUDIT_SECRET_KEY, payload_hash) as hex.
+ */
+export type AuditStatus = 'verified' | 'blocked' | 'unverifiable' | 'admin';
+export const AUDIT_STATUSES: readonly AuditStatus[] = ['verified', 'blocked', 'unverifiable', 'admin'];
+
+export interface AuditEntry {
+  log_id: string;
+  org_id: string;
+  seq: number;
+  timestamp: string;
+  route: string;
+  method: string;
+  key_id: string | null;
+  user_id: string | null;
+  /** sha256Ref of the request body (JSON), `sha256:` of the raw bytes otherwise, null without a body */
+  request_hash: string | null;
+  status: AuditStatus;
+  engine: string | null;
+  http_status: number;
+  proof_ref: string | null;
+  constraint_id: string | null;
+  raw_llm_output: string | null;
+  prev_hash: string | null;
+  payload_hash: string;
+  hmac: string;
+}
+
+export type AuditFields = Omit<AuditEntry, 'log_id' | 'org_id' | 'seq' | 'timestamp' | 'prev_hash' | 'payload_hash' | 'hmac'>;
+
+export const AUDIT_COLLECTION = 'audit.entries';
+const SEQ_WIDTH = 12;
+
+export function entryKey(orgId: string, seq: number): string {
+  return `${orgId}/${String(seq).padStart(SEQ_WIDTH, '0')}`;
+}
+
+export function logIdOf(orgId: string, seq: number): string {
+  return `lg_${String(seq).padStart(SEQ_WIDTH, '0')}_${orgId}`;
+}
+
+/** (org, seq) named by a log id, or null when it is not one of ours. */
+export function parseLogId(logId: string): { orgId: string; seq: number } | null {
+  const m = /^lg_(\d{12})_([A-Za-z0-9_-]{1,64})$/.exec(logId);
+  return m ? { orgId: m[2], seq: Number(m[1]) } : null;
+}
+
+export class MalformedEntryError extends Error {}
+
+const str = (v: unknown) => typeof v === 'string';
+const strOrNull = (v: unknown) => v === null || typeof v === 'string';
+
+/** Throws MalformedEntryError unless `v` has exactly the shape of a stored entry. */
+export function assertEntry(v: unknown): asserts v is AuditEntry {
+  const fail = (why: string): never => {
+    throw new MalformedEntryError(`malformed audit entry: ${why}`);
+  };
+  if (!v || typeof v !== 'object' || Array.isArray(v)) fail('not an object');
+  const e = v as Record<string, unknown>;
+  if (!str(e.log_id) || !str(e.org_id) || !str(e.route) || !str(e.method) || !str(e.timestamp)) fail('identity fields');
+  if (!Number.isSafeInteger(e.seq) || (e.seq as number) < 0) fail('seq');
+  if (Number.isNaN(Date.parse(e.timestamp as string))) fail('timestamp');
+  for (const k of ['key_id', 'user_id', 'request_hash', 'engine', 'proof_ref', 'constraint_id', 'raw_llm_output']) if (!strOrNull(e[k])) fail(k);
+  if (!AUDIT_STATUSES.includes(e.status as AuditStatus)) fail('status');
+  if (!Number.isInteger(e.http_status)) fail('http_status');
+  if (e.prev_hash !== null && !(str(e.prev_hash) && SHA256_REF.test(e.prev_hash as string))) fail('prev_hash');
+  if (!str(e.payload_hash) || !SHA256_REF.test(e.payload_hash as string)) fail('payload_hash');
+  if (!str(e.hmac) || !/^[0-9a-f]{64}$/.test(e.hmac as string)) fail('hmac');
+}
+
+export function currentPayload(e: AuditEntry): Record<string, unknown> {
+  const { payload_hash: _h, hmac: _m, ...rest } = e;
+  return { v: 2, ...rest };
+}
+
+export function legacyPayload(e: AuditEntry): Record<string, unknown> {
+  const { payload_hash: _h, hmac: _m, raw_llm_output: _r, ...rest } = e;
+  return rest;
+}
+
+export function entryHmac(secret: string, payloadHash: string): string {
+  return hmacSha256Hex(secret, payloadHash);
+}
+
+/** Builds a sealed entry (payload hash and HMAC) at position `seq` after `prevHash`. */
+export function sealEntry(secret: string, orgId: string, seq: number, prevHash: string | null, f: AuditFields, now = new Date()): AuditEntry {
+  const e: AuditEntry = {
+    log_id: logIdOf(orgId, seq),
+    org_id: orgId,
+    seq,
+    timestamp: now.toISOString(),
+    route: f.route,
+    method: f.method,
+    key_id: f.key_id,
+    user_id: f.user_id,
+    request_hash: f.request_hash,
+    status: f.status,
+    engine: f.engine,
+    http_status: f.http_status,
+    proof_ref: f.proof_ref,
+    constraint_id: f.constraint_id,
+    raw_llm_output: f.raw_llm_output,
+    prev_hash: prevHash,
+    payload_hash: '',
+    hmac: '',
+  };
+  e.payload_hash = sha256Ref(currentPayload(e));
+  e.hmac = entryHmac(secret, e.payload_hash);
+  return e;
+}

@@ -1,0 +1,89 @@
+import { HttpError } from '../../core/errors.js';
+import type { App, RequestContext } from '../../core/types.js';
+import { csvReply, entriesToCsv } from './csv.js';
+import { AuditProblems } from './errors.js';
+import { assertEntry, logIdOf, parseLogId, type AuditStatus } from './payload.js';
+import { newestEntries, readEntry } from './store-read.js';
+
+const S = 'https://proofgate.dev/schemas/audit';
+export const EXPORT_MAX_ROWS = 1000;
+
+const orgOf = (ctx: RequestContext) => ctx.principal!.orgId;
+
+/** Cursor of GET /logs: the log id of the last entry of the previous page (opaque to clients). */
+function cursorSeq(orgId: string, cursor: unknown): number | undefined {
+  if (cursor === undefined) return undefined;
+  const at = typeof cursor === 'string' ? parseLogId(cursor) : null;
+  if (!at || at.orgId !== orgId) throw new HttpError(AuditProblems.badCursor, 'cursor is not one returned by this endpoint');
+  return at.seq;
+}
+
+export function registerAuditRoutes(app: App): void {
+  app.route({
+    method: 'GET',
+    path: '/audit/logs',
+    auth: 'jwt',
+    schema: { query: `${S}/logs.query.json`, response: `${S}/logs.response.json` },
+    async handler(ctx) {
+      const q = ctx.query as { limit: number; status?: AuditStatus };
+      const page = await newestEntries(app.store, orgOf(ctx), { limit: q.limit, status: q.status });
+      return { body: { logs: page.entries, count: page.entries.length } };
+    },
+  });
+
+  app.route({
+    method: 'GET',
+    path: '/audit/logs/:log_id',
+    auth: 'jwt',
+    schema: { params: `${S}/log-id.params.json`, response: `${S}/entry.json` },
+    async handler(ctx) {
+      const e = await readEntry(app.store, orgOf(ctx), ctx.params.log_id);
+      if (e === undefined) throw new HttpError(AuditProblems.notFound, 'no audit entry with this id in your organisation');
+      try {
+        assertEntry(e);
+      } catch {
+        throw new HttpError(AuditProblems.security, 'the stored audit entry is malformed', { constraintId: 'audit.payload_malformed' });
+      }
+      return { body: e };
+    },
+  });
+
+  app.route({
+    method: 'GET',
+    path: '/audit/export',
+    auth: 'jwt',
+    schema: { query: `${S}/export.query.json` },
+    async handler(ctx) {
+      const q = ctx.query as { status?: AuditStatus };
+      const page = await newestEntries(app.store, orgOf(ctx), { limit: EXPORT_MAX_ROWS, status: q.status });
+      return csvReply(entriesToCsv(page.entries), 'audit-export.csv');
+    },
+  });
+
+  app.route({
+    method: 'GET',
+    path: '/logs',
+    auth: 'apiKey',
+    scope: 'verify:read',
+    schema: { query: `${S}/tenant-logs.query.json`, response: `${S}/tenant-logs.response.json` },
+    async handler(ctx) {
+      const org = orgOf(ctx);
+      const q = ctx.query as { limit: number; cursor?: string; status?: AuditStatus };
+      const page = await newestEntries(app.store, org, { limit: q.limit, status: q.status, beforeSeq: cursorSeq(org, q.cursor) });
+      const logs = page.entries.map((e) => ({
+        log_id: e.log_id,
+        timestamp: e.timestamp,
+        route: e.route,
+        method: e.method,
+        key_id: e.key_id,
+        status: e.status,
+        engine: e.engine,
+        http_status: e.http_status,
+        constraint_id: e.constraint_id,
+        proof_ref: e.proof_ref,
+        request_hash: e.request_hash,
+      }));
+      return { body: { logs, next_cursor: page.next === null ? null : logIdOf(org, page.next) } };
+    },
+  });
+}

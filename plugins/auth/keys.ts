@@ -1,0 +1,128 @@
+import { randomBytes } from 'node:crypto';
+import { hmacSha256Hex, safeEqual } from '../../core/canonical.js';
+import type { Store } from '../../core/store.js';
+import type { Role, Scope } from '../../core/types.js';
+import { newId } from './accounts.js';
+
+/**
+ * API keys (decisions §5). The plaintext exists only in the creation response; the store holds the
+ * HMAC-SHA256(SVC_API_KEY_LOOKUP_SECRET, key) digest as the record's key, so checking a presented
+ * key is one HMAC and one get. Two immutable indexes (key id → digest, org/key id → digest) serve
+ * listing and revocation; the one mutable record is the digest-keyed one, so revocation is a single
+ * atomic update that every replica sees on its next get — there is no cache to invalidate.
+ */
+export const KEY_FORMAT = 'v7.2';
+export const KEY_PATTERN = /^svc_(live|test)_[A-Za-z0-9_-]{43}$/;
+export const DEFAULT_SCOPES: Scope[] = ['verify:read', 'attestation:read'];
+export const PRIVILEGED_SCOPES: Scope[] = ['agent:write', 'admin:all'];
+
+export interface ApiKeyRecord {
+  id: string;
+  org_id: string;
+  /** creator; the key acts for this user (metrics operator check, role) */
+  user_id: string;
+  role: Role;
+  name: string;
+  scopes: Scope[];
+  prefix: 'svc_live_' | 'svc_test_';
+  digest: string;
+  created_at: string;
+  revoked_at: string | null;
+  /** records written before v7.2 lack it and are refused (spec: re-issue) */
+  format?: string;
+  rotated_from?: string;
+}
+
+export interface PublicKey {
+  id: string;
+  name: string;
+  prefix: string;
+  scopes: Scope[];
+  created_at: string;
+  created_by: string;
+}
+
+export const KEY_COLLECTIONS = { byDigest: 'auth.keys', ids: 'auth.key_ids', byOrg: 'auth.org_keys' } as const;
+
+export class ApiKeys {
+  constructor(
+    private readonly store: Store,
+    private readonly lookupSecret: string,
+  ) {}
+
+  private get records() {
+    return this.store.collection<ApiKeyRecord>(KEY_COLLECTIONS.byDigest);
+  }
+
+  digest(key: string): string {
+    return hmacSha256Hex(this.lookupSecret, key);
+  }
+
+  async create(o: { orgId: string; userId: string; role: Role; name: string; scopes: Scope[]; test?: boolean; rotatedFrom?: string }) {
+    const prefix = o.test ? 'svc_test_' : 'svc_live_';
+    const key = prefix + randomBytes(32).toString('base64url');
+    const rec: ApiKeyRecord = {
+      id: newId('key'),
+      org_id: o.orgId,
+      user_id: o.userId,
+      role: o.role,
+      name: o.name,
+      scopes: [...new Set(o.scopes)],
+      prefix,
+      digest: this.digest(key),
+      created_at: new Date().toISOString(),
+      revoked_at: null,
+      format: KEY_FORMAT,
+      ...(o.rotatedFrom ? { rotated_from: o.rotatedFrom } : {}),
+    };
+    if (!(await this.records.insert(rec.digest, rec))) throw new Error('API key digest collision');
+    await Promise.all([
+      this.store.collection<string>(KEY_COLLECTIONS.ids).put(rec.id, rec.digest),
+      this.store.collection<string>(KEY_COLLECTIONS.byOrg).put(`${rec.org_id}/${rec.id}`, rec.digest),
+    ]);
+    return { record: rec, key };
+  }
+
+  /** The hot path: one HMAC, one get, a constant-time compare of the stored digest. */
+  async lookup(key: string): Promise<ApiKeyRecord | undefined> {
+    const d = this.digest(key);
+    const rec = await this.records.get(d);
+    if (!rec || typeof rec.digest !== 'string' || !safeEqual(rec.digest, d)) return undefined;
+    return rec;
+  }
+
+  /** A key of `orgId` by id, active or revoked; another organisation's key is undefined (→ 404). */
+  async byId(orgId: string, id: string): Promise<ApiKeyRecord | undefined> {
+    const digest = await this.store.collection<string>(KEY_COLLECTIONS.ids).get(id);
+    if (!digest) return undefined;
+    const rec = await this.records.get(digest);
+    return rec && rec.org_id === orgId ? rec : undefined;
+  }
+
+  async listActive(orgId: string): Promise<ApiKeyRecord[]> {
+    const idx = await this.store.collection<string>(KEY_COLLECTIONS.byOrg).list({ prefix: `${orgId}/` });
+    const recs = await Promise.all(idx.map((e) => this.records.get(e.value)));
+    return recs.filter((r): r is ApiKeyRecord => !!r && r.revoked_at === null && r.format === KEY_FORMAT);
+  }
+
+  async countActive(orgId: string): Promise<number> {
+    return (await this.listActive(orgId)).length;
+  }
+
+  /** Soft delete. Returns the revoked record, or undefined when it is not an active key of `orgId`. */
+  async revoke(orgId: string, id: string): Promise<ApiKeyRecord | undefined> {
+    const rec = await this.byId(orgId, id);
+    if (!rec || rec.revoked_at !== null) return undefined;
+    let revoked: ApiKeyRecord | undefined;
+    await this.records.update(rec.digest, (cur) => {
+      if (!cur || cur.revoked_at !== null) return undefined;
+      revoked = { ...cur, revoked_at: new Date().toISOString() };
+      return revoked;
+    });
+    return revoked;
+  }
+}
+
+export function publicKey(r: ApiKeyRecord): PublicKey {
+  return { id: r.id, name: r.name, prefix: r.prefix, scopes: r.scopes, created_at: r.created_at, created_by: r.user_id };
+}

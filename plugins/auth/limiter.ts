@@ -1,0 +1,111 @@
+/**
+ * Rate limiting as an interface with two implementations: in-process (this file) and Redis
+ * (limiter-redis.ts), chosen by config.auth.rate_limit_redis_url. Windows are fixed (minute, day)
+ * and aligned on the epoch, so replicas sharing Redis agree on window boundaries. A request is
+ * checked against every rule at once and counted only when all of them allow it, so a request
+ * refused by the minute limit does not use up the day's quota.
+ */
+export interface Rule {
+  /** bucket identity, e.g. `key:<id>:min` */
+  key: string;
+  limit: number;
+  windowMs: number;
+}
+
+export interface Decision {
+  allowed: boolean;
+  /** the rule with the fewest remaining requests (the one that denied, if denied) */
+  limit: number;
+  remaining: number;
+  /** ms until that rule's window resets */
+  resetMs: number;
+}
+
+export interface RateLimiter {
+  readonly kind: 'memory' | 'redis';
+  consume(rules: readonly Rule[], now: number): Promise<Decision>;
+  close(): Promise<void>;
+}
+
+/** Thrown by a shared limiter whose store fails at runtime: the caller denies (fail closed). */
+export class LimiterUnavailableError extends Error {
+  override readonly name = 'LimiterUnavailableError';
+}
+
+export function windowStart(now: number, windowMs: number): number {
+  return Math.floor(now / windowMs) * windowMs;
+}
+
+/**
+ * Combines per-rule counts into one decision. `counts` are the counts after this request when it is
+ * allowed, the current counts when it is denied. A denial reports the exhausted rule that resets
+ * last (that is when a retry can succeed); an allowance reports the rule with the least room.
+ */
+export function decide(rules: readonly Rule[], counts: readonly number[], now: number, allowed: boolean): Decision {
+  const all = rules.map((r, i) => ({
+    allowed,
+    limit: r.limit,
+    remaining: Math.max(0, r.limit - counts[i]),
+    resetMs: windowStart(now, r.windowMs) + r.windowMs - now,
+    exhausted: counts[i] >= r.limit,
+  }));
+  if (all.length === 0) return { allowed: true, limit: 0, remaining: 0, resetMs: 0 };
+  const pool = allowed ? all : all.filter((d) => d.exhausted);
+  pool.sort((a, b) => (allowed ? a.remaining - b.remaining || a.resetMs - b.resetMs : b.resetMs - a.resetMs));
+  const { exhausted: _unused, ...best } = pool[0];
+  return best;
+}
+
+interface Counter {
+  window: number;
+  windowMs: number;
+  count: number;
+}
+
+/**
+ * Single-process limiter. consume() has no await between reading and writing a counter, so
+ * concurrent requests cannot both take the last slot. Memory is bounded: past `maxKeys` counters,
+ * expired windows are swept, then the oldest-touched counters are evicted (an evicted counter
+ * restarts at zero — the bound on memory wins over exactness for the least recently active keys).
+ */
+export class MemoryLimiter implements RateLimiter {
+  readonly kind = 'memory' as const;
+  private readonly counters = new Map<string, Counter>();
+
+  constructor(private readonly maxKeys = 100_000) {}
+
+  async consume(rules: readonly Rule[], now: number): Promise<Decision> {
+    const current = rules.map((r) => {
+      const w = windowStart(now, r.windowMs);
+      const c = this.counters.get(r.key);
+      return c && c.window === w ? c.count : 0;
+    });
+    const allowed = rules.every((r, i) => current[i] < r.limit);
+    if (!allowed) return decide(rules, current, now, false);
+    rules.forEach((r, i) => {
+      // delete + set moves the key to the end of the Map's order: iteration order = least recently used first
+      this.counters.delete(r.key);
+      this.counters.set(r.key, { window: windowStart(now, r.windowMs), windowMs: r.windowMs, count: current[i] + 1 });
+    });
+    if (this.counters.size > this.maxKeys) this.evict(now);
+    return decide(rules, current.map((c) => c + 1), now, true);
+  }
+
+  private evict(now: number): void {
+    for (const [k, c] of this.counters) if (c.window + c.windowMs <= now) this.counters.delete(k);
+    // evict down to 90% so a full map does not sweep on every new key
+    const target = Math.floor(this.maxKeys * 0.9);
+    for (const k of this.counters.keys()) {
+      if (this.counters.size <= target) break;
+      this.counters.delete(k);
+    }
+  }
+
+  get size(): number {
+    return this.counters.size;
+  }
+
+  async close(): Promise<void> {
+    this.counters.clear();
+  }
+}

@@ -1,0 +1,133 @@
+import { HttpError } from '../../core/errors.js';
+import type { App, Principal, RequestContext, Scope } from '../../core/types.js';
+import { publicUser, type Accounts, type User } from './accounts.js';
+import { AuthProblems } from './errors.js';
+import type { SecurityEvents } from './events.js';
+import type { UserTokens } from './jwt.js';
+import { DEFAULT_SCOPES, PRIVILEGED_SCOPES, publicKey, type ApiKeys } from './keys.js';
+
+const S = 'https://proofgate.dev/schemas/auth';
+
+export interface AdminAudit {
+  /** throws (503) when an entry could not be written now: called before acting */
+  ready(ctx: RequestContext): Promise<void>;
+  /** appends the action; a failure after ready() is logged, not thrown, so a done action is not hidden */
+  record(ctx: RequestContext, action: string): Promise<void>;
+}
+
+export interface AuthDeps {
+  accounts: Accounts;
+  keys: ApiKeys;
+  tokens: UserTokens;
+  events: SecurityEvents;
+  ttlSeconds: number;
+  /** the audit chain for administrative actions (no-ops when the audit plugin is not loaded) */
+  audit: AdminAudit;
+}
+
+function principal(ctx: RequestContext): Principal {
+  if (!ctx.principal) throw new HttpError(AuthProblems.invalidToken, 'not authenticated');
+  return ctx.principal;
+}
+
+async function session(d: AuthDeps, user: User) {
+  return { access_token: await d.tokens.sign(user), token_type: 'bearer', expires_in: d.ttlSeconds, user: publicUser(user) };
+}
+
+/** Scopes a caller of `role` may put on a new key: privileged ones only for owners and admins. */
+export function grantableScopes(requested: Scope[] | undefined, role: Principal['role']): Scope[] {
+  const scopes = requested && requested.length ? [...new Set(requested)] : DEFAULT_SCOPES;
+  const privileged = scopes.filter((s) => PRIVILEGED_SCOPES.includes(s));
+  if (privileged.length && role !== 'owner' && role !== 'admin') {
+    throw new HttpError(AuthProblems.forbiddenScope, `only an owner or admin may grant ${privileged.join(', ')}`);
+  }
+  return scopes;
+}
+
+export function registerAuthRoutes(app: App, d: AuthDeps): void {
+  app.route({
+    method: 'POST',
+    path: '/auth/signup',
+    auth: 'none',
+    schema: { body: `${S}/signup.body.json`, response: `${S}/session.response.json` },
+    async handler(ctx) {
+      const b = ctx.body as { email: string; password: string; organization_name: string };
+      const user = await d.accounts.signup(b.email, b.password, b.organization_name);
+      // one message whether the email or the organisation name is taken: neither is revealed
+      if (!user) throw new HttpError(AuthProblems.conflict, 'the account could not be created with these details');
+      return { status: 201, body: await session(d, user) };
+    },
+  });
+
+  app.route({
+    method: 'POST',
+    path: '/auth/signin',
+    auth: 'none',
+    schema: { body: `${S}/signin.body.json`, response: `${S}/session.response.json` },
+    async handler(ctx) {
+      const b = ctx.body as { email: string; password: string };
+      const { ok, user } = await d.accounts.signin(b.email, b.password);
+      if (!ok || !user) {
+        if (user) d.events.record(user.org_id, 'auth_failure', { detail: 'wrong password' });
+        throw new HttpError(AuthProblems.invalidCredentials, 'invalid email or password');
+      }
+      return { body: await session(d, user) };
+    },
+  });
+
+  app.route({
+    method: 'GET',
+    path: '/auth/me',
+    auth: 'jwt',
+    schema: { response: `${S}/me.response.json` },
+    async handler(ctx) {
+      const p = principal(ctx);
+      const user = await d.accounts.user(p.userId!);
+      const org = await d.accounts.org(p.orgId);
+      if (!user || !org) throw new HttpError(AuthProblems.invalidToken, 'the account no longer exists');
+      return { body: { ...publicUser(user), created_at: user.created_at, organization: { id: org.id, name: org.name, tier: org.tier } } };
+    },
+  });
+
+  app.route({
+    method: 'POST',
+    path: '/auth/api-keys',
+    auth: 'jwt',
+    schema: { body: `${S}/api-key.create.body.json`, response: `${S}/api-key.created.response.json` },
+    async handler(ctx) {
+      const p = principal(ctx);
+      const b = ctx.body as { name: string; scopes?: Scope[]; test?: boolean };
+      const scopes = grantableScopes(b.scopes, p.role);
+      const { record, key } = await d.keys.create({ orgId: p.orgId, userId: p.userId!, role: p.role ?? 'member', name: b.name, scopes, test: b.test });
+      return { status: 201, body: { id: record.id, name: record.name, key, created_at: record.created_at, scopes: record.scopes } };
+    },
+  });
+
+  app.route({
+    method: 'GET',
+    path: '/auth/api-keys',
+    auth: 'jwt',
+    schema: { response: `${S}/api-keys.list.response.json` },
+    async handler(ctx) {
+      const keys = await d.keys.listActive(principal(ctx).orgId);
+      return { body: { keys: keys.map(publicKey) } };
+    },
+  });
+
+  app.route({
+    method: 'DELETE',
+    path: '/auth/api-keys/:key_id',
+    auth: 'jwt',
+    bodyType: 'none',
+    schema: { params: `${S}/api-key.params.json`, response: `${S}/api-key.revoked.response.json` },
+    async handler(ctx) {
+      const p = principal(ctx);
+      await d.audit.ready(ctx);
+      const rec = await d.keys.revoke(p.orgId, ctx.params.key_id);
+      if (!rec) throw new HttpError(AuthProblems.keyNotFound, 'no active API key with this id in your organisation');
+      d.events.record(p.orgId, 'key_revoked', { keyId: rec.id });
+      await d.audit.record(ctx, 'api_key.revoke');
+      return { body: { id: rec.id, revoked: true, revoked_at: rec.revoked_at } };
+    },
+  });
+}

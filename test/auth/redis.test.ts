@@ -1,0 +1,134 @@
+import t from 'tap';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer } from 'node:net';
+import { Redis } from 'ioredis';
+import pino from 'pino';
+import health from '../../plugins/health/index.js';
+import { createAuthPlugin, createLimiter, RedisLimiter } from '../../plugins/auth/index.js';
+import { startServer } from '../helpers/server.js';
+import { createKey, signup } from './fixtures/tenancy.js';
+
+/**
+ * Against a real redis-server started here on a free port (never the shared one on 6379),
+ * persistence off. Killing it mid-test must deny requests (fail closed).
+ */
+const REDIS = '/usr/bin/redis-server';
+const silent = pino({ level: 'silent' });
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const port = (srv.address() as { port: number }).port;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+async function startRedis(port: number): Promise<ChildProcess> {
+  const child = spawn(REDIS, ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
+  const probe = new Redis({ port, host: '127.0.0.1', lazyConnect: true, retryStrategy: () => null, maxRetriesPerRequest: 0 });
+  probe.on('error', () => undefined);
+  for (let i = 0; i < 100; i++) {
+    try {
+      await probe.connect();
+      await probe.ping();
+      probe.disconnect();
+      return child;
+    } catch {
+      probe.disconnect();
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
+  child.kill('SIGKILL');
+  throw new Error('redis-server did not start');
+}
+
+function kill(child: ChildProcess): Promise<void> {
+  return new Promise((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) return resolve();
+    child.once('exit', () => resolve());
+    child.kill('SIGKILL');
+  });
+}
+
+t.test('two replicas sharing Redis never overshoot a limit', async (t) => {
+  const port = await freePort();
+  const redis = await startRedis(port);
+  t.teardown(() => kill(redis));
+  const url = `redis://127.0.0.1:${port}`;
+  const a = await createLimiter(url, silent);
+  const b = await createLimiter(url, silent);
+  t.teardown(async () => {
+    await a.close();
+    await b.close();
+  });
+  t.equal(a.kind, 'redis');
+  t.ok(a instanceof RedisLimiter);
+  const now = Date.now();
+  const rules = [
+    { key: 'shared', limit: 25, windowMs: 60_000 },
+    { key: 'shared-day', limit: 1000, windowMs: 86_400_000 },
+  ];
+  const res = await Promise.all(Array.from({ length: 60 }, (_, i) => (i % 2 ? a : b).consume(rules, now)));
+  t.equal(res.filter((r) => r.allowed).length, 25);
+  const denied = res.find((r) => !r.allowed)!;
+  t.equal(denied.limit, 25);
+  t.equal(denied.remaining, 0);
+  // denied requests did not eat the day quota: 25 allowed, so the day bucket holds 25
+  const day = await a.consume([{ key: 'shared-day', limit: 1000, windowMs: 86_400_000 }], now);
+  t.equal(day.remaining, 1000 - 26);
+  t.ok((await a.consume(rules, now + 60_000)).allowed, 'next minute window');
+
+  await kill(redis);
+  await t.rejects(a.consume(rules, now), { name: 'LimiterUnavailableError', message: /redis rate limiter failed/ }, 'runtime failure surfaces as unavailable');
+});
+
+t.test('Redis unreachable at start-up: in-process limiter until restart', async (t) => {
+  const port = await freePort();
+  const lim = await createLimiter(`redis://127.0.0.1:${port}`, silent, 500);
+  t.teardown(() => lim.close());
+  t.equal(lim.kind, 'memory');
+  t.ok((await lim.consume([{ key: 'x', limit: 1, windowMs: 60_000 }], Date.now())).allowed);
+});
+
+t.test('server with a Redis limiter: limits shared, requests denied when Redis dies', async (t) => {
+  const port = await freePort();
+  let redis = await startRedis(port);
+  t.teardown(() => kill(redis));
+  const s = await startServer({
+    plugins: [health, createAuthPlugin()],
+    config: { auth: { anonymous_rate_per_minute: 50, rate_limit_redis_url: `redis://127.0.0.1:${port}` } },
+  });
+  t.teardown(() => s.close());
+  t.equal(s.kernel.app.service<{ kind(): string }>('auth.limiter')!.kind(), 'redis');
+  const acct = await signup(s);
+  const key = (await createKey(s, acct.token)).key;
+  const ok = await s.request('POST', '/admin/keys/rotate', { apiKey: key, body: { key_id: 'key_none' } });
+  t.equal(ok.status, 404, 'limited route reached its handler');
+  t.equal(ok.headers.get('ratelimit-limit'), '60', 'free tier limit from Redis');
+  t.equal(ok.headers.get('ratelimit-remaining'), '59');
+  const probe = new Redis({ port, host: '127.0.0.1' });
+  const stored = await probe.keys('proofgate:rl:key:*');
+  probe.disconnect();
+  t.ok(stored.length >= 2, 'minute and day buckets live in Redis');
+
+  await kill(redis);
+  const denied = await s.request('POST', '/admin/keys/rotate', { apiKey: key, body: { key_id: 'key_none' } });
+  t.equal(denied.status, 503);
+  t.equal(denied.body.code, 'rate_limiter_unavailable');
+  t.ok(Number(denied.headers.get('retry-after')) >= 1);
+  const anon = await s.request('POST', '/auth/signin', { body: { email: acct.user.email, password: 'correct horse battery' } });
+  t.equal(anon.status, 503, 'anonymous routes fail closed too');
+  t.equal((await s.request('GET', '/health')).status, 200, 'unlimited routes unaffected');
+
+  // Redis back: the client reconnects and requests pass again (no restart needed)
+  redis = await startRedis(port);
+  let status = 0;
+  for (let i = 0; i < 100 && status !== 200; i++) {
+    await new Promise((r) => setTimeout(r, 100));
+    status = (await s.request('POST', '/auth/signin', { body: { email: acct.user.email, password: 'correct horse battery' } })).status;
+  }
+  t.equal(status, 200, 'recovered after Redis came back');
+});
