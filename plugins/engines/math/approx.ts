@@ -1,0 +1,254 @@
+import { Decimal as DecimalLib } from 'decimal.js';
+import { create, all, type Complex } from 'mathjs';
+import { K, Q } from './field.js';
+import { EvalError, divZero, exact, type Domain } from './exact.js';
+import type { Ast } from './ast.js';
+
+/** 50 significant digits: far beyond the margins used to call two values different (see docs) */
+export const Dec = DecimalLib.clone({ precision: 50, rounding: 6, toExpNeg: -60, toExpPos: 60 });
+export type Dec = InstanceType<typeof Dec>;
+
+/** mathjs in plain double mode, used only for complex values decimal.js cannot carry */
+const mf = create(all);
+
+/** thrown by the decimal evaluator when a value leaves the real line */
+export class NeedComplex extends Error {}
+
+export function kToDec(v: K): Dec {
+  return kToDecWith(Dec, v);
+}
+
+function kToDecWith(D: typeof Dec, v: K): Dec {
+  if (!v.isReal()) throw new NeedComplex('complex');
+  const roots = [new D(1), D.sqrt(2), D.sqrt(3), D.sqrt(6)];
+  let s = new D(0);
+  v.coefficients().forEach((q, m) => {
+    if (m < 4 && !q.isZero()) s = s.plus(new D(q.n.toString()).div(q.d.toString()).times(roots[m]));
+  });
+  return s;
+}
+
+type DecCtor = typeof Dec;
+
+/**
+ * A real evaluator at the precision of `D`. It records the largest magnitude met at any node
+ * (`scale`): rounding error is relative to that, so a difference is only trusted above it.
+ */
+function makeDecEval(D: DecCtor) {
+  const PI = D.acos(-1);
+  const E = D.exp(1);
+  let scale = new D(0);
+  const fin = (x: Dec): Dec => {
+    if (!x.isFinite()) throw new EvalError('domain', 'Value is not a finite number.');
+    return x;
+  };
+  const ev = (a: Ast, env: ReadonlyMap<string, Dec> | null): Dec => {
+    const v = inner(a, env);
+    const m = v.abs();
+    if (m.gt(scale)) scale = m;
+    return v;
+  };
+  function inner(a: Ast, env: ReadonlyMap<string, Dec> | null): Dec {
+    switch (a.k) {
+      case 'num':
+        return new D(a.text);
+      case 'var': {
+        const v = env?.get(a.name);
+        if (!v) throw new EvalError('domain', `Variable ${a.name} has no value.`);
+        return v;
+      }
+      case 'const':
+        if (a.name === 'i') throw new NeedComplex('i');
+        return a.name === 'pi' ? PI : E;
+      case 'neg':
+        return ev(a.a, env).neg();
+      case 'add':
+        return fin(ev(a.a, env).plus(ev(a.b, env)));
+      case 'sub':
+        return fin(ev(a.a, env).minus(ev(a.b, env)));
+      case 'mul':
+        return fin(ev(a.a, env).times(ev(a.b, env)));
+      case 'div': {
+        const y = ev(a.b, env);
+        if (y.isZero()) throw divZero();
+        return fin(ev(a.a, env).div(y));
+      }
+      case 'pow': {
+        const b = ev(a.a, env);
+        const e = ev(a.b, env);
+        if (b.isZero() && e.isNeg()) throw divZero();
+        if (b.isNeg() && !e.isInteger()) throw new NeedComplex('root of a negative number');
+        return fin(b.pow(e));
+      }
+      case 'fn': {
+        // integer-valued functions are computed exactly and converted
+        if (a.name === 'factorial' || a.name === 'binomial') {
+          const args = a.args.map((x) => ev(x, env));
+          const v = exact({ ...a, args: args.map((d) => ({ k: 'num' as const, q: qOf(d), text: d.toFixed() })) }, null, 'real');
+          if (!v) throw new EvalError('domain', `${a.name} is defined for non-negative integers only.`);
+          return kToDecWith(D, v);
+        }
+        const x = ev(a.args[0], env);
+        switch (a.name) {
+          case 'sin': return D.sin(x);
+          case 'cos': return D.cos(x);
+          case 'tan': {
+            if (D.cos(x).isZero()) throw divZero();
+            return fin(D.tan(x));
+          }
+          case 'asin':
+          case 'acos':
+            if (x.abs().gt(1)) throw new NeedComplex(a.name);
+            return a.name === 'asin' ? D.asin(x) : D.acos(x);
+          case 'atan': return D.atan(x);
+          case 'sinh': return fin(D.sinh(x));
+          case 'cosh': return fin(D.cosh(x));
+          case 'tanh': return D.tanh(x);
+          case 'sqrt':
+            if (x.isNeg()) throw new NeedComplex('sqrt');
+            return D.sqrt(x);
+          case 'cbrt': return D.cbrt(x);
+          case 'abs': return x.abs();
+          case 'exp': return fin(D.exp(x));
+          case 'log':
+          case 'ln':
+          case 'log10':
+            if (x.isZero()) throw new EvalError('domain', 'Logarithm of zero is undefined.');
+            if (x.isNeg()) throw new NeedComplex('log');
+            return a.name === 'log10' ? D.log10(x) : D.ln(x);
+          case 'floor': return x.floor();
+          case 'ceil': return x.ceil();
+        }
+      }
+    }
+    throw new EvalError('domain', 'Unsupported expression.');
+  }
+  return {
+    eval(a: Ast, env: ReadonlyMap<string, Dec> | null): Dec {
+      scale = new D(0);
+      return ev(a, env);
+    },
+    scale: (): Dec => scale,
+  };
+}
+
+const Dec90 = DecimalLib.clone({ precision: 90, rounding: 6, toExpNeg: -100, toExpPos: 100 });
+const dec50 = makeDecEval(Dec);
+const dec90 = makeDecEval(Dec90 as DecCtor);
+
+/** real value at 50 digits; EvalError when undefined, NeedComplex when the value is not real */
+export function evalDec(a: Ast, env: ReadonlyMap<string, Dec> | null): Dec {
+  return dec50.eval(a, env);
+}
+
+/**
+ * The same value at 50 and at 90 digits, with the 50-digit run's largest intermediate magnitude:
+ * the identity sampler trusts a difference only when both precisions agree on it.
+ */
+export function evalDecChecked(a: Ast, point: ReadonlyMap<string, Q> | null): { v50: Dec; v90: Dec; scale: Dec } {
+  const env50 = point && new Map([...point].map(([k, q]) => [k, new Dec(q.n.toString()).div(q.d.toString())]));
+  const env90 = point && new Map([...point].map(([k, q]) => [k, new Dec90(q.n.toString()).div(q.d.toString()) as Dec]));
+  const v50 = dec50.eval(a, env50);
+  const scale = dec50.scale();
+  const v90 = dec90.eval(a, env90);
+  return { v50, v90, scale };
+}
+
+function qOf(d: Dec): Q {
+  const [n, den] = d.toFraction();
+  return Q.of(BigInt(n.toFixed()), BigInt(den.toFixed()));
+}
+
+type CV = number | Complex;
+
+function isZeroC(v: CV): boolean {
+  return typeof v === 'number' ? v === 0 : v.re === 0 && v.im === 0;
+}
+
+function checkC(v: CV): CV {
+  const ok = typeof v === 'number' ? Number.isFinite(v) : Number.isFinite(v.re) && Number.isFinite(v.im);
+  if (!ok) throw new EvalError('domain', 'Value is not a finite number.');
+  return v;
+}
+
+let complexScale = 0;
+
+/** double-precision complex value (principal branches, as mathjs) */
+export function evalComplex(a: Ast, env: ReadonlyMap<string, CV> | null): CV {
+  const v = evalComplexNode(a, env);
+  const m = typeof v === 'number' ? Math.abs(v) : Math.hypot(v.re, v.im);
+  if (m > complexScale) complexScale = m;
+  return v;
+}
+
+/** value plus the largest magnitude met at any node of this evaluation */
+export function evalComplexScaled(a: Ast, env: ReadonlyMap<string, CV> | null): { re: number; im: number; scale: number } {
+  complexScale = 0;
+  const v = evalComplex(a, env);
+  return typeof v === 'number' ? { re: v, im: 0, scale: complexScale } : { re: v.re, im: v.im, scale: complexScale };
+}
+
+function evalComplexNode(a: Ast, env: ReadonlyMap<string, CV> | null): CV {
+  switch (a.k) {
+    case 'num':
+      return Number(a.text);
+    case 'var': {
+      const v = env?.get(a.name);
+      if (v === undefined) throw new EvalError('domain', `Variable ${a.name} has no value.`);
+      return v;
+    }
+    case 'const':
+      return a.name === 'i' ? mf.complex(0, 1) : a.name === 'pi' ? Math.PI : Math.E;
+    case 'neg':
+      return mf.unaryMinus(evalComplex(a.a, env)) as CV;
+    case 'add':
+      return checkC(mf.add(evalComplex(a.a, env), evalComplex(a.b, env)) as CV);
+    case 'sub':
+      return checkC(mf.subtract(evalComplex(a.a, env), evalComplex(a.b, env)) as CV);
+    case 'mul':
+      return checkC(mf.multiply(evalComplex(a.a, env), evalComplex(a.b, env)) as CV);
+    case 'div': {
+      const y = evalComplex(a.b, env);
+      if (isZeroC(y)) throw divZero();
+      return checkC(mf.divide(evalComplex(a.a, env), y) as CV);
+    }
+    case 'pow': {
+      const b = evalComplex(a.a, env);
+      const e = evalComplex(a.b, env);
+      if (isZeroC(b) && typeof e === 'number' && e < 0) throw divZero();
+      return checkC(mf.pow(b, e) as CV);
+    }
+    case 'fn': {
+      const args = a.args.map((x) => evalComplex(x, env));
+      const x = args[0];
+      if (['factorial', 'binomial', 'floor', 'ceil'].includes(a.name)) {
+        if (args.some((v) => typeof v !== 'number')) throw new EvalError('domain', `${a.name} of a complex number is undefined.`);
+        const d = args.map((v) => new Dec(v as number));
+        return evalDec({ ...a, args: d.map((v) => ({ k: 'num' as const, q: qOf(v), text: v.toFixed() })) }, null).toNumber();
+      }
+      if ((a.name === 'log' || a.name === 'ln' || a.name === 'log10') && isZeroC(x)) {
+        throw new EvalError('domain', 'Logarithm of zero is undefined.');
+      }
+      const f: Record<string, (v: CV) => unknown> = {
+        sin: mf.sin, cos: mf.cos, tan: mf.tan, asin: mf.asin, acos: mf.acos, atan: mf.atan,
+        sinh: mf.sinh, cosh: mf.cosh, tanh: mf.tanh, sqrt: mf.sqrt, cbrt: (v) => (typeof v === 'number' ? Math.cbrt(v) : mf.pow(v, 1 / 3)),
+        abs: mf.abs, exp: mf.exp, log: mf.log, ln: mf.log, log10: mf.log10,
+      };
+      return checkC(f[a.name](x) as CV);
+    }
+  }
+}
+
+export type Approx = { kind: 'real'; value: Dec } | { kind: 'complex'; re: number; im: number };
+
+/** best numeric value: 50-digit real when the value is real, else a double complex (complex domain only) */
+export function approximate(a: Ast, decEnv: ReadonlyMap<string, Dec> | null, cEnv: ReadonlyMap<string, CV> | null, domain: Domain): Approx {
+  try {
+    return { kind: 'real', value: evalDec(a, decEnv) };
+  } catch (err) {
+    if (!(err instanceof NeedComplex)) throw err;
+    if (domain === 'real') throw new EvalError('domain', 'The value is not a real number.');
+  }
+  const v = evalComplex(a, cEnv);
+  return typeof v === 'number' ? { kind: 'complex', re: v, im: 0 } : { kind: 'complex', re: v.re, im: v.im };
+}

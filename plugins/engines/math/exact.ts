@@ -1,0 +1,286 @@
+import { K, Q, expIPi, iroot, sqrtQ } from './field.js';
+import type { Ast } from './ast.js';
+
+export type Domain = 'real' | 'complex';
+
+/** An expression undefined at the point evaluated: division by zero or outside a function's domain. */
+export class EvalError extends Error {
+  constructor(
+    readonly kind: 'division_by_zero' | 'domain',
+    message: string,
+  ) {
+    super(message);
+    this.name = 'EvalError';
+  }
+}
+
+export const divZero = () => new EvalError('division_by_zero', 'Division by zero.');
+
+/**
+ * Exact value of `a` in K at the point `env`, or null when the value is defined but not in K (π,
+ * √5, sin 1). Undefined values throw EvalError. Never approximates.
+ */
+export function exact(a: Ast, env: ReadonlyMap<string, K> | null, domain: Domain): K | null {
+  switch (a.k) {
+    case 'num':
+      return K.fromQ(a.q);
+    case 'var':
+      return env?.get(a.name) ?? null;
+    case 'const':
+      return a.name === 'i' ? K.I : null;
+    case 'neg': {
+      const v = exact(a.a, env, domain);
+      return v && v.neg();
+    }
+    case 'add':
+    case 'sub': {
+      const x = exact(a.a, env, domain);
+      const y = exact(a.b, env, domain);
+      if (!x || !y) return null;
+      return a.k === 'add' ? x.add(y) : x.sub(y);
+    }
+    case 'mul': {
+      const x = exact(a.a, env, domain);
+      const y = exact(a.b, env, domain);
+      if (x && y) return x.mul(y);
+      return (x && x.isZero()) || (y && y.isZero()) ? K.int(0) : null;
+    }
+    case 'div': {
+      const y = exact(a.b, env, domain);
+      if (y && y.isZero()) throw divZero();
+      const x = exact(a.a, env, domain);
+      if (x && x.isZero() && y) return K.int(0);
+      return x && y ? x.div(y) : null;
+    }
+    case 'pow':
+      return power(a, env, domain);
+    case 'fn':
+      return fn(a, env, domain);
+  }
+}
+
+function power(a: Extract<Ast, { k: 'pow' }>, env: ReadonlyMap<string, K> | null, domain: Domain): K | null {
+  const e = exact(a.b, env, domain)?.rational() ?? null;
+  const b = exact(a.a, env, domain);
+  if (!e || !b) return null;
+  if (e.isInt()) {
+    if (b.isZero() && e.sign() < 0) throw divZero();
+    return b.pow(Number(e.n));
+  }
+  const base = b.rational();
+  if (!base) return null;
+  if (base.isZero()) {
+    if (e.sign() < 0) throw divZero();
+    return K.int(0);
+  }
+  if (base.sign() < 0) return null; // principal complex root: left to the numeric evaluators
+  const q = Number(e.d);
+  const rn = iroot(base.n, q);
+  const rd = iroot(base.d, q);
+  if (rn !== null && rd !== null) return K.fromQ(Q.of(rn, rd)).pow(Number(e.n));
+  if (q === 2) {
+    const s = sqrtQ(base);
+    return s && s.pow(Number(e.n));
+  }
+  return null;
+}
+
+/** q such that `a` = q·π exactly (q rational), or null */
+export function piMultiple(a: Ast): Q | null {
+  switch (a.k) {
+    case 'const':
+      return a.name === 'pi' ? Q.ONE : null;
+    case 'num':
+      return a.q.isZero() ? Q.ZERO : null;
+    case 'neg': {
+      const q = piMultiple(a.a);
+      return q && q.neg();
+    }
+    case 'add':
+    case 'sub': {
+      const x = piMultiple(a.a);
+      const y = piMultiple(a.b);
+      if (!x || !y) return null;
+      return a.k === 'add' ? x.add(y) : x.sub(y);
+    }
+    case 'mul': {
+      const x = piMultiple(a.a);
+      const y = rationalConst(a.b);
+      if (x && y) return x.mul(y);
+      const x2 = rationalConst(a.a);
+      const y2 = piMultiple(a.b);
+      return x2 && y2 ? x2.mul(y2) : null;
+    }
+    case 'div': {
+      const x = piMultiple(a.a);
+      const y = rationalConst(a.b);
+      return x && y && !y.isZero() ? x.div(y) : null;
+    }
+    default:
+      return null;
+  }
+}
+
+/** q such that `a` = i·q·π exactly, or null */
+function iPiMultiple(a: Ast): Q | null {
+  const isI = (x: Ast) => x.k === 'const' && x.name === 'i';
+  switch (a.k) {
+    case 'neg': {
+      const q = iPiMultiple(a.a);
+      return q && q.neg();
+    }
+    case 'add':
+    case 'sub': {
+      const x = iPiMultiple(a.a);
+      const y = iPiMultiple(a.b);
+      if (!x || !y) return null;
+      return a.k === 'add' ? x.add(y) : x.sub(y);
+    }
+    case 'mul': {
+      if (isI(a.a)) return piMultiple(a.b);
+      if (isI(a.b)) return piMultiple(a.a);
+      const ca = rationalConst(a.a);
+      if (ca) {
+        const q = iPiMultiple(a.b);
+        return q && q.mul(ca);
+      }
+      const cb = rationalConst(a.b);
+      const q = cb && iPiMultiple(a.a);
+      return q && cb ? q.mul(cb) : null;
+    }
+    case 'div': {
+      const d = rationalConst(a.b);
+      const q = d && !d.isZero() ? iPiMultiple(a.a) : null;
+      return q && d ? q.div(d) : null;
+    }
+    default:
+      return null;
+  }
+}
+
+/** value of a variable-free subtree when it is rational, else null (no errors: callers re-evaluate) */
+export function rationalConst(a: Ast): Q | null {
+  try {
+    return exact(a, null, 'complex')?.rational() ?? null;
+  } catch {
+    return null;
+  }
+}
+
+function trig(name: 'sin' | 'cos' | 'tan', arg: Ast, env: ReadonlyMap<string, K> | null, domain: Domain): K | null {
+  let q = piMultiple(arg);
+  if (!q) {
+    const v = exact(arg, env, domain);
+    if (v && v.isZero()) q = Q.ZERO;
+  }
+  const w = q && expIPi(q);
+  if (!w) return null;
+  const [c, s] = w.split();
+  if (name === 'cos') return c;
+  if (name === 'sin') return s;
+  if (c.isZero()) throw divZero();
+  return s.div(c);
+}
+
+function fn(a: Extract<Ast, { k: 'fn' }>, env: ReadonlyMap<string, K> | null, domain: Domain): K | null {
+  if (a.name === 'sin' || a.name === 'cos' || a.name === 'tan') return trig(a.name, a.args[0], env, domain);
+  const x = exact(a.args[0], env, domain);
+  const r = x?.rational() ?? null;
+  switch (a.name) {
+    case 'sqrt': {
+      if (!r) return null;
+      if (r.sign() < 0 && domain === 'real') throw new EvalError('domain', 'Square root of a negative number is not real.');
+      return sqrtQ(r);
+    }
+    case 'cbrt': {
+      if (!r) return null;
+      const n = iroot(r.n, 3);
+      const d = iroot(r.d, 3);
+      return n !== null && d !== null ? K.fromQ(Q.of(n, d)) : null;
+    }
+    case 'abs': {
+      if (!x) return null;
+      if (r) return K.fromQ(r.sign() < 0 ? r.neg() : r);
+      const sq = x.mul(x.conjI()).rational();
+      return sq ? sqrtQ(sq) : null;
+    }
+    case 'exp': {
+      if (x && x.isZero()) return K.int(1);
+      // Euler: e^{iqπ} is in K for q ∈ (1/12)Z
+      const q = iPiMultiple(a.args[0]);
+      return q ? expIPi(q) : null;
+    }
+    case 'log':
+    case 'ln':
+    case 'log10': {
+      if (x && x.isZero()) throw new EvalError('domain', 'Logarithm of zero is undefined.');
+      const arg = a.args[0];
+      if (a.name !== 'log10' && arg.k === 'const' && arg.name === 'e') return K.int(1);
+      if (!r) return null;
+      if (r.sign() < 0) {
+        if (domain === 'real') throw new EvalError('domain', 'Logarithm of a negative number is not real.');
+        return null;
+      }
+      if (r.eq(Q.ONE)) return K.int(0);
+      if (a.name === 'log10') return log10Exact(r);
+      return null;
+    }
+    case 'asin':
+    case 'atan':
+    case 'sinh':
+    case 'tanh':
+      return x && x.isZero() ? K.int(0) : null;
+    case 'acos':
+      return r && r.eq(Q.ONE) ? K.int(0) : null;
+    case 'cosh':
+      return x && x.isZero() ? K.int(1) : null;
+    case 'factorial': {
+      if (!x) return null;
+      if (!r || !r.isInt() || r.sign() < 0) throw new EvalError('domain', 'Factorial is defined for non-negative integers only.');
+      let p = 1n;
+      for (let k = 2n; k <= r.n; k++) p *= k;
+      return K.fromQ(Q.of(p));
+    }
+    case 'binomial': {
+      const k = exact(a.args[1], env, domain);
+      if (!x || !k) return null;
+      const n = r;
+      const kr = k.rational();
+      if (!n || !kr || !n.isInt() || !kr.isInt() || n.sign() < 0 || kr.sign() < 0) {
+        throw new EvalError('domain', 'Binomial coefficients are defined for non-negative integers only.');
+      }
+      if (kr.n > n.n) return K.int(0);
+      let num = 1n;
+      let den = 1n;
+      const kk = kr.n < n.n - kr.n ? kr.n : n.n - kr.n;
+      for (let j = 1n; j <= kk; j++) {
+        num *= n.n - kk + j;
+        den *= j;
+      }
+      return K.fromQ(Q.of(num / den));
+    }
+    case 'floor':
+    case 'ceil': {
+      if (!r) return null;
+      let f = r.n / r.d;
+      if (r.n < 0n && f * r.d !== r.n) f -= 1n; // BigInt division truncates toward zero
+      if (a.name === 'ceil' && f * r.d !== r.n) f += 1n;
+      return K.fromQ(Q.of(f));
+    }
+    default:
+      return null;
+  }
+}
+
+function log10Exact(r: Q): K | null {
+  let n = r.n;
+  let d = r.d;
+  let k = 0;
+  if (d === 1n) {
+    while (n % 10n === 0n) (n /= 10n), k++;
+    return n === 1n ? K.int(k) : null;
+  }
+  if (n !== 1n) return null;
+  while (d % 10n === 0n) (d /= 10n), k--;
+  return d === 1n ? K.int(k) : null;
+}

@@ -1,0 +1,110 @@
+import { Q, type K } from './field.js';
+import { Dec, kToDec, type Approx } from './approx.js';
+import { C, MathRefusal } from './errors.js';
+
+export type PrecisionMode = 'decimal' | 'float';
+
+export interface ToleranceOutcome {
+  is_correct: boolean;
+  calculated_value: string;
+  expected_value: string;
+  difference: string;
+  tolerance: string;
+  max_allowed_tolerance: string;
+  precision_mode: PrecisionMode;
+}
+
+/** a caller's number: strings are read as exact decimals; JSON numbers through their shortest decimal form */
+function readNumber(v: unknown): { dec: InstanceType<typeof Dec>; mode: PrecisionMode } | null {
+  if (typeof v === 'number') return Number.isFinite(v) ? { dec: new Dec(String(v)), mode: 'float' } : null;
+  if (typeof v !== 'string' || !/^\s*[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?\s*$/i.test(v)) return null;
+  const dec = new Dec(v.trim());
+  return dec.isFinite() ? { dec, mode: 'decimal' } : null;
+}
+
+const ONE_PERCENT = new Dec('0.01');
+/** |computed − expected| closer than this to the tolerance cannot be decided from a 50-digit value */
+const UNDECIDED = new Dec('1e-40');
+
+/**
+ * Expected-value check (spec rules 3–4). The allowed tolerance is max(0.01, |calculated|·0.01);
+ * a larger, negative, NaN, infinite or non-numeric tolerance refuses. Rational results compare
+ * exactly; others at 50 significant digits, refusing when the distance is within 1e-40 of the bound.
+ */
+export function checkExpected(
+  value: { exact: K | null; approx: Approx | null },
+  expectedRaw: unknown,
+  toleranceRaw: unknown,
+): ToleranceOutcome {
+  const expected = readNumber(expectedRaw);
+  if (!expected) {
+    throw new MathRefusal(C.invalidExpected, 'expected_value must be a finite number or numeric string.', {
+      is_correct: false,
+      error: 'invalid_expected_value',
+    });
+  }
+  const tol = toleranceRaw === undefined || toleranceRaw === null ? { dec: new Dec(0), mode: expected.mode } : readNumber(toleranceRaw);
+
+  // calculated value: exact rational, 50-digit real, or double complex
+  let calc: InstanceType<typeof Dec> | null = null;
+  let exactQ: Q | null = value.exact?.rational() ?? null;
+  let complex: { re: number; im: number } | null = null;
+  if (value.exact && value.exact.isReal()) calc = kToDec(value.exact);
+  else if (value.exact) complex = value.exact.toComplex();
+  else if (value.approx?.kind === 'real') calc = value.approx.value;
+  else if (value.approx) complex = { re: value.approx.re, im: value.approx.im };
+
+  let mode: PrecisionMode = expected.mode === 'float' || tol?.mode === 'float' || complex ? 'float' : 'decimal';
+  const magnitude = calc ? calc.abs() : new Dec(Math.hypot(complex!.re, complex!.im));
+  const calcText = exactQ ? (exactQ.toDecimal() ?? calc!.toSignificantDigits(50).toString()) : calc ? calc.toSignificantDigits(50).toString() : `${complex!.re} ${complex!.im < 0 ? '-' : '+'} ${Math.abs(complex!.im)}i`;
+  const maxAllowed = Dec.max(ONE_PERCENT, magnitude.times(ONE_PERCENT));
+
+  if (!tol || tol.dec.isNeg() || tol.dec.gt(maxAllowed)) {
+    const reason = !tol ? 'Tolerance must be a finite number.' : tol.dec.isNeg() ? 'Tolerance must not be negative.' : 'Requested tolerance exceeds the maximum allowed.';
+    throw new MathRefusal(tol && !tol.dec.isNeg() ? C.tolerance : C.invalidTolerance, reason, {
+      is_correct: false,
+      error: reason,
+      requested_tolerance: typeof toleranceRaw === 'string' ? toleranceRaw : String(toleranceRaw),
+      max_allowed_tolerance: maxAllowed.toString(),
+      calculated_value: calcText,
+      precision_mode: mode,
+    });
+  }
+
+  let diffText: string;
+  let ok: boolean;
+  if (exactQ) {
+    const e = Q.parseDecimal(expected.dec.toFixed())!;
+    const t = Q.parseDecimal(tol.dec.toFixed())!;
+    let d = exactQ.sub(e);
+    if (d.sign() < 0) d = d.neg();
+    ok = d.cmp(t) <= 0;
+    diffText = d.toDecimal() ?? new Dec(d.n.toString()).div(d.d.toString()).toSignificantDigits(50).toString();
+  } else if (calc) {
+    const d = calc.minus(expected.dec).abs();
+    if (d.minus(tol.dec).abs().lt(UNDECIDED)) {
+      throw new MathRefusal(C.numericOnly, 'The value is too close to the tolerance bound to decide at 50 digits.', {
+        is_correct: false,
+        error: 'undecidable_at_precision',
+        calculated_value: calcText,
+        precision_mode: mode,
+      });
+    }
+    ok = d.lte(tol.dec);
+    diffText = d.toSignificantDigits(50).toString();
+  } else {
+    mode = 'float';
+    const d = Math.hypot(complex!.re - expected.dec.toNumber(), complex!.im);
+    ok = d <= tol.dec.toNumber();
+    diffText = String(d);
+  }
+  return {
+    is_correct: ok,
+    calculated_value: calcText,
+    expected_value: expected.dec.toString(),
+    difference: diffText,
+    tolerance: tol.dec.toString(),
+    max_allowed_tolerance: maxAllowed.toString(),
+    precision_mode: mode,
+  };
+}

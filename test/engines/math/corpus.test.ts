@@ -1,0 +1,55 @@
+import t from 'tap';
+import { existsSync, readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { corpus, judge, op, setup } from '../../../bench/engines/math.js';
+
+/** the corpus lives outside the repository; PROOFGATE_CORPUS_DIR overrides the known locations */
+function corpusPath(): string {
+  const candidates = [
+    process.env.PROOFGATE_CORPUS_DIR,
+    fileURLToPath(new URL('../../../../corpus/', import.meta.url)),
+    '/work/shared/corpus',
+  ].filter((x): x is string => !!x);
+  for (const dir of candidates) {
+    const p = `${dir.replace(/\/$/, '')}/${corpus}`;
+    if (existsSync(p)) return p;
+  }
+  throw new Error(`corpus ${corpus} not found (set PROOFGATE_CORPUS_DIR)`);
+}
+
+t.test('the whole math corpus: zero wrong outcomes', async (t) => {
+  const lines = readFileSync(corpusPath(), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+  t.equal(lines.length, 211);
+  await setup();
+  const byTag: Record<string, { correct: number; wrong: number; error: number }> = {};
+  const wrong: string[] = [];
+  const errors: string[] = [];
+  for (const line of lines) {
+    const out = await op(line);
+    const verdict = judge(line, out);
+    for (const tag of line.tags as string[]) {
+      if (tag.includes(':')) continue;
+      byTag[tag] ??= { correct: 0, wrong: 0, error: 0 };
+      byTag[tag][verdict]++;
+    }
+    if (verdict === 'wrong') wrong.push(`${line.id} ${line.expression}`);
+    if (verdict === 'error') errors.push(`${line.id} ${line.expression}`);
+  }
+  t.comment(JSON.stringify(byTag));
+  t.same(wrong, [], 'no wrong outcome');
+  // the only undecided line uses sec(), outside the function allowlist
+  t.same(errors, ['math-142 1 + tan(x)**2 = sec(x)**2']);
+});
+
+t.test('the judge itself distinguishes right from wrong', async (t) => {
+  const eq = { kind: 'equation' as const, expression: '2+2=5', expected: { holds: false } };
+  t.equal(judge(eq, { status: 'VERIFIED', developer_fields: { is_valid: false } }), 'correct');
+  t.equal(judge(eq, { status: 'VERIFIED', developer_fields: { is_valid: true } }), 'wrong');
+  t.equal(judge(eq, { status: 'BLOCKED', developer_fields: {} }), 'error');
+  const rej = { kind: 'evaluate' as const, expression: '1/0', expected: { reject: true } };
+  t.equal(judge(rej, { status: 'BLOCKED', developer_fields: {} }), 'correct');
+  t.equal(judge(rej, { status: 'UNVERIFIABLE', developer_fields: { value: 'Infinity' } }), 'wrong');
+  const val = { kind: 'evaluate' as const, expression: '1/4+1/4', expected: { value: '0.5' } };
+  t.equal(judge(val, { status: 'UNVERIFIABLE', developer_fields: { value: 0.5 } }), 'correct');
+  t.equal(judge(val, { status: 'UNVERIFIABLE', developer_fields: { value: 0.25 } }), 'wrong');
+});

@@ -1,0 +1,133 @@
+import t from 'tap';
+import mathPlugin from '../../../plugins/engines/math/index.js';
+import { mathRoutes } from '../../../plugins/engines/math/routes.js';
+import { EngineError } from '../../../core/workers.js';
+import { startServer, testAuthPlugin, TEST_API_KEY } from '../../helpers/server.js';
+import type { EngineHandle, Plugin, Verifier } from '../../../core/types.js';
+
+/** a cold worker loads mathjs (seconds on a busy machine): wait for the engine's warm-up, allow slow tasks */
+const seenState: Array<Record<string, unknown>> = [];
+const stateProbe: Plugin = {
+  name: 'state-probe',
+  register: (app) => app.hook('onReply', (ctx) => void seenState.push({ ...ctx.state })),
+};
+
+async function warmServer() {
+  const s = await startServer({ plugins: [testAuthPlugin(), mathPlugin, stateProbe], config: { workers: { threads: 1, task_timeout_ms: 120_000 } } });
+  for (let i = 0; i < 1200 && !s.kernel.isReady(); i++) await new Promise((r) => setTimeout(r, 100));
+  return s;
+}
+
+t.test('POST /verify/math runs the engine in the worker pool', async (t) => {
+  const s = await warmServer();
+  t.teardown(() => s.close());
+  t.ok(s.kernel.isReady(), 'ready once the math engine has warmed up');
+
+  const ok = await s.request('POST', '/verify/math', { apiKey: TEST_API_KEY, body: { expression: '(x+1)^2 = x^2+2x+1' } });
+  t.equal(ok.status, 200);
+  t.equal(ok.body.status, 'VERIFIED');
+  t.equal(ok.body.developer_fields.is_valid, true);
+  t.equal(ok.body.is_valid, true, 'legacy flat field copied to the top level');
+  t.equal(ok.body.message, 'Identity is true');
+  t.match(ok.body.proof_ref, /^sha256:[0-9a-f]{64}$/);
+
+  const last = seenState[seenState.length - 1];
+  t.equal(last.attestationQuery, '(x+1)^2 = x^2+2x+1', 'the attestation binds the normalised expression');
+  t.equal(last.attestationEngine, 'math');
+  await s.request('POST', '/verify/math', { apiKey: TEST_API_KEY, body: { expression: ' １+１＝２ ' } });
+  t.equal(seenState[seenState.length - 1].attestationQuery, '1+1=2');
+
+  const v1 = await s.request('POST', '/v1/verify/math', { apiKey: TEST_API_KEY, body: { expression: '2+2=5' } });
+  t.equal(v1.status, 200);
+  t.equal(v1.body.status, 'VERIFIED');
+  t.equal(v1.body.is_valid, false);
+
+  const amb = await s.request('POST', '/verify/math', { apiKey: TEST_API_KEY, body: { expression: '1/2(3+1)' } });
+  t.equal(amb.status, 200);
+  t.equal(amb.body.status, 'BLOCKED');
+  t.equal(amb.body.warning, 'ambiguous');
+  t.equal(amb.body.proof_ref, null);
+
+  const real = await s.request('POST', '/verify/math', { apiKey: TEST_API_KEY, body: { expression: 'sqrt(-4)', context: { domain: 'real' } } });
+  t.equal(real.body.status, 'BLOCKED');
+  t.equal(real.body.developer_fields.constraint_id, 'math_verifier.domain_error');
+
+  // huge exact values stay valid JSON against the response schema (no Infinity floats)
+  for (const expression of ['2^10000', 'sqrt(2)*10^299', 'exp(1000)', 'factorial(1000)/3', 'x^2 + x']) {
+    const r = await s.request('POST', '/verify/math', { apiKey: TEST_API_KEY, body: { expression } });
+    t.equal(r.status, 200, expression);
+    t.equal(r.body.status, 'UNVERIFIABLE', expression);
+  }
+
+  const tol = await s.request('POST', '/verify/math', { apiKey: TEST_API_KEY, body: { expression: '100', expected_value: '95', tolerance: '10' } });
+  t.equal(tol.status, 200);
+  t.equal(tol.body.status, 'BLOCKED');
+  t.equal(tol.body.max_allowed_tolerance, '1');
+});
+
+t.test('schema errors are 400, missing credentials 401', async (t) => {
+  const s = await startServer({ plugins: [testAuthPlugin(), mathPlugin] });
+  t.teardown(() => s.close());
+  const bad = [
+    {},
+    { expression: 5 },
+    { expression: '' },
+    { expression: 'x'.repeat(5001) },
+    { expression: '1', context: { domain: 'p-adic' } },
+    { expression: '1', tolerance: '0.1' },
+    { expression: '1', expected_value: true },
+    { expression: '1', extra: 1 },
+  ];
+  for (const body of bad) {
+    const r = await s.request('POST', '/verify/math', { apiKey: TEST_API_KEY, body });
+    t.equal(r.status, 400, JSON.stringify(body).slice(0, 60));
+  }
+  const anon = await s.request('POST', '/verify/math', { body: { expression: '1+1' } });
+  t.equal(anon.status, 401);
+});
+
+function stubPlugin(kind: 'timeout' | 'crashed' | 'unavailable'): Plugin {
+  const engine: EngineHandle = {
+    name: 'math',
+    version: 'stub',
+    run: () => Promise.reject(new EngineError(kind, 'stub')),
+  };
+  return { name: 'math-stub', register: (app) => mathRoutes(app, engine) };
+}
+
+t.test('an engine timeout or crash fails closed: BLOCKED verdict; an unavailable pool is 503', async (t) => {
+  for (const [kind, id] of [['timeout', 'math_verifier.timeout'], ['crashed', 'math_verifier.engine_error']] as const) {
+    const s = await startServer({ plugins: [testAuthPlugin(), stubPlugin(kind)] });
+    const r = await s.request('POST', '/verify/math', { apiKey: TEST_API_KEY, body: { expression: '1+1=2' } });
+    t.equal(r.status, 200, kind);
+    t.equal(r.body.status, 'BLOCKED');
+    t.equal(r.body.developer_fields.constraint_id, id);
+    t.equal(r.body.proof_ref, null);
+    await s.close();
+  }
+  const s = await startServer({ plugins: [testAuthPlugin(), stubPlugin('unavailable')] });
+  const r = await s.request('POST', '/verify/math', { apiKey: TEST_API_KEY, body: { expression: '1+1=2' } });
+  t.equal(r.status, 503);
+  t.match(r.headers.get('content-type'), /problem\+json/);
+  t.equal(r.body.constraint_id, 'math_verifier.engine_unavailable');
+  t.ok(r.headers.get('retry-after'));
+  await s.close();
+});
+
+t.test('verifier.math serves composite routes with the route\'s checks as verdicts', async (t) => {
+  const s = await warmServer();
+  t.teardown(() => s.close());
+  const verifier = s.kernel.app.service<Verifier>('verifier.math');
+  t.ok(verifier);
+  const ok = await verifier!.verify({ expression: 'sin(x)^2 + cos(x)^2 = 1' });
+  t.equal(ok.status, 'VERIFIED');
+  t.match(ok.proof_ref, /^sha256:/);
+  const tol = await verifier!.verify({ expression: 'pi', expected_value: '3.14159', tolerance: '0.00001', context: { domain: 'real' } });
+  t.equal(tol.status, 'VERIFIED');
+  t.equal(tol.developer_fields.is_correct, true);
+  for (const bad of [{}, { expression: 7 }, { expression: 'x'.repeat(5001) }, { expression: '1', context: { domain: 'q' } }, { expression: '1', tolerance: '1' }]) {
+    const r = await verifier!.verify(bad as Record<string, unknown>);
+    t.equal(r.status, 'BLOCKED');
+    t.equal(r.developer_fields.constraint_id, 'math_verifier.invalid_request');
+  }
+});
