@@ -7,6 +7,7 @@ import batch from '../plugins/batch/index.js';
 import sqlEngine from '../plugins/engines/sql/index.js';
 import codeEngine from '../plugins/engines/code/index.js';
 import logicEngine from '../plugins/engines/logic/index.js';
+import mathEngine from '../plugins/engines/math/index.js';
 import attestation from '../plugins/attestation/index.js';
 import verificationContext from '../plugins/verification-context/index.js';
 import badges from '../plugins/badges/index.js';
@@ -19,6 +20,7 @@ import a2a from '../plugins/a2a/index.js';
 export const builtinPlugins: Plugin[] = [
   health,
   auth,
+  mathEngine,
   logicEngine,
   codeEngine,
   sqlEngine,
