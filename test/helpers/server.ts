@@ -1,4 +1,5 @@
 import { mkdtempSync, rmSync } from 'node:fs';
+import { generateKeyPairSync } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createApp, type Kernel } from '../../core/app.js';
@@ -14,6 +15,12 @@ export const TEST_SECRETS = {
 };
 
 export const TEST_API_KEY = 'svc_test_harness_key';
+
+/** A2A identity for test servers that load the built-ins without configuring a2a themselves. */
+const TEST_A2A = {
+  deployment_id: 'test-harness',
+  signing_key_pem: generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
+};
 
 /**
  * A stand-in API-key authenticator for plugin tests that do not load the real auth plugin. It goes
@@ -56,6 +63,7 @@ export async function startServer(
       log_level: 'SILENT',
       data_dir: dataDir,
       ...opts.config,
+      a2a: opts.config?.a2a ?? TEST_A2A,
       server: { port: 0, host: '127.0.0.1', ...(opts.config?.server ?? {}) },
       secrets: { ...TEST_SECRETS, ...(opts.config?.secrets ?? {}) },
     } as DeepPartial<Config>,
