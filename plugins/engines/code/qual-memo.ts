@@ -13,17 +13,26 @@ export class QualMemo {
     private readonly max: number,
   ) {}
 
+  /** A fresh, capped set of canonical qualified names and its `add`, for one expression's qualification. */
+  collector(): { out: Set<string>; add: (q: string) => void } {
+    const out = new Set<string>();
+    return {
+      out,
+      add: (q) => {
+        if (out.size < this.max) out.add(this.canonical(q));
+      },
+    };
+  }
+
   /** `fill` receives `add(q)` and reports every qualification of `name`; the result is memoised. */
   resolve(name: string, fill: (add: (q: string) => void) => void): string[] {
     const done = this.done.get(name);
     if (done) return done;
     const partial = this.partial.get(name);
     if (partial) return [...partial];
-    const out = new Set<string>();
+    const { out, add } = this.collector();
     this.partial.set(name, out);
-    fill((q) => {
-      if (out.size < this.max) out.add(this.canonical(q));
-    });
+    fill(add);
     this.partial.delete(name);
     const result = [...out];
     this.done.set(name, result);

@@ -143,10 +143,7 @@ export class JsResolver {
   qualify(node: JsNode, depth = 0): string[] {
     this.tick();
     if (depth > MAX_DEPTH) return [];
-    const out = new Set<string>();
-    const add = (q: string) => {
-      if (out.size < MAX_QUALS) out.add(canonical(q));
-    };
+    const { out, add } = this.quals.collector();
     switch (node.type) {
       case 'Identifier':
         for (const q of this.nameQuals(node.name as string, depth)) add(q);

@@ -176,10 +176,7 @@ export class Resolver {
   qualify(node: PyNode, depth = 0): string[] {
     this.tick();
     if (depth > MAX_DEPTH) return [];
-    const out = new Set<string>();
-    const add = (q: string) => {
-      if (out.size < MAX_QUALS) out.add(canonical(q));
-    };
+    const { out, add } = this.quals.collector();
     switch (node.type) {
       case 'identifier':
         for (const q of this.nameQuals(ident(node.text), depth)) add(q);
