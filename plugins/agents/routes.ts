@@ -32,7 +32,7 @@ interface ActionContext {
 
 interface VerifyBody {
   query: string;
-  tool_schema?: Record<string, unknown>;
+  tool_schema?: Record<string, unknown> | unknown[];
   action_context: ActionContext;
   engine?: string;
   engine_input?: Record<string, unknown>;
@@ -128,6 +128,8 @@ export function registerAgentRoutes(app: App, d: RouteDeps): void {
     auth: 'agentToken',
     scope: 'verify:read',
     tags: ['agents', 'verification'],
+    // the detectors are linear, but they run on the event loop: keep one request's text bounded
+    bodyLimit: 256 * 1024,
     schema: { params: S('agent-id.params'), body: S('verify.body'), response: S('verify.response') },
     async handler(ctx) {
       const agent = agentOf(ctx);
@@ -179,6 +181,7 @@ export function registerAgentRoutes(app: App, d: RouteDeps): void {
     auth: 'agentToken',
     scope: 'verify:read',
     tags: ['agents'],
+    bodyLimit: 64 * 1024,
     schema: { params: S('tool.params'), body: S('tool.body'), response: S('tool.response') },
     async handler(ctx) {
       const agent = agentOf(ctx);

@@ -60,7 +60,10 @@ export function luhnValid(digits: string): boolean {
   return sum % 10 === 0;
 }
 
-const EMAIL = /[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}/g;
+// Bounded parts, and the local part may only start where a run of its characters starts: without
+// the lookbehind a long run with no '@' would be rescanned from every position (quadratic).
+const EMAIL_SRC = String.raw`(?<![A-Za-z0-9._%+-])[A-Za-z0-9._%+-]{1,64}@[A-Za-z0-9-]{1,63}(?:\.[A-Za-z0-9-]{1,63}){0,8}\.[A-Za-z]{2,24}`;
+const EMAIL = new RegExp(EMAIL_SRC, 'g');
 const SSN = /\b(\d{3})-(\d{2})-(\d{4})\b/g;
 const CARD = /\b\d(?:[ -]?\d){12,18}\b/g;
 
@@ -94,21 +97,37 @@ export function detectBulkPii(text: string): Finding[] {
   ];
 }
 
-// A sending verb, then within one sentence "to"/"into" an external destination (a URL or an email
-// address). The preposition keeps reading verbs and nouns ("the post at https://…") out of it.
-const SEND_VERB = String.raw`\b(?:send|sends|sending|sent|post|posting|upload|uploading|forward|forwarding|transmit|transmitting|exfiltrat\w*|leak|leaking|e-?mail|beacon|dump|dumping|pipe|push|submit|copy|curl|wget)\b`;
-const DEST = String.raw`(?:[^\n.!?]|\.(?!\s)){0,160}?\b(?:to|into|onto)\b[^\n!?]{0,40}?`;
-const TO_URL = new RegExp(`${SEND_VERB}${DEST}\\b(?:https?|ftp|wss?)://[^\\s/"'<>]+`, 'i');
-const TO_EMAIL = new RegExp(`${SEND_VERB}${DEST}<?[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\\.[A-Za-z0-9-]+)*\\.[A-Za-z]{2,}`, 'i');
+// An instruction to send data out: "to"/"into"/"onto" followed closely by an external destination
+// (a URL or an email address), with a sending verb earlier in the same sentence. The destination is
+// found first and the verb looked for in a bounded window before it, so the cost stays linear in
+// the text; the preposition keeps reading verbs and nouns ("the post at https://…") out of it.
+const SEND_VERB = /\b(?:send|sends|sending|sent|post|posting|upload|uploading|forward|forwarding|transmit|transmitting|exfiltrat\w*|leak|leaking|e-?mail|beacon|dump|dumping|pipe|push|submit|copy|curl|wget)\b/i;
+const DEST_URL = /\b(?:to|into|onto)\b[^\n!?]{0,40}?\b(?:https?|ftp|wss?):\/\/[^\s/"'<>]+/gi;
+const DEST_EMAIL = new RegExp(String.raw`\b(?:to|into|onto)\b[^\n!?]{0,40}?` + EMAIL_SRC, 'gi');
+const SENTENCE_END = /[\n!?]|\.\s/g;
+const VERB_WINDOW = 160;
+
+function sendVerbBefore(text: string, at: number): boolean {
+  let w = text.slice(Math.max(0, at - VERB_WINDOW), at);
+  let cut = -1;
+  for (const m of w.matchAll(SENTENCE_END)) cut = m.index + m[0].length;
+  if (cut >= 0) w = w.slice(cut);
+  return SEND_VERB.test(w);
+}
+
+function sendsTo(text: string, dest: RegExp): boolean {
+  for (const m of text.matchAll(dest)) if (sendVerbBefore(text, m.index)) return true;
+  return false;
+}
 // shell transfers that carry data out whatever the wording around them
 const SHELL_UPLOAD = /\b(?:curl|wget)\b[^\n]{0,200}?(?:\s-d\b|\s--data\S*|\s-F\b|\s--form\b|\s-T\b|\s--upload-file\b|\s--post-data\b|\s--post-file\b)/i;
 // a markdown image whose URL carries a query string: rendered, it sends the data without a click
-const MD_IMAGE_BEACON = /!\[[^\]]*\]\(\s*https?:\/\/[^)\s]+\?[^)\s]*=/i;
+const MD_IMAGE_BEACON = /!\[[^\]\n]{0,200}\]\(\s*https?:\/\/[^)\s?]{1,2000}\?[^)\s]{0,2000}=/i;
 
 export function detectExternalTransfer(text: string): Finding[] {
   const hits: string[] = [];
-  if (TO_URL.test(text)) hits.push('an instruction to send data to an external URL');
-  if (TO_EMAIL.test(text)) hits.push('an instruction to send data to an email address');
+  if (text.includes('://') && sendsTo(text, DEST_URL)) hits.push('an instruction to send data to an external URL');
+  if (text.includes('@') && sendsTo(text, DEST_EMAIL)) hits.push('an instruction to send data to an email address');
   if (SHELL_UPLOAD.test(text)) hits.push('a curl/wget upload');
   if (MD_IMAGE_BEACON.test(text)) hits.push('a markdown image beacon with a query string');
   return hits.map((details) => ({ detector: 'external_transfer', constraint_id: CONSTRAINTS.externalTransfer, details }));

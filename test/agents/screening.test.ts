@@ -113,3 +113,11 @@ t.test('tool decisions: lists decide, the score explains', async (t) => {
   t.notOk(insideSandbox('/sandboxed/x'));
   t.notOk(insideSandbox('/etc/passwd'));
 });
+
+t.test('the detectors stay linear on adversarial text (they run on the event loop)', async (t) => {
+  // inputs that made earlier, unanchored patterns rescan the text from every position; each must
+  // finish (no assertion on time: the point is that the suite completes), and find nothing
+  for (const text of ['a.'.repeat(50_000), '1'.repeat(100_000), 'a'.repeat(99_990) + '@b', 'to '.repeat(33_000) + '://', '![x](http://' + 'a'.repeat(99_000)]) {
+    t.same(screenQuery(text), [], `${JSON.stringify(text.slice(0, 12))}… (${text.length} chars)`);
+  }
+});
