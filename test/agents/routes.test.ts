@@ -201,3 +201,8 @@ t.test('tool decisions and the activity log', async (t) => {
   t.same(bAct.body.items.map((i: { action: string }) => i.action), ['registered']);
   t.equal((await s.request('GET', `/agents/${a.agent_id}/activity`, { headers: agentHeaders(b.agent_token) })).status, 403);
 });
+
+t.test('the plugin refuses to start without the auth plugin (no key service to digest tokens)', async (t) => {
+  const { default: agents } = await import('../../plugins/agents/index.js');
+  await t.rejects(startServer({ plugins: [agents] }), /auth plugin must be registered first/);
+});
