@@ -8,6 +8,7 @@ import sqlEngine from '../plugins/engines/sql/index.js';
 import codeEngine from '../plugins/engines/code/index.js';
 import logicEngine from '../plugins/engines/logic/index.js';
 import mathEngine from '../plugins/engines/math/index.js';
+import processEngine from '../plugins/engines/process/index.js';
 import attestation from '../plugins/attestation/index.js';
 import verificationContext from '../plugins/verification-context/index.js';
 import badges from '../plugins/badges/index.js';
@@ -24,6 +25,7 @@ export const builtinPlugins: Plugin[] = [
   logicEngine,
   codeEngine,
   sqlEngine,
+  processEngine,
   batch,
   attestation,
   verificationContext,
