@@ -9,6 +9,7 @@ import codeEngine from '../plugins/engines/code/index.js';
 import logicEngine from '../plugins/engines/logic/index.js';
 import mathEngine from '../plugins/engines/math/index.js';
 import processEngine from '../plugins/engines/process/index.js';
+import ragEngine from '../plugins/engines/rag/index.js';
 import attestation from '../plugins/attestation/index.js';
 import verificationContext from '../plugins/verification-context/index.js';
 import badges from '../plugins/badges/index.js';
@@ -26,6 +27,7 @@ export const builtinPlugins: Plugin[] = [
   codeEngine,
   sqlEngine,
   processEngine,
+  ragEngine,
   batch,
   attestation,
   verificationContext,
