@@ -10,6 +10,7 @@ import logicEngine from '../plugins/engines/logic/index.js';
 import mathEngine from '../plugins/engines/math/index.js';
 import processEngine from '../plugins/engines/process/index.js';
 import ragEngine from '../plugins/engines/rag/index.js';
+import consensusEngine from '../plugins/engines/consensus/index.js';
 import attestation from '../plugins/attestation/index.js';
 import verificationContext from '../plugins/verification-context/index.js';
 import badges from '../plugins/badges/index.js';
@@ -28,6 +29,7 @@ export const builtinPlugins: Plugin[] = [
   sqlEngine,
   processEngine,
   ragEngine,
+  consensusEngine,
   batch,
   attestation,
   verificationContext,
