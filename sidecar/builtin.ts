@@ -11,6 +11,7 @@ import mathEngine from '../plugins/engines/math/index.js';
 import processEngine from '../plugins/engines/process/index.js';
 import ragEngine from '../plugins/engines/rag/index.js';
 import consensusEngine from '../plugins/engines/consensus/index.js';
+import statsEngine from '../plugins/engines/stats/index.js';
 import attestation from '../plugins/attestation/index.js';
 import verificationContext from '../plugins/verification-context/index.js';
 import badges from '../plugins/badges/index.js';
@@ -30,6 +31,7 @@ export const builtinPlugins: Plugin[] = [
   processEngine,
   ragEngine,
   consensusEngine,
+  statsEngine,
   batch,
   attestation,
   verificationContext,
