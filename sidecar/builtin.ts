@@ -12,6 +12,7 @@ import processEngine from '../plugins/engines/process/index.js';
 import ragEngine from '../plugins/engines/rag/index.js';
 import consensusEngine from '../plugins/engines/consensus/index.js';
 import statsEngine from '../plugins/engines/stats/index.js';
+import imageEngine from '../plugins/engines/image/index.js';
 import attestation from '../plugins/attestation/index.js';
 import verificationContext from '../plugins/verification-context/index.js';
 import badges from '../plugins/badges/index.js';
@@ -32,6 +33,7 @@ export const builtinPlugins: Plugin[] = [
   ragEngine,
   consensusEngine,
   statsEngine,
+  imageEngine,
   batch,
   attestation,
   verificationContext,
