@@ -1,6 +1,7 @@
 import type { Plugin } from '../core/types.js';
 import health from '../plugins/health/index.js';
 import auth from '../plugins/auth/index.js';
+import agents from '../plugins/agents/index.js';
 import audit from '../plugins/audit/index.js';
 import ops from '../plugins/ops/index.js';
 import batch from '../plugins/batch/index.js';
@@ -25,6 +26,8 @@ import a2a from '../plugins/a2a/index.js';
 export const builtinPlugins: Plugin[] = [
   health,
   auth,
+  // after auth: agent tokens are digested by its key service
+  agents,
   mathEngine,
   logicEngine,
   codeEngine,
