@@ -9,6 +9,11 @@ import sqlEngine from '../plugins/engines/sql/index.js';
 import codeEngine from '../plugins/engines/code/index.js';
 import logicEngine from '../plugins/engines/logic/index.js';
 import mathEngine from '../plugins/engines/math/index.js';
+import processEngine from '../plugins/engines/process/index.js';
+import ragEngine from '../plugins/engines/rag/index.js';
+import consensusEngine from '../plugins/engines/consensus/index.js';
+import statsEngine from '../plugins/engines/stats/index.js';
+import imageEngine from '../plugins/engines/image/index.js';
 import attestation from '../plugins/attestation/index.js';
 import verificationContext from '../plugins/verification-context/index.js';
 import badges from '../plugins/badges/index.js';
@@ -27,6 +32,11 @@ export const builtinPlugins: Plugin[] = [
   logicEngine,
   codeEngine,
   sqlEngine,
+  processEngine,
+  ragEngine,
+  consensusEngine,
+  statsEngine,
+  imageEngine,
   batch,
   attestation,
   verificationContext,
