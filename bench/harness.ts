@@ -1,5 +1,6 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 
 /** What every engine adapter in bench/engines/ exports. */
 export interface EngineAdapter {
@@ -24,6 +25,24 @@ export interface EngineReport {
   crash: number;
   by_tag: Record<string, Record<Scored, number>>;
   wrong_ids: string[];
+}
+
+/**
+ * Where the shared benchmark corpus is: $BENCH_CORPUS_DIR, else `shared/corpus` beside the checkout
+ * (how CI and the dev machines lay it out), else the workplace's shared folder. One lookup for
+ * `npm run bench` and the corpus tests.
+ */
+export function corpusDir(): string {
+  const repo = fileURLToPath(new URL('../../', import.meta.url));
+  const candidates = [process.env.BENCH_CORPUS_DIR, join(repo, '..', 'shared', 'corpus'), '/work/shared/corpus'].filter((d): d is string => !!d);
+  const found = candidates.find((d) => existsSync(join(d, 'README.md')));
+  if (!found) throw new Error(`benchmark corpus not found in ${candidates.join(', ')} (set BENCH_CORPUS_DIR)`);
+  return found;
+}
+
+/** The lines of one corpus file, parsed. */
+export function corpusLines(file: string): any[] {
+  return readCorpus(corpusDir(), file);
 }
 
 export function readCorpus(dir: string, file: string): any[] {

@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { benchEngine, type EngineAdapter, type EngineReport } from './harness.js';
+import { benchEngine, corpusDir as findCorpus, type EngineAdapter, type EngineReport } from './harness.js';
 
 /**
  * `npm run bench`: every engine adapter in bench/engines/ on the shared corpus, then the A2A
@@ -8,11 +8,11 @@ import { benchEngine, type EngineAdapter, type EngineReport } from './harness.js
  * runs can be compared; nothing here asserts on time.
  */
 const ENGINES = ['math', 'logic', 'sql', 'code'];
-const corpusDir = process.env.BENCH_CORPUS_DIR ?? fileURLToPath(new URL('../../../shared/corpus/', import.meta.url));
+
 const only = process.argv.slice(2);
 
 async function main(): Promise<void> {
-  if (!existsSync(corpusDir)) throw new Error(`corpus not found at ${corpusDir} (set BENCH_CORPUS_DIR)`);
+  const corpusDir = findCorpus();
   const reports: EngineReport[] = [];
   for (const name of ENGINES) {
     if (only.length && !only.includes(name)) continue;

@@ -1,27 +1,13 @@
-import { existsSync, readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import t from 'tap';
+import { corpusLines } from '../../../bench/harness.js';
 import { judge, setup } from '../../../bench/engines/logic.js';
 import { solve } from '../../../plugins/engines/logic/engine.js';
 import { MAX_TIMEOUT_MS } from '../../../plugins/engines/logic/outcome.js';
 import { evaluate } from './evaluate.js';
 import type { SolveOutcome } from '../../../plugins/engines/logic/outcome.js';
 
-/** The shared corpus: $PROOFGATE_CORPUS_DIR, a copy in the repository, or the shared folder. */
-function corpusFile(): string {
-  const candidates = [
-    process.env.PROOFGATE_CORPUS_DIR,
-    fileURLToPath(new URL('../../../../bench/corpus/', import.meta.url)),
-    fileURLToPath(new URL('../../../../corpus/', import.meta.url)),
-    '/work/shared/corpus/',
-  ].filter((d): d is string => !!d);
-  const dir = candidates.find((d) => existsSync(`${d}/logic.jsonl`));
-  if (!dir) throw new Error(`logic.jsonl not found in ${candidates.join(', ')}`);
-  return `${dir}/logic.jsonl`;
-}
-
 t.test('the whole logic corpus through the engine: zero wrong, zero error', async (t) => {
-  const lines = readFileSync(corpusFile(), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l));
+  const lines = corpusLines('logic.jsonl');
   t.equal(lines.length, 100, 'corpus version 1 has 100 lines');
   await setup();
   const score = { correct: 0, wrong: 0, error: 0 };

@@ -1,24 +1,9 @@
 import t from 'tap';
-import { existsSync, readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+import { corpusLines } from '../../../bench/harness.js';
 import { corpus, judge, op, setup } from '../../../bench/engines/math.js';
 
-/** the corpus lives outside the repository; PROOFGATE_CORPUS_DIR overrides the known locations */
-function corpusPath(): string {
-  const candidates = [
-    process.env.PROOFGATE_CORPUS_DIR,
-    fileURLToPath(new URL('../../../../corpus/', import.meta.url)),
-    '/work/shared/corpus',
-  ].filter((x): x is string => !!x);
-  for (const dir of candidates) {
-    const p = `${dir.replace(/\/$/, '')}/${corpus}`;
-    if (existsSync(p)) return p;
-  }
-  throw new Error(`corpus ${corpus} not found (set PROOFGATE_CORPUS_DIR)`);
-}
-
 t.test('the whole math corpus: zero wrong outcomes', async (t) => {
-  const lines = readFileSync(corpusPath(), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+  const lines = corpusLines(corpus);
   t.equal(lines.length, 211);
   await setup();
   const byTag: Record<string, { correct: number; wrong: number; error: number }> = {};

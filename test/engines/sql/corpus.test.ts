@@ -1,18 +1,8 @@
 import t from 'tap';
-import { existsSync, readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+import { corpusLines } from '../../../bench/harness.js';
 import { op, judge, setup } from '../../../bench/engines/sql.js';
 
-// same lookup as bench/run.ts (BENCH_CORPUS_DIR, else shared/ beside the checkout), then the shared path
-const candidates = [
-  process.env.BENCH_CORPUS_DIR,
-  fileURLToPath(new URL('../../../../../../shared/corpus/', import.meta.url)),
-  fileURLToPath(new URL('../../../../../shared/corpus/', import.meta.url)),
-  '/work/shared/corpus/',
-].filter((p): p is string => !!p);
-const dir = candidates.find((p) => existsSync(p + '/sql.jsonl'));
-if (!dir) throw new Error('sql.jsonl not found; set BENCH_CORPUS_DIR');
-const lines = readFileSync(dir + '/sql.jsonl', 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+const lines = corpusLines('sql.jsonl');
 
 t.test('whole sql corpus: zero wrong, every line decided correctly', async (t) => {
   await setup();
