@@ -4,6 +4,8 @@ import auth from '../plugins/auth/index.js';
 import audit from '../plugins/audit/index.js';
 import ops from '../plugins/ops/index.js';
 import batch from '../plugins/batch/index.js';
+import providers from '../plugins/providers/index.js';
+import naturalLanguageEngine from '../plugins/engines/natural-language/index.js';
 import sqlEngine from '../plugins/engines/sql/index.js';
 import codeEngine from '../plugins/engines/code/index.js';
 import logicEngine from '../plugins/engines/logic/index.js';
@@ -20,7 +22,10 @@ import a2a from '../plugins/a2a/index.js';
 export const builtinPlugins: Plugin[] = [
   health,
   auth,
+  // the llm.translator service, before the engines that translate (logic, natural-language)
+  providers,
   mathEngine,
+  naturalLanguageEngine,
   logicEngine,
   codeEngine,
   sqlEngine,

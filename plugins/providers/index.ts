@@ -20,7 +20,7 @@ const plugin: Plugin = {
   register(app: App) {
     const providers = providersFrom(app.config.llm);
     const calls = app.metrics.counter('svc_llm_translations_total', 'Language-model translations by provider, target and outcome', ['provider', 'target', 'outcome']);
-    const seconds = app.metrics.histogram('svc_llm_translation_seconds', 'Language-model translation latency', ['provider', 'target']);
+    const seconds = app.metrics.histogram('svc_llm_translation_seconds', 'Language-model translation latency', ['provider', 'target'], [0.001, 0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30]);
     const translator = createTranslator(providers, app.config.llm.provider, {
       observe(provider, target, outcome, s) {
         calls.inc({ provider, target, outcome });

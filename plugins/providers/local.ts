@@ -23,7 +23,7 @@ const PREC: Record<string, number> = { '+': 1, '-': 1, '*': 2, '/': 2, neg: 3, '
 export function print(n: Node, parent = 0, right = false): string {
   let s: string;
   let p: number;
-  if (n.k === 'num') return n.v.startsWith('-') && parent >= PREC.neg ? `(${n.v})` : n.v;
+  if (n.k === 'num') return n.v.startsWith('-') && parent > 0 ? `(${n.v})` : n.v;
   if (n.k === 'fn') return `${n.f}(${print(n.a)})`;
   if (n.k === 'neg') {
     p = PREC.neg;
@@ -93,6 +93,15 @@ class Parser {
     }
     return a;
   }
+  /** the argument of a word operator ("square root of -4", "half of -10"): a signed postfix term */
+  operand(): Node {
+    const t = this.peek();
+    if (t?.t === 'op' && t.v === '-') {
+      this.i++;
+      return { k: 'neg', a: this.postfix() };
+    }
+    return this.postfix();
+  }
   primary(): Node {
     const t = this.toks[this.i++];
     if (!t) this.fail();
@@ -104,7 +113,7 @@ class Parser {
         const pct: Node = { k: 'bin', op: '/', a: n, b: { k: 'num', v: '100' } };
         if (this.peek()?.t !== 'of') return pct;
         this.i++;
-        return { k: 'bin', op: '*', a: pct, b: this.postfix() };
+        return { k: 'bin', op: '*', a: pct, b: this.operand() };
       }
       case '(': {
         const e = this.expr();
@@ -112,7 +121,7 @@ class Parser {
         return e;
       }
       case 'fn':
-        return { k: 'fn', f: t.v, a: this.postfix() };
+        return { k: 'fn', f: t.v, a: this.operand() };
       case 'neg': {
         // "negative 3 squared" is (-3)^2: the word makes a negative number, not a negation of the power
         const next = this.peek();
@@ -123,7 +132,7 @@ class Parser {
         return { k: 'neg', a: this.postfix() };
       }
       case 'scale':
-        return { k: 'bin', op: '*', a: { k: 'num', v: t.v }, b: this.postfix() };
+        return { k: 'bin', op: '*', a: { k: 'num', v: t.v }, b: this.operand() };
       case 'pair': {
         const a = this.expr();
         if (this.toks[this.i++]?.t !== 'and') this.fail();
