@@ -6,6 +6,7 @@ import ops from '../plugins/ops/index.js';
 import batch from '../plugins/batch/index.js';
 import providers from '../plugins/providers/index.js';
 import naturalLanguageEngine from '../plugins/engines/natural-language/index.js';
+import factEngine from '../plugins/engines/fact/index.js';
 import sqlEngine from '../plugins/engines/sql/index.js';
 import codeEngine from '../plugins/engines/code/index.js';
 import logicEngine from '../plugins/engines/logic/index.js';
@@ -26,6 +27,7 @@ export const builtinPlugins: Plugin[] = [
   providers,
   mathEngine,
   naturalLanguageEngine,
+  factEngine,
   logicEngine,
   codeEngine,
   sqlEngine,

@@ -244,6 +244,6 @@ export const localProvider: Provider = {
   name: LOCAL_PROVIDER,
   async translate<T extends TranslationTarget>(target: T, text: string): Promise<TranslationOf[T]> {
     if (target === 'math') return translateMath(text) as TranslationOf[T];
-    throw new ProviderError('cannot_translate', 'the local translator reads arithmetic only; configure a language-model provider for logic', LOCAL_PROVIDER);
+    throw new ProviderError('cannot_translate', `the local translator reads arithmetic only; configure a language-model provider for ${target}`, LOCAL_PROVIDER);
   },
 };

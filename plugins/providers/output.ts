@@ -1,5 +1,5 @@
 import { Ajv, type ValidateFunction } from 'ajv';
-import { ProviderError, type LogicTranslation, type MathTranslation, type TranslationOf, type TranslationTarget } from './types.js';
+import { ProviderError, type FactOpinion, type LogicTranslation, type MathTranslation, type TranslationOf, type TranslationTarget } from './types.js';
 
 /**
  * A model's reply is untrusted text. It must be one JSON object of the target's shape (checked
@@ -27,6 +27,16 @@ const LOGIC_OUTPUT = {
   type: 'object',
   required: ['expression'],
   properties: { expression: { type: 'string', minLength: 1, maxLength: 65536 } },
+} as const;
+
+const FACT_OUTPUT = {
+  type: 'object',
+  required: ['verdict', 'reasoning', 'confidence'],
+  properties: {
+    verdict: { enum: ['SUPPORTED', 'REFUTED', 'INCONCLUSIVE'] },
+    reasoning: { type: 'string', maxLength: 4000 },
+    confidence: { type: 'number', minimum: 0, maximum: 1 },
+  },
 } as const;
 
 /** chat envelopes: only the parts read are checked */
@@ -58,6 +68,7 @@ const ajv = new Ajv({ allErrors: false, strict: false });
 const validators = {
   math: ajv.compile(MATH_OUTPUT),
   logic_dsl: ajv.compile(LOGIC_OUTPUT),
+  fact_opinion: ajv.compile(FACT_OUTPUT),
   openai: ajv.compile(OPENAI_ENVELOPE),
   anthropic: ajv.compile(ANTHROPIC_ENVELOPE),
 } satisfies Record<string, ValidateFunction>;
@@ -91,6 +102,11 @@ export function parseOutput<T extends TranslationTarget>(target: T, text: string
   const value = parseJsonText(text, provider);
   if (!validators[target](value)) {
     throw new ProviderError('malformed_output', `the provider's JSON does not match the ${target} translation schema`, provider);
+  }
+  if (target === 'fact_opinion') {
+    const v = value as { verdict: FactOpinion['verdict']; reasoning: string; confidence: number };
+    const out: FactOpinion = { verdict: v.verdict, reasoning: v.reasoning, confidence: v.confidence, provider };
+    return out as TranslationOf[T];
   }
   if (target === 'logic_dsl') {
     const v = value as { expression: string };

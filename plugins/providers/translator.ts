@@ -59,10 +59,11 @@ export function createTranslator(providers: Map<string, Provider>, defaultProvid
   };
   return {
     defaultProvider,
+    resolve: (name) => pick(name).name,
     available: () => [defaultProvider, ...[...providers.keys()].filter((n) => n !== defaultProvider)],
     async translate<T extends TranslationTarget>(req: { target: T; text: string; provider?: string; signal?: AbortSignal }): Promise<TranslationOf[T]> {
       const p = pick(req.provider);
-      if (req.target !== 'math' && req.target !== 'logic_dsl') throw new ProviderError('cannot_translate', 'unknown translation target', p.name);
+      if (req.target !== 'math' && req.target !== 'logic_dsl' && req.target !== 'fact_opinion') throw new ProviderError('cannot_translate', 'unknown translation target', p.name);
       if (typeof req.text !== 'string' || req.text.length > MAX_TEXT_CHARS) {
         throw new ProviderError('cannot_translate', `text must be a string of at most ${MAX_TEXT_CHARS} characters`, p.name);
       }

@@ -2,7 +2,7 @@
  * The `llm.translator` contract (decisions §7). A provider only translates text into an expression
  * another engine evaluates; nothing it returns is ever a verdict.
  */
-export type TranslationTarget = 'math' | 'logic_dsl';
+export type TranslationTarget = 'math' | 'logic_dsl' | 'fact_opinion';
 
 export interface TranslateRequest<T extends TranslationTarget = TranslationTarget> {
   target: T;
@@ -33,13 +33,27 @@ export interface LogicTranslation {
   provider: string;
 }
 
+/**
+ * A model's reading of whether a context supports a claim. Advisory only (decisions §1): the fact
+ * endpoint reports it under advisory_checks and never lets it set the verdict.
+ */
+export interface FactOpinion {
+  verdict: 'SUPPORTED' | 'REFUTED' | 'INCONCLUSIVE';
+  reasoning: string;
+  confidence: number;
+  provider: string;
+}
+
 export interface TranslationOf {
   math: MathTranslation;
   logic_dsl: LogicTranslation;
+  fact_opinion: FactOpinion;
 }
 
 export interface LlmTranslator {
   translate<T extends TranslationTarget>(req: TranslateRequest<T>): Promise<TranslationOf[T]>;
+  /** the provider a request would use (its own or the default); throws ProviderError when unknown or unconfigured */
+  resolve(provider?: string): string;
   /** names of the providers this server can use, default first */
   available(): string[];
   readonly defaultProvider: string;
