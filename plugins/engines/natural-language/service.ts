@@ -25,6 +25,7 @@ export interface NlRequest {
 }
 
 const PROVIDER_NONE = 'none';
+const ENGINE_FAILURES: ReadonlySet<string> = new Set(['math_verifier.timeout', 'math_verifier.engine_error']);
 
 const toNumber = (v: unknown): number | null => {
   if (typeof v === 'number') return Number.isFinite(v) ? v : null;
@@ -102,7 +103,9 @@ export function createNlVerifier(deps: NlDeps) {
         const cid = typeof inner.developer_fields.constraint_id === 'string' ? inner.developer_fields.constraint_id : NL.notEvaluable;
         const policy = inner.status === 'BLOCKED' && POLICY_CONSTRAINTS.has(cid);
         const why = inner.status === 'BLOCKED' ? inner.agent_message : 'the translated expression has no numeric value (symbolic or complex)';
-        return failed(policy ? 403 : 422, policy ? 'BLOCKED' : 'ERROR', query, provider, cid, why, {
+        // the engine itself failing (deadline, crash) is the service's problem, not the translation's
+        const http = policy ? 403 : ENGINE_FAILURES.has(cid) ? 503 : 422;
+        return failed(http, policy ? 'BLOCKED' : 'ERROR', query, provider, cid, why, {
           translation,
           verification: { calculated_value: null, calculated_value_exact: null, is_correct: null, diff: null, inner_status: 'FAILED' as InnerStatus },
         });
