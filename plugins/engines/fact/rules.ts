@@ -100,27 +100,31 @@ const hasInexact = (toks: string[]) => toks.some((t) => INEXACT.has(t) || t.ends
 export type SentenceOutcome =
   | { kind: 'supported'; claim: string; sentence: Sentence }
   | { kind: 'refuted'; claim: string; sentence: Sentence; claim_value: string; context_value: string }
-  | { kind: 'contradictory'; claim: string; supporting: Sentence; conflicting: Sentence }
+  | { kind: 'contradictory'; claim: string; values: string[]; sentences: Sentence[] }
   | { kind: 'unknown'; claim: string };
 
-/** One claim sentence against every assertive context sentence. */
+/**
+ * One claim sentence against every assertive context sentence. When the claim has one exact
+ * number, every context sentence of the same wording is a statement of that quantity: if they
+ * give different values the context contradicts itself and decides nothing.
+ */
 export function judgeSentence(claim: string, context: Sentence[]): SentenceOutcome {
   const c = tokens(claim);
   const key = c.join(' ');
   const tpl = template(c);
   const nums = c.filter(isNum);
+  const numeric = nums.length === 1 && !hasInexact(c);
   let supporting: Sentence | undefined;
-  let conflicting: { s: Sentence; value: string } | undefined;
+  const same: Array<{ s: Sentence; value: string }> = [];
   for (const s of context) {
     if (!s.assertive) continue;
     if (s.tokens.join(' ') === key) supporting ??= s;
-    else if (!conflicting && nums.length === 1 && !hasInexact(c) && template(s.tokens) === tpl) {
-      conflicting = { s, value: s.tokens.find(isNum)!.slice(1) };
-    }
+    if (numeric && template(s.tokens) === tpl) same.push({ s, value: s.tokens.find(isNum)!.slice(1) });
   }
-  if (supporting && conflicting) return { kind: 'contradictory', claim, supporting, conflicting: conflicting.s };
+  const values = [...new Set(same.map((x) => x.value))];
+  if (values.length > 1) return { kind: 'contradictory', claim, values, sentences: same.map((x) => x.s) };
   if (supporting) return { kind: 'supported', claim, sentence: supporting };
-  if (conflicting) return { kind: 'refuted', claim, sentence: conflicting.s, claim_value: nums[0].slice(1), context_value: conflicting.value };
+  if (same.length) return { kind: 'refuted', claim, sentence: same[0].s, claim_value: nums[0].slice(1), context_value: same[0].value };
   return { kind: 'unknown', claim };
 }
 
@@ -161,7 +165,7 @@ export function judge(claim: string, context: string): FactOutcome {
   }
   const contradictory = outcomes.find((o) => o.kind === 'contradictory');
   const reasoning = contradictory
-    ? 'The context states the claim and also a conflicting number in the same wording; it contradicts itself.'
+    ? 'The context gives different numbers in the same wording as the claim; it contradicts itself, so it decides nothing.'
     : 'The context does not state the claim, or a different number for the same wording, literally; nothing is inferred beyond that.';
   return { verdict: 'INCONCLUSIVE', rule: null, reasoning, sentences: outcomes };
 }
