@@ -65,6 +65,9 @@ export interface Config {
   plugin_config: Record<string, Record<string, unknown>>;
 }
 
+/** Where `proofgate init` writes and `start` looks when neither --config nor SVC_CONFIG names a file. */
+export const DEFAULT_CONFIG_PATH = 'proofgate.config.json';
+
 export class ConfigError extends Error {
   constructor(readonly problems: string[]) {
     super(`invalid configuration:\n  - ${problems.join('\n  - ')}`);

@@ -93,6 +93,8 @@ export interface RouteInfo {
   bodyLimit?: number;
   /** how the body is read: JSON (default for POST/PUT/PATCH), multipart/form-data, or raw bytes */
   bodyType?: 'json' | 'multipart' | 'raw' | 'none';
+  /** media type of a non-JSON response (an SVG badge, a CSV export): such a route has no response schema */
+  produces?: string;
   /** free-form labels hooks select on, e.g. `verification` (audited, rate limited) */
   tags?: readonly string[];
   /** name of the plugin that declared it (filled by the kernel) */

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-import type { Command } from './commands/command.js';
+import type { Command } from '../core/cli.js';
 import { initCommand } from './commands/init.js';
 import { startCommand } from './commands/start.js';
 import { a2aVerifyVerdictCommand } from '../plugins/a2a/index.js';

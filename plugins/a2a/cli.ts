@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import type { JSONWebKeySet } from 'jose';
-import type { Command } from '../../sidecar/commands/command.js';
+import type { Command } from '../../core/cli.js';
 import { verifyVerdict } from './verify.js';
 
 /**

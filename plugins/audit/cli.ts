@@ -1,26 +1,19 @@
 import { existsSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { ConfigError, loadConfig } from '../../core/config.js';
+import { ConfigError, DEFAULT_CONFIG_PATH, loadConfig } from '../../core/config.js';
+import type { Command } from '../../core/cli.js';
 import { LmdbStore } from '../../core/store-lmdb.js';
 import { AUDIT_COLLECTION } from './payload.js';
 import { walkChains } from './verify.js';
 
-/** The sidecar's default config file name (sidecar/commands/init.ts writes it). */
-const DEFAULT_CONFIG = 'proofgate.config.json';
 
-export interface CliCommand {
-  name: string;
-  summary: string;
-  usage: string;
-  run(argv: string[]): Promise<number>;
-}
 
 /**
  * `proofgate audit verify`: opens the store offline (LMDB allows it beside a running server) and
  * walks every chain with the same checks as GET /admin/compliance/verify. Exit 0 = intact,
  * 1 = broken (the first broken link is printed), 2 = cannot run (config, secret, data dir).
  */
-export const auditVerifyCommand: CliCommand = {
+export const auditVerifyCommand: Command = {
   name: 'audit verify',
   summary: 'verify the audit hash chains offline (exit 1 at the first broken link)',
   usage: `proofgate audit verify [--org ID] [--data-dir DIR] [--config PATH]
@@ -31,7 +24,7 @@ to the previous entry (no gaps, first prev_hash null). Prints OK and exits 0 whe
 intact; prints the first broken link and exits 1 otherwise; exits 2 when it cannot run.
   --org ID         verify one organisation's chain
   --data-dir DIR   data directory (default: data_dir of the configuration)
-  --config PATH    config file (default $SVC_CONFIG, else ${DEFAULT_CONFIG} when present)`,
+  --config PATH    config file (default $SVC_CONFIG, else ${DEFAULT_CONFIG_PATH} when present)`,
   async run(argv) {
     if (argv.includes('--help') || argv.includes('-h')) {
       console.log(this.usage);
@@ -44,7 +37,7 @@ intact; prints the first broken link and exits 1 otherwise; exits 2 when it cann
       console.error(`proofgate audit verify: ${(err as Error).message}\n\n${this.usage}`);
       return 2;
     }
-    const file = values.config ?? process.env.SVC_CONFIG ?? (existsSync(DEFAULT_CONFIG) ? DEFAULT_CONFIG : null);
+    const file = values.config ?? process.env.SVC_CONFIG ?? (existsSync(DEFAULT_CONFIG_PATH) ? DEFAULT_CONFIG_PATH : null);
     let config;
     try {
       config = loadConfig({ file, overrides: values['data-dir'] ? { data_dir: values['data-dir'] } : undefined });

@@ -51,6 +51,7 @@ export function registerAuditRoutes(app: App): void {
   app.route({
     method: 'GET',
     path: '/audit/export',
+    produces: 'text/csv',
     auth: 'jwt',
     schema: { query: `${S}/export.query.json` },
     async handler(ctx) {

@@ -34,6 +34,7 @@ export function registerRoutes(app: App): void {
   app.route({
     ...common,
     path: '/badge/verified',
+    produces: 'image/svg+xml',
     schema: { query: `${S}/verified.query.json` },
     handler(ctx) {
       const q = ctx.query as { verified?: boolean; status?: string; label?: string };
@@ -48,6 +49,7 @@ export function registerRoutes(app: App): void {
   app.route({
     ...common,
     path: '/badge/status/:status',
+    produces: 'image/svg+xml',
     schema: { params: `${S}/status.params.json` },
     handler(ctx) {
       const s = knownStatus(ctx.params.status);
@@ -58,6 +60,7 @@ export function registerRoutes(app: App): void {
   app.route({
     ...common,
     path: '/badge/custom',
+    produces: 'image/svg+xml',
     schema: { query: `${S}/custom.query.json` },
     handler(ctx) {
       const q = ctx.query as { label?: string; message: string; color?: string; logo?: 'on' | 'off' };
@@ -68,6 +71,7 @@ export function registerRoutes(app: App): void {
   app.route({
     ...common,
     path: '/badge/attestation/:attestation_id',
+    produces: 'image/svg+xml',
     schema: { params: `${S}/attestation.params.json` },
     async handler(ctx) {
       const service = app.service<AttestationService>('attestation');

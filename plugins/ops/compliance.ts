@@ -35,6 +35,7 @@ export function registerComplianceRoutes(app: App, services: { keys(): ApiKeys; 
   app.route({
     method: 'GET',
     path: '/admin/compliance/export/csv',
+    produces: 'text/csv',
     auth: 'apiKey',
     scope: 'admin:all',
     async handler(ctx) {

@@ -54,6 +54,7 @@ export function registerMetricsRoutes(app: App, services: { accounts(): Accounts
   app.route({
     method: 'GET',
     path: '/metrics/prometheus',
+    produces: 'text/plain; version=0.0.4',
     auth: 'apiKey',
     scope: 'authenticated',
     async handler(ctx) {

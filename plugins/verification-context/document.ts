@@ -57,6 +57,19 @@ export interface BuildInput {
   constraintId?: string | null;
 }
 
+/** The schema's bound on object.statement (schemas/verification-context/document.json). */
+export const STATEMENT_MAX_CHARS = 65536;
+
+/** The formal statement a query becomes: the string itself, or the canonical JSON of anything else. */
+export function statementText(query: unknown): string | null {
+  if (query === undefined || query === null) return null;
+  try {
+    return typeof query === 'string' ? query : canonicalJson(query);
+  } catch {
+    return null;
+  }
+}
+
 function statementOf(query: unknown): { statement: string | null; statement_hash: string | null } {
   if (query === undefined || query === null) return { statement: null, statement_hash: null };
   try {

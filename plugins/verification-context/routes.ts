@@ -4,7 +4,8 @@ import type { App, RequestContext } from '../../core/types.js';
 import { diagnosticProblem, reviveDiagnostic, type DiagnosticResult } from '../../core/verdict.js';
 import { SERVICE_VERSION } from '../../core/version.js';
 import { trustGate, type AttestationService, type VerifyOutcome } from '../attestation/index.js';
-import { buildDocument, resolveDocument, validateDocument } from './document.js';
+import { buildDocument, resolveDocument, statementText, STATEMENT_MAX_CHARS, validateDocument } from './document.js';
+import { HttpError, Problems } from '../../core/errors.js';
 
 const S = 'https://proofgate.dev/schemas/verification-context';
 export const MALFORMED_DIAGNOSTIC = 'verification_context.malformed_diagnostic';
@@ -30,6 +31,11 @@ const refuseAll = async (): Promise<VerifyOutcome> => ({ ok: false, reason: 'unk
 
 async function fromDiagnostic(app: App, ctx: RequestContext) {
   const b = ctx.body as FromDiagnosticBody;
+  // a statement the document cannot hold is the caller's error, not a document to build
+  if ((statementText(b.query)?.length ?? 0) > STATEMENT_MAX_CHARS) {
+    const field = { field: '/body/query', message: `must be at most ${STATEMENT_MAX_CHARS} characters as a statement` };
+    throw new HttpError(Problems.validation, `${field.field}: ${field.message}`, { errors: [field] });
+  }
   const raw = b.diagnostic as Record<string, unknown> | undefined;
   const verifier = b.verifier ?? 'proofgate';
   const base = { query: b.query, verifier, version: SERVICE_VERSION, attestationId: null };

@@ -1,9 +1,9 @@
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { existsSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { wantsHelp, type Command } from './command.js';
+import { wantsHelp, type Command } from '../../core/cli.js';
+import { DEFAULT_CONFIG_PATH } from '../../core/config.js';
 
-export const DEFAULT_CONFIG_PATH = 'proofgate.config.json';
 
 function secret(): string {
   return randomBytes(32).toString('base64url');

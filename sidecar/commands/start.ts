@@ -1,11 +1,11 @@
 import { existsSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { createApp } from '../../core/app.js';
-import { ConfigError, loadConfig } from '../../core/config.js';
+import { ConfigError, DEFAULT_CONFIG_PATH, loadConfig } from '../../core/config.js';
 import { createLogger } from '../../core/log.js';
 import { builtinPlugins } from '../builtin.js';
-import { wantsHelp, type Command } from './command.js';
-import { DEFAULT_CONFIG_PATH, writeDevConfig } from './init.js';
+import { wantsHelp, type Command } from '../../core/cli.js';
+import { writeDevConfig } from './init.js';
 
 export const startCommand: Command = {
   name: 'start',

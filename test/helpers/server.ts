@@ -39,6 +39,38 @@ export function testAuthPlugin(scopes: Scope[] = ['verify:read', 'attestation:re
   };
 }
 
+export interface TestResponse {
+  status: number;
+  headers: Headers;
+  body: any;
+  text: string;
+}
+
+/** One HTTP exchange with a test server: JSON bodies serialised, the answer parsed when it is JSON. */
+export async function sendRequest(
+  baseUrl: string,
+  method: string,
+  path: string,
+  o: { body?: unknown; raw?: string | Buffer; headers?: Record<string, string> } = {},
+): Promise<TestResponse> {
+  const headers: Record<string, string> = { ...(o.headers ?? {}) };
+  let body: string | Buffer | undefined;
+  if (o.raw !== undefined) body = o.raw;
+  else if (o.body !== undefined) {
+    body = JSON.stringify(o.body);
+    headers['content-type'] ??= 'application/json';
+  }
+  const res = await fetch(baseUrl + path, { method, headers, body });
+  const text = await res.text();
+  let parsed: unknown = undefined;
+  try {
+    parsed = text ? JSON.parse(text) : undefined;
+  } catch {
+    parsed = undefined;
+  }
+  return { status: res.status, headers: res.headers, body: parsed, text };
+}
+
 export interface TestServer {
   url: string;
   kernel: Kernel;
@@ -48,7 +80,7 @@ export interface TestServer {
     method: string,
     path: string,
     opts?: { body?: unknown; raw?: string | Buffer; headers?: Record<string, string>; apiKey?: string | null },
-  ): Promise<{ status: number; headers: Headers; body: any; text: string }>;
+  ): Promise<TestResponse>;
   close(): Promise<void>;
 }
 
@@ -75,24 +107,10 @@ export async function startServer(
     url,
     kernel,
     dataDir,
-    async request(method, path, o = {}) {
+    request: (method, path, o = {}) => {
       const headers: Record<string, string> = { ...(o.headers ?? {}) };
       if (o.apiKey !== null && o.apiKey !== undefined) headers['x-api-key'] = o.apiKey;
-      let body: string | Buffer | undefined;
-      if (o.raw !== undefined) body = o.raw;
-      else if (o.body !== undefined) {
-        body = JSON.stringify(o.body);
-        headers['content-type'] ??= 'application/json';
-      }
-      const res = await fetch(url + path, { method, headers, body });
-      const text = await res.text();
-      let parsed: unknown = undefined;
-      try {
-        parsed = text ? JSON.parse(text) : undefined;
-      } catch {
-        parsed = undefined;
-      }
-      return { status: res.status, headers: res.headers, body: parsed, text };
+      return sendRequest(url, method, path, { body: o.body, raw: o.raw, headers });
     },
     async close() {
       if (closed) return;

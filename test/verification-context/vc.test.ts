@@ -3,6 +3,9 @@ import { sha256Ref } from '../../core/canonical.js';
 import { blocked, unverifiable, verified } from '../../core/verdict.js';
 import vc, { documentProofRef, MALFORMED_DIAGNOSTIC, resolveDocument, validateDocument } from '../../plugins/verification-context/index.js';
 import { startHarness } from '../helpers/attestation/harness.js';
+import { startServer, testAuthPlugin, TEST_API_KEY } from '../helpers/server.js';
+import health from '../../plugins/health/index.js';
+import attestation from '../../plugins/attestation/index.js';
 import { claimsFor, es256, HEADER } from '../helpers/attestation/forge.js';
 import { P256_PEM } from '../helpers/attestation/fixtures.js';
 
@@ -146,4 +149,17 @@ t.test('verification context endpoints', async (t) => {
     resealed.context.proof.evidence.proof_ref = documentProofRef(resealed);
     t.equal(resolveDocument(resealed), true, 'only a re-derived commitment matches (resolve is integrity, not authenticity)');
   });
+});
+
+t.test('a query longer than a document can hold is a 400 naming the field (found by the fuzz test)', async (t) => {
+  const s = await startServer({ plugins: [testAuthPlugin(['verify:read']), health, attestation, vc] });
+  t.teardown(() => s.close());
+  const long = await s.request('POST', '/verification-context/from-diagnostic', { apiKey: TEST_API_KEY, body: { diagnostic: {}, query: 'x'.repeat(65537) } });
+  t.equal(long.status, 400);
+  t.equal(long.body.errors[0].field, '/body/query');
+  const longObject = await s.request('POST', '/verification-context/from-diagnostic', { apiKey: TEST_API_KEY, body: { diagnostic: {}, query: { q: 'y'.repeat(65536) } } });
+  t.equal(longObject.status, 400, 'the canonical JSON of a non-string query counts too');
+  const atLimit = await s.request('POST', '/verification-context/from-diagnostic', { apiKey: TEST_API_KEY, body: { diagnostic: {}, query: 'x'.repeat(65536) } });
+  t.equal(atLimit.status, 200);
+  t.equal(atLimit.body.verdict, 'BLOCKED', 'a malformed diagnostic still becomes a BLOCKED document');
 });

@@ -11,7 +11,7 @@ import type { Plugin, Principal, Role, Scope } from '../../../core/types.js';
 import { diagnosticBody, unverifiable, verified } from '../../../core/verdict.js';
 import health from '../../../plugins/health/index.js';
 import attestation from '../../../plugins/attestation/index.js';
-import { TEST_SECRETS } from '../server.js';
+import { sendRequest, TEST_SECRETS } from '../server.js';
 
 /** Log lines captured from the server (pino JSON), so tests can check operator events. */
 export class LogSink {
@@ -115,22 +115,12 @@ export async function startHarness(opts: { config?: DeepPartial<Config>; plugins
     url,
     kernel,
     logs,
-    async request(method, path, o = {}) {
+    request(method, path, o = {}) {
       const headers: Record<string, string> = {};
       if (o.key !== null) headers['x-api-key'] = o.key ?? 'a-owner';
-      let body: string | undefined;
-      if (o.raw !== undefined) body = o.raw;
-      else if (o.body !== undefined) body = JSON.stringify(o.body);
-      if (body !== undefined) headers['content-type'] = 'application/json';
-      const res = await fetch(url + path, { method, headers, body });
-      const text = await res.text();
-      let parsed: unknown;
-      try {
-        parsed = text ? JSON.parse(text) : undefined;
-      } catch {
-        parsed = undefined;
-      }
-      return { status: res.status, headers: res.headers, body: parsed, text };
+      // the attestation tests send a JSON content type with raw bodies too
+      if (o.raw !== undefined) headers['content-type'] = 'application/json';
+      return sendRequest(url, method, path, { body: o.body, raw: o.raw, headers });
     },
     async close() {
       await kernel.close();

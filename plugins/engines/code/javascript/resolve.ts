@@ -1,4 +1,5 @@
 import type { JsNode } from './parser.js';
+import { QualMemo } from '../qual-memo.js';
 
 /**
  * Scope-insensitive name resolution for JavaScript, on the same principle as the Python side:
@@ -40,8 +41,7 @@ function propName(member: JsNode, fold: (n: JsNode) => string | null): string | 
 
 export class JsResolver {
   readonly bindings = new Map<string, Binding[]>();
-  private readonly nameMemo = new Map<string, string[]>();
-  private readonly partial = new Map<string, Set<string>>();
+  private readonly quals = new QualMemo(canonical, MAX_QUALS);
   private readonly inProgress = new Set<JsNode>();
   private readonly foldMemo = new Map<JsNode, string | null>();
   private steps = 0;
@@ -129,35 +129,21 @@ export class JsResolver {
 
   /** Memoised per name (see the Python resolver): on a cycle the partial set so far is used. */
   private nameQuals(name: string, depth: number): string[] {
-    const done = this.nameMemo.get(name);
-    if (done) return done;
-    const partial = this.partial.get(name);
-    if (partial) return [...partial];
-    const out = new Set<string>();
-    this.partial.set(name, out);
-    const add = (q: string) => {
-      if (out.size < MAX_QUALS) out.add(canonical(q));
-    };
-    const list = this.bindings.get(name);
-    if (!list || RISKY_GLOBALS.has(name) || list.some((b) => b.kind === 'opaque')) add(name);
-    for (const b of list ?? []) {
-      if (b.kind === 'module') add(b.qual);
-      else if (b.kind === 'expr') for (const q of this.qualify(b.node, depth + 1)) add(q);
-      else if (b.kind === 'member') for (const q of this.qualify(b.node, depth + 1)) add(`${q}.${b.prop}`);
-    }
-    this.partial.delete(name);
-    const result = [...out];
-    this.nameMemo.set(name, result);
-    return result;
+    return this.quals.resolve(name, (add) => {
+      const list = this.bindings.get(name);
+      if (!list || RISKY_GLOBALS.has(name) || list.some((b) => b.kind === 'opaque')) add(name);
+      for (const b of list ?? []) {
+        if (b.kind === 'module') add(b.qual);
+        else if (b.kind === 'expr') for (const q of this.qualify(b.node, depth + 1)) add(q);
+        else if (b.kind === 'member') for (const q of this.qualify(b.node, depth + 1)) add(`${q}.${b.prop}`);
+      }
+    });
   }
 
   qualify(node: JsNode, depth = 0): string[] {
     this.tick();
     if (depth > MAX_DEPTH) return [];
-    const out = new Set<string>();
-    const add = (q: string) => {
-      if (out.size < MAX_QUALS) out.add(canonical(q));
-    };
+    const { out, add } = this.quals.collector();
     switch (node.type) {
       case 'Identifier':
         for (const q of this.nameQuals(node.name as string, depth)) add(q);

@@ -2,6 +2,7 @@ import { type PyNode, field, namedChildren } from './parser.js';
 import { MAX_FOLD, intValue, stringParts } from './literals.js';
 import { positionalArgs } from './args.js';
 import { foldCall } from './fold.js';
+import { QualMemo } from '../qual-memo.js';
 
 /**
  * Name resolution and constant folding over one module. Deliberately scope-insensitive and
@@ -64,8 +65,7 @@ export class Resolver {
   readonly starModules: string[] = [];
   /** module names imported anywhere (by `import` or `from … import`), canonical */
   readonly importedModules = new Set<string>();
-  private readonly nameMemo = new Map<string, string[]>();
-  private readonly partial = new Map<string, Set<string>>();
+  private readonly quals = new QualMemo(canonical, MAX_QUALS);
   private readonly foldMemo = new Map<PyNode, string | null>();
   private readonly inProgress = new Set<PyNode>();
   private steps = 0;
@@ -176,10 +176,7 @@ export class Resolver {
   qualify(node: PyNode, depth = 0): string[] {
     this.tick();
     if (depth > MAX_DEPTH) return [];
-    const out = new Set<string>();
-    const add = (q: string) => {
-      if (out.size < MAX_QUALS) out.add(canonical(q));
-    };
+    const { out, add } = this.quals.collector();
     switch (node.type) {
       case 'identifier':
         for (const q of this.nameQuals(ident(node.text), depth)) add(q);
@@ -271,28 +268,17 @@ export class Resolver {
    * partial set so far is used (`m = importlib; m = m.import_module('os')` gives {importlib, os}).
    */
   private nameQuals(name: string, depth: number): string[] {
-    const done = this.nameMemo.get(name);
-    if (done) return done;
-    const partial = this.partial.get(name);
-    if (partial) return [...partial];
-    const out = new Set<string>();
-    this.partial.set(name, out);
-    const add = (q: string) => {
-      if (out.size < MAX_QUALS) out.add(canonical(q));
-    };
-    const list = this.bindings.get(name);
-    // a risky builtin keeps its builtin meaning unless every binding is an import (`from re import compile`)
-    const shadowedByImport = !!list && list.every((b) => b.kind === 'module');
-    if (!list || (RISKY_BUILTINS.has(name) && !shadowedByImport) || list.some((b) => b.kind === 'opaque')) add(name);
-    if (!list) for (const m of this.starModules) add(`${m}.${name}`);
-    for (const b of list ?? []) {
-      if (b.kind === 'module') add(b.qual);
-      else if (b.kind === 'expr') for (const q of this.qualify(b.node, depth + 1)) add(q);
-    }
-    this.partial.delete(name);
-    const result = [...out];
-    this.nameMemo.set(name, result);
-    return result;
+    return this.quals.resolve(name, (add) => {
+      const list = this.bindings.get(name);
+      // a risky builtin keeps its builtin meaning unless every binding is an import (`from re import compile`)
+      const shadowedByImport = !!list && list.every((b) => b.kind === 'module');
+      if (!list || (RISKY_BUILTINS.has(name) && !shadowedByImport) || list.some((b) => b.kind === 'opaque')) add(name);
+      if (!list) for (const m of this.starModules) add(`${m}.${name}`);
+      for (const b of list ?? []) {
+        if (b.kind === 'module') add(b.qual);
+        else if (b.kind === 'expr') for (const q of this.qualify(b.node, depth + 1)) add(q);
+      }
+    });
   }
 
   private bindingFold(node: PyNode, depth: number): string | null {
