@@ -222,7 +222,9 @@ export function translateMath(text: string): MathTranslation {
       provider: LOCAL_PROVIDER,
     };
   };
-  const body = s.replace(PREAMBLE, '');
+  // "what does 2 plus 2 equal" asks for a value: the trailing verb belongs to the question
+  const asks = /^(?:what|how much) (?:does|do) /.test(s);
+  const body = s.replace(PREAMBLE, '').replace(asks ? /\s+(?:equal|make|come to|give)$/ : /$^/, '');
   const claim = tryClaim(QUESTION_CLAIM.exec(s)) ?? tryClaim(STATEMENT_CLAIM.exec(body));
   if (claim) return claim;
   const whole = readExpression(body);

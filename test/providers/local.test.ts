@@ -28,6 +28,8 @@ t.test('plain arithmetic phrasing becomes a math-engine expression', async (t) =
     ['what’s 9 cubed', '9 ^ 3'],
     ['2 ** 8', '2 ^ 8'],
     ['what is 8 ÷ 2 × 3', '8 / 2 * 3'],
+    ['what does 6 times 7 equal?', '6 * 7'],
+    ['how much does 10 minus 4 come to', '10 - 4'],
   ];
   for (const [text, expression] of cases) {
     const r = translateMath(text);
