@@ -29,16 +29,39 @@ export function mediaType(req: IncomingMessage): string {
   return (req.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
 }
 
+// A surrogate can only reach a parsed string through a \uD800–\uDFFF escape (raw UTF-8 cannot encode one).
+const SURROGATE_ESCAPE = /\\u[dD][89a-fA-F]/;
+
+/**
+ * Parses a JSON body and accepts only I-JSON (RFC 7493): every hash the service computes is RFC 8785
+ * canonical JSON, which cannot represent a lone surrogate, so such a body is refused here with a 400
+ * instead of failing later in an audit or proof hash.
+ */
 export function parseJson(raw: Buffer, type: string): unknown {
   if (raw.length === 0) return undefined;
   if (type && type !== 'application/json' && !type.endsWith('+json')) {
     throw new HttpError(Problems.unsupportedMediaType, `expected application/json, got ${type}`);
   }
+  const text = raw.toString('utf8');
+  let value: unknown;
   try {
-    return JSON.parse(raw.toString('utf8'));
+    value = JSON.parse(text);
   } catch {
     throw new HttpError(Problems.badJson, 'request body is not valid JSON');
   }
+  if (SURROGATE_ESCAPE.test(text) && hasLoneSurrogate(value)) {
+    throw new HttpError(Problems.badJson, 'request body holds a lone UTF-16 surrogate (\\uD800–\\uDFFF not in a pair); send well-formed Unicode');
+  }
+  return value;
+}
+
+function hasLoneSurrogate(value: unknown): boolean {
+  if (typeof value === 'string') return !(value as string & { isWellFormed(): boolean }).isWellFormed();
+  if (Array.isArray(value)) return value.some(hasLoneSurrogate);
+  if (value && typeof value === 'object') {
+    for (const [k, v] of Object.entries(value)) if (hasLoneSurrogate(k) || hasLoneSurrogate(v)) return true;
+  }
+  return false;
 }
 
 type BusboyCtor = new (opts: Record<string, unknown>) => NodeJS.WritableStream & {

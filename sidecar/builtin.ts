@@ -1,6 +1,7 @@
 import type { Plugin } from '../core/types.js';
 import health from '../plugins/health/index.js';
 import auth from '../plugins/auth/index.js';
+import agents from '../plugins/agents/index.js';
 import audit from '../plugins/audit/index.js';
 import ops from '../plugins/ops/index.js';
 import batch from '../plugins/batch/index.js';
@@ -11,6 +12,11 @@ import sqlEngine from '../plugins/engines/sql/index.js';
 import codeEngine from '../plugins/engines/code/index.js';
 import logicEngine from '../plugins/engines/logic/index.js';
 import mathEngine from '../plugins/engines/math/index.js';
+import processEngine from '../plugins/engines/process/index.js';
+import ragEngine from '../plugins/engines/rag/index.js';
+import consensusEngine from '../plugins/engines/consensus/index.js';
+import statsEngine from '../plugins/engines/stats/index.js';
+import imageEngine from '../plugins/engines/image/index.js';
 import attestation from '../plugins/attestation/index.js';
 import verificationContext from '../plugins/verification-context/index.js';
 import badges from '../plugins/badges/index.js';
@@ -23,6 +29,8 @@ import a2a from '../plugins/a2a/index.js';
 export const builtinPlugins: Plugin[] = [
   health,
   auth,
+  // after auth: agent tokens are digested by its key service
+  agents,
   // the llm.translator service, before the engines that translate (logic, natural-language)
   providers,
   mathEngine,
@@ -31,6 +39,11 @@ export const builtinPlugins: Plugin[] = [
   logicEngine,
   codeEngine,
   sqlEngine,
+  processEngine,
+  ragEngine,
+  consensusEngine,
+  statsEngine,
+  imageEngine,
   batch,
   attestation,
   verificationContext,

@@ -94,7 +94,7 @@ export function createAuthPlugin(opts: AuthOptions = {}): Plugin {
 
 export default createAuthPlugin();
 
-export { Accounts, type Organization, type User } from './accounts.js';
+export { Accounts, newId, type Organization, type User } from './accounts.js';
 export { ApiKeys, KEY_FORMAT, KEY_PATTERN, DEFAULT_SCOPES, type ApiKeyRecord } from './keys.js';
 export { SecurityEvents, EVENTS_COLLECTION, type SecurityEvent, type SecurityEventType } from './events.js';
 export { MemoryLimiter, LimiterUnavailableError, type RateLimiter, type Rule, type Decision } from './limiter.js';

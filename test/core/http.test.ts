@@ -143,3 +143,14 @@ t.test('request metrics are recorded per route template and status', async (t) =
   t.match(text, /svc_http_requests_total\{method="GET",route="\/probe\/items\/:id",status="200"\}/);
   t.notMatch(text, /route="\/probe\/items\/42"/, 'raw paths never become labels');
 });
+
+t.test('only I-JSON is accepted: a lone surrogate is a 400, a surrogate pair is fine', async (t) => {
+  const lone = await s.request('POST', '/probe/echo', { raw: '{"name":"a\\ud800b"}', headers: { 'content-type': 'application/json' } });
+  problemOf(t, lone, 400);
+  t.equal(lone.body.code, 'invalid_json');
+  const loneKey = await s.request('POST', '/probe/echo', { raw: '{"name":"x","\\udfff":1}', headers: { 'content-type': 'application/json' } });
+  t.equal(loneKey.status, 400, 'in a key too');
+  const pair = await s.request('POST', '/probe/echo', { raw: '{"name":"\\ud83d\\ude00"}', headers: { 'content-type': 'application/json' } });
+  t.equal(pair.status, 200);
+  t.equal(pair.body.got.name, '😀');
+});

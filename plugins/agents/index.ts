@@ -1,0 +1,33 @@
+import type { App, Plugin } from '../../core/types.js';
+import { SERVICES, type ApiKeys } from '../auth/index.js';
+import { Activity } from './activity.js';
+import { registerAgentRoutes } from './routes.js';
+import { agentTokenAuthenticator, Agents } from './tokens.js';
+
+/**
+ * AI agents: registration (`agent:write`), the `agentToken` authenticator (`X-Agent-Token`),
+ * request screening (exfiltration, tool-definition poisoning), tool-call risk decisions and the
+ * per-agent activity log. Tokens are digested by the auth plugin's key service, so this plugin
+ * must be registered after auth.
+ */
+export const AGENT_SERVICE = 'agents.registry';
+
+const agents: Plugin = {
+  name: 'agents',
+  register(app: App) {
+    const keys = app.service<ApiKeys>(SERVICES.keys);
+    if (!keys) throw new Error('agents: the auth plugin must be registered first (agent tokens are digested by its key service)');
+    const registry = new Agents(app.store, (token) => keys.digest(token));
+    const activity = new Activity(app.store);
+    app.provide(AGENT_SERVICE, registry);
+    app.authenticator('agentToken', agentTokenAuthenticator(registry));
+    registerAgentRoutes(app, { agents: registry, activity });
+  },
+};
+
+export default agents;
+
+export { Agents, AGENT_TOKEN_PATTERN, AGENT_TOKEN_PREFIX, AGENT_TYPES, AGENT_COLLECTIONS, type AgentRecord } from './tokens.js';
+export { Activity, ACTIVITY_COLLECTION, type ActivityEntry } from './activity.js';
+export { screenQuery, screenToolSchema, CONSTRAINTS as SCREENING_CONSTRAINTS, type Finding } from './screening.js';
+export { evaluateTool, SAFE_TOOLS, DANGEROUS_TOOLS, type ToolEvaluation } from './tools.js';

@@ -1,0 +1,132 @@
+import { detectCredentials, detectExternalTransfer } from './screening.js';
+
+/**
+ * Risk evaluation of an agent's tool call before it runs. Pure: (tool, arguments) → decision.
+ * The lists decide; the score only explains. A dangerous tool is denied whatever its arguments, a
+ * tool on neither list is denied by default whatever its score (spec), and a safe tool is allowed
+ * only while its arguments stay below the risk threshold (a sandboxed read of `../../etc/passwd`
+ * is not a sandboxed read).
+ */
+export type ToolDecision = 'ALLOW' | 'DENY';
+export type ToolClass = 'safe' | 'dangerous' | 'unknown';
+
+export interface ToolEvaluation {
+  tool: string;
+  decision: ToolDecision;
+  risk_score: number;
+  reasons: string[];
+  classification: ToolClass;
+}
+
+/** Read-only tools with no side effect outside the sandbox, and their base risk. */
+export const SAFE_TOOLS: Readonly<Record<string, number>> = {
+  read_file: 0.1,
+  list_directory: 0.1,
+  search: 0.05,
+  web_search: 0.1,
+  calculator: 0,
+  get_time: 0,
+  get_weather: 0.05,
+  verify: 0,
+};
+
+/** Tools with side effects nobody can undo from here: always denied. */
+export const DANGEROUS_TOOLS: Readonly<Record<string, number>> = {
+  shell: 1,
+  bash: 1,
+  exec: 1,
+  execute_command: 1,
+  run_code: 0.95,
+  eval: 1,
+  delete_file: 0.9,
+  write_file: 0.8,
+  move_file: 0.8,
+  send_email: 0.8,
+  http_post: 0.8,
+  http_request: 0.8,
+  transfer_funds: 1,
+  make_payment: 1,
+  sql_execute: 0.9,
+  install_package: 0.9,
+  change_permissions: 0.95,
+  create_user: 0.9,
+};
+
+/** Safe tools whose `path` argument must stay inside the sandbox directory. */
+const PATH_TOOLS = new Set(['read_file', 'list_directory']);
+export const SANDBOX_DIR = '/sandbox';
+/** a safe tool at or above this score is denied */
+export const RISK_THRESHOLD = 0.5;
+/** score of a tool on neither list before its arguments are looked at */
+const UNKNOWN_BASE = 0.5;
+
+const SENSITIVE_PATH = /(?:^|\/)\.(?:ssh|aws|env|netrc|git-credentials|kube|docker)(?:\/|$)|\bid_(?:rsa|ed25519|ecdsa)\b|^\/(?:etc|proc|sys|root|var\/run)(?:\/|$)/i;
+
+/** Is `p` inside the sandbox once normalised? Relative paths are taken relative to it. */
+export function insideSandbox(p: string): boolean {
+  if (p.includes('\0') || p.includes('\\')) return false;
+  const abs = p.startsWith('/') ? p : `${SANDBOX_DIR}/${p}`;
+  const parts: string[] = [];
+  for (const seg of abs.split('/')) {
+    if (seg === '' || seg === '.') continue;
+    if (seg === '..') {
+      if (!parts.length) return false;
+      parts.pop();
+    } else parts.push(seg);
+  }
+  return parts[0] === SANDBOX_DIR.slice(1);
+}
+
+/** Lookup name: case and `-`/`.` separators do not make a dangerous tool unknown. */
+export function normaliseTool(tool: string): string {
+  return tool.toLowerCase().replace(/[-.\s]+/g, '_');
+}
+
+export function classify(tool: string): { cls: ToolClass; base: number } {
+  const n = normaliseTool(tool);
+  if (Object.hasOwn(DANGEROUS_TOOLS, n)) return { cls: 'dangerous', base: DANGEROUS_TOOLS[n] };
+  if (Object.hasOwn(SAFE_TOOLS, n)) return { cls: 'safe', base: SAFE_TOOLS[n] };
+  return { cls: 'unknown', base: UNKNOWN_BASE };
+}
+
+function argumentRisks(tool: string, args: Record<string, unknown>): Array<[number, string]> {
+  const risks: Array<[number, string]> = [];
+  const text = JSON.stringify(args);
+  if (PATH_TOOLS.has(tool)) {
+    const p = args.path;
+    if (typeof p !== 'string' || !p) risks.push([0.5, `${tool} needs a string "path" argument inside ${SANDBOX_DIR}`]);
+    else if (!insideSandbox(p)) risks.push([0.6, `path ${JSON.stringify(p.slice(0, 200))} is outside the sandbox directory ${SANDBOX_DIR}`]);
+  }
+  for (const v of Object.values(args)) {
+    if (typeof v === 'string' && SENSITIVE_PATH.test(v)) {
+      risks.push([0.5, 'an argument names a sensitive system or credential path']);
+      break;
+    }
+  }
+  if (detectCredentials(text).length) risks.push([0.6, 'the arguments contain a credential or secret']);
+  if (detectExternalTransfer(text).length) risks.push([0.5, 'the arguments instruct sending data to an external destination']);
+  return risks;
+}
+
+export function evaluateTool(tool: string, args: Record<string, unknown> = {}): ToolEvaluation {
+  const n = normaliseTool(tool);
+  const { cls, base } = classify(tool);
+  const risks = argumentRisks(n, args);
+  const score = Math.min(1, Math.round((base + risks.reduce((a, [r]) => a + r, 0)) * 100) / 100);
+  const reasons = risks.map(([, why]) => why);
+  let decision: ToolDecision;
+  if (cls === 'dangerous') {
+    decision = 'DENY';
+    reasons.unshift(`${n} is on the dangerous list: always denied`);
+  } else if (cls === 'unknown') {
+    decision = 'DENY';
+    reasons.unshift(`${n} is on neither the safe nor the dangerous list: denied by default`);
+  } else if (score >= RISK_THRESHOLD) {
+    decision = 'DENY';
+    reasons.unshift(`${n} is on the safe list, but its risk score ${score} reaches the threshold ${RISK_THRESHOLD}`);
+  } else {
+    decision = 'ALLOW';
+    reasons.unshift(`${n} is on the safe list and its arguments raise no risk signal`);
+  }
+  return { tool, decision, risk_score: score, reasons, classification: cls };
+}

@@ -1,0 +1,105 @@
+import type { App, Plugin, Reply, RequestContext, Verifier } from '../../../core/types.js';
+import { HttpError } from '../../../core/errors.js';
+import { diagnosticBody } from '../../../core/verdict.js';
+import { C, ConsensusProblems } from './errors.js';
+import { rationalVerifier } from './rational-verifier.js';
+import { aggregate, runEngines, unavailable, type ConsensusResult } from './run.js';
+import { candidates, REQUIRED, type Mode } from './select.js';
+
+export { candidates, REQUIRED } from './select.js';
+export { rationalVerifier } from './rational-verifier.js';
+
+const S = 'https://proofgate.dev/schemas/consensus';
+/** spec: one 30-second aggregate deadline; plugin_config.consensus.deadline_ms may only lower it */
+export const MAX_DEADLINE_MS = 30_000;
+
+function deadlineMs(app: App): number {
+  const v = app.config.plugin_config?.consensus?.deadline_ms;
+  if (v === undefined) return MAX_DEADLINE_MS;
+  if (typeof v !== 'number' || !Number.isInteger(v) || v < 1 || v > MAX_DEADLINE_MS) {
+    throw new Error(`plugin_config.consensus.deadline_ms must be an integer from 1 to ${MAX_DEADLINE_MS}`);
+  }
+  return v;
+}
+
+interface ConsensusRequest {
+  query: string;
+  verification_mode: Mode;
+  min_confidence: number;
+}
+
+function body(r: ConsensusResult): Record<string, unknown> {
+  return diagnosticBody(r.diagnostic, {
+    final_answer: r.final_answer,
+    confidence: r.confidence,
+    engines_used: r.engines_used,
+    agreement_status: r.agreement_status,
+    verification_chain: r.verification_chain,
+    total_latency_ms: r.total_latency_ms,
+    meets_requirement: r.meets_requirement,
+  });
+}
+
+/**
+ * POST /verify/consensus: the same query through 1, 2 or 3+ independent engines reached via their
+ * `verifier.<type>` services, under one aggregate deadline. See docs/engines/consensus.md for the
+ * selection rules and the 422/503 choices.
+ */
+const consensusPlugin: Plugin = {
+  name: 'engine-consensus',
+  register(app: App) {
+    const deadline = deadlineMs(app);
+    app.provide<Verifier>('verifier.rational', rationalVerifier);
+    app.route({
+      method: 'POST',
+      path: '/verify/consensus',
+      auth: 'apiKey',
+      scope: 'verify:read',
+      tags: ['verification'],
+      schema: { body: `${S}/request.json`, response: `${S}/response.json` },
+      async handler(ctx: RequestContext): Promise<Reply> {
+        const req = ctx.body as ConsensusRequest;
+        const started = process.hrtime.bigint();
+        const required = REQUIRED[req.verification_mode];
+        const { kind, engines } = candidates(req.query);
+        if (engines.length < required) {
+          throw new HttpError(
+            ConsensusProblems.insufficientEngines,
+            `${engines.length} engine(s) can answer a ${kind} query; mode ${req.verification_mode} needs ${required}.`,
+            { constraintId: C.insufficientEngines, extensions: { query_kind: kind, engines_possible: engines.map((e) => e.engine), engines_required: required } },
+          );
+        }
+        const available = engines.flatMap((e) => {
+          const verifier = app.service<Verifier>(`verifier.${e.engine}`);
+          return verifier ? [{ ...e, verifier }] : [];
+        });
+        if (available.length < required) {
+          const missing = engines.filter((e) => !app.service(`verifier.${e.engine}`)).map((e) => e.engine);
+          throw new HttpError(ConsensusProblems.engineUnavailable, `mode ${req.verification_mode} needs ${required} engines; unavailable: ${missing.join(', ')}.`, {
+            constraintId: C.engineUnavailable,
+            headers: { 'retry-after': '5' },
+          });
+        }
+        // single and high take the most preferred engines; maximum runs every one that can answer
+        const chosen = req.verification_mode === 'maximum' ? available : available.slice(0, required);
+        const chain = await runEngines(chosen, { deadlineMs: deadline, signal: ctx.signal, principal: ctx.principal });
+        const down = chain.filter((e) => e.constraint_id?.endsWith('.engine_unavailable'));
+        if (down.length) {
+          throw unavailable(down.map((e) => e.engine));
+        }
+        const totalMs = Number(process.hrtime.bigint() - started) / 1e6;
+        const result = aggregate(req.query, req.verification_mode, chain, req.min_confidence, Math.round(totalMs * 1000) / 1000);
+        if (!result.meets_requirement) {
+          throw new HttpError(
+            ConsensusProblems.belowThreshold,
+            `confidence ${result.confidence}% is below min_confidence ${req.min_confidence} (${result.agreement_status}).`,
+            { constraintId: C.belowThreshold, extensions: { consensus: body(result) } },
+          );
+        }
+        return { status: 200, body: body(result) };
+      },
+    });
+  },
+};
+
+export default consensusPlugin;

@@ -1,0 +1,51 @@
+import { sha256Hex } from '../../../core/canonical.js';
+import { unverifiable, verified, type DiagnosticResult } from '../../../core/verdict.js';
+import { analyseClaim } from './claims.js';
+import type { ImageInfo } from './header.js';
+
+export const ENGINE_NAME = 'image';
+export const ENGINE_VERSION = '1.0.0';
+
+export type ImageVerdict = 'SUPPORTED' | 'REFUTED' | 'INCONCLUSIVE' | 'VLM_REQUIRED';
+
+export interface ImageOutcome {
+  fields: { verdict: ImageVerdict; confidence: number; reasoning: string; methods_used: string[] };
+  diagnostic: DiagnosticResult;
+}
+
+/**
+ * decisions §1: what the header proves is VERIFIED, true or false (`800x600` on a 640x480 file is
+ * VERIFIED with is_valid false); anything about the picture's content is UNVERIFIABLE and needs a
+ * vision model, which this service does not run. A conjunction with one proven-false part is
+ * refuted whatever the rest says.
+ */
+export function judge(claim: string, info: ImageInfo, data: Buffer, declaredType: string): ImageOutcome {
+  const a = analyseClaim(claim, info, data.length);
+  const methods = ['header_parse', ...new Set(a.checks.map((c) => `${c.kind}_check`))];
+  const facts = { format: info.format, width: info.width, height: info.height, byte_size: data.length, header_source: info.source, declared_mime_type: declaredType };
+  const base = { ...facts, checks: a.checks, uncovered_terms: a.uncovered };
+  const failed = a.checks.filter((c) => !c.holds);
+  const summary = `${info.format.toUpperCase()} ${info.width}x${info.height}, ${data.length} bytes`;
+
+  if (a.uninterpretable) {
+    const reasoning = `The claim uses "${a.uninterpretable}", which is not interpreted; the file is ${summary}.`;
+    return { fields: { verdict: 'INCONCLUSIVE', confidence: 0, reasoning, methods_used: methods }, diagnostic: unverifiable(reasoning, base) };
+  }
+  if (failed.length > 0 || (a.checks.length > 0 && a.uncovered.length === 0)) {
+    const holds = failed.length === 0;
+    const reasoning = holds
+      ? `Read from the file header: ${summary}; every part of the claim holds.`
+      : `Read from the file header: ${summary}; ${failed.map((c) => `"${c.fragment}" is false (actual ${c.actual})`).join('; ')}.`;
+    const diagnostic = verified(reasoning, { ...base, is_valid: holds }, {
+      engine: ENGINE_NAME,
+      engine_version: ENGINE_VERSION,
+      input: { image_sha256: sha256Hex(data), claim },
+      result: { format: info.format, width: info.width, height: info.height, byte_size: data.length, is_valid: holds, checks: a.checks.map((c) => ({ kind: c.kind, expected: c.expected, holds: c.holds })) },
+    });
+    return { fields: { verdict: holds ? 'SUPPORTED' : 'REFUTED', confidence: 1, reasoning, methods_used: methods }, diagnostic };
+  }
+  const reasoning = a.checks.length
+    ? `The format and size parts hold (${summary}), but "${a.uncovered.join(' ')}" is about the picture's content, which needs a vision model.`
+    : `Nothing in the claim is about the file's format, dimensions or size (${summary}); judging the picture's content needs a vision model.`;
+  return { fields: { verdict: 'VLM_REQUIRED', confidence: 0, reasoning, methods_used: methods }, diagnostic: unverifiable(reasoning, base) };
+}

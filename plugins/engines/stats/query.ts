@@ -1,0 +1,152 @@
+import { Ajv } from 'ajv';
+import type { Aggregate, Condition, Op, StatsQuery } from './evaluator.js';
+
+/**
+ * decisions §8: a statistics claim becomes a small declarative query, never code. Without a language
+ * model the caller writes it: as JSON `{aggregate, column, filter?, group?}` or as a plain pattern
+ * such as `mean of price where region = EU by year`. Either way it is validated with ajv against
+ * the CSV's actual columns before anything runs.
+ */
+
+export const AGGREGATES: readonly Aggregate[] = ['count', 'sum', 'mean', 'min', 'max', 'median'];
+export const OPS: readonly Op[] = ['=', '!=', '<', '<=', '>', '>='];
+export const MAX_QUERY_CHARS = 4096;
+export const MAX_CONDITIONS = 8;
+
+const SYNONYMS: Record<string, Aggregate> = {
+  count: 'count', sum: 'sum', total: 'sum', mean: 'mean', average: 'mean', avg: 'mean',
+  min: 'min', minimum: 'min', max: 'max', maximum: 'max', median: 'median',
+};
+const OP_ALIASES: Record<string, Op> = { '=': '=', '==': '=', '!=': '!=', '<>': '!=', '<': '<', '<=': '<=', '>': '>', '>=': '>=' };
+
+export class QueryError extends Error {}
+
+type Tok = { t: 'word' | 'quoted' | 'op'; v: string };
+
+function tokenize(s: string): Tok[] {
+  const out: Tok[] = [];
+  const re = /\s*(?:"((?:[^"]|"")*)"|'((?:[^']|'')*)'|`([^`]*)`|(<=|>=|!=|<>|==|=|<|>)|([^\s=!<>"'`]+))/y;
+  let at = 0;
+  while (at < s.length) {
+    if (/^\s*$/.test(s.slice(at))) break;
+    re.lastIndex = at;
+    const m = re.exec(s);
+    if (!m) throw new QueryError(`cannot read the query at character ${at}`);
+    if (m[1] !== undefined) out.push({ t: 'quoted', v: m[1].replace(/""/g, '"') });
+    else if (m[2] !== undefined) out.push({ t: 'quoted', v: m[2].replace(/''/g, "'") });
+    else if (m[3] !== undefined) out.push({ t: 'quoted', v: m[3] });
+    else if (m[4] !== undefined) out.push({ t: 'op', v: m[4] });
+    else out.push({ t: 'word', v: m[5] });
+    at = re.lastIndex;
+  }
+  return out;
+}
+
+/** `<aggregate> [of <column>] [where <col> <op> <value> (and …)*] [by|per|group by|grouped by <column>]` */
+export function parsePattern(text: string): Record<string, unknown> {
+  const toks = tokenize(text);
+  let i = 0;
+  const kw = (...words: string[]) => {
+    const t = toks[i];
+    if (t?.t === 'word' && words.includes(t.v.toLowerCase())) {
+      i++;
+      return true;
+    }
+    return false;
+  };
+  const name = (what: string): string => {
+    const t = toks[i++];
+    if (!t || t.t === 'op') throw new QueryError(`expected ${what}`);
+    return t.v;
+  };
+  const first = toks[i++];
+  const aggregate = first?.t === 'word' ? SYNONYMS[first.v.toLowerCase()] : undefined;
+  if (!aggregate) throw new QueryError(`the query must start with one of: ${Object.keys(SYNONYMS).join(', ')}`);
+  const q: Record<string, unknown> = { aggregate, column: '*' };
+  if (kw('of')) {
+    const c = name('a column');
+    q.column = aggregate === 'count' && (c === '*' || c.toLowerCase() === 'rows') ? '*' : c;
+  } else if (aggregate !== 'count') throw new QueryError(`${aggregate} needs "of <column>"`);
+  if (kw('where')) {
+    const filter: Condition[] = [];
+    do {
+      const column = name('a filter column');
+      const op = toks[i++];
+      if (op?.t !== 'op') throw new QueryError(`expected a comparison after ${column}`);
+      filter.push({ column, op: OP_ALIASES[op.v], value: name('a filter value') });
+    } while (kw('and'));
+    q.filter = filter;
+  }
+  if (kw('by', 'per') || (kw('group', 'grouped') && kw('by'))) q.group = name('a group column');
+  if (i !== toks.length) throw new QueryError(`unexpected ${JSON.stringify(toks[i].v)}`);
+  return q;
+}
+
+function querySchema(columns: string[]): object {
+  const col = { type: 'string', enum: columns };
+  return {
+    type: 'object',
+    required: ['aggregate', 'column'],
+    additionalProperties: false,
+    properties: {
+      aggregate: { enum: AGGREGATES },
+      column: { type: 'string', enum: [...columns, '*'] },
+      filter: {
+        type: 'array',
+        maxItems: MAX_CONDITIONS,
+        items: {
+          type: 'object',
+          required: ['column', 'op', 'value'],
+          additionalProperties: false,
+          properties: { column: col, op: { enum: OPS }, value: { type: 'string', maxLength: 256 } },
+        },
+      },
+      group: col,
+    },
+    // `*` (all rows) is meaningful only for count
+    if: { properties: { aggregate: { not: { const: 'count' } } } },
+    then: { properties: { column: col } },
+  };
+}
+
+const ajv = new Ajv({ allErrors: true, strict: false });
+
+/** Resolves a column name: exact match first, else the one column equal to it ignoring case. */
+function resolve(name: unknown, columns: string[]): unknown {
+  if (typeof name !== 'string' || columns.includes(name) || name === '*') return name;
+  const ci = columns.filter((c) => c.toLowerCase() === name.toLowerCase());
+  return ci.length === 1 ? ci[0] : name;
+}
+
+/** Text (JSON or pattern) → a validated StatsQuery over `columns`; QueryError says why not. */
+export function compileQuery(text: string, columns: string[]): StatsQuery {
+  if (text.length > MAX_QUERY_CHARS) throw new QueryError(`the query is longer than ${MAX_QUERY_CHARS} characters`);
+  let raw: unknown;
+  if (text.trim().startsWith('{')) {
+    try {
+      raw = JSON.parse(text);
+    } catch {
+      throw new QueryError('the query looks like JSON but does not parse');
+    }
+  } else raw = parsePattern(text);
+  const q = raw as Record<string, unknown>;
+  if (q && typeof q === 'object' && !Array.isArray(q)) {
+    if (q.filter && !Array.isArray(q.filter)) q.filter = [q.filter];
+    q.column = resolve(q.column, columns);
+    if (q.group !== undefined) q.group = resolve(q.group, columns);
+    if (Array.isArray(q.filter)) for (const c of q.filter) if (c && typeof c === 'object') (c as Record<string, unknown>).column = resolve((c as Record<string, unknown>).column, columns);
+  }
+  const schema = querySchema(columns);
+  const validate = ajv.compile(schema);
+  const ok = validate(q);
+  // a per-request schema: drop it from ajv's cache or every upload's columns would stay in memory
+  ajv.removeSchema(schema);
+  if (!ok) {
+    const detail = (validate.errors ?? [])
+      .filter((e) => e.keyword !== 'if')
+      .map((e) => `${e.instancePath || '/'} ${e.message}${e.keyword === 'enum' && /column|group/.test(e.instancePath) ? ` (columns: ${columns.join(', ')})` : ''}`)
+      .slice(0, 5);
+    throw new QueryError(`invalid query: ${detail.join('; ')}`);
+  }
+  return q as unknown as StatsQuery;
+}
