@@ -3,7 +3,7 @@ import { openAiProvider } from '../../plugins/providers/openai.js';
 import { anthropicProvider, ANTHROPIC_VERSION } from '../../plugins/providers/anthropic.js';
 import { MAX_RESPONSE_BYTES } from '../../plugins/providers/http.js';
 import type { Provider } from '../../plugins/providers/types.js';
-import { mathJson, startFakeLlm, type Behaviour, type FakeLlm } from './fake-llm.js';
+import { mathJson, startFakeLlm, type Behaviour, type FakeLlm } from '../helpers/fake-llm.js';
 
 const TIMEOUT_MS = 200;
 

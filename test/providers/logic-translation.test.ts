@@ -2,7 +2,7 @@ import t from 'tap';
 import providers from '../../plugins/providers/index.js';
 import logic from '../../plugins/engines/logic/index.js';
 import { startServer, testAuthPlugin, TEST_API_KEY } from '../helpers/server.js';
-import { startFakeLlm, type Behaviour } from './fake-llm.js';
+import { startFakeLlm, type Behaviour } from '../helpers/fake-llm.js';
 
 // the logic engine reaches the translator only through the `llm.translator` service
 const queue: Behaviour[] = [];

@@ -3,13 +3,14 @@ import { builtinPlugins } from '../../../sidecar/builtin.js';
 import { sha256Ref } from '../../../core/canonical.js';
 import type { Plugin } from '../../../core/types.js';
 import { startServer, testAuthPlugin, TEST_API_KEY, type TestServer } from '../../helpers/server.js';
-import { mathJson, startFakeLlm, type Behaviour, type FakeLlm } from '../../providers/fake-llm.js';
+import { mathJson, startFakeLlm, type Behaviour, type FakeLlm } from '../../helpers/fake-llm.js';
 
 const LLM_TIMEOUT_MS = 300;
 
-/** the built-ins with the stand-in authenticator instead of the real accounts plugin */
+/** the built-ins with the stand-in authenticator instead of the real accounts plugin (and agents, which needs it) */
+const NEEDS_REAL_AUTH = ['auth', 'agents'];
 function plugins(drop: string[] = []): Plugin[] {
-  return [testAuthPlugin(), ...builtinPlugins.filter((p) => p.name !== 'auth' && !drop.includes(p.name))];
+  return [testAuthPlugin(), ...builtinPlugins.filter((p) => !NEEDS_REAL_AUTH.includes(p.name) && !drop.includes(p.name))];
 }
 
 async function server(t: Pick<Test, 'teardown' | 'ok'>, opts: { openai?: FakeLlm; anthropic?: FakeLlm; drop?: string[] } = {}): Promise<TestServer> {
