@@ -59,6 +59,8 @@ export interface Config {
     openai_model: string | null;
     anthropic_api_key: string | null;
     anthropic_model: string | null;
+    anthropic_base_url: string | null;
+    timeout_ms: number;
   };
   plugin_config: Record<string, Record<string, unknown>>;
 }

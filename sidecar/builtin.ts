@@ -5,6 +5,9 @@ import agents from '../plugins/agents/index.js';
 import audit from '../plugins/audit/index.js';
 import ops from '../plugins/ops/index.js';
 import batch from '../plugins/batch/index.js';
+import providers from '../plugins/providers/index.js';
+import naturalLanguageEngine from '../plugins/engines/natural-language/index.js';
+import factEngine from '../plugins/engines/fact/index.js';
 import sqlEngine from '../plugins/engines/sql/index.js';
 import codeEngine from '../plugins/engines/code/index.js';
 import logicEngine from '../plugins/engines/logic/index.js';
@@ -28,7 +31,11 @@ export const builtinPlugins: Plugin[] = [
   auth,
   // after auth: agent tokens are digested by its key service
   agents,
+  // the llm.translator service, before the engines that translate (logic, natural-language)
+  providers,
   mathEngine,
+  naturalLanguageEngine,
+  factEngine,
   logicEngine,
   codeEngine,
   sqlEngine,

@@ -1,0 +1,171 @@
+/**
+ * The deterministic core of fact checking: what a context *literally* states, read by two rules
+ * over normalised sentences. Pure functions, no I/O.
+ *
+ * - exact_sentence: a claim sentence equals an assertive context sentence after normalisation.
+ * - numeric_conflict: a claim sentence with exactly one number equals an assertive context
+ *   sentence word for word except for that number, whose value differs, and the shared wording
+ *   has none of the words that make a number inexact or conditional (INEXACT below).
+ *
+ * Nothing else is inferred: paraphrases, units, synonyms, arithmetic and world knowledge are out.
+ */
+export const ENGINE_NAME = 'fact';
+export const ENGINE_VERSION = '1.0.0';
+
+export const LIMITS = { claimChars: 4000, contextChars: 200_000 } as const;
+
+/** Words that make a stated number a bound, an estimate, a negation or a hypothesis, not a value. */
+export const INEXACT: ReadonlySet<string> = new Set([
+  'not', 'no', 'never', 'neither', 'nor', 'without', 'except', 'none',
+  'about', 'approximately', 'approx', 'around', 'roughly', 'nearly', 'almost', 'circa', 'ca', 'some', 'several', 'estimated', 'estimate', 'est',
+  'over', 'under', 'above', 'below', 'more', 'less', 'fewer', 'greater', 'least', 'most', 'than', 'between', 'within', 'beyond', 'up',
+  'exceed', 'exceeds', 'exceeded', 'exceeding', 'times', 'fold', 'twice', 'half', 'or', 'plus', 'minus',
+  'if', 'unless', 'whether', 'may', 'might', 'could', 'would', 'should', 'perhaps', 'possibly', 'probably', 'likely', 'unlikely',
+  'reportedly', 'allegedly', 'claimed', 'claims', 'claim', 'said', 'says', 'believed', 'thought', 'rumored', 'rumoured', 'expected', 'projected', 'forecast',
+]);
+
+const ARTICLES = new Set(['a', 'an', 'the']);
+const SCALE: Record<string, number> = { thousand: 3, million: 6, billion: 9, trillion: 12 };
+
+export interface Sentence {
+  /** index in the context's sentence list */
+  index: number;
+  text: string;
+  /** normalised tokens; numbers are `#<canonical decimal>` */
+  tokens: string[];
+  /** a question is not an assertion */
+  assertive: boolean;
+}
+
+/** canonical decimal: no sign on zero, no leading zeros, no trailing fractional zeros */
+export function canonicalDecimal(raw: string, shift = 0): string {
+  let s = raw.replace(/,/g, '');
+  const neg = s.startsWith('-');
+  if (neg) s = s.slice(1);
+  let [int, frac = ''] = s.split('.');
+  // a scale word moves the decimal point (2.5 million → 2500000) exactly, on the digit string
+  if (shift > 0) {
+    const moved = frac.padEnd(shift, '0');
+    int += moved.slice(0, shift);
+    frac = moved.slice(shift);
+  }
+  int = int.replace(/^0+(?=\d)/, '') || '0';
+  frac = frac.replace(/0+$/, '');
+  const out = frac ? `${int}.${frac}` : int;
+  return neg && out !== '0' ? `-${out}` : out;
+}
+
+const NUMBER = /^-?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?$/;
+
+/** Normalised tokens of one sentence (NFKC, lower case, punctuation dropped, articles dropped, numbers canonical). */
+export function tokens(sentence: string): string[] {
+  const s = sentence
+    .normalize('NFKC')
+    .toLowerCase()
+    .replace(/[‘’`´]/g, "'")
+    .replace(/−/g, '-')
+    .replace(/[–—]/g, ' ')
+    .replace(/%/g, ' percent ')
+    .replace(/\bper cent\b/g, 'percent');
+  // numbers keep their comma groups and decimal point; everything else splits on non-word characters
+  // a minus sign counts only where no letter or digit precedes it ("2010-2020" is a range, not -2020)
+  const raw = s.match(/(?<![a-z0-9])-?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?|[a-z0-9]+(?:'[a-z]+)?/g) ?? [];
+  const out: string[] = [];
+  for (let i = 0; i < raw.length; i++) {
+    const w = raw[i];
+    if (NUMBER.test(w)) {
+      const scale = SCALE[raw[i + 1] ?? ''];
+      if (scale !== undefined) i++;
+      out.push('#' + canonicalDecimal(w, scale ?? 0));
+    } else if (!ARTICLES.has(w)) out.push(w);
+  }
+  return out;
+}
+
+/** Sentences of a text: split after . ! ? followed by white space, and at line breaks. */
+export function sentences(text: string): Sentence[] {
+  return text
+    .split(/(?<=[.!?])\s+|\n+/)
+    .map((t) => t.trim())
+    .filter((t) => t.length > 0)
+    .map((t, index) => ({ index, text: t, tokens: tokens(t), assertive: !t.endsWith('?') }))
+    .filter((s) => s.tokens.length > 0)
+    .map((s, index) => ({ ...s, index }));
+}
+
+const isNum = (t: string) => t.startsWith('#');
+const template = (toks: string[]) => toks.map((t) => (isNum(t) ? '#' : t)).join(' ');
+const hasInexact = (toks: string[]) => toks.some((t) => INEXACT.has(t) || t.endsWith("n't"));
+
+export type SentenceOutcome =
+  | { kind: 'supported'; claim: string; sentence: Sentence }
+  | { kind: 'refuted'; claim: string; sentence: Sentence; claim_value: string; context_value: string }
+  | { kind: 'contradictory'; claim: string; values: string[]; sentences: Sentence[] }
+  | { kind: 'unknown'; claim: string };
+
+/**
+ * One claim sentence against every assertive context sentence. When the claim has one exact
+ * number, every context sentence of the same wording is a statement of that quantity: if they
+ * give different values the context contradicts itself and decides nothing.
+ */
+export function judgeSentence(claim: string, context: Sentence[]): SentenceOutcome {
+  const c = tokens(claim);
+  const key = c.join(' ');
+  const tpl = template(c);
+  const nums = c.filter(isNum);
+  const numeric = nums.length === 1 && !hasInexact(c);
+  let supporting: Sentence | undefined;
+  const same: Array<{ s: Sentence; value: string }> = [];
+  for (const s of context) {
+    if (!s.assertive) continue;
+    if (s.tokens.join(' ') === key) supporting ??= s;
+    if (numeric && template(s.tokens) === tpl) same.push({ s, value: s.tokens.find(isNum)!.slice(1) });
+  }
+  const values = [...new Set(same.map((x) => x.value))];
+  if (values.length > 1) return { kind: 'contradictory', claim, values, sentences: same.map((x) => x.s) };
+  if (supporting) return { kind: 'supported', claim, sentence: supporting };
+  if (same.length) return { kind: 'refuted', claim, sentence: same[0].s, claim_value: nums[0].slice(1), context_value: same[0].value };
+  return { kind: 'unknown', claim };
+}
+
+export interface FactOutcome {
+  verdict: 'SUPPORTED' | 'REFUTED' | 'INCONCLUSIVE';
+  rule: 'exact_sentence' | 'numeric_conflict' | null;
+  reasoning: string;
+  sentences: SentenceOutcome[];
+}
+
+const quote = (s: string) => JSON.stringify(s.length > 200 ? s.slice(0, 197) + '...' : s);
+
+/**
+ * A claim of several sentences is a conjunction: REFUTED when one sentence is refuted, SUPPORTED
+ * when every sentence is supported, otherwise INCONCLUSIVE.
+ */
+export function judge(claim: string, context: string): FactOutcome {
+  const ctx = sentences(context);
+  const parts = sentences(claim).map((s) => s.text);
+  const outcomes = parts.map((p) => judgeSentence(p, ctx));
+  const refuted = outcomes.find((o) => o.kind === 'refuted');
+  if (refuted && refuted.kind === 'refuted') {
+    return {
+      verdict: 'REFUTED',
+      rule: 'numeric_conflict',
+      reasoning: `Context sentence ${refuted.sentence.index + 1} (${quote(refuted.sentence.text)}) states ${refuted.context_value} where the claim states ${refuted.claim_value}, in otherwise identical wording.`,
+      sentences: outcomes,
+    };
+  }
+  if (outcomes.length > 0 && outcomes.every((o) => o.kind === 'supported')) {
+    const where = outcomes.map((o) => (o.kind === 'supported' ? o.sentence.index + 1 : 0)).join(', ');
+    return {
+      verdict: 'SUPPORTED',
+      rule: 'exact_sentence',
+      reasoning: `The context states the claim literally (context sentence ${where}, after normalising case, punctuation, articles and number formatting).`,
+      sentences: outcomes,
+    };
+  }
+  const contradictory = outcomes.find((o) => o.kind === 'contradictory');
+  const reasoning = contradictory
+    ? 'The context gives different numbers in the same wording as the claim; it contradicts itself, so it decides nothing.'
+    : 'The context does not state the claim, or a different number for the same wording, literally; nothing is inferred beyond that.';
+  return { verdict: 'INCONCLUSIVE', rule: null, reasoning, sentences: outcomes };
+}

@@ -1,0 +1,23 @@
+import type { App } from '../../../core/types.js';
+import type { NlRequest, NlVerifier } from './service.js';
+
+export const SCHEMA_BASE = 'https://proofgate.dev/schemas/natural-language';
+const BODY_LIMIT_BYTES = 64 * 1024;
+
+export function registerRoutes(app: App, verifier: NlVerifier): void {
+  app.route({
+    method: 'POST',
+    path: '/verify/natural_language',
+    auth: 'apiKey',
+    scope: 'verify:read',
+    tags: ['verification'],
+    bodyLimit: BODY_LIMIT_BYTES,
+    schema: { body: `${SCHEMA_BASE}/request.json`, response: `${SCHEMA_BASE}/response.json` },
+    async handler(ctx) {
+      const started = performance.now();
+      const reply = await verifier.verify(ctx.body as NlRequest, { signal: ctx.signal, orgId: ctx.principal?.orgId ?? null });
+      const latency_ms = Math.round((performance.now() - started) * 100) / 100;
+      return { status: reply.httpStatus, body: { ...reply.body, latency_ms } };
+    },
+  });
+}

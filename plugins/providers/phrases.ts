@@ -1,0 +1,147 @@
+/**
+ * The vocabulary of the local translator: plain arithmetic phrasing read into tokens. Only what is
+ * listed here is understood; any other word makes the whole text unreadable (never guessed at).
+ */
+export type Tok =
+  | { t: 'num'; v: string }
+  | { t: 'op'; v: '+' | '-' | '*' | '/' | '^' }
+  | { t: '(' }
+  | { t: ')' }
+  | { t: 'percent' }
+  | { t: 'of' }
+  | { t: 'and' }
+  | { t: 'post'; v: 2 | 3 }
+  | { t: 'fn'; v: 'sqrt' | 'cbrt' }
+  | { t: 'neg' }
+  | { t: 'pair'; v: '+' | '-' | '*' | '/' }
+  | { t: 'scale'; v: string };
+
+/** multi-word phrases first: the longest phrase at a position wins */
+const PHRASES: Array<[string, Tok]> = [
+  ['raised to the power of', { t: 'op', v: '^' }],
+  ['to the power of', { t: 'op', v: '^' }],
+  ['raised to', { t: 'op', v: '^' }],
+  ['multiplied by', { t: 'op', v: '*' }],
+  ['divided by', { t: 'op', v: '/' }],
+  ['square root of', { t: 'fn', v: 'sqrt' }],
+  ['cube root of', { t: 'fn', v: 'cbrt' }],
+  ['sum of', { t: 'pair', v: '+' }],
+  ['product of', { t: 'pair', v: '*' }],
+  ['difference between', { t: 'pair', v: '-' }],
+  ['difference of', { t: 'pair', v: '-' }],
+  ['quotient of', { t: 'pair', v: '/' }],
+  ['per cent', { t: 'percent' }],
+  ['half of', { t: 'scale', v: '0.5' }],
+  ['plus', { t: 'op', v: '+' }],
+  ['minus', { t: 'op', v: '-' }],
+  ['times', { t: 'op', v: '*' }],
+  ['x', { t: 'op', v: '*' }],
+  ['over', { t: 'op', v: '/' }],
+  ['squared', { t: 'post', v: 2 }],
+  ['cubed', { t: 'post', v: 3 }],
+  ['sqrt', { t: 'fn', v: 'sqrt' }],
+  ['percent', { t: 'percent' }],
+  ['of', { t: 'of' }],
+  ['and', { t: 'and' }],
+  ['negative', { t: 'neg' }],
+  ['twice', { t: 'scale', v: '2' }],
+  ['double', { t: 'scale', v: '2' }],
+  ['triple', { t: 'scale', v: '3' }],
+];
+
+/** words that carry no arithmetic and are dropped wherever they appear */
+const FILLER = new Set(['the', 'a', 'an', 'by', 'value', 'result', 'number']);
+
+const UNITS = ['zero', 'one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine', 'ten', 'eleven', 'twelve', 'thirteen', 'fourteen', 'fifteen', 'sixteen', 'seventeen', 'eighteen', 'nineteen'];
+const TENS = ['', '', 'twenty', 'thirty', 'forty', 'fifty', 'sixty', 'seventy', 'eighty', 'ninety'];
+const SCALES: Record<string, bigint> = { thousand: 1000n, million: 1000000n };
+
+function numberWord(w: string): { kind: 'unit' | 'hundred' | 'scale'; v: bigint } | null {
+  const u = UNITS.indexOf(w);
+  if (u >= 0) return { kind: 'unit', v: BigInt(u) };
+  const t = TENS.indexOf(w);
+  if (t >= 2) return { kind: 'unit', v: BigInt(t * 10) };
+  if (w === 'hundred') return { kind: 'hundred', v: 100n };
+  if (w in SCALES) return { kind: 'scale', v: SCALES[w] };
+  return null;
+}
+
+/** "one hundred twenty three thousand" → 123000; returns the value and how many words it used */
+function readNumberWords(words: string[], i: number): { v: string; used: number } | null {
+  let total = 0n;
+  let current = 0n;
+  let j = i;
+  for (; j < words.length; j++) {
+    const n = numberWord(words[j]);
+    if (!n) {
+      // "and" inside a number ("one hundred and five") only when a number word follows
+      if (words[j] === 'and' && j > i && numberWord(words[j + 1] ?? '')?.kind === 'unit' && current % 100n === 0n && current > 0n) continue;
+      break;
+    }
+    if (n.kind === 'unit') current += n.v;
+    else if (n.kind === 'hundred') current = (current === 0n ? 1n : current) * 100n;
+    else {
+      total += (current === 0n ? 1n : current) * n.v;
+      current = 0n;
+    }
+  }
+  return j === i ? null : { v: String(total + current), used: j - i };
+}
+
+const NUMBER = /^(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?|^\.\d+/;
+
+/** Tokens of one side of the text, or null when any part of it is outside the vocabulary. */
+export function tokenize(text: string): Tok[] | null {
+  const out: Tok[] = [];
+  let s = text;
+  while (s.length) {
+    const ws = /^[\s,]+/.exec(s);
+    if (ws) {
+      s = s.slice(ws[0].length);
+      continue;
+    }
+    const num = NUMBER.exec(s);
+    if (num) {
+      let v = num[0].replace(/,/g, '');
+      if (v.startsWith('.')) v = '0' + v;
+      out.push({ t: 'num', v });
+      s = s.slice(num[0].length);
+      continue;
+    }
+    if (s.startsWith('**')) {
+      out.push({ t: 'op', v: '^' });
+      s = s.slice(2);
+      continue;
+    }
+    const c = s[0];
+    if ('+-*/^'.includes(c)) out.push({ t: 'op', v: c as '+' });
+    else if (c === '(' || c === ')') out.push({ t: c });
+    else if (c === '%') out.push({ t: 'percent' });
+    if ('+-*/^()%'.includes(c)) {
+      s = s.slice(1);
+      continue;
+    }
+    const word = /^[a-z]+/.exec(s);
+    if (!word) return null;
+    // phrases and number words read over the rest of the text as words
+    const words = s.split(/[\s,]+/);
+    const phrase = PHRASES.find(([p]) => (s === p || s.startsWith(p + ' ') || s.startsWith(p + '(')) && p.split(' ').length <= words.length);
+    if (phrase) {
+      out.push(phrase[1]);
+      s = s.slice(phrase[0].length);
+      continue;
+    }
+    const nw = words[0] === word[0] ? readNumberWords(words, 0) : null;
+    if (nw) {
+      out.push({ t: 'num', v: nw.v });
+      s = words.slice(nw.used).join(' ');
+      continue;
+    }
+    if (FILLER.has(word[0])) {
+      s = s.slice(word[0].length);
+      continue;
+    }
+    return null;
+  }
+  return out;
+}
