@@ -155,7 +155,8 @@ export async function createApp(opts: CreateOptions): Promise<Kernel> {
       Promise.allSettled(
         engines.filter((e) => e.def.warmup).map((e) => e.handle.run(e.def.warmup!, null, { timeoutMs: 60_000 })),
       ).then((results) => {
-        for (const r of results) if (r.status === 'rejected') log.error({ err: r.reason }, 'engine warm-up failed');
+        // a warm-up cut short by shutdown is expected, not an error worth an operator's attention
+        if (!closing) for (const r of results) if (r.status === 'rejected') log.error({ err: r.reason }, 'engine warm-up failed');
         warm = results.every((r) => r.status === 'fulfilled');
       });
       return { host: addr.address, port: addr.port, url: `http://${host}:${addr.port}` };

@@ -15,20 +15,28 @@ const DRAFT_2020 = 'https://json-schema.org/draft/2020-12/schema';
 /**
  * One place that knows JSON Schema. Bodies are validated without type coercion (a JSON client
  * sends types); query strings and path params arrive as text, so their validator coerces.
- * Schemas declaring draft 2020-12 get a 2020 instance. Validators are compiled once, on first use.
+ * Schemas declaring draft 2020-12 get a 2020 instance. Instances are built and validators compiled
+ * on first use, so start-up pays only for reading the files.
  */
 export class Validator {
-  private readonly strict: Ajv[];
-  private readonly coercing: Ajv[];
+  /** ajv instances by key (draft × coercion), built on first use: /healthz must not wait for them */
+  private readonly instances = new Map<string, Ajv>();
+  private readonly schemas: Array<{ schema: object; v2020: boolean }> = [];
   private readonly compiled = new Map<string, ValidateFunction>();
   private readonly ids = new Set<string>();
   private readonly is2020 = new Set<string>();
 
-  constructor() {
-    const opts = { allErrors: true, strict: false, useDefaults: true } as const;
-    this.strict = [new Ajv(opts), new Ajv2020(opts) as unknown as Ajv];
-    this.coercing = [new Ajv({ ...opts, coerceTypes: 'array' }), new Ajv2020({ ...opts, coerceTypes: 'array' }) as unknown as Ajv];
-    for (const a of [...this.strict, ...this.coercing]) addFormats(a);
+  private instance(v2020: boolean, coerce: boolean): Ajv {
+    const key = `${v2020 ? '2020' : '07'}:${coerce ? 'c' : 's'}`;
+    let a = this.instances.get(key);
+    if (!a) {
+      const opts = { allErrors: true, strict: false, useDefaults: true, ...(coerce ? { coerceTypes: 'array' as const } : {}) };
+      a = v2020 ? (new Ajv2020(opts) as unknown as Ajv) : new Ajv(opts);
+      addFormats(a);
+      for (const s of this.schemas) if (s.v2020 === v2020) a.addSchema(s.schema);
+      this.instances.set(key, a);
+    }
+    return a;
   }
 
   /** Loads every *.json schema under a directory tree (schemas/ of the repository). */
@@ -51,9 +59,14 @@ export class Validator {
     this.ids.add(id);
     const v2020 = (schema as { $schema?: string }).$schema === DRAFT_2020;
     if (v2020) this.is2020.add(id);
-    const i = v2020 ? 1 : 0;
-    this.strict[i].addSchema(schema);
-    this.coercing[i].addSchema(schema);
+    this.schemas.push({ schema, v2020 });
+    // an instance that already exists gets the schema now; the others get it when they are built
+    for (const [key, a] of this.instances) if (key.startsWith(v2020 ? '2020' : '07')) a.addSchema(schema);
+  }
+
+  /** every registered schema id (tests compile them all) */
+  schemaIds(): string[] {
+    return [...this.ids];
   }
 
   has(id: string): boolean {
@@ -64,8 +77,7 @@ export class Validator {
     const key = `${part === 'query' || part === 'params' ? 'c' : 's'}:${id}`;
     let v = this.compiled.get(key);
     if (!v) {
-      const i = this.is2020.has(id) ? 1 : 0;
-      const ajv = part === 'query' || part === 'params' ? this.coercing[i] : this.strict[i];
+      const ajv = this.instance(this.is2020.has(id), part === 'query' || part === 'params');
       v = ajv.getSchema(id);
       if (!v) throw new Error(`unknown schema ${id}`);
       this.compiled.set(key, v);

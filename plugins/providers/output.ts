@@ -64,17 +64,23 @@ export const ANTHROPIC_ENVELOPE = {
   },
 } as const;
 
-const ajv = new Ajv({ allErrors: false, strict: false });
-const validators = {
-  math: ajv.compile(MATH_OUTPUT),
-  logic_dsl: ajv.compile(LOGIC_OUTPUT),
-  fact_opinion: ajv.compile(FACT_OUTPUT),
-  openai: ajv.compile(OPENAI_ENVELOPE),
-  anthropic: ajv.compile(ANTHROPIC_ENVELOPE),
-} satisfies Record<string, ValidateFunction>;
+const SHAPES = { math: MATH_OUTPUT, logic_dsl: LOGIC_OUTPUT, fact_opinion: FACT_OUTPUT, openai: OPENAI_ENVELOPE, anthropic: ANTHROPIC_ENVELOPE };
+type Shape = keyof typeof SHAPES;
+// compiled on first use: a sidecar that never calls a model should not pay for them at start-up
+let ajv: Ajv | undefined;
+const compiled = new Map<Shape, ValidateFunction>();
+function validator(kind: Shape): ValidateFunction {
+  let v = compiled.get(kind);
+  if (!v) {
+    ajv ??= new Ajv({ allErrors: false, strict: false });
+    v = ajv.compile(SHAPES[kind]);
+    compiled.set(kind, v);
+  }
+  return v;
+}
 
 export function checkEnvelope(kind: 'openai' | 'anthropic', body: unknown, provider: string): void {
-  if (!validators[kind](body)) throw new ProviderError('malformed_output', 'the provider answered with an unexpected response shape', provider);
+  if (!validator(kind)(body)) throw new ProviderError('malformed_output', 'the provider answered with an unexpected response shape', provider);
 }
 
 /** The model's text as JSON: the whole text, or the whole text inside one ``` fence. */
@@ -100,7 +106,7 @@ function exactOf(v: number | string | null): string | null {
 
 export function parseOutput<T extends TranslationTarget>(target: T, text: string, provider: string): TranslationOf[T] {
   const value = parseJsonText(text, provider);
-  if (!validators[target](value)) {
+  if (!validator(target)(value)) {
     throw new ProviderError('malformed_output', `the provider's JSON does not match the ${target} translation schema`, provider);
   }
   if (target === 'fact_opinion') {

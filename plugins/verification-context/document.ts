@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { Ajv2020 } from 'ajv/dist/2020.js';
+import type { ValidateFunction } from 'ajv';
 import { canonicalJson, sha256Ref } from '../../core/canonical.js';
 import type { DiagnosticResult, Status } from '../../core/verdict.js';
 
@@ -28,8 +29,12 @@ export interface VcDocument {
 }
 
 export const SCHEMA_URL = new URL('../../../schemas/verification-context/document.json', import.meta.url);
-const ajv = new Ajv2020({ allErrors: true, strict: false });
-const schemaCheck = ajv.compile(JSON.parse(readFileSync(SCHEMA_URL, 'utf8')) as object);
+// compiled on first use: importing the plugin (server start-up) should not pay for it
+let compiledCheck: ValidateFunction | undefined;
+function schemaCheck(): ValidateFunction {
+  compiledCheck ??= new Ajv2020({ allErrors: true, strict: false }).compile(JSON.parse(readFileSync(SCHEMA_URL, 'utf8')) as object);
+  return compiledCheck;
+}
 
 /** The document with context.proof.evidence.proof_ref removed (the member, not set to null). */
 function withoutProofRef(doc: unknown): unknown {
@@ -110,8 +115,9 @@ export interface ValidationDetail {
 
 /** Schema plus the invariants re-checked in code (the schema is one line of defence, not the only one). */
 export function validateDocument(doc: unknown): ValidationDetail[] {
-  if (!schemaCheck(doc)) {
-    return (schemaCheck.errors ?? []).map((e) => ({
+  const check = schemaCheck();
+  if (!check(doc)) {
+    return (check.errors ?? []).map((e) => ({
       path: e.instancePath || '/',
       message: `${e.message ?? 'invalid'}${e.keyword === 'additionalProperties' ? ` (${(e.params as { additionalProperty: string }).additionalProperty})` : ''}`,
     }));

@@ -19,3 +19,22 @@ t.test('every built-in route declares the schemas of its request and response', 
     t.ok(r.schema?.response || r.produces, `${id} has a response schema or declares its media type`);
   }
 });
+
+t.test('every schema under schemas/ compiles (they compile lazily at run time, so a test must)', async (t) => {
+  const { Validator } = await import('../../core/validate.js');
+  const { SCHEMAS_DIR } = await import('../../core/app.js');
+  const v = new Validator();
+  v.loadDir(SCHEMAS_DIR);
+  const ids = v.schemaIds();
+  t.ok(ids.length > 50, `${ids.length} schemas`);
+  for (const id of ids) {
+    for (const part of ['body', 'query'] as const) {
+      try {
+        v.check(id, {}, part);
+        t.pass(`${id} compiles (${part})`);
+      } catch (err) {
+        t.fail(`${id} does not compile (${part}): ${(err as Error).message}`);
+      }
+    }
+  }
+});
