@@ -1,4 +1,4 @@
-import { createServer, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
 import type { Config } from './config.js';
@@ -24,6 +24,11 @@ export interface CreateOptions {
   store?: Store;
   /** check every 2xx body against its route's response schema (tests turn this on) */
   validateResponses?: boolean;
+  /**
+   * An HTTP server that is already listening (the sidecar opens its socket before loading plugins,
+   * so liveness answers at once); the kernel takes over its requests instead of creating one.
+   */
+  server?: Server;
 }
 
 export interface Kernel {
@@ -127,9 +132,21 @@ export async function createApp(opts: CreateOptions): Promise<Kernel> {
     isClosing: () => closing,
     shutdownSignal: shutdown.signal,
   });
-  const server = createServer({ requestTimeout: config.server.request_timeout_ms, headersTimeout: Math.min(config.server.request_timeout_ms, 60_000) }, (req, res) => {
+  const onRequest = (req: IncomingMessage, res: ServerResponse) => {
     void handle(req, res);
-  });
+  };
+  const timeouts = { requestTimeout: config.server.request_timeout_ms, headersTimeout: Math.min(config.server.request_timeout_ms, 60_000) };
+  let server: Server;
+  if (opts.server) {
+    server = opts.server;
+    server.requestTimeout = timeouts.requestTimeout;
+    server.headersTimeout = timeouts.headersTimeout;
+    // one synchronous swap: every request from here on reaches the pipeline, none is dropped
+    server.removeAllListeners('request');
+    server.on('request', onRequest);
+  } else {
+    server = createServer(timeouts, onRequest);
+  }
   let inFlight = 0;
   server.on('request', (_req, res) => {
     inFlight++;
@@ -141,13 +158,15 @@ export async function createApp(opts: CreateOptions): Promise<Kernel> {
     server,
     routes: router.routes(),
     async listen() {
-      await new Promise<void>((resolve, reject) => {
-        server.once('error', reject);
-        server.listen(config.server.port, config.server.host, () => {
-          server.off('error', reject);
-          resolve();
+      if (!server.listening) {
+        await new Promise<void>((resolve, reject) => {
+          server.once('error', reject);
+          server.listen(config.server.port, config.server.host, () => {
+            server.off('error', reject);
+            resolve();
+          });
         });
-      });
+      }
       const addr = server.address() as AddressInfo;
       const host = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address;
       log.info({ host: addr.address, port: addr.port, plugins: plugins.map((p) => p.name) }, 'proofgate listening');

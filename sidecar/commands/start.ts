@@ -1,9 +1,8 @@
 import { existsSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { createApp } from '../../core/app.js';
 import { ConfigError, DEFAULT_CONFIG_PATH, loadConfig } from '../../core/config.js';
 import { createLogger } from '../../core/log.js';
-import { builtinPlugins } from '../builtin.js';
+import { listenEarly } from '../bootstrap.js';
 import { wantsHelp, type Command } from '../../core/cli.js';
 import { writeDevConfig } from './init.js';
 
@@ -44,10 +43,21 @@ SIGTERM/SIGINT: stop accepting, finish in-flight requests, close the store; a se
     // A stray rejected promise is a bug to log, not a reason to drop every in-flight verification.
     process.on('unhandledRejection', (err) => log.error({ err }, 'unhandled promise rejection'));
     if (config.error_tracking_dsn) log.warn('ERROR_TRACKING_DSN is set but no error-tracking client is bundled; ignoring it');
+    // live first: the socket answers /healthz while the kernel and plugins load (performance.md)
+    let early;
+    try {
+      early = await listenEarly(config);
+    } catch (err) {
+      console.error(`proofgate: cannot listen on ${config.server.host}:${config.server.port}: ${(err as Error).message}`);
+      return 1;
+    }
     let kernel;
     try {
-      kernel = await createApp({ config, plugins: builtinPlugins, logger: log });
+      const { createApp } = await import('../../core/app.js');
+      const { builtinPlugins } = await import('../builtin.js');
+      kernel = await createApp({ config, plugins: builtinPlugins, logger: log, server: early });
     } catch (err) {
+      early.close();
       console.error(`proofgate: cannot start: ${(err as Error).message}`);
       return 78;
     }
