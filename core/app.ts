@@ -56,6 +56,7 @@ export async function createApp(opts: CreateOptions): Promise<Kernel> {
   const closers: Array<() => Promise<void> | void> = [];
   const services = new Map<string, unknown>();
   const engines: Array<{ def: EngineDef; handle: EngineHandle }> = [];
+  const warmups: Array<Promise<unknown>> = [];
   const shutdown = new AbortController();
   let closing = false;
 
@@ -88,6 +89,12 @@ export async function createApp(opts: CreateOptions): Promise<Kernel> {
       };
       if (def.module) pools.prepare(def.pool?.name ?? 'engines', def.pool?.threads);
       engines.push({ def, handle });
+      // warm up as soon as the engine is declared, overlapping the rest of start-up; /readyz waits
+      if (def.warmup) {
+        const w = handle.run(def.warmup, null, { timeoutMs: 60_000 });
+        w.catch(() => undefined); // judged in listen(); never an unhandled rejection if start-up fails first
+        warmups.push(w);
+      }
       return handle;
     },
     engines: () => engines.map((e) => ({ name: e.def.name, version: e.def.version })),
@@ -109,13 +116,21 @@ export async function createApp(opts: CreateOptions): Promise<Kernel> {
     service: <T>(name: string) => services.get(name) as T | undefined,
   });
 
-  const plugins = await resolvePlugins(opts.plugins, config.plugins.disabled, config.plugins.extra);
-  for (const p of plugins) await p.register(makeApp(p.name));
-  // every route must have declared how it authenticates (the type requires it; this catches JS plugins)
-  for (const r of router.routes()) {
-    if (!['none', 'apiKey', 'jwt', 'agentToken'].includes(r.auth)) throw new Error(`route ${r.method} ${r.path} has no valid auth kind`);
-    if (r.auth === 'apiKey' && !r.scope) throw new Error(`route ${r.method} ${r.path} authenticates by API key but declares no scope`);
-    for (const id of Object.values(r.schema ?? {})) if (!validator.has(id)) throw new Error(`route ${r.method} ${r.path} names unknown schema ${id}`);
+  let plugins: Plugin[];
+  try {
+    plugins = await resolvePlugins(opts.plugins, config.plugins.disabled, config.plugins.extra);
+    for (const p of plugins) await p.register(makeApp(p.name));
+    // every route must have declared how it authenticates (the type requires it; this catches JS plugins)
+    for (const r of router.routes()) {
+      if (!['none', 'apiKey', 'jwt', 'agentToken'].includes(r.auth)) throw new Error(`route ${r.method} ${r.path} has no valid auth kind`);
+      if (r.auth === 'apiKey' && !r.scope) throw new Error(`route ${r.method} ${r.path} authenticates by API key but declares no scope`);
+      for (const id of Object.values(r.schema ?? {})) if (!validator.has(id)) throw new Error(`route ${r.method} ${r.path} names unknown schema ${id}`);
+    }
+  } catch (err) {
+    // a plugin that cannot register stops start-up; release the threads and the store it leaves behind
+    await pools.close();
+    await store.close();
+    throw err;
   }
 
   let warm = false;
@@ -170,10 +185,8 @@ export async function createApp(opts: CreateOptions): Promise<Kernel> {
       const addr = server.address() as AddressInfo;
       const host = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address;
       log.info({ host: addr.address, port: addr.port, plugins: plugins.map((p) => p.name) }, 'proofgate listening');
-      // engines warm up after the socket is open: liveness first, readiness when they are ready
-      Promise.allSettled(
-        engines.filter((e) => e.def.warmup).map((e) => e.handle.run(e.def.warmup!, null, { timeoutMs: 60_000 })),
-      ).then((results) => {
+      // liveness does not wait for the warm-ups started at declaration; readiness does
+      Promise.allSettled(warmups).then((results) => {
         // a warm-up cut short by shutdown is expected, not an error worth an operator's attention
         if (!closing) for (const r of results) if (r.status === 'rejected') log.error({ err: r.reason }, 'engine warm-up failed');
         warm = results.every((r) => r.status === 'fulfilled');
