@@ -1,11 +1,13 @@
 import t from 'tap';
 import { startServer } from '../helpers/server.js';
-import { probePlugin } from '../helpers/probe-plugin.js';
+import { once } from 'node:events';
+import { probeEvents, probePlugin } from '../helpers/probe-plugin.js';
 
 t.test('close() lets an in-flight request finish, then refuses new connections', async (t) => {
   const s = await startServer({ plugins: [probePlugin()] });
+  const started = once(probeEvents, 'slow-started');
   const inFlight = s.request('GET', '/probe/slow');
-  await new Promise((r) => setTimeout(r, 100));
+  await started; // the request is in the handler, so it is in flight whatever the machine's load
   const closing = s.close();
   const r = await inFlight;
   t.equal(r.status, 200, 'the request that was running completes');

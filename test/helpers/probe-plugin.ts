@@ -1,6 +1,10 @@
+import { EventEmitter } from 'node:events';
 import type { Plugin } from '../../core/types.js';
 
 export const PROBE_SCHEMA = 'https://proofgate.dev/schemas/test/probe.json';
+
+/** Emits 'slow-started' when /probe/slow's handler begins: tests wait on it instead of on a clock. */
+export const probeEvents = new EventEmitter();
 
 /** Routes that exercise the kernel's pipeline in tests: a validated echo, a slow handler, worker tasks. */
 export function probePlugin(opts: { bodyLimit?: number } = {}): Plugin {
@@ -40,6 +44,7 @@ export function probePlugin(opts: { bodyLimit?: number } = {}): Plugin {
         path: '/probe/slow',
         auth: 'none',
         handler: async () => {
+          probeEvents.emit('slow-started');
           await new Promise((r) => setTimeout(r, 400));
           return { body: { finished: true } };
         },
