@@ -28,16 +28,14 @@ export interface EngineReport {
 }
 
 /**
- * Where the shared benchmark corpus is: $BENCH_CORPUS_DIR, else `shared/corpus` beside the checkout
- * (how CI and the dev machines lay it out), else the workplace's shared folder. One lookup for
- * `npm run bench` and the corpus tests.
+ * The benchmark corpus: $BENCH_CORPUS_DIR when set, else the checked copy in bench/corpus, so a
+ * clone that has nothing beside it still runs the corpus tests and `npm run bench`. The copy is
+ * compared with the shared original by a test wherever that original is laid out beside the clone.
  */
 export function corpusDir(): string {
-  const repo = fileURLToPath(new URL('../../', import.meta.url));
-  const candidates = [process.env.BENCH_CORPUS_DIR, join(repo, '..', 'shared', 'corpus'), '/work/shared/corpus'].filter((d): d is string => !!d);
-  const found = candidates.find((d) => existsSync(join(d, 'README.md')));
-  if (!found) throw new Error(`benchmark corpus not found in ${candidates.join(', ')} (set BENCH_CORPUS_DIR)`);
-  return found;
+  const dir = process.env.BENCH_CORPUS_DIR || fileURLToPath(new URL('../../bench/corpus/', import.meta.url));
+  if (!existsSync(join(dir, 'README.md'))) throw new Error(`benchmark corpus not found in ${dir} (set BENCH_CORPUS_DIR)`);
+  return dir;
 }
 
 /** The lines of one corpus file, parsed. */
