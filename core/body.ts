@@ -4,25 +4,79 @@ import busboyImport from '@fastify/busboy';
 import { HttpError, Problems } from './errors.js';
 import type { MultipartBody, UploadedFile } from './types.js';
 
+/** After a 413, bytes of one request read and discarded before the connection is closed (config server.body_drain_bytes). */
+export const DEFAULT_DRAIN_BYTES = 64 * 1024 * 1024;
+
 /**
  * Reads a request body into memory with a hard byte cap: a declared Content-Length past the cap is
- * refused before a byte is read, and a chunked body is cut off at cap+1 bytes.
+ * refused before a byte is read, and a chunked body is cut off at cap+1 bytes. Chunks are taken
+ * through listeners, not an async iterator, because leaving an iterator early destroys the request
+ * and with it the socket, and the client then sees a reset instead of the 413.
  */
-export async function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
+export function readBody(req: IncomingMessage, limit: number, drainBytes = DEFAULT_DRAIN_BYTES): Promise<Buffer> {
   const declared = req.headers['content-length'];
   if (declared !== undefined && Number(declared) > limit) {
-    throw new HttpError(Problems.payloadTooLarge, `body of ${declared} bytes exceeds the ${limit}-byte limit of this route`);
+    return Promise.reject(refuse(req, `body of ${declared} bytes exceeds the ${limit}-byte limit of this route`, 0, Number(declared), drainBytes));
   }
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > limit) {
-      throw new HttpError(Problems.payloadTooLarge, `body exceeds the ${limit}-byte limit of this route`);
+  return new Promise<Buffer>((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const stop = () => {
+      req.off('data', onData);
+      req.off('end', onEnd);
+      req.off('error', onError);
+      req.off('close', onClose);
+    };
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > limit) {
+        stop();
+        reject(refuse(req, `body exceeds the ${limit}-byte limit of this route`, size, undefined, drainBytes));
+        return;
+      }
+      chunks.push(chunk);
+    };
+    const onEnd = () => {
+      stop();
+      resolve(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size));
+    };
+    const onError = (err: Error) => {
+      stop();
+      reject(err);
+    };
+    const onClose = () => {
+      stop();
+      reject(new Error('the client closed the connection before the body ended'));
+    };
+    req.on('data', onData);
+    req.on('end', onEnd);
+    req.on('error', onError);
+    req.on('close', onClose);
+  });
+}
+
+/**
+ * The 413 for an oversized body. A server that answers and closes while the client is still
+ * sending makes the client's next write fail (EPIPE/ECONNRESET) before it reads the status, so the
+ * rest of the request is read and discarded while the whole request stays within `drainBytes`; the
+ * connection then stays usable. A request announced or grown past that bound is answered with
+ * `Connection: close` and cut off: draining it would let one client make the server read without end.
+ */
+function refuse(req: IncomingMessage, detail: string, seen: number, declared: number | undefined, drainBytes: number): HttpError {
+  if (Math.max(seen, declared ?? 0) > drainBytes) {
+    return new HttpError(Problems.payloadTooLarge, detail, { headers: { connection: 'close' } });
+  }
+  let total = seen;
+  const discard = (chunk: Buffer) => {
+    total += chunk.length;
+    if (total > drainBytes) {
+      req.off('data', discard);
+      req.socket.destroy();
     }
-    chunks.push(chunk);
-  }
-  return chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size);
+  };
+  req.on('data', discard);
+  req.on('error', () => {});
+  return new HttpError(Problems.payloadTooLarge, detail);
 }
 
 export function mediaType(req: IncomingMessage): string {

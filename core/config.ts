@@ -13,6 +13,7 @@ export interface Config {
     port: number;
     public_url: string | null;
     body_limit_bytes: number;
+    body_drain_bytes: number;
     request_timeout_ms: number;
     shutdown_grace_ms: number;
   };

@@ -17,6 +17,8 @@ export interface PipelineDeps {
   authenticators: Map<string, Authenticator>;
   hooks: { onRequest: PreHandlerHook[]; preHandler: PreHandlerHook[]; onReply: OnReplyHook[] };
   defaultBodyLimit: number;
+  /** after a 413, how many bytes of a request are read and discarded before the connection is closed */
+  bodyDrainBytes?: number;
   validateResponses: boolean;
   isClosing(): boolean;
   shutdownSignal: AbortSignal;
@@ -110,7 +112,7 @@ export function createPipeline(d: PipelineDeps) {
 
       const bodyType = route.bodyType ?? (BODY_METHODS.has(method) ? 'json' : 'none');
       if (bodyType !== 'none') {
-        const raw = await readBody(req, route.bodyLimit ?? d.defaultBodyLimit);
+        const raw = await readBody(req, route.bodyLimit ?? d.defaultBodyLimit, d.bodyDrainBytes);
         (ctx as { rawBody: Buffer | null }).rawBody = raw;
         if (bodyType === 'json') ctx.body = parseJson(raw, mediaType(req));
         else if (bodyType === 'multipart') ctx.body = await parseMultipart(raw, req.headers, route.bodyLimit ?? d.defaultBodyLimit);

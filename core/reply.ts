@@ -41,6 +41,7 @@ export function toHttpError(err: unknown): HttpError {
 
 export function writeProblem(res: ServerResponse, err: HttpError, instance: string, extraHeaders: Record<string, string>): number {
   const headers: Record<string, string> = { ...extraHeaders, ...(err.headers ?? {}), 'content-type': 'application/problem+json' };
-  if (err.status === 413 || err.status === 503) headers['connection'] ??= 'close';
+  // a 413 for a body still arriving closes only when core/body.ts says so: it drains the rest first
+  if (err.status === 503) headers['connection'] ??= 'close';
   return writeReply(res, { status: err.status, body: err.toProblem(instance), headers }, {});
 }
