@@ -13,6 +13,7 @@ export const TRANSLATOR_SERVICE = 'llm.translator';
 export { createTranslator, providersFrom, KNOWN_PROVIDERS } from './translator.js';
 export { translateMath, LOCAL_PROVIDER, LOCAL_CONFIDENCE } from './local.js';
 export { ProviderError } from './types.js';
+export { untrustedReply, type UntrustedReply } from './output.js';
 export type * from './types.js';
 
 const plugin: Plugin = {

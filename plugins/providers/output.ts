@@ -2,14 +2,21 @@ import { Ajv, type ValidateFunction } from 'ajv';
 import { ProviderError, type FactOpinion, type LogicTranslation, type MathTranslation, type TranslationOf, type TranslationTarget } from './types.js';
 
 /**
- * A model's reply is untrusted text. It must be one JSON object of the target's shape (checked
- * with ajv) or the translation fails as `malformed_output`; nothing is repaired or guessed.
+ * A model's reply is untrusted text. Real models wrap their JSON in prose or code fences, omit
+ * `is_math`, and write numbers as strings, so the reply is read leniently in exactly those ways —
+ * the first balanced JSON object in the text, `is_math` inferred from a non-null expression,
+ * numeric strings for numbers — and must then match the target's shape (checked with ajv) or the
+ * translation fails as `malformed_output`, carrying what the model said as untrusted data.
  */
 const DECIMAL = '^-?(?:0|[1-9][0-9]{0,299})(?:\\.[0-9]{1,300})?$';
+/** a confidence in 0..1 written as a string ("0.9", "1", ".75") */
+const UNIT_STRING = '^(?:0(?:\\.[0-9]{1,20})?|1(?:\\.0{1,20})?|\\.[0-9]{1,20})$';
+const CONFIDENCE = { oneOf: [{ type: 'number', minimum: 0, maximum: 1 }, { type: 'string', pattern: UNIT_STRING }] } as const;
 
 const MATH_OUTPUT = {
   type: 'object',
-  required: ['is_math', 'expression', 'claimed_answer', 'reasoning', 'confidence'],
+  // the spec's translation object; is_math is optional and inferred from the expression
+  required: ['expression', 'claimed_answer', 'reasoning', 'confidence'],
   properties: {
     is_math: { type: 'boolean' },
     expression: { type: ['string', 'null'], maxLength: 5000 },
@@ -17,9 +24,9 @@ const MATH_OUTPUT = {
       oneOf: [{ type: 'number' }, { type: 'string', pattern: DECIMAL }, { type: 'null' }],
     },
     reasoning: { type: 'string', maxLength: 4000 },
-    confidence: { type: 'number', minimum: 0, maximum: 1 },
+    confidence: CONFIDENCE,
   },
-  if: { properties: { is_math: { const: true } } },
+  if: { required: ['is_math'], properties: { is_math: { const: true } } },
   then: { properties: { expression: { type: 'string', minLength: 1 } } },
 } as const;
 
@@ -35,7 +42,7 @@ const FACT_OUTPUT = {
   properties: {
     verdict: { enum: ['SUPPORTED', 'REFUTED', 'INCONCLUSIVE'] },
     reasoning: { type: 'string', maxLength: 4000 },
-    confidence: { type: 'number', minimum: 0, maximum: 1 },
+    confidence: CONFIDENCE,
   },
 } as const;
 
@@ -83,17 +90,63 @@ export function checkEnvelope(kind: 'openai' | 'anthropic', body: unknown, provi
   if (!validator(kind)(body)) throw new ProviderError('malformed_output', 'the provider answered with an unexpected response shape', provider);
 }
 
-/** The model's text as JSON: the whole text, or the whole text inside one ``` fence. */
+/** how far past its opening brace an object is looked for: a translation is a few hundred bytes */
+export const MAX_OBJECT_CHARS = 64 * 1024;
+/** how much of a refused reply is handed back to the caller as untrusted data */
+export const MAX_ECHO_CHARS = 4000;
+
+/**
+ * The first balanced `{…}` of the text, aware of JSON strings and escapes, in one pass that gives
+ * up MAX_OBJECT_CHARS after the opening brace: prose before or after and code fences around it
+ * are skipped, and no input makes the scan quadratic.
+ */
+export function firstObject(text: string): string | null {
+  const start = text.indexOf('{');
+  if (start < 0) return null;
+  const end = Math.min(text.length, start + MAX_OBJECT_CHARS);
+  let depth = 0;
+  let inString = false;
+  let escaped = false;
+  for (let i = start; i < end; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (escaped) escaped = false;
+      else if (c === 0x5c) escaped = true;
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x7b) depth++;
+    else if (c === 0x7d && --depth === 0) return text.slice(start, i + 1);
+  }
+  return null;
+}
+
+const refused = (message: string, provider: string, text: string) => new ProviderError('malformed_output', message, provider, undefined, text);
+
+/** The model's text as JSON: the whole text when it is JSON, else the first balanced object in it. */
 function parseJsonText(text: string, provider: string): unknown {
-  let s = text.trim();
-  const fenced = /^```(?:json)?\s*\n?([\s\S]*?)\n?```$/i.exec(s);
-  if (fenced) s = fenced[1].trim();
+  const s = text.trim();
+  let whole: unknown;
   try {
-    return JSON.parse(s);
+    whole = JSON.parse(s);
   } catch {
-    throw new ProviderError('malformed_output', 'the provider did not answer with JSON', provider);
+    whole = undefined;
+  }
+  if (whole !== undefined) {
+    // a bare array or number is not a translation, and is not searched for one
+    if (whole === null || typeof whole !== 'object' || Array.isArray(whole)) throw refused('the provider did not answer with a JSON object', provider, text);
+    return whole;
+  }
+  const obj = firstObject(s);
+  if (obj === null) throw refused('the provider did not answer with JSON', provider, text);
+  try {
+    return JSON.parse(obj);
+  } catch {
+    throw refused('the provider did not answer with JSON', provider, text);
   }
 }
+
+/** a confidence the schema accepted, as a number */
+const unit = (v: number | string): number => (typeof v === 'number' ? v : Number(v));
 
 /** An exact decimal for the math engine: strings as given, numbers through their shortest form. */
 function exactOf(v: number | string | null): string | null {
@@ -107,11 +160,11 @@ function exactOf(v: number | string | null): string | null {
 export function parseOutput<T extends TranslationTarget>(target: T, text: string, provider: string): TranslationOf[T] {
   const value = parseJsonText(text, provider);
   if (!validator(target)(value)) {
-    throw new ProviderError('malformed_output', `the provider's JSON does not match the ${target} translation schema`, provider);
+    throw refused(`the provider's JSON does not match the ${target} translation schema`, provider, text);
   }
   if (target === 'fact_opinion') {
-    const v = value as { verdict: FactOpinion['verdict']; reasoning: string; confidence: number };
-    const out: FactOpinion = { verdict: v.verdict, reasoning: v.reasoning, confidence: v.confidence, provider };
+    const v = value as { verdict: FactOpinion['verdict']; reasoning: string; confidence: number | string };
+    const out: FactOpinion = { verdict: v.verdict, reasoning: v.reasoning, confidence: unit(v.confidence), provider };
     return out as TranslationOf[T];
   }
   if (target === 'logic_dsl') {
@@ -119,16 +172,33 @@ export function parseOutput<T extends TranslationTarget>(target: T, text: string
     const out: LogicTranslation = { expression: v.expression, provider };
     return out as TranslationOf[T];
   }
-  const v = value as { is_math: boolean; expression: string | null; claimed_answer: number | string | null; reasoning: string; confidence: number };
-  const exact = v.is_math ? exactOf(v.claimed_answer) : null;
+  const v = value as { is_math?: boolean; expression: string | null; claimed_answer: number | string | null; reasoning: string; confidence: number | string };
+  // absent is_math: the translation is arithmetic exactly when it gives an expression
+  const isMath = v.is_math ?? (typeof v.expression === 'string' && v.expression.trim() !== '');
+  const exact = isMath ? exactOf(v.claimed_answer) : null;
   const out: MathTranslation = {
-    is_math: v.is_math,
-    expression: v.is_math ? v.expression : null,
+    is_math: isMath,
+    expression: isMath ? v.expression : null,
     claimed_answer: exact === null ? null : Number(exact),
     claimed_answer_exact: exact,
     reasoning: v.reasoning,
-    confidence: v.confidence,
+    confidence: unit(v.confidence),
     provider,
   };
   return out as TranslationOf[T];
+}
+
+/** A refused reply as the caller sees it: flagged untrusted, capped, and well-formed Unicode (hashable by RFC 8785). */
+export interface UntrustedReply {
+  untrusted: true;
+  model_output: string;
+  truncated: boolean;
+}
+
+export function untrustedReply(text: string): UntrustedReply {
+  let cut = Math.min(text.length, MAX_ECHO_CHARS);
+  // never split a surrogate pair at the cap
+  if (cut < text.length && cut > 0 && /[\uD800-\uDBFF]/.test(text[cut - 1])) cut--;
+  const wellFormed = (text.slice(0, cut) as string & { toWellFormed(): string }).toWellFormed();
+  return { untrusted: true, model_output: wellFormed, truncated: cut < text.length };
 }

@@ -71,7 +71,8 @@ export type ProviderErrorCode =
 
 /**
  * Every provider failure. `message` is safe to show: it never carries the upstream body, the API
- * key or a stack (decisions §4); `upstreamStatus` is the provider's HTTP status for `http_error`.
+ * key or a stack (decisions §4); `upstreamStatus` is the provider's HTTP status for `http_error`;
+ * `modelOutput` is what the model said when its reply was refused, for the caller to inspect.
  */
 export class ProviderError extends Error {
   override readonly name = 'ProviderError';
@@ -80,6 +81,8 @@ export class ProviderError extends Error {
     message: string,
     readonly provider: string,
     readonly upstreamStatus?: number,
+    /** the model's reply text when it was refused (`malformed_output`): untrusted data, never an instruction or a verdict */
+    readonly modelOutput?: string,
   ) {
     super(message);
   }

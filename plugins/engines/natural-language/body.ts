@@ -1,4 +1,5 @@
 import { blocked, unverifiable, type DiagnosticResult } from '../../../core/verdict.js';
+import type { UntrustedReply } from '../../providers/index.js';
 import { NL } from './errors.js';
 
 /**
@@ -15,6 +16,11 @@ export interface NlTranslationOut {
   reasoning: string;
   confidence: number;
 }
+
+/** `translation` of a reply: the parsed translation, or — when the model's reply was refused — what it said, flagged untrusted */
+export type NlTranslationField = NlTranslationOut | UntrustedReply | null;
+
+const parsedOf = (t: NlTranslationField): NlTranslationOut | null => (t && !('untrusted' in t) ? t : null);
 
 export interface NlVerification {
   calculated_value: number | null;
@@ -40,7 +46,7 @@ export interface TrustBoundary {
 export interface NlBody {
   status: NlStatus;
   user_query: string;
-  translation: NlTranslationOut | null;
+  translation: NlTranslationField;
   verification: NlVerification | null;
   trust_boundary: TrustBoundary;
   final_answer: number | null;
@@ -75,7 +81,8 @@ export function trustBoundary(status: NlStatus, provider: string, v: NlVerificat
   return tb;
 }
 
-export function advisory(provider: string, t: NlTranslationOut | null): Record<string, unknown> {
+export function advisory(provider: string, field: NlTranslationField): Record<string, unknown> {
+  const t = parsedOf(field);
   return {
     name: 'llm_translation',
     advisory_only: true,
@@ -92,7 +99,7 @@ export function failed(
   provider: string,
   constraintId: string,
   error: string,
-  extra: { translation?: NlTranslationOut | null; verification?: NlVerification | null; errorCode?: string; attestationError?: string; fields?: Record<string, unknown> } = {},
+  extra: { translation?: NlTranslationField; verification?: NlVerification | null; errorCode?: string; attestationError?: string; fields?: Record<string, unknown> } = {},
 ): NlReply {
   const translation = extra.translation ?? null;
   const verification = extra.verification ?? null;
@@ -100,7 +107,7 @@ export function failed(
     is_valid: false,
     error,
     query_semantics_verified: false,
-    ...(translation?.expression ? { translated_expression: translation.expression } : {}),
+    ...(parsedOf(translation)?.expression ? { translated_expression: parsedOf(translation)?.expression } : {}),
     ...(extra.fields ?? {}),
     advisory_checks: [advisory(provider, translation)],
   });

@@ -1,7 +1,7 @@
 import { HttpError } from '../../../core/errors.js';
 import type { Verifier } from '../../../core/types.js';
 import type { DiagnosticResult } from '../../../core/verdict.js';
-import type { LlmTranslator, MathTranslation } from '../../providers/index.js';
+import { untrustedReply, type LlmTranslator, type MathTranslation } from '../../providers/index.js';
 import { failed, inconclusive, type InnerStatus, type NlReply, type NlTranslationOut, type NlVerification } from './body.js';
 import { NL, NlProblems, POLICY_CONSTRAINTS } from './errors.js';
 
@@ -73,7 +73,7 @@ export function createNlVerifier(deps: NlDeps) {
       try {
         t = await translator.translate({ target: 'math', text: query, provider: req.provider, signal: opts.signal });
       } catch (err) {
-        const e = err as { name?: string; code?: string; message?: string; provider?: string };
+        const e = err as { name?: string; code?: string; message?: string; provider?: string; modelOutput?: string };
         if (e?.name !== 'ProviderError') throw err;
         const provider = e.provider ?? req.provider ?? translator.defaultProvider;
         if (e.code === 'unknown_provider') throw new HttpError(NlProblems.unknownProvider, e.message, { extensions: { available_providers: translator.available() } });
@@ -81,7 +81,9 @@ export function createNlVerifier(deps: NlDeps) {
         if (e.code === 'cancelled') throw err;
         const timeout = e.code === 'timeout';
         const constraint = timeout ? NL.translationTimeout : e.code === 'cannot_translate' ? NL.translationInvalid : NL.translationFailed;
-        return failed(e.code === 'cannot_translate' ? 422 : 503, 'ERROR', query, provider, constraint, `translation failed: ${e.message}`, { errorCode: e.code });
+        // what the model said, when it said something: data for the caller to inspect, never evaluated
+        const said = typeof e.modelOutput === 'string' ? untrustedReply(e.modelOutput) : null;
+        return failed(e.code === 'cannot_translate' ? 422 : 503, 'ERROR', query, provider, constraint, `translation failed: ${e.message}`, { errorCode: e.code, translation: said });
       }
       const provider = t.provider;
       const translation: NlTranslationOut = { expression: t.expression, claimed_answer: t.claimed_answer, reasoning: t.reasoning, confidence: t.confidence };

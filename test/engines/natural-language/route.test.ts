@@ -165,6 +165,34 @@ t.test('OpenAI-compatible provider: translation over HTTP, evaluated by the math
   t.equal(openai.requests[0].body.messages[1].content, 'twelve sevens and three more make ninety, right?');
 });
 
+t.test('real model replies: the spec object without is_math, fences, prose, numeric strings (OpenAI-compatible and Anthropic)', async (t) => {
+  const spec = JSON.stringify({ expression: '17 * 3', claimed_answer: null, reasoning: 'seventeen times three', confidence: 0.9 });
+  const variants = [
+    spec,
+    '```json\n' + spec + '\n```',
+    'Here you go: ' + spec + ' Anything else?',
+    JSON.stringify({ expression: '17 * 3', claimed_answer: '51', reasoning: 'r', confidence: '0.8' }),
+  ];
+  const s = await sharedServer(t);
+  for (const kind of ['openai', 'anthropic'] as const) {
+    const llm = await fake(t, kind, variants.map((content) => ({ content })));
+    for (const [i, v] of variants.entries()) {
+      const r = await post(s, { query: 'What is seventeen times three?', provider: kind });
+      t.equal(r.status, 200, `${kind} variant ${i}`);
+      t.match(r.body, { status: 'INCONCLUSIVE', final_answer: 51, provider_used: kind, translation: { expression: '17 * 3' }, verification: { calculated_value: 51 } }, v);
+    }
+    const last = await post(s, { query: 'What is seventeen times three?', provider: kind });
+    t.equal(last.status, 503, 'the fake has no more replies: an HTTP error, not a guess');
+    t.equal(llm.requests.length, variants.length + 1);
+  }
+  const refused = await fake(t, 'anthropic', [{ content: 'The answer is {fifty-one}.' }]);
+  void refused;
+  const r = await post(s, { query: 'What is seventeen times three?', provider: 'anthropic' });
+  t.equal(r.status, 503);
+  t.match(r.body, { status: 'ERROR', error_code: 'malformed_output', final_answer: null, verification: null });
+  t.same(r.body.translation, { untrusted: true, model_output: 'The answer is {fifty-one}.', truncated: false });
+});
+
 t.test('Anthropic provider picked by the request', async (t) => {
   const anthropic = await fake(t, 'anthropic', [{ content: mathJson('sqrt(144)', 12) }]);
   const s = await sharedServer(t);
@@ -191,7 +219,10 @@ t.test('provider failures: timeout, HTTP error, malformed output → ERROR 503, 
   for (const [code, constraint, status] of expected) {
     const r = await post(s, { query: 'what is 1 plus 1', provider: 'openai' });
     t.equal(r.status, status, code);
-    t.match(r.body, { status: 'ERROR', error_code: code, final_answer: null, translation: null, provider_used: 'openai', diagnostic: { status: 'BLOCKED', developer_fields: { constraint_id: constraint } } });
+    t.match(r.body, { status: 'ERROR', error_code: code, final_answer: null, provider_used: 'openai', diagnostic: { status: 'BLOCKED', developer_fields: { constraint_id: constraint } } });
+    // a reply that was refused is handed back as untrusted data; no reply, no translation
+    if (code === 'malformed_output') t.same(r.body.translation, { untrusted: true, model_output: 'Sure! The answer is 87.', truncated: false });
+    else t.equal(r.body.translation, null);
     t.notOk('attestation' in r.body);
   }
   const eq = await post(s, { query: 'what is 1 plus 1', provider: 'openai' });
