@@ -1,5 +1,6 @@
 import { tokenize, type Tok } from './phrases.js';
-import { ProviderError, type MathTranslation, type Provider, type TranslationOf, type TranslationTarget } from './types.js';
+import { LogicReadError, translateLogic } from './local-logic.js';
+import { ProviderError, type LogicTranslation, type MathTranslation, type Provider, type TranslationOf, type TranslationTarget } from './types.js';
 
 /**
  * The built-in deterministic translator (decisions §7): plain arithmetic phrasing ("what is 12
@@ -246,6 +247,15 @@ export const localProvider: Provider = {
   name: LOCAL_PROVIDER,
   async translate<T extends TranslationTarget>(target: T, text: string): Promise<TranslationOf[T]> {
     if (target === 'math') return translateMath(text) as TranslationOf[T];
-    throw new ProviderError('cannot_translate', `the local translator reads arithmetic only; configure a language-model provider for ${target}`, LOCAL_PROVIDER);
+    if (target === 'logic_dsl') {
+      try {
+        const out: LogicTranslation = { expression: translateLogic(text), provider: LOCAL_PROVIDER };
+        return out as TranslationOf[T];
+      } catch (err) {
+        if (!(err instanceof LogicReadError)) throw err;
+        throw new ProviderError('cannot_translate', `${err.message} (docs/engines/logic.md lists what the local translator reads)`, LOCAL_PROVIDER);
+      }
+    }
+    throw new ProviderError('cannot_translate', `the local translator reads arithmetic and simple comparisons only; configure a language-model provider for ${target}`, LOCAL_PROVIDER);
   },
 };

@@ -69,8 +69,23 @@ t.test('text outside the vocabulary is not math; nothing is guessed', async (t) 
   }
 });
 
-t.test('logic targets are refused with cannot_translate', async (t) => {
-  await t.rejects(localProvider.translate('logic_dsl', 'x is greater than 5'), { name: 'ProviderError', code: 'cannot_translate', provider: 'local' });
+t.test('simple comparisons become logic DSL; other logic and fact targets are refused with cannot_translate', async (t) => {
+  t.same(await localProvider.translate('logic_dsl', 'x is greater than 5'), { expression: '(GT x 5)', provider: 'local' });
+  const table: Array<[string, string]> = [
+    ['x is greater than 5 and less than 3', '(AND (GT x 5) (LT x 3))'],
+    ['y is at least 2', '(GTE y 2)'],
+    ['a equals b plus 1', '(EQ a (PLUS b 1))'],
+    ['n is at most 10, but n is not 7', '(AND (LTE n 10) (NEQ n 7))'],
+    ['x ≥ 2 or x < negative 1', '(OR (GTE x 2) (LT x -1))'],
+    ['price times 3 is less than or equal to 10.5', '(VAR price Real) (LTE (MULT price 3) 10.5)'],
+    ['x divided by 4 equals y', '(VAR x Real) (VAR y Real) (EQ (DIV x 4) y)'],
+    ['(x plus 1) times 2 is more than 8', '(GT (MULT (PLUS x 1) 2) 8)'],
+    ['Suppose x exceeds y and y exceeds x.', '(AND (GT x y) (GT y x))'],
+  ];
+  for (const [text, dsl] of table) t.same(await localProvider.translate('logic_dsl', text), { expression: dsl, provider: 'local' }, text);
+  for (const text of ['the weather is nice', 'x is', '5 is greater than 3', 'x is greater than 5 £', 'x is between 1', 'x '.repeat(1500)]) {
+    await t.rejects(localProvider.translate('logic_dsl', text), { name: 'ProviderError', code: 'cannot_translate', provider: 'local' }, text);
+  }
   await t.rejects(localProvider.translate('fact_opinion', 'x'), { code: 'cannot_translate' });
 });
 

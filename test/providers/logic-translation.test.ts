@@ -37,10 +37,30 @@ t.test('a model emitting a forbidden operator is still blocked by the logic pars
   t.match(r.body, { status: 'BLOCKED' });
 });
 
-t.test('the local translator does not do logic; provider failures are the logic engine’s 503', async (t) => {
-  const local = await post({ query: 'x is greater than 5' });
-  t.equal(local.status, 503);
-  t.match(local.body, { status: 'ERROR', diagnostic: { developer_fields: { constraint_id: 'logic_verifier.translation_failed' } } });
+t.test('the local translator reads simple comparisons: the default configuration answers without a network', async (t) => {
+  const cases: Array<[string, string, string]> = [
+    ['x is greater than 5 and less than 3', '(AND (GT x 5) (LT x 3))', 'UNSAT'],
+    ['y is at least 2', '(GTE y 2)', 'SAT'],
+    ['a equals b plus 1', '(EQ a (PLUS b 1))', 'SAT'],
+    ['Is it possible that x is between 1 and 10 and x times 2 equals 14?', '(AND (AND (GTE x 1) (LTE x 10)) (EQ (MULT x 2) 14))', 'SAT'],
+  ];
+  const before = openai.requests.length;
+  for (const [query, dsl, status] of cases) {
+    const r = await post({ query });
+    t.equal(r.status, 200, query);
+    t.match(r.body, { status, provider_used: 'local', translation: { expression: dsl, provider: 'local' }, diagnostic: { status: 'UNVERIFIABLE', proof_ref: null } }, query);
+  }
+  const fourteen = await post({ query: 'x is between 1 and 10 and x times 2 equals 14' });
+  t.same(fourteen.body.model, { x: '7' });
+  t.equal(openai.requests.length, before, 'no request left the process');
+});
+
+t.test('outside the local grammar: 422 translation_invalid saying why; provider failures are 503', async (t) => {
+  const local = await post({ query: 'the weather is nice today' });
+  t.equal(local.status, 422);
+  t.match(local.body, { status: 'ERROR', provider_used: 'local', error: /cannot read/, diagnostic: { developer_fields: { constraint_id: 'logic_verifier.translation_invalid' } } });
+  const noVar = await post({ query: '5 is greater than 3' });
+  t.equal(noVar.status, 422);
   queue.push({ content: 'not json' });
   const bad = await post({ query: 'x is greater than 5', provider: 'openai' });
   t.equal(bad.status, 503);

@@ -73,7 +73,12 @@ export function createLogicVerifier(deps: {
       let translation: Translation;
       try {
         translation = await translator.translate({ target: 'logic_dsl', text: req.query, provider: req.provider, signal });
-      } catch {
+      } catch (err) {
+        // a translator that read the text and found it outside what it can translate: the query's fault (422), not the service's
+        const e = err as { name?: string; code?: string; message?: string; provider?: string };
+        if (e?.name === 'ProviderError' && e.code === 'cannot_translate') {
+          return failure('translation_invalid', `the translator cannot read this query: ${String(e.message)}`, String(e.provider ?? req.provider ?? PROVIDER_NONE));
+        }
         return failure('translation_failed', 'the language-model translator failed', req.provider ?? PROVIDER_NONE);
       }
       if (typeof translation?.expression !== 'string' || !isDslInput(translation.expression)) {

@@ -1,0 +1,240 @@
+/**
+ * The local translator's logic grammar: simple comparisons in English read by fixed rules into the
+ * logic engine's prefix DSL, so `/verify/logic` answers plain sentences with no network. The rules
+ * are deliberately small and refuse anything outside them (nothing is guessed); the result is as
+ * untrusted as a model's translation and goes through the same DSL parser and solver.
+ *
+ *   sentence   := [preamble] disjunct ("or" disjunct)*
+ *   disjunct   := clause (("and" | "but" | ",") (clause | relation))*   — a bare relation reuses the last subject
+ *   clause     := term relation
+ *   relation   := comparator term | "is between" term "and" term          (between is inclusive)
+ *   term       := product (("plus" | "+" | "minus" | "-") product)*
+ *   product    := atom (("times" | "*" | "multiplied by" | "divided by" | "/") atom)*
+ *   atom       := number | "negative" number | name | "(" term ")"
+ * Comparators: see COMPARATORS. Names are single words of letters, digits and underscore that are
+ * not grammar words. Every name is an Int unless a decimal or a division appears, then all are Real.
+ */
+
+export class LogicReadError extends Error {}
+
+type Tok = { t: 'num'; v: string } | { t: 'name'; v: string } | { t: 'word'; v: string } | { t: 'sym'; v: string };
+type Term = { k: 'num'; v: string } | { k: 'var'; v: string } | { k: 'op'; op: 'PLUS' | 'MINUS' | 'MULT' | 'DIV'; a: Term; b: Term };
+
+const MAX_TEXT = 2000;
+const MAX_TOKENS = 400;
+
+/** comparator phrases, longest first so "greater than or equal to" wins over "greater than" */
+const COMPARATORS: Array<[string, string]> = (
+  [
+    ['is greater than or equal to', 'GTE'],
+    ['greater than or equal to', 'GTE'],
+    ['is less than or equal to', 'LTE'],
+    ['less than or equal to', 'LTE'],
+    ['is not equal to', 'NEQ'],
+    ['does not equal', 'NEQ'],
+    ['is not', 'NEQ'],
+    ['is no less than', 'GTE'],
+    ['is no more than', 'LTE'],
+    ['is at least', 'GTE'],
+    ['at least', 'GTE'],
+    ['is at most', 'LTE'],
+    ['at most', 'LTE'],
+    ['is greater than', 'GT'],
+    ['greater than', 'GT'],
+    ['is more than', 'GT'],
+    ['more than', 'GT'],
+    ['is larger than', 'GT'],
+    ['larger than', 'GT'],
+    ['is bigger than', 'GT'],
+    ['exceeds', 'GT'],
+    ['is less than', 'LT'],
+    ['less than', 'LT'],
+    ['is smaller than', 'LT'],
+    ['smaller than', 'LT'],
+    ['is equal to', 'EQ'],
+    ['equal to', 'EQ'],
+    ['equals', 'EQ'],
+    ['is', 'EQ'],
+    ['>=', 'GTE'],
+    ['<=', 'LTE'],
+    ['!=', 'NEQ'],
+    ['==', 'EQ'],
+    ['=', 'EQ'],
+    ['>', 'GT'],
+    ['<', 'LT'],
+  ] as Array<[string, string]>
+).map(([phrase, op]) => [phrase, op]);
+
+const GRAMMAR_WORDS = new Set([
+  'is', 'not', 'no', 'equal', 'equals', 'to', 'than', 'greater', 'less', 'more', 'larger', 'bigger', 'smaller', 'exceeds',
+  'at', 'least', 'most', 'or', 'and', 'but', 'between', 'plus', 'minus', 'times', 'multiplied', 'divided', 'by', 'negative',
+  'does', 'true', 'false',
+]);
+
+/** leading phrases that ask the question without adding a constraint */
+const PREAMBLE = /^(?:(?:is it possible that|can it be that|could it be that|check whether|check that|check if|suppose that|suppose|assume that|assume|given that|where|such that|can|could)\s+)+/i;
+
+function normalise(text: string): string {
+  return text
+    .normalize('NFKC')
+    .replace(/≥/g, ' >= ')
+    .replace(/≤/g, ' <= ')
+    .replace(/≠/g, ' != ')
+    .replace(/[−–]/g, '-')
+    .replace(/[?!.]+\s*$/, '')
+    .replace(/\s+/g, ' ')
+    .trim();
+}
+
+function tokenize(text: string): Tok[] {
+  const out: Tok[] = [];
+  const re = /\s*(?:(\d+(?:\.\d+)?)|([A-Za-z_][A-Za-z0-9_]*)|(>=|<=|!=|==|[-+*/()=<>,;]))/y;
+  let i = 0;
+  while (i < text.length) {
+    re.lastIndex = i;
+    const m = re.exec(text);
+    if (!m) {
+      if (/^\s*$/.test(text.slice(i))) break;
+      throw new LogicReadError(`the local translator cannot read "${text.slice(i, i + 16)}"`);
+    }
+    i = re.lastIndex;
+    if (m[1] !== undefined) out.push({ t: 'num', v: m[1] });
+    else if (m[2] !== undefined) {
+      const lower = m[2].toLowerCase();
+      out.push(GRAMMAR_WORDS.has(lower) ? { t: 'word', v: lower } : { t: 'name', v: m[2] });
+    } else out.push({ t: 'sym', v: m[3] === ';' ? ',' : m[3] });
+    if (out.length > MAX_TOKENS) throw new LogicReadError(`more than ${MAX_TOKENS} words; the local translator reads short sentences`);
+  }
+  return out;
+}
+
+const text = (t: Tok | undefined): string | undefined => (t ? t.v : undefined);
+
+class Reader {
+  i = 0;
+  real = false;
+  constructor(private readonly toks: Tok[]) {}
+
+  private at(k: number): string | undefined {
+    return text(this.toks[this.i + k]);
+  }
+  private accept(...words: string[]): boolean {
+    for (let k = 0; k < words.length; k++) if (this.at(k) !== words[k]) return false;
+    this.i += words.length;
+    return true;
+  }
+  private expect(...words: string[]): void {
+    if (!this.accept(...words)) throw new LogicReadError(`expected "${words.join(' ')}"`);
+  }
+  done(): boolean {
+    return this.i >= this.toks.length;
+  }
+
+  sentence(): string {
+    const parts = [this.disjunct()];
+    while (this.accept('or')) parts.push(this.disjunct());
+    if (!this.done()) throw new LogicReadError(`the local translator cannot read the sentence from "${this.at(0)}" on`);
+    return parts.length === 1 ? parts[0] : `(OR ${parts.join(' ')})`;
+  }
+
+  private disjunct(): string {
+    let subject = this.term();
+    const parts = [this.relation(subject)];
+    while (this.accept('and') || this.accept('but') || this.accept(',')) {
+      if (!this.accept('and')) this.accept('but');
+      // "x is greater than 5 and less than 3": a comparator right after the joiner keeps the subject
+      const start = this.i;
+      const op = this.comparator();
+      this.i = start;
+      if (op === null) subject = this.term();
+      parts.push(this.relation(subject));
+    }
+    return parts.length === 1 ? parts[0] : `(AND ${parts.join(' ')})`;
+  }
+
+  private relation(subject: Term): string {
+    const s = this.print(subject);
+    if (this.accept('is', 'between') || this.accept('between')) {
+      const lo = this.print(this.term());
+      this.expect('and');
+      const hi = this.print(this.term());
+      return `(AND (GTE ${s} ${lo}) (LTE ${s} ${hi}))`;
+    }
+    const op = this.comparator();
+    if (op === null) throw new LogicReadError('expected a comparison such as "is greater than", "is at least" or "equals"');
+    return `(${op} ${s} ${this.print(this.term())})`;
+  }
+
+  private comparator(): string | null {
+    for (const [phrase, op] of COMPARATORS) if (this.accept(...phrase.split(' '))) return op;
+    return null;
+  }
+
+  private term(): Term {
+    let a = this.product();
+    for (;;) {
+      if (this.accept('plus') || this.accept('+')) a = { k: 'op', op: 'PLUS', a, b: this.product() };
+      else if (this.accept('minus') || this.accept('-')) a = { k: 'op', op: 'MINUS', a, b: this.product() };
+      else return a;
+    }
+  }
+
+  private product(): Term {
+    let a = this.atom();
+    for (;;) {
+      if (this.accept('times') || this.accept('multiplied', 'by') || this.accept('*')) a = { k: 'op', op: 'MULT', a, b: this.atom() };
+      else if (this.accept('divided', 'by') || this.accept('/')) {
+        this.real = true;
+        a = { k: 'op', op: 'DIV', a, b: this.atom() };
+      } else return a;
+    }
+  }
+
+  private atom(): Term {
+    const t = this.toks[this.i];
+    if (!t) throw new LogicReadError('the sentence ends where a number or a name was expected');
+    if (t.t === 'sym' && t.v === '(') {
+      this.i++;
+      const e = this.term();
+      this.expect(')');
+      return e;
+    }
+    const negative = this.accept('negative') || (t.t === 'sym' && t.v === '-' && this.accept('-'));
+    const n = this.toks[this.i];
+    if (n?.t === 'num') {
+      this.i++;
+      if (n.v.includes('.')) this.real = true;
+      return { k: 'num', v: negative ? `-${n.v}` : n.v };
+    }
+    if (!negative && n?.t === 'name') {
+      this.i++;
+      return { k: 'var', v: n.v };
+    }
+    throw new LogicReadError(`expected a number or a name, found "${n?.v ?? 'the end'}"`);
+  }
+
+  names = new Set<string>();
+  print(t: Term): string {
+    if (t.k === 'num') return t.v;
+    if (t.k === 'var') {
+      this.names.add(t.v);
+      return t.v;
+    }
+    return `(${t.op} ${this.print(t.a)} ${this.print(t.b)})`;
+  }
+}
+
+/** The sentence as logic DSL, or a LogicReadError saying where the grammar stopped. */
+export function translateLogic(input: string): string {
+  if (input.length > MAX_TEXT) throw new LogicReadError(`longer than ${MAX_TEXT} characters; the local translator reads short sentences`);
+  const s = normalise(input);
+  const pre = PREAMBLE.exec(s);
+  const toks = tokenize(pre ? s.slice(pre[0].length) : s);
+  if (!toks.length) throw new LogicReadError('the text is empty');
+  const r = new Reader(toks);
+  const formula = r.sentence();
+  if (!r.names.size) throw new LogicReadError('the sentence names no variable to solve for');
+  // declarations only when the default sort (Int) is wrong: decimals or division mean real numbers
+  const decls = r.real ? [...r.names].sort().map((n) => `(VAR ${n} Real) `).join('') : '';
+  return decls + formula;
+}
