@@ -3,6 +3,7 @@ import { HttpError } from '../../../core/errors.js';
 import { diagnosticBody } from '../../../core/verdict.js';
 import { C, ConsensusProblems } from './errors.js';
 import { rationalVerifier } from './rational-verifier.js';
+import { asTranslated, translateQuestion, type TranslatedQuery } from './question.js';
 import { aggregate, runEngines, unavailable, type ConsensusResult } from './run.js';
 import { candidates, REQUIRED, type Mode } from './select.js';
 
@@ -26,6 +27,7 @@ interface ConsensusRequest {
   query: string;
   verification_mode: Mode;
   min_confidence: number;
+  provider?: string;
 }
 
 function body(r: ConsensusResult): Record<string, unknown> {
@@ -61,7 +63,13 @@ const consensusPlugin: Plugin = {
         const req = ctx.body as ConsensusRequest;
         const started = process.hrtime.bigint();
         const required = REQUIRED[req.verification_mode];
-        const { kind, engines } = candidates(req.query);
+        let { kind, engines } = candidates(req.query);
+        // a question in words: translated first (untrusted), then checked by the engines
+        let translated: TranslatedQuery | null = null;
+        if (kind === 'unsupported') {
+          translated = await translateQuestion(app, req.query, req.provider, ctx.signal);
+          ({ kind, engines } = translated);
+        }
         if (engines.length < required) {
           throw new HttpError(
             ConsensusProblems.insufficientEngines,
@@ -88,7 +96,8 @@ const consensusPlugin: Plugin = {
           throw unavailable(down.map((e) => e.engine));
         }
         const totalMs = Number(process.hrtime.bigint() - started) / 1e6;
-        const result = aggregate(req.query, req.verification_mode, chain, req.min_confidence, Math.round(totalMs * 1000) / 1000);
+        const aggregated = aggregate(translated?.checked ?? req.query, req.verification_mode, chain, req.min_confidence, Math.round(totalMs * 1000) / 1000);
+        const result = translated ? asTranslated(aggregated, translated, req.query) : aggregated;
         if (!result.meets_requirement) {
           throw new HttpError(
             ConsensusProblems.belowThreshold,
