@@ -22,7 +22,7 @@ export interface Config {
   error_tracking_dsn: string | null;
   plugins: { disabled: string[]; extra: string[] };
   workers: { threads: number; task_timeout_ms: number };
-  secrets: { jwt_secret_key: string | null; api_key_lookup_secret: string | null; audit_secret_key: string | null };
+  secrets: { jwt_secret_key: string | null; api_key_lookup_secret: string | null; audit_secret_key: string | null; badge_url_secret?: string | null };
   auth: {
     trusted_proxies: string[];
     anonymous_rate_per_minute: number;

@@ -7,6 +7,7 @@ import { AttestationKeyError } from './errors.js';
 import { createIssuer, TOKEN_TYPE } from './issue.js';
 import { loadSigningKey, type SigningKey } from './keys.js';
 import { registerRoutes } from './routes.js';
+import { registerBadgeUrl } from './badge-url.js';
 import { gateBatchMathItem, trustGate, type TrustGateOptions } from './trust-gate.js';
 import type { AttestationRecord, AttestationService } from './types.js';
 import { createVerifier, recordStatus } from './verify.js';
@@ -16,6 +17,7 @@ export type { TrustGateOptions, GatedBatchItem } from './trust-gate.js';
 export { ATTESTABLE_TAG } from './attach.js';
 export { TOKEN_TYPE, subjectOf } from './issue.js';
 export { MAX_TOKEN_BYTES } from './verify.js';
+export { BADGE_LINK_SERVICE, badgeSignature, type BadgeLinkService, type BadgeLinkOutcome } from './badge-url.js';
 export type * from './types.js';
 
 export const ATTESTATION_SERVICE = 'attestation';
@@ -89,6 +91,7 @@ async function register(app: App): Promise<void> {
         : { issuer: cfg.issuer, kid: null, available: false },
   });
   registerRoutes(app, service, records);
+  registerBadgeUrl(app, records);
   registerAttachHook(app, service);
 }
 

@@ -1,25 +1,42 @@
+import { createHash } from 'node:crypto';
 import { HttpError } from '../../core/errors.js';
-import type { App, Reply } from '../../core/types.js';
-import type { AttestationService } from '../attestation/index.js';
+import type { App, Reply, RequestContext } from '../../core/types.js';
+import { BADGE_LINK_SERVICE, type BadgeLinkService } from '../attestation/index.js';
 import { BadgeProblems } from './errors.js';
 import { renderBadge, STATUS_COLORS, type BadgeSpec } from './render.js';
 
 const S = 'https://proofgate.dev/schemas/badges';
 /** Status badges do not change for a given URL: a short public cache is safe. */
 export const STATIC_CACHE = 'public, max-age=300';
-/** An attestation can be revoked or expire at any moment: never cached. */
-export const LIVE_CACHE = 'no-store';
+/** An attestation can be revoked or expire at any moment: caches keep it but must revalidate (ETag → 304). */
+export const LIVE_CACHE = 'no-cache';
 
-function svg(spec: BadgeSpec, cacheControl: string): Reply {
-  return {
-    headers: {
-      'content-type': 'image/svg+xml',
-      'cache-control': cacheControl,
-      // defence in depth if a browser opens the SVG directly: no scripts, no external loads
-      'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'; img-src data:",
-    },
-    body: renderBadge(spec),
+/** true when If-None-Match names this entity tag (weak comparison, RFC 9110 §13.1.2) or is `*` */
+function notModified(ctx: RequestContext, etag: string): boolean {
+  const h = ctx.headers['if-none-match'];
+  if (typeof h !== 'string') return false;
+  return h.split(',').some((t) => {
+    const v = t.trim();
+    return v === '*' || v.replace(/^W\//, '') === etag;
+  });
+}
+
+/**
+ * Every badge: SVG with an ETag over its bytes and a Cache-Control, and a 304 without a body when
+ * the client already holds it. Badges are public (decisions §5): `<img>` sends no credentials.
+ */
+function svg(ctx: RequestContext, spec: BadgeSpec, cacheControl: string, status = 200): Reply {
+  const body = renderBadge(spec);
+  const etag = `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"`;
+  const headers: Record<string, string> = {
+    'content-type': 'image/svg+xml',
+    'cache-control': cacheControl,
+    etag,
+    // defence in depth if a browser opens the SVG directly: no scripts, no external loads
+    'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'; img-src data:",
   };
+  if (status === 200 && notModified(ctx, etag)) return { status: 304, headers };
+  return { status, headers, body };
 }
 
 function knownStatus(s: string): string {
@@ -29,7 +46,7 @@ function knownStatus(s: string): string {
 }
 
 export function registerRoutes(app: App): void {
-  const common = { method: 'GET' as const, auth: 'apiKey' as const, scope: 'verify:read' as const };
+  const common = { method: 'GET' as const, auth: 'none' as const };
 
   app.route({
     ...common,
@@ -42,7 +59,7 @@ export function registerRoutes(app: App): void {
       if (fromStatus === undefined && q.verified === undefined) throw new HttpError(BadgeProblems.invalid, 'give `verified` (true/false) or `status`');
       if (fromStatus !== undefined && q.verified !== undefined && fromStatus !== q.verified) throw new HttpError(BadgeProblems.invalid, '`verified` and `status` disagree');
       const ok = fromStatus ?? q.verified === true;
-      return svg({ label: q.label ?? 'proofgate', message: ok ? 'verified' : 'failed', color: ok ? 'brightgreen' : 'red' }, STATIC_CACHE);
+      return svg(ctx, { label: q.label ?? 'proofgate', message: ok ? 'verified' : 'failed', color: ok ? 'brightgreen' : 'red' }, STATIC_CACHE);
     },
   });
 
@@ -53,7 +70,7 @@ export function registerRoutes(app: App): void {
     schema: { params: `${S}/status.params.json` },
     handler(ctx) {
       const s = knownStatus(ctx.params.status);
-      return svg({ label: 'verification', message: s, color: STATUS_COLORS[s] }, STATIC_CACHE);
+      return svg(ctx, { label: 'verification', message: s, color: STATUS_COLORS[s] }, STATIC_CACHE);
     },
   });
 
@@ -64,7 +81,7 @@ export function registerRoutes(app: App): void {
     schema: { query: `${S}/custom.query.json` },
     handler(ctx) {
       const q = ctx.query as { label?: string; message: string; color?: string; logo?: 'on' | 'off' };
-      return svg({ label: q.label ?? '', message: q.message, color: q.color ?? 'blue', logo: q.logo === 'on' }, STATIC_CACHE);
+      return svg(ctx, { label: q.label ?? '', message: q.message, color: q.color ?? 'blue', logo: q.logo === 'on' }, STATIC_CACHE);
     },
   });
 
@@ -72,14 +89,16 @@ export function registerRoutes(app: App): void {
     ...common,
     path: '/badge/attestation/:attestation_id',
     produces: 'image/svg+xml',
-    schema: { params: `${S}/attestation.params.json` },
+    schema: { params: `${S}/attestation.params.json`, query: `${S}/attestation.query.json` },
     async handler(ctx) {
-      const service = app.service<AttestationService>('attestation');
-      const orgId = ctx.principal?.orgId;
-      // another organisation's attestation reads as unknown: existence is not leaked
-      const status = service && orgId ? await service.status(ctx.params.attestation_id, orgId) : null;
-      const s = status ?? 'UNKNOWN';
-      return svg({ label: 'attestation', message: s.toLowerCase(), color: STATUS_COLORS[s] }, LIVE_CACHE);
+      const q = ctx.query as { exp: string; sig: string };
+      const links = app.service<BadgeLinkService>(BADGE_LINK_SERVICE);
+      const out = links ? await links.check(ctx.params.attestation_id, q.exp, q.sig) : ({ ok: false, reason: 'not_configured' } as const);
+      if (out.ok) return svg(ctx, { label: 'attestation', message: out.status.toLowerCase(), color: STATUS_COLORS[out.status] }, LIVE_CACHE);
+      // a bad link is still an image, so the page shows why instead of a broken-image icon
+      if (out.reason === 'link_expired') return svg(ctx, { label: 'attestation', message: 'link expired', color: 'lightgrey' }, LIVE_CACHE, 410);
+      if (out.reason === 'invalid_signature') return svg(ctx, { label: 'attestation', message: 'invalid link', color: 'lightgrey' }, LIVE_CACHE, 403);
+      return svg(ctx, { label: 'attestation', message: 'unavailable', color: 'lightgrey' }, LIVE_CACHE, 503);
     },
   });
 }

@@ -22,7 +22,7 @@ function p256Pkcs8(): string {
 export function writeDevConfig(path: string, force = false): void {
   if (existsSync(path) && !force) throw new Error(`${path} already exists (use --force to overwrite)`);
   const config = {
-    secrets: { jwt_secret_key: secret(), api_key_lookup_secret: secret(), audit_secret_key: secret() },
+    secrets: { jwt_secret_key: secret(), api_key_lookup_secret: secret(), audit_secret_key: secret(), badge_url_secret: secret() },
     attestation: { issuer: 'did:svc:node:staging', key_continuity_policy: 'persistent', signing_key_pem: p256Pkcs8() },
     a2a: { deployment_id: 'local-dev', signing_key_pem: p256Pkcs8() },
   };
@@ -35,7 +35,7 @@ export const initCommand: Command = {
   usage: `proofgate init [--config PATH] [--force]
 
 Writes PATH (default ${DEFAULT_CONFIG_PATH}, mode 0600) holding freshly generated secrets
-(SVC_JWT_SECRET_KEY, SVC_API_KEY_LOOKUP_SECRET, SVC_AUDIT_SECRET_KEY), a P-256 PKCS#8 attestation key
+(SVC_JWT_SECRET_KEY, SVC_API_KEY_LOOKUP_SECRET, SVC_AUDIT_SECRET_KEY, SVC_BADGE_URL_SECRET), a P-256 PKCS#8 attestation key
 (persistent policy) and a P-256 PKCS#8 A2A signing key with deployment id "local-dev".
   --config PATH   where to write (default ${DEFAULT_CONFIG_PATH})
   --force         overwrite an existing file`,

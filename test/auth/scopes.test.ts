@@ -20,6 +20,12 @@ const ANONYMOUS = new Set([
   'POST /auth/signup',
   'POST /auth/signin',
   'GET /.well-known/jwks.json',
+  // decisions §5: badges carry no tenant data and are embedded as <img>, which sends no headers;
+  // a stored attestation's badge is authorised by its signed, expiring URL instead of a key
+  'GET /badge/verified',
+  'GET /badge/status/:status',
+  'GET /badge/custom',
+  'GET /badge/attestation/:attestation_id',
 ]);
 
 /** decisions §5: the scope a route family must declare (first match wins). */

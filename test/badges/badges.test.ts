@@ -52,8 +52,9 @@ t.test('badges', async (t) => {
     }
     t.equal((await get('/badge/status/NOPE')).status, 400);
     t.equal((await get('/badge/status/%3Cscript%3E')).status, 400);
-    t.equal((await get('/badge/status/VERIFIED', 'a-verify-only')).status, 200, 'verify:read suffices');
-    t.equal((await h.request('GET', '/badge/status/VERIFIED', { key: null })).status, 401);
+    const anonymous = await h.request('GET', '/badge/status/VERIFIED', { key: null });
+    t.equal(anonymous.status, 200, 'public: an <img> sends no credentials');
+    t.match(anonymous.headers.get('etag'), /^"[A-Za-z0-9_-]{27}"$/);
   });
 
   t.test('custom: text and colours checked, everything escaped', async (t) => {
@@ -110,21 +111,24 @@ t.test('badges', async (t) => {
     }
   });
 
-  t.test('attestation badge reflects the stored status; never cached', async (t) => {
+  t.test('attestation badge: through a signed URL only, reflecting the stored status', async (t) => {
     const issued = await h.request('POST', '/test/attestable', { body: { expression: '2+2=4' } });
     const id = issued.body.attestation_id;
-    const valid = await get(`/badge/attestation/${id}`);
+    const link = async (att: string, key = 'a-owner') => h.request('POST', `/attestation/${att}/badge-url`, { key });
+    const l = await link(id);
+    t.equal(l.status, 200);
+    const valid = await h.request('GET', l.body.path, { key: null });
     t.equal(valid.status, 200);
-    t.equal(valid.headers.get('cache-control'), 'no-store');
+    t.equal(valid.headers.get('cache-control'), 'no-cache');
     t.equal(valid.headers.get('content-type'), 'image/svg+xml');
     t.match(valid.text, />valid</);
-    t.match((await get(`/badge/attestation/${id}`, 'b-owner')).text, />unknown</, 'another organisation sees unknown');
-    t.match((await get('/badge/attestation/att_missing')).text, />unknown</);
+    t.equal((await link(id, 'b-owner')).status, 404, 'another organisation cannot sign a link to it');
+    t.equal((await h.request('GET', `/badge/attestation/${id}`, { key: 'a-owner' })).status, 400, 'a key is no substitute for the signature');
     const now = Math.floor(Date.now() / 1000);
     const c = claimsFor({ proof_ref: issued.body.proof_ref, iat: now - 7200, exp: now - 10 });
     await h.kernel.app.store.collection<AttestationRecord>('attestations').put(c.jti, recordFor(c));
-    t.match((await get(`/badge/attestation/${c.jti}`)).text, />expired</);
+    t.match((await h.request('GET', (await link(c.jti)).body.path, { key: null })).text, />expired</);
     t.equal((await h.request('POST', `/attestation/${id}/revoke`)).status, 200);
-    t.match((await get(`/badge/attestation/${id}`)).text, />revoked</);
+    t.match((await h.request('GET', l.body.path, { key: null })).text, />revoked</, 'the same URL shows the revocation');
   });
 });

@@ -12,6 +12,7 @@ export const TEST_SECRETS = {
   jwt_secret_key: 'test-jwt-secret-0123456789abcdef',
   api_key_lookup_secret: 'test-lookup-secret-0123456789abcdef',
   audit_secret_key: 'test-audit-secret-0123456789abcdef',
+  badge_url_secret: 'test-badge-url-secret-0123456789abcdef',
 };
 
 export const TEST_API_KEY = 'svc_test_harness_key';
