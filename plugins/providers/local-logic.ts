@@ -24,46 +24,44 @@ const MAX_TEXT = 2000;
 const MAX_TOKENS = 400;
 
 /** comparator phrases, longest first so "greater than or equal to" wins over "greater than" */
-const COMPARATORS: Array<[string, string]> = (
-  [
-    ['is greater than or equal to', 'GTE'],
-    ['greater than or equal to', 'GTE'],
-    ['is less than or equal to', 'LTE'],
-    ['less than or equal to', 'LTE'],
-    ['is not equal to', 'NEQ'],
-    ['does not equal', 'NEQ'],
-    ['is not', 'NEQ'],
-    ['is no less than', 'GTE'],
-    ['is no more than', 'LTE'],
-    ['is at least', 'GTE'],
-    ['at least', 'GTE'],
-    ['is at most', 'LTE'],
-    ['at most', 'LTE'],
-    ['is greater than', 'GT'],
-    ['greater than', 'GT'],
-    ['is more than', 'GT'],
-    ['more than', 'GT'],
-    ['is larger than', 'GT'],
-    ['larger than', 'GT'],
-    ['is bigger than', 'GT'],
-    ['exceeds', 'GT'],
-    ['is less than', 'LT'],
-    ['less than', 'LT'],
-    ['is smaller than', 'LT'],
-    ['smaller than', 'LT'],
-    ['is equal to', 'EQ'],
-    ['equal to', 'EQ'],
-    ['equals', 'EQ'],
-    ['is', 'EQ'],
-    ['>=', 'GTE'],
-    ['<=', 'LTE'],
-    ['!=', 'NEQ'],
-    ['==', 'EQ'],
-    ['=', 'EQ'],
-    ['>', 'GT'],
-    ['<', 'LT'],
-  ] as Array<[string, string]>
-).map(([phrase, op]) => [phrase, op]);
+const COMPARATORS: ReadonlyArray<readonly [string, string]> = [
+  ['is greater than or equal to', 'GTE'],
+  ['greater than or equal to', 'GTE'],
+  ['is less than or equal to', 'LTE'],
+  ['less than or equal to', 'LTE'],
+  ['is not equal to', 'NEQ'],
+  ['does not equal', 'NEQ'],
+  ['is not', 'NEQ'],
+  ['is no less than', 'GTE'],
+  ['is no more than', 'LTE'],
+  ['is at least', 'GTE'],
+  ['at least', 'GTE'],
+  ['is at most', 'LTE'],
+  ['at most', 'LTE'],
+  ['is greater than', 'GT'],
+  ['greater than', 'GT'],
+  ['is more than', 'GT'],
+  ['more than', 'GT'],
+  ['is larger than', 'GT'],
+  ['larger than', 'GT'],
+  ['is bigger than', 'GT'],
+  ['exceeds', 'GT'],
+  ['is less than', 'LT'],
+  ['less than', 'LT'],
+  ['is smaller than', 'LT'],
+  ['smaller than', 'LT'],
+  ['is equal to', 'EQ'],
+  ['equal to', 'EQ'],
+  ['equals', 'EQ'],
+  ['is', 'EQ'],
+  ['>=', 'GTE'],
+  ['<=', 'LTE'],
+  ['!=', 'NEQ'],
+  ['==', 'EQ'],
+  ['=', 'EQ'],
+  ['>', 'GT'],
+  ['<', 'LT'],
+];
 
 const GRAMMAR_WORDS = new Set([
   'is', 'not', 'no', 'equal', 'equals', 'to', 'than', 'greater', 'less', 'more', 'larger', 'bigger', 'smaller', 'exceeds',
@@ -113,6 +111,8 @@ const text = (t: Tok | undefined): string | undefined => (t ? t.v : undefined);
 class Reader {
   i = 0;
   real = false;
+  /** every name the sentence uses (declared Real together when `real` is set) */
+  readonly names = new Set<string>();
   constructor(private readonly toks: Tok[]) {}
 
   private at(k: number): string | undefined {
@@ -213,7 +213,6 @@ class Reader {
     throw new LogicReadError(`expected a number or a name, found "${n?.v ?? 'the end'}"`);
   }
 
-  names = new Set<string>();
   print(t: Term): string {
     if (t.k === 'num') return t.v;
     if (t.k === 'var') {
