@@ -39,3 +39,5 @@ export { Pins, PIN_COLLECTIONS, type PinRecord, type SeenRecord, type ToolStatus
 export { VERDICT_META, DENIAL_META, VERDICT_ENGINE } from './gate.js';
 export { parseServers, type McpServer } from './config.js';
 export { SESSION_COLLECTION } from './proxy.js';
+export { mcpScanCommand, mcpApproveCommand } from './cli.js';
+export { scan, renderSarif, renderText, exitCode, RULES as SCAN_RULES, type ScanReport } from './scan.js';
