@@ -1,4 +1,6 @@
 import t from 'tap';
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import type { Plugin } from '../../core/types.js';
 import health from '../../plugins/health/index.js';
 import auth from '../../plugins/auth/index.js';
@@ -184,4 +186,38 @@ t.test('authentication and sessions', async (t) => {
   await transport.terminateSession();
   const after = await s.request('POST', '/mcp/demo', { body: list, headers: { ...accept, 'x-agent-token': agent.agent_token, 'mcp-session-id': sid, 'mcp-protocol-version': '2025-06-18' } });
   t.equal(after.status, 404, 'a terminated session is gone');
+});
+
+const CLI = fileURLToPath(new URL('../../sidecar/cli.js', import.meta.url));
+function cli(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const base = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('SVC_') && !k.startsWith('TAP')));
+  return new Promise((resolve) => {
+    const p = spawn(process.execPath, [CLI, ...args], { env: { ...base, ...env } });
+    let stdout = '';
+    let stderr = '';
+    p.stdout.on('data', (d) => (stdout += d));
+    p.stderr.on('data', (d) => (stderr += d));
+    p.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+t.test('proofgate mcp approve lists and pins through the sidecar', async (t) => {
+  const { s, org, agent } = await setup(t, { pinOnFirstUse: false });
+  const { client } = await connectClient(`${s.url}/mcp/demo`, { 'x-agent-token': agent.agent_token });
+  t.teardown(() => client.close());
+  t.same((await client.listTools()).tools, []);
+  const env = { PROOFGATE_API_KEY: org.key };
+  const listed = await cli(['mcp', 'approve', '--url', s.url, '--server', 'demo'], env);
+  t.equal(listed.code, 0, listed.stderr);
+  t.match(listed.stdout, /poisoned\s+add .*agents\.poisoning/);
+  t.match(listed.stdout, /pending\s+get_weather\s+sha256:/);
+  const refused = await cli(['mcp', 'approve', '--url', s.url, '--server', 'demo', '--tool', 'add'], env);
+  t.equal(refused.code, 1, 'a poisoned definition is refused without --accept-findings');
+  t.match(refused.stderr, /agents\.poisoning/);
+  const ok = await cli(['mcp', 'approve', '--url', s.url, '--server', 'demo', '--tool', 'get_weather'], env);
+  t.equal(ok.code, 0, ok.stderr);
+  t.match(ok.stdout, /pinned demo\/get_weather sha256:/);
+  t.same(names((await client.listTools()).tools), ['get_weather']);
+  const noKey = await cli(['mcp', 'approve', '--url', s.url, '--server', 'demo', '--api-key', 'svc_wrong_key_0123456789abcdefghij']);
+  t.equal(noKey.code, 2, 'a rejected key');
 });
