@@ -77,6 +77,10 @@ async function upstream(d: RelayDeps, ctx: RequestContext, server: McpServer, me
   const ac = new AbortController();
   const timer = setTimeout(() => ac.abort(new Error('deadline')), d.timeoutMs);
   timer.unref();
+  // a client that leaves before the server answers takes the upstream request with it
+  const onGone = () => ac.abort(new Error('client gone'));
+  ctx.signal.addEventListener('abort', onGone, { once: true });
+  ac.signal.addEventListener('abort', () => ctx.signal.removeEventListener('abort', onGone), { once: true });
   try {
     const res = await fetch(server.url, { method, headers, body, signal: ac.signal, redirect: 'manual' });
     return { res, ac, timer };
@@ -95,6 +99,12 @@ export async function relayPost(d: RelayDeps, ctx: RequestContext, server: McpSe
   d.metrics.requests.inc({ server: server.name, method: methodLabel(msg.method) });
 
   let verdict: { jwt: string; id: string } | null = null;
+  const clientMeta = msg.params?._meta;
+  if (clientMeta && typeof clientMeta === 'object' && Object.hasOwn(clientMeta, VERDICT_META)) {
+    // only proofgate puts a verdict there: a client's own (replayed or forged) never reaches the server
+    const { [VERDICT_META]: _dropped, ...rest } = clientMeta as Record<string, unknown>;
+    msg.params = { ...msg.params, _meta: rest };
+  }
   if (isRequest && msg.method === 'tools/call') {
     const g = await gateToolCall(d, server.name, agent.agent_id, msg.params);
     if (!g.allow) return { status: 200, headers: { 'content-type': 'application/json' }, body: { jsonrpc: '2.0', id: msg.id, result: denialResult(g) } };
@@ -126,7 +136,7 @@ export async function relayPost(d: RelayDeps, ctx: RequestContext, server: McpSe
   }
 
   const rewrite = async (m: JsonRpc): Promise<JsonRpc> => {
-    if (!isRequest || m.id !== msg.id || m.method !== undefined || !m.result || typeof m.result !== 'object') return m;
+    if (!m || typeof m !== 'object' || !isRequest || m.id !== msg.id || m.method !== undefined || !m.result || typeof m.result !== 'object') return m;
     if (msg.method === 'tools/list' && Array.isArray(m.result.tools)) {
       const tools = (m.result.tools as unknown[]).filter(isToolDefinition) as ToolDefinition[];
       const review = await d.pins.review(server.name, tools);
@@ -195,7 +205,9 @@ async function* relayEvents(body: ReadableStream<Uint8Array>, rewrite: (m: JsonR
         } catch {
           m = undefined;
         }
-        if (m && typeof m === 'object' && !Array.isArray(m)) ev.data = JSON.stringify(await rewrite(m as JsonRpc));
+        // re-serialised from the parsed value, so the client reads exactly what was reviewed
+        if (Array.isArray(m)) ev.data = JSON.stringify(await Promise.all(m.map((x) => (x && typeof x === 'object' ? rewrite(x as JsonRpc) : x))));
+        else if (m && typeof m === 'object') ev.data = JSON.stringify(await rewrite(m as JsonRpc));
       }
       s += formatEvent(ev);
     }
