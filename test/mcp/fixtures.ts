@@ -22,6 +22,8 @@ export interface UpstreamState {
   /** when set, `search` waits for it after its first progress event */
   holdAfterFirst?: Promise<void>;
   calls: Array<{ name: string; arguments: unknown; meta: Record<string, unknown> | undefined }>;
+  /** headers of every HTTP request the server received */
+  headers: Array<Record<string, string | string[] | undefined>>;
 }
 
 export interface Upstream {
@@ -83,10 +85,11 @@ async function readJson(req: IncomingMessage): Promise<unknown> {
 }
 
 export async function startUpstream(o: { weatherDescription?: string; progressSteps?: number } = {}): Promise<Upstream> {
-  const state: UpstreamState = { weatherDescription: o.weatherDescription ?? 'Current weather for a city.', progressSteps: o.progressSteps ?? 5, calls: [] };
+  const state: UpstreamState = { weatherDescription: o.weatherDescription ?? 'Current weather for a city.', progressSteps: o.progressSteps ?? 5, calls: [], headers: [] };
   const transports = new Map<string, StreamableHTTPServerTransport>();
   const http: HttpServer = createServer((req, res) => {
     void (async () => {
+      state.headers.push({ ...req.headers });
       const body = req.method === 'POST' ? await readJson(req) : undefined;
       const sid = req.headers['mcp-session-id'];
       let tr = typeof sid === 'string' ? transports.get(sid) : undefined;

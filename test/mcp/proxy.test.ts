@@ -20,6 +20,9 @@ import { connectClient, POISONED_DESCRIPTION, startUpstream, toolList } from './
  */
 const PLUGINS: Plugin[] = [health, auth, agents, a2a, mcp, audit];
 
+// the upstream credential comes from the environment, named in the config
+process.env.PG_TEST_MCP_UPSTREAM_AUTH = 'Bearer upstream-credential';
+
 async function setup(t: { teardown(fn: () => unknown): void }, o: { pinOnFirstUse?: boolean } = {}) {
   const up = await startUpstream();
   t.teardown(() => up.close());
@@ -27,7 +30,7 @@ async function setup(t: { teardown(fn: () => unknown): void }, o: { pinOnFirstUs
     plugins: PLUGINS,
     config: {
       auth: { anonymous_rate_per_minute: 1000 },
-      mcp: { servers: { demo: { url: up.url } }, pin_on_first_use: o.pinOnFirstUse ?? true },
+      mcp: { servers: { demo: { url: up.url, headers_from_env: { Authorization: 'PG_TEST_MCP_UPSTREAM_AUTH' } } }, pin_on_first_use: o.pinOnFirstUse ?? true },
     },
   });
   t.teardown(() => s.close());
@@ -81,6 +84,10 @@ t.test('the client sees only pinned, clean definitions; calls are gated and sign
   t.equal(exfil.isError, true, 'an exfiltration instruction in the arguments is denied');
   t.same(up.state.calls.map((c) => c.name), ['get_weather'], 'no denied call reached the server');
 
+  t.ok(up.state.headers.length > 0);
+  t.ok(up.state.headers.every((h) => h.authorization === 'Bearer upstream-credential'), 'the configured credential goes upstream');
+  t.ok(up.state.headers.every((h) => h['x-agent-token'] === undefined), 'the agent token never leaves the sidecar');
+
   const activity = await s.request('GET', `/agents/${agent.agent_id}/activity`, { headers: { 'x-agent-token': agent.agent_token } });
   t.same(activity.body.items.filter((i: { action: string }) => i.action === 'tool_call').map((i: { outcome: string }) => i.outcome), ['DENY', 'DENY', 'DENY', 'ALLOW'], 'every decision is in the agent activity log');
 });
@@ -108,6 +115,9 @@ t.test('a changed definition is withheld and its calls denied until re-approved'
   const metrics = await s.kernel.app.metrics.registry.getSingleMetricAsString('svc_mcp_definition_changes_total');
   t.match(metrics, /svc_mcp_definition_changes_total\{server="demo"\} 1/);
 
+  const servers = await s.request('GET', '/admin/mcp/servers', { apiKey: org.key });
+  t.same(servers.body.servers.map((x: { name: string; path: string }) => [x.name, x.path]), [['demo', '/mcp/demo']]);
+  t.notOk(servers.text.includes('upstream-credential'), 'configured header values are not shown');
   const listing = await s.request('GET', '/admin/mcp/servers/demo/tools', { apiKey: org.key });
   t.equal(listing.status, 200);
   const w = listing.body.tools.find((x: { tool: string }) => x.tool === 'get_weather');

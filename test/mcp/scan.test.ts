@@ -37,7 +37,7 @@ function sarifValidator() {
 }
 
 const dir = mkdtempSync(join(tmpdir(), 'pg-mcp-scan-'));
-const state = { weatherDescription: 'Current weather for a city.', progressSteps: 1, calls: [] };
+const state = { weatherDescription: 'Current weather for a city.', progressSteps: 1, calls: [], headers: [] };
 
 t.test('a saved tools/list with a poisoned tool: findings in every format, SARIF valid, exit 1', async (t) => {
   const saved = join(dir, 'demo.json');
