@@ -153,7 +153,14 @@ export async function relayPost(d: RelayDeps, ctx: RequestContext, server: McpSe
 
   if (!res.body || res.status === 202 || res.status === 204) {
     clearTimeout(timer);
+    await res.body?.cancel().catch(() => undefined);
     return { status: res.status, headers, body: undefined };
+  }
+  if (res.ok && isRequest && !type.startsWith('text/event-stream') && !type.startsWith('application/json')) {
+    // an answer proofgate cannot read is an answer it cannot review: never relay it to a lenient client
+    ac.abort();
+    clearTimeout(timer);
+    throw new HttpError(McpProblems.upstreamProtocol, `MCP server ${server.name} answered ${type || 'without a content type'}, not JSON or an event stream`);
   }
   if (type.startsWith('text/event-stream')) {
     headers['cache-control'] = 'no-cache, no-store';
