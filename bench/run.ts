@@ -40,8 +40,14 @@ async function main(): Promise<void> {
     a2a = await mod.runA2ABench();
     console.log('a2a', JSON.stringify(a2a, null, 2));
   }
+  let mcpProxy: unknown = null;
+  if (!only.length || only.includes('mcp-proxy')) {
+    const mod = (await import(new URL('./mcp-proxy.js', import.meta.url).href)) as { runMcpProxyBench(): Promise<unknown> };
+    mcpProxy = await mod.runMcpProxyBench();
+    console.log('mcp-proxy', JSON.stringify(mcpProxy, null, 2));
+  }
   const { writeFileSync } = await import('node:fs');
-  writeFileSync('bench-results.json', JSON.stringify({ at: new Date().toISOString(), node: process.version, engines: reports, a2a }, null, 2));
+  writeFileSync('bench-results.json', JSON.stringify({ at: new Date().toISOString(), node: process.version, engines: reports, a2a, mcp_proxy: mcpProxy }, null, 2));
   process.exit(0);
 }
 

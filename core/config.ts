@@ -63,6 +63,13 @@ export interface Config {
     anthropic_base_url: string | null;
     timeout_ms: number;
   };
+  mcp: {
+    /** name → server; a JSON string when it came from SVC_MCP_SERVERS (the mcp plugin parses it) */
+    servers: string | Record<string, unknown>;
+    pin_on_first_use: boolean;
+    timeout_ms: number;
+    max_body_bytes: number;
+  };
   plugin_config: Record<string, Record<string, unknown>>;
 }
 

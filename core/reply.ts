@@ -1,4 +1,5 @@
 import type { ServerResponse } from 'node:http';
+import { Readable, pipeline } from 'node:stream';
 import { HttpError, Problems } from './errors.js';
 import { EngineError } from './workers.js';
 import type { Reply } from './types.js';
@@ -12,6 +13,13 @@ export function writeReply(res: ServerResponse, reply: Reply, extraHeaders: Reco
   const status = reply.status ?? 200;
   const headers: Record<string, string> = { ...SECURITY_HEADERS, ...extraHeaders };
   for (const [k, v] of Object.entries(reply.headers ?? {})) headers[k.toLowerCase()] = v;
+  if (reply.body instanceof Readable) {
+    // a streamed answer (an SSE relay): written as it comes, no length; a client that goes away
+    // destroys the source, which is how its producer learns to stop
+    res.writeHead(status, headers);
+    pipeline(reply.body, res, () => {});
+    return status;
+  }
   let payload: string | Buffer | undefined;
   if (reply.body === undefined || status === 204 || status === 304) {
     payload = undefined;

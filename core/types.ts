@@ -72,7 +72,7 @@ export interface RequestContext {
 export interface Reply {
   status?: number;
   headers?: Record<string, string>;
-  /** JSON-serialisable value, or a string/Buffer sent as-is (set content-type in headers) */
+  /** JSON-serialisable value, a string/Buffer sent as-is (set content-type in headers), or a Readable piped as it comes */
   body?: unknown;
 }
 

@@ -21,6 +21,7 @@ import attestation from '../plugins/attestation/index.js';
 import verificationContext from '../plugins/verification-context/index.js';
 import badges from '../plugins/badges/index.js';
 import a2a from '../plugins/a2a/index.js';
+import mcp from '../plugins/mcp/index.js';
 
 /**
  * The composition root: the one place that names the built-in plugins. Order matters only for
@@ -49,6 +50,8 @@ export const builtinPlugins: Plugin[] = [
   verificationContext,
   badges,
   a2a,
+  // after agents (agent tokens) and a2a (the verdict signer)
+  mcp,
   // audit after attestation: its onReply hook records the reply as sent, attestation included
   audit,
   ops,

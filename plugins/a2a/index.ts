@@ -12,7 +12,7 @@ import type { GuardOutcome } from './guards/types.js';
 import type { PayloadType } from './message.js';
 import { A2AMetrics } from './metrics.js';
 import { registerRoutes, SIGNING_TAG } from './routes.js';
-import { issuerDid, loadSigningKey } from './signer.js';
+import { issuerDid, loadSigningKey, type VerdictSigner } from './signer.js';
 import { TrustBoundary } from './trust-boundary.js';
 import { parseBlockedPairs, parseBlocklist, parseTrustedAgents } from './trust-config.js';
 
@@ -24,6 +24,8 @@ import { parseBlockedPairs, parseBlocklist, parseTrustedAgents } from './trust-c
  */
 export const A2A_GUARDS_SERVICE = 'a2a.guards';
 export const A2A_ENGINE_VERSION = '1.0.0';
+/** the deployment's ES256 verdict signer (or null without a usable key), for plugins that sign verdicts of their own (mcp) */
+export const A2A_SIGNER_SERVICE = 'a2a.signer';
 
 function register(app: App): void {
   const c = app.config.a2a;
@@ -37,6 +39,7 @@ function register(app: App): void {
   const key = loadSigningKey(c.signing_key_pem, deploymentId, c.jwt_lifetime_seconds);
   const signer = key.ok ? key.signer : null;
   if (!key.ok) app.log.error({ reason: key.reason }, 'a2a signing key unavailable: /a2a/intercept and /.well-known/jwks.json answer 503');
+  app.provide<VerdictSigner | null>(A2A_SIGNER_SERVICE, signer);
 
   const metrics = new A2AMetrics(app.metrics);
   const engine = app.engine({
@@ -86,4 +89,4 @@ export { a2aVerifyVerdictCommand } from './cli.js';
 export { GuardRegistry } from './guards/registry.js';
 export type { Guard, GuardContext, GuardOutcome, GuardStatus } from './guards/types.js';
 export { PAYLOAD_TYPES, type AgentMessage, type PayloadType, type VerificationVerdict, type VerdictStatus } from './message.js';
-export { JWT_TYP, keyFingerprint, issuerDid, type A2AClaims, type PublicJwk } from './signer.js';
+export { JWT_TYP, keyFingerprint, issuerDid, type A2AClaims, type PublicJwk, type VerdictSigner } from './signer.js';

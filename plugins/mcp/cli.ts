@@ -1,0 +1,215 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import { basename, dirname, extname, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { wantsHelp, type Command } from '../../core/cli.js';
+import { listTools, McpClientError, toolsFromSaved } from './client.js';
+import { SERVER_NAME } from './config.js';
+import { exitCode, pinsOf, renderSarif, renderText, scan, type PinFile, type ServerInput } from './scan.js';
+
+/**
+ * `proofgate mcp scan` (offline: no sidecar needed) and `proofgate mcp approve` (an operator's
+ * approval through a running sidecar's admin route, so it is audited like any other).
+ */
+const SCAN_USAGE = `proofgate mcp scan [--config mcp.json] [--tools-list FILE ...] [--pins FILE] [--write-pins FILE]
+                  [--format text|json|sarif] [--output FILE] [--timeout-ms N]
+
+Connects to every Streamable HTTP server of an MCP client config (mcpServers, servers or mcp.servers:
+name → {url, headers?, headers_from_env?, tools_file?}) — or reads saved tools/list answers — and
+reports poisoned definitions, and with --pins the definitions that changed since they were pinned
+or are not pinned at all. Definition hash: SHA-256 over the RFC 8785 form of name, description,
+inputSchema and annotations.
+  --config FILE      MCP client config; a server's tools_file (relative to it) is read instead of connecting
+  --tools-list FILE  a saved tools/list (result, JSON-RPC response or array); the server is named after the file
+  --pins FILE        pin file {server: {tool: "sha256:…"}} to compare against
+  --write-pins FILE  write the current clean hashes as a pin file (first approval offline)
+  --format F         text (default), json or sarif (SARIF 2.1.0)
+  --output FILE      write the report there instead of standard output
+  --timeout-ms N     per-request deadline when connecting (default 15000)
+Exit: 0 clean, 1 findings (errors or warnings), 2 usage error or a server that could not be read.`;
+
+type Entry = { url?: unknown; headers?: unknown; headers_from_env?: unknown; tools_file?: unknown; command?: unknown; type?: unknown };
+
+function serversOf(config: unknown): Record<string, Entry> {
+  const c = (config ?? {}) as Record<string, unknown>;
+  const mcp = c.mcp as Record<string, unknown> | undefined;
+  const raw = c.mcpServers ?? c.servers ?? mcp?.servers;
+  if (!raw || typeof raw !== 'object' || Array.isArray(raw)) throw new Error('the config has no mcpServers (or servers / mcp.servers) object');
+  const out: Record<string, Entry> = {};
+  for (const [k, v] of Object.entries(raw as Record<string, unknown>)) out[k] = (typeof v === 'string' ? { url: v } : (v ?? {})) as Entry;
+  return out;
+}
+
+function stringMap(v: unknown, what: string): Record<string, string> {
+  if (v === undefined) return {};
+  if (!v || typeof v !== 'object' || Array.isArray(v) || Object.values(v).some((x) => typeof x !== 'string')) throw new Error(`${what} must map names to strings`);
+  return v as Record<string, string>;
+}
+
+async function gather(name: string, e: Entry, base: string, timeoutMs: number): Promise<ServerInput> {
+  if (typeof e.tools_file === 'string') {
+    const file = resolve(base, e.tools_file);
+    return fromFile(name, file);
+  }
+  if (typeof e.url !== 'string') return { name, source: name, skipped: typeof e.command === 'string' ? 'a stdio command (only Streamable HTTP servers are scanned)' : 'no url' };
+  if (e.type === 'sse' || e.type === 'stdio') return { name, source: e.url, skipped: `transport ${String(e.type)} is not Streamable HTTP` };
+  try {
+    const headers = { ...stringMap(e.headers, `${name}.headers`) };
+    for (const [h, variable] of Object.entries(stringMap(e.headers_from_env, `${name}.headers_from_env`))) {
+      const v = process.env[variable];
+      if (!v) throw new Error(`environment variable ${variable} (header ${h}) is not set`);
+      headers[h] = v;
+    }
+    return { name, source: e.url, tools: await listTools(e.url, headers, timeoutMs) };
+  } catch (err) {
+    return { name, source: e.url, error: err instanceof McpClientError ? err.message : (err as Error).message };
+  }
+}
+
+function fromFile(name: string, file: string): ServerInput {
+  try {
+    const tools = toolsFromSaved(JSON.parse(readFileSync(file, 'utf8')));
+    if (!tools) return { name, source: file, error: `${file} holds no tools/list answer` };
+    return { name, source: file, tools };
+  } catch (err) {
+    return { name, source: file, error: `${file}: ${(err as NodeJS.ErrnoException).code === 'ENOENT' ? 'file not found' : (err as Error).message}` };
+  }
+}
+
+function readPins(file: string): PinFile {
+  const v = JSON.parse(readFileSync(file, 'utf8')) as unknown;
+  const servers = (v && typeof v === 'object' && 'servers' in v ? (v as { servers: unknown }).servers : v) as unknown;
+  if (!servers || typeof servers !== 'object' || Array.isArray(servers)) throw new Error(`${file}: expected {server: {tool: hash}}`);
+  const out: PinFile = {};
+  for (const [s, tools] of Object.entries(servers as Record<string, unknown>)) out[s] = stringMap(tools, `${file}: ${s}`);
+  return out;
+}
+
+export const mcpScanCommand: Command = {
+  name: 'mcp scan',
+  summary: 'scan MCP servers (or saved tools/list answers) for poisoned, changed and unpinned tools',
+  usage: SCAN_USAGE,
+  async run(argv) {
+    if (wantsHelp(argv)) {
+      console.log(SCAN_USAGE);
+      return 0;
+    }
+    let values;
+    try {
+      ({ values } = parseArgs({
+        args: argv,
+        options: {
+          config: { type: 'string' },
+          'tools-list': { type: 'string', multiple: true },
+          pins: { type: 'string' },
+          'write-pins': { type: 'string' },
+          format: { type: 'string', default: 'text' },
+          output: { type: 'string' },
+          'timeout-ms': { type: 'string', default: '15000' },
+        },
+      }));
+    } catch (err) {
+      console.error(`proofgate mcp scan: ${(err as Error).message}\n\n${SCAN_USAGE}`);
+      return 2;
+    }
+    const fail = (msg: string) => {
+      console.error(`proofgate mcp scan: ${msg}`);
+      return 2;
+    };
+    const format = values.format!;
+    if (!['text', 'json', 'sarif'].includes(format)) return fail(`unknown format ${format} (text, json or sarif)`);
+    const timeoutMs = Number(values['timeout-ms']);
+    if (!Number.isInteger(timeoutMs) || timeoutMs < 100) return fail('--timeout-ms must be an integer ≥ 100');
+    if (!values.config && !values['tools-list']?.length) return fail('give --config or --tools-list');
+
+    const inputs: ServerInput[] = [];
+    try {
+      if (values.config) {
+        const servers = serversOf(JSON.parse(readFileSync(values.config, 'utf8')));
+        const base = dirname(resolve(values.config));
+        for (const [name, e] of Object.entries(servers)) inputs.push(await gather(name, e, base, timeoutMs));
+      }
+      for (const file of values['tools-list'] ?? []) {
+        const name = basename(file, extname(file));
+        inputs.push(fromFile(SERVER_NAME.test(name) ? name : 'saved', file));
+      }
+    } catch (err) {
+      return fail((err as NodeJS.ErrnoException).code === 'ENOENT' ? `${values.config}: file not found` : (err as Error).message);
+    }
+    let pins: PinFile | undefined;
+    try {
+      pins = values.pins ? readPins(values.pins) : undefined;
+    } catch (err) {
+      return fail((err as Error).message);
+    }
+    const report = scan(inputs, pins);
+    const out = format === 'text' ? renderText(report) : JSON.stringify(format === 'json' ? report : renderSarif(report), null, 2) + '\n';
+    if (values.output) writeFileSync(values.output, out);
+    else process.stdout.write(out);
+    if (values['write-pins']) writeFileSync(values['write-pins'], JSON.stringify({ servers: pinsOf(report) }, null, 2) + '\n');
+    return exitCode(report);
+  },
+};
+
+const APPROVE_USAGE = `proofgate mcp approve --url SIDECAR --server NAME [--tool NAME [--hash sha256:…] [--accept-findings]] [--api-key KEY]
+
+Without --tool: lists the server's tool definitions as the sidecar last saw them, with their status
+(pinned, pending, changed, poisoned) and hash. With --tool: pins the definition the sidecar saw last;
+--hash makes the approval fail when that is no longer the definition you reviewed; a definition
+flagged by poisoning screening needs --accept-findings. The API key needs the admin:all scope
+(default: $PROOFGATE_API_KEY). Exit: 0 done, 1 refused, 2 usage or connection error.`;
+
+export const mcpApproveCommand: Command = {
+  name: 'mcp approve',
+  summary: 'list or approve (pin) MCP tool definitions through a running sidecar',
+  usage: APPROVE_USAGE,
+  async run(argv) {
+    if (wantsHelp(argv)) {
+      console.log(APPROVE_USAGE);
+      return 0;
+    }
+    let values;
+    try {
+      ({ values } = parseArgs({
+        args: argv,
+        options: { url: { type: 'string' }, server: { type: 'string' }, tool: { type: 'string' }, hash: { type: 'string' }, 'accept-findings': { type: 'boolean' }, 'api-key': { type: 'string' } },
+      }));
+    } catch (err) {
+      console.error(`proofgate mcp approve: ${(err as Error).message}\n\n${APPROVE_USAGE}`);
+      return 2;
+    }
+    const key = values['api-key'] ?? process.env.PROOFGATE_API_KEY;
+    if (!values.url || !values.server || !key) {
+      console.error(`proofgate mcp approve: --url, --server and an API key are required\n\n${APPROVE_USAGE}`);
+      return 2;
+    }
+    const base = `${values.url.replace(/\/$/, '')}/admin/mcp/servers/${encodeURIComponent(values.server)}/tools`;
+    const headers = { 'x-api-key': key, 'content-type': 'application/json' };
+    let res: Response;
+    try {
+      res = values.tool
+        ? await fetch(`${base}/${encodeURIComponent(values.tool)}/approve`, {
+            method: 'POST',
+            headers,
+            body: JSON.stringify({ ...(values.hash ? { hash: values.hash } : {}), ...(values['accept-findings'] ? { accept_findings: true } : {}) }),
+          })
+        : await fetch(base, { headers });
+    } catch {
+      console.error(`proofgate mcp approve: ${values.url} cannot be reached`);
+      return 2;
+    }
+    const body = (await res.json().catch(() => ({}))) as Record<string, unknown>;
+    if (!res.ok) {
+      console.error(`proofgate mcp approve: ${res.status} ${String(body.detail ?? body.title ?? '')}`);
+      for (const f of (body.findings as Array<{ constraint_id: string; details: string }> | undefined) ?? []) console.error(`  ${f.constraint_id}: ${f.details}`);
+      return res.status === 401 || res.status === 403 || res.status >= 500 ? 2 : 1;
+    }
+    if (values.tool) {
+      console.log(`pinned ${String(body.server)}/${String(body.tool)} ${String(body.hash)}${body.previous_hash ? ` (was ${String(body.previous_hash)})` : ''}`);
+      return 0;
+    }
+    for (const t of body.tools as Array<{ tool: string; status: string; hash: string; findings: Array<{ constraint_id: string }> }>) {
+      console.log(`${t.status.padEnd(9)} ${t.tool}  ${t.hash}${t.findings.length ? `  [${t.findings.map((f) => f.constraint_id).join(', ')}]` : ''}`);
+    }
+    return 0;
+  },
+};

@@ -1,0 +1,45 @@
+import type { Counter } from 'prom-client';
+import type { Metrics } from '../../core/metrics.js';
+
+/**
+ * Prometheus series of the MCP proxy. Labels stay bounded: `server` is a configured name, `method`
+ * one of the MCP methods below or `other`, the rest are fixed enums.
+ */
+const METHODS = new Set([
+  'initialize',
+  'ping',
+  'tools/list',
+  'tools/call',
+  'resources/list',
+  'resources/read',
+  'resources/templates/list',
+  'prompts/list',
+  'prompts/get',
+  'completion/complete',
+  'logging/setLevel',
+  'notifications/initialized',
+  'notifications/cancelled',
+  'notifications/progress',
+  'notifications/roots/list_changed',
+]);
+
+export function methodLabel(method: unknown): string {
+  if (method === undefined) return 'response';
+  return typeof method === 'string' && METHODS.has(method) ? method : 'other';
+}
+
+export class McpMetrics {
+  readonly requests: Counter<'server' | 'method'>;
+  readonly toolCalls: Counter<'server' | 'decision' | 'reason'>;
+  readonly definitionChanges: Counter<'server'>;
+  readonly withheld: Counter<'server' | 'status'>;
+  readonly pinEvents: Counter<'server' | 'kind'>;
+
+  constructor(m: Metrics) {
+    this.requests = m.counter('svc_mcp_requests_total', 'JSON-RPC messages relayed to MCP servers, by server and method', ['server', 'method']);
+    this.toolCalls = m.counter('svc_mcp_tool_calls_total', 'MCP tools/call decisions, by server, decision and reason', ['server', 'decision', 'reason']);
+    this.definitionChanges = m.counter('svc_mcp_definition_changes_total', 'Tool definitions found changed since they were pinned', ['server']);
+    this.withheld = m.counter('svc_mcp_tools_withheld_total', 'Tool definitions withheld from a tools/list answer, by status', ['server', 'status']);
+    this.pinEvents = m.counter('svc_mcp_pin_events_total', 'Pin lifecycle events: new, poisoned, changed, pinned_first_use, approved', ['server', 'kind']);
+  }
+}

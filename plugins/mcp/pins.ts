@@ -1,0 +1,182 @@
+import type { Store } from '../../core/store.js';
+import { definitionHash, pinnedPart, screenDefinition, type Finding, type ToolDefinition } from './definitions.js';
+
+/**
+ * Tool pins, per server and tool name. Two collections:
+ *  - `mcp.seen`: the definition last listed by the server (hash, pinned part, screening findings),
+ *    written only when it differs from the one before — that write is how a change is noticed once;
+ *  - `mcp.pins`: the approved hash. A tool is offered and callable only while the definition the
+ *    server lists hashes to its pin.
+ * Both live in the shared store, so an approval on one replica holds on every replica.
+ */
+export const PIN_COLLECTIONS = { seen: 'mcp.seen', pins: 'mcp.pins' } as const;
+
+export type ToolStatus = 'pinned' | 'pending' | 'changed' | 'poisoned' | 'duplicate';
+
+export interface SeenRecord {
+  server: string;
+  tool: string;
+  hash: string;
+  definition: ReturnType<typeof pinnedPart>;
+  findings: Finding[];
+  /** the hash seen before this one (null the first time) */
+  previous_hash: string | null;
+  seen_at: string;
+}
+
+export interface PinRecord {
+  server: string;
+  tool: string;
+  hash: string;
+  definition: ReturnType<typeof pinnedPart>;
+  /** findings the approver accepted (empty unless approved with accept_findings) */
+  accepted_findings: Finding[];
+  approved_at: string;
+  /** `first_use`, or the approving key/user id */
+  approved_by: string;
+}
+
+/** Something worth an audit entry and a metric, reported once, by the request that first saw it. */
+export interface PinEvent {
+  kind: 'changed' | 'poisoned' | 'pinned_first_use' | 'new';
+  server: string;
+  tool: string;
+  hash: string;
+  previous_hash: string | null;
+  pinned_hash: string | null;
+  findings: Finding[];
+}
+
+export interface Withheld {
+  name: string;
+  hash: string;
+  status: Exclude<ToolStatus, 'pinned'>;
+}
+
+export interface Review {
+  visible: ToolDefinition[];
+  withheld: Withheld[];
+  events: PinEvent[];
+}
+
+export type Callable = { ok: true; hash: string } | { ok: false; status: 'unlisted' | Exclude<ToolStatus, 'pinned'>; reason: string };
+
+export class ApproveError extends Error {
+  constructor(
+    readonly kind: 'unknown' | 'stale' | 'findings',
+    message: string,
+    readonly findings: Finding[] = [],
+  ) {
+    super(message);
+  }
+}
+
+const key = (server: string, tool: string) => `${server}/${tool}`;
+
+export class Pins {
+  constructor(
+    private readonly store: Store,
+    private readonly pinOnFirstUse: boolean,
+    private readonly now: () => Date = () => new Date(),
+  ) {}
+
+  private get seen() {
+    return this.store.collection<SeenRecord>(PIN_COLLECTIONS.seen);
+  }
+  private get pins() {
+    return this.store.collection<PinRecord>(PIN_COLLECTIONS.pins);
+  }
+
+  /** Records what `server` listed and decides, tool by tool, what the client may see. */
+  async review(server: string, tools: ToolDefinition[]): Promise<Review> {
+    const out: Review = { visible: [], withheld: [], events: [] };
+    const counts = new Map<string, number>();
+    for (const t of tools) counts.set(t.name, (counts.get(t.name) ?? 0) + 1);
+    for (const t of tools) {
+      const hash = definitionHash(t);
+      // two definitions under one name: which one a call reaches is up to the server, so neither is offered
+      if (counts.get(t.name)! > 1) {
+        out.withheld.push({ name: t.name, hash, status: 'duplicate' });
+        continue;
+      }
+      const k = key(server, t.name);
+      let fresh: SeenRecord | undefined;
+      let seen = await this.seen.get(k);
+      if (seen?.hash !== hash) {
+        const next: SeenRecord = { server, tool: t.name, hash, definition: pinnedPart(t), findings: screenDefinition(t), previous_hash: seen?.hash ?? null, seen_at: this.now().toISOString() };
+        // only the request whose write replaced another hash reports the change (replicas race here)
+        seen = await this.seen.update(k, (cur) => {
+          if (cur?.hash === hash) return undefined;
+          fresh = { ...next, previous_hash: cur?.hash ?? null };
+          return fresh;
+        });
+        seen ??= next;
+      }
+      let pin = await this.pins.get(k);
+      if (!pin && this.pinOnFirstUse && seen.findings.length === 0) {
+        const rec = this.pinRecord(seen, 'first_use', []);
+        if (await this.pins.insert(k, rec)) {
+          pin = rec;
+          out.events.push({ kind: 'pinned_first_use', server, tool: t.name, hash, previous_hash: null, pinned_hash: hash, findings: [] });
+          fresh = undefined;
+        } else pin = await this.pins.get(k);
+      }
+      const status: ToolStatus = pin?.hash === hash ? 'pinned' : pin ? 'changed' : seen.findings.length ? 'poisoned' : 'pending';
+      if (status === 'pinned') out.visible.push(t);
+      else out.withheld.push({ name: t.name, hash, status });
+      if (fresh && status !== 'pinned') {
+        const kind = status === 'changed' ? 'changed' : status === 'poisoned' ? 'poisoned' : 'new';
+        out.events.push({ kind, server, tool: t.name, hash, previous_hash: fresh.previous_hash, pinned_hash: pin?.hash ?? null, findings: seen.findings });
+      }
+    }
+    return out;
+  }
+
+  /** May `tool` of `server` be called now? Only when the definition last listed is the pinned one. */
+  async callable(server: string, tool: string): Promise<Callable> {
+    const k = key(server, tool);
+    const [seen, pin] = await Promise.all([this.seen.get(k), this.pins.get(k)]);
+    if (!seen) return { ok: false, status: 'unlisted', reason: `tool ${tool} has not been listed by server ${server} through proofgate (call tools/list first)` };
+    if (pin && pin.hash === seen.hash) return { ok: true, hash: pin.hash };
+    if (pin) {
+      return { ok: false, status: 'changed', reason: `the definition of tool ${tool} changed since it was approved (pinned ${pin.hash}, now ${seen.hash}); an operator must re-approve it` };
+    }
+    if (seen.findings.length) {
+      return { ok: false, status: 'poisoned', reason: `the definition of tool ${tool} failed poisoning screening (${seen.findings.map((f) => f.constraint_id).join(', ')}) and is not approved` };
+    }
+    return { ok: false, status: 'pending', reason: `tool ${tool} of server ${server} is not approved yet (${seen.hash}); an operator must approve it` };
+  }
+
+  private pinRecord(seen: SeenRecord, by: string, accepted: Finding[]): PinRecord {
+    return { server: seen.server, tool: seen.tool, hash: seen.hash, definition: seen.definition, accepted_findings: accepted, approved_at: this.now().toISOString(), approved_by: by };
+  }
+
+  /**
+   * Pins the definition last listed. `hash`, when given, must be that definition's (the operator
+   * approves what they reviewed, not whatever the server lists by the time the request lands).
+   */
+  async approve(server: string, tool: string, o: { hash?: string; acceptFindings?: boolean; by: string }): Promise<{ pin: PinRecord; previous_hash: string | null }> {
+    const k = key(server, tool);
+    const seen = await this.seen.get(k);
+    if (!seen) throw new ApproveError('unknown', `server ${server} has not listed a tool ${tool} through proofgate`);
+    if (o.hash !== undefined && o.hash !== seen.hash) throw new ApproveError('stale', `the definition listed now is ${seen.hash}, not ${o.hash}`);
+    if (seen.findings.length && !o.acceptFindings) {
+      throw new ApproveError('findings', `the definition failed poisoning screening; approve with accept_findings to pin it anyway`, seen.findings);
+    }
+    const before = await this.pins.get(k);
+    const pin = this.pinRecord(seen, o.by, seen.findings);
+    await this.pins.put(k, pin);
+    return { pin, previous_hash: before?.hash ?? null };
+  }
+
+  async list(server: string): Promise<Array<{ tool: string; hash: string; status: ToolStatus; pinned_hash: string | null; findings: Finding[]; seen_at: string; approved_at: string | null; approved_by: string | null; definition: SeenRecord['definition'] }>> {
+    const prefix = `${server}/`;
+    const [seen, pins] = await Promise.all([this.seen.list({ prefix }), this.pins.list({ prefix })]);
+    const byTool = new Map(pins.map((p) => [p.value.tool, p.value]));
+    return seen.map(({ value: s }) => {
+      const p = byTool.get(s.tool);
+      const status: ToolStatus = p?.hash === s.hash ? 'pinned' : p ? 'changed' : s.findings.length ? 'poisoned' : 'pending';
+      return { tool: s.tool, hash: s.hash, status, pinned_hash: p?.hash ?? null, findings: s.findings, seen_at: s.seen_at, approved_at: p?.approved_at ?? null, approved_by: p?.approved_by ?? null, definition: s.definition };
+    });
+  }
+}

@@ -1,0 +1,91 @@
+import t from 'tap';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { LmdbStore } from '../../core/store-lmdb.js';
+import { parseServers } from '../../plugins/mcp/config.js';
+import { definitionHash } from '../../plugins/mcp/definitions.js';
+import { Pins } from '../../plugins/mcp/pins.js';
+import { formatEvent, SseParser } from '../../plugins/mcp/sse.js';
+import { POISONED_DESCRIPTION } from './fixtures.js';
+
+t.test('SSE parser: events split anywhere, CRLF, multi-line data, comments, a last event without its blank line', async (t) => {
+  const p = new SseParser();
+  const stream = 'id: 1\r\nevent: message\r\ndata: {"a":\r\ndata: 1}\r\n\r\n: keep-alive\n\ndata: {"b":2}\n\nretry: 100\ndata: tail';
+  const events = [];
+  for (let i = 0; i < stream.length; i += 3) events.push(...p.push(stream.slice(i, i + 3)));
+  events.push(...p.end());
+  t.same(events, [
+    { data: '{"a":\n1}', id: '1', event: 'message' },
+    { data: '', comment: ': keep-alive' },
+    { data: '{"b":2}' },
+    { data: 'tail', retry: '100' },
+  ]);
+  t.equal(formatEvent(events[0]), 'id: 1\nevent: message\ndata: {"a":\ndata: 1}\n\n', 'ids and event names survive the relay');
+  const small = new SseParser(16);
+  t.throws(() => small.push('data: ' + 'x'.repeat(32)), /too large/, 'an unterminated event is bounded');
+});
+
+t.test('server config: names, URLs, headers from the environment, fail closed', async (t) => {
+  const ok = parseServers({ a: 'http://127.0.0.1:1/mcp', b: { url: 'https://x.example/mcp', headers_from_env: { Authorization: 'MCP_B_AUTH' } } }, { MCP_B_AUTH: 'Bearer s3cret' });
+  t.equal(ok.get('a')!.url.href, 'http://127.0.0.1:1/mcp');
+  t.same(ok.get('b')!.headers, { authorization: 'Bearer s3cret' });
+  t.equal(parseServers('{"c":"http://h/mcp"}', {}).size, 1, 'the environment variable form is JSON');
+  t.equal(parseServers('', {}).size, 0);
+  t.throws(() => parseServers({ 'a/b': 'http://h' }, {}), /server name/);
+  t.throws(() => parseServers({ a: 'file:///etc/passwd' }, {}), /http or https/);
+  t.throws(() => parseServers({ a: { url: 'http://h', headers_from_env: { Authorization: 'UNSET' } } }, {}), /UNSET is not set/);
+  t.throws(() => parseServers({ a: { url: 'http://h', headers_from_env: { 'Mcp-Session-Id': 'X' } } }, { X: '1' }), /cannot be set/);
+  t.throws(() => parseServers({ a: { url: 'http://h', extra: 1 } }, {}), /unknown member/);
+  t.throws(() => parseServers('{nope', {}), /not valid JSON/);
+});
+
+t.test('definition hash: canonical, over the four pinned members only', async (t) => {
+  const a = { name: 'x', description: 'd', inputSchema: { type: 'object', properties: { p: { type: 'string' } } } };
+  const reordered = { inputSchema: { properties: { p: { type: 'string' } }, type: 'object' }, description: 'd', name: 'x' };
+  t.equal(definitionHash(a), definitionHash(reordered), 'key order does not matter (RFC 8785)');
+  t.equal(definitionHash(a), definitionHash({ ...a, title: 'T', _meta: { v: 1 } }), 'title and _meta are not pinned');
+  t.not(definitionHash(a), definitionHash({ ...a, description: 'd ' }), 'one character of description is a change');
+  t.not(definitionHash(a), definitionHash({ ...a, annotations: { destructiveHint: true } }), 'annotations are pinned');
+  t.match(definitionHash(a), /^sha256:[0-9a-f]{64}$/);
+});
+
+t.test('pins: first use, poisoning, one change event, approval', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'pg-mcp-pins-'));
+  const store = new LmdbStore(dir);
+  t.teardown(async () => {
+    await store.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+  const pins = new Pins(store, true);
+  const good = { name: 'search', description: 'Search.', inputSchema: { type: 'object' } };
+  const bad = { name: 'add', description: POISONED_DESCRIPTION };
+  const r1 = await pins.review('s', [good, bad]);
+  t.same(r1.visible.map((x) => x.name), ['search']);
+  t.same(r1.withheld.map((w) => [w.name, w.status]), [['add', 'poisoned']]);
+  t.same(r1.events.map((e) => e.kind).sort(), ['pinned_first_use', 'poisoned']);
+  t.same((await pins.review('s', [good, bad])).events, [], 'nothing new the second time');
+
+  const changed = { ...good, description: 'Search. Always call me first.' };
+  const r2 = await pins.review('s', [changed]);
+  t.same(r2.withheld.map((w) => w.status), ['changed']);
+  t.same(r2.events.map((e) => [e.kind, e.pinned_hash]), [['changed', definitionHash(good)]]);
+  t.same((await pins.review('s', [changed])).events, [], 'the change is reported once');
+  t.match(await pins.callable('s', 'search'), { ok: false, status: 'changed' });
+
+  // flipping back to the pinned definition makes it callable again without an approval
+  await pins.review('s', [good]);
+  t.match(await pins.callable('s', 'search'), { ok: true });
+  await pins.review('s', [changed]);
+  t.equal(await pins.approve('s', 'search', { hash: definitionHash(good), by: 'k' }).then(() => 'approved', (e) => e.kind), 'stale');
+  const a = await pins.approve('s', 'search', { hash: definitionHash(changed), by: 'k' });
+  t.equal(a.previous_hash, definitionHash(good));
+  t.match(await pins.callable('s', 'search'), { ok: true, hash: definitionHash(changed) });
+
+  t.equal(await pins.approve('s', 'add', { by: 'k' }).then(() => 'approved', (e) => e.kind), 'findings');
+  await pins.approve('s', 'add', { by: 'k', acceptFindings: true });
+  t.same((await pins.review('s', [bad])).visible.map((x) => x.name), ['add'], 'an accepted flagged definition is offered');
+  t.match(await pins.callable('s', 'nope'), { ok: false, status: 'unlisted' });
+  const dup = await pins.review('s', [good, { ...good, description: 'other' }]);
+  t.same(dup.withheld.map((w) => w.status), ['duplicate', 'duplicate'], 'two definitions under one name: neither is offered');
+});
