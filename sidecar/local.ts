@@ -14,6 +14,8 @@ import type { Plugin } from '../core/types.js';
  */
 export interface LocalKernel {
   kernel: Kernel;
+  /** resolves when the engines are warm (a request before that may meet a cold worker's deadline) */
+  ready(timeoutMs?: number): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -39,6 +41,13 @@ export async function localKernel(plugins: Plugin[], overrides: DeepPartial<Conf
     const kernel = await createApp({ config, plugins });
     return {
       kernel,
+      async ready(timeoutMs = 120_000) {
+        const deadline = Date.now() + timeoutMs;
+        while (!kernel.isReady()) {
+          if (Date.now() > deadline) throw new Error(`the engines were not ready after ${timeoutMs} ms`);
+          await new Promise((r) => setTimeout(r, 20));
+        }
+      },
       async close() {
         await kernel.close();
         rmSync(dataDir, { recursive: true, force: true });

@@ -59,7 +59,15 @@ async function localClient(): Promise<{ client: ProofgateClient; close(): Promis
   ]);
   const local = await localKernel([localAuth, code.default, sql.default, math.default, vc.default]);
   const { url } = await local.kernel.listen();
+  await local.ready();
   return { client: new ProofgateClient({ baseUrl: url, apiKey: key, retries: 0 }), close: () => local.close() };
+}
+
+/** The input an attestation binds (see docs/attestation.md): the expression, the SQL text, nothing for code. */
+function attestedQuery(item: Item): unknown {
+  if (item.kind === 'math') return String(item.body.expression).normalize('NFKC').trim();
+  if (item.kind === 'sql') return item.body.query;
+  return undefined;
 }
 
 function summary(outcomes: Outcome[]) {
@@ -150,7 +158,7 @@ export const verifyCommand: Command = {
         const answer = (await ROUTES[item.kind](conn.client, item.body)) as Record<string, unknown>;
         const o = judge(item, answer);
         outcomes.push(o);
-        if (format === 'vc') vcs.push({ file: item.file, line: item.line, document: await toVerificationContext(conn.client, answer, { query: item.body }) });
+        if (format === 'vc') vcs.push({ file: item.file, line: item.line, document: await toVerificationContext(conn.client, answer, { query: attestedQuery(item) }) });
         if (files.length > 1) console.error(`[${i + 1}/${items.length}] ${item.file}:${item.line} ${o.admitted ? 'ADMIT' : 'DENY'}`);
       }
     } catch (err) {

@@ -140,3 +140,26 @@ t.test('usage and service errors exit 2', async (t) => {
   t.equal(down.code, 2, 'a service that cannot be reached');
   t.match(down.stderr, /cannot reach/);
 });
+
+t.test('against a running sidecar: the key from PROOFGATE_API_KEY, attested results become VERIFIED documents', async (t) => {
+  const { builtinPlugins } = await import('../../sidecar/builtin.js');
+  const { startServer, untilReady } = await import('../helpers/server.js');
+  const { ProofgateClient } = await import('../../sidecar/client/index.js');
+  const s = await startServer({ plugins: builtinPlugins });
+  t.teardown(() => s.close());
+  await untilReady(s.kernel);
+  const anon = new ProofgateClient({ baseUrl: s.url });
+  const session = await anon.postAuthSignup({ email: `cli-${process.pid}-${Date.now()}@example.com`, password: 'correct horse battery', organization_name: `CLI ${process.pid} ${Date.now()}` });
+  const key = await new ProofgateClient({ baseUrl: s.url, token: session.access_token }).postAuthApiKeys({ name: 'ci' });
+  const env = { PROOFGATE_API_KEY: key.key };
+  const vc = await run(['verify', 'math', '--url', s.url, '--format', 'vc', trueMath], env);
+  t.equal(vc.code, 0, vc.stderr);
+  const docs = JSON.parse(vc.stdout);
+  t.same(docs.map((d: any) => d.document.verdict), ['VERIFIED', 'VERIFIED'], 'attested through the service');
+  const code = await run(['verify', 'code', '--url', s.url, unsafePy], env);
+  t.equal(code.code, 1);
+  t.match(code.stdout, /unsafe\.py:4:\d+ CRITICAL/);
+  const wrong = await run(['verify', 'code', '--url', s.url, safePy], { PROOFGATE_API_KEY: 'svc_live_' + 'b'.repeat(43) });
+  t.equal(wrong.code, 2, 'a refused key is a service error');
+  t.match(wrong.stderr, /401/);
+});
