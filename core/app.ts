@@ -12,6 +12,8 @@ import { WorkerPools } from './workers.js';
 import { createPipeline } from './pipeline.js';
 import { resolvePlugins } from './plugin.js';
 import { kit } from './kit.js';
+import { buildOpenApi } from './openapi.js';
+import { SERVICE_VERSION } from './version.js';
 import type { App, Authenticator, EngineDef, EngineHandle, OnReplyHook, Plugin, PreHandlerHook, RouteDef } from './types.js';
 
 export const SCHEMAS_DIR = new URL('../../schemas/', import.meta.url);
@@ -35,6 +37,8 @@ export interface Kernel {
   readonly app: App;
   readonly server: Server;
   readonly routes: readonly RouteDef[];
+  /** the OpenAPI 3.1 document of every registered route (built once, on first use) */
+  openapi(): Record<string, unknown>;
   listen(): Promise<{ host: string; port: number; url: string }>;
   isReady(): boolean;
   /** stop accepting, let in-flight requests finish (up to the grace period), then close plugins, pools and store */
@@ -116,10 +120,22 @@ export async function createApp(opts: CreateOptions): Promise<Kernel> {
     service: <T>(name: string) => services.get(name) as T | undefined,
   });
 
+  let openapiDoc: Record<string, unknown> | null = null;
+  const openapi = () =>
+    (openapiDoc ??= buildOpenApi(router.routes(), { ids: () => validator.schemaIds(), get: (id) => validator.get(id) }, SERVICE_VERSION));
+
   let plugins: Plugin[];
   try {
     plugins = await resolvePlugins(opts.plugins, config.plugins.disabled, config.plugins.extra);
     for (const p of plugins) await p.register(makeApp(p.name));
+    // the kernel's own route: the API description, public like the spec's health routes
+    router.add({
+      method: 'GET',
+      path: '/openapi.json',
+      auth: 'none',
+      plugin: 'kernel',
+      handler: () => ({ status: 200, body: openapi() }),
+    });
     // every route must have declared how it authenticates (the type requires it; this catches JS plugins)
     for (const r of router.routes()) {
       if (!['none', 'apiKey', 'jwt', 'agentToken'].includes(r.auth)) throw new Error(`route ${r.method} ${r.path} has no valid auth kind`);
@@ -173,6 +189,7 @@ export async function createApp(opts: CreateOptions): Promise<Kernel> {
     app: makeApp('kernel'),
     server,
     routes: router.routes(),
+    openapi,
     async listen() {
       if (!server.listening) {
         await new Promise<void>((resolve, reject) => {

@@ -73,6 +73,11 @@ export class Validator {
     return this.ids.has(id);
   }
 
+  /** the schema as registered (the OpenAPI document is built from these) */
+  get(id: string): object | undefined {
+    return this.schemas.find((s) => (s.schema as { $id?: string }).$id === id)?.schema;
+  }
+
   private fn(id: string, part: Part): ValidateFunction {
     const key = `${part === 'query' || part === 'params' ? 'c' : 's'}:${id}`;
     let v = this.compiled.get(key);

@@ -2,11 +2,13 @@
 import type { Command } from '../core/cli.js';
 import { initCommand } from './commands/init.js';
 import { startCommand } from './commands/start.js';
+import { openapiCommand } from './commands/openapi.js';
+import { verifyCommand } from './commands/verify.js';
 import { a2aVerifyVerdictCommand } from '../plugins/a2a/index.js';
 import { auditVerifyCommand } from '../plugins/audit/index.js';
 import { mcpApproveCommand, mcpScanCommand } from '../plugins/mcp/index.js';
 
-const commands: Command[] = [startCommand, initCommand, auditVerifyCommand, a2aVerifyVerdictCommand, mcpScanCommand, mcpApproveCommand];
+const commands: Command[] = [startCommand, initCommand, verifyCommand, openapiCommand, auditVerifyCommand, a2aVerifyVerdictCommand, mcpScanCommand, mcpApproveCommand];
 
 function usage(): string {
   const width = Math.max(...commands.map((c) => c.name.length));

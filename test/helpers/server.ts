@@ -121,3 +121,12 @@ export async function startServer(
     },
   };
 }
+
+/** Resolves once the kernel reports ready (engines warm), polling the condition; rejects after `timeoutMs`. */
+export async function untilReady(kernel: Pick<Kernel, 'isReady'>, timeoutMs = 120_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!kernel.isReady()) {
+    if (Date.now() > deadline) throw new Error(`not ready after ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}

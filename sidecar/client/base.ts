@@ -1,0 +1,153 @@
+import { FormData as UndiciFormData, request, type Dispatcher } from 'undici';
+
+/**
+ * The transport under the generated `ProofgateClient`: undici, one credential per kind, JSON or
+ * multipart bodies, problem+json errors as `ProofgateError`. Retries happen only for 429 and 503,
+ * the two statuses that promise the same request may succeed later, and wait what `Retry-After` says.
+ */
+export interface ClientOptions {
+  /** e.g. http://127.0.0.1:8080 (the client adds /v1) */
+  baseUrl: string;
+  apiKey?: string;
+  /** user access token from POST /auth/signin */
+  token?: string;
+  agentToken?: string;
+  /** attempts after the first for 429/503 (default 2) */
+  retries?: number;
+  /** longest wait for one Retry-After, in ms (default 30 s): a longer one is returned as the error */
+  maxRetryWaitMs?: number;
+  /** per-request timeout in ms (default 60 s) */
+  timeoutMs?: number;
+  dispatcher?: Dispatcher;
+  /** injectable for tests */
+  sleep?: (ms: number) => Promise<void>;
+}
+
+export interface CallOptions {
+  signal?: AbortSignal;
+  headers?: Record<string, string>;
+}
+
+export interface OperationSpec {
+  method: string;
+  path: string;
+  auth: 'none' | 'apiKey' | 'jwt' | 'agentToken' | string;
+  body: 'none' | 'json' | 'multipart' | 'raw' | string;
+  accept: string;
+}
+
+export interface CallInput {
+  params?: Record<string, string>;
+  body?: unknown;
+  form?: FormData;
+  raw?: Uint8Array;
+  query?: Record<string, string | number | boolean | undefined>;
+}
+
+/** A non-2xx answer: the service's problem+json (RFC 9457) with the HTTP status. */
+export class ProofgateError extends Error {
+  constructor(
+    readonly status: number,
+    readonly problem: { type?: string; title?: string; detail?: string; constraint_id?: string; errors?: unknown[] } & Record<string, unknown>,
+    readonly headers: Record<string, string>,
+  ) {
+    super(`${status} ${problem.title ?? 'error'}${problem.detail ? `: ${problem.detail}` : ''}`);
+    this.name = 'ProofgateError';
+  }
+}
+
+function retryAfterMs(h: string | undefined): number | null {
+  if (!h) return null;
+  const s = Number(h);
+  if (Number.isFinite(s) && s >= 0) return s * 1000;
+  const at = Date.parse(h);
+  return Number.isNaN(at) ? null : Math.max(0, at - Date.now());
+}
+
+function flat(h: Record<string, string | string[] | undefined>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(h)) if (v !== undefined) out[k] = Array.isArray(v) ? v.join(', ') : v;
+  return out;
+}
+
+export class ClientBase {
+  protected readonly opts: Required<Pick<ClientOptions, 'retries' | 'maxRetryWaitMs' | 'timeoutMs'>> & ClientOptions;
+
+  constructor(opts: ClientOptions) {
+    if (!/^https?:\/\//.test(opts.baseUrl)) throw new TypeError('baseUrl must be an http(s) URL');
+    this.opts = { retries: 2, maxRetryWaitMs: 30_000, timeoutMs: 60_000, ...opts, baseUrl: opts.baseUrl.replace(/\/+$/, '') };
+  }
+
+  private credential(auth: string): Record<string, string> {
+    if (auth === 'apiKey') {
+      if (!this.opts.apiKey) throw new TypeError('this route needs an API key (ClientOptions.apiKey)');
+      return { 'x-api-key': this.opts.apiKey };
+    }
+    if (auth === 'jwt') {
+      if (!this.opts.token) throw new TypeError('this route needs a user token (ClientOptions.token)');
+      return { authorization: `Bearer ${this.opts.token}` };
+    }
+    if (auth === 'agentToken') {
+      if (!this.opts.agentToken) throw new TypeError('this route needs an agent token (ClientOptions.agentToken)');
+      return { 'x-agent-token': this.opts.agentToken };
+    }
+    return {};
+  }
+
+  private url(spec: OperationSpec, input: CallInput): string {
+    const path = spec.path.replace(/\{([A-Za-z0-9_]+)\}/g, (_, name: string) => {
+      const v = input.params?.[name];
+      if (typeof v !== 'string' || !v) throw new TypeError(`path parameter ${name} is required`);
+      return encodeURIComponent(v);
+    });
+    const qs = new URLSearchParams();
+    for (const [k, v] of Object.entries(input.query ?? {})) if (v !== undefined) qs.set(k, String(v));
+    const q = qs.toString();
+    return `${this.opts.baseUrl}/v1${path}${q ? `?${q}` : ''}`;
+  }
+
+  /** One operation, with the retry policy. Resolves to the parsed JSON (or the text of other media types). */
+  protected async call<T>(spec: OperationSpec, input: CallInput, o: CallOptions = {}): Promise<T> {
+    const url = this.url(spec, input);
+    const headers: Record<string, string> = { accept: `${spec.accept}, application/problem+json`, ...this.credential(spec.auth), ...(o.headers ?? {}) };
+    let body: string | Uint8Array | UndiciFormData | undefined;
+    if (spec.body === 'json') {
+      body = JSON.stringify(input.body ?? {});
+      headers['content-type'] = 'application/json';
+    } else if (spec.body === 'multipart') body = input.form as unknown as UndiciFormData;
+    else if (spec.body === 'raw') {
+      body = input.raw;
+      headers['content-type'] = 'application/octet-stream';
+    }
+    const sleep = this.opts.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
+    for (let attempt = 0; ; attempt++) {
+      const res = await request(url, {
+        method: spec.method as Dispatcher.HttpMethod,
+        headers,
+        body: body as never,
+        signal: o.signal,
+        dispatcher: this.opts.dispatcher,
+        headersTimeout: this.opts.timeoutMs,
+        bodyTimeout: this.opts.timeoutMs,
+      });
+      const h = flat(res.headers);
+      const text = await res.body.text();
+      if (res.statusCode >= 200 && res.statusCode < 300) {
+        const type = h['content-type'] ?? '';
+        if (!text) return undefined as T;
+        return (type.includes('json') ? JSON.parse(text) : text) as T;
+      }
+      let problem: Record<string, unknown>;
+      try {
+        problem = JSON.parse(text) as Record<string, unknown>;
+      } catch {
+        problem = { title: text.slice(0, 200) || `HTTP ${res.statusCode}` };
+      }
+      const wait = retryAfterMs(h['retry-after']);
+      const retryable = (res.statusCode === 429 || res.statusCode === 503) && attempt < this.opts.retries;
+      if (!retryable || (wait !== null && wait > this.opts.maxRetryWaitMs)) throw new ProofgateError(res.statusCode, problem, h);
+      // no Retry-After on a 503: back off briefly and exponentially
+      await sleep(wait ?? 250 * 2 ** attempt);
+    }
+  }
+}

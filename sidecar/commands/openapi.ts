@@ -1,0 +1,24 @@
+import { wantsHelp, type Command } from '../../core/cli.js';
+
+export const openapiCommand: Command = {
+  name: 'openapi',
+  summary: 'print the OpenAPI 3.1 document of the built-in routes (the same as GET /openapi.json)',
+  usage: `proofgate openapi > openapi.json
+
+Builds the route table of the built-in plugins in this process (fresh secrets, a temporary data
+directory, nothing listens) and prints the OpenAPI 3.1 document the server serves at /openapi.json.`,
+  async run(argv) {
+    if (wantsHelp(argv)) {
+      console.log(this.usage);
+      return 0;
+    }
+    const [{ localKernel }, { builtinPlugins }] = await Promise.all([import('../local.js'), import('../builtin.js')]);
+    const local = await localKernel(builtinPlugins);
+    try {
+      process.stdout.write(JSON.stringify(local.kernel.openapi(), null, 2) + '\n');
+    } finally {
+      await local.close();
+    }
+    return 0;
+  },
+};

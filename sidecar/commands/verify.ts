@@ -1,0 +1,192 @@
+import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import { randomBytes } from 'node:crypto';
+import { wantsHelp, type Command } from '../../core/cli.js';
+import { sha256Ref } from '../../core/canonical.js';
+import { HttpError, Problems } from '../../core/errors.js';
+import type { Plugin, Principal } from '../../core/types.js';
+import { ProofgateClient, ProofgateError, toVerificationContext } from '../client/index.js';
+import { itemsOf, judge, UsageError, type Item, type Kind, type Outcome } from '../verify/items.js';
+import { toSarif } from '../verify/sarif.js';
+
+const USAGE = `proofgate verify code|sql|math FILE… [options]
+
+Verifies files against a running proofgate (--url, key from $PROOFGATE_API_KEY) or in this process
+with the same engines and no server or key (--local).
+  code   one request per file; language from the extension (.py .js .mjs .cjs .jsx .ts .tsx …) or --language
+  sql    one request per file (the whole file is the query); --schema FILE gives the CREATE statements
+  math   one request per non-blank line (# starts a comment line)
+Options:
+  --url URL          service address (default $PROOFGATE_URL, else http://127.0.0.1:8080)
+  --local            run the engines in-process instead of calling a service
+  --format F         text (default) | json | sarif | vc
+  --output FILE      write the formatted result there instead of stdout
+  --sarif FILE       also write SARIF 2.1.0 to FILE (whatever --format is)
+  --language L       code language for every file
+  --schema FILE      sql: schema DDL file (required for sql)
+  --dialect D        sql dialect (default sqlite)
+  --allow-writes     sql: admit bounded writes
+When $GITHUB_OUTPUT is set, appends verified, verdict, admission, findings_count, sarif_file and (only when
+every result is VERIFIED) proof_ref.
+Exit: 0 every file admitted, 1 something denied, 2 usage or service error. Progress goes to stderr when more
+than one file is given.`;
+
+const ROUTES: Record<Kind, (c: ProofgateClient, body: Record<string, unknown>) => Promise<unknown>> = {
+  code: (c, b) => c.postVerifyCode(b as never),
+  sql: (c, b) => c.postVerifySql(b as never),
+  math: (c, b) => c.postVerifyMath(b as never),
+};
+
+/** In-process mode: the engines, the VC converter and an authenticator for one random key that never leaves memory. */
+async function localClient(): Promise<{ client: ProofgateClient; close(): Promise<void> }> {
+  const key = `svc_local_${randomBytes(24).toString('base64url')}`;
+  const localAuth: Plugin = {
+    name: 'local-cli-auth',
+    register(app) {
+      app.authenticator('apiKey', async (ctx) => {
+        if (ctx.headers['x-api-key'] !== key) throw new HttpError(Problems.unauthorized, 'invalid API key');
+        const p: Principal = { kind: 'apiKey', orgId: 'local', keyId: 'local', scopes: ['verify:read'], tier: 'enterprise' };
+        return p;
+      });
+    },
+  };
+  const [{ localKernel }, code, sql, math, vc] = await Promise.all([
+    import('../local.js'),
+    import('../../plugins/engines/code/index.js'),
+    import('../../plugins/engines/sql/index.js'),
+    import('../../plugins/engines/math/index.js'),
+    import('../../plugins/verification-context/index.js'),
+  ]);
+  const local = await localKernel([localAuth, code.default, sql.default, math.default, vc.default]);
+  const { url } = await local.kernel.listen();
+  await local.ready();
+  return { client: new ProofgateClient({ baseUrl: url, apiKey: key, retries: 0 }), close: () => local.close() };
+}
+
+/** The input an attestation binds (see docs/attestation.md): the expression, the SQL text, nothing for code. */
+function attestedQuery(item: Item): unknown {
+  if (item.kind === 'math') return String(item.body.expression).normalize('NFKC').trim();
+  if (item.kind === 'sql') return item.body.query;
+  return undefined;
+}
+
+function summary(outcomes: Outcome[]) {
+  const all = outcomes.length > 0;
+  const verified = all && outcomes.every((o) => o.answer.status === 'VERIFIED');
+  const admitted = all && outcomes.every((o) => o.admitted);
+  const statuses = outcomes.map((o) => String(o.answer.status));
+  const verdict = verified ? 'VERIFIED' : statuses.includes('BLOCKED') ? 'BLOCKED' : 'UNVERIFIABLE';
+  const refs = outcomes.map((o) => ({ file: o.item.file, line: o.item.line, proof_ref: o.answer.proof_ref }));
+  // one file: its own proof_ref; several: a hash binding each file's proof_ref (only when all are VERIFIED)
+  const proofRef = !verified ? null : refs.length === 1 ? String(refs[0].proof_ref) : sha256Ref(refs);
+  return { verified, admitted, verdict, findings: outcomes.reduce((n, o) => n + o.findings.length, 0), proofRef };
+}
+
+function text(outcomes: Outcome[]): string {
+  const out: string[] = [];
+  for (const o of outcomes) {
+    out.push(`${o.item.file}:${o.item.line}: ${String(o.answer.status)} ${o.admitted ? 'ADMIT' : 'DENY'} — ${String(o.answer.agent_message ?? '')}`);
+    for (const f of o.findings) out.push(`  ${o.item.file}:${f.line}:${f.column} ${f.severity} ${f.ruleId} ${f.message}`);
+  }
+  const s = summary(outcomes);
+  out.push(`${outcomes.length} checked, ${s.findings} finding(s): ${s.admitted ? 'ADMIT' : 'DENY'}`);
+  return out.join('\n') + '\n';
+}
+
+export const verifyCommand: Command = {
+  name: 'verify',
+  summary: 'verify code, SQL or math files (CI): text, JSON, SARIF 2.1.0 or Verification Context output',
+  usage: USAGE,
+  async run(argv) {
+    if (wantsHelp(argv)) {
+      console.log(USAGE);
+      return 0;
+    }
+    let values: Record<string, string | boolean | undefined>;
+    let positionals: string[];
+    try {
+      ({ values, positionals } = parseArgs({
+        args: argv,
+        allowPositionals: true,
+        options: {
+          url: { type: 'string' },
+          local: { type: 'boolean' },
+          format: { type: 'string', default: 'text' },
+          output: { type: 'string' },
+          sarif: { type: 'string' },
+          language: { type: 'string' },
+          schema: { type: 'string' },
+          dialect: { type: 'string' },
+          'allow-writes': { type: 'boolean' },
+        },
+      }));
+    } catch (err) {
+      console.error(`proofgate verify: ${(err as Error).message}\n\n${USAGE}`);
+      return 2;
+    }
+    const [kind, ...files] = positionals;
+    const format = String(values.format);
+    if (!['code', 'sql', 'math'].includes(kind) || !files.length || !['text', 'json', 'sarif', 'vc'].includes(format)) {
+      console.error(`proofgate verify: give code|sql|math, at least one FILE and --format text|json|sarif|vc\n\n${USAGE}`);
+      return 2;
+    }
+    const sources = new Map<string, string>();
+    let items: Item[];
+    try {
+      const schemaDdl = values.schema ? readFileSync(String(values.schema), 'utf8') : undefined;
+      items = files.flatMap((f) => {
+        const t = readFileSync(f, 'utf8');
+        sources.set(f, t);
+        return itemsOf(kind as Kind, f, t, { language: values.language as string | undefined, schemaDdl, dialect: values.dialect as string | undefined, allowWrites: !!values['allow-writes'] });
+      });
+    } catch (err) {
+      console.error(`proofgate verify: ${err instanceof UsageError ? err.message : (err as Error).message}`);
+      return 2;
+    }
+    const apiKey = process.env.PROOFGATE_API_KEY;
+    if (!values.local && !apiKey) {
+      console.error('proofgate verify: set PROOFGATE_API_KEY (or use --local to run the engines in-process)');
+      return 2;
+    }
+    const conn = values.local
+      ? await localClient()
+      : { client: new ProofgateClient({ baseUrl: String(values.url ?? process.env.PROOFGATE_URL ?? 'http://127.0.0.1:8080'), apiKey }), close: async () => undefined };
+    const outcomes: Outcome[] = [];
+    const vcs: unknown[] = [];
+    try {
+      for (const [i, item] of items.entries()) {
+        const answer = (await ROUTES[item.kind](conn.client, item.body)) as Record<string, unknown>;
+        const o = judge(item, answer);
+        outcomes.push(o);
+        if (format === 'vc') vcs.push({ file: item.file, line: item.line, document: await toVerificationContext(conn.client, answer, { query: attestedQuery(item) }) });
+        if (files.length > 1) console.error(`[${i + 1}/${items.length}] ${item.file}:${item.line} ${o.admitted ? 'ADMIT' : 'DENY'}`);
+      }
+    } catch (err) {
+      const why = err instanceof ProofgateError ? err.message : `cannot reach the service: ${(err as Error).message}`;
+      console.error(`proofgate verify: ${why}`);
+      return 2;
+    } finally {
+      await conn.close();
+    }
+    const sarif = toSarif(outcomes, sources);
+    const rendered =
+      format === 'json'
+        ? JSON.stringify({ summary: summary(outcomes), results: outcomes.map((o) => ({ file: o.item.file, line: o.item.line, admitted: o.admitted, findings: o.findings, answer: o.answer })) }, null, 2) + '\n'
+        : format === 'sarif'
+          ? JSON.stringify(sarif, null, 2) + '\n'
+          : format === 'vc'
+            ? JSON.stringify(vcs, null, 2) + '\n'
+            : text(outcomes);
+    if (values.output) writeFileSync(String(values.output), rendered);
+    else process.stdout.write(rendered);
+    if (values.sarif) writeFileSync(String(values.sarif), JSON.stringify(sarif, null, 2) + '\n');
+    const s = summary(outcomes);
+    if (process.env.GITHUB_OUTPUT) {
+      const sarifFile = values.sarif ? String(values.sarif) : format === 'sarif' && values.output ? String(values.output) : '';
+      const lines = [`verified=${s.verified}`, `verdict=${s.verdict}`, `admission=${s.admitted ? 'ADMIT' : 'DENY'}`, `findings_count=${s.findings}`, `sarif_file=${sarifFile}`];
+      if (s.proofRef) lines.push(`proof_ref=${s.proofRef}`);
+      appendFileSync(process.env.GITHUB_OUTPUT, lines.join('\n') + '\n');
+    }
+    return s.admitted ? 0 : 1;
+  },
+};

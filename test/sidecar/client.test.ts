@@ -1,0 +1,153 @@
+import t from 'tap';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { builtinPlugins } from '../../sidecar/builtin.js';
+import { ProofgateClient, ProofgateError, toVerificationContext, verifyA2AVerdict } from '../../sidecar/client/index.js';
+import { generateClient } from '../../sidecar/client/generate.js';
+import { startServer, untilReady } from '../helpers/server.js';
+
+const SRC = (f: string) => readFileSync(fileURLToPath(new URL(`../../../sidecar/client/${f}`, import.meta.url)), 'utf8');
+
+t.test('the committed client is what the route table generates (npm run gen:client)', async (t) => {
+  const s = await startServer({ plugins: builtinPlugins });
+  t.teardown(() => s.close());
+  const out = await generateClient(s.kernel.openapi());
+  t.equal(SRC('types.gen.ts'), out.types, 'types.gen.ts is current');
+  t.equal(SRC('client.gen.ts'), out.client, 'client.gen.ts is current');
+  for (const r of s.kernel.routes) {
+    const name = (s.kernel.openapi() as any).paths[`/v1${r.path.replace(/:([A-Za-z0-9_]+)/g, '{$1}')}`][r.method.toLowerCase()].operationId;
+    t.ok(typeof (ProofgateClient.prototype as any)[name] === 'function', `client method ${name} for ${r.method} ${r.path}`);
+  }
+});
+
+t.test('round trips against a started sidecar, one per route family', async (t) => {
+  const s = await startServer({ plugins: builtinPlugins, config: { auth: { anonymous_rate_per_minute: 10_000 } } });
+  t.teardown(() => s.close());
+  await untilReady(s.kernel);
+  const anon = new ProofgateClient({ baseUrl: s.url });
+
+  // health (no credential)
+  t.equal((await anon.getHealthz()).status, 'ok');
+  const identity = await anon.getHealthIdentity();
+  t.equal(identity.service, 'proofgate');
+
+  // auth: sign-up (public), then a key made with the user's JWT
+  const email = `client-${process.pid}-${Date.now()}@example.com`;
+  const session = await anon.postAuthSignup({ email, password: 'correct horse battery', organization_name: `Client Org ${process.pid} ${Date.now()}` });
+  t.ok(session.access_token);
+  const user = new ProofgateClient({ baseUrl: s.url, token: session.access_token });
+  const created = await user.postAuthApiKeys({ name: 'ci', scopes: ['verify:read', 'attestation:read', 'admin:all'] });
+  t.match(created.key, /^svc_live_/);
+  const listed = await user.getAuthApiKeys();
+  t.ok(JSON.stringify(listed).includes(created.id), 'the new key is listed');
+  const c = new ProofgateClient({ baseUrl: s.url, apiKey: created.key });
+
+  // engines
+  const math = await c.postVerifyMath({ expression: '2 + 2 = 4' });
+  t.equal(math.status, 'VERIFIED', JSON.stringify(math).slice(0, 500));
+  t.match(math.proof_ref, /^sha256:/);
+  const code = await c.postVerifyCode({ code: 'import os\nos.system(x)\n', language: 'python' });
+  t.equal(code.admission, 'BLOCKED');
+  const sql = await c.postVerifySql({ query: 'SELECT 1', schema_ddl: 'CREATE TABLE t (id INTEGER)' });
+  t.equal(sql.status, 'VERIFIED');
+  const logic = await c.postVerifyLogic({ query: '(AND (GT x 5) (LT x 3))' } as never);
+  t.ok(['SAT', 'UNSAT', 'BLOCKED', 'ERROR'].includes(String((logic as { status: string }).status)));
+
+  // attestation of the VERIFIED math result
+  t.ok(math.attestation, 'a VERIFIED result carries its attestation');
+  const att = await c.getAttestationById({ id: String(math.attestation_id) });
+  t.equal((att as { attestation_id?: string; id?: string }).attestation_id ?? (att as { id?: string }).id, math.attestation_id);
+  const checked = await c.postAttestationVerify({ jwt: math.attestation });
+  t.equal((checked as { valid: boolean }).valid, true);
+
+  // verification context: the service applies the trust gate
+  const vc = await toVerificationContext(c, math as never, { query: '2 + 2 = 4', verifier: 'proofgate-math' });
+  t.equal(vc.spec_version, '1.0');
+  t.equal(vc.verdict, 'VERIFIED', 'a VERIFIED verdict with its attestation stays VERIFIED');
+  const demoted = await toVerificationContext(c, { ...(math as object), attestation: null } as never, { query: '2 + 2 = 4' });
+  t.equal(demoted.verdict, 'UNVERIFIABLE', 'without the token it is demoted');
+
+  // batch
+  const batch = await c.postVerifyBatch({ items: [{ type: 'math', query: '1 + 1 = 2' }] } as never);
+  t.ok((batch as { job_id?: string }).job_id);
+
+  // badges: SVG text
+  const svg = await c.getBadgeStatusByStatus({ status: 'verified' });
+  t.match(svg, /^<svg/);
+
+  // audit / logs
+  const logs = await c.getLogs();
+  t.ok(logs, 'logs answer');
+
+  // A2A: the verdict JWT checks against the JWKS, fetched and offline
+  const msg = { sender_agent_id: 'agent-a', receiver_agent_id: 'agent-b', payload_type: 'general', payload: { text: 'hello' }, timestamp: new Date().toISOString() };
+  const verdict = await c.postA2aIntercept(msg as never);
+  const jwt = String(verdict.attestation_jwt);
+  const online = await verifyA2AVerdict(jwt, { jwksUrl: `${s.url}/.well-known/jwks.json`, payload: msg.payload });
+  t.equal(online.valid, true, JSON.stringify(online));
+  const jwks = await c.getWellKnownJwksJson();
+  const offline = await verifyA2AVerdict(jwt, { jwks: jwks as never, payload: msg.payload });
+  t.equal(offline.valid, true, 'offline with a given JWKS');
+  const tampered = await verifyA2AVerdict(jwt, { jwks: jwks as never, payload: { text: 'hellO' } });
+  t.equal(tampered.valid, false, 'another payload does not verify');
+
+  // errors are problem+json with the status
+  const bad = await c.postVerifyMath({ expression: '' }).catch((e) => e);
+  t.ok(bad instanceof ProofgateError);
+  t.equal(bad.status, 400);
+  t.ok(Array.isArray(bad.problem.errors));
+  const wrongKey = new ProofgateClient({ baseUrl: s.url, apiKey: 'svc_live_' + 'x'.repeat(43) });
+  const denied = await wrongKey.postVerifyMath({ expression: '1 = 1' }).catch((e) => e);
+  t.equal(denied.status, 401);
+  t.throws(() => new ProofgateClient({ baseUrl: 'ftp://x' }), TypeError);
+  await t.rejects(anon.postVerifyMath({ expression: '1 = 1' }), /needs an API key/, 'a missing credential is caught before sending');
+});
+
+t.test('retries: only 429 and 503, waiting what Retry-After says', async (t) => {
+  const plan: Array<{ status: number; headers?: Record<string, string> }> = [];
+  let hits = 0;
+  const fake = createServer((req, res) => {
+    hits++;
+    const next = plan.shift() ?? { status: 200 };
+    const body = next.status === 200 ? JSON.stringify({ status: 'VERIFIED' }) : JSON.stringify({ title: 'x', status: next.status });
+    res.writeHead(next.status, { 'content-type': next.status === 200 ? 'application/json' : 'application/problem+json', ...(next.headers ?? {}) });
+    res.end(body);
+  });
+  await new Promise<void>((r) => fake.listen(0, '127.0.0.1', r));
+  t.teardown(() => fake.close());
+  const url = `http://127.0.0.1:${(fake.address() as AddressInfo).port}`;
+  const waits: number[] = [];
+  const c = new ProofgateClient({ baseUrl: url, apiKey: 'k', retries: 3, sleep: async (ms) => void waits.push(ms) });
+
+  plan.push({ status: 429, headers: { 'retry-after': '2' } }, { status: 503, headers: { 'retry-after': '1' } });
+  const ok = await c.postVerifyMath({ expression: '1 = 1' });
+  t.equal(ok.status, 'VERIFIED');
+  t.same(waits, [2000, 1000], 'waited what Retry-After said');
+  t.equal(hits, 3);
+
+  hits = 0;
+  waits.length = 0;
+  plan.push({ status: 500 });
+  const e500 = await c.postVerifyMath({ expression: '1 = 1' }).catch((e) => e);
+  t.equal(e500.status, 500, '500 is not retried');
+  t.equal(hits, 1);
+
+  hits = 0;
+  plan.push({ status: 400 });
+  t.equal((await c.postVerifyMath({ expression: '1 = 1' }).catch((e) => e)).status, 400, '400 is not retried');
+  t.equal(hits, 1);
+
+  hits = 0;
+  plan.push({ status: 429, headers: { 'retry-after': '3600' } });
+  const long = await c.postVerifyMath({ expression: '1 = 1' }).catch((e) => e);
+  t.equal(long.status, 429, 'a wait longer than maxRetryWaitMs is returned, not slept');
+  t.equal(hits, 1);
+
+  hits = 0;
+  plan.push({ status: 503 }, { status: 503 }, { status: 503 }, { status: 503 });
+  const exhausted = await c.postVerifyMath({ expression: '1 = 1' }).catch((e) => e);
+  t.equal(exhausted.status, 503, 'gives up after the configured retries');
+  t.equal(hits, 4);
+});

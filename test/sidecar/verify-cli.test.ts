@@ -1,0 +1,165 @@
+import t from 'tap';
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import AjvDraft04Import from 'ajv-draft-04';
+import addFormatsImport from 'ajv-formats';
+
+// both packages are CommonJS; under NodeNext their default import is the module object
+const AjvDraft04 = ((AjvDraft04Import as unknown as { default?: unknown }).default ?? AjvDraft04Import) as unknown as new (o: object) => import('ajv').default;
+const addFormats = ((addFormatsImport as unknown as { default?: unknown }).default ?? addFormatsImport) as (a: unknown) => unknown;
+const CLI = fileURLToPath(new URL('../../sidecar/cli.js', import.meta.url));
+const SARIF_SCHEMA = JSON.parse(readFileSync(fileURLToPath(new URL('../../../test/fixtures/mcp/sarif-2.1.0-rtm.5.json', import.meta.url)), 'utf8'));
+
+function sarifValidator() {
+  const ajv = new AjvDraft04({ allErrors: true, strict: false, unicodeRegExp: false });
+  addFormats(ajv);
+  return ajv.compile(SARIF_SCHEMA);
+}
+
+function run(args: string[], env: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const clean = { ...process.env };
+    delete clean.PROOFGATE_API_KEY;
+    delete clean.GITHUB_OUTPUT;
+    execFile(process.execPath, [CLI, ...args], { env: { ...clean, ...env }, timeout: 60_000 }, (err, stdout, stderr) => {
+      resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr });
+    });
+  });
+}
+
+const dir = mkdtempSync(join(tmpdir(), 'proofgate-verify-'));
+const file = (name: string, text: string) => {
+  const p = join(dir, name);
+  writeFileSync(p, text);
+  return p;
+};
+const safePy = file('safe.py', 'def add(a, b):\n    return a + b\n');
+const unsafePy = file('unsafe.py', 'import os\n\ndef run(cmd):\n    os.system(cmd)\n');
+const unsafeJs = file('unsafe.js', 'const x = 1;\neval(process.argv[2]);\n');
+const trueMath = file('true.math', '2 + 2 = 4\n# a comment\n(x+1)^2 = x^2 + 2*x + 1\n');
+const falseMath = file('false.math', '2 + 2 = 4\n3 * 3 = 10\n');
+const schema = file('schema.sql', 'CREATE TABLE users (id INTEGER PRIMARY KEY, name TEXT);\n');
+const goodSql = file('good.sql', 'SELECT id, name FROM users WHERE id = 1');
+const badSql = file('bad.sql', 'SELECT id FROM users\nWHERE id = 1 OR 1 = 1');
+
+t.test('--local: an unsafe file denies (exit 1) and SARIF names the rule, file, line and column', async (t) => {
+  const out = join(dir, 'out.sarif');
+  const gh = join(dir, 'gh-out.txt');
+  writeFileSync(gh, '');
+  const r = await run(['verify', 'code', '--local', '--format', 'sarif', '--output', out, safePy, unsafePy, unsafeJs], { GITHUB_OUTPUT: gh });
+  t.equal(r.code, 1, r.stderr);
+  t.match(r.stderr, /\[3\/3\]/, 'progress on stderr for several files');
+  const sarif = JSON.parse(readFileSync(out, 'utf8'));
+  const validate = sarifValidator();
+  t.ok(validate(sarif), `valid SARIF 2.1.0: ${JSON.stringify(validate.errors)?.slice(0, 1000)}`);
+  const results = sarif.runs[0].results as any[];
+  const sys = results.find((x) => x.locations[0].physicalLocation.artifactLocation.uri === unsafePy && x.level === 'error');
+  t.ok(sys, 'the os.system call is an error-level result');
+  t.equal(sys.locations[0].physicalLocation.region.startLine, 4);
+  t.ok(sys.locations[0].physicalLocation.region.startColumn >= 1);
+  t.match(sys.partialFingerprints.primaryLocationLineHash, /^[0-9a-f]{64}$/);
+  const rules = sarif.runs[0].tool.driver.rules as any[];
+  t.equal(new Set(rules.map((x) => x.id)).size, rules.length, 'one rule per id');
+  for (const rule of rules) {
+    t.ok(rule.shortDescription.text && rule.fullDescription.text && rule.name, `${rule.id} is described`);
+    t.match(rule.helpUri, /^https:\/\/.*docs\//, `${rule.id} points into docs/`);
+  }
+  t.ok(results.some((x) => x.locations[0].physicalLocation.artifactLocation.uri === unsafeJs), 'the JS eval is reported');
+  const outputs = readFileSync(gh, 'utf8');
+  t.match(outputs, /^verified=true$/m);
+  t.match(outputs, /^admission=DENY$/m);
+  t.match(outputs, /^findings_count=[1-9]\d*$/m);
+  t.match(outputs, new RegExp(`^sarif_file=${out.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`, 'm'));
+});
+
+t.test('--local: a safe file admits (exit 0) with a proof_ref output', async (t) => {
+  const gh = join(dir, 'gh-ok.txt');
+  writeFileSync(gh, '');
+  const r = await run(['verify', 'code', '--local', safePy], { GITHUB_OUTPUT: gh });
+  t.equal(r.code, 0, r.stderr);
+  t.match(r.stdout, /VERIFIED ADMIT/);
+  t.equal(r.stderr, '', 'no progress lines for one file');
+  const outputs = readFileSync(gh, 'utf8');
+  t.match(outputs, /^verdict=VERIFIED$/m);
+  t.match(outputs, /^admission=ADMIT$/m);
+  t.match(outputs, /^proof_ref=sha256:[0-9a-f]{64}$/m);
+  t.match(outputs, /^sarif_file=$/m);
+});
+
+t.test('--local math: one request per line; a false claim denies at its line', async (t) => {
+  const ok = await run(['verify', 'math', '--local', '--format', 'json', trueMath]);
+  t.equal(ok.code, 0, ok.stdout.slice(0, 3000));
+  const j = JSON.parse(ok.stdout);
+  t.same(j.results.map((x: any) => x.line), [1, 3], 'comment lines are skipped');
+  t.equal(j.summary.admitted, true);
+  const gh = join(dir, 'gh-math.txt');
+  writeFileSync(gh, '');
+  const bad = await run(['verify', 'math', '--local', '--format', 'sarif', falseMath], { GITHUB_OUTPUT: gh });
+  t.equal(bad.code, 1);
+  const sarif = JSON.parse(bad.stdout);
+  t.same(sarif.runs[0].results.map((x: any) => x.locations[0].physicalLocation.region.startLine), [2]);
+  // proven false is still VERIFIED (decisions §1): the proof exists, admission is what fails
+  t.match(readFileSync(gh, 'utf8'), /^verified=true$/m);
+  t.match(readFileSync(gh, 'utf8'), /^admission=DENY$/m);
+  t.match(readFileSync(gh, 'utf8'), /^proof_ref=sha256:/m);
+  const gh2 = join(dir, 'gh-math-blocked.txt');
+  writeFileSync(gh2, '');
+  const blocked = await run(['verify', 'math', '--local', file('blocked.math', '2 + 2 = 4\n2 +* = 3\n')], { GITHUB_OUTPUT: gh2 });
+  t.equal(blocked.code, 1);
+  t.match(readFileSync(gh2, 'utf8'), /^verified=false$/m);
+  t.notMatch(readFileSync(gh2, 'utf8'), /proof_ref=/, 'no proof_ref unless every result is VERIFIED');
+});
+
+t.test('--local sql: a tautology denies; --format vc gives documents', async (t) => {
+  const bad = await run(['verify', 'sql', '--local', '--schema', schema, '--format', 'sarif', badSql]);
+  t.equal(bad.code, 1, bad.stderr);
+  const res = JSON.parse(bad.stdout).runs[0].results;
+  t.ok(res.length >= 1, 'the tautology is a result');
+  const good = await run(['verify', 'sql', '--local', '--schema', schema, '--format', 'vc', goodSql]);
+  t.equal(good.code, 0, good.stderr);
+  const docs = JSON.parse(good.stdout);
+  t.equal(docs[0].document.spec_version, '1.0');
+  // in-process there is no attestation key, so the trust gate demotes: never VERIFIED without a token
+  t.equal(docs[0].document.verdict, 'UNVERIFIABLE');
+});
+
+t.test('usage and service errors exit 2', async (t) => {
+  t.equal((await run(['verify', 'cobol', '--local', safePy])).code, 2, 'unknown kind');
+  t.equal((await run(['verify', 'code', '--local'])).code, 2, 'no file');
+  t.equal((await run(['verify', 'code', '--local', '--format', 'xml', safePy])).code, 2, 'unknown format');
+  t.equal((await run(['verify', 'sql', '--local', goodSql])).code, 2, 'sql without --schema');
+  t.equal((await run(['verify', 'code', '--local', join(dir, 'missing.py')])).code, 2, 'missing file');
+  t.equal((await run(['verify', 'code', '--local', file('x.unknown', 'x')])).code, 2, 'unknown extension without --language');
+  const noKey = await run(['verify', 'code', safePy]);
+  t.equal(noKey.code, 2, 'remote mode needs PROOFGATE_API_KEY');
+  t.match(noKey.stderr, /PROOFGATE_API_KEY/);
+  const down = await run(['verify', 'code', '--url', 'http://127.0.0.1:9', safePy], { PROOFGATE_API_KEY: 'svc_live_' + 'a'.repeat(43) });
+  t.equal(down.code, 2, 'a service that cannot be reached');
+  t.match(down.stderr, /cannot reach/);
+});
+
+t.test('against a running sidecar: the key from PROOFGATE_API_KEY, attested results become VERIFIED documents', async (t) => {
+  const { builtinPlugins } = await import('../../sidecar/builtin.js');
+  const { startServer, untilReady } = await import('../helpers/server.js');
+  const { ProofgateClient } = await import('../../sidecar/client/index.js');
+  const s = await startServer({ plugins: builtinPlugins });
+  t.teardown(() => s.close());
+  await untilReady(s.kernel);
+  const anon = new ProofgateClient({ baseUrl: s.url });
+  const session = await anon.postAuthSignup({ email: `cli-${process.pid}-${Date.now()}@example.com`, password: 'correct horse battery', organization_name: `CLI ${process.pid} ${Date.now()}` });
+  const key = await new ProofgateClient({ baseUrl: s.url, token: session.access_token }).postAuthApiKeys({ name: 'ci' });
+  const env = { PROOFGATE_API_KEY: key.key };
+  const vc = await run(['verify', 'math', '--url', s.url, '--format', 'vc', trueMath], env);
+  t.equal(vc.code, 0, vc.stderr);
+  const docs = JSON.parse(vc.stdout);
+  t.same(docs.map((d: any) => d.document.verdict), ['VERIFIED', 'VERIFIED'], 'attested through the service');
+  const code = await run(['verify', 'code', '--url', s.url, unsafePy], env);
+  t.equal(code.code, 1);
+  t.match(code.stdout, /unsafe\.py:4:\d+ CRITICAL/);
+  const wrong = await run(['verify', 'code', '--url', s.url, safePy], { PROOFGATE_API_KEY: 'svc_live_' + 'b'.repeat(43) });
+  t.equal(wrong.code, 2, 'a refused key is a service error');
+  t.match(wrong.stderr, /401/);
+});
