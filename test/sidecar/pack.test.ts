@@ -1,0 +1,49 @@
+import t from 'tap';
+import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+// What `npm pack` ships must work from a clean directory: the bin and the ./client export.
+const repo = fileURLToPath(new URL('../../../', import.meta.url));
+const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
+
+function sh(cmd: string, args: string[], cwd: string, timeout = 240_000): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) =>
+    execFile(cmd, args, { cwd, timeout, maxBuffer: 32 * 1024 * 1024, env: { ...process.env, npm_config_audit: 'false', npm_config_fund: 'false' } }, (err, stdout, stderr) =>
+      resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+    ),
+  );
+}
+
+t.test('the packed tarball installs into a clean directory and runs verify --local and the client', { timeout: 300_000 }, async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'proofgate-pack-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  // dist is already built by `npm test`; --ignore-scripts keeps pack from rebuilding it
+  const pack = await sh(npm, ['pack', '--ignore-scripts', '--json', '--pack-destination', dir], repo);
+  if (!t.equal(pack.code, 0, pack.stderr)) return;
+  const info = JSON.parse(pack.stdout)[0] as { filename: string; files: Array<{ path: string }> };
+  const paths = info.files.map((f) => f.path);
+  t.ok(paths.includes('dist/sidecar/cli.js'), 'the bin is packed');
+  t.ok(paths.includes('dist/sidecar/client/index.d.ts'), 'client types are packed');
+  t.notOk(paths.some((p) => p.startsWith('dist/test/') || p.startsWith('test/')), 'tests are not packed');
+  const app = join(dir, 'app');
+  await sh(process.execPath, ['-e', `require('fs').mkdirSync(${JSON.stringify(app)})`], dir);
+  writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'consumer', version: '1.0.0', type: 'module', private: true }));
+  const install = await sh(npm, ['install', '--prefer-offline', '--no-audit', '--no-fund', '--omit=dev', join(dir, info.filename)], app);
+  if (!t.equal(install.code, 0, install.stderr.slice(-3000))) return;
+
+  writeFileSync(join(app, 'unsafe.py'), 'import subprocess as sp\nsp.run(cmd, shell=True)\n');
+  writeFileSync(join(app, 'safe.py'), 'def add(a, b):\n    return a + b\n');
+  const bin = join(app, 'node_modules', '.bin', 'proofgate');
+  const bad = await sh(bin, ['verify', 'code', '--local', '--format', 'sarif', 'unsafe.py'], app);
+  t.equal(bad.code, 1, `unsafe code is denied: ${bad.stderr}`);
+  t.equal(JSON.parse(bad.stdout).version, '2.1.0');
+  const good = await sh(bin, ['verify', 'code', '--local', 'safe.py'], app);
+  t.equal(good.code, 0, `safe code is admitted: ${good.stderr}`);
+
+  writeFileSync(join(app, 'use.mjs'), "import { ProofgateClient, ProofgateError } from 'proofgate/client';\nconst c = new ProofgateClient({ baseUrl: 'http://127.0.0.1:9' });\nconsole.log(typeof c.postVerifyMath, typeof ProofgateError);\n");
+  const use = await sh(process.execPath, ['use.mjs'], app);
+  t.equal(use.stdout.trim(), 'function function', `proofgate/client imports from the installed package: ${use.stderr}`);
+});
