@@ -48,7 +48,7 @@ export async function createApp(opts: CreateOptions): Promise<Kernel> {
   const validator = new Validator();
   validator.loadDir(SCHEMAS_DIR);
   const router = new Router();
-  const store = opts.store ?? new LmdbStore(config.data_dir);
+  const store = opts.store ?? new LmdbStore(config.data_dir, { warn: (m) => log.warn({ event: 'data_dir.permissions' }, m) });
   const pools = new WorkerPools(config.workers.threads, log);
   const authenticators = new Map<string, Authenticator>();
   const hooks = { onRequest: [] as PreHandlerHook[], preHandler: [] as PreHandlerHook[], onReply: [] as OnReplyHook[], onError: [] as OnErrorHook[] };
