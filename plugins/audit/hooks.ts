@@ -50,6 +50,30 @@ export function summarize(ctx: RequestContext, reply: Reply): AuditFields {
   };
 }
 
+/**
+ * Refusals that are not chain entries: rate-limit refusals (429, limiter down) are coalesced
+ * `rate_limited` security events instead — one durable append per request past the limit would let
+ * a flood cost what the limit exists to bound — and an unavailable chain cannot take an entry.
+ */
+const UNRECORDED_REFUSALS = new Set(['rate_limited', 'rate_limiter_unavailable', 'audit_unavailable']);
+
+/** The entry of a verification request refused by a thrown error after authentication. */
+export function refusedFields(ctx: RequestContext, err: HttpError): AuditFields {
+  return {
+    route: ctx.routePath,
+    method: ctx.method,
+    key_id: ctx.principal?.keyId ?? null,
+    user_id: ctx.principal?.userId ?? null,
+    request_hash: requestHash(ctx),
+    status: 'refused',
+    engine: engineLabel(ctx.routePath),
+    http_status: err.status,
+    proof_ref: null,
+    constraint_id: (err.constraintId ?? err.code).slice(0, 128),
+    raw_llm_output: null,
+  };
+}
+
 function unavailable(detail: string): HttpError {
   return new HttpError(AuditProblems.unavailable, detail, { headers: { 'retry-after': '5' } });
 }
@@ -98,5 +122,25 @@ export function registerAuditHooks(app: App, chain: AuditChain | null, events: S
       const injection = fields.constraint_id !== null && INJECTION.test(fields.constraint_id);
       events.record(org, injection ? 'injection_blocked' : 'blocked_verification', { keyId: fields.key_id, detail: fields.constraint_id ?? fields.route });
     }
+  });
+
+  // a verification refused after authentication (400, 403, 413, 5xx…) leaves a trace in the chain
+  // of the caller's organisation; before authentication (401) there is no organisation to charge
+  app.hook('onError', async (ctx, err) => {
+    const org = ctx.principal?.orgId;
+    if (!isVerification(ctx) || !chain || !org) return;
+    if (err.status === 429 || UNRECORDED_REFUSALS.has(err.code)) return;
+    const fields = refusedFields(ctx, err);
+    let entry;
+    try {
+      entry = await chain.append(org, fields);
+    } catch (appendErr) {
+      // the request is refused either way: no verdict leaves unaudited, so the refusal is still sent
+      ctx.log.error({ err: appendErr, org }, 'audit append of a refused request failed');
+      return;
+    }
+    ctx.state.auditLogId = entry.log_id;
+    ctx.responseHeaders['x-audit-log-id'] = entry.log_id;
+    verifications.inc({ engine: engineLabel(ctx.routePath), status: 'refused' });
   });
 }

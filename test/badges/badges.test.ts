@@ -124,7 +124,7 @@ t.test('badges', async (t) => {
     const c = claimsFor({ proof_ref: issued.body.proof_ref, iat: now - 7200, exp: now - 10 });
     await h.kernel.app.store.collection<AttestationRecord>('attestations').put(c.jti, recordFor(c));
     t.match((await get(`/badge/attestation/${c.jti}`)).text, />expired</);
-    t.equal((await h.request('POST', `/attestation/${id}/revoke`)).status, 200);
+    t.equal((await h.request('POST', `/attestation/${id}/revoke`, { key: 'a-operator' })).status, 200);
     t.match((await get(`/badge/attestation/${id}`)).text, />revoked</);
   });
 });
