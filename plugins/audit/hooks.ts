@@ -51,11 +51,13 @@ export function summarize(ctx: RequestContext, reply: Reply): AuditFields {
 }
 
 /**
- * Refusals that are not chain entries: rate-limit refusals (429, limiter down) are coalesced
- * `rate_limited` security events instead — one durable append per request past the limit would let
- * a flood cost what the limit exists to bound — and an unavailable chain cannot take an entry.
+ * Set by the audit gate (the last onRequest hook): the request was authenticated, had its scope,
+ * was admitted by the rate limiter and its chain is writable. Only such requests become `refused`
+ * entries. What is refused earlier — a scope refusal, 429, a limiter outage — is a coalesced
+ * security event instead (`auth_failure`, `rate_limited`): one durable append per request the
+ * limiter never counted would let a flood cost what the limit exists to bound.
  */
-const UNRECORDED_REFUSALS = new Set(['rate_limited', 'rate_limiter_unavailable', 'audit_unavailable']);
+const GATED = 'auditGated';
 
 /** The entry of a verification request refused by a thrown error after authentication. */
 export function refusedFields(ctx: RequestContext, err: HttpError): AuditFields {
@@ -100,7 +102,9 @@ export function registerAuditHooks(app: App, chain: AuditChain | null, events: S
   const isVerification = (ctx: RequestContext) => ctx.route.tags?.includes(VERIFICATION_TAG) ?? false;
 
   app.hook('onRequest', async (ctx) => {
-    if (isVerification(ctx)) await assertAuditable(chain, ctx);
+    if (!isVerification(ctx)) return;
+    await assertAuditable(chain, ctx);
+    ctx.state[GATED] = true;
   });
 
   // awaited by the kernel before the response is written: no verdict leaves without its entry
@@ -124,12 +128,11 @@ export function registerAuditHooks(app: App, chain: AuditChain | null, events: S
     }
   });
 
-  // a verification refused after authentication (400, 403, 413, 5xx…) leaves a trace in the chain
-  // of the caller's organisation; before authentication (401) there is no organisation to charge
+  // a verification refused once admitted (400, 403, 413, 5xx…) leaves a trace in the chain of the
+  // caller's organisation; before authentication (401) there is not even an organisation to charge
   app.hook('onError', async (ctx, err) => {
     const org = ctx.principal?.orgId;
-    if (!isVerification(ctx) || !chain || !org) return;
-    if (err.status === 429 || UNRECORDED_REFUSALS.has(err.code)) return;
+    if (!isVerification(ctx) || !chain || !org || ctx.state[GATED] !== true) return;
     const fields = refusedFields(ctx, err);
     let entry;
     try {

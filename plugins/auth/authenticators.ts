@@ -65,8 +65,6 @@ export function apiKeyAuthenticator(keys: ApiKeys, tiers: TierCache, events: Sec
       scopes: rec.scopes,
       tier: await tiers.get(rec.org_id),
     };
-    // authenticated even if the scope is wrong: onError hooks (audit of refusals) see who was refused
-    ctx.principal = p;
     checkScope(ctx, p, events);
     return p;
   };

@@ -24,7 +24,6 @@ const refusing: Plugin = {
       tags: ['verification'],
       handler(ctx) {
         const b = ctx.body as { kind?: string };
-        if (b.kind === 'limited') throw new HttpError(AuthProblems.rateLimited, 'slow down', { headers: { 'retry-after': '1' } });
         if (b.kind === 'crash') throw new Error('internal detail');
         throw new HttpError(AuthProblems.insufficientScope, 'refused by policy', { constraintId: 'test.policy' });
       },
@@ -32,8 +31,19 @@ const refusing: Plugin = {
   },
 };
 
+/** Stands in for the rate limiter: an onRequest hook registered before the audit plugin's gate. */
+const limiter: Plugin = {
+  name: 'test-limiter',
+  register(app) {
+    app.hook('onRequest', (ctx) => {
+      if (ctx.headers['x-test-limit']) throw new HttpError(AuthProblems.rateLimited, 'slow down', { headers: { 'retry-after': '1' } });
+    });
+  },
+};
+const auditAt = builtinPlugins.findIndex((p) => p.name === 'audit');
+
 const s: TestServer = await startServer({
-  plugins: [...builtinPlugins, verificationTestPlugin, attestableRoutes, refusing],
+  plugins: [...builtinPlugins.slice(0, auditAt), limiter, ...builtinPlugins.slice(auditAt), verificationTestPlugin, attestableRoutes, refusing],
   config: { auth: { anonymous_rate_per_minute: 1000 } },
 });
 t.teardown(() => s.close());
@@ -137,7 +147,7 @@ t.test('revoking an attestation needs admin:all and is a chain entry', async (t)
   t.equal((await entries(b.token)).filter((e) => e.engine === 'attestation.revoke').length, 0);
 });
 
-t.test('verification requests refused after authentication are chain entries; before it they are not', async (t) => {
+t.test('verification requests refused once admitted are chain entries; before authentication, scope and limits they are not', async (t) => {
   const a = await signup(s);
   const k = await createKey(s, a.token, { name: 'reader', scopes: ['verify:read'] });
   const wrongScope = await createKey(s, a.token, { name: 'att', scopes: ['attestation:read'] });
@@ -152,9 +162,6 @@ t.test('verification requests refused after authentication are chain entries; be
   t.equal(policy.status, 403);
   t.equal(policy.body.constraint_id, 'test.policy');
 
-  const scope = await s.request('POST', '/test/verify', { apiKey: wrongScope.key, body: { outcome: 'verified' } });
-  t.equal(scope.status, 403, 'a key without verify:read');
-
   const crash = await s.request('POST', '/test/refuse', { apiKey: k.key, body: { kind: 'crash' } });
   t.equal(crash.status, 500);
 
@@ -164,27 +171,31 @@ t.test('verification requests refused after authentication are chain entries; be
     [
       ['/test/verify', 400, 'invalid_json', k.id],
       ['/test/refuse', 403, 'test.policy', k.id],
-      ['/test/verify', 403, 'insufficient_scope', wrongScope.id],
       ['/test/refuse', 500, 'internal_error', k.id],
     ],
   );
   t.equal(list[0].log_id, badId);
   t.equal(list[0].engine, 'verify');
 
-  // not entries: no credential, an unknown or revoked key (no organisation is known), rate-limit refusals
+  // not entries: no credential, an unknown or revoked key (no organisation is known); refusals before
+  // the rate limiter admitted the request (a missing scope, 429): coalesced security events instead
   const before = await count();
+  const scope = await s.request('POST', '/test/verify', { apiKey: wrongScope.key, body: { outcome: 'verified' } });
+  t.equal(scope.status, 403, 'a key without verify:read');
+  t.equal(scope.headers.get('x-audit-log-id'), null);
+  const limited = await s.request('POST', '/test/verify', { apiKey: k.key, body: { outcome: 'verified' }, headers: { 'x-test-limit': '1' } });
+  t.equal(limited.status, 429);
   t.equal((await s.request('POST', '/test/verify', { body: { outcome: 'verified' } })).status, 401);
   t.equal((await s.request('POST', '/test/verify', { apiKey: 'svc_live_' + 'A'.repeat(43), body: {} })).status, 401);
   t.equal((await s.request('DELETE', `/auth/api-keys/${wrongScope.id}`, { headers: bearer(a.token) })).status, 200);
   const revoked = await s.request('POST', '/test/verify', { apiKey: wrongScope.key, body: {} });
   t.equal(revoked.status, 401);
   t.equal(revoked.headers.get('x-audit-log-id'), null);
-  t.equal((await s.request('POST', '/test/refuse', { apiKey: k.key, body: { kind: 'limited' } })).status, 429);
   t.equal(await count(), before, 'none of these is a chain entry');
 
   const filtered = await s.request('GET', '/logs?status=refused', { apiKey: k.key });
   t.equal(filtered.status, 200, 'refused is a status filter of GET /logs');
-  t.equal(filtered.body.logs.length, 4);
+  t.equal(filtered.body.logs.length, 3);
   t.equal((await s.request('GET', '/audit/export?status=refused', { headers: bearer(a.token) })).status, 200);
   await chainIntact(t, a.user.org_id);
 });
