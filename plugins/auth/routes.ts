@@ -127,6 +127,11 @@ export function registerAuthRoutes(app: App, d: AuthDeps): void {
     schema: { params: `${S}/api-key.params.json`, response: `${S}/api-key.revoked.response.json` },
     async handler(ctx) {
       const p = principal(ctx);
+      const target = await d.keys.byId(p.orgId, ctx.params.key_id);
+      // a member must not lock others (the owner's admin key) out: only owners and admins revoke any key
+      if (target && p.role !== 'owner' && p.role !== 'admin' && target.user_id !== p.userId) {
+        throw new HttpError(AuthProblems.insufficientScope, 'a member may revoke only the keys it created');
+      }
       await d.audit.ready(ctx);
       const rec = await d.keys.revoke(p.orgId, ctx.params.key_id);
       if (!rec) throw new HttpError(AuthProblems.keyNotFound, 'no active API key with this id in your organisation');

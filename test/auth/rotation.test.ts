@@ -146,3 +146,23 @@ t.test("GET /logs shows other keys' ids only to admin:all callers", async (t) =>
   for (const k of [a.full, a.reader, a.reader2, a.admin]) t.ok(seen.has(k.id), `admin:all sees ${k.name}`);
   t.equal(all.body.logs.find((l: { engine: string }) => l.engine === 'api_key.rotate').constraint_id, `api_key:${a.reader2.id}`);
 });
+
+t.test("a member's session may revoke only the keys it created; owners any key of the organisation", async (t) => {
+  const a = await org();
+  // a second user moved into the organisation as a member (no route manages roles yet)
+  const m = await signup(s);
+  await s.kernel.app.store.collection<Record<string, unknown>>('auth.users').update(m.user.id, (u) => ({ ...u!, org_id: a.acct.user.org_id, role: 'member' }));
+  const signin = await s.request('POST', '/auth/signin', { body: { email: m.user.email, password: 'correct horse battery' } });
+  t.equal(signin.status, 200);
+  t.equal(signin.body.user.role, 'member');
+  const member = bearer(signin.body.access_token);
+  const own = await createKey(s, signin.body.access_token, { name: 'mine' });
+
+  const denied = await s.request('DELETE', `/auth/api-keys/${a.full.id}`, { headers: member });
+  t.equal(denied.status, 403, "a member revoking the owner's admin key");
+  t.equal(denied.body.code, 'insufficient_scope');
+  t.ok(await works(a.full.key), 'the owner is not locked out');
+  t.equal((await s.request('DELETE', `/auth/api-keys/${own.id}`, { headers: member })).status, 200, 'its own key');
+  const another = await createKey(s, signin.body.access_token, { name: 'mine too' });
+  t.equal((await s.request('DELETE', `/auth/api-keys/${another.id}`, { headers: bearer(a.acct.token) })).status, 200, "the owner revokes a member's key");
+});
