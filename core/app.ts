@@ -14,7 +14,7 @@ import { resolvePlugins } from './plugin.js';
 import { kit } from './kit.js';
 import { buildOpenApi } from './openapi.js';
 import { SERVICE_VERSION } from './version.js';
-import type { App, Authenticator, EngineDef, EngineHandle, OnReplyHook, Plugin, PreHandlerHook, RouteDef } from './types.js';
+import type { App, Authenticator, EngineDef, EngineHandle, OnErrorHook, OnReplyHook, Plugin, PreHandlerHook, RouteDef } from './types.js';
 
 export const SCHEMAS_DIR = new URL('../../schemas/', import.meta.url);
 
@@ -52,10 +52,10 @@ export async function createApp(opts: CreateOptions): Promise<Kernel> {
   const validator = new Validator();
   validator.loadDir(SCHEMAS_DIR);
   const router = new Router();
-  const store = opts.store ?? new LmdbStore(config.data_dir);
+  const store = opts.store ?? new LmdbStore(config.data_dir, { warn: (m) => log.warn({ event: 'data_dir.permissions' }, m) });
   const pools = new WorkerPools(config.workers.threads, log);
   const authenticators = new Map<string, Authenticator>();
-  const hooks = { onRequest: [] as PreHandlerHook[], preHandler: [] as PreHandlerHook[], onReply: [] as OnReplyHook[] };
+  const hooks = { onRequest: [] as PreHandlerHook[], preHandler: [] as PreHandlerHook[], onReply: [] as OnReplyHook[], onError: [] as OnErrorHook[] };
   const readiness = new Map<string, () => boolean>();
   const closers: Array<() => Promise<void> | void> = [];
   const services = new Map<string, unknown>();
@@ -106,7 +106,8 @@ export async function createApp(opts: CreateOptions): Promise<Kernel> {
       if (authenticators.has(kind)) throw new Error(`${kind} authenticator registered twice`);
       authenticators.set(kind, fn);
     },
-    hook(name: 'onRequest' | 'preHandler' | 'onReply', fn: PreHandlerHook | OnReplyHook) {
+    hook(name: 'onRequest' | 'preHandler' | 'onReply' | 'onError', fn: PreHandlerHook | OnReplyHook | OnErrorHook) {
+      if (!Object.hasOwn(hooks, name)) throw new Error(`unknown hook ${String(name)}`);
       (hooks[name] as unknown[]).push(fn);
     },
     schema: (s) => validator.add(s, `plugin ${pluginName}`),

@@ -3,11 +3,11 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import { HttpError, Problems } from './errors.js';
 import { readBody, mediaType, parseJson, parseMultipart } from './body.js';
-import { toHttpError, writeProblem, writeReply } from './reply.js';
+import { problemReply, toHttpError, writeProblem, writeReply } from './reply.js';
 import type { Router } from './router.js';
 import type { Validator } from './validate.js';
 import type { Metrics } from './metrics.js';
-import type { Authenticator, OnReplyHook, PreHandlerHook, Reply, RequestContext, RouteDef } from './types.js';
+import type { Authenticator, OnErrorHook, OnReplyHook, PreHandlerHook, Reply, RequestContext, RouteDef } from './types.js';
 
 export interface PipelineDeps {
   router: Router;
@@ -15,7 +15,7 @@ export interface PipelineDeps {
   metrics: Metrics;
   log: Logger;
   authenticators: Map<string, Authenticator>;
-  hooks: { onRequest: PreHandlerHook[]; preHandler: PreHandlerHook[]; onReply: OnReplyHook[] };
+  hooks: { onRequest: PreHandlerHook[]; preHandler: PreHandlerHook[]; onReply: OnReplyHook[]; onError: OnErrorHook[] };
   defaultBodyLimit: number;
   /** after a 413, how many bytes of a request are read and discarded before the connection is closed */
   bodyDrainBytes?: number;
@@ -50,7 +50,8 @@ function parseQuery(qs: string): Record<string, unknown> {
  * One request's path through the kernel, in the order of the architecture: route → authenticate →
  * scope → onRequest hooks (rate limits) → body cap and parse → schema validation → preHandler hooks
  * → handler → onReply hooks (attestation, audit) → write. Each step may throw an HttpError; the
- * catch at the end is the only place an error body is written.
+ * catch at the end is the only place an error body is written, after the onError hooks (audit of
+ * refusals) have seen it.
  */
 export function createPipeline(d: PipelineDeps) {
   return async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -71,6 +72,7 @@ export function createPipeline(d: PipelineDeps) {
     res.once('close', onClose);
     const onShutdown = () => ac.abort(new Error('server shutting down'));
     d.shutdownSignal.addEventListener('abort', onShutdown, { once: true });
+    let ctx: RequestContext | null = null;
 
     try {
       if (d.isClosing()) {
@@ -88,7 +90,7 @@ export function createPipeline(d: PipelineDeps) {
       }
       const route = match.route;
       routeLabel = route.path;
-      const ctx: RequestContext = {
+      ctx = {
         id,
         method,
         routePath: route.path,
@@ -142,6 +144,7 @@ export function createPipeline(d: PipelineDeps) {
       if (res.headersSent) {
         res.destroy();
       } else {
+        if (ctx) await runErrorHooks(d, ctx, httpErr, path);
         status = writeProblem(res, httpErr, path, responseHeaders);
       }
     } finally {
@@ -154,6 +157,19 @@ export function createPipeline(d: PipelineDeps) {
       log.debug({ method, route: routeLabel, status, ms: seconds * 1000 }, 'request');
     }
   };
+}
+
+/** Observers only: whatever they do or throw, the refusal that was decided is the one written. */
+async function runErrorHooks(d: PipelineDeps, ctx: RequestContext, err: HttpError, instance: string): Promise<void> {
+  if (d.hooks.onError.length === 0) return;
+  const problem = Object.freeze(problemReply(err, instance));
+  for (const hook of d.hooks.onError) {
+    try {
+      await hook(ctx, err, problem);
+    } catch (hookErr) {
+      ctx.log.error({ err: hookErr, route: ctx.routePath }, 'onError hook failed; the original problem is sent');
+    }
+  }
 }
 
 async function authenticate(d: PipelineDeps, route: RouteDef, ctx: RequestContext): Promise<void> {

@@ -47,9 +47,14 @@ export function toHttpError(err: unknown): HttpError {
   return new HttpError(Problems.internal, 'an internal error occurred');
 }
 
-export function writeProblem(res: ServerResponse, err: HttpError, instance: string, extraHeaders: Record<string, string>): number {
+/** The reply an error becomes: status, RFC 9457 body, the error's own headers. */
+export function problemReply(err: HttpError, instance: string, extraHeaders: Record<string, string> = {}): Reply {
   const headers: Record<string, string> = { ...extraHeaders, ...(err.headers ?? {}), 'content-type': 'application/problem+json' };
   // a 413 for a body still arriving closes only when core/body.ts says so: it drains the rest first
   if (err.status === 503) headers['connection'] ??= 'close';
-  return writeReply(res, { status: err.status, body: err.toProblem(instance), headers }, {});
+  return { status: err.status, body: err.toProblem(instance), headers };
+}
+
+export function writeProblem(res: ServerResponse, err: HttpError, instance: string, extraHeaders: Record<string, string>): number {
+  return writeReply(res, problemReply(err, instance, extraHeaders), {});
 }

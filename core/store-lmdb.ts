@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs';
+import { chmodSync, mkdirSync, statSync } from 'node:fs';
 import { open, type RootDatabase, type Database } from 'lmdb';
 import type { Collection, Entry, ListOptions, Store } from './store.js';
 
@@ -73,15 +73,41 @@ class LmdbCollection<T> implements Collection<T> {
   }
 }
 
+/**
+ * The data directory holds key digests, audit chains and attestation records: it is created 0700,
+ * and an existing one that others may read or enter is tightened to 0700. Returns what the operator
+ * must be told (null when nothing was wrong); when tightening is impossible (not the owner) the
+ * store still opens — the caller logs the returned warning.
+ */
+export function preparePrivateDir(dir: string): string | null {
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const st = statSync(dir);
+  if (!st.isDirectory()) throw new Error(`data directory ${dir} exists and is not a directory`);
+  const mode = st.mode & 0o777;
+  if ((mode & 0o077) === 0 || process.platform === 'win32') return null;
+  const was = mode.toString(8).padStart(4, '0');
+  try {
+    chmodSync(dir, 0o700);
+    return `data directory ${dir} had mode ${was} (readable by others); tightened to 0700`;
+  } catch (err) {
+    return `data directory ${dir} has mode ${was} (readable by others) and could not be tightened: ${(err as Error).message}`;
+  }
+}
+
 export class LmdbStore implements Store {
   private readonly root: RootDatabase;
   private readonly collections = new Map<string, LmdbCollection<unknown>>();
   private open = true;
 
-  constructor(dir: string) {
-    mkdirSync(dir, { recursive: true });
+  /** `warn` receives what preparePrivateDir found (a tightened or too-open directory). */
+  constructor(dir: string, opts: { warn?: (message: string) => void } = {}) {
+    const notice = preparePrivateDir(dir);
+    if (notice) opts.warn?.(notice);
+    // noSubdir false: lmdb-js otherwise takes a path with an extension (`proofgate.d`) for a file name
     // maxDbs bounds the number of named collections; plugins use a handful each
-    this.root = open({ path: dir, maxDbs: 64, compression: false });
+    // permissionsMode (the files' mode, honoured by lmdb-js but missing from its types): 0600
+    const options = { path: dir, noSubdir: false, maxDbs: 64, compression: false, permissionsMode: 0o600 };
+    this.root = open(options);
   }
 
   get ready(): boolean {

@@ -5,6 +5,7 @@ import type { Store } from './store.js';
 import type { Metrics } from './metrics.js';
 import type { PluginKit } from './kit.js';
 import type { DiagnosticResult } from './verdict.js';
+import type { HttpError } from './errors.js';
 
 /**
  * The plugin contract. A plugin sees the kernel only through `App`; everything it adds (routes,
@@ -110,6 +111,13 @@ export type Authenticator = (ctx: RequestContext) => Promise<Principal>;
 export type PreHandlerHook = (ctx: RequestContext) => Promise<void> | void;
 /** runs after the handler, awaited before the response is written; may replace the reply */
 export type OnReplyHook = (ctx: RequestContext, reply: Reply) => Promise<Reply | void> | Reply | void;
+/**
+ * runs when a request that matched a route is refused by a thrown error (any step, authentication
+ * included), awaited before the problem+json is written. It observes: `problem` is the reply about
+ * to be sent (status and RFC 9457 body); it cannot replace or swallow it, and an error it throws is
+ * logged, never sent. Headers it must add go into ctx.responseHeaders.
+ */
+export type OnErrorHook = (ctx: RequestContext, err: HttpError, problem: Readonly<Reply>) => Promise<void> | void;
 
 export interface EngineDef {
   name: string;
@@ -150,6 +158,8 @@ export interface App {
   /** after body validation, just before the handler */
   hook(name: 'preHandler', fn: PreHandlerHook): void;
   hook(name: 'onReply', fn: OnReplyHook): void;
+  /** a refused request (thrown error), before its problem+json is written; observes, cannot swallow */
+  hook(name: 'onError', fn: OnErrorHook): void;
   /** register a JSON schema (with $id) beside the ones loaded from schemas/ */
   schema(schema: object): void;
   /** /readyz is true only when every readiness check returns true */

@@ -7,6 +7,7 @@ import { AgentProblems } from './errors.js';
 import { collectStrings, QUERY_CHECKS, SCHEMA_CHECKS, screenQuery, screenToolSchema, type Finding } from './screening.js';
 import { publicAgent, type AgentRecord, type Agents, type AgentType } from './tokens.js';
 import { evaluateTool } from './tools.js';
+import { SERVICES, type AdminAudit } from '../auth/index.js';
 
 const S = (f: string) => `https://proofgate.dev/schemas/agents/${f}.json`;
 export const SCREENING_ENGINE = 'agents.screening';
@@ -76,6 +77,22 @@ function advisory(checks: ReadonlyArray<{ name: string; constraint_id: string }>
   });
 }
 
+/**
+ * Registering and deleting agents are entries of the organisation's audit chain (issue 12): the
+ * chain must be writable before acting (503 otherwise); a failed append after the act is logged.
+ */
+async function auditReady(app: App, ctx: RequestContext): Promise<void> {
+  await app.service<AdminAudit>(SERVICES.adminAudit)?.ready(ctx);
+}
+
+async function auditRecord(app: App, ctx: RequestContext, action: string, agentId: string): Promise<void> {
+  try {
+    await app.service<AdminAudit>(SERVICES.adminAudit)?.record(ctx, action, `agent:${agentId}`);
+  } catch (err) {
+    ctx.log.error({ err, action, agent_id: agentId }, 'agent change done but not audited');
+  }
+}
+
 export function registerAgentRoutes(app: App, d: RouteDeps): void {
   app.route({
     method: 'POST',
@@ -93,6 +110,7 @@ export function registerAgentRoutes(app: App, d: RouteDeps): void {
         .map(({ p, i }) => ({ field: `/body/permissions/${i}`, message: `unknown engine ${JSON.stringify(p)}` }));
       if (errors.length) throw new HttpError(Problems.validation, 'permissions must name loaded verification engines', { errors });
       const p = ctx.principal!;
+      await auditReady(app, ctx);
       const { record, token } = await d.agents.register({
         orgId: p.orgId,
         keyId: p.keyId ?? null,
@@ -103,6 +121,7 @@ export function registerAgentRoutes(app: App, d: RouteDeps): void {
         maxCostPerDay: b.max_cost_per_day ?? null,
       });
       await d.activity.record(record.agent_id, { action: 'registered', outcome: 'done' });
+      await auditRecord(app, ctx, 'agent.register', record.agent_id);
       return { status: 201, body: { ...publicAgent(record), agent_token: token } };
     },
   });
@@ -115,9 +134,11 @@ export function registerAgentRoutes(app: App, d: RouteDeps): void {
     tags: ['agents'],
     schema: { params: S('agent-id.params'), response: S('revoked.response') },
     async handler(ctx) {
+      await auditReady(app, ctx);
       const rec = await d.agents.revoke(ctx.principal!.orgId, ctx.params.agent_id);
       if (!rec) throw new HttpError(AgentProblems.agentNotFound, 'no active agent with this id in your organisation');
       await d.activity.record(rec.agent_id, { action: 'revoked', outcome: 'done' });
+      await auditRecord(app, ctx, 'agent.delete', rec.agent_id);
       return { body: { agent_id: rec.agent_id, revoked_at: rec.revoked_at } };
     },
   });

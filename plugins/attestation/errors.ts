@@ -10,7 +10,6 @@ import { defineProblem } from '../../core/errors.js';
 export const AttestationProblems = {
   invalidToken: defineProblem('invalid_token', 400, 'Invalid token'),
   notFound: defineProblem('attestation_not_found', 404, 'Attestation not found'),
-  revokeForbidden: defineProblem('attestation_revoke_forbidden', 403, 'Forbidden'),
 } as const;
 
 export const INVALID_TOKEN_DETAIL = 'Invalid token';

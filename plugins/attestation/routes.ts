@@ -1,4 +1,5 @@
-import type { App, Principal, RequestContext } from '../../core/types.js';
+import type { App, RequestContext } from '../../core/types.js';
+import { SERVICES, type AdminAudit } from '../auth/index.js';
 import { HttpError } from '../../core/errors.js';
 import type { Collection } from '../../core/store.js';
 import { AttestationProblems, INVALID_TOKEN_DETAIL } from './errors.js';
@@ -17,10 +18,9 @@ async function ownRecord(records: Collection<AttestationRecord>, ctx: RequestCon
   return r;
 }
 
-/** Revocation: an operator key (admin:all) or an owner/admin of the attestation's organisation. */
-function mayRevoke(p: Principal | null): boolean {
-  if (!p) return false;
-  return p.scopes.includes('admin:all') || p.role === 'owner' || p.role === 'admin';
+/** The audit chain's administrative entries (audit plugin); resolved per request, it registers later. */
+function adminAudit(app: App): AdminAudit | undefined {
+  return app.service<AdminAudit>(SERVICES.adminAudit);
 }
 
 export function registerRoutes(app: App, service: AttestationService, records: Collection<AttestationRecord>): void {
@@ -53,20 +53,31 @@ export function registerRoutes(app: App, service: AttestationService, records: C
     method: 'POST',
     path: '/attestation/:id/revoke',
     auth: 'apiKey',
-    scope: 'attestation:read',
+    // revoking withdraws a proof the organisation handed out: an operator act (decisions §5, issue 12)
+    scope: 'admin:all',
     bodyType: 'none',
     schema: { params: `${S}/id.params.json`, response: `${S}/revoke.response.json` },
     async handler(ctx) {
       await ownRecord(records, ctx);
-      if (!mayRevoke(ctx.principal)) {
-        throw new HttpError(AttestationProblems.revokeForbidden, 'only an owner or admin of the organisation may revoke an attestation');
-      }
+      // fail closed: no revocation the audit chain cannot record
+      await adminAudit(app)?.ready(ctx);
       const at = nowSeconds();
       const by = ctx.principal?.userId ?? ctx.principal?.keyId ?? null;
+      let revokedNow = false;
       // atomic: a second revocation keeps the first timestamp
-      const after = await records.update(ctx.params.id, (cur) => (cur && cur.revoked_at === null ? { ...cur, revoked_at: at, revoked_by: by } : cur));
+      const after = await records.update(ctx.params.id, (cur) => {
+        revokedNow = !!cur && cur.revoked_at === null;
+        return cur && cur.revoked_at === null ? { ...cur, revoked_at: at, revoked_by: by } : cur;
+      });
       if (!after || after.revoked_at === null) throw new HttpError(AttestationProblems.notFound, 'no such attestation');
-      ctx.log.info({ event: 'attestation.revoked', attestation_id: after.id, by }, 'attestation revoked');
+      if (revokedNow) {
+        ctx.log.info({ event: 'attestation.revoked', attestation_id: after.id, by }, 'attestation revoked');
+        try {
+          await adminAudit(app)?.record(ctx, 'attestation.revoke', `attestation:${after.id}`);
+        } catch (err) {
+          ctx.log.error({ err, attestation_id: after.id }, 'attestation revoked but not audited');
+        }
+      }
       return { body: { id: after.id, status: 'REVOKED', revoked_at: after.revoked_at } };
     },
   });

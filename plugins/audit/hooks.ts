@@ -50,6 +50,32 @@ export function summarize(ctx: RequestContext, reply: Reply): AuditFields {
   };
 }
 
+/**
+ * Set by the audit gate (the last onRequest hook): the request was authenticated, had its scope,
+ * was admitted by the rate limiter and its chain is writable. Only such requests become `refused`
+ * entries. What is refused earlier — a scope refusal, 429, a limiter outage — is a coalesced
+ * security event instead (`auth_failure`, `rate_limited`): one durable append per request the
+ * limiter never counted would let a flood cost what the limit exists to bound.
+ */
+const GATED = 'auditGated';
+
+/** The entry of a verification request refused by a thrown error after authentication. */
+export function refusedFields(ctx: RequestContext, err: HttpError): AuditFields {
+  return {
+    route: ctx.routePath,
+    method: ctx.method,
+    key_id: ctx.principal?.keyId ?? null,
+    user_id: ctx.principal?.userId ?? null,
+    request_hash: requestHash(ctx),
+    status: 'refused',
+    engine: engineLabel(ctx.routePath),
+    http_status: err.status,
+    proof_ref: null,
+    constraint_id: (err.constraintId ?? err.code).slice(0, 128),
+    raw_llm_output: null,
+  };
+}
+
 function unavailable(detail: string): HttpError {
   return new HttpError(AuditProblems.unavailable, detail, { headers: { 'retry-after': '5' } });
 }
@@ -76,7 +102,9 @@ export function registerAuditHooks(app: App, chain: AuditChain | null, events: S
   const isVerification = (ctx: RequestContext) => ctx.route.tags?.includes(VERIFICATION_TAG) ?? false;
 
   app.hook('onRequest', async (ctx) => {
-    if (isVerification(ctx)) await assertAuditable(chain, ctx);
+    if (!isVerification(ctx)) return;
+    await assertAuditable(chain, ctx);
+    ctx.state[GATED] = true;
   });
 
   // awaited by the kernel before the response is written: no verdict leaves without its entry
@@ -98,5 +126,24 @@ export function registerAuditHooks(app: App, chain: AuditChain | null, events: S
       const injection = fields.constraint_id !== null && INJECTION.test(fields.constraint_id);
       events.record(org, injection ? 'injection_blocked' : 'blocked_verification', { keyId: fields.key_id, detail: fields.constraint_id ?? fields.route });
     }
+  });
+
+  // a verification refused once admitted (400, 403, 413, 5xx…) leaves a trace in the chain of the
+  // caller's organisation; before authentication (401) there is not even an organisation to charge
+  app.hook('onError', async (ctx, err) => {
+    const org = ctx.principal?.orgId;
+    if (!isVerification(ctx) || !chain || !org || ctx.state[GATED] !== true) return;
+    const fields = refusedFields(ctx, err);
+    let entry;
+    try {
+      entry = await chain.append(org, fields);
+    } catch (appendErr) {
+      // the request is refused either way: no verdict leaves unaudited, so the refusal is still sent
+      ctx.log.error({ err: appendErr, org }, 'audit append of a refused request failed');
+      return;
+    }
+    ctx.state.auditLogId = entry.log_id;
+    ctx.responseHeaders['x-audit-log-id'] = entry.log_id;
+    verifications.inc({ engine: engineLabel(ctx.routePath), status: 'refused' });
   });
 }

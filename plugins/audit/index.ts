@@ -26,7 +26,7 @@ const plugin: Plugin = {
       async ready(ctx: RequestContext) {
         await assertAuditable(chain, ctx);
       },
-      async record(ctx: RequestContext, action: string) {
+      async record(ctx: RequestContext, action: string, subject?: string) {
         const org = await assertAuditable(chain, ctx);
         const entry = await chain!.append(org, {
           route: ctx.routePath,
@@ -38,7 +38,8 @@ const plugin: Plugin = {
           engine: action,
           http_status: 200,
           proof_ref: null,
-          constraint_id: null,
+          // for an administrative entry: what was acted on (`api_key:…`, `agent:…`, `attestation:…`)
+          constraint_id: subject ? subject.slice(0, 128) : null,
           raw_llm_output: null,
         });
         ctx.responseHeaders['x-audit-log-id'] = entry.log_id;
@@ -52,7 +53,7 @@ export default plugin;
 export { AuditChain, ChainUnavailableError } from './chain.js';
 export { auditVerifyCommand } from './cli.js';
 export { entriesToCsv, neutralizeCell, csvReply, CSV_COLUMNS } from './csv.js';
-export { engineLabel, summarize, VERIFICATION_TAG } from './hooks.js';
+export { engineLabel, refusedFields, summarize, VERIFICATION_TAG } from './hooks.js';
 export {
   AUDIT_COLLECTION,
   assertEntry,

@@ -10,8 +10,8 @@ import { hmacSha256Hex, SHA256_REF, sha256Ref } from '../../core/canonical.js';
  *
  * hmac = HMAC-SHA256(SVC_AUDIT_SECRET_KEY, payload_hash) as hex.
  */
-export type AuditStatus = 'verified' | 'blocked' | 'unverifiable' | 'admin';
-export const AUDIT_STATUSES: readonly AuditStatus[] = ['verified', 'blocked', 'unverifiable', 'admin'];
+export type AuditStatus = 'verified' | 'blocked' | 'unverifiable' | 'admin' | 'refused';
+export const AUDIT_STATUSES: readonly AuditStatus[] = ['verified', 'blocked', 'unverifiable', 'admin', 'refused'];
 
 export interface AuditEntry {
   log_id: string;

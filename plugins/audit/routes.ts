@@ -18,6 +18,22 @@ function cursorSeq(orgId: string, cursor: unknown): number | undefined {
   return at.seq;
 }
 
+/**
+ * What GET /logs may show of another key (issue 12): key ids are what rotation and revocation take,
+ * so only an `admin:all` caller sees every key's id; any other key sees its own id and `null` for
+ * the others — in `key_id`, and in the subject (`constraint_id`) of an administrative entry.
+ */
+function keyIdMask(ctx: RequestContext): (id: string | null) => string | null {
+  const p = ctx.principal!;
+  if (p.scopes.includes('admin:all')) return (id) => id;
+  return (id) => (id !== null && id === p.keyId ? id : null);
+}
+
+function visibleSubject(status: string, subject: string | null, mask: (id: string | null) => string | null): string | null {
+  if (status !== 'admin' || subject === null || !subject.startsWith('api_key:')) return subject;
+  return mask(subject.slice('api_key:'.length)) === null ? null : subject;
+}
+
 export function registerAuditRoutes(app: App): void {
   app.route({
     method: 'GET',
@@ -71,16 +87,17 @@ export function registerAuditRoutes(app: App): void {
       const org = orgOf(ctx);
       const q = ctx.query as { limit: number; cursor?: string; status?: AuditStatus };
       const page = await newestEntries(app.store, org, { limit: q.limit, status: q.status, beforeSeq: cursorSeq(org, q.cursor) });
+      const mask = keyIdMask(ctx);
       const logs = page.entries.map((e) => ({
         log_id: e.log_id,
         timestamp: e.timestamp,
         route: e.route,
         method: e.method,
-        key_id: e.key_id,
+        key_id: mask(e.key_id),
         status: e.status,
         engine: e.engine,
         http_status: e.http_status,
-        constraint_id: e.constraint_id,
+        constraint_id: visibleSubject(e.status, e.constraint_id, mask),
         proof_ref: e.proof_ref,
         request_hash: e.request_hash,
       }));

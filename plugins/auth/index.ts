@@ -71,9 +71,9 @@ export function createAuthPlugin(opts: AuthOptions = {}): Plugin {
         async ready(ctx: RequestContext) {
           await app.service<AdminAudit>(SERVICES.adminAudit)?.ready(ctx);
         },
-        async record(ctx: RequestContext, action: string) {
+        async record(ctx: RequestContext, action: string, subject?: string) {
           try {
-            await app.service<AdminAudit>(SERVICES.adminAudit)?.record(ctx, action);
+            await app.service<AdminAudit>(SERVICES.adminAudit)?.record(ctx, action, subject);
           } catch (err) {
             ctx.log.error({ err, action }, 'administrative action done but not audited');
           }

@@ -83,6 +83,32 @@ export class ApiKeys {
     return { record: rec, key };
   }
 
+  /**
+   * The successor of `old` for a rotation: a copy of the whole record — whatever fields it has, so
+   * a field added to keys later (bindings, limits) survives rotation without this code knowing it —
+   * with a new id, key, digest and creation time, active, and `rotated_from` naming `old`.
+   */
+  async successor(old: ApiKeyRecord) {
+    const prefix = old.prefix === 'svc_test_' ? 'svc_test_' : 'svc_live_';
+    const key = prefix + randomBytes(32).toString('base64url');
+    const rec: ApiKeyRecord = {
+      ...structuredClone(old),
+      id: newId('key'),
+      prefix,
+      digest: this.digest(key),
+      created_at: new Date().toISOString(),
+      revoked_at: null,
+      format: KEY_FORMAT,
+      rotated_from: old.id,
+    };
+    if (!(await this.records.insert(rec.digest, rec))) throw new Error('API key digest collision');
+    await Promise.all([
+      this.store.collection<string>(KEY_COLLECTIONS.ids).put(rec.id, rec.digest),
+      this.store.collection<string>(KEY_COLLECTIONS.byOrg).put(`${rec.org_id}/${rec.id}`, rec.digest),
+    ]);
+    return { record: rec, key };
+  }
+
   /** The hot path: one HMAC, one get, a constant-time compare of the stored digest. */
   async lookup(key: string): Promise<ApiKeyRecord | undefined> {
     const d = this.digest(key);

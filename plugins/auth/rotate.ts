@@ -1,12 +1,28 @@
 import { HttpError } from '../../core/errors.js';
-import type { App } from '../../core/types.js';
+import type { App, Principal } from '../../core/types.js';
 import { AuthProblems } from './errors.js';
+import type { ApiKeyRecord } from './keys.js';
 import type { AuthDeps } from './routes.js';
 
 /**
- * POST /admin/keys/rotate (decisions §5): any working key of an owner, admin or member may rotate a
- * key of its own organisation — including itself, which is how a leaked key is replaced without a
- * session. The new key keeps the old one's name, scopes and prefix; the old one is revoked at once.
+ * Whether `p` may rotate `target` (decisions §5, issue 12): a key may always rotate itself — how a
+ * leaked key is replaced without a session. Rotating another key hands the caller that key's new
+ * plaintext, i.e. its powers, so it needs `admin:all` and every scope the target has: a weaker key
+ * can neither take over a stronger one nor lock its holder out.
+ */
+export function rotationRefusal(p: Principal, target: ApiKeyRecord): string | null {
+  if (p.kind !== 'apiKey' || !p.keyId) return 'key rotation needs an API key';
+  if (target.id === p.keyId) return null;
+  if (!p.scopes.includes('admin:all')) return 'rotating another key needs the admin:all scope';
+  const missing = target.scopes.filter((s) => !p.scopes.includes(s));
+  if (missing.length) return `rotating this key needs every scope it has; this key lacks ${missing.join(', ')}`;
+  return null;
+}
+
+/**
+ * POST /admin/keys/rotate. The new key is a copy of the old record (every field: name, scopes,
+ * creating user and role, bindings) with a new secret; the old one is revoked at once. An unknown
+ * id, another organisation's key and an already revoked (rotated) key are one 404.
  */
 export function registerRotateRoute(app: App, d: AuthDeps): void {
   app.route({
@@ -21,17 +37,14 @@ export function registerRotateRoute(app: App, d: AuthDeps): void {
       const { key_id } = ctx.body as { key_id: string };
       const old = await d.keys.byId(p.orgId, key_id);
       if (!old || old.revoked_at !== null) throw new HttpError(AuthProblems.keyNotFound, 'no active API key with this id in your organisation');
+      const refusal = rotationRefusal(p, old);
+      if (refusal) {
+        d.events.record(p.orgId, 'auth_failure', { keyId: p.keyId ?? null, detail: `rotation of ${old.id} refused` });
+        throw new HttpError(AuthProblems.insufficientScope, refusal);
+      }
       await d.audit.ready(ctx);
       // create before revoking: a failure in between must not leave the organisation without the key
-      const { record, key } = await d.keys.create({
-        orgId: p.orgId,
-        userId: old.user_id,
-        role: old.role,
-        name: old.name,
-        scopes: old.scopes,
-        test: old.prefix === 'svc_test_',
-        rotatedFrom: old.id,
-      });
+      const { record, key } = await d.keys.successor(old);
       const revoked = await d.keys.revoke(p.orgId, old.id);
       if (!revoked) {
         // a concurrent rotation or revocation won: this one did not happen
@@ -39,7 +52,7 @@ export function registerRotateRoute(app: App, d: AuthDeps): void {
         throw new HttpError(AuthProblems.keyNotFound, 'no active API key with this id in your organisation');
       }
       d.events.record(p.orgId, 'key_rotated', { keyId: old.id, detail: `replaced by ${record.id}` });
-      await d.audit.record(ctx, 'api_key.rotate');
+      await d.audit.record(ctx, 'api_key.rotate', `api_key:${old.id}`);
       return {
         status: 201,
         body: { id: record.id, name: record.name, key, created_at: record.created_at, scopes: record.scopes, rotated_from: old.id, revoked_at: revoked.revoked_at },

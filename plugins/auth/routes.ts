@@ -11,8 +11,11 @@ const S = 'https://proofgate.dev/schemas/auth';
 export interface AdminAudit {
   /** throws (503) when an entry could not be written now: called before acting */
   ready(ctx: RequestContext): Promise<void>;
-  /** appends the action; a failure after ready() is logged, not thrown, so a done action is not hidden */
-  record(ctx: RequestContext, action: string): Promise<void>;
+  /**
+   * appends the action; a failure after ready() is logged, not thrown, so a done action is not hidden.
+   * `subject` names what was acted on as `<kind>:<id>` (`api_key:key_…`, `agent:agt_…`, `attestation:…`).
+   */
+  record(ctx: RequestContext, action: string, subject?: string): Promise<void>;
 }
 
 export interface AuthDeps {
@@ -98,7 +101,9 @@ export function registerAuthRoutes(app: App, d: AuthDeps): void {
       const p = principal(ctx);
       const b = ctx.body as { name: string; scopes?: Scope[]; test?: boolean };
       const scopes = grantableScopes(b.scopes, p.role);
+      await d.audit.ready(ctx);
       const { record, key } = await d.keys.create({ orgId: p.orgId, userId: p.userId!, role: p.role ?? 'member', name: b.name, scopes, test: b.test });
+      await d.audit.record(ctx, 'api_key.create', `api_key:${record.id}`);
       return { status: 201, body: { id: record.id, name: record.name, key, created_at: record.created_at, scopes: record.scopes } };
     },
   });
@@ -122,11 +127,16 @@ export function registerAuthRoutes(app: App, d: AuthDeps): void {
     schema: { params: `${S}/api-key.params.json`, response: `${S}/api-key.revoked.response.json` },
     async handler(ctx) {
       const p = principal(ctx);
+      const target = await d.keys.byId(p.orgId, ctx.params.key_id);
+      // a member must not lock others (the owner's admin key) out: only owners and admins revoke any key
+      if (target && p.role !== 'owner' && p.role !== 'admin' && target.user_id !== p.userId) {
+        throw new HttpError(AuthProblems.insufficientScope, 'a member may revoke only the keys it created');
+      }
       await d.audit.ready(ctx);
       const rec = await d.keys.revoke(p.orgId, ctx.params.key_id);
       if (!rec) throw new HttpError(AuthProblems.keyNotFound, 'no active API key with this id in your organisation');
       d.events.record(p.orgId, 'key_revoked', { keyId: rec.id });
-      await d.audit.record(ctx, 'api_key.revoke');
+      await d.audit.record(ctx, 'api_key.revoke', `api_key:${rec.id}`);
       return { body: { id: rec.id, revoked: true, revoked_at: rec.revoked_at } };
     },
   });

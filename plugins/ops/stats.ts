@@ -7,7 +7,7 @@ import { assertEntry, auditCollection, type AuditStatus } from '../audit/index.j
  * window's start or after `cap` entries, so one busy tenant cannot make a metrics call unbounded.
  */
 export type StatusCounts = Record<AuditStatus, number>;
-export const emptyCounts = (): StatusCounts => ({ verified: 0, blocked: 0, unverifiable: 0, admin: 0 });
+export const emptyCounts = (): StatusCounts => ({ verified: 0, blocked: 0, unverifiable: 0, admin: 0, refused: 0 });
 
 export interface OrgStats {
   /** entries ever appended (head seq + 1) */

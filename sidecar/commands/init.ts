@@ -1,5 +1,5 @@
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { wantsHelp, type Command } from '../../core/cli.js';
 import { DEFAULT_CONFIG_PATH } from '../../core/config.js';
@@ -26,7 +26,22 @@ export function writeDevConfig(path: string, force = false): void {
     attestation: { issuer: 'did:svc:node:staging', key_continuity_policy: 'persistent', signing_key_pem: p256Pkcs8() },
     a2a: { deployment_id: 'local-dev', signing_key_pem: p256Pkcs8() },
   };
-  writeFileSync(path, JSON.stringify(config, null, 2) + '\n', { mode: 0o600, flag: force ? 'w' : 'wx' });
+  const text = JSON.stringify(config, null, 2) + '\n';
+  if (!force) {
+    writeFileSync(path, text, { mode: 0o600, flag: 'wx' });
+    return;
+  }
+  // writeFile's mode applies only to a new file: an existing 0644 file would keep its bits and
+  // receive the secrets. A fresh 0600 file renamed over the old one (or a symlink) is private from
+  // its first byte.
+  const tmp = `${path}.${process.pid}.tmp`;
+  try {
+    writeFileSync(tmp, text, { mode: 0o600, flag: 'wx' });
+    renameSync(tmp, path);
+  } catch (err) {
+    rmSync(tmp, { force: true });
+    throw err;
+  }
 }
 
 export const initCommand: Command = {
@@ -38,7 +53,7 @@ Writes PATH (default ${DEFAULT_CONFIG_PATH}, mode 0600) holding freshly generate
 (SVC_JWT_SECRET_KEY, SVC_API_KEY_LOOKUP_SECRET, SVC_AUDIT_SECRET_KEY, SVC_BADGE_URL_SECRET), a P-256 PKCS#8 attestation key
 (persistent policy) and a P-256 PKCS#8 A2A signing key with deployment id "local-dev".
   --config PATH   where to write (default ${DEFAULT_CONFIG_PATH})
-  --force         overwrite an existing file`,
+  --force         replace an existing file (the new one is 0600 whatever the old file's mode)`,
   async run(argv) {
     if (wantsHelp(argv)) {
       console.log(this.usage);

@@ -6,7 +6,8 @@ import { LmdbStore } from '../../core/store-lmdb.js';
 import { AuditChain, AUDIT_COLLECTION, walkChains, neutralizeCell, entriesToCsv, type AuditFields } from '../../plugins/audit/index.js';
 import { builtinPlugins } from '../../sidecar/builtin.js';
 import { startServer, TEST_SECRETS } from '../helpers/server.js';
-import { bearer, tenant, verificationTestPlugin } from '../auth/fixtures/tenancy.js';
+import { bearer, signup, tenant, verificationTestPlugin } from '../auth/fixtures/tenancy.js';
+import type { ApiKeys } from '../../plugins/auth/index.js';
 
 const SECRET = TEST_SECRETS.audit_secret_key;
 const fields = (i: number): AuditFields => ({
@@ -50,7 +51,14 @@ t.test('concurrent appends: contiguous per org, two writers on one store never f
 t.test('verification routes fail closed without the audit secret', async (t) => {
   const s = await startServer({ plugins: [...builtinPlugins, verificationTestPlugin], config: { secrets: { audit_secret_key: null } } });
   t.teardown(() => s.close());
-  const tn = await tenant(s);
+  const acct = await signup(s);
+  const created = await s.request('POST', '/auth/api-keys', { body: { name: 'k' }, headers: bearer(acct.token) });
+  t.equal(created.status, 503, 'no administrative action that the audit chain cannot record');
+  t.equal(created.body.code, 'audit_unavailable');
+  // a key made behind the routes' back, to show the verification routes refuse too
+  const keys = s.kernel.app.service<ApiKeys>('auth.keys')!;
+  const made = await keys.create({ orgId: acct.user.org_id, userId: acct.user.id, role: 'owner', name: 'k', scopes: ['verify:read'] });
+  const tn = { key: made.key };
   const r = await s.request('POST', '/test/verify', { apiKey: tn.key, body: { outcome: 'verified' } });
   t.equal(r.status, 503);
   t.equal(r.body.code, 'audit_unavailable');
@@ -60,10 +68,17 @@ t.test('verification routes fail closed without the audit secret', async (t) => 
 });
 
 t.test('an unloadable chain head fails closed', async (t) => {
-  const s = await startServer({ plugins: [...builtinPlugins, verificationTestPlugin] });
+  // the tenant's key creation is the chain's first entry; a new process must load it as the head
+  const dir = mkdtempSync(join(tmpdir(), 'pg-head-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const s1 = await startServer({ plugins: [...builtinPlugins, verificationTestPlugin], dataDir: dir });
+  const tn = await tenant(s1);
+  await s1.close();
+  const raw = new LmdbStore(dir);
+  await raw.collection(AUDIT_COLLECTION).put(`${tn.orgId}/000000000000`, { garbage: true });
+  await raw.close();
+  const s = await startServer({ plugins: [...builtinPlugins, verificationTestPlugin], dataDir: dir });
   t.teardown(() => s.close());
-  const tn = await tenant(s);
-  await s.kernel.app.store.collection(AUDIT_COLLECTION).put(`${tn.orgId}/000000000000`, { garbage: true });
   const r = await s.request('POST', '/test/verify', { apiKey: tn.key, body: { outcome: 'verified' } });
   t.equal(r.status, 503);
   t.match(r.body.detail, /audit chain cannot be loaded/);
@@ -83,9 +98,11 @@ t.test('audit read routes: JWT, org-scoped, filters, CSV export, /logs paginatio
 
   const all = await s.request('GET', '/audit/logs', { headers: bearer(a.token) });
   t.equal(all.status, 200);
-  t.equal(all.body.count, 6);
-  t.equal(all.body.logs[0].seq, 5, 'newest first');
-  t.equal(all.body.logs[5].prev_hash, null);
+  // seq 0 is the creation of the tenant's key (an administrative entry), then the six verifications
+  t.equal(all.body.count, 7);
+  t.equal(all.body.logs[0].seq, 6, 'newest first');
+  t.equal(all.body.logs[6].prev_hash, null);
+  t.equal(all.body.logs[6].engine, 'api_key.create');
   t.equal(all.body.logs[0].prev_hash, all.body.logs[1].payload_hash, 'linked');
   t.equal(all.body.logs[0].raw_llm_output, 'model said');
   t.match(all.body.logs[0].request_hash, /^sha256:[0-9a-f]{64}$/);
@@ -99,7 +116,7 @@ t.test('audit read routes: JWT, org-scoped, filters, CSV export, /logs paginatio
 
   const one = await s.request('GET', `/audit/logs/${all.body.logs[2].log_id}`, { headers: bearer(a.token) });
   t.equal(one.status, 200);
-  t.equal(one.body.seq, 3);
+  t.equal(one.body.seq, 4);
   t.equal((await s.request('GET', `/audit/logs/${bLog}`, { headers: bearer(a.token) })).status, 404, "other org's entry");
   t.equal((await s.request('GET', `/audit/logs/${bLog}`, { headers: bearer(b.token) })).status, 200);
 
@@ -107,7 +124,7 @@ t.test('audit read routes: JWT, org-scoped, filters, CSV export, /logs paginatio
   t.equal(csv.status, 200);
   t.match(csv.headers.get('content-type'), /^text\/csv/);
   const lines = csv.text.trim().split('\r\n');
-  t.equal(lines.length, 7, 'header + 6 rows');
+  t.equal(lines.length, 8, 'header + 7 rows');
   t.ok(lines[0].startsWith('log_id,org_id,seq'));
   t.ok(csv.text.includes(`"'=HYPERLINK(""x"")"`), 'formula neutralised');
   t.notOk(csv.text.includes(bLog), 'only own org');
@@ -116,10 +133,10 @@ t.test('audit read routes: JWT, org-scoped, filters, CSV export, /logs paginatio
   t.equal(p1.body.logs.length, 4);
   t.ok(p1.body.next_cursor);
   const p2 = await s.request('GET', `/logs?limit=4&cursor=${p1.body.next_cursor}`, { apiKey: a.key });
-  t.equal(p2.body.logs.length, 2);
+  t.equal(p2.body.logs.length, 3);
   t.equal(p2.body.next_cursor, null);
   const ids = [...p1.body.logs, ...p2.body.logs].map((l: { log_id: string }) => l.log_id);
-  t.equal(new Set(ids).size, 6, 'pages do not overlap');
+  t.equal(new Set(ids).size, 7, 'pages do not overlap');
   t.equal((await s.request('GET', `/logs?cursor=${bLog}`, { apiKey: a.key })).status, 400, "another org's cursor");
 });
 

@@ -1,6 +1,6 @@
 import t from 'tap';
 import { sha256Ref } from '../../core/canonical.js';
-import { AUDIT_COLLECTION, entryKey, legacyPayload, type AuditEntry } from '../../plugins/audit/index.js';
+import { AUDIT_COLLECTION, entryKey, legacyPayload, logIdOf, type AuditEntry } from '../../plugins/audit/index.js';
 import { hmacSha256Hex } from '../../core/canonical.js';
 import { builtinPlugins } from '../../sidecar/builtin.js';
 import { startServer, TEST_SECRETS, type TestServer } from '../helpers/server.js';
@@ -18,8 +18,9 @@ t.test('tampering is detected by the admin route and the CLI', async (t) => {
 
   async function chainOf(n: number) {
     const tn = await tenant(s);
-    const ids: string[] = [];
-    for (let i = 0; i < n; i++) {
+    // seq 0 is the creation of the tenant's key (an administrative entry): ids[k] is the entry at seq k
+    const ids: string[] = [logIdOf(tn.orgId, 0)];
+    for (let i = 1; i < n; i++) {
       const r = await s.request('POST', '/test/verify', { apiKey: tn.key, body: { outcome: i % 2 ? 'blocked' : 'verified' } });
       ids.push(r.headers.get('x-audit-log-id')!);
     }
@@ -114,8 +115,8 @@ t.test('the legacy canonical payload is accepted', async (t) => {
   const ids = [];
   for (let i = 0; i < 2; i++) ids.push((await s.request('POST', '/test/verify', { apiKey: tn.key, body: { outcome: 'verified' } })).headers.get('x-audit-log-id')!);
   const col = s.kernel.app.store.collection<AuditEntry>(AUDIT_COLLECTION);
-  // rewrite the last entry as the pre-7.2 logger would have sealed it (no v, no raw_llm_output)
-  await col.update(entryKey(tn.orgId, 1), (e) => {
+  // rewrite the last entry (seq 0 is the key creation) as the pre-7.2 logger would have sealed it (no v, no raw_llm_output)
+  await col.update(entryKey(tn.orgId, 2), (e) => {
     const legacy = { ...e!, raw_llm_output: null };
     legacy.payload_hash = sha256Ref(legacyPayload(legacy));
     legacy.hmac = hmacSha256Hex(TEST_SECRETS.audit_secret_key, legacy.payload_hash);

@@ -41,14 +41,15 @@ t.test('sign-up → JWT → API key → verification route → audit entry', asy
   const v = await s.request('POST', '/test/verify', { apiKey: key.key, body: { outcome: 'verified' } });
   t.equal(v.status, 200);
   t.equal(v.body.status, 'VERIFIED');
-  t.match(v.headers.get('x-audit-log-id'), /^lg_000000000000_/);
+  t.match(v.headers.get('x-audit-log-id'), /^lg_000000000001_/, 'after the entry of the key creation');
   t.ok(v.headers.get('ratelimit-limit'), 'RateLimit headers on success');
 
   const logs = await s.request('GET', '/logs', { apiKey: key.key });
   t.equal(logs.status, 200);
-  t.equal(logs.body.logs.length, 1);
+  t.equal(logs.body.logs.length, 2);
   t.equal(logs.body.logs[0].status, 'verified');
   t.equal(logs.body.logs[0].key_id, key.id);
+  t.equal(logs.body.logs[1].engine, 'api_key.create');
 
   const signin = await s.request('POST', '/auth/signin', { body: { email, password: 'hunter22hunter22' } });
   t.equal(signin.status, 200);

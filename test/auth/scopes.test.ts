@@ -31,6 +31,7 @@ const ANONYMOUS = new Set([
 /** decisions §5: the scope a route family must declare (first match wins). */
 const EXPECTED_SCOPE: Array<[RegExp, string]> = [
   [/^POST \/admin\/keys\/rotate$/, 'authenticated'],
+  [/^POST \/attestation\/:id\/revoke$/, 'admin:all'],
   [/^\w+ \/admin\//, 'admin:all'],
   [/^\w+ \/(verify|verification-context|badge)(\/|$)/, 'verify:read'],
   [/^GET \/logs$/, 'verify:read'],

@@ -31,9 +31,10 @@ t.test('metrics: operators by user id only; tenants read their own', async (t) =
   const m = await s2.request('GET', '/metrics', { apiKey: op.key });
   t.equal(m.status, 200);
   const row = m.body.tenants.find((x: { org_id: string }) => x.org_id === other.orgId);
-  t.same(row.last_24h, { verified: 2, blocked: 1, unverifiable: 0, admin: 0 });
-  t.equal(row.entries_total, 3);
-  t.equal(m.body.totals.entries_total, 4);
+  // each tenant's key creation is an administrative entry
+  t.same(row.last_24h, { verified: 2, blocked: 1, unverifiable: 0, admin: 1, refused: 0 });
+  t.equal(row.entries_total, 4);
+  t.equal(m.body.totals.entries_total, 6);
   t.equal((await s2.request('GET', '/metrics', { apiKey: other.key })).status, 403, 'owner with admin:all is not an operator');
 
   const p = await s2.request('GET', '/metrics/prometheus', { apiKey: op.key });
@@ -46,7 +47,7 @@ t.test('metrics: operators by user id only; tenants read their own', async (t) =
 
   const own = await s2.request('GET', `/metrics/${other.orgId}`, { apiKey: other.key });
   t.equal(own.status, 200);
-  t.same(own.body.last_24h, { verified: 2, blocked: 1, unverifiable: 0, admin: 0 });
+  t.same(own.body.last_24h, { verified: 2, blocked: 1, unverifiable: 0, admin: 1, refused: 0 });
   t.equal(own.body.active_api_keys, 1);
   t.equal((await s2.request('GET', `/metrics/${other.orgId}`, { apiKey: op.key })).status, 403, "another tenant's metrics");
 });
@@ -60,22 +61,24 @@ t.test('SOC 2 report figures come from the store', async (t) => {
   await createKey(s, a.token, { name: 'second' });
   const r = await s.request('GET', `/admin/compliance/report/soc2/${a.orgId}`, { apiKey: a.key });
   t.equal(r.status, 200);
-  t.same(r.body.figures, { verifications: 4, verified: 1, blocked: 2, unverifiable: 1, admin_actions: 0, active_api_keys: 2, auth_failures: 0, rate_limit_hits: 0 });
-  t.same(r.body.chain_integrity, { ok: true, entries_checked: 4, first_break: null });
+  // the two key creations are administrative entries
+  t.same(r.body.figures, { verifications: 4, verified: 1, blocked: 2, unverifiable: 1, admin_actions: 2, active_api_keys: 2, auth_failures: 0, rate_limit_hits: 0 });
+  t.same(r.body.chain_integrity, { ok: true, entries_checked: 6, first_break: null });
   t.same(r.body.controls.map((c: { status: string }) => c.status), ['pass', 'pass']);
   const past = await s.request('GET', `/admin/compliance/report/soc2/${a.orgId}?from=2020-01-01T00:00:00Z&to=2020-02-01T00:00:00Z`, { apiKey: a.key });
   t.equal(past.body.figures.verifications, 0, 'period filter');
   t.equal((await s.request('GET', `/admin/compliance/report/soc2/${b.orgId}`, { apiKey: a.key })).status, 403, 'other org');
 
-  await s.kernel.app.store.collection<AuditEntry>(AUDIT_COLLECTION).update(entryKey(a.orgId, 1), (e) => ({ ...e!, status: 'verified' }));
+  // seq 2 is the first 'blocked' verification (seq 0: key creation, seq 1: verified)
+  await s.kernel.app.store.collection<AuditEntry>(AUDIT_COLLECTION).update(entryKey(a.orgId, 2), (e) => ({ ...e!, status: 'verified' }));
   const broken = await s.request('GET', `/admin/compliance/report/soc2/${a.orgId}`, { apiKey: a.key });
   t.equal(broken.body.chain_integrity.ok, false);
-  t.equal(broken.body.chain_integrity.first_break.seq, 1);
+  t.equal(broken.body.chain_integrity.first_break.seq, 2);
   t.equal(broken.body.controls[0].status, 'fail');
 
   const csv = await s.request('GET', '/admin/compliance/export/csv', { apiKey: a.key });
   t.equal(csv.status, 200);
-  t.equal(csv.text.trim().split('\r\n').length, 5);
+  t.equal(csv.text.trim().split('\r\n').length, 7, 'header, four verifications, two key creations');
   t.notOk(csv.text.includes(b.orgId));
 });
 
@@ -109,9 +112,11 @@ t.test('threat summary counts recorded security events; key rotation', async (t)
   const b = await tenant(s);
   t.equal((await s.request('GET', `/admin/security/threats/${a.orgId}`, { apiKey: b.key })).status, 403);
 
-  // rotation: any working key of the org's users, here a key without admin:all rotating another key
+  // rotation of another key: admin:all and every scope of the target (a weaker key is refused)
   const target = await createKey(s, a.token, { name: 'to-rotate', scopes: ['verify:read'] });
-  const rot = await s.request('POST', '/admin/keys/rotate', { apiKey: reader, body: { key_id: target.id } });
+  t.equal((await s.request('POST', '/admin/keys/rotate', { apiKey: reader, body: { key_id: target.id } })).status, 403, 'a weaker key may not');
+  const rotator = (await createKey(s, a.token, { name: 'rotator', scopes: ['verify:read', 'admin:all'] })).key;
+  const rot = await s.request('POST', '/admin/keys/rotate', { apiKey: rotator, body: { key_id: target.id } });
   t.equal(rot.status, 201);
   t.equal(rot.body.rotated_from, target.id);
   t.equal(rot.body.name, 'to-rotate');
@@ -119,7 +124,7 @@ t.test('threat summary counts recorded security events; key rotation', async (t)
   t.match(rot.body.key, /^svc_live_/);
   t.equal((await s.request('GET', '/logs', { apiKey: target.key })).status, 401, 'old key revoked at once');
   t.equal((await s.request('GET', '/logs', { apiKey: rot.body.key })).status, 200, 'new key works');
-  t.equal((await s.request('POST', '/admin/keys/rotate', { apiKey: reader, body: { key_id: target.id } })).status, 404, 'already rotated');
+  t.equal((await s.request('POST', '/admin/keys/rotate', { apiKey: rotator, body: { key_id: target.id } })).status, 404, 'already rotated');
   t.equal((await s.request('POST', '/admin/keys/rotate', { apiKey: b.key, body: { key_id: rot.body.id } })).status, 404, 'other org');
   const keys = await s.request('GET', '/auth/api-keys', { headers: bearer(a.token) });
   t.notOk(keys.body.keys.some((k: { id: string }) => k.id === target.id));

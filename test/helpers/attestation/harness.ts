@@ -30,6 +30,7 @@ export class LogSink {
 export const KEYS: Record<string, { orgId: string; role: Role; scopes: Scope[] }> = {
   'a-owner': { orgId: 'org-a', role: 'owner', scopes: ['verify:read', 'attestation:read'] },
   'a-member': { orgId: 'org-a', role: 'member', scopes: ['verify:read', 'attestation:read'] },
+  'a-operator': { orgId: 'org-a', role: 'admin', scopes: ['verify:read', 'attestation:read', 'admin:all'] },
   'a-verify-only': { orgId: 'org-a', role: 'owner', scopes: ['verify:read'] },
   'b-owner': { orgId: 'org-b', role: 'owner', scopes: ['verify:read', 'attestation:read'] },
   'b-operator': { orgId: 'org-b', role: 'member', scopes: ['admin:all'] },
