@@ -135,6 +135,7 @@ export async function createApp(opts: CreateOptions): Promise<Kernel> {
       path: '/openapi.json',
       auth: 'none',
       plugin: 'kernel',
+      schema: { response: 'https://proofgate.dev/schemas/core/openapi.json' },
       handler: () => ({ status: 200, body: openapi() }),
     });
     // every route must have declared how it authenticates (the type requires it; this catches JS plugins)

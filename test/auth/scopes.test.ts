@@ -14,6 +14,7 @@ import { bearer, createKey, signup } from './fixtures/tenancy.js';
 const ANONYMOUS = new Set([
   'GET /health',
   'GET /healthz',
+  'GET /openapi.json',
   'GET /readyz',
   'GET /health/identity',
   'GET /a2a/health',
