@@ -110,7 +110,7 @@ t.test('server with a Redis limiter: limits shared, requests denied when Redis d
   t.equal(ok.headers.get('ratelimit-limit'), '60', 'free tier limit from Redis');
   t.equal(ok.headers.get('ratelimit-remaining'), '59');
   const probe = new Redis({ port, host: '127.0.0.1' });
-  const stored = await probe.keys('proofgate:rl:key:*');
+  const stored = await probe.keys('proofgate:rl:org:*');
   probe.disconnect();
   t.ok(stored.length >= 2, 'minute and day buckets live in Redis');
 
