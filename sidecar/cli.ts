@@ -4,8 +4,12 @@ import { initCommand } from './commands/init.js';
 import { startCommand } from './commands/start.js';
 import { a2aVerifyVerdictCommand } from '../plugins/a2a/index.js';
 import { auditVerifyCommand } from '../plugins/audit/index.js';
+import { keysNewCommand } from './commands/keys.js';
+import { orgsListCommand, orgsSetPlanCommand, orgsSetRoleCommand, usersHashPasswordCommand } from './commands/orgs.js';
 
 const commands: Command[] = [startCommand, initCommand, auditVerifyCommand, a2aVerifyVerdictCommand];
+// operating it: provisioning and plans (docs/ops.md)
+commands.push(keysNewCommand, orgsSetPlanCommand, orgsSetRoleCommand, orgsListCommand, usersHashPasswordCommand);
 
 function usage(): string {
   const width = Math.max(...commands.map((c) => c.name.length));

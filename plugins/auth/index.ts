@@ -125,6 +125,8 @@ export { MemoryLimiter, LimiterUnavailableError, type RateLimiter, type Rule, ty
 export { RedisLimiter, createLimiter } from './limiter-redis.js';
 export { clientIp, normalizeAddress, trustedProxyList } from './client-ip.js';
 export { TIER_LIMITS, DEFAULT_PLANS, Plans, type TierLimits, type RateCharger } from './ratelimit.js';
+export { provisionApiKey, revokeUndeclaredKeys, type DeclaredKey, type KeyOutcome } from './provision.js';
+export { hashPassword, type PasswordHash } from './passwords.js';
 export { OrgAdmin, UnknownValueError, defaultPlanOf, signupOpen } from './org-admin.js';
 export { ROLES } from './accounts.js';
 export type { AdminAudit } from './routes.js';
