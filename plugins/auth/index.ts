@@ -130,3 +130,4 @@ export { hashPassword, type PasswordHash } from './passwords.js';
 export { OrgAdmin, UnknownValueError, defaultPlanOf, signupOpen } from './org-admin.js';
 export { ROLES } from './accounts.js';
 export type { AdminAudit } from './routes.js';
+export { KEY_COLLECTIONS } from './keys.js';
