@@ -73,6 +73,7 @@ export function createAuthPlugin(opts: AuthOptions = {}): Plugin {
       // for a route that accepts an API key or another credential (GET /metrics/prometheus)
       app.provide(SERVICES.apiKeyAuthenticator, apiKeyAuth);
       app.authenticator('jwt', jwtAuthenticator(tokens, accounts, tiers));
+      const limited = app.metrics.counter('svc_rate_limited_total', 'Requests refused with 429 by a rate limit, by kind (anonymous per IP, plan per organisation)', ['kind']);
       const rl: RateLimitOptions = {
         limiter: () => limiter,
         plans,
@@ -81,6 +82,7 @@ export function createAuthPlugin(opts: AuthOptions = {}): Plugin {
         trustedProxies: trustedProxyList(auth.trusted_proxies),
         now: opts.now ?? Date.now,
         events,
+        onLimited: (kind) => limited.inc({ kind }),
       };
       app.hook('onRequest', rateLimitHook(rl));
       app.provide(SERVICES.ratelimit, rateCharger(rl));

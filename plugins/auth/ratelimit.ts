@@ -75,6 +75,8 @@ export interface RateLimitOptions {
   trustedProxies: BlockList | null;
   now: () => number;
   events: SecurityEvents;
+  /** counts refusals (svc_rate_limited_total) */
+  onLimited?: (kind: 'anonymous' | 'plan') => void;
 }
 
 /** Anonymous routes under /auth/ (sign-up, sign-in) are limited per client IP. */
@@ -123,6 +125,7 @@ async function consume(ctx: RequestContext, o: RateLimitOptions, sel: { rules: R
   ctx.responseHeaders['ratelimit-remaining'] = String(d.remaining);
   ctx.responseHeaders['ratelimit-reset'] = String(resetS);
   if (!d.allowed) {
+    o.onLimited?.(sel.orgId ? 'plan' : 'anonymous');
     if (sel.orgId) o.events.record(sel.orgId, 'rate_limited', { keyId: ctx.principal?.keyId ?? null, detail: ctx.routePath });
     const what = units > 1 ? `${units} units exceed the ${d.remaining} left of the limit of ${d.limit}` : `rate limit of ${d.limit} requests exceeded`;
     throw new HttpError(AuthProblems.rateLimited, `${what}; retry in ${resetS} s`, { headers: { 'retry-after': String(resetS) } });
