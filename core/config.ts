@@ -276,6 +276,9 @@ function startupChecks(c: Config): string[] {
   if (c.attestation.key_continuity_policy === 'persistent' && !c.attestation.signing_key_pem) {
     out.push('attestation.signing_key_pem (SVC_ATTESTATION_SIGNING_KEY_PEM): required by the persistent key policy');
   }
+  if (c.metrics.token && c.metrics.port === null) {
+    out.push('metrics.token (SVC_METRICS_TOKEN): guards the metrics listener, so SVC_METRICS_PORT must be set too');
+  }
   if (c.mode === 'sidecar' && !c.bootstrap_file) {
     out.push('bootstrap_file (SVC_BOOTSTRAP_FILE): required in sidecar mode (the organisation and its keys come from it)');
   }

@@ -40,8 +40,6 @@ export const SERVICES = {
   orgs: 'auth.orgs',
   /** RateCharger: charge extra units (a batch's items) to the caller's organisation */
   ratelimit: 'auth.ratelimit',
-  /** the apiKey Authenticator itself */
-  apiKeyAuthenticator: 'auth.api_key_authenticator',
 } as const;
 
 export function createAuthPlugin(opts: AuthOptions = {}): Plugin {
@@ -68,10 +66,7 @@ export function createAuthPlugin(opts: AuthOptions = {}): Plugin {
       app.provide(SERVICES.plans, plans);
       app.provide(SERVICES.orgs, new OrgAdmin(accounts, plans, tiers));
 
-      const apiKeyAuth = apiKeyAuthenticator(keys, tiers, events);
-      app.authenticator('apiKey', apiKeyAuth);
-      // for a route that accepts an API key or another credential (GET /metrics/prometheus)
-      app.provide(SERVICES.apiKeyAuthenticator, apiKeyAuth);
+      app.authenticator('apiKey', apiKeyAuthenticator(keys, tiers, events));
       app.authenticator('jwt', jwtAuthenticator(tokens, accounts, tiers));
       const limited = app.metrics.counter('svc_rate_limited_total', 'Requests refused with 429 by a rate limit, by kind (anonymous per IP, plan per organisation)', ['kind']);
       const rl: RateLimitOptions = {

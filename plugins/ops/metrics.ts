@@ -1,8 +1,8 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { safeEqual } from '../../core/canonical.js';
-import { HttpError, Problems } from '../../core/errors.js';
-import type { App, Authenticator, RequestContext } from '../../core/types.js';
+import { HttpError } from '../../core/errors.js';
+import type { App, RequestContext } from '../../core/types.js';
 import type { Accounts, ApiKeys } from '../auth/index.js';
 import { OpsProblems } from './errors.js';
 import { orgStats, sinceHours } from './stats.js';
@@ -99,21 +99,14 @@ export function registerMetricsRoutes(app: App, services: { accounts(): Accounts
     },
   });
 
-  // Two credentials: the static scrape token (SVC_METRICS_TOKEN) or an operator's API key. The route
-  // declares no kernel authentication because the kernel runs one kind per route; the handler runs
-  // the auth plugin's own API-key authenticator when no valid token is presented.
   app.route({
     method: 'GET',
     path: '/metrics/prometheus',
     produces: 'text/plain; version=0.0.4',
-    auth: 'none',
+    auth: 'apiKey',
+    scope: 'authenticated',
     async handler(ctx) {
-      if (!hasMetricsToken(app, ctx.headers.authorization)) {
-        const auth = app.service<Authenticator>('auth.api_key_authenticator');
-        if (!auth) throw new HttpError(Problems.unauthorized, 'no API-key authentication is configured on this server');
-        ctx.principal = await auth(ctx);
-        requireOperator(app, ctx);
-      }
+      requireOperator(app, ctx);
       const { contentType, body } = await app.metrics.text();
       return { body, headers: { 'content-type': contentType } };
     },

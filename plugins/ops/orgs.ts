@@ -12,7 +12,7 @@ export function isOperator(app: App, ctx: RequestContext): boolean {
 }
 
 /**
- * PATCH /admin/orgs/{org_id}: an operator sets any organisation's plan and its users' roles. The
+ * PATCH /admin/orgs/{org_id} (scope admin:all, and the key's user an operator): an operator sets any organisation's plan and its users' roles. The
  * route checks every name first (unknown plan or role → 400 naming the allowed ones, a user of
  * another organisation → 400) and changes nothing unless all are valid. The change is recorded in
  * the operator's own organisation's audit chain (`org.update`).
@@ -22,7 +22,8 @@ export function registerOrgRoutes(app: App, orgs: () => OrgAdmin): void {
     method: 'PATCH',
     path: '/admin/orgs/:org_id',
     auth: 'apiKey',
-    scope: 'authenticated',
+    // decisions §5: /admin/* needs admin:all; on top of it the key's user must be an operator
+    scope: 'admin:all',
     schema: { params: `${S}/org.params.json`, body: `${S}/org-patch.body.json`, response: `${S}/org-patch.response.json` },
     async handler(ctx) {
       if (!isOperator(app, ctx)) throw new HttpError(OpsProblems.notPlatformOperator, 'only the operators listed in SVC_OPERATOR_USER_IDS may change organisations');

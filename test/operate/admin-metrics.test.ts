@@ -11,7 +11,7 @@ import type { Server } from 'node:http';
 
 t.test('PATCH /admin/orgs/{org_id}: operators set plans and roles; names are checked', async (t) => {
   const bootstrap = await startServer({ plugins: [health, createAuthPlugin()], keepData: true });
-  const op = await tenant(bootstrap, ['verify:read']);
+  const op = await tenant(bootstrap, ['verify:read', 'admin:all']);
   await bootstrap.close();
   const s = await startServer({
     plugins: [health, createAuthPlugin(), audit, ops, verificationTestPlugin],
@@ -23,6 +23,8 @@ t.test('PATCH /admin/orgs/{org_id}: operators set plans and roles; names are che
   const member = await signup(s);
 
   const patch = (key: string, org: string, body: unknown) => s.request('PATCH', `/admin/orgs/${org}`, { apiKey: key, body });
+  const notAdmin = (await createKey(s, op.token, { name: 'ro', scopes: ['verify:read'] })).key;
+  t.equal((await patch(notAdmin, other.orgId, { plan: 'pro' })).status, 403, 'an operator key without admin:all (decisions: /admin/* needs it)');
   const denied = await patch(other.key, other.orgId, { plan: 'enterprise' });
   t.equal(denied.status, 403, 'an owner with admin:all is not an operator');
   t.equal(denied.body.code, 'not_operator');
@@ -50,7 +52,7 @@ t.test('PATCH /admin/orgs/{org_id}: operators set plans and roles; names are che
   t.ok(logs.body.logs.some((l: { engine: string }) => l.engine === 'org.update'), 'the change is in the operator organisation audit chain');
 });
 
-t.test('Prometheus by convention: one prefix, scrape token, separate listener, engine histograms', async (t) => {
+t.test('Prometheus by convention: one prefix, token-guarded listener, engine histograms', async (t) => {
   const token = 'scrape-token-0123456789abcdef';
   const s = await startServer({
     plugins: [health, createAuthPlugin(), audit, ops, probePlugin()],
@@ -58,12 +60,17 @@ t.test('Prometheus by convention: one prefix, scrape token, separate listener, e
   });
   t.teardown(() => s.close());
   const a = await tenant(s);
-  t.equal((await s.request('GET', '/metrics/prometheus')).status, 401, 'no credential');
-  t.equal((await s.request('GET', '/metrics/prometheus', { headers: { authorization: 'Bearer wrong-token-0123456789' } })).status, 401);
+  t.equal((await s.request('GET', '/metrics/prometheus')).status, 401, 'the spec route: no credential');
+  t.equal((await s.request('GET', '/metrics/prometheus', { headers: { authorization: `Bearer ${token}` } })).status, 401, 'the spec route takes an operator key, not the scrape token');
   t.equal((await s.request('GET', '/metrics/prometheus', { apiKey: a.key })).status, 403, 'a tenant key is not an operator');
   t.equal((await s.request('POST', '/probe/task/echo', { body: { v: 1 } })).status, 200);
 
-  const p = await s.request('GET', '/metrics/prometheus', { headers: { authorization: `Bearer ${token}` } });
+  const listener = s.kernel.app.service<Server>('ops.metrics_listener')!;
+  const port = (listener.address() as AddressInfo).port;
+  const base = `http://127.0.0.1:${port}`;
+  t.equal((await sendRequest(base, 'GET', '/metrics')).status, 401, 'the token guards the listener when set');
+  t.equal((await sendRequest(base, 'GET', '/metrics', { headers: { authorization: 'Bearer wrong-token-0123456789' } })).status, 401);
+  const p = await sendRequest(base, 'GET', '/metrics', { headers: { authorization: `Bearer ${token}` } });
   t.equal(p.status, 200);
   t.notMatch(p.text, /svc_process_process_|svc_process_nodejs_/, 'no double prefix');
   t.match(p.text, /^svc_process_cpu_seconds_total /m);
@@ -77,15 +84,8 @@ t.test('Prometheus by convention: one prefix, scrape token, separate listener, e
   }
   t.match(p.text, /svc_http_request_duration_seconds_bucket\{[^}]*route="\/probe\/task\/:fn"/, 'latency per route');
   t.match(p.text, /svc_engine_task_duration_seconds_bucket\{[^}]*engine="probe",fn="echo",outcome="ok"/, 'latency per engine');
-
-  const listener = s.kernel.app.service<Server>('ops.metrics_listener')!;
-  const port = (listener.address() as AddressInfo).port;
-  const base = `http://127.0.0.1:${port}`;
-  t.equal((await sendRequest(base, 'GET', '/metrics')).status, 401, 'the token guards the listener too when set');
-  const scraped = await sendRequest(base, 'GET', '/metrics', { headers: { authorization: `Bearer ${token}` } });
-  t.equal(scraped.status, 200);
-  t.match(scraped.text, /svc_http_requests_total/);
   t.equal((await sendRequest(base, 'GET', '/logs')).status, 404, 'nothing but metrics on that port');
+  t.equal((await sendRequest(base, 'POST', '/metrics')).status, 405);
 });
 
 t.test('the separate listener needs no credential when no token is set', async (t) => {

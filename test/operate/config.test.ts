@@ -52,4 +52,5 @@ t.test('plans, default plan and sidecar mode are validated', async (t) => {
   t.match(problems({ SVC_PLANS: '{"x":{"per_minute":0,"per_day":1}}' }).join('\n'), /limits\.plans/);
   t.match(problems({ SVC_MODE: 'sidecar' }).join('\n'), /SVC_BOOTSTRAP_FILE.*required in sidecar mode/);
   t.equal(loadConfig({ env: env({ SVC_MODE: 'sidecar', SVC_BOOTSTRAP_FILE: 'b.yaml' }), file: null }).mode, 'sidecar');
+  t.match(problems({ SVC_METRICS_TOKEN: 'scrape-token-0123456789' }).join('\n'), /SVC_METRICS_PORT must be set/);
 });
