@@ -119,8 +119,8 @@ export class Accounts {
    * Create-or-update of an organisation with a chosen id (provisioning). The name is claimed like a
    * sign-up's; a name held by another organisation is an error, never a silent takeover.
    */
-  /** `plan` undefined: a new organisation gets the default plan, an existing one keeps its own. */
-  async upsertOrg(o: { id: string; name: string; plan?: Tier }): Promise<{ org: Organization; created: boolean }> {
+  /** `plan` undefined: a new organisation gets `planIfNew` (default: the sign-up plan), an existing one keeps its own. */
+  async upsertOrg(o: { id: string; name: string; plan?: Tier; planIfNew?: Tier }): Promise<{ org: Organization; created: boolean }> {
     const names = this.store.collection<string>(COLLECTIONS.orgNames);
     const cur = await this.orgs.get(o.id);
     if (!cur || norm(cur.name) !== norm(o.name)) {
@@ -132,7 +132,7 @@ export class Accounts {
     let created = false;
     const org = (await this.orgs.update(o.id, (c) => {
       created = !c;
-      return { id: o.id, name: o.name.trim(), tier: o.plan ?? c?.tier ?? this.defaultPlan, created_at: c?.created_at ?? new Date().toISOString() };
+      return { id: o.id, name: o.name.trim(), tier: o.plan ?? c?.tier ?? o.planIfNew ?? this.defaultPlan, created_at: c?.created_at ?? new Date().toISOString() };
     }))!;
     return { org, created };
   }

@@ -124,7 +124,7 @@ export { clientIp, normalizeAddress, trustedProxyList } from './client-ip.js';
 export { TIER_LIMITS, DEFAULT_PLANS, Plans, type TierLimits, type RateCharger } from './ratelimit.js';
 export { provisionApiKey, revokeUndeclaredKeys, type DeclaredKey, type KeyOutcome } from './provision.js';
 export { hashPassword, type PasswordHash } from './passwords.js';
-export { OrgAdmin, UnknownValueError, defaultPlanOf, signupOpen } from './org-admin.js';
+export { OrgAdmin, UnknownValueError, defaultPlanOf, provisionedPlanOf, signupOpen } from './org-admin.js';
 export { ROLES } from './accounts.js';
 export type { AdminAudit } from './routes.js';
 export { KEY_COLLECTIONS } from './keys.js';

@@ -4,8 +4,17 @@ import { ROLES, type Accounts, type Organization, type User } from './accounts.j
 import type { TierCache } from './authenticators.js';
 import type { Plans } from './ratelimit.js';
 
-/** Plan of organisations created by sign-up or by a bootstrap entry without `plan`. */
-export function defaultPlanOf(c: Pick<Config, 'limits' | 'mode'>): Tier {
+/**
+ * Plan of organisations created by sign-up or by a bootstrap entry without `plan`: `free` while
+ * anyone may sign up, `unlimited` when only the operator creates organisations (sidecar mode) —
+ * so enabling sign-up on a sidecar does not hand strangers an unlimited plan.
+ */
+export function defaultPlanOf(c: Pick<Config, 'limits' | 'mode' | 'auth'>): Tier {
+  return c.limits.default_plan ?? (signupOpen(c) ? 'free' : 'unlimited');
+}
+
+/** Plan of an organisation the bootstrap file declares without `plan`: `unlimited` on a sidecar (its one organisation is the pod's own). */
+export function provisionedPlanOf(c: Pick<Config, 'limits' | 'mode'>): Tier {
   return c.limits.default_plan ?? (c.mode === 'sidecar' ? 'unlimited' : 'free');
 }
 

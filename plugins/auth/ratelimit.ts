@@ -29,8 +29,8 @@ export const TIER_LIMITS: TierLimits = {
 
 /**
  * The plans in force: built-in defaults ← config limits.plans ← bootstrap file. A plan name an
- * organisation carries but that no longer exists falls back to the default plan's limits, never to
- * unlimited (fail closed).
+ * organisation carries but that no longer exists gets the `free` plan's limits (fail closed: a
+ * removed plan must not turn into the default, which may be unlimited on a sidecar).
  */
 export class Plans {
   private readonly plans = new Map<string, PlanLimit | null>();
@@ -51,12 +51,9 @@ export class Plans {
   has(name: string): boolean {
     return this.plans.has(name);
   }
-  set(name: string, limit: PlanLimit | null): void {
-    this.plans.set(name, limit);
-  }
   limits(name: string | undefined): PlanLimit | null {
     if (name !== undefined && this.plans.has(name)) return this.plans.get(name)!;
-    return this.plans.get(this.defaultPlan) ?? DEFAULT_PLANS.free;
+    return this.plans.has('free') ? this.plans.get('free')! : DEFAULT_PLANS.free;
   }
   toJSON(): Record<string, PlanLimit | null> {
     return Object.fromEntries(this.plans);

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { App, Plugin } from '../../core/types.js';
-import { hashPassword, provisionApiKey, revokeUndeclaredKeys, type Accounts, type ApiKeys, type Plans } from '../../plugins/auth/index.js';
+import { hashPassword, provisionApiKey, provisionedPlanOf, revokeUndeclaredKeys, type Accounts, type ApiKeys, type Plans } from '../../plugins/auth/index.js';
 import { provisionAgent, revokeUndeclaredAgents, type Agents } from '../../plugins/agents/index.js';
 import { loadBootstrap, type BootstrapFile } from './file.js';
 
@@ -74,7 +74,7 @@ export async function applyBootstrap(app: App, b: BootstrapFile, env: NodeJS.Pro
     }
   }
   for (const org of orgs) {
-    await accounts.upsertOrg({ id: org.id, name: org.name, plan: org.plan });
+    await accounts.upsertOrg({ id: org.id, name: org.name, plan: org.plan, planIfNew: provisionedPlanOf(app.config) });
     n.organizations++;
     const users = org.users ?? [];
     for (const u of users) {

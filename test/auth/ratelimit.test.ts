@@ -180,6 +180,12 @@ t.test('plans come from config; agent tokens count against their organisation', 
 
   const orgs = s.kernel.app.service<{ setPlan(o: string, p: string): Promise<unknown> }>('auth.orgs')!;
   await t.rejects(orgs.setPlan(acct.user.org_id, 'gold'), /allowed: free, pro, enterprise, unlimited, team/);
+  const accounts = s.kernel.app.service<Accounts>('auth.accounts')!;
+  await accounts.setTier(acct.user.org_id, 'retired-plan');
+  const other = await signup(s);
+  await accounts.setTier(other.user.org_id, 'retired-plan');
+  const k2 = (await createKey(s, other.token)).key;
+  t.equal((await s.request('POST', '/test/verify', { apiKey: k2, body: {} })).headers.get('ratelimit-limit'), '4', 'a plan that no longer exists gets the free limits');
   await orgs.setPlan(acct.user.org_id, 'team');
   const r = await agentCall();
   t.equal(r.status, 200, 'a plan set through the service applies at once');

@@ -139,7 +139,12 @@ t.test('sidecar mode: sign-up closed, one organisation, default plan unlimited',
   two.organizations.push({ ...two.organizations[0], id: 'org_two', name: 'two', api_keys: [], agents: [], users: [] });
   await t.rejects(start(writeBootstrap('two.yaml', two), env, { config: { mode: 'sidecar' } }), /exactly one organisation/);
   const open = await start(writeBootstrap('sidecar.yaml', d), env, { config: { mode: 'sidecar', auth: { signup_enabled: true } } });
-  t.equal((await open.request('POST', '/auth/signup', { body: { email: 'y@example.com', password: 'correct horse battery', organization_name: 'y' } })).status, 201, 'unless enabled');
+  const up = await open.request('POST', '/auth/signup', { body: { email: 'y@example.com', password: 'correct horse battery', organization_name: 'y' } });
+  t.equal(up.status, 201, 'unless enabled');
+  const k = await open.request('POST', '/auth/api-keys', { headers: { authorization: `Bearer ${up.body.access_token}` }, body: { name: 'k' } });
+  const call = await open.request('POST', '/test/verify', { apiKey: k.body.key, body: {} });
+  t.equal(call.headers.get('ratelimit-limit'), '60', 'an open sign-up gets the free plan, not unlimited');
+  t.equal((await open.request('POST', '/test/verify', { apiKey: secretKey, body: {} })).headers.get('ratelimit-limit'), null, 'the declared organisation keeps unlimited');
   await open.close();
 });
 
