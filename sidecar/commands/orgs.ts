@@ -5,6 +5,7 @@ import { ConfigError, DEFAULT_CONFIG_PATH, loadConfig, type Config } from '../..
 import { LmdbStore } from '../../core/store-lmdb.js';
 import type { Role } from '../../core/types.js';
 import { Accounts, defaultPlanOf, hashPassword, OrgAdmin, Plans, UnknownValueError } from '../../plugins/auth/index.js';
+import { loadBootstrap } from '../provision/file.js';
 
 /**
  * `proofgate orgs …`: whoever runs the CLI on the data directory is an operator (decisions §5). The
@@ -39,11 +40,21 @@ async function withOrgs(name: string, argv: string[], positional: number, fn: (a
     console.error(`proofgate ${name}: data directory ${config.data_dir} does not exist`);
     return 2;
   }
+  // the plans the server knows: config, plus those the bootstrap file adds
+  let plans = config.limits.plans;
+  if (config.bootstrap_file) {
+    try {
+      plans = { ...plans, ...(loadBootstrap(config.bootstrap_file, { mode: config.mode, env: null }).plans ?? {}) };
+    } catch (err) {
+      console.error(`proofgate ${name}: ${(err as Error).message}`);
+      return 2;
+    }
+  }
   const store = new LmdbStore(config.data_dir);
   try {
     const defaultPlan = defaultPlanOf(config);
     const accounts = new Accounts(store, defaultPlan);
-    return await fn(new OrgAdmin(accounts, new Plans(config.limits.plans, defaultPlan), null), positionals, config);
+    return await fn(new OrgAdmin(accounts, new Plans(plans, defaultPlan), null), positionals, config);
   } catch (err) {
     if (err instanceof UnknownValueError) {
       console.error(`proofgate ${name}: ${err.message}`);

@@ -47,10 +47,11 @@ function describe(errors: ErrorObject[] | null | undefined): string[] {
 /**
  * Reads and checks the file: YAML (a superset of JSON, so a .json file parses too), validated by
  * the JSON schema, then the rules a schema cannot say — unique ids, key users that exist, one
- * organisation in sidecar mode, secrets present in the environment. Every problem is listed; any
+ * organisation in sidecar mode, secrets present in the environment (unless `env` is null: the CLI
+ * reads only the plans). Every problem is listed; any
  * problem stops start-up (a half-applied declaration is worse than none).
  */
-export function loadBootstrap(path: string, o: { mode: 'server' | 'sidecar'; env: NodeJS.ProcessEnv }): BootstrapFile {
+export function loadBootstrap(path: string, o: { mode: 'server' | 'sidecar'; env: NodeJS.ProcessEnv | null }): BootstrapFile {
   let text: string;
   try {
     text = readFileSync(path, 'utf8');
@@ -85,11 +86,11 @@ export function loadBootstrap(path: string, o: { mode: 'server' | 'sidecar'; env
       if (k.user !== undefined ? !users.some((u) => u.id === k.user) : users.length === 0) {
         problems.push(`organizations[${org.id}].api_keys[${k.id}]: acts for ${k.user ? `user ${JSON.stringify(k.user)}, which the organisation does not declare` : 'a user, but the organisation declares none'}`);
       }
-      if (k.key_env !== undefined && !o.env[k.key_env]) problems.push(`organizations[${org.id}].api_keys[${k.id}]: environment variable ${k.key_env} is not set`);
+      if (o.env && k.key_env !== undefined && !o.env[k.key_env]) problems.push(`organizations[${org.id}].api_keys[${k.id}]: environment variable ${k.key_env} is not set`);
     }
     for (const a of org.agents ?? []) {
       once('agent', a.agent_id);
-      if (a.token_env !== undefined && !o.env[a.token_env]) problems.push(`organizations[${org.id}].agents[${a.agent_id}]: environment variable ${a.token_env} is not set`);
+      if (o.env && a.token_env !== undefined && !o.env[a.token_env]) problems.push(`organizations[${org.id}].agents[${a.agent_id}]: environment variable ${a.token_env} is not set`);
     }
   }
   if (problems.length) throw new Error(`bootstrap file ${path}:\n  - ${problems.join('\n  - ')}`);

@@ -175,6 +175,8 @@ t.test('orgs set-plan / set-role on the data directory', async (t) => {
   const bad = await cli(['orgs', 'set-plan', 'org_billing', 'gold']);
   t.equal(bad.code, 2);
   t.match(bad.err, /allowed: free, pro, enterprise, unlimited/);
+  const team = await run(process.execPath, [CLI, 'orgs', 'set-plan', 'org_billing', 'team'], { env: { ...cliEnv, SVC_BOOTSTRAP_FILE: file }, cwd: dir });
+  t.match(team.stdout, /plan team/, 'a plan the bootstrap file declares is known to the CLI');
   const ok = await cli(['orgs', 'set-plan', 'org_billing', 'pro']);
   t.equal(ok.code, 0, ok.err);
   t.match(ok.out, /org_billing \(billing\): plan pro/);
