@@ -189,3 +189,24 @@ t.test('orgs set-plan / set-role on the data directory', async (t) => {
   await s.close();
   t.match((await cli(['keys', 'new', '--scopes', 'verify:all'])).err, /unknown scope "verify:all"; allowed: verify:read/);
 });
+
+t.test('a declared user signs in with the password behind its hash', async (t) => {
+  const child = execFile(process.execPath, [CLI, 'users', 'hash-password'], { env: { PATH: process.env.PATH }, cwd: dir });
+  const out = new Promise<string>((resolve, reject) => {
+    let buf = '';
+    child.stdout!.on('data', (d) => (buf += d));
+    child.on('exit', (code) => (code === 0 ? resolve(buf) : reject(new Error(`exit ${code}`))));
+  });
+  child.stdin!.end('a long operator password\n');
+  const hash = JSON.parse(await out);
+  t.equal(hash.alg, 'scrypt');
+  const d = doc(['verify:read']);
+  (d.organizations[0].users[0] as Record<string, unknown>).password_hash = hash;
+  const s = await start(writeBootstrap('pw.yaml', d), env);
+  t.teardown(() => s.close());
+  const ok = await s.request('POST', '/auth/signin', { body: { email: 'ops@example.com', password: 'a long operator password' } });
+  t.equal(ok.status, 200, ok.text);
+  t.equal(ok.body.user.id, 'usr_ops');
+  t.equal(ok.body.user.org_id, 'org_billing');
+  t.equal((await s.request('POST', '/auth/signin', { body: { email: 'ops@example.com', password: 'wrong password!!' } })).status, 401);
+});
