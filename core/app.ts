@@ -80,7 +80,9 @@ export async function createApp(opts: CreateOptions): Promise<Kernel> {
         version: def.version,
         run<O>(fn: string, input: unknown, o: { timeoutMs?: number; signal?: AbortSignal } = {}) {
           if (!def.module) return Promise.reject(new Error(`engine ${def.name} declares no worker module`));
-          return pools.run<O>({
+          const started = process.hrtime.bigint();
+          const observe = (outcome: string) => metrics.engineDuration.observe({ engine: def.name, fn, outcome }, Number(process.hrtime.bigint() - started) / 1e9);
+          const task = pools.run<O>({
             pool: def.pool?.name ?? 'engines',
             threads: def.pool?.threads,
             module: def.module,
@@ -89,6 +91,8 @@ export async function createApp(opts: CreateOptions): Promise<Kernel> {
             timeoutMs: o.timeoutMs ?? def.timeoutMs ?? config.workers.task_timeout_ms,
             signal: o.signal,
           });
+          task.then(() => observe('ok'), () => observe('error'));
+          return task;
         },
       };
       if (def.module) pools.prepare(def.pool?.name ?? 'engines', def.pool?.threads);

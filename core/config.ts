@@ -28,6 +28,8 @@ export interface Config {
     anonymous_rate_per_minute: number;
     rate_limit_redis_url: string | null;
     metrics_operator_user_ids: string[];
+    operator_user_ids: string[];
+    signup_enabled: boolean | null;
     jwt_ttl_seconds: number;
   };
   attestation: {
@@ -70,11 +72,25 @@ export interface Config {
     timeout_ms: number;
     max_body_bytes: number;
   };
+  mode: 'server' | 'sidecar';
+  bootstrap_file: string | null;
+  limits: { plans: Record<string, PlanLimit | null>; default_plan: string | null };
+  metrics: { port: number | null; host: string | null; token: string | null };
+  batch: { retention_seconds: number; max_stored_bytes: number };
   plugin_config: Record<string, Record<string, unknown>>;
+}
+
+/** One plan's limits per organisation; null (the whole plan or one window) = unlimited. */
+export interface PlanLimit {
+  per_minute: number | null;
+  per_day: number | null;
 }
 
 /** Where `proofgate init` writes and `start` looks when neither --config nor SVC_CONFIG names a file. */
 export const DEFAULT_CONFIG_PATH = 'proofgate.config.json';
+
+/** Plans that exist whatever the file says (their limits may be overridden): the spec's three and `unlimited`. */
+export const BUILTIN_PLAN_NAMES = ['free', 'pro', 'enterprise', 'unlimited'];
 
 export class ConfigError extends Error {
   constructor(readonly problems: string[]) {
@@ -135,6 +151,7 @@ const LOADER_VARS = new Set(['SVC_CONFIG']);
 function coerceEnv(v: EnvVar, text: string): unknown {
   if (v.raw) return text;
   const t = v.type.filter((x) => x !== 'null');
+  if (t.includes('object')) return JSON.parse(text);
   if (t.includes('array')) {
     const trimmed = text.trim();
     if (trimmed.startsWith('[')) return JSON.parse(trimmed);
@@ -216,7 +233,7 @@ export function loadConfig(opts: LoadOptions = {}): Config {
 
   let merged = deepMerge(fromFile, fromEnv);
   if (opts.overrides) merged = deepMerge(merged, opts.overrides as Record<string, unknown>);
-  if (typeof merged.log_level === 'string') merged.log_level = merged.log_level.toUpperCase();
+  if (typeof merged.log_level === 'string') merged.log_level = normalizeLogLevel(merged.log_level);
 
   const ajv = new Ajv({ useDefaults: true, allErrors: true, strict: false });
   const validate = ajv.compile(configSchema());
@@ -224,13 +241,36 @@ export function loadConfig(opts: LoadOptions = {}): Config {
     for (const e of validate.errors ?? []) {
       const where = e.instancePath ? e.instancePath.slice(1).replace(/\//g, '.') : '(root)';
       const envName = vars.find((v) => v.path.join('.') === where)?.name;
-      const extra = e.keyword === 'additionalProperties' ? ` '${(e.params as { additionalProperty: string }).additionalProperty}'` : '';
+      let extra = e.keyword === 'additionalProperties' ? ` '${(e.params as { additionalProperty: string }).additionalProperty}'` : '';
+      // name what is allowed, not only that the value is not it
+      if (e.keyword === 'enum') extra = `: ${(e.params as { allowedValues: unknown[] }).allowedValues.map((v) => JSON.stringify(v)).join(', ')}`;
       problems.push(`${where}${envName ? ` (${envName})` : ''}: ${e.message}${extra}`);
     }
   }
   if (problems.length === 0) problems.push(...startupChecks(merged as unknown as Config));
   if (problems.length) throw new ConfigError(problems);
   return merged as unknown as Config;
+}
+
+/** The spellings operators use for a level (pino's, syslog's, Python's) → the schema's names. */
+const LOG_LEVEL_ALIASES: Record<string, string> = {
+  TRACE: 'DEBUG',
+  DEBUG: 'DEBUG',
+  INFO: 'INFO',
+  WARN: 'WARNING',
+  WARNING: 'WARNING',
+  ERR: 'ERROR',
+  ERROR: 'ERROR',
+  FATAL: 'ERROR',
+  CRITICAL: 'ERROR',
+  SILENT: 'SILENT',
+  OFF: 'SILENT',
+  NONE: 'SILENT',
+};
+
+export function normalizeLogLevel(text: string): string {
+  const up = text.trim().toUpperCase();
+  return LOG_LEVEL_ALIASES[up] ?? up;
 }
 
 /** Fail-closed rules from the spec that hold whichever plugins are loaded. */
@@ -243,6 +283,15 @@ function startupChecks(c: Config): string[] {
   }
   if (c.attestation.key_continuity_policy === 'persistent' && !c.attestation.signing_key_pem) {
     out.push('attestation.signing_key_pem (SVC_ATTESTATION_SIGNING_KEY_PEM): required by the persistent key policy');
+  }
+  if (c.metrics.token && c.metrics.port === null) {
+    out.push('metrics.token (SVC_METRICS_TOKEN): guards the metrics listener, so SVC_METRICS_PORT must be set too');
+  }
+  if (c.mode === 'sidecar' && !c.bootstrap_file) {
+    out.push('bootstrap_file (SVC_BOOTSTRAP_FILE): required in sidecar mode (the organisation and its keys come from it)');
+  }
+  if (c.limits.default_plan !== null && !(c.limits.default_plan in c.limits.plans) && !BUILTIN_PLAN_NAMES.includes(c.limits.default_plan)) {
+    out.push(`limits.default_plan (SVC_DEFAULT_PLAN): unknown plan ${JSON.stringify(c.limits.default_plan)}; allowed: ${[...new Set([...BUILTIN_PLAN_NAMES, ...Object.keys(c.limits.plans)])].join(', ')}`);
   }
   return out;
 }

@@ -9,13 +9,21 @@ export class Metrics {
   readonly registry = new Registry();
   readonly httpRequests: Counter<'method' | 'route' | 'status'>;
   readonly httpDuration: Histogram<'method' | 'route' | 'status'>;
+  readonly engineDuration: Histogram<'engine' | 'fn' | 'outcome'>;
 
   constructor() {
-    collectDefaultMetrics({ register: this.registry, prefix: 'svc_process_' });
+    // one prefix for every series: prom-client's default names already start with process_/nodejs_
+    collectDefaultMetrics({ register: this.registry, prefix: 'svc_' });
     this.httpRequests = this.counter('svc_http_requests_total', 'HTTP requests by route template and status', ['method', 'route', 'status']);
     this.httpDuration = this.histogram('svc_http_request_duration_seconds', 'HTTP request latency', ['method', 'route', 'status'], [
       0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10,
     ]);
+    this.engineDuration = this.histogram(
+      'svc_engine_task_duration_seconds',
+      'Engine worker-task latency (queue wait included) by engine, exported function and outcome (ok, error)',
+      ['engine', 'fn', 'outcome'],
+      [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+    );
   }
 
   counter<L extends string>(name: string, help: string, labelNames: readonly L[] = []): Counter<L> {

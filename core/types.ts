@@ -18,7 +18,8 @@ export type Scope = 'verify:read' | 'agent:write' | 'attestation:read' | 'admin:
 /** `authenticated`: any working credential of the declared kind, whatever its scopes. */
 export type RouteScope = Scope | 'authenticated';
 export type Role = 'owner' | 'admin' | 'member';
-export type Tier = 'free' | 'pro' | 'enterprise';
+/** An organisation's plan: a name from config limits.plans (the spec's free, pro, enterprise by default). */
+export type Tier = string;
 
 export interface Principal {
   /** how the caller authenticated */

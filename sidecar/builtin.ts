@@ -22,12 +22,17 @@ import verificationContext from '../plugins/verification-context/index.js';
 import badges from '../plugins/badges/index.js';
 import a2a from '../plugins/a2a/index.js';
 import mcp from '../plugins/mcp/index.js';
+import { createProvisioning } from './provision/plugin.js';
+
+/** SVC_BOOTSTRAP_FILE: settings first (plans, trust entries), objects last (docs/ops.md) */
+const provisioning = createProvisioning();
 
 /**
  * The composition root: the one place that names the built-in plugins. Order matters only for
  * hooks (they run in registration order): authentication and limits register first, audit last.
  */
 export const builtinPlugins: Plugin[] = [
+  provisioning.config,
   health,
   auth,
   // after auth: agent tokens are digested by its key service
@@ -55,4 +60,5 @@ export const builtinPlugins: Plugin[] = [
   // audit after attestation: its onReply hook records the reply as sent, attestation included
   audit,
   ops,
+  provisioning.data,
 ];

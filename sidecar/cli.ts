@@ -7,8 +7,12 @@ import { verifyCommand } from './commands/verify.js';
 import { a2aVerifyVerdictCommand } from '../plugins/a2a/index.js';
 import { auditVerifyCommand } from '../plugins/audit/index.js';
 import { mcpApproveCommand, mcpScanCommand } from '../plugins/mcp/index.js';
+import { keysNewCommand } from './commands/keys.js';
+import { orgsListCommand, orgsSetPlanCommand, orgsSetRoleCommand, usersHashPasswordCommand } from './commands/orgs.js';
 
 const commands: Command[] = [startCommand, initCommand, verifyCommand, openapiCommand, auditVerifyCommand, a2aVerifyVerdictCommand, mcpScanCommand, mcpApproveCommand];
+// operating it: provisioning and plans (docs/ops.md)
+commands.push(keysNewCommand, orgsSetPlanCommand, orgsSetRoleCommand, orgsListCommand, usersHashPasswordCommand);
 
 function usage(): string {
   const width = Math.max(...commands.map((c) => c.name.length));

@@ -29,5 +29,6 @@ export default agents;
 
 export { Agents, AGENT_TOKEN_PATTERN, AGENT_TOKEN_PREFIX, AGENT_TYPES, AGENT_COLLECTIONS, type AgentRecord } from './tokens.js';
 export { Activity, ACTIVITY_COLLECTION, type ActivityEntry } from './activity.js';
+export { provisionAgent, revokeUndeclaredAgents, type DeclaredAgent } from './provision.js';
 export { screenQuery, screenToolSchema, CONSTRAINTS as SCREENING_CONSTRAINTS, type Finding } from './screening.js';
 export { evaluateTool, SAFE_TOOLS, DANGEROUS_TOOLS, type ToolEvaluation } from './tools.js';

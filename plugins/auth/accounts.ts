@@ -10,6 +10,7 @@ import { dummyHash, hashPassword, verifyPassword, type PasswordHash } from './pa
 export interface Organization {
   id: string;
   name: string;
+  /** the organisation's plan (a name of limits.plans); kept under its historical field name */
   tier: Tier;
   created_at: string;
 }
@@ -36,8 +37,14 @@ export function newId(prefix: string): string {
 
 const norm = (s: string) => s.normalize('NFKC').trim().toLowerCase();
 
+export const ROLES: readonly Role[] = ['owner', 'admin', 'member'];
+
 export class Accounts {
-  constructor(private readonly store: Store) {}
+  constructor(
+    private readonly store: Store,
+    /** plan of organisations created by sign-up */
+    private readonly defaultPlan: Tier = 'free',
+  ) {}
 
   private get users() {
     return this.store.collection<User>(COLLECTIONS.users);
@@ -60,7 +67,7 @@ export class Accounts {
       return null;
     }
     const now = new Date().toISOString();
-    const org: Organization = { id: orgId, name: orgName.trim(), tier: 'free', created_at: now };
+    const org: Organization = { id: orgId, name: orgName.trim(), tier: this.defaultPlan, created_at: now };
     const user: User = { id: userId, email: norm(email), org_id: orgId, role: 'owner', password: hash, created_at: now };
     await Promise.all([this.orgs.put(orgId, org), this.users.put(userId, user)]);
     return user;
@@ -82,8 +89,79 @@ export class Accounts {
     return this.orgs.get(id);
   }
 
+  /** Sets an organisation's plan; undefined when there is no such organisation. */
+  async setPlan(orgId: string, plan: Tier): Promise<Organization | undefined> {
+    let out: Organization | undefined;
+    await this.orgs.update(orgId, (o) => (o ? (out = { ...o, tier: plan }) : undefined));
+    return out;
+  }
+
   async setTier(orgId: string, tier: Tier): Promise<void> {
-    await this.orgs.update(orgId, (o) => (o ? { ...o, tier } : undefined));
+    await this.setPlan(orgId, tier);
+  }
+
+  /** Sets a user's role within `orgId`; undefined when the user is not a member of it. */
+  async setRole(orgId: string, userId: string, role: Role): Promise<User | undefined> {
+    let out: User | undefined;
+    await this.users.update(userId, (u) => (u && u.org_id === orgId ? (out = { ...u, role }) : undefined));
+    return out;
+  }
+
+  async listUsers(orgId: string): Promise<User[]> {
+    return (await this.users.list()).map((e) => e.value).filter((u) => u.org_id === orgId);
+  }
+
+  userByEmail(email: string): Promise<string | undefined> {
+    return this.store.collection<string>(COLLECTIONS.emails).get(norm(email));
+  }
+
+  /**
+   * Create-or-update of an organisation with a chosen id (provisioning). The name is claimed like a
+   * sign-up's; a name held by another organisation is an error, never a silent takeover.
+   */
+  /** `plan` undefined: a new organisation gets `planIfNew` (default: the sign-up plan), an existing one keeps its own. */
+  async upsertOrg(o: { id: string; name: string; plan?: Tier; planIfNew?: Tier }): Promise<{ org: Organization; created: boolean }> {
+    const names = this.store.collection<string>(COLLECTIONS.orgNames);
+    const cur = await this.orgs.get(o.id);
+    if (!cur || norm(cur.name) !== norm(o.name)) {
+      if (!(await names.insert(norm(o.name), o.id)) && (await names.get(norm(o.name))) !== o.id) {
+        throw new Error(`organisation name ${JSON.stringify(o.name)} is taken by another organisation`);
+      }
+      if (cur) await names.delete(norm(cur.name));
+    }
+    let created = false;
+    const org = (await this.orgs.update(o.id, (c) => {
+      created = !c;
+      return { id: o.id, name: o.name.trim(), tier: o.plan ?? c?.tier ?? o.planIfNew ?? this.defaultPlan, created_at: c?.created_at ?? new Date().toISOString() };
+    }))!;
+    return { org, created };
+  }
+
+  /** Create-or-update of a user with a chosen id and a given password hash (provisioning). */
+  async upsertUser(u: { id: string; email: string; orgId: string; role: Role; password: PasswordHash }): Promise<{ user: User; created: boolean }> {
+    const emails = this.store.collection<string>(COLLECTIONS.emails);
+    const cur = await this.users.get(u.id);
+    if (cur && cur.org_id !== u.orgId) throw new Error(`user ${u.id} belongs to another organisation`);
+    if (!cur || cur.email !== norm(u.email)) {
+      if (!(await emails.insert(norm(u.email), u.id)) && (await emails.get(norm(u.email))) !== u.id) {
+        throw new Error(`email ${JSON.stringify(u.email)} is taken by another user`);
+      }
+      if (cur) await emails.delete(cur.email);
+    }
+    let created = false;
+    const user = (await this.users.update(u.id, (c) => {
+      created = !c;
+      return { id: u.id, email: norm(u.email), org_id: u.orgId, role: u.role, password: u.password, created_at: c?.created_at ?? new Date().toISOString() };
+    }))!;
+    return { user, created };
+  }
+
+  /** Deletes a user and frees its email (provisioning prune). */
+  async deleteUser(userId: string): Promise<boolean> {
+    const cur = await this.users.get(userId);
+    if (!cur) return false;
+    await this.store.collection<string>(COLLECTIONS.emails).delete(cur.email);
+    return this.users.delete(userId);
   }
 
   async listOrgs(): Promise<Organization[]> {

@@ -8,20 +8,28 @@ import type { UserTokens } from './jwt.js';
 import { KEY_FORMAT, KEY_PATTERN, type ApiKeys } from './keys.js';
 
 /**
- * The organisation's tier is needed only to pick rate limits, so it is cached briefly (30 s): a tier
- * change takes effect within that time. Nothing security-relevant is cached — the key record, with
- * its revocation flag, is read from the store on every request.
+ * The organisation's plan is needed only to pick rate limits, so it is cached briefly (30 s): a plan
+ * set through this process (PATCH /admin/orgs) takes effect at once, one set by the CLI or another
+ * replica within that time. Nothing security-relevant is cached — the key record, with its
+ * revocation flag, is read from the store on every request. An organisation without a record gets
+ * the default plan (whose limits apply to unknown plan names too).
  */
 export class TierCache {
   private readonly cache = new LRUCache<string, Tier>({ max: 10_000, ttl: 30_000 });
-  constructor(private readonly accounts: Accounts) {}
+  constructor(
+    private readonly accounts: Accounts,
+    private readonly defaultPlan: Tier = 'free',
+  ) {}
   async get(orgId: string): Promise<Tier> {
     let t = this.cache.get(orgId);
     if (!t) {
-      t = (await this.accounts.org(orgId))?.tier ?? 'free';
+      t = (await this.accounts.org(orgId))?.tier ?? this.defaultPlan;
       this.cache.set(orgId, t);
     }
     return t;
+  }
+  invalidate(orgId: string): void {
+    this.cache.delete(orgId);
   }
   clear(): void {
     this.cache.clear();

@@ -7,6 +7,7 @@ export const AuthProblems = {
   legacyApiKey: defineProblem('legacy_api_key', 401, 'API key must be re-issued'),
   invalidToken: defineProblem('invalid_token', 401, 'Invalid or expired access token'),
   conflict: defineProblem('signup_conflict', 409, 'Conflict'),
+  signupClosed: defineProblem('signup_closed', 403, 'Sign-up is closed'),
   forbiddenScope: defineProblem('scope_not_allowed', 403, 'Scope not allowed'),
   insufficientScope: defineProblem('insufficient_scope', 403, 'Forbidden'),
   keyNotFound: defineProblem('api_key_not_found', 404, 'API key not found'),

@@ -7,7 +7,10 @@ import { UserTokens } from './jwt.js';
 import { ApiKeys } from './keys.js';
 import { MemoryLimiter, type RateLimiter } from './limiter.js';
 import { createLimiter } from './limiter-redis.js';
-import { rateLimitHook, TIER_LIMITS, type TierLimits } from './ratelimit.js';
+import { HttpError } from '../../core/errors.js';
+import { AuthProblems } from './errors.js';
+import { defaultPlanOf, OrgAdmin, signupOpen } from './org-admin.js';
+import { Plans, rateCharger, rateLimitHook, type RateLimitOptions, type TierLimits } from './ratelimit.js';
 import { registerAuthRoutes, type AdminAudit } from './routes.js';
 import { registerRotateRoute } from './rotate.js';
 
@@ -19,6 +22,7 @@ import { registerRotateRoute } from './rotate.js';
 export interface AuthOptions {
   /** replaces the limiter chosen from config (tests) */
   limiter?: RateLimiter;
+  /** replaces config limits.plans (legacy shape: perMinute/perDay) */
   tierLimits?: TierLimits;
   /** clock of the rate limiter (tests use a fake one) */
   now?: () => number;
@@ -30,6 +34,12 @@ export const SERVICES = {
   events: 'security.events',
   limiter: 'auth.limiter',
   adminAudit: 'audit.admin',
+  /** Plans in force (mutable: the bootstrap file may add plans before serving) */
+  plans: 'auth.plans',
+  /** OrgAdmin: set an organisation's plan, a user's role */
+  orgs: 'auth.orgs',
+  /** RateCharger: charge extra units (a batch's items) to the caller's organisation */
+  ratelimit: 'auth.ratelimit',
 } as const;
 
 export function createAuthPlugin(opts: AuthOptions = {}): Plugin {
@@ -41,30 +51,41 @@ export function createAuthPlugin(opts: AuthOptions = {}): Plugin {
       if (!secrets.jwt_secret_key || !secrets.api_key_lookup_secret || secrets.jwt_secret_key === secrets.api_key_lookup_secret) {
         throw new Error('auth: SVC_JWT_SECRET_KEY and SVC_API_KEY_LOOKUP_SECRET must be set and differ');
       }
-      const accounts = new Accounts(app.store);
+      const defaultPlan = defaultPlanOf(app.config);
+      const plans = opts.tierLimits ? Plans.fromTierLimits(opts.tierLimits, defaultPlan) : new Plans(app.config.limits.plans, defaultPlan);
+      const accounts = new Accounts(app.store, defaultPlan);
       const keys = new ApiKeys(app.store, secrets.api_key_lookup_secret);
       const tokens = new UserTokens(secrets.jwt_secret_key, auth.jwt_ttl_seconds);
       const events = new SecurityEvents(app.store);
-      const tiers = new TierCache(accounts);
+      const tiers = new TierCache(accounts, defaultPlan);
       let limiter: RateLimiter = opts.limiter ?? (await createLimiter(auth.rate_limit_redis_url, app.log));
       app.provide(SERVICES.accounts, accounts);
       app.provide(SERVICES.keys, keys);
       app.provide(SERVICES.events, events);
       app.provide(SERVICES.limiter, { get: () => limiter, kind: () => limiter.kind });
+      app.provide(SERVICES.plans, plans);
+      app.provide(SERVICES.orgs, new OrgAdmin(accounts, plans, tiers));
 
       app.authenticator('apiKey', apiKeyAuthenticator(keys, tiers, events));
       app.authenticator('jwt', jwtAuthenticator(tokens, accounts, tiers));
-      app.hook(
-        'onRequest',
-        rateLimitHook({
-          limiter: () => limiter,
-          tierLimits: opts.tierLimits ?? TIER_LIMITS,
-          anonymousPerMinute: auth.anonymous_rate_per_minute,
-          trustedProxies: trustedProxyList(auth.trusted_proxies),
-          now: opts.now ?? Date.now,
-          events,
-        }),
-      );
+      const limited = app.metrics.counter('svc_rate_limited_total', 'Requests refused with 429 by a rate limit, by kind (anonymous per IP, plan per organisation)', ['kind']);
+      const rl: RateLimitOptions = {
+        limiter: () => limiter,
+        plans,
+        planOf: (orgId) => tiers.get(orgId),
+        anonymousPerMinute: auth.anonymous_rate_per_minute,
+        trustedProxies: trustedProxyList(auth.trusted_proxies),
+        now: opts.now ?? Date.now,
+        events,
+        onLimited: (kind) => limited.inc({ kind }),
+      };
+      app.hook('onRequest', rateLimitHook(rl));
+      app.provide(SERVICES.ratelimit, rateCharger(rl));
+      if (!signupOpen(app.config)) {
+        app.hook('onRequest', (ctx) => {
+          if (ctx.routePath === '/auth/signup') throw new HttpError(AuthProblems.signupClosed, 'sign-up is closed on this server; an operator provisions organisations (SVC_BOOTSTRAP_FILE)');
+        });
+      }
 
       // the audit plugin registers after this one: resolve its service when a request needs it
       const audit: AdminAudit = {
@@ -100,5 +121,10 @@ export { SecurityEvents, EVENTS_COLLECTION, type SecurityEvent, type SecurityEve
 export { MemoryLimiter, LimiterUnavailableError, type RateLimiter, type Rule, type Decision } from './limiter.js';
 export { RedisLimiter, createLimiter } from './limiter-redis.js';
 export { clientIp, normalizeAddress, trustedProxyList } from './client-ip.js';
-export { TIER_LIMITS, type TierLimits } from './ratelimit.js';
+export { TIER_LIMITS, DEFAULT_PLANS, Plans, type TierLimits, type RateCharger } from './ratelimit.js';
+export { provisionApiKey, revokeUndeclaredKeys, type DeclaredKey, type KeyOutcome } from './provision.js';
+export { hashPassword, type PasswordHash } from './passwords.js';
+export { OrgAdmin, UnknownValueError, defaultPlanOf, provisionedPlanOf, signupOpen } from './org-admin.js';
+export { ROLES } from './accounts.js';
 export type { AdminAudit } from './routes.js';
+export { KEY_COLLECTIONS } from './keys.js';

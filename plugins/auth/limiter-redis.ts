@@ -10,14 +10,15 @@ import { decide, LimiterUnavailableError, MemoryLimiter, windowStart, type Decis
  */
 const SCRIPT = `
 local n = #KEYS
+local cost = tonumber(ARGV[2 * n + 1])
 local counts = {}
 for i = 1, n do counts[i] = tonumber(redis.call('GET', KEYS[i]) or '0') end
 for i = 1, n do
-  if counts[i] >= tonumber(ARGV[i]) then return {0, unpack(counts)} end
+  if counts[i] + cost > tonumber(ARGV[i]) then return {0, unpack(counts)} end
 end
 for i = 1, n do
-  counts[i] = redis.call('INCR', KEYS[i])
-  if counts[i] == 1 then redis.call('PEXPIRE', KEYS[i], ARGV[n + i]) end
+  counts[i] = redis.call('INCRBY', KEYS[i], cost)
+  if counts[i] == cost then redis.call('PEXPIRE', KEYS[i], ARGV[n + i]) end
 end
 return {1, unpack(counts)}
 `;
@@ -35,18 +36,18 @@ export class RedisLimiter implements RateLimiter {
     client.defineCommand('pgConsume', { lua: SCRIPT });
   }
 
-  async consume(rules: readonly Rule[], now: number): Promise<Decision> {
+  async consume(rules: readonly Rule[], now: number, cost = 1): Promise<Decision> {
     if (rules.length === 0) return decide(rules, [], now, true);
     const keys = rules.map((r) => `${this.prefix}${r.key}:${windowStart(now, r.windowMs)}`);
     // the bucket outlives its window by a second so clock skew between replicas cannot reset it early
     const ttls = rules.map((r) => windowStart(now, r.windowMs) + r.windowMs - now + 1000);
     let res: number[];
     try {
-      res = await (this.client as unknown as WithScript).pgConsume(keys.length, ...keys, ...rules.map((r) => r.limit), ...ttls);
+      res = await (this.client as unknown as WithScript).pgConsume(keys.length, ...keys, ...rules.map((r) => r.limit), ...ttls, cost);
     } catch (err) {
       throw new LimiterUnavailableError(`redis rate limiter failed: ${(err as Error).message}`);
     }
-    return decide(rules, res.slice(1).map(Number), now, res[0] === 1);
+    return decide(rules, res.slice(1).map(Number), now, res[0] === 1, cost);
   }
 
   async close(): Promise<void> {

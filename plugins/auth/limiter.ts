@@ -23,7 +23,8 @@ export interface Decision {
 
 export interface RateLimiter {
   readonly kind: 'memory' | 'redis';
-  consume(rules: readonly Rule[], now: number): Promise<Decision>;
+  /** counts `cost` units (default 1) in every rule, only when each has that many left */
+  consume(rules: readonly Rule[], now: number, cost?: number): Promise<Decision>;
   close(): Promise<void>;
 }
 
@@ -41,13 +42,14 @@ export function windowStart(now: number, windowMs: number): number {
  * allowed, the current counts when it is denied. A denial reports the exhausted rule that resets
  * last (that is when a retry can succeed); an allowance reports the rule with the least room.
  */
-export function decide(rules: readonly Rule[], counts: readonly number[], now: number, allowed: boolean): Decision {
+export function decide(rules: readonly Rule[], counts: readonly number[], now: number, allowed: boolean, cost = 1): Decision {
   const all = rules.map((r, i) => ({
     allowed,
     limit: r.limit,
     remaining: Math.max(0, r.limit - counts[i]),
     resetMs: windowStart(now, r.windowMs) + r.windowMs - now,
-    exhausted: counts[i] >= r.limit,
+    // denied: the rules without room for `cost` more units
+    exhausted: counts[i] + cost > r.limit,
   }));
   if (all.length === 0) return { allowed: true, limit: 0, remaining: 0, resetMs: 0 };
   const pool = allowed ? all : all.filter((d) => d.exhausted);
@@ -74,21 +76,21 @@ export class MemoryLimiter implements RateLimiter {
 
   constructor(private readonly maxKeys = 100_000) {}
 
-  async consume(rules: readonly Rule[], now: number): Promise<Decision> {
+  async consume(rules: readonly Rule[], now: number, cost = 1): Promise<Decision> {
     const current = rules.map((r) => {
       const w = windowStart(now, r.windowMs);
       const c = this.counters.get(r.key);
       return c && c.window === w ? c.count : 0;
     });
-    const allowed = rules.every((r, i) => current[i] < r.limit);
-    if (!allowed) return decide(rules, current, now, false);
+    const allowed = rules.every((r, i) => current[i] + cost <= r.limit);
+    if (!allowed) return decide(rules, current, now, false, cost);
     rules.forEach((r, i) => {
       // delete + set moves the key to the end of the Map's order: iteration order = least recently used first
       this.counters.delete(r.key);
-      this.counters.set(r.key, { window: windowStart(now, r.windowMs), windowMs: r.windowMs, count: current[i] + 1 });
+      this.counters.set(r.key, { window: windowStart(now, r.windowMs), windowMs: r.windowMs, count: current[i] + cost });
     });
     if (this.counters.size > this.maxKeys) this.evict(now);
-    return decide(rules, current.map((c) => c + 1), now, true);
+    return decide(rules, current.map((c) => c + cost), now, true);
   }
 
   private evict(now: number): void {

@@ -1,70 +1,101 @@
 import { randomUUID } from 'node:crypto';
-import type { App, Plugin } from '../../core/types.js';
+import type { App, Plugin, RequestContext } from '../../core/types.js';
 import { HttpError } from '../../core/errors.js';
 import { BatchProblems } from './errors.js';
-import { runBatch, type ItemResult } from './run.js';
+import { runBatch } from './run.js';
 import type { BatchItem } from './items.js';
+import { BatchJobs, type StoredJob } from './jobs.js';
 
 export type { BatchAttestor } from './run.js';
-
-interface StoredJob {
-  job_id: string;
-  org_id: string;
-  status: 'completed';
-  created_at: string;
-  completed_at: string;
-  results: ItemResult[];
-}
+export { BATCH_COLLECTIONS, BatchJobs, type StoredJob } from './jobs.js';
 
 const S = 'https://proofgate.dev/schemas/batch';
+export const BATCH_JOBS_SERVICE = 'batch.jobs';
+const SWEEP_EVERY_MS = 10 * 60_000;
+
+/** What the auth plugin offers as `auth.ratelimit`: charge extra units to the caller's organisation. */
+interface RateCharger {
+  charge(ctx: RequestContext, units: number): Promise<void>;
+}
+
+export interface BatchOptions {
+  /** clock of retention (tests) */
+  now?: () => number;
+}
 
 /**
  * POST /verify/batch runs up to 100 items through the same verifiers as the single-item routes
  * (reached through `verifier.<type>` services) and records the job so GET /verify/batch/{job_id}
- * can return it later, from any replica sharing the store.
+ * can return it later, from any replica sharing the store, for `batch.retention_seconds`.
+ * Each item is one unit of the organisation's plan: the request itself paid one when it came in,
+ * the other n − 1 are charged before any item runs, all or nothing (429 when fewer are left).
  */
-function register(app: App): void {
-  const jobs = app.store.collection<StoredJob>('batch_jobs');
+export function createBatchPlugin(opts: BatchOptions = {}): Plugin {
+  return {
+    name: 'batch',
+    register(app: App) {
+      const now = opts.now ?? Date.now;
+      const jobs = new BatchJobs(app.store, app.config.batch, now);
+      app.provide(BATCH_JOBS_SERVICE, jobs);
+      // besides the sweep after each new job, so an idle server also lets expired jobs go
+      const timer = setInterval(() => jobs.sweep().catch((err) => app.log.warn({ err }, 'batch retention sweep failed')), SWEEP_EVERY_MS);
+      timer.unref();
+      app.onClose(() => clearInterval(timer));
 
-  app.route({
-    method: 'POST',
-    path: '/verify/batch',
-    auth: 'apiKey',
-    scope: 'verify:read',
-    tags: ['verification'],
-    bodyLimit: 4 * 1024 * 1024,
-    schema: { body: `${S}/request.json`, response: `${S}/response.json` },
-    async handler(ctx) {
-      const { items } = ctx.body as { items: BatchItem[] };
-      const created = new Date().toISOString();
-      const results = await runBatch(app, items, ctx.principal, ctx.signal);
-      const job: StoredJob = {
-        job_id: randomUUID(),
-        org_id: ctx.principal!.orgId,
-        status: 'completed',
-        created_at: created,
-        completed_at: new Date().toISOString(),
-        results,
-      };
-      await jobs.put(job.job_id, JSON.parse(JSON.stringify(job)) as StoredJob);
-      return { body: { job_id: job.job_id, status: job.status, created_at: job.created_at, completed_at: job.completed_at, total: results.length, items: results } };
-    },
-  });
+      app.route({
+        method: 'POST',
+        path: '/verify/batch',
+        auth: 'apiKey',
+        scope: 'verify:read',
+        tags: ['verification'],
+        bodyLimit: 4 * 1024 * 1024,
+        schema: { body: `${S}/request.json`, response: `${S}/response.json` },
+        async handler(ctx) {
+          const { items } = ctx.body as { items: BatchItem[] };
+          await app.service<RateCharger>('auth.ratelimit')?.charge(ctx, items.length - 1);
+          const created = new Date(now()).toISOString();
+          const results = await runBatch(app, items, ctx.principal, ctx.signal);
+          const job: StoredJob = {
+            job_id: randomUUID(),
+            org_id: ctx.principal!.orgId,
+            status: 'completed',
+            created_at: created,
+            completed_at: new Date(now()).toISOString(),
+            results,
+          };
+          await jobs.save(job);
+          // expired jobs are removed a page at a time as new ones arrive; a failure here loses nothing
+          jobs.sweep().catch((err) => app.log.warn({ err }, 'batch retention sweep failed'));
+          return { body: { job_id: job.job_id, status: job.status, created_at: job.created_at, completed_at: job.completed_at, total: results.length, items: results } };
+        },
+      });
 
-  app.route({
-    method: 'GET',
-    path: '/verify/batch/:job_id',
-    auth: 'apiKey',
-    scope: 'verify:read',
-    schema: { params: `${S}/job-params.json`, response: `${S}/job.json` },
-    async handler(ctx) {
-      const job = await jobs.get(ctx.params.job_id);
-      if (!job) throw new HttpError(BatchProblems.jobNotFound, `no batch job ${ctx.params.job_id}`);
-      if (job.org_id !== ctx.principal!.orgId) throw new HttpError(BatchProblems.otherOrganization, 'this batch job belongs to another organization');
-      return { body: { job_id: job.job_id, status: job.status, created_at: job.created_at, completed_at: job.completed_at, results: job.results } };
+      app.route({
+        method: 'GET',
+        path: '/verify/batch/:job_id',
+        auth: 'apiKey',
+        scope: 'verify:read',
+        schema: { params: `${S}/job-params.json`, response: `${S}/job.json` },
+        async handler(ctx) {
+          const job = await jobs.get(ctx.params.job_id);
+          if (!job) throw new HttpError(BatchProblems.jobNotFound, `no batch job ${ctx.params.job_id}`);
+          if (job.org_id !== ctx.principal!.orgId) throw new HttpError(BatchProblems.otherOrganization, 'this batch job belongs to another organization');
+          return {
+            body: {
+              job_id: job.job_id,
+              status: job.status,
+              created_at: job.created_at,
+              completed_at: job.completed_at,
+              expires_at: job.expires_at,
+              total: job.total,
+              results_truncated: job.results_truncated,
+              results: job.results,
+            },
+          };
+        },
+      });
     },
-  });
+  };
 }
 
-const plugin: Plugin = { name: 'batch', register };
-export default plugin;
+export default createBatchPlugin();

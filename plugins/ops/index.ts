@@ -1,9 +1,10 @@
 import { HttpError } from '../../core/errors.js';
 import type { App, Plugin } from '../../core/types.js';
-import type { Accounts, ApiKeys, SecurityEvents } from '../auth/index.js';
+import type { Accounts, ApiKeys, OrgAdmin, SecurityEvents } from '../auth/index.js';
 import { registerComplianceRoutes } from './compliance.js';
 import { OpsProblems } from './errors.js';
-import { registerMetricsRoutes } from './metrics.js';
+import { registerMetricsRoutes, startMetricsListener } from './metrics.js';
+import { registerOrgRoutes } from './orgs.js';
 import { registerThreatRoutes } from './threats.js';
 
 /**
@@ -19,9 +20,11 @@ function need<T>(app: App, name: string): () => T {
   };
 }
 
+export const METRICS_LISTENER_SERVICE = 'ops.metrics_listener';
+
 const plugin: Plugin = {
   name: 'ops',
-  register(app: App) {
+  async register(app: App) {
     const services = {
       accounts: need<Accounts>(app, 'auth.accounts'),
       keys: need<ApiKeys>(app, 'auth.keys'),
@@ -30,9 +33,23 @@ const plugin: Plugin = {
     registerMetricsRoutes(app, services);
     registerComplianceRoutes(app, services);
     registerThreatRoutes(app, services);
+    registerOrgRoutes(app, need<OrgAdmin>(app, 'auth.orgs'));
+    const listener = await startMetricsListener(app);
+    if (listener) {
+      app.provide(METRICS_LISTENER_SERVICE, listener);
+      app.onClose(
+        () =>
+          new Promise<void>((resolve) => {
+            listener.close(() => resolve());
+            // a scraper's keep-alive connection must not hold shutdown open
+            listener.closeAllConnections();
+          }),
+      );
+    }
   },
 };
 export default plugin;
 
 export { orgStats } from './stats.js';
 export { threatLevel } from './threats.js';
+export { isOperator } from './orgs.js';

@@ -1,3 +1,6 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { safeEqual } from '../../core/canonical.js';
 import { HttpError } from '../../core/errors.js';
 import type { App, RequestContext } from '../../core/types.js';
 import type { Accounts, ApiKeys } from '../auth/index.js';
@@ -9,15 +12,60 @@ const WINDOW_HOURS = 24;
 
 /**
  * Operator metrics. The spec lists metrics under API-key authentication; the key's creating user id
- * must be in SVC_METRICS_OPERATOR_USER_IDS (empty = nobody). Roles and scopes grant nothing here —
- * not even admin:all — so the routes declare scope 'authenticated' and check the user id themselves.
+ * must be in SVC_METRICS_OPERATOR_USER_IDS or SVC_OPERATOR_USER_IDS (both empty = nobody): the
+ * metrics operators are the platform operators plus whoever is only allowed to read metrics. Roles
+ * and scopes grant nothing here — not even admin:all — so the routes check the user id themselves.
  */
 function requireOperator(app: App, ctx: RequestContext): void {
-  const ids = app.config.auth.metrics_operator_user_ids;
+  const ids = [...app.config.auth.metrics_operator_user_ids, ...app.config.auth.operator_user_ids];
   const user = ctx.principal?.userId;
   if (!user || ids.length === 0 || !ids.includes(user)) {
-    throw new HttpError(OpsProblems.notOperator, 'metrics are restricted to the operators listed in SVC_METRICS_OPERATOR_USER_IDS');
+    throw new HttpError(OpsProblems.notOperator, 'metrics are restricted to the operators listed in SVC_OPERATOR_USER_IDS or SVC_METRICS_OPERATOR_USER_IDS');
   }
+}
+
+/** `Authorization: Bearer <SVC_METRICS_TOKEN>`, compared in constant time; false when no token is configured. */
+export function hasMetricsToken(app: App, header: string | undefined): boolean {
+  const token = app.config.metrics.token;
+  const m = /^Bearer\s+(\S+)$/i.exec(header ?? '');
+  return !!token && !!m && safeEqual(m[1], token);
+}
+
+/**
+ * SVC_METRICS_PORT: a second listener that serves only the Prometheus text at GET /metrics, without
+ * authentication unless SVC_METRICS_TOKEN is set — the scrape convention. It must be bound to an
+ * address only the pod network reaches (docs/ops.md); it exposes no tenant data (no tenant labels).
+ */
+export async function startMetricsListener(app: App): Promise<Server | null> {
+  const { port, host } = app.config.metrics;
+  if (port === null) return null;
+  const server = createServer((req, res) => {
+    const path = (req.url ?? '/').split('?')[0];
+    const send = (status: number, body: string, type = 'text/plain; charset=utf-8') => {
+      res.writeHead(status, { 'content-type': type, 'content-length': Buffer.byteLength(body), 'cache-control': 'no-store' });
+      res.end(req.method === 'HEAD' ? undefined : body);
+    };
+    if (path !== '/metrics' && path !== '/metrics/prometheus') return send(404, 'not found\n');
+    if (req.method !== 'GET' && req.method !== 'HEAD') return send(405, 'method not allowed\n');
+    if (app.config.metrics.token && !hasMetricsToken(app, req.headers.authorization)) return send(401, 'bearer token required\n');
+    app.metrics.text().then(
+      ({ contentType, body }) => send(200, body, contentType),
+      (err) => {
+        app.log.error({ err }, 'metrics rendering failed');
+        send(500, 'metrics unavailable\n');
+      },
+    );
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host ?? app.config.server.host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const a = server.address() as AddressInfo;
+  app.log.info({ host: a.address, port: a.port }, 'metrics listener started (unauthenticated unless SVC_METRICS_TOKEN is set)');
+  return server;
 }
 
 export function registerMetricsRoutes(app: App, services: { accounts(): Accounts; keys(): ApiKeys }): void {

@@ -1,6 +1,7 @@
 import t from 'tap';
 import health from '../../plugins/health/index.js';
 import audit from '../../plugins/audit/index.js';
+import agents from '../../plugins/agents/index.js';
 import { createAuthPlugin, clientIp, MemoryLimiter, normalizeAddress, trustedProxyList, type Accounts } from '../../plugins/auth/index.js';
 import { startServer, type TestServer } from '../helpers/server.js';
 import { createKey, signup, verificationTestPlugin } from './fixtures/tenancy.js';
@@ -95,7 +96,19 @@ t.test('an IPv6-only trusted list does not trust an IPv4 peer', async (t) => {
   t.equal((await signins(s, 1, { 'x-forwarded-for': '4.4.4.4' }))[0].status, 429, 'header ignored');
 });
 
-t.test('per-key limits by tier, with a fake clock', async (t) => {
+t.test('a multi-unit charge is all or nothing', async (t) => {
+  const lim = new MemoryLimiter();
+  const now = Date.UTC(2030, 0, 1);
+  const rules = [{ key: 'o', limit: 10, windowMs: 60_000 }];
+  t.ok((await lim.consume(rules, now, 4)).allowed);
+  const over = await lim.consume(rules, now, 7);
+  t.notOk(over.allowed, '4 + 7 > 10');
+  t.equal(over.remaining, 6, 'a refused charge counts nothing');
+  t.ok((await lim.consume(rules, now, 6)).allowed, 'exactly what is left');
+  t.notOk((await lim.consume(rules, now)).allowed);
+});
+
+t.test('per-organisation limits by plan, with a fake clock', async (t) => {
   let clock = Date.UTC(2030, 0, 1, 12, 0, 0);
   const auth = createAuthPlugin({
     tierLimits: { free: { perMinute: 3, perDay: 5 }, pro: { perMinute: 4, perDay: 100 }, enterprise: null },
@@ -123,7 +136,9 @@ t.test('per-key limits by tier, with a fake clock', async (t) => {
   t.equal(day.status, 429, 'day quota of 5 used');
   t.ok(Number(day.headers.get('retry-after')) > 60, 'retry after the day window');
   const other = (await createKey(s, free.token, { name: 'second' })).key;
-  t.equal((await call(other)).status, 200, 'limits are per key');
+  t.equal((await call(other)).status, 429, 'a second key of the organisation shares its quota');
+  const free2 = await signup(s);
+  t.equal((await call((await createKey(s, free2.token)).key)).status, 200, 'another organisation has its own');
 
   const accounts = s.kernel.app.service<Accounts>('auth.accounts')!;
   const pro = await signup(s);
@@ -138,4 +153,41 @@ t.test('per-key limits by tier, with a fake clock', async (t) => {
   const entRes = [];
   for (let i = 0; i < 12; i++) entRes.push((await call(ek)).status);
   t.ok(entRes.every((x) => x === 200), 'enterprise unlimited');
+});
+
+t.test('plans come from config; agent tokens count against their organisation', async (t) => {
+  const s = await startServer({
+    plugins: [health, createAuthPlugin(), agents, audit, verificationTestPlugin],
+    config: { auth: { anonymous_rate_per_minute: 100 }, limits: { plans: { free: { per_minute: 4, per_day: 100 }, team: { per_minute: 50, per_day: null } } } },
+  });
+  t.teardown(() => s.close());
+  const acct = await signup(s);
+  const key = (await createKey(s, acct.token, { name: 'a', scopes: ['verify:read', 'agent:write'] })).key;
+  const reg = await s.request('POST', '/agents/register', { apiKey: key, body: { name: 'bot', agent_type: 'assistant' } });
+  t.equal(reg.status, 201, reg.text);
+  const agentCall = () =>
+    s.request('GET', `/agents/${reg.body.agent_id}/activity`, { headers: { 'x-agent-token': reg.body.agent_token } });
+  const first = await agentCall();
+  t.equal(first.status, 200, first.text);
+  t.equal(first.headers.get('ratelimit-limit'), '4', 'the configured free plan');
+  t.equal(first.headers.get('ratelimit-remaining'), '2', 'register (API key) + this call (agent token)');
+  t.equal((await agentCall()).status, 200);
+  t.equal((await agentCall()).status, 200);
+  const over = await agentCall();
+  t.equal(over.status, 429, 'the agent token is held to the plan');
+  t.ok(Number(over.headers.get('retry-after')) >= 1);
+  t.equal((await s.request('POST', '/test/verify', { apiKey: key, body: {} })).status, 429, 'and uses the same organisation quota as its keys');
+
+  const orgs = s.kernel.app.service<{ setPlan(o: string, p: string): Promise<unknown> }>('auth.orgs')!;
+  await t.rejects(orgs.setPlan(acct.user.org_id, 'gold'), /allowed: free, pro, enterprise, unlimited, team/);
+  const accounts = s.kernel.app.service<Accounts>('auth.accounts')!;
+  await accounts.setTier(acct.user.org_id, 'retired-plan');
+  const other = await signup(s);
+  await accounts.setTier(other.user.org_id, 'retired-plan');
+  const k2 = (await createKey(s, other.token)).key;
+  t.equal((await s.request('POST', '/test/verify', { apiKey: k2, body: {} })).headers.get('ratelimit-limit'), '4', 'a plan that no longer exists gets the free limits');
+  await orgs.setPlan(acct.user.org_id, 'team');
+  const r = await agentCall();
+  t.equal(r.status, 200, 'a plan set through the service applies at once');
+  t.equal(r.headers.get('ratelimit-limit'), '50');
 });

@@ -81,6 +81,16 @@ t.test('two replicas sharing Redis never overshoot a limit', async (t) => {
   t.equal(day.remaining, 1000 - 26);
   t.ok((await a.consume(rules, now + 60_000)).allowed, 'next minute window');
 
+  // a multi-unit charge (a batch) is all or nothing across replicas too
+  const units = [{ key: 'units', limit: 10, windowMs: 60_000 }];
+  t.ok((await a.consume(units, now, 4)).allowed);
+  const over = await b.consume(units, now, 7);
+  t.notOk(over.allowed, '4 + 7 > 10');
+  t.equal(over.remaining, 6, 'the refused charge counted nothing');
+  const exact = await b.consume(units, now, 6);
+  t.ok(exact.allowed);
+  t.equal(exact.remaining, 0);
+
   await kill(redis);
   await t.rejects(a.consume(rules, now), { name: 'LimiterUnavailableError', message: /redis rate limiter failed/ }, 'runtime failure surfaces as unavailable');
 });
@@ -110,7 +120,7 @@ t.test('server with a Redis limiter: limits shared, requests denied when Redis d
   t.equal(ok.headers.get('ratelimit-limit'), '60', 'free tier limit from Redis');
   t.equal(ok.headers.get('ratelimit-remaining'), '59');
   const probe = new Redis({ port, host: '127.0.0.1' });
-  const stored = await probe.keys('proofgate:rl:key:*');
+  const stored = await probe.keys('proofgate:rl:org:*');
   probe.disconnect();
   t.ok(stored.length >= 2, 'minute and day buckets live in Redis');
 

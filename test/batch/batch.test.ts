@@ -118,3 +118,66 @@ t.test('limits: at most 100 items, at least one, known types only', async (t) =>
   t.equal(ok.status, 200);
   t.equal(ok.body.total, 100);
 });
+
+t.test('each item is a unit of the plan; a batch larger than what is left is 429 before any work', async (t) => {
+  const { createAuthPlugin } = await import('../../plugins/auth/index.js');
+  const { signup, createKey } = await import('../auth/fixtures/tenancy.js');
+  let calls = 0;
+  const counting: Plugin = {
+    name: 'counting-engine',
+    register(app) {
+      app.provide('verifier.math', { verify: async (input: Record<string, unknown>) => (calls++, fakeMath.verify(input, { signal: new AbortController().signal, principal: null })) } as Verifier);
+    },
+  };
+  const s = await startServer({ plugins: [createAuthPlugin(), counting, batch], config: { limits: { plans: { free: { per_minute: 5, per_day: 100 } } } } });
+  t.teardown(() => s.close());
+  const acct = await signup(s);
+  const key = (await createKey(s, acct.token)).key;
+  const items = (n: number) => ({ items: Array.from({ length: n }, () => ({ query: '1=1', type: 'math' })) });
+  const three = await s.request('POST', '/verify/batch', { apiKey: key, body: items(3) });
+  t.equal(three.status, 200, three.text);
+  t.equal(three.headers.get('ratelimit-remaining'), '2', 'three items cost three units');
+  t.equal(calls, 3);
+  const over = await s.request('POST', '/verify/batch', { apiKey: key, body: items(3) });
+  t.equal(over.status, 429, 'one unit paid on arrival, two more are not left');
+  t.ok(Number(over.headers.get('retry-after')) >= 1);
+  t.match(over.body.detail, /2 units exceed the 1 left/);
+  t.equal(calls, 3, 'no item ran');
+  const one = await s.request('POST', '/verify/batch', { apiKey: key, body: items(1) });
+  t.equal(one.status, 200, 'the refused charge counted nothing beyond its request');
+});
+
+t.test('jobs are kept for the retention and their stored size is capped', async (t) => {
+  const { createBatchPlugin, BATCH_COLLECTIONS, BATCH_JOBS_SERVICE } = await import('../../plugins/batch/index.js');
+  let clock = Date.UTC(2030, 0, 1);
+  const s = await startServer({
+    plugins: [twoOrgs, engines(), createBatchPlugin({ now: () => clock })],
+    config: { batch: { retention_seconds: 3600, max_stored_bytes: 4096 } },
+  });
+  t.teardown(() => s.close());
+  const big = { items: Array.from({ length: 20 }, (_, i) => ({ query: `${'x'.repeat(300)}${i}=${'x'.repeat(300)}${i}`, type: 'math' as const })) };
+  const r = await s.request('POST', '/verify/batch', { apiKey: 'key-a', body: big });
+  t.equal(r.status, 200);
+  t.equal(r.body.items.length, 20, 'the response has every result');
+  const job = await s.request('GET', `/verify/batch/${r.body.job_id}`, { apiKey: 'key-a' });
+  t.equal(job.status, 200);
+  t.equal(job.body.total, 20);
+  t.equal(job.body.results_truncated, true);
+  t.ok(job.body.results.length > 0 && job.body.results.length < 20, `kept ${job.body.results.length}`);
+  t.same(job.body.results.map((x: { index: number }) => x.index), job.body.results.map((_: unknown, i: number) => i), 'the leading results');
+  t.equal(job.body.expires_at, new Date(Date.UTC(2030, 0, 1, 1)).toISOString());
+  const stored = await s.kernel.app.store.collection<unknown>(BATCH_COLLECTIONS.jobs).get(r.body.job_id);
+  t.ok(Buffer.byteLength(JSON.stringify(stored)) <= 4096, 'stored copy within the cap');
+
+  const small = await s.request('POST', '/verify/batch', { apiKey: 'key-a', body: { items: [{ query: '1=1', type: 'math' }] } });
+  t.equal((await s.request('GET', `/verify/batch/${small.body.job_id}`, { apiKey: 'key-a' })).body.results_truncated, false);
+
+  clock += 3600_000;
+  t.equal((await s.request('GET', `/verify/batch/${r.body.job_id}`, { apiKey: 'key-a' })).status, 404, 'expired');
+  const fresh = await s.request('POST', '/verify/batch', { apiKey: 'key-a', body: { items: [{ query: '2=2', type: 'math' }] } });
+  const jobs = s.kernel.app.store.collection<unknown>(BATCH_COLLECTIONS.jobs);
+  await s.kernel.app.service<{ sweep(): Promise<number> }>(BATCH_JOBS_SERVICE)!.sweep();
+  t.equal(await jobs.get(r.body.job_id), undefined, 'the sweep removed the expired job from the store');
+  t.equal(await jobs.get(small.body.job_id), undefined);
+  t.not(await jobs.get(fresh.body.job_id), undefined, 'a job within its retention stays');
+});

@@ -83,7 +83,8 @@ t.test('SOC 2 report figures come from the store', async (t) => {
 });
 
 t.test('threat summary counts recorded security events; key rotation', async (t) => {
-  const auth = createAuthPlugin({ tierLimits: { free: { perMinute: 5, perDay: 100 }, pro: null, enterprise: null } });
+  let clock = Date.UTC(2030, 0, 1, 12);
+  const auth = createAuthPlugin({ tierLimits: { free: { perMinute: 5, perDay: 100 }, pro: null, enterprise: null }, now: () => clock });
   const s = await startServer({ plugins: [health, auth, audit, ops, verificationTestPlugin], config: { auth: { anonymous_rate_per_minute: 100 } } });
   t.teardown(() => s.close());
   const a = await tenant(s);
@@ -94,6 +95,7 @@ t.test('threat summary counts recorded security events; key rotation', async (t)
   t.equal((await s.request('GET', '/logs', { apiKey: a.key })).status, 429);
   t.equal((await s.request('GET', '/logs', { apiKey: reader })).status, 403, 'wrong scope');
   await s.request('POST', '/auth/signin', { body: { email: a.user.email, password: 'wrong password' } });
+  clock += 60_000; // limits are per organisation: the next minute gives its keys room again
 
   const a2 = (await createKey(s, a.token, { name: 'admin2', scopes: ['admin:all'] })).key;
   const th = await s.request('GET', `/admin/security/threats/${a.orgId}`, { apiKey: a2 });
@@ -138,6 +140,7 @@ t.test('threat summary counts recorded security events; key rotation', async (t)
   const logs = await s.request('GET', '/audit/logs?limit=200', { headers: bearer(a.token) });
   const adminEntries = logs.body.logs.filter((l: { status: string; engine: string }) => l.status === 'admin' && l.engine === 'api_key.rotate');
   t.equal(adminEntries.length, 2, 'rotations are in the audit chain');
+  clock += 60_000;
   const th2 = await s.request('GET', `/admin/security/threats/${a.orgId}`, { apiKey: a2 });
   t.equal(th2.body.totals.key_rotations, 2);
 });

@@ -1,0 +1,136 @@
+import { randomBytes } from 'node:crypto';
+import type { App, Plugin } from '../../core/types.js';
+import { hashPassword, provisionApiKey, provisionedPlanOf, revokeUndeclaredKeys, type Accounts, type ApiKeys, type Plans } from '../../plugins/auth/index.js';
+import { provisionAgent, revokeUndeclaredAgents, type Agents } from '../../plugins/agents/index.js';
+import { loadBootstrap, type BootstrapFile } from './file.js';
+
+const FILE_SERVICE = 'provision.bootstrap';
+
+/**
+ * The bootstrap file is applied in two steps, as two plugins of the built-in list:
+ * - `provision-config`, first: reads and validates the file (any problem stops start-up) and adds
+ *   its plans and A2A trust entries to the configuration the auth and a2a plugins read when they
+ *   register — those are settings, owned by the plugins that read them;
+ * - `provision`, last: writes organisations, users, API keys and agents through the auth and agents
+ *   plugins' exported APIs, before the server accepts a request.
+ * Applied at every start: create or update by id, never a duplicate; nothing the file does not
+ * declare is touched unless `prune: true` (and then only inside the declared organisations).
+ */
+export function createProvisioning(o: { env?: NodeJS.ProcessEnv } = {}): { config: Plugin; data: Plugin } {
+  const env = () => o.env ?? process.env;
+  const config: Plugin = {
+    name: 'provision-config',
+    register(app: App) {
+      const path = app.config.bootstrap_file;
+      if (!path) return;
+      const b = loadBootstrap(path, { mode: app.config.mode, env: env() });
+      app.provide(FILE_SERVICE, b);
+      if (b.plans) app.config.limits.plans = { ...app.config.limits.plans, ...b.plans };
+      if (b.a2a_trust?.length) app.config.a2a.trusted_agents = [...currentTrust(app.config.a2a.trusted_agents), ...b.a2a_trust];
+    },
+  };
+  const data: Plugin = {
+    name: 'provision',
+    async register(app: App) {
+      const b = app.service<BootstrapFile>(FILE_SERVICE);
+      if (!b) return;
+      const summary = await applyBootstrap(app, b, env());
+      app.log.info(summary, 'bootstrap file applied');
+    },
+  };
+  return { config, data };
+}
+
+/** a2a.trusted_agents as a list, whichever form the operator wrote it in. */
+function currentTrust(v: string | unknown[]): unknown[] {
+  if (Array.isArray(v)) return v;
+  const text = (v ?? '').trim();
+  if (text.startsWith('[')) {
+    try {
+      return JSON.parse(text) as unknown[];
+    } catch {
+      throw new Error('a2a.trusted_agents (SVC_A2A_TRUSTED_AGENTS): starts with [ but is not valid JSON');
+    }
+  }
+  return text === '' ? [] : text.split(',').map((s) => s.trim()).filter(Boolean);
+}
+
+function need<T>(app: App, name: string, why: string): T {
+  const s = app.service<T>(name);
+  if (!s) throw new Error(`bootstrap file: ${why} needs the ${name} service (is its plugin disabled?)`);
+  return s;
+}
+
+export async function applyBootstrap(app: App, b: BootstrapFile, env: NodeJS.ProcessEnv): Promise<Record<string, number>> {
+  const n = { organizations: 0, users: 0, keys_created: 0, keys_updated: 0, keys_revoked_kept: 0, agents: 0, pruned: 0 };
+  const orgs = b.organizations ?? [];
+  if (orgs.length === 0) return n;
+  const accounts = need<Accounts>(app, 'auth.accounts', 'organisations');
+  const keys = need<ApiKeys>(app, 'auth.keys', 'API keys');
+  const plans = need<Plans>(app, 'auth.plans', 'plans');
+  for (const org of orgs) {
+    if (org.plan !== undefined && !plans.has(org.plan)) {
+      throw new Error(`bootstrap file: organisation ${org.id}: unknown plan ${JSON.stringify(org.plan)}; allowed: ${plans.names().join(', ')}`);
+    }
+  }
+  for (const org of orgs) {
+    await accounts.upsertOrg({ id: org.id, name: org.name, plan: org.plan, planIfNew: provisionedPlanOf(app.config) });
+    n.organizations++;
+    const users = org.users ?? [];
+    for (const u of users) {
+      const existing = await accounts.user(u.id);
+      // no declared hash: keep the one the user has, else one nobody knows (the user cannot sign in)
+      const password = u.password_hash ?? existing?.password ?? (await hashPassword(randomBytes(32).toString('base64url')));
+      await accounts.upsertUser({ id: u.id, email: u.email, orgId: org.id, role: u.role ?? 'member', password });
+      n.users++;
+    }
+    for (const k of org.api_keys ?? []) {
+      const user = users.find((u) => u.id === (k.user ?? users[0]?.id))!;
+      const outcome = await provisionApiKey(app.store, keys, {
+        id: k.id,
+        orgId: org.id,
+        userId: user.id,
+        role: user.role ?? 'member',
+        name: k.name,
+        scopes: k.scopes,
+        a2aSenders: k.a2a_senders,
+        key: k.key_env !== undefined ? env[k.key_env]!.trim() : undefined,
+        digest: k.digest,
+        prefix: k.prefix,
+      });
+      if (outcome === 'created' || outcome === 'replaced') n.keys_created++;
+      else if (outcome === 'updated') n.keys_updated++;
+      else if (outcome === 'revoked_kept') {
+        n.keys_revoked_kept++;
+        app.log.warn({ key_id: k.id, org_id: org.id }, 'bootstrap: this declared API key was revoked and stays revoked; put a new key in the Secret');
+      }
+    }
+    const agentDecls = org.agents ?? [];
+    const registry = agentDecls.length || b.prune ? app.service<Agents>('agents.registry') : undefined;
+    if (agentDecls.length && !registry) throw new Error('bootstrap file: agents need the agents plugin');
+    for (const a of agentDecls) {
+      const outcome = await provisionAgent(app.store, (t) => keys.digest(t), {
+        agentId: a.agent_id,
+        orgId: org.id,
+        name: a.name,
+        agentType: a.agent_type ?? 'autonomous',
+        description: a.description ?? null,
+        permissions: a.permissions ?? [],
+        maxCostPerDay: a.max_cost_per_day ?? null,
+        token: a.token_env !== undefined ? env[a.token_env]!.trim() : undefined,
+        tokenDigest: a.token_digest,
+      });
+      if (outcome === 'revoked_kept') app.log.warn({ agent_id: a.agent_id }, 'bootstrap: this declared agent was revoked and stays revoked');
+      n.agents++;
+    }
+    if (b.prune) {
+      n.pruned += (await revokeUndeclaredKeys(keys, org.id, new Set((org.api_keys ?? []).map((k) => k.id)))).length;
+      if (registry) n.pruned += (await revokeUndeclaredAgents(registry, org.id, new Set(agentDecls.map((a) => a.agent_id)))).length;
+      const keepUsers = new Set(users.map((u) => u.id));
+      for (const u of await accounts.listUsers(org.id)) {
+        if (!keepUsers.has(u.id) && (await accounts.deleteUser(u.id))) n.pruned++;
+      }
+    }
+  }
+  return n;
+}
