@@ -150,8 +150,8 @@ export class ProofgateClient extends ClientBase {
   }
 
   /** GET /openapi.json — auth: none */
-  getOpenapiJson(opts?: CallOptions): Promise<unknown> {
-    return this.call<unknown>({ method: 'GET', path: '/openapi.json', auth: 'none', body: 'none', accept: 'application/json' }, {}, opts);
+  getOpenapiJson(opts?: CallOptions): Promise<T.CoreOpenapi> {
+    return this.call<T.CoreOpenapi>({ method: 'GET', path: '/openapi.json', auth: 'none', body: 'none', accept: 'application/json' }, {}, opts);
   }
 
   /** GET /readyz — auth: none */
@@ -167,6 +167,11 @@ export class ProofgateClient extends ClientBase {
   /** GET /.well-known/jwks.json — auth: none */
   getWellKnownJwksJson(opts?: CallOptions): Promise<T.A2AJwksResponse> {
     return this.call<T.A2AJwksResponse>({ method: 'GET', path: '/.well-known/jwks.json', auth: 'none', body: 'none', accept: 'application/json' }, {}, opts);
+  }
+
+  /** PATCH /admin/orgs/{org_id} — auth: apiKey (admin:all) */
+  patchAdminOrgsByOrgId(params: { org_id: string }, body: T.OpsOrgPatchBody, opts?: CallOptions): Promise<T.OpsOrgPatchResponse> {
+    return this.call<T.OpsOrgPatchResponse>({ method: 'PATCH', path: '/admin/orgs/{org_id}', auth: 'apiKey', body: 'json', accept: 'application/json' }, { params, body }, opts);
   }
 
   /** POST /a2a/intercept — auth: apiKey (verify:read) */
@@ -204,7 +209,7 @@ export class ProofgateClient extends ClientBase {
     return this.call<T.AttestationBadgeUrlResponse>({ method: 'POST', path: '/attestation/{id}/badge-url', auth: 'apiKey', body: 'none', accept: 'application/json' }, { params, query }, opts);
   }
 
-  /** POST /attestation/{id}/revoke — auth: apiKey (attestation:read) */
+  /** POST /attestation/{id}/revoke — auth: apiKey (admin:all) */
   postAttestationByIdRevoke(params: { id: string }, opts?: CallOptions): Promise<T.AttestationRevokeResponse> {
     return this.call<T.AttestationRevokeResponse>({ method: 'POST', path: '/attestation/{id}/revoke', auth: 'apiKey', body: 'none', accept: 'application/json' }, { params }, opts);
   }

@@ -479,7 +479,7 @@ export interface AuditEntry {
   key_id: string | null;
   user_id: string | null;
   request_hash: string | null;
-  status: "verified" | "blocked" | "unverifiable" | "admin";
+  status: "verified" | "blocked" | "unverifiable" | "admin" | "refused";
   engine: string | null;
   http_status: number;
   proof_ref: string | null;
@@ -494,7 +494,7 @@ export interface AuditEntry {
  * via the `definition` "AuditExportQuery".
  */
 export interface AuditExportQuery {
-  status?: "verified" | "blocked" | "unverifiable" | "admin";
+  status?: "verified" | "blocked" | "unverifiable" | "admin" | "refused";
 }
 /**
  * This interface was referenced by `ProofgateSchemas`'s JSON-Schema
@@ -509,7 +509,7 @@ export interface AuditLogIdParams {
  */
 export interface AuditLogsQuery {
   limit?: number;
-  status?: "verified" | "blocked" | "unverifiable" | "admin";
+  status?: "verified" | "blocked" | "unverifiable" | "admin" | "refused";
 }
 /**
  * This interface was referenced by `ProofgateSchemas`'s JSON-Schema
@@ -529,7 +529,7 @@ export interface AuditTenantLogsQuery {
    * next_cursor of the previous page
    */
   cursor?: string;
-  status?: "verified" | "blocked" | "unverifiable" | "admin";
+  status?: "verified" | "blocked" | "unverifiable" | "admin" | "refused";
 }
 /**
  * This interface was referenced by `ProofgateSchemas`'s JSON-Schema
@@ -543,7 +543,7 @@ export interface AuditTenantLogsResponse {
     route: string;
     method: string;
     key_id: string | null;
-    status: "verified" | "blocked" | "unverifiable" | "admin";
+    status: "verified" | "blocked" | "unverifiable" | "admin" | "refused";
     engine: string | null;
     http_status: number;
     constraint_id: string | null;
@@ -617,7 +617,10 @@ export interface AuthMeResponse {
   organization: {
     id: string;
     name: string;
-    tier: "free" | "pro" | "enterprise";
+    /**
+     * the organisation's plan (a name of limits.plans)
+     */
+    tier: string;
   };
 }
 /**
@@ -766,6 +769,18 @@ export interface BatchJob {
   status: "completed";
   created_at?: string;
   completed_at?: string;
+  /**
+   * after it the job is gone (batch.retention_seconds)
+   */
+  expires_at?: string;
+  /**
+   * items of the job, kept or not
+   */
+  total?: number;
+  /**
+   * true when the stored copy kept only the leading results that fit batch.max_stored_bytes
+   */
+  results_truncated?: boolean;
   results: BatchItemResult[];
 }
 /**
@@ -904,6 +919,18 @@ export interface ConsensusResponse {
   developer_fields: {};
   proof_ref: string | null;
   [k: string]: unknown;
+}
+/**
+ * GET /openapi.json: the OpenAPI 3.1 document generated from the route table (validated in the tests against the OpenAPI 3.1 schema).
+ *
+ * This interface was referenced by `ProofgateSchemas`'s JSON-Schema
+ * via the `definition` "CoreOpenapi".
+ */
+export interface CoreOpenapi {
+  openapi: string;
+  info: {};
+  paths: {};
+  components: {};
 }
 /**
  * RFC 9457 problem details: the one error body of the service (application/problem+json).
@@ -1327,6 +1354,116 @@ export interface NaturalLanguageResponse1 {
   };
 }
 /**
+ * Applied at every start, create-or-update by id; nothing undeclared is deleted unless prune is true. See docs/ops.md.
+ *
+ * This interface was referenced by `ProofgateSchemas`'s JSON-Schema
+ * via the `definition` "OpsBootstrap".
+ */
+export interface OpsBootstrap {
+  /**
+   * revoke keys and agents, delete users, of the declared organisations that the file does not declare
+   */
+  prune?: boolean;
+  plans?: {
+    [k: string]: null | {
+      per_minute: number | null;
+      per_day: number | null;
+    };
+  };
+  /**
+   * @maxItems 1000
+   */
+  organizations?: {
+    /**
+     * This interface was referenced by `OpsBootstrap`'s JSON-Schema
+     * via the `definition` "id".
+     */
+    id: string;
+    name: string;
+    plan?: string;
+    users?: {
+      /**
+       * This interface was referenced by `OpsBootstrap`'s JSON-Schema
+       * via the `definition` "id".
+       */
+      id: string;
+      email: string;
+      role?: "owner" | "admin" | "member";
+      /**
+       * what `proofgate users hash-password` prints; absent: the user cannot sign in (keys still act for it)
+       */
+      password_hash?: {
+        alg: "scrypt";
+        N: number;
+        r: number;
+        p: number;
+        salt: string;
+        hash: string;
+      };
+    }[];
+    api_keys?: ({
+      [k: string]: unknown;
+    } & {
+      /**
+       * This interface was referenced by `OpsBootstrap`'s JSON-Schema
+       * via the `definition` "id".
+       */
+      id: string;
+      name: string;
+      /**
+       * id of a declared user of the organisation the key acts for; default the first declared user
+       */
+      user?: string;
+      /**
+       * environment variable holding the plaintext key (from a Secret)
+       */
+      key_env?: string;
+      /**
+       * HMAC-SHA256(SVC_API_KEY_LOOKUP_SECRET, key) as `proofgate keys new` prints it
+       */
+      digest?: string;
+      /**
+       * with digest: the key's prefix (default svc_live_)
+       */
+      prefix?: "svc_live_" | "svc_test_";
+      /**
+       * @minItems 1
+       */
+      scopes?: [
+        "verify:read" | "agent:write" | "attestation:read" | "admin:all",
+        ...("verify:read" | "agent:write" | "attestation:read" | "admin:all")[]
+      ];
+      /**
+       * @maxItems 100
+       */
+      a2a_senders?: string[];
+    })[];
+    agents?: ({
+      [k: string]: unknown;
+    } & {
+      /**
+       * This interface was referenced by `OpsBootstrap`'s JSON-Schema
+       * via the `definition` "id".
+       */
+      agent_id: string;
+      name: string;
+      agent_type?: "autonomous" | "assistant" | "workflow" | "tool";
+      description?: string;
+      permissions?: string[];
+      max_cost_per_day?: number | null;
+      token_env?: string;
+      token_digest?: string;
+    })[];
+  }[];
+  /**
+   * entries added to a2a.trusted_agents (same shape; any jwk field is passed through)
+   */
+  a2a_trust?: {
+    agent_id: string;
+    jwk?: {};
+  }[];
+}
+/**
  * This interface was referenced by `ProofgateSchemas`'s JSON-Schema
  * via the `definition` "OpsMetricsResponse".
  */
@@ -1346,7 +1483,10 @@ export interface OpsMetricsResponse {
   };
   tenants: {
     org_id: string;
-    tier: "free" | "pro" | "enterprise";
+    /**
+     * the organisation's plan (a name of limits.plans)
+     */
+    tier: string;
     entries_total: number;
     last_24h: OpsStatusCounts;
     window_truncated: boolean;
@@ -1361,6 +1501,7 @@ export interface OpsStatusCounts {
   blocked: number;
   unverifiable: number;
   admin: number;
+  refused: number;
 }
 /**
  * This interface was referenced by `ProofgateSchemas`'s JSON-Schema
@@ -1374,6 +1515,33 @@ export interface OpsOrgMetricsResponse {
   last_24h: OpsStatusCounts;
   window_truncated: boolean;
   active_api_keys: number;
+}
+/**
+ * This interface was referenced by `ProofgateSchemas`'s JSON-Schema
+ * via the `definition` "OpsOrgPatchBody".
+ */
+export interface OpsOrgPatchBody {
+  plan?: string;
+  /**
+   * user id → new role; every user must belong to the organisation
+   */
+  user_roles?: {
+    [k: string]: "owner" | "admin" | "member";
+  };
+}
+/**
+ * This interface was referenced by `ProofgateSchemas`'s JSON-Schema
+ * via the `definition` "OpsOrgPatchResponse".
+ */
+export interface OpsOrgPatchResponse {
+  id: string;
+  name: string;
+  plan: string;
+  users: {
+    id: string;
+    email: string;
+    role: "owner" | "admin" | "member";
+  }[];
 }
 /**
  * This interface was referenced by `ProofgateSchemas`'s JSON-Schema

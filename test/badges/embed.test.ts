@@ -63,7 +63,7 @@ t.test('a signed badge URL pasted into an HTML page loads without credentials', 
   t.equal(again.headers.etag, etag);
 
   // revocation changes the image, so the old ETag no longer matches
-  t.equal((await h.request('POST', `/attestation/${id}/revoke`)).status, 200);
+  t.equal((await h.request('POST', `/attestation/${id}/revoke`, { key: 'a-operator' })).status, 200);
   const revoked = await imgGet(src!, { 'if-none-match': etag });
   t.equal(revoked.status, 200);
   t.match(revoked.body, />revoked</);
