@@ -12,7 +12,7 @@ import { WorkerPools } from './workers.js';
 import { createPipeline } from './pipeline.js';
 import { resolvePlugins } from './plugin.js';
 import { kit } from './kit.js';
-import type { App, Authenticator, EngineDef, EngineHandle, OnReplyHook, Plugin, PreHandlerHook, RouteDef } from './types.js';
+import type { App, Authenticator, EngineDef, EngineHandle, OnReplyHook, Plugin, PreHandlerHook, RequestContext, RouteDef } from './types.js';
 
 export const SCHEMAS_DIR = new URL('../../schemas/', import.meta.url);
 
@@ -51,6 +51,7 @@ export async function createApp(opts: CreateOptions): Promise<Kernel> {
   const store = opts.store ?? new LmdbStore(config.data_dir);
   const pools = new WorkerPools(config.workers.threads, log);
   const authenticators = new Map<string, Authenticator>();
+  const credentialPresent = new Map<string, (ctx: RequestContext) => boolean>();
   const hooks = { onRequest: [] as PreHandlerHook[], preHandler: [] as PreHandlerHook[], onReply: [] as OnReplyHook[] };
   const readiness = new Map<string, () => boolean>();
   const closers: Array<() => Promise<void> | void> = [];
@@ -98,9 +99,10 @@ export async function createApp(opts: CreateOptions): Promise<Kernel> {
       return handle;
     },
     engines: () => engines.map((e) => ({ name: e.def.name, version: e.def.version })),
-    authenticator(kind, fn) {
+    authenticator(kind, fn, present) {
       if (authenticators.has(kind)) throw new Error(`${kind} authenticator registered twice`);
       authenticators.set(kind, fn);
+      if (present) credentialPresent.set(kind, present);
     },
     hook(name: 'onRequest' | 'preHandler' | 'onReply', fn: PreHandlerHook | OnReplyHook) {
       (hooks[name] as unknown[]).push(fn);
@@ -124,6 +126,9 @@ export async function createApp(opts: CreateOptions): Promise<Kernel> {
     for (const r of router.routes()) {
       if (!['none', 'apiKey', 'jwt', 'agentToken'].includes(r.auth)) throw new Error(`route ${r.method} ${r.path} has no valid auth kind`);
       if (r.auth === 'apiKey' && !r.scope) throw new Error(`route ${r.method} ${r.path} authenticates by API key but declares no scope`);
+      if (r.authAlso?.length && (r.auth === 'none' || !r.scope || r.authAlso.some((k) => !['apiKey', 'jwt', 'agentToken'].includes(k)))) {
+        throw new Error(`route ${r.method} ${r.path}: authAlso needs an authenticated auth kind, a scope and valid kinds`);
+      }
       for (const id of Object.values(r.schema ?? {})) if (!validator.has(id)) throw new Error(`route ${r.method} ${r.path} names unknown schema ${id}`);
     }
   } catch (err) {
@@ -141,6 +146,7 @@ export async function createApp(opts: CreateOptions): Promise<Kernel> {
     metrics,
     log,
     authenticators,
+    credentialPresent,
     hooks,
     defaultBodyLimit: config.server.body_limit_bytes,
     validateResponses: opts.validateResponses ?? false,

@@ -51,6 +51,7 @@ export interface Config {
     enable_financial_verification: boolean;
     enable_logic_verification: boolean;
     enable_code_verification: boolean;
+    sender_auth: 'on' | 'off';
   };
   llm: {
     provider: 'local' | 'openai' | 'anthropic';

@@ -15,6 +15,8 @@ export interface PipelineDeps {
   metrics: Metrics;
   log: Logger;
   authenticators: Map<string, Authenticator>;
+  /** per auth kind: does a request carry that kind's credential (routes with authAlso) */
+  credentialPresent?: Map<string, (ctx: RequestContext) => boolean>;
   hooks: { onRequest: PreHandlerHook[]; preHandler: PreHandlerHook[]; onReply: OnReplyHook[] };
   defaultBodyLimit: number;
   validateResponses: boolean;
@@ -156,8 +158,13 @@ export function createPipeline(d: PipelineDeps) {
 
 async function authenticate(d: PipelineDeps, route: RouteDef, ctx: RequestContext): Promise<void> {
   if (route.auth === 'none') return;
-  const auth = d.authenticators.get(route.auth);
-  if (!auth) throw new HttpError(Problems.unauthorized, `no ${route.auth} authentication is configured on this server`);
+  let kind: string = route.auth;
+  if (route.authAlso?.length) {
+    const present = d.credentialPresent;
+    kind = [route.auth, ...route.authAlso].find((k) => d.authenticators.has(k) && present?.get(k)?.(ctx)) ?? route.auth;
+  }
+  const auth = d.authenticators.get(kind);
+  if (!auth) throw new HttpError(Problems.unauthorized, `no ${kind} authentication is configured on this server`);
   const principal = await auth(ctx);
   ctx.principal = principal;
   const scope = route.scope;

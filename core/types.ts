@@ -29,6 +29,8 @@ export interface Principal {
   agentId?: string;
   scopes: readonly Scope[];
   tier?: Tier;
+  /** A2A sender ids this API key may speak as (the key's `a2a_senders`); absent: none */
+  a2aSenders?: readonly string[];
 }
 
 export interface UploadedFile {
@@ -87,6 +89,12 @@ export interface RouteInfo {
   method: HttpMethod;
   path: string;
   auth: AuthKind;
+  /**
+   * further credential kinds the route accepts besides `auth`: the first kind (in the order
+   * `auth`, then these) whose credential is present in the request authenticates it; with none
+   * present, `auth` answers (its "missing credential" error)
+   */
+  authAlso?: readonly Exclude<AuthKind, 'none'>[];
   scope?: RouteScope;
   schema?: RouteSchemas;
   /** bytes; 413 past it. Default: config.server.body_limit_bytes */
@@ -144,7 +152,8 @@ export interface App {
   route(def: RouteDef): void;
   engine(def: EngineDef): EngineHandle;
   engines(): ReadonlyArray<{ name: string; version: string }>;
-  authenticator(kind: Exclude<AuthKind, 'none'>, fn: Authenticator): void;
+  /** `present` tells whether a request carries this kind's credential (routes with `authAlso` choose by it) */
+  authenticator(kind: Exclude<AuthKind, 'none'>, fn: Authenticator, present?: (ctx: RequestContext) => boolean): void;
   /** after authentication, before the body is read (rate limits, fail-closed gates) */
   hook(name: 'onRequest', fn: PreHandlerHook): void;
   /** after body validation, just before the handler */

@@ -14,6 +14,8 @@ import { A2AMetrics } from './metrics.js';
 import { registerRoutes, SIGNING_TAG } from './routes.js';
 import { issuerDid, loadSigningKey } from './signer.js';
 import { TrustBoundary } from './trust-boundary.js';
+import { SenderAuthenticator } from './sender-auth.js';
+import { AGENT_SERVICE, type Agents } from '../agents/index.js';
 import { parseBlockedPairs, parseBlocklist, parseTrustedAgents } from './trust-config.js';
 
 /**
@@ -63,7 +65,14 @@ function register(app: App): void {
   boundary.start();
   app.onClose(() => boundary.close());
 
-  const gateway = signer ? new A2AGateway({ signer, boundary, guards, metrics, blockOnError: c.block_on_error, disabled }) : null;
+  const senders = new SenderAuthenticator({
+    mode: c.sender_auth,
+    allowlist,
+    // resolved per request: the agents plugin may be absent (then only bound keys and trust-entry keys count)
+    agentKey: async (orgId, agentId) => (await app.service<Agents>(AGENT_SERVICE)?.get(orgId, agentId))?.public_jwk,
+  });
+  if (c.sender_auth === 'off') app.log.warn('a2a.sender_auth is off: sender ids are claimed, not authenticated; only safe when the co-located agent is the only client');
+  const gateway = signer ? new A2AGateway({ signer, boundary, senders, guards, metrics, blockOnError: c.block_on_error, disabled }) : null;
   if (!signer) {
     // refuse before the body is read: no verdict can be issued, so there is nothing to parse for
     app.hook('onRequest', (ctx) => {
@@ -86,4 +95,5 @@ export { a2aVerifyVerdictCommand } from './cli.js';
 export { GuardRegistry } from './guards/registry.js';
 export type { Guard, GuardContext, GuardOutcome, GuardStatus } from './guards/types.js';
 export { PAYLOAD_TYPES, type AgentMessage, type PayloadType, type VerificationVerdict, type VerdictStatus } from './message.js';
+export { SENDER_NOT_AUTHENTICATED, signedBytes, type SenderAuthMethod } from './sender-auth.js';
 export { JWT_TYP, keyFingerprint, issuerDid, type A2AClaims, type PublicJwk } from './signer.js';

@@ -16,7 +16,8 @@ export interface A2AClaims {
   iat: number;
   exp: number;
   jti: string;
-  svc_a2a: { version: string; verdict: VerdictStatus; engine: string | null; sender: string; receiver: string };
+  /** sender_auth: how the sender id was authenticated (issue 12); `none` in claim-only mode */
+  svc_a2a: { version: string; verdict: VerdictStatus; engine: string | null; sender: string; receiver: string; sender_auth: string };
 }
 
 export interface PublicJwk {
@@ -85,7 +86,7 @@ export class VerdictSigner {
   }
 
   /** Claims for one verdict; `sub` is the caller's sha256Ref of the payload. */
-  claims(o: { sub: string; traceId: string; verdict: VerdictStatus; engine: string | null; sender: string; receiver: string; nowMs: number }): A2AClaims {
+  claims(o: { sub: string; traceId: string; verdict: VerdictStatus; engine: string | null; sender: string; receiver: string; senderAuth: string; nowMs: number }): A2AClaims {
     const iat = Math.floor(o.nowMs / 1000);
     return {
       iss: this.issuer,
@@ -93,7 +94,7 @@ export class VerdictSigner {
       iat,
       exp: iat + this.lifetimeSeconds,
       jti: o.traceId,
-      svc_a2a: { version: CLAIMS_VERSION, verdict: o.verdict, engine: o.engine, sender: o.sender, receiver: o.receiver },
+      svc_a2a: { version: CLAIMS_VERSION, verdict: o.verdict, engine: o.engine, sender: o.sender, receiver: o.receiver, sender_auth: o.senderAuth },
     };
   }
 

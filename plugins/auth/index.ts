@@ -52,7 +52,7 @@ export function createAuthPlugin(opts: AuthOptions = {}): Plugin {
       app.provide(SERVICES.events, events);
       app.provide(SERVICES.limiter, { get: () => limiter, kind: () => limiter.kind });
 
-      app.authenticator('apiKey', apiKeyAuthenticator(keys, tiers, events));
+      app.authenticator('apiKey', apiKeyAuthenticator(keys, tiers, events), (ctx) => ctx.headers['x-api-key'] !== undefined);
       app.authenticator('jwt', jwtAuthenticator(tokens, accounts, tiers));
       app.hook(
         'onRequest',

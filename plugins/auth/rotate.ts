@@ -31,6 +31,7 @@ export function registerRotateRoute(app: App, d: AuthDeps): void {
         scopes: old.scopes,
         test: old.prefix === 'svc_test_',
         rotatedFrom: old.id,
+        a2aSenders: old.a2a_senders,
       });
       const revoked = await d.keys.revoke(p.orgId, old.id);
       if (!revoked) {
