@@ -3,7 +3,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import { HttpError, Problems } from './errors.js';
 import { readBody, mediaType, parseJson, parseMultipart } from './body.js';
-import { toHttpError, writeProblem, writeReply } from './reply.js';
+import { isStreamReply, toHttpError, writeProblem, writeReply, writeStream } from './reply.js';
 import type { Router } from './router.js';
 import type { Validator } from './validate.js';
 import type { Metrics } from './metrics.js';
@@ -128,6 +128,10 @@ export function createPipeline(d: PipelineDeps) {
 
       let reply: Reply = await route.handler(ctx);
       for (const hook of d.hooks.onReply) reply = (await hook(ctx, reply)) ?? reply;
+      if (isStreamReply(reply)) {
+        status = await writeStream(res, reply, responseHeaders);
+        return;
+      }
       if (d.validateResponses && route.schema?.response && (reply.status ?? 200) < 300) {
         const errors = d.validator.check(route.schema.response, reply.body, 'response');
         if (errors.length) {

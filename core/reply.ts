@@ -1,4 +1,6 @@
 import type { ServerResponse } from 'node:http';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import { HttpError, Problems } from './errors.js';
 import { EngineError } from './workers.js';
 import type { Reply } from './types.js';
@@ -26,6 +28,31 @@ export function writeReply(res: ServerResponse, reply: Reply, extraHeaders: Reco
   res.writeHead(status, headers);
   res.end(payload);
   return status;
+}
+
+/**
+ * A reply whose body is a Readable (a relayed upstream answer, an SSE stream) is written chunk by
+ * chunk as it arrives, never buffered; resolves when it is done. A client that goes away destroys
+ * the source, so whatever feeds it (an upstream request) is released.
+ */
+export async function writeStream(res: ServerResponse, reply: Reply & { body: Readable }, extraHeaders: Record<string, string>): Promise<number> {
+  const status = reply.status ?? 200;
+  const headers: Record<string, string> = { ...SECURITY_HEADERS, ...extraHeaders };
+  for (const [k, v] of Object.entries(reply.headers ?? {})) headers[k.toLowerCase()] = v;
+  headers['content-type'] ??= 'application/octet-stream';
+  res.writeHead(status, headers);
+  res.flushHeaders();
+  try {
+    await pipeline(reply.body, res);
+  } catch {
+    // the client left or the source failed mid-body: the status line is gone, only the socket is left to end
+    if (!res.destroyed) res.destroy();
+  }
+  return status;
+}
+
+export function isStreamReply(reply: Reply): reply is Reply & { body: Readable } {
+  return reply.body instanceof Readable;
 }
 
 /** Maps any thrown value to the RFC 9457 body; unknown errors never leak their text. */

@@ -74,7 +74,10 @@ export interface RequestContext {
 export interface Reply {
   status?: number;
   headers?: Record<string, string>;
-  /** JSON-serialisable value, or a string/Buffer sent as-is (set content-type in headers) */
+  /**
+   * JSON-serialisable value, a string/Buffer sent as-is (set content-type in headers), or a
+   * node:stream Readable relayed chunk by chunk (no content-length, no response-schema check)
+   */
   body?: unknown;
 }
 

@@ -19,6 +19,8 @@ import type { Principal } from '../../core/types.js';
 export interface Caller {
   principal: Principal | null;
   raw: Buffer | null;
+  /** how a trusted sidecar authenticated the sender (inbound mode: a vouching verdict) */
+  vouched?: SenderAuthMethod;
 }
 
 /**
@@ -74,7 +76,10 @@ export class A2AGateway {
     let outcome: Outcome;
     let engine: string;
     // step 0, before the boundary: a sender id is believed only when authenticated (issue 12)
-    const who = await this.o.senders.authenticate(sender, msg.signature, caller.raw, caller.principal);
+    const who =
+      caller.vouched !== undefined && caller.vouched !== 'none'
+        ? ({ ok: true, method: caller.vouched } as const)
+        : await this.o.senders.authenticate(sender, msg.signature, caller.raw, caller.principal);
     const senderAuth: SenderAuthMethod = who.method;
     const trust = who.ok ? this.o.boundary.check(caller.principal?.orgId ?? '', sender, receiver, type) : null;
     if (!who.ok) {

@@ -12,6 +12,7 @@ import type { GuardOutcome } from './guards/types.js';
 import type { PayloadType } from './message.js';
 import { A2AMetrics } from './metrics.js';
 import { registerRoutes, SIGNING_TAG } from './routes.js';
+import { registerProxy } from './proxy/index.js';
 import { issuerDid, loadSigningKey } from './signer.js';
 import { TrustBoundary } from './trust-boundary.js';
 import { SenderAuthenticator } from './sender-auth.js';
@@ -81,6 +82,7 @@ function register(app: App): void {
   }
   app.readiness('signing_key', () => signer !== null);
   registerRoutes(app, { gateway, signer, metrics });
+  registerProxy(app, { gateway, signer, signingTag: SIGNING_TAG });
   addIdentity(app, {
     key: 'a2a',
     describe: () => ({ issuer: signer?.issuer ?? issuerDid(deploymentId), kid: signer?.kid ?? null, jwks_path: '/.well-known/jwks.json' }),
@@ -95,5 +97,8 @@ export { a2aVerifyVerdictCommand } from './cli.js';
 export { GuardRegistry } from './guards/registry.js';
 export type { Guard, GuardContext, GuardOutcome, GuardStatus } from './guards/types.js';
 export { PAYLOAD_TYPES, type AgentMessage, type PayloadType, type VerificationVerdict, type VerdictStatus } from './message.js';
+export { RpcCodes as A2A_PROXY_RPC_CODES } from './proxy/jsonrpc.js';
+export { VERDICT_HEADER } from './proxy/outbound.js';
+export { cardSigningBytes } from './proxy/cards.js';
 export { SENDER_NOT_AUTHENTICATED, signedBytes, type SenderAuthMethod } from './sender-auth.js';
 export { JWT_TYP, keyFingerprint, issuerDid, type A2AClaims, type PublicJwk } from './signer.js';

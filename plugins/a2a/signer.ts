@@ -98,6 +98,13 @@ export class VerdictSigner {
     };
   }
 
+  /** A flattened, detached ES256 JWS over `payload` (AgentCard signatures: the card is not embedded). */
+  signDetached(protectedHeader: Record<string, unknown>, payload: Buffer): { protected: string; signature: string } {
+    const prot = b64url(JSON.stringify({ ...protectedHeader, alg: 'ES256', kid: this.kid }));
+    const sig = sign('sha256', Buffer.from(`${prot}.${payload.toString('base64url')}`), { key: this.key, dsaEncoding: 'ieee-p1363' });
+    return { protected: prot, signature: sig.toString('base64url') };
+  }
+
   sign(claims: A2AClaims): string {
     const input = `${this.headerB64}.${b64url(JSON.stringify(claims))}`;
     const sig = sign('sha256', Buffer.from(input), { key: this.key, dsaEncoding: 'ieee-p1363' });
