@@ -24,7 +24,7 @@ export function writeDevConfig(path: string, force = false): void {
   const config = {
     secrets: { jwt_secret_key: secret(), api_key_lookup_secret: secret(), audit_secret_key: secret() },
     attestation: { issuer: 'did:svc:node:staging', key_continuity_policy: 'persistent', signing_key_pem: p256Pkcs8() },
-    a2a: { deployment_id: 'local-dev', signing_key_pem: p256Pkcs8() },
+    a2a: { deployment_id: 'local-dev', signing_key_pem: p256Pkcs8(), peers: {} },
   };
   writeFileSync(path, JSON.stringify(config, null, 2) + '\n', { mode: 0o600, flag: force ? 'w' : 'wx' });
 }
