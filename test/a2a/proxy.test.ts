@@ -1,5 +1,5 @@
 import { createPrivateKey, createPublicKey } from 'node:crypto';
-import { request as httpRequest } from 'node:http';
+import { createServer, request as httpRequest } from 'node:http';
 import t from 'tap';
 import { AgentCard, verifyAgentCardSignature } from '@a2a-js/sdk';
 import { createRemoteJWKSet, jwtVerify } from 'jose';
@@ -150,21 +150,47 @@ t.test('outbound proxy with the SDK as client and peer', async (t) => {
   });
 });
 
-t.test('a tampered AgentCard is refused, never cached', async (t) => {
+t.test('a tampered AgentCard is refused and never cached; a valid one is cached', async (t) => {
   const peer = await startPeer({ tampered: true });
   t.teardown(() => peer.close());
   const s = await sidecar({ peers: { ledger: { url: `${peer.url}/.well-known/agent-card.json`, jwks_url: peer.jwksUrl } } });
   t.teardown(() => s.close());
   const me = await agentToken(s);
+  const card = () => s.request('GET', '/a2a/peers/ledger/.well-known/agent-card.json', { headers: { 'x-agent-token': me.token } });
   for (let i = 0; i < 2; i++) {
-    const r = await s.request('GET', '/a2a/peers/ledger/.well-known/agent-card.json', { headers: { ...V1, 'x-agent-token': me.token } });
+    const r = await card();
     t.equal(r.status, 502, `refused (${i + 1})`);
     t.match(r.body.detail, /signature does not verify/);
   }
+  t.equal(peer.cardFetches(), 2, 'a refused card is fetched again, not served from a cache');
   const m = await s.request('POST', '/a2a/peers/ledger', { body: rpc('SendMessage', { message: wireMessage([{ data: INVOICE }]) }), headers: { ...V1, 'x-agent-token': me.token } });
   t.equal(m.body.error.code, -32053, 'a peer known only by its card is unreachable while the card fails');
   t.equal(m.body.error.data.reason, 'card_refused');
-  t.equal(peer.received.length, 0);
+  t.equal(peer.received.length, 0, 'nothing was sent to it');
+
+  peer.setTampered(false);
+  const fetchesBefore = peer.cardFetches();
+  t.equal((await card()).status, 200, 'the card as signed verifies');
+  t.equal((await card()).status, 200);
+  t.equal(peer.cardFetches(), fetchesBefore + 1, 'a verified card is cached');
+});
+
+t.test('a peer that accepts and never answers: a JSON-RPC error at the deadline, no hang', async (t) => {
+  const sockets = new Set<import('node:net').Socket>();
+  const silent = createServer((req) => req.resume());
+  silent.on('connection', (c) => sockets.add(c));
+  await new Promise<void>((r) => silent.listen(0, '127.0.0.1', r));
+  t.teardown(() => new Promise<void>((r) => { for (const c of sockets) c.destroy(); silent.close(() => r()); }));
+  const port = (silent.address() as import('node:net').AddressInfo).port;
+  const s = await sidecar({ peers: { mute: `http://127.0.0.1:${port}/rpc` }, proxy: { timeout_ms: 200, connect_timeout_ms: 1000 } });
+  t.teardown(() => s.close());
+  const me = await agentToken(s);
+  const r = await s.request('POST', '/a2a/peers/mute', { body: rpc('SendMessage', { message: wireMessage([{ data: INVOICE }]) }), headers: { ...V1, 'x-agent-token': me.token } });
+  t.equal(r.body.error.code, -32053);
+  t.equal(r.body.error.data.reason, 'timeout');
+  const huge = await s.request('POST', '/a2a/peers/mute', { raw: '{"jsonrpc":"2.0","id":1,"method":"SendMessage","params":{"message":{"parts":[{"data":{"claimed_total":1e999,"line_items":[]}}]}}}', headers: { ...V1, 'x-agent-token': me.token, 'content-type': 'application/json' } });
+  t.equal(huge.status, 200, 'a number with no canonical form is a JSON-RPC error, not a 500');
+  t.ok(huge.body.error);
 });
 
 t.test('a peer configured by its signed card is reached through the card', async (t) => {

@@ -17,6 +17,10 @@ export interface Peer {
   /** headers of every JSON-RPC request that reached the peer */
   received: Array<{ headers: IncomingHttpHeaders; method: string }>;
   messages: Message[];
+  /** how many times the card was fetched */
+  cardFetches(): number;
+  /** serve the card changed after signing (true) or as signed (false) */
+  setTampered(v: boolean): void;
   /** released by the test between streamed chunks (proves chunk-by-chunk relay) */
   nextChunk(): void;
   close(): Promise<void>;
@@ -105,14 +109,15 @@ export async function startPeer(o: PeerOptions = {}): Promise<Peer> {
   app.get('/jwks.json', (_req, res) => {
     res.json({ keys: keys ? [{ ...keys.publicKey.export({ format: 'jwk' }), kid: 'peer-key-1', alg: 'ES256', use: 'sig' }] : [] });
   });
-  if (o.tampered) {
-    app.get('/.well-known/agent-card.json', async (_req, res) => {
-      const json = AgentCard.toJSON(await handler.getAgentCard()) as Record<string, unknown>;
-      res.json({ ...json, description: 'books invoices, and wires money elsewhere' });
-    });
-  } else {
-    app.use('/.well-known/agent-card.json', agentCardHandler({ agentCardProvider: handler }));
-  }
+  let tampered = o.tampered === true;
+  let cardFetches = 0;
+  app.get('/.well-known/agent-card.json', async (_req, res, next) => {
+    cardFetches++;
+    if (!tampered) return next();
+    const json = AgentCard.toJSON(await handler.getAgentCard()) as Record<string, unknown>;
+    res.json({ ...json, description: 'books invoices, and wires money elsewhere' });
+  });
+  app.use('/.well-known/agent-card.json', agentCardHandler({ agentCardProvider: handler }));
   app.use('/rpc', (req, _res, next) => {
     received.push({ headers: req.headers, method: req.method });
     next();
@@ -124,6 +129,10 @@ export async function startPeer(o: PeerOptions = {}): Promise<Peer> {
     jwksUrl: `${url}/jwks.json`,
     received,
     messages,
+    cardFetches: () => cardFetches,
+    setTampered(v) {
+      tampered = v;
+    },
     nextChunk() {
       const w = waiting.shift();
       if (w) w();

@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import { HttpError } from '../../../core/errors.js';
 import type { Principal } from '../../../core/types.js';
 import type { A2AGateway, Caller } from '../gateway.js';
 import type { VerdictStatus, VerificationVerdict } from '../message.js';
@@ -35,7 +36,19 @@ export function blocks(v: VerificationVerdict): boolean {
   return v.status === 'error' && (v.details as { blocked?: boolean } | null)?.blocked !== false;
 }
 
+/** A payload the gateway refuses outright (no RFC 8785 form): the caller answers invalid params. */
+export class UnverifiablePayload extends Error {}
+
 export async function decide(gateway: A2AGateway, forwardStatuses: ReadonlySet<VerdictStatus>, d: DecideInput): Promise<Decided> {
+  try {
+    return await decideAll(gateway, forwardStatuses, d);
+  } catch (err) {
+    if (err instanceof HttpError && err.status === 400) throw new UnverifiablePayload(err.message);
+    throw err;
+  }
+}
+
+async function decideAll(gateway: A2AGateway, forwardStatuses: ReadonlySet<VerdictStatus>, d: DecideInput): Promise<Decided> {
   const verdicts: VerificationVerdict[] = [];
   let decision: Decision = 'forward';
   let deciding: VerificationVerdict | undefined;

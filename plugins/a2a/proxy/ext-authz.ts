@@ -4,7 +4,7 @@ import { A2AProblems } from '../errors.js';
 import type { A2AGateway } from '../gateway.js';
 import type { VerdictStatus } from '../message.js';
 import type { PeerConfig } from './config.js';
-import { decide, senderOf } from './decide.js';
+import { decide, senderOf, UnverifiablePayload } from './decide.js';
 import { parseRpc } from './jsonrpc.js';
 import { mapMessage, proofgateMetadata } from './mapping.js';
 import type { ProxyMetrics } from './metrics.js';
@@ -54,7 +54,13 @@ export async function handleExtAuthz(d: ExtAuthzDeps, ctx: RequestContext): Prom
   if (!mapped.ok) throw deny(`invalid message: ${mapped.reason}`);
   const sender = senderOf(ctx.principal, mapped.metadata.sender_agent_id ?? proofgateMetadata(req.params).sender_agent_id);
   if (!sender) throw deny('sender unknown: use an agent token, a key bound to one sender, or name it in metadata.proofgate.sender_agent_id');
-  const decided = await decide(d.gateway, d.forwardStatuses, { sender, receiver, items: mapped.items, caller: { principal: ctx.principal, raw: null }, signal: ctx.signal, log: ctx.log });
+  let decided;
+  try {
+    decided = await decide(d.gateway, d.forwardStatuses, { sender, receiver, items: mapped.items, caller: { principal: ctx.principal, raw: null }, signal: ctx.signal, log: ctx.log });
+  } catch (err) {
+    if (err instanceof UnverifiablePayload) throw deny('invalid message: a payload holds a number outside the range RFC 8785 can represent');
+    throw err;
+  }
   d.metrics.decision(receiver, decided.decision);
   if (decided.decision !== 'forward') {
     const constraint = (decided.deciding.details as { constraint_id?: string } | null)?.constraint_id;

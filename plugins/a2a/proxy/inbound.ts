@@ -7,7 +7,7 @@ import type { A2AClaims } from '../signer.js';
 import { JWT_TYP } from '../signer.js';
 import type { SenderAuthMethod } from '../sender-auth.js';
 import type { TrustedIssuer } from './config.js';
-import { decide } from './decide.js';
+import { decide, UnverifiablePayload } from './decide.js';
 import { parseRpc, rpcError, RpcCodes } from './jsonrpc.js';
 import { mapMessage, proofgateMetadata, type VerificationItem } from './mapping.js';
 import type { ProxyMetrics } from './metrics.js';
@@ -101,14 +101,14 @@ export async function handleInbound(d: InboundDeps, vouchers: Vouchers, ctx: Req
   const voucher = header ? await vouchers.check(header, mapped.items, d.agentId, d.forwardStatuses) : ({ ok: false, reason: 'no verdict' } as Voucher);
   const named = mapped.metadata.sender_agent_id ?? proofgateMetadata(req.params).sender_agent_id;
   const sender = voucher.ok ? voucher.sender : typeof named === 'string' && named ? named : 'unknown';
-  const decided = await decide(d.gateway, d.forwardStatuses, {
-    sender,
-    receiver: d.agentId,
-    items: mapped.items,
-    caller: { principal: null, raw: null, vouched: voucher.ok ? voucher.senderAuth : undefined },
-    signal: ctx.signal,
-    log: ctx.log,
-  });
+  const caller = { principal: null, raw: null, vouched: voucher.ok ? voucher.senderAuth : undefined };
+  let decided;
+  try {
+    decided = await decide(d.gateway, d.forwardStatuses, { sender, receiver: d.agentId, items: mapped.items, caller, signal: ctx.signal, log: ctx.log });
+  } catch (err) {
+    if (err instanceof UnverifiablePayload) return rpcError(req.id, RpcCodes.invalidParams, 'Invalid params: a payload holds a number outside the range RFC 8785 can represent');
+    throw err;
+  }
   d.metrics.decision(d.agentId, decided.decision);
   ctx.log.info({ inbound: true, decision: decided.decision, voucher: voucher.ok ? 'trusted' : voucher.reason, sender }, 'a2a.proxy');
   if (decided.decision !== 'forward') return refusal(req, decided);

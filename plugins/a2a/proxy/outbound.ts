@@ -4,7 +4,7 @@ import type { A2AGateway } from '../gateway.js';
 import type { VerdictStatus } from '../message.js';
 import { CardRefused, type PeerCards } from './cards.js';
 import type { PeerConfig } from './config.js';
-import { decide, senderOf, type Decided } from './decide.js';
+import { decide, senderOf, UnverifiablePayload, type Decided } from './decide.js';
 import { parseRpc, rpcError, RpcCodes, type RpcRequest } from './jsonrpc.js';
 import { mapMessage, proofgateMetadata } from './mapping.js';
 import type { ProxyMetrics } from './metrics.js';
@@ -92,14 +92,12 @@ export async function handleOutbound(d: OutboundDeps, ctx: RequestContext): Prom
     const named = mapped.metadata.sender_agent_id ?? proofgateMetadata(req.params).sender_agent_id;
     const sender = senderOf(ctx.principal, named);
     if (!sender) return rpcError(req.id, RpcCodes.senderUnknown, 'Sender unknown: use an agent token, a key bound to one sender, or name it in metadata.proofgate.sender_agent_id');
-    decided = await decide(d.gateway, d.forwardStatuses, {
-      sender,
-      receiver,
-      items: mapped.items,
-      caller: { principal: ctx.principal, raw: null },
-      signal: ctx.signal,
-      log: ctx.log,
-    });
+    try {
+      decided = await decide(d.gateway, d.forwardStatuses, { sender, receiver, items: mapped.items, caller: { principal: ctx.principal, raw: null }, signal: ctx.signal, log: ctx.log });
+    } catch (err) {
+      if (err instanceof UnverifiablePayload) return rpcError(req.id, RpcCodes.invalidParams, 'Invalid params: a payload holds a number outside the range RFC 8785 can represent');
+      throw err;
+    }
     d.metrics.decision(receiver, decided.decision);
     if (decided.decision !== 'forward') {
       ctx.log.info({ peer: receiver, method: req.method, decision: decided.decision, trace_id: decided.deciding.audit_trace_id }, 'a2a.proxy');
