@@ -129,7 +129,9 @@ t.test('outbound proxy with the SDK as client and peer', async (t) => {
 
   await t.test('JSON-RPC envelope errors and policy', async (t) => {
     const h = { ...V1, 'x-agent-token': me.token };
-    t.equal((await s.request('POST', '/a2a/peers/ledger', { raw: '{nope', headers: { ...h, 'content-type': 'application/json' } })).body.error.code, -32700);
+    const notJson = await s.request('POST', '/a2a/peers/ledger', { raw: '{nope', headers: { ...h, 'content-type': 'application/json' } });
+    t.equal(notJson.status, 400, 'a body that is not JSON is refused by the kernel, problem+json');
+    t.equal((await s.request('POST', '/a2a/peers/ledger', { body: [rpc('SendMessage', {})], headers: h })).status, 400, 'so is a batch');
     t.equal((await s.request('POST', '/a2a/peers/ledger', { body: rpc('tasks/pushNotificationConfig/set', {}), headers: h })).body.error.code, -32601);
     t.equal((await s.request('POST', '/a2a/peers/ledger', { body: rpc('message/send', { message: { parts: [] } }), headers: h })).body.error.code, -32602);
     const chat = await s.request('POST', '/a2a/peers/ledger', { body: rpc('message/send', { message: wireMessage([{ kind: 'text', text: 'hi' }]) }), headers: h });
@@ -228,7 +230,7 @@ t.test('Envoy ext_authz: 200 with the verdict header, 403 with a problem', async
     req.end(body);
   });
   t.equal(byHost, 200, 'the receiver is found by the Host of the original request');
-  t.equal((await s.request('POST', '/ext-authz/', { body: { not: 'rpc' }, headers: h })).status, 403);
+  t.equal((await s.request('POST', '/ext-authz/', { body: { not: 'rpc' }, headers: h })).status, 400, 'not A2A JSON-RPC: refused by the kernel (Envoy denies every non-200)');
   t.equal((await s.request('POST', '/ext-authz/', { body: rpc('SendMessage', {}) })).status, 401);
 });
 

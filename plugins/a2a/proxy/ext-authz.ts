@@ -45,7 +45,7 @@ export async function handleExtAuthz(d: ExtAuthzDeps, ctx: RequestContext): Prom
   if (ctx.method === 'GET') return { status: 200, body: { allowed: true } };
   const receiver = receiverOf(ctx, d.peers);
   if (!receiver) throw deny('no receiver: set x-a2a-receiver or call a configured peer host');
-  const parsed = parseRpc(ctx.rawBody ?? Buffer.alloc(0));
+  const parsed = parseRpc(ctx.body);
   if (!parsed.ok) throw deny('the request is not an A2A JSON-RPC call the gateway passes');
   const req = parsed.req;
   d.metrics.request(receiver, `ext_authz_${req.kind}`);

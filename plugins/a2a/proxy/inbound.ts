@@ -89,7 +89,7 @@ export class Vouchers {
 
 export async function handleInbound(d: InboundDeps, vouchers: Vouchers, ctx: RequestContext): Promise<Reply> {
   const raw = ctx.rawBody ?? Buffer.alloc(0);
-  const parsed = parseRpc(raw);
+  const parsed = parseRpc(ctx.body);
   if (!parsed.ok) return parsed.reply;
   const req = parsed.req;
   d.metrics.request(d.agentId, `inbound_${req.kind}`);

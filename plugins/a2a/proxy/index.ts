@@ -24,6 +24,9 @@ export interface ProxyDeps {
 }
 
 const CRED = { auth: 'apiKey', authAlso: ['agentToken'], scope: 'verify:read' } as const;
+const S = (f: string) => `https://proofgate.dev/schemas/a2a/${f}.json`;
+/** the envelope is checked by the kernel; the raw bytes are what is forwarded */
+const RPC = { bodyType: 'json', schema: { body: S('jsonrpc-request'), response: S('jsonrpc-response') } } as const;
 
 export function registerProxy(app: App, deps: ProxyDeps): void {
   const c = app.config.a2a;
@@ -50,7 +53,8 @@ export function registerProxy(app: App, deps: ProxyDeps): void {
     path: '/a2a/peers/:receiver',
     ...CRED,
     tags,
-    bodyType: 'raw',
+    bodyType: 'json',
+    schema: { ...RPC.schema, params: S('peer.params') },
     bodyLimit,
     handler: (ctx) => handleOutbound({ ...ready(), peers, upstreams, metrics, forwardStatuses }, ctx),
   });
@@ -73,6 +77,7 @@ export function registerProxy(app: App, deps: ProxyDeps): void {
     path: '/a2a/peers/:receiver/.well-known/agent-card.json',
     ...CRED,
     tags,
+    schema: { params: S('peer.params'), response: S('agent-card.response') },
     handler: async (ctx) => {
       const peer = peers.get(ctx.params.receiver);
       if (!peer) throw new HttpError(A2AProblems.unknownPeer, 'no a2a.peers entry for this receiver');
@@ -91,7 +96,7 @@ export function registerProxy(app: App, deps: ProxyDeps): void {
       path: '/a2a/inbound',
       auth: 'none',
       tags,
-      bodyType: 'raw',
+      ...RPC,
       bodyLimit,
       handler: (ctx) => handleInbound({ gateway: ready().gateway, upstreams, metrics, forwardStatuses, agentId, target: inboundTarget, issuers }, vouchers, ctx),
     });
@@ -100,6 +105,7 @@ export function registerProxy(app: App, deps: ProxyDeps): void {
       path: '/.well-known/agent-card.json',
       auth: 'none',
       tags,
+      schema: { response: S('agent-card.response') },
       handler: (ctx) => serveCard(ctx, local, `${base(ctx)}/a2a/inbound`),
     });
   }
@@ -110,7 +116,8 @@ export function registerProxy(app: App, deps: ProxyDeps): void {
       path,
       ...CRED,
       tags,
-      bodyType: method === 'POST' ? 'raw' : 'none',
+      bodyType: method === 'POST' ? 'json' : 'none',
+      schema: { ...(method === 'POST' ? { body: S('jsonrpc-request') } : {}), response: S('ext-authz.response') },
       bodyLimit,
       handler: (ctx) => handleExtAuthz({ gateway: ready().gateway, peers, metrics, forwardStatuses }, ctx),
     });

@@ -56,12 +56,15 @@ export function rpcError(id: RpcId, code: number, message: string, data?: unknow
   };
 }
 
-export function parseRpc(raw: Buffer): ParsedRpc {
-  let v: unknown;
-  try {
-    v = JSON.parse(raw.toString('utf8'));
-  } catch {
-    return { ok: false, reply: rpcError(null, RpcCodes.parseError, 'Parse error') };
+/** `body`: the request as the kernel parsed it, or raw bytes */
+export function parseRpc(body: unknown): ParsedRpc {
+  let v: unknown = body;
+  if (Buffer.isBuffer(body)) {
+    try {
+      v = JSON.parse(body.toString('utf8'));
+    } catch {
+      return { ok: false, reply: rpcError(null, RpcCodes.parseError, 'Parse error') };
+    }
   }
   if (!v || typeof v !== 'object' || Array.isArray(v)) return { ok: false, reply: rpcError(null, RpcCodes.invalidRequest, 'Invalid Request: one JSON-RPC request object (batches are not proxied)') };
   const r = v as Record<string, unknown>;

@@ -78,7 +78,7 @@ export async function relay(
 export async function handleOutbound(d: OutboundDeps, ctx: RequestContext): Promise<Reply> {
   const receiver = ctx.params.receiver;
   const raw = ctx.rawBody ?? Buffer.alloc(0);
-  const parsed = parseRpc(raw);
+  const parsed = parseRpc(ctx.body);
   if (!parsed.ok) return parsed.reply;
   const req = parsed.req;
   const peer = d.peers.get(receiver);
