@@ -70,7 +70,11 @@ function register(app: App): void {
     mode: c.sender_auth,
     allowlist,
     // resolved per request: the agents plugin may be absent (then only bound keys and trust-entry keys count)
-    agentKey: async (orgId, agentId) => (await app.service<Agents>(AGENT_SERVICE)?.get(orgId, agentId))?.public_jwk,
+    agentKey: async (orgId, agentId) => {
+      const rec = await app.service<Agents>(AGENT_SERVICE)?.get(orgId, agentId);
+      // a deleted agent's key signs for nobody
+      return rec && rec.revoked_at === null ? rec.public_jwk : undefined;
+    },
   });
   if (c.sender_auth === 'off') app.log.warn('a2a.sender_auth is off: sender ids are claimed, not authenticated; only safe when the co-located agent is the only client');
   const gateway = signer ? new A2AGateway({ signer, boundary, senders, guards, metrics, blockOnError: c.block_on_error, disabled }) : null;

@@ -155,6 +155,9 @@ t.test('sender authentication on /a2a/intercept', async (t) => {
     const bound = await createKey(s, a.token, { name: 'bound', a2a_senders: [agent.agent_id] });
     blockedAs(t, await send(s, tampered, { 'x-api-key': bound.key }), 'signature_invalid', 'a bad signature blocks even a bound key');
 
+    t.equal((await s.request('DELETE', `/agents/${agent.agent_id}`, { apiKey: a.admin })).status, 200);
+    blockedAs(t, await send(s, { ...msg, signature: sig }, { 'x-api-key': plain.key }), 'no_key_registered', "a deleted agent's key no longer authenticates");
+
     const b = await org(s);
     const relayB = await createKey(s, b.token, { name: 'relay' });
     blockedAs(t, await send(s, { ...msg, signature: sig }, { 'x-api-key': relayB.key }), 'no_key_registered', "another organisation's agent key does not count");
