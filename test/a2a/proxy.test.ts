@@ -206,6 +206,40 @@ t.test('a peer configured by its signed card is reached through the card', async
   t.equal(peer.received.length, 1);
 });
 
+t.test('A2A v0.3 method names and part shapes pass to a v0.3-speaking SDK peer', async (t) => {
+  const peer = await startPeer({ legacy: true });
+  t.teardown(() => peer.close());
+  const s = await sidecar({ peers: { ledger: `${peer.url}/rpc` } });
+  t.teardown(() => s.close());
+  const me = await agentToken(s);
+  const h = { 'a2a-version': '0.3', 'x-agent-token': me.token };
+  const msg = (d: unknown, metadata?: unknown) => ({ kind: 'message', messageId: 'm-03', role: 'user', parts: [{ kind: 'data', data: d }], ...(metadata ? { metadata } : {}) });
+  const ok = await s.request('POST', '/a2a/peers/ledger', { body: rpc('message/send', { message: msg(INVOICE) }), headers: h });
+  t.ok(ok.body.result, `message/send answered by the peer: ${ok.text.slice(0, 200)}`);
+  t.equal(peer.received.length, 1);
+  t.ok(peer.received[0].headers['x-proofgate-verdict']);
+  const bad = await s.request('POST', '/a2a/peers/ledger', { body: rpc('message/send', { message: msg(WRONG) }), headers: h });
+  t.equal(bad.body.error.code, -32050);
+  t.equal(peer.received.length, 1, 'the wrong total did not reach the peer');
+  const res = await fetch(`${s.url}/a2a/peers/ledger`, {
+    method: 'POST',
+    headers: { ...h, 'content-type': 'application/json', accept: 'text/event-stream' },
+    body: JSON.stringify(rpc('message/stream', { message: msg(INVOICE, { stream: true }) })),
+  });
+  t.match(res.headers.get('content-type'), /^text\/event-stream/);
+  const reader = res.body!.getReader();
+  let sse = '';
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    sse += Buffer.from(value).toString();
+    peer.nextChunk();
+  }
+  const events = sse.split('\n\n').filter((e) => e.startsWith('data: ')).map((e) => JSON.parse(e.slice(6)).result);
+  const texts = events.map((e) => e?.status?.message?.parts?.[0]?.text).filter(Boolean);
+  t.same(texts, ['chunk 1', 'chunk 2', 'chunk 3'], 'message/stream relayed in order');
+});
+
 t.test('Envoy ext_authz: 200 with the verdict header, 403 with a problem', async (t) => {
   const s = await sidecar({ peers: { ledger: 'http://ledger.mesh:8080/' } });
   t.teardown(() => s.close());

@@ -31,6 +31,8 @@ export interface PeerOptions {
   signed?: boolean;
   /** serve the signed card with a changed description (signature no longer matches) */
   tampered?: boolean;
+  /** also speak A2A v0.3 (`message/send`, `message/stream`) through the SDK's compat layer */
+  legacy?: boolean;
 }
 
 export const text = (value: string): Part => ({ content: { $case: 'text', value }, metadata: undefined, filename: '', mediaType: '' });
@@ -86,7 +88,10 @@ export async function startPeer(o: PeerOptions = {}): Promise<Peer> {
   const card = {
     name: 'ledger',
     description: 'books invoices',
-    supportedInterfaces: [{ url: `${url}/rpc`, protocolBinding: 'JSONRPC', tenant: '', protocolVersion: '1.0' }],
+    supportedInterfaces: [
+      { url: `${url}/rpc`, protocolBinding: 'JSONRPC', tenant: '', protocolVersion: '1.0' },
+      ...(o.legacy ? [{ url: `${url}/rpc`, protocolBinding: 'JSONRPC', tenant: '', protocolVersion: '0.3' }] : []),
+    ],
     provider: undefined,
     version: '1.0.0',
     capabilities: { streaming: true, pushNotifications: false, extensions: [], extendedAgentCard: false },
@@ -122,7 +127,7 @@ export async function startPeer(o: PeerOptions = {}): Promise<Peer> {
     received.push({ headers: req.headers, method: req.method });
     next();
   });
-  app.use('/rpc', jsonRpcHandler({ requestHandler: handler, userBuilder: UserBuilder.noAuthentication }));
+  app.use('/rpc', jsonRpcHandler({ requestHandler: handler, userBuilder: UserBuilder.noAuthentication, ...(o.legacy ? { legacyCompat: { enabled: true } } : {}) }));
 
   return {
     url,
