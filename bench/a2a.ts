@@ -123,7 +123,7 @@ export async function runA2ABench(options: A2ABenchOptions = {}): Promise<object
       a2a: { deployment_id: 'bench', signing_key_pem: pem, default_allow: true, max_requests_per_minute: 1_000_000_000 },
     } as DeepPartial<Config>,
   });
-  const kernel = await createApp({ config, plugins: [...builtinPlugins, testAuthPlugin(['verify:read'])] });
+  const kernel = await createApp({ config, plugins: [...builtinPlugins, testAuthPlugin(['verify:read'], 'org-bench', ['bench-buyer'])] });
   const { url } = await kernel.listen();
   const raw = await rawServer();
   try {

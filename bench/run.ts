@@ -46,8 +46,14 @@ async function main(): Promise<void> {
     mcpProxy = await mod.runMcpProxyBench();
     console.log('mcp-proxy', JSON.stringify(mcpProxy, null, 2));
   }
+  let a2aProxy: unknown = null;
+  if (!only.length || only.includes('a2a-proxy')) {
+    const mod = (await import(new URL('./a2a-proxy.js', import.meta.url).href)) as { runA2AProxyBench(o?: { requests?: number }): Promise<unknown> };
+    a2aProxy = await mod.runA2AProxyBench(process.env.BENCH_REQUESTS ? { requests: Number(process.env.BENCH_REQUESTS) } : {});
+    console.log('a2a-proxy', JSON.stringify(a2aProxy, null, 2));
+  }
   const { writeFileSync } = await import('node:fs');
-  writeFileSync('bench-results.json', JSON.stringify({ at: new Date().toISOString(), node: process.version, engines: reports, a2a, mcp_proxy: mcpProxy }, null, 2));
+  writeFileSync('bench-results.json', JSON.stringify({ at: new Date().toISOString(), node: process.version, engines: reports, a2a, mcp_proxy: mcpProxy, a2a_proxy: a2aProxy }, null, 2));
   process.exit(0);
 }
 

@@ -14,7 +14,7 @@ import { resolvePlugins } from './plugin.js';
 import { kit } from './kit.js';
 import { buildOpenApi } from './openapi.js';
 import { SERVICE_VERSION } from './version.js';
-import type { App, Authenticator, EngineDef, EngineHandle, OnErrorHook, OnReplyHook, Plugin, PreHandlerHook, RouteDef } from './types.js';
+import type { App, Authenticator, EngineDef, EngineHandle, OnErrorHook, OnReplyHook, Plugin, PreHandlerHook, RequestContext, RouteDef } from './types.js';
 
 export const SCHEMAS_DIR = new URL('../../schemas/', import.meta.url);
 
@@ -55,6 +55,7 @@ export async function createApp(opts: CreateOptions): Promise<Kernel> {
   const store = opts.store ?? new LmdbStore(config.data_dir, { warn: (m) => log.warn({ event: 'data_dir.permissions' }, m) });
   const pools = new WorkerPools(config.workers.threads, log);
   const authenticators = new Map<string, Authenticator>();
+  const credentialPresent = new Map<string, (ctx: RequestContext) => boolean>();
   const hooks = { onRequest: [] as PreHandlerHook[], preHandler: [] as PreHandlerHook[], onReply: [] as OnReplyHook[], onError: [] as OnErrorHook[] };
   const readiness = new Map<string, () => boolean>();
   const closers: Array<() => Promise<void> | void> = [];
@@ -106,9 +107,10 @@ export async function createApp(opts: CreateOptions): Promise<Kernel> {
       return handle;
     },
     engines: () => engines.map((e) => ({ name: e.def.name, version: e.def.version })),
-    authenticator(kind, fn) {
+    authenticator(kind, fn, present) {
       if (authenticators.has(kind)) throw new Error(`${kind} authenticator registered twice`);
       authenticators.set(kind, fn);
+      if (present) credentialPresent.set(kind, present);
     },
     hook(name: 'onRequest' | 'preHandler' | 'onReply' | 'onError', fn: PreHandlerHook | OnReplyHook | OnErrorHook) {
       if (!Object.hasOwn(hooks, name)) throw new Error(`unknown hook ${String(name)}`);
@@ -146,6 +148,9 @@ export async function createApp(opts: CreateOptions): Promise<Kernel> {
     for (const r of router.routes()) {
       if (!['none', 'apiKey', 'jwt', 'agentToken'].includes(r.auth)) throw new Error(`route ${r.method} ${r.path} has no valid auth kind`);
       if (r.auth === 'apiKey' && !r.scope) throw new Error(`route ${r.method} ${r.path} authenticates by API key but declares no scope`);
+      if (r.authAlso?.length && (r.auth === 'none' || !r.scope || r.authAlso.some((k) => !['apiKey', 'jwt', 'agentToken'].includes(k)))) {
+        throw new Error(`route ${r.method} ${r.path}: authAlso needs an authenticated auth kind, a scope and valid kinds`);
+      }
       for (const id of Object.values(r.schema ?? {})) if (!validator.has(id)) throw new Error(`route ${r.method} ${r.path} names unknown schema ${id}`);
     }
   } catch (err) {
@@ -163,6 +168,7 @@ export async function createApp(opts: CreateOptions): Promise<Kernel> {
     metrics,
     log,
     authenticators,
+    credentialPresent,
     hooks,
     defaultBodyLimit: config.server.body_limit_bytes,
     bodyDrainBytes: config.server.body_drain_bytes,

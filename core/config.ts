@@ -54,6 +54,16 @@ export interface Config {
     enable_financial_verification: boolean;
     enable_logic_verification: boolean;
     enable_code_verification: boolean;
+    sender_auth: 'on' | 'off';
+    peers: Record<string, unknown> | string;
+    proxy: {
+      forward_statuses: Array<'forwarded' | 'heuristic_pass' | 'unverifiable'>;
+      timeout_ms: number;
+      connect_timeout_ms: number;
+      connections: number;
+      card_ttl_seconds: number;
+    };
+    inbound: { target: string | null; agent_id: string | null; trusted_issuers: unknown[] | string };
   };
   llm: {
     provider: 'local' | 'openai' | 'anthropic';

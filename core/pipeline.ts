@@ -3,7 +3,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import { HttpError, Problems } from './errors.js';
 import { readBody, mediaType, parseJson, parseMultipart } from './body.js';
-import { problemReply, toHttpError, writeProblem, writeReply } from './reply.js';
+import { isStreamReply, problemReply, toHttpError, writeProblem, writeReply, writeStream } from './reply.js';
 import type { Router } from './router.js';
 import type { Validator } from './validate.js';
 import type { Metrics } from './metrics.js';
@@ -15,6 +15,8 @@ export interface PipelineDeps {
   metrics: Metrics;
   log: Logger;
   authenticators: Map<string, Authenticator>;
+  /** per auth kind: does a request carry that kind's credential (routes with authAlso) */
+  credentialPresent?: Map<string, (ctx: RequestContext) => boolean>;
   hooks: { onRequest: PreHandlerHook[]; preHandler: PreHandlerHook[]; onReply: OnReplyHook[]; onError: OnErrorHook[] };
   defaultBodyLimit: number;
   /** after a 413, how many bytes of a request are read and discarded before the connection is closed */
@@ -130,6 +132,10 @@ export function createPipeline(d: PipelineDeps) {
 
       let reply: Reply = await route.handler(ctx);
       for (const hook of d.hooks.onReply) reply = (await hook(ctx, reply)) ?? reply;
+      if (isStreamReply(reply)) {
+        status = await writeStream(res, reply, responseHeaders);
+        return;
+      }
       if (d.validateResponses && route.schema?.response && (reply.status ?? 200) < 300) {
         const errors = d.validator.check(route.schema.response, reply.body, 'response');
         if (errors.length) {
@@ -174,8 +180,13 @@ async function runErrorHooks(d: PipelineDeps, ctx: RequestContext, err: HttpErro
 
 async function authenticate(d: PipelineDeps, route: RouteDef, ctx: RequestContext): Promise<void> {
   if (route.auth === 'none') return;
-  const auth = d.authenticators.get(route.auth);
-  if (!auth) throw new HttpError(Problems.unauthorized, `no ${route.auth} authentication is configured on this server`);
+  let kind: string = route.auth;
+  if (route.authAlso?.length) {
+    const present = d.credentialPresent;
+    kind = [route.auth, ...route.authAlso].find((k) => d.authenticators.has(k) && present?.get(k)?.(ctx)) ?? route.auth;
+  }
+  const auth = d.authenticators.get(kind);
+  if (!auth) throw new HttpError(Problems.unauthorized, `no ${kind} authentication is configured on this server`);
   const principal = await auth(ctx);
   ctx.principal = principal;
   const scope = route.scope;

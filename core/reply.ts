@@ -1,5 +1,6 @@
 import type { ServerResponse } from 'node:http';
-import { Readable, pipeline } from 'node:stream';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import { HttpError, Problems } from './errors.js';
 import { EngineError } from './workers.js';
 import type { Reply } from './types.js';
@@ -13,11 +14,8 @@ export function writeReply(res: ServerResponse, reply: Reply, extraHeaders: Reco
   const status = reply.status ?? 200;
   const headers: Record<string, string> = { ...SECURITY_HEADERS, ...extraHeaders };
   for (const [k, v] of Object.entries(reply.headers ?? {})) headers[k.toLowerCase()] = v;
-  if (reply.body instanceof Readable) {
-    // a streamed answer (an SSE relay): written as it comes, no length; a client that goes away
-    // destroys the source, which is how its producer learns to stop
-    res.writeHead(status, headers);
-    pipeline(reply.body, res, () => {});
+  if (isStreamReply(reply)) {
+    void writeStream(res, reply, extraHeaders);
     return status;
   }
   let payload: string | Buffer | undefined;
@@ -45,6 +43,31 @@ export function toHttpError(err: unknown): HttpError {
       : new HttpError(Problems.engineUnavailable, 'the engine could not complete the task', { constraintId: `engine.${err.kind}` });
   }
   return new HttpError(Problems.internal, 'an internal error occurred');
+}
+
+/**
+ * A reply whose body is a Readable (a relayed upstream answer, an SSE stream) is written chunk by
+ * chunk as it arrives, never buffered; resolves when it is done. A client that goes away destroys
+ * the source, so whatever feeds it (an upstream request) is released.
+ */
+export async function writeStream(res: ServerResponse, reply: Reply & { body: Readable }, extraHeaders: Record<string, string>): Promise<number> {
+  const status = reply.status ?? 200;
+  const headers: Record<string, string> = { ...SECURITY_HEADERS, ...extraHeaders };
+  for (const [k, v] of Object.entries(reply.headers ?? {})) headers[k.toLowerCase()] = v;
+  headers['content-type'] ??= 'application/octet-stream';
+  res.writeHead(status, headers);
+  res.flushHeaders();
+  try {
+    await pipeline(reply.body, res);
+  } catch {
+    // the client left or the source failed mid-body: the status line is gone, only the socket is left to end
+    if (!res.destroyed) res.destroy();
+  }
+  return status;
+}
+
+export function isStreamReply(reply: Reply): reply is Reply & { body: Readable } {
+  return reply.body instanceof Readable;
 }
 
 /** The reply an error becomes: status, RFC 9457 body, the error's own headers. */

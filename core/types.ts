@@ -31,6 +31,8 @@ export interface Principal {
   agentId?: string;
   scopes: readonly Scope[];
   tier?: Tier;
+  /** A2A sender ids this API key may speak as (the key's `a2a_senders`); absent: none */
+  a2aSenders?: readonly string[];
 }
 
 export interface UploadedFile {
@@ -74,7 +76,10 @@ export interface RequestContext {
 export interface Reply {
   status?: number;
   headers?: Record<string, string>;
-  /** JSON-serialisable value, a string/Buffer sent as-is (set content-type in headers), or a Readable piped as it comes */
+  /**
+   * JSON-serialisable value, a string/Buffer sent as-is (set content-type in headers), or a
+   * node:stream Readable relayed chunk by chunk (no content-length, no response-schema check)
+   */
   body?: unknown;
 }
 
@@ -89,6 +94,12 @@ export interface RouteInfo {
   method: HttpMethod;
   path: string;
   auth: AuthKind;
+  /**
+   * further credential kinds the route accepts besides `auth`: the first kind (in the order
+   * `auth`, then these) whose credential is present in the request authenticates it; with none
+   * present, `auth` answers (its "missing credential" error)
+   */
+  authAlso?: readonly Exclude<AuthKind, 'none'>[];
   scope?: RouteScope;
   schema?: RouteSchemas;
   /** bytes; 413 past it. Default: config.server.body_limit_bytes */
@@ -153,7 +164,8 @@ export interface App {
   route(def: RouteDef): void;
   engine(def: EngineDef): EngineHandle;
   engines(): ReadonlyArray<{ name: string; version: string }>;
-  authenticator(kind: Exclude<AuthKind, 'none'>, fn: Authenticator): void;
+  /** `present` tells whether a request carries this kind's credential (routes with `authAlso` choose by it) */
+  authenticator(kind: Exclude<AuthKind, 'none'>, fn: Authenticator, present?: (ctx: RequestContext) => boolean): void;
   /** after authentication, before the body is read (rate limits, fail-closed gates) */
   hook(name: 'onRequest', fn: PreHandlerHook): void;
   /** after body validation, just before the handler */

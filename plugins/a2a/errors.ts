@@ -9,6 +9,11 @@ export const A2AProblems = {
   signingKeyUnavailable: defineProblem('a2a_signing_key_unavailable', 503, 'Signing key unavailable'),
   /** a payload JSON.parse accepted but RFC 8785 cannot hash (a number outside the double range) */
   payloadNotCanonical: defineProblem('a2a_payload_not_canonical', 400, 'Payload has no canonical JSON form'),
+  /** Envoy ext_authz: the request is denied (the verdict rides in the problem's `verdict`) */
+  extAuthzDenied: defineProblem('a2a_ext_authz_denied', 403, 'Request denied by proofgate'),
+  /** a peer's AgentCard could not be fetched or failed verification */
+  peerCardUnavailable: defineProblem('a2a_peer_card_unavailable', 502, 'Peer AgentCard unavailable'),
+  unknownPeer: defineProblem('a2a_unknown_peer', 404, 'Unknown peer'),
 } as const;
 
 export const SIGNING_KEY_UNAVAILABLE = 'Signing key unavailable';

@@ -12,6 +12,16 @@ import type { AgentMessage, PayloadType, VerdictStatus, VerificationVerdict } fr
 import { TRUST_ENGINE, type A2AMetrics } from './metrics.js';
 import type { VerdictSigner } from './signer.js';
 import type { TrustBoundary } from './trust-boundary.js';
+import { SENDER_NOT_AUTHENTICATED, type SenderAuthenticator, type SenderAuthMethod } from './sender-auth.js';
+import type { Principal } from '../../core/types.js';
+
+/** who handed the message in: the authenticated principal and the body bytes as sent */
+export interface Caller {
+  principal: Principal | null;
+  raw: Buffer | null;
+  /** how a trusted sidecar authenticated the sender (inbound mode: a vouching verdict) */
+  vouched?: SenderAuthMethod;
+}
 
 /**
  * One intercept, start to end: trust boundary → guard → verdict → signature. Everything except the
@@ -22,6 +32,7 @@ import type { TrustBoundary } from './trust-boundary.js';
 export interface GatewayOptions {
   signer: VerdictSigner;
   boundary: TrustBoundary;
+  senders: SenderAuthenticator;
   guards: GuardRegistry;
   metrics: A2AMetrics;
   blockOnError: boolean;
@@ -49,7 +60,7 @@ export class A2AGateway {
     return this.disabledGuards.get(type) ?? this.o.guards.get(type);
   }
 
-  async intercept(msg: AgentMessage, signal: AbortSignal, log: Logger): Promise<VerificationVerdict> {
+  async intercept(msg: AgentMessage, caller: Caller, signal: AbortSignal, log: Logger): Promise<VerificationVerdict> {
     const started = performance.now();
     const traceId = randomUUID();
     const sender = msg.sender_agent_id;
@@ -64,8 +75,17 @@ export class A2AGateway {
 
     let outcome: Outcome;
     let engine: string;
-    const trust = this.o.boundary.check(sender, receiver, type);
-    if (!trust.allowed) {
+    // step 0, before the boundary: a sender id is believed only when authenticated (issue 12)
+    const who =
+      caller.vouched !== undefined && caller.vouched !== 'none'
+        ? ({ ok: true, method: caller.vouched } as const)
+        : await this.o.senders.authenticate(sender, msg.signature, caller.raw, caller.principal);
+    const senderAuth: SenderAuthMethod = who.method;
+    const trust = who.ok ? this.o.boundary.check(caller.principal?.orgId ?? '', sender, receiver, type) : null;
+    if (!who.ok) {
+      engine = TRUST_ENGINE;
+      outcome = { status: 'blocked', reason: who.reason, details: { trust_step: 0, constraint_id: SENDER_NOT_AUTHENTICATED, failure: who.failure } };
+    } else if (trust && !trust.allowed) {
       engine = TRUST_ENGINE;
       outcome = { status: 'blocked', reason: trust.reason, details: trust.details };
     } else {
@@ -78,7 +98,7 @@ export class A2AGateway {
     const status = outcome.status;
     const jwt = UNSIGNED.has(status)
       ? null
-      : this.o.signer.sign(this.o.signer.claims({ sub, traceId, verdict: status, engine, sender, receiver, nowMs }));
+      : this.o.signer.sign(this.o.signer.claims({ sub, traceId, verdict: status, engine, sender, receiver, senderAuth, nowMs }));
     const verdict: VerificationVerdict = {
       status,
       reason: outcome.reason,
@@ -90,7 +110,7 @@ export class A2AGateway {
     };
     const latencyMs = performance.now() - started;
     this.o.metrics.record(status, engine, latencyMs);
-    log.info({ trace_id: traceId, verdict: status, engine, latency_ms: Math.round(latencyMs * 1000) / 1000, sender, receiver, payload_type: type }, 'a2a.intercept');
+    log.info({ trace_id: traceId, verdict: status, engine, latency_ms: Math.round(latencyMs * 1000) / 1000, sender, receiver, payload_type: type, sender_auth: senderAuth, org_id: caller.principal?.orgId }, 'a2a.intercept');
     return verdict;
   }
 

@@ -12,8 +12,11 @@ import type { GuardOutcome } from './guards/types.js';
 import type { PayloadType } from './message.js';
 import { A2AMetrics } from './metrics.js';
 import { registerRoutes, SIGNING_TAG } from './routes.js';
+import { registerProxy } from './proxy/index.js';
 import { issuerDid, loadSigningKey, type VerdictSigner } from './signer.js';
 import { TrustBoundary } from './trust-boundary.js';
+import { SenderAuthenticator } from './sender-auth.js';
+import { AGENT_SERVICE, type Agents } from '../agents/index.js';
 import { parseBlockedPairs, parseBlocklist, parseTrustedAgents } from './trust-config.js';
 
 /**
@@ -66,7 +69,18 @@ function register(app: App): void {
   boundary.start();
   app.onClose(() => boundary.close());
 
-  const gateway = signer ? new A2AGateway({ signer, boundary, guards, metrics, blockOnError: c.block_on_error, disabled }) : null;
+  const senders = new SenderAuthenticator({
+    mode: c.sender_auth,
+    allowlist,
+    // resolved per request: the agents plugin may be absent (then only bound keys and trust-entry keys count)
+    agentKey: async (orgId, agentId) => {
+      const rec = await app.service<Agents>(AGENT_SERVICE)?.get(orgId, agentId);
+      // a deleted agent's key signs for nobody
+      return rec && rec.revoked_at === null ? rec.public_jwk : undefined;
+    },
+  });
+  if (c.sender_auth === 'off') app.log.warn('a2a.sender_auth is off: sender ids are claimed, not authenticated; only safe when the co-located agent is the only client');
+  const gateway = signer ? new A2AGateway({ signer, boundary, senders, guards, metrics, blockOnError: c.block_on_error, disabled }) : null;
   if (!signer) {
     // refuse before the body is read: no verdict can be issued, so there is nothing to parse for
     app.hook('onRequest', (ctx) => {
@@ -75,6 +89,7 @@ function register(app: App): void {
   }
   app.readiness('signing_key', () => signer !== null);
   registerRoutes(app, { gateway, signer, metrics });
+  registerProxy(app, { gateway, signer, signingTag: SIGNING_TAG });
   addIdentity(app, {
     key: 'a2a',
     describe: () => ({ issuer: signer?.issuer ?? issuerDid(deploymentId), kid: signer?.kid ?? null, jwks_path: '/.well-known/jwks.json' }),
@@ -89,4 +104,8 @@ export { a2aVerifyVerdictCommand } from './cli.js';
 export { GuardRegistry } from './guards/registry.js';
 export type { Guard, GuardContext, GuardOutcome, GuardStatus } from './guards/types.js';
 export { PAYLOAD_TYPES, type AgentMessage, type PayloadType, type VerificationVerdict, type VerdictStatus } from './message.js';
+export { RpcCodes as A2A_PROXY_RPC_CODES } from './proxy/jsonrpc.js';
+export { VERDICT_HEADER } from './proxy/outbound.js';
+export { cardSigningBytes } from './proxy/cards.js';
+export { SENDER_NOT_AUTHENTICATED, signedBytes, type SenderAuthMethod } from './sender-auth.js';
 export { JWT_TYP, keyFingerprint, issuerDid, type A2AClaims, type PublicJwk, type VerdictSigner } from './signer.js';

@@ -28,13 +28,15 @@ export function registerRoutes(app: App, d: RouteDeps): void {
     method: 'POST',
     path: '/a2a/intercept',
     auth: 'apiKey',
+    // decisions §5: an agent token speaks for its own agent id only (checked by the sender step)
+    authAlso: ['agentToken'],
     scope: 'verify:read',
     tags: ['a2a', SIGNING_TAG],
     bodyLimit: app.config.a2a.max_payload_size_bytes,
     schema: { body: `${S}/agent-message.json`, response: `${S}/verdict.response.json` },
     async handler(ctx) {
       if (!d.gateway) throw unavailable();
-      return { body: await d.gateway.intercept(ctx.body as AgentMessage, ctx.signal, ctx.log) };
+      return { body: await d.gateway.intercept(ctx.body as AgentMessage, { principal: ctx.principal, raw: ctx.rawBody }, ctx.signal, ctx.log) };
     },
   });
 

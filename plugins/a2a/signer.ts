@@ -16,7 +16,8 @@ export interface A2AClaims {
   iat: number;
   exp: number;
   jti: string;
-  svc_a2a: { version: string; verdict: VerdictStatus; engine: string | null; sender: string; receiver: string };
+  /** sender_auth: how the sender id was authenticated (issue 12); `none` in claim-only mode */
+  svc_a2a: { version: string; verdict: VerdictStatus; engine: string | null; sender: string; receiver: string; sender_auth: string };
 }
 
 export interface PublicJwk {
@@ -85,7 +86,7 @@ export class VerdictSigner {
   }
 
   /** Claims for one verdict; `sub` is the caller's sha256Ref of the payload. */
-  claims(o: { sub: string; traceId: string; verdict: VerdictStatus; engine: string | null; sender: string; receiver: string; nowMs: number }): A2AClaims {
+  claims(o: { sub: string; traceId: string; verdict: VerdictStatus; engine: string | null; sender: string; receiver: string; senderAuth: string; nowMs: number }): A2AClaims {
     const iat = Math.floor(o.nowMs / 1000);
     return {
       iss: this.issuer,
@@ -93,8 +94,15 @@ export class VerdictSigner {
       iat,
       exp: iat + this.lifetimeSeconds,
       jti: o.traceId,
-      svc_a2a: { version: CLAIMS_VERSION, verdict: o.verdict, engine: o.engine, sender: o.sender, receiver: o.receiver },
+      svc_a2a: { version: CLAIMS_VERSION, verdict: o.verdict, engine: o.engine, sender: o.sender, receiver: o.receiver, sender_auth: o.senderAuth },
     };
+  }
+
+  /** A flattened, detached ES256 JWS over `payload` (AgentCard signatures: the card is not embedded). */
+  signDetached(protectedHeader: Record<string, unknown>, payload: Buffer): { protected: string; signature: string } {
+    const prot = b64url(JSON.stringify({ ...protectedHeader, alg: 'ES256', kid: this.kid }));
+    const sig = sign('sha256', Buffer.from(`${prot}.${payload.toString('base64url')}`), { key: this.key, dsaEncoding: 'ieee-p1363' });
+    return { protected: prot, signature: sig.toString('base64url') };
   }
 
   sign(claims: A2AClaims): string {

@@ -1,5 +1,7 @@
 /**
- * Per (sender, receiver) token buckets: step 5 of the trust boundary. Capacity is
+ * Per (organisation, sender, receiver) token buckets: step 5 of the trust boundary. The organisation
+ * of the caller is part of the key and the pair cap is counted per organisation, so one tenant can
+ * neither drain another's buckets nor fill the table against it (issue 12). Capacity is
  * max_requests_per_minute, refill is capacity/60 tokens per second, a new bucket starts full.
  * Buckets idle for `idleMs` are evicted by a sweep every `sweepEveryMs` on an unref'd timer, so an
  * idle gateway holds no state and the timer never keeps the process alive. The clock is injectable
@@ -13,6 +15,7 @@ interface Bucket {
   at: number;
   /** last time a message of this pair was seen, ms (eviction key) */
   seen: number;
+  org: string;
 }
 
 export interface TakeResult {
@@ -29,7 +32,7 @@ export interface BucketOptions {
   idleMs?: number;
   sweepEveryMs?: number;
   /**
-   * Hard cap on live buckets. A new pair past it is denied (fail closed) rather than evicting a
+   * Hard cap on live buckets of one organisation. A new pair past it is denied (fail closed) rather than evicting a
    * live bucket, because evicting one would hand its pair a fresh, full bucket.
    */
   maxPairs?: number;
@@ -43,6 +46,7 @@ export class PairBuckets {
   private readonly sweepEveryMs: number;
   private readonly maxPairs: number;
   private readonly buckets = new Map<string, Bucket>();
+  private readonly perOrg = new Map<string, number>();
   private timer: NodeJS.Timeout | null = null;
 
   constructor(o: BucketOptions) {
@@ -55,21 +59,22 @@ export class PairBuckets {
     this.maxPairs = o.maxPairs ?? 100_000;
   }
 
-  /** ids cannot hold control characters (schema), so NUL separates them unambiguously */
-  static key(sender: string, receiver: string): string {
-    return `${sender}\u0000${receiver}`;
+  /** ids cannot hold control characters (schema; organisation ids are generated), so NUL separates them unambiguously */
+  static key(org: string, sender: string, receiver: string): string {
+    return `${org}\u0000${sender}\u0000${receiver}`;
   }
 
-  take(sender: string, receiver: string): TakeResult {
+  take(org: string, sender: string, receiver: string): TakeResult {
     const now = this.clock();
-    const key = PairBuckets.key(sender, receiver);
+    const key = PairBuckets.key(org, sender, receiver);
     let b = this.buckets.get(key);
     if (!b) {
-      if (this.buckets.size >= this.maxPairs && (this.sweep(), this.buckets.size >= this.maxPairs)) {
+      if (this.sizeOf(org) >= this.maxPairs && (this.sweep(), this.sizeOf(org) >= this.maxPairs)) {
         return { allowed: false, remaining: 0, retryAfterSeconds: Math.ceil(this.sweepEveryMs / 1000) };
       }
-      b = { tokens: this.capacity, at: now, seen: now };
+      b = { tokens: this.capacity, at: now, seen: now, org };
       this.buckets.set(key, b);
+      this.perOrg.set(org, this.sizeOf(org) + 1);
     } else {
       // a clock that steps backwards must not mint tokens
       const elapsed = Math.max(0, now - b.at);
@@ -92,14 +97,22 @@ export class PairBuckets {
     for (const [key, b] of this.buckets) {
       if (now - b.seen >= this.idleMs) {
         this.buckets.delete(key);
+        const left = this.sizeOf(b.org) - 1;
+        if (left > 0) this.perOrg.set(b.org, left);
+        else this.perOrg.delete(b.org);
         evicted++;
       }
     }
     return evicted;
   }
 
-  has(sender: string, receiver: string): boolean {
-    return this.buckets.has(PairBuckets.key(sender, receiver));
+  has(org: string, sender: string, receiver: string): boolean {
+    return this.buckets.has(PairBuckets.key(org, sender, receiver));
+  }
+
+  /** live buckets of one organisation (what its pair cap counts) */
+  sizeOf(org: string): number {
+    return this.perOrg.get(org) ?? 0;
   }
 
   get size(): number {

@@ -31,7 +31,8 @@ export class TrustBoundary {
     this.buckets = new PairBuckets({ capacity: p.maxRequestsPerMinute, clock: this.clock });
   }
 
-  check(sender: string, receiver: string, payloadType: PayloadType): TrustDecision {
+  /** `orgId`: the caller's organisation, whose buckets and pair cap are charged */
+  check(orgId: string, sender: string, receiver: string, payloadType: PayloadType): TrustDecision {
     if (this.p.blocklist.has(sender)) {
       return deny(1, TrustConstraints.senderBlocklisted, 'Sender agent is on the global blocklist');
     }
@@ -45,7 +46,7 @@ export class TrustBoundary {
       const miss = this.allowlistMiss(sender, receiver, payloadType);
       if (miss) return deny(4, TrustConstraints.notAllowlisted, miss.reason, { scope: miss.scope });
     }
-    const t = this.buckets.take(sender, receiver);
+    const t = this.buckets.take(orgId, sender, receiver);
     if (!t.allowed) {
       return deny(5, TrustConstraints.rateLimited, 'Rate limit exceeded for this sender-receiver pair', {
         limit_per_minute: this.buckets.capacity,

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { Ajv, type ErrorObject } from 'ajv';
 import addFormatsImport from 'ajv-formats';
+import { publicJwkProblem, type AgentPublicJwk } from '../agents/index.js';
 import { isValidAgentId, type PayloadType } from './message.js';
 
 // ajv-formats is CommonJS; under NodeNext its default import is the module object
@@ -19,6 +20,8 @@ export interface AllowEntry {
   payloadTypes: ReadonlySet<PayloadType> | null;
   /** epoch ms; null: no expiry */
   validUntil: number | null;
+  /** public key that verifies this agent's message signatures (issue 12); null: none */
+  jwk: AgentPublicJwk | null;
 }
 
 export type Allowlist = ReadonlyMap<string, readonly AllowEntry[]>;
@@ -70,9 +73,11 @@ export function parseTrustedAgents(value: string | unknown[] | null | undefined)
   for (const item of items) {
     let entry: AllowEntry;
     if (typeof item === 'string') {
-      entry = { agentId: item, receivers: null, payloadTypes: null, validUntil: null };
+      entry = { agentId: item, receivers: null, payloadTypes: null, validUntil: null, jwk: null };
     } else {
-      const o = item as { agent_id: string; allowed_receivers?: string[]; allowed_payload_types?: PayloadType[]; valid_until?: string };
+      const o = item as { agent_id: string; allowed_receivers?: string[]; allowed_payload_types?: PayloadType[]; valid_until?: string; jwk?: unknown };
+      const jwkProblem = o.jwk === undefined ? null : publicJwkProblem(o.jwk);
+      if (jwkProblem) throw new TrustConfigError(`a2a.trusted_agents: jwk of ${JSON.stringify(o.agent_id)} ${jwkProblem}`);
       const until = o.valid_until === undefined ? null : Date.parse(o.valid_until);
       if (until !== null && !Number.isFinite(until)) {
         throw new TrustConfigError(`a2a.trusted_agents: valid_until of ${JSON.stringify(o.agent_id)} is not a date`);
@@ -82,6 +87,7 @@ export function parseTrustedAgents(value: string | unknown[] | null | undefined)
         receivers: o.allowed_receivers ? new Set(o.allowed_receivers) : null,
         payloadTypes: o.allowed_payload_types ? new Set(o.allowed_payload_types) : null,
         validUntil: until,
+        jwk: o.jwk === undefined ? null : (o.jwk as AgentPublicJwk),
       };
     }
     const list = out.get(entry.agentId) ?? [];

@@ -20,7 +20,7 @@ const agents: Plugin = {
     const registry = new Agents(app.store, (token) => keys.digest(token));
     const activity = new Activity(app.store);
     app.provide(AGENT_SERVICE, registry);
-    app.authenticator('agentToken', agentTokenAuthenticator(registry));
+    app.authenticator('agentToken', agentTokenAuthenticator(registry), (ctx) => ctx.headers['x-agent-token'] !== undefined);
     registerAgentRoutes(app, { agents: registry, activity });
   },
 };
@@ -28,6 +28,7 @@ const agents: Plugin = {
 export default agents;
 
 export { Agents, AGENT_TOKEN_PATTERN, AGENT_TOKEN_PREFIX, AGENT_TYPES, AGENT_COLLECTIONS, type AgentRecord } from './tokens.js';
+export { publicJwkProblem, jwkAlgorithm, type AgentPublicJwk } from './public-jwk.js';
 export { Activity, ACTIVITY_COLLECTION, type ActivityEntry } from './activity.js';
 export { provisionAgent, revokeUndeclaredAgents, type DeclaredAgent } from './provision.js';
 export { screenQuery, screenToolSchema, CONSTRAINTS as SCREENING_CONSTRAINTS, type Finding } from './screening.js';

@@ -5,6 +5,7 @@ import { diagnosticBody, unverifiable } from '../../core/verdict.js';
 import { Activity, DEFAULT_PAGE } from './activity.js';
 import { AgentProblems } from './errors.js';
 import { collectStrings, QUERY_CHECKS, SCHEMA_CHECKS, screenQuery, screenToolSchema, type Finding } from './screening.js';
+import { publicJwkProblem, type AgentPublicJwk } from './public-jwk.js';
 import { publicAgent, type AgentRecord, type Agents, type AgentType } from './tokens.js';
 import { evaluateTool } from './tools.js';
 import { SERVICES, type AdminAudit } from '../auth/index.js';
@@ -23,6 +24,7 @@ interface RegisterBody {
   description?: string;
   permissions?: string[];
   max_cost_per_day?: number;
+  public_jwk?: AgentPublicJwk;
 }
 
 interface ActionContext {
@@ -109,6 +111,8 @@ export function registerAgentRoutes(app: App, d: RouteDeps): void {
         .filter(({ p }) => !knownEngine(app, p))
         .map(({ p, i }) => ({ field: `/body/permissions/${i}`, message: `unknown engine ${JSON.stringify(p)}` }));
       if (errors.length) throw new HttpError(Problems.validation, 'permissions must name loaded verification engines', { errors });
+      const jwkProblem = b.public_jwk === undefined ? null : publicJwkProblem(b.public_jwk);
+      if (jwkProblem) throw new HttpError(Problems.validation, `public_jwk ${jwkProblem}`, { errors: [{ field: '/body/public_jwk', message: jwkProblem }] });
       const p = ctx.principal!;
       await auditReady(app, ctx);
       const { record, token } = await d.agents.register({
@@ -119,6 +123,7 @@ export function registerAgentRoutes(app: App, d: RouteDeps): void {
         description: b.description ?? null,
         permissions,
         maxCostPerDay: b.max_cost_per_day ?? null,
+        publicJwk: b.public_jwk,
       });
       await d.activity.record(record.agent_id, { action: 'registered', outcome: 'done' });
       await auditRecord(app, ctx, 'agent.register', record.agent_id);

@@ -5,6 +5,7 @@ import type { Store } from '../../core/store.js';
 import type { Authenticator, Principal } from '../../core/types.js';
 import { newId } from '../auth/index.js';
 import { AgentProblems } from './errors.js';
+import { normalizePublicJwk, type AgentPublicJwk } from './public-jwk.js';
 
 /**
  * Agents and their tokens (decisions §5). A token is `svc_agent_` + 32 random bytes base64url; the
@@ -36,6 +37,8 @@ export interface AgentRecord {
   created_at: string;
   created_by_key: string | null;
   revoked_at: string | null;
+  /** verifies the agent's A2A message signatures (issue 12) */
+  public_jwk?: AgentPublicJwk;
 }
 
 export interface NewAgent {
@@ -46,6 +49,7 @@ export interface NewAgent {
   description: string | null;
   permissions: string[];
   maxCostPerDay: number | null;
+  publicJwk?: AgentPublicJwk;
 }
 
 /** what a token is turned into for lookup: the auth plugin's HMAC under the lookup secret */
@@ -79,6 +83,7 @@ export class Agents {
       created_at: new Date().toISOString(),
       created_by_key: a.keyId,
       revoked_at: null,
+      ...(a.publicJwk ? { public_jwk: normalizePublicJwk(a.publicJwk) } : {}),
     };
     // the record first: a digest index entry never points at a record that does not exist
     if (!(await this.records.insert(rec.agent_id, rec))) throw new Error('agent id collision');
@@ -135,6 +140,7 @@ export function publicAgent(r: AgentRecord) {
     permissions: r.permissions,
     max_cost_per_day: r.max_cost_per_day,
     created_at: r.created_at,
+    ...(r.public_jwk ? { public_jwk: r.public_jwk } : {}),
   };
 }
 

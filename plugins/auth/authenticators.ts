@@ -72,6 +72,7 @@ export function apiKeyAuthenticator(keys: ApiKeys, tiers: TierCache, events: Sec
       keyId: rec.id,
       scopes: rec.scopes,
       tier: await tiers.get(rec.org_id),
+      ...(rec.a2a_senders?.length ? { a2aSenders: rec.a2a_senders } : {}),
     };
     checkScope(ctx, p, events);
     return p;

@@ -66,7 +66,7 @@ export function createAuthPlugin(opts: AuthOptions = {}): Plugin {
       app.provide(SERVICES.plans, plans);
       app.provide(SERVICES.orgs, new OrgAdmin(accounts, plans, tiers));
 
-      app.authenticator('apiKey', apiKeyAuthenticator(keys, tiers, events));
+      app.authenticator('apiKey', apiKeyAuthenticator(keys, tiers, events), (ctx) => ctx.headers['x-api-key'] !== undefined);
       app.authenticator('jwt', jwtAuthenticator(tokens, accounts, tiers));
       const limited = app.metrics.counter('svc_rate_limited_total', 'Requests refused with 429 by a rate limit, by kind (anonymous per IP, plan per organisation)', ['kind']);
       const rl: RateLimitOptions = {

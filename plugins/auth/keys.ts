@@ -31,6 +31,8 @@ export interface ApiKeyRecord {
   /** records written before v7.2 lack it and are refused (spec: re-issue) */
   format?: string;
   rotated_from?: string;
+  /** A2A sender ids this key may speak as on /a2a/intercept (issue 12: authenticated, not claimed) */
+  a2a_senders?: string[];
 }
 
 export interface PublicKey {
@@ -40,6 +42,7 @@ export interface PublicKey {
   scopes: Scope[];
   created_at: string;
   created_by: string;
+  a2a_senders?: string[];
 }
 
 export const KEY_COLLECTIONS = { byDigest: 'auth.keys', ids: 'auth.key_ids', byOrg: 'auth.org_keys' } as const;
@@ -58,7 +61,7 @@ export class ApiKeys {
     return hmacSha256Hex(this.lookupSecret, key);
   }
 
-  async create(o: { orgId: string; userId: string; role: Role; name: string; scopes: Scope[]; test?: boolean; rotatedFrom?: string }) {
+  async create(o: { orgId: string; userId: string; role: Role; name: string; scopes: Scope[]; test?: boolean; rotatedFrom?: string; a2aSenders?: readonly string[] }) {
     const prefix = o.test ? 'svc_test_' : 'svc_live_';
     const key = prefix + randomBytes(32).toString('base64url');
     const rec: ApiKeyRecord = {
@@ -74,6 +77,7 @@ export class ApiKeys {
       revoked_at: null,
       format: KEY_FORMAT,
       ...(o.rotatedFrom ? { rotated_from: o.rotatedFrom } : {}),
+      ...(o.a2aSenders?.length ? { a2a_senders: [...new Set(o.a2aSenders)] } : {}),
     };
     if (!(await this.records.insert(rec.digest, rec))) throw new Error('API key digest collision');
     await Promise.all([
@@ -150,5 +154,13 @@ export class ApiKeys {
 }
 
 export function publicKey(r: ApiKeyRecord): PublicKey {
-  return { id: r.id, name: r.name, prefix: r.prefix, scopes: r.scopes, created_at: r.created_at, created_by: r.user_id };
+  return {
+    id: r.id,
+    name: r.name,
+    prefix: r.prefix,
+    scopes: r.scopes,
+    created_at: r.created_at,
+    created_by: r.user_id,
+    ...(r.a2a_senders?.length ? { a2a_senders: r.a2a_senders } : {}),
+  };
 }

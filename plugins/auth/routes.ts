@@ -99,12 +99,19 @@ export function registerAuthRoutes(app: App, d: AuthDeps): void {
     schema: { body: `${S}/api-key.create.body.json`, response: `${S}/api-key.created.response.json` },
     async handler(ctx) {
       const p = principal(ctx);
-      const b = ctx.body as { name: string; scopes?: Scope[]; test?: boolean };
+      const b = ctx.body as { name: string; scopes?: Scope[]; test?: boolean; a2a_senders?: string[] };
       const scopes = grantableScopes(b.scopes, p.role);
+      // binding a key to A2A sender ids lets it speak as them: the same authority as a privileged scope
+      if (b.a2a_senders?.length && p.role !== 'owner' && p.role !== 'admin') {
+        throw new HttpError(AuthProblems.forbiddenScope, 'only an owner or admin may bind a key to A2A senders');
+      }
       await d.audit.ready(ctx);
-      const { record, key } = await d.keys.create({ orgId: p.orgId, userId: p.userId!, role: p.role ?? 'member', name: b.name, scopes, test: b.test });
+      const { record, key } = await d.keys.create({ orgId: p.orgId, userId: p.userId!, role: p.role ?? 'member', name: b.name, scopes, test: b.test, a2aSenders: b.a2a_senders });
       await d.audit.record(ctx, 'api_key.create', `api_key:${record.id}`);
-      return { status: 201, body: { id: record.id, name: record.name, key, created_at: record.created_at, scopes: record.scopes } };
+      return {
+        status: 201,
+        body: { id: record.id, name: record.name, key, created_at: record.created_at, scopes: record.scopes, ...(record.a2a_senders ? { a2a_senders: record.a2a_senders } : {}) },
+      };
     },
   });
 

@@ -57,6 +57,8 @@ export async function gateToolCall(d: GateDeps, server: string, agentId: string,
     engine: VERDICT_ENGINE,
     sender: agentId,
     receiver: `mcp:${server}/${tool}`,
+    // the caller proved it is this agent with its agent token (plugins/mcp authenticates no other way)
+    senderAuth: 'agent_token',
     nowMs: Date.now(),
   });
   const verdict = signer.sign(claims);

@@ -29,6 +29,11 @@ export class ProofgateClient extends ClientBase {
     return this.call<T.A2AMetricsResponse>({ method: 'GET', path: '/a2a/metrics', auth: 'apiKey', body: 'none', accept: 'application/json' }, {}, opts);
   }
 
+  /** GET /a2a/peers/{receiver}/.well-known/agent-card.json — auth: apiKey (verify:read) */
+  getA2aPeersByReceiverWellKnownAgentCardJson(params: { receiver: string }, opts?: CallOptions): Promise<T.A2AAgentCardResponse> {
+    return this.call<T.A2AAgentCardResponse>({ method: 'GET', path: '/a2a/peers/{receiver}/.well-known/agent-card.json', auth: 'apiKey', body: 'none', accept: 'application/json' }, { params }, opts);
+  }
+
   /** GET /admin/compliance/export/csv — auth: apiKey (admin:all) */
   getAdminComplianceExportCsv(opts?: CallOptions): Promise<string> {
     return this.call<string>({ method: 'GET', path: '/admin/compliance/export/csv', auth: 'apiKey', body: 'none', accept: 'text/csv' }, {}, opts);
@@ -114,6 +119,16 @@ export class ProofgateClient extends ClientBase {
     return this.call<string>({ method: 'GET', path: '/badge/verified', auth: 'none', body: 'none', accept: 'image/svg+xml' }, { query }, opts);
   }
 
+  /** GET /ext-authz — auth: apiKey (verify:read) */
+  getExtAuthz(opts?: CallOptions): Promise<T.A2AExtAuthzResponse> {
+    return this.call<T.A2AExtAuthzResponse>({ method: 'GET', path: '/ext-authz', auth: 'apiKey', body: 'none', accept: 'application/json' }, {}, opts);
+  }
+
+  /** GET /ext-authz/* — auth: apiKey (verify:read) */
+  getExtAuthz(opts?: CallOptions): Promise<T.A2AExtAuthzResponse> {
+    return this.call<T.A2AExtAuthzResponse>({ method: 'GET', path: '/ext-authz/*', auth: 'apiKey', body: 'none', accept: 'application/json' }, {}, opts);
+  }
+
   /** GET /health — auth: none */
   getHealth(opts?: CallOptions): Promise<T.HealthHealthResponse> {
     return this.call<T.HealthHealthResponse>({ method: 'GET', path: '/health', auth: 'none', body: 'none', accept: 'application/json' }, {}, opts);
@@ -179,6 +194,11 @@ export class ProofgateClient extends ClientBase {
     return this.call<T.A2AVerdictResponse>({ method: 'POST', path: '/a2a/intercept', auth: 'apiKey', body: 'json', accept: 'application/json' }, { body }, opts);
   }
 
+  /** POST /a2a/peers/{receiver} — auth: apiKey (verify:read) */
+  postA2aPeersByReceiver(params: { receiver: string }, body: T.A2AJsonrpcRequest, opts?: CallOptions): Promise<T.A2AJsonrpcResponse> {
+    return this.call<T.A2AJsonrpcResponse>({ method: 'POST', path: '/a2a/peers/{receiver}', auth: 'apiKey', body: 'json', accept: 'application/json' }, { params, body }, opts);
+  }
+
   /** POST /admin/keys/rotate — auth: apiKey */
   postAdminKeysRotate(body: T.AuthRotateBody, opts?: CallOptions): Promise<T.AuthRotateResponse> {
     return this.call<T.AuthRotateResponse>({ method: 'POST', path: '/admin/keys/rotate', auth: 'apiKey', body: 'json', accept: 'application/json' }, { body }, opts);
@@ -232,6 +252,16 @@ export class ProofgateClient extends ClientBase {
   /** POST /auth/signup — auth: none */
   postAuthSignup(body: T.AuthSignupBody, opts?: CallOptions): Promise<T.AuthSessionResponse> {
     return this.call<T.AuthSessionResponse>({ method: 'POST', path: '/auth/signup', auth: 'none', body: 'json', accept: 'application/json' }, { body }, opts);
+  }
+
+  /** POST /ext-authz — auth: apiKey (verify:read) */
+  postExtAuthz(body: T.A2AJsonrpcRequest, opts?: CallOptions): Promise<T.A2AExtAuthzResponse> {
+    return this.call<T.A2AExtAuthzResponse>({ method: 'POST', path: '/ext-authz', auth: 'apiKey', body: 'json', accept: 'application/json' }, { body }, opts);
+  }
+
+  /** POST /ext-authz/* — auth: apiKey (verify:read) */
+  postExtAuthz(body: T.A2AJsonrpcRequest, opts?: CallOptions): Promise<T.A2AExtAuthzResponse> {
+    return this.call<T.A2AExtAuthzResponse>({ method: 'POST', path: '/ext-authz/*', auth: 'apiKey', body: 'json', accept: 'application/json' }, { body }, opts);
   }
 
   /** POST /mcp/{server} — auth: agentToken (verify:read) */

@@ -24,7 +24,7 @@ export function writeDevConfig(path: string, force = false): void {
   const config = {
     secrets: { jwt_secret_key: secret(), api_key_lookup_secret: secret(), audit_secret_key: secret(), badge_url_secret: secret() },
     attestation: { issuer: 'did:svc:node:staging', key_continuity_policy: 'persistent', signing_key_pem: p256Pkcs8() },
-    a2a: { deployment_id: 'local-dev', signing_key_pem: p256Pkcs8() },
+    a2a: { deployment_id: 'local-dev', signing_key_pem: p256Pkcs8(), peers: {} },
   };
   const text = JSON.stringify(config, null, 2) + '\n';
   if (!force) {

@@ -1,4 +1,5 @@
 import { Writable } from 'node:stream';
+import { SenderAuthenticator } from '../../plugins/a2a/sender-auth.js';
 import { pino } from 'pino';
 import t from 'tap';
 import { A2A_GUARDS_SERVICE, GuardRegistry, type Guard } from '../../plugins/a2a/index.js';
@@ -137,8 +138,9 @@ t.test('one structured info line per intercept: trace id, verdict, engine, laten
   const guards = new GuardRegistry();
   guards.registerBuiltin('general', passthroughGuard);
   const boundary = new TrustBoundary({ blocklist: new Set(), blockedPairs: new Set(), allowlist: new Map(), defaultAllow: true, maxRequestsPerMinute: 60 });
-  const gw = new A2AGateway({ signer: key.signer, boundary, guards, metrics: new A2AMetrics(new Metrics()), blockOnError: true, disabled: new Map() });
-  const v = await gw.intercept(message() as any, new AbortController().signal, log);
+  const senders = new SenderAuthenticator({ mode: 'off', allowlist: new Map(), agentKey: async () => undefined });
+  const gw = new A2AGateway({ signer: key.signer, boundary, senders, guards, metrics: new A2AMetrics(new Metrics()), blockOnError: true, disabled: new Map() });
+  const v = await gw.intercept(message() as any, { principal: null, raw: null }, new AbortController().signal, log);
   t.equal(lines.length, 1);
   t.match(lines[0], { level: 30, msg: 'a2a.intercept', trace_id: v.audit_trace_id, verdict: 'unverifiable', engine: 'passthrough', sender: 'agent-a', receiver: 'agent-b' });
   t.type(lines[0].latency_ms, 'number');

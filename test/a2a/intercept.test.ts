@@ -24,7 +24,7 @@ t.test('verdicts over HTTP: one server, default_allow on', async (t) => {
     t.equal(claims.sub, sha256Ref(payload));
     t.equal(claims.exp - claims.iat, 300);
     t.equal(claims.jti, r.body.audit_trace_id);
-    t.same(claims.svc_a2a, { version: '1.0', verdict: 'forwarded', engine: 'finance_guard', sender: 'agent-a', receiver: 'agent-b' });
+    t.same(claims.svc_a2a, { version: '1.0', verdict: 'forwarded', engine: 'finance_guard', sender: 'agent-a', receiver: 'agent-b', sender_auth: 'none' });
     t.ok(verifyWithJwk(r.body.attestation_jwt, jwks.keys[0]), 'node:crypto verifies it with nothing but the JWKS');
   });
 

@@ -9,76 +9,76 @@ function fakeClock(start = 1_000_000) {
 t.test('a new bucket starts full and empties after capacity messages', async (t) => {
   const c = fakeClock();
   const b = new PairBuckets({ capacity: 3, clock: c.now });
-  t.same([b.take('a', 'b').allowed, b.take('a', 'b').allowed, b.take('a', 'b').allowed], [true, true, true]);
-  const denied = b.take('a', 'b');
+  t.same([b.take('o', 'a', 'b').allowed, b.take('o', 'a', 'b').allowed, b.take('o', 'a', 'b').allowed], [true, true, true]);
+  const denied = b.take('o', 'a', 'b');
   t.equal(denied.allowed, false);
   t.ok(denied.retryAfterSeconds >= 1);
   // the pair is the key: the reverse direction and another receiver have their own buckets
-  t.equal(b.take('b', 'a').allowed, true);
-  t.equal(b.take('a', 'c').allowed, true);
+  t.equal(b.take('o', 'b', 'a').allowed, true);
+  t.equal(b.take('o', 'a', 'c').allowed, true);
 });
 
 t.test('refill is capacity/60 tokens per second, capped at capacity', async (t) => {
   const c = fakeClock();
   const b = new PairBuckets({ capacity: 60, clock: c.now }); // one token per second
-  for (let i = 0; i < 60; i++) t.equal(b.take('a', 'b').allowed, true);
-  t.equal(b.take('a', 'b').allowed, false);
+  for (let i = 0; i < 60; i++) t.equal(b.take('o', 'a', 'b').allowed, true);
+  t.equal(b.take('o', 'a', 'b').allowed, false);
   c.advance(999);
-  t.equal(b.take('a', 'b').allowed, false, 'not yet a whole token');
+  t.equal(b.take('o', 'a', 'b').allowed, false, 'not yet a whole token');
   c.advance(1);
-  t.equal(b.take('a', 'b').allowed, true, 'one token after one second');
-  t.equal(b.take('a', 'b').allowed, false);
+  t.equal(b.take('o', 'a', 'b').allowed, true, 'one token after one second');
+  t.equal(b.take('o', 'a', 'b').allowed, false);
   c.advance(10 * 60_000);
   let n = 0;
-  while (b.take('a', 'b').allowed) n++;
+  while (b.take('o', 'a', 'b').allowed) n++;
   t.equal(n, 60, 'a long idle period refills to capacity, not beyond');
 });
 
 t.test('slow refill: capacity 6 per minute gives one token every 10 s', async (t) => {
   const c = fakeClock();
   const b = new PairBuckets({ capacity: 6, clock: c.now });
-  for (let i = 0; i < 6; i++) b.take('a', 'b');
-  const d = b.take('a', 'b');
+  for (let i = 0; i < 6; i++) b.take('o', 'a', 'b');
+  const d = b.take('o', 'a', 'b');
   t.equal(d.allowed, false);
   t.equal(d.retryAfterSeconds, 10);
   c.advance(9_999);
-  t.equal(b.take('a', 'b').allowed, false);
+  t.equal(b.take('o', 'a', 'b').allowed, false);
   c.advance(1);
-  t.equal(b.take('a', 'b').allowed, true);
+  t.equal(b.take('o', 'a', 'b').allowed, true);
 });
 
 t.test('a clock stepping backwards mints no tokens', async (t) => {
   const c = fakeClock();
   const b = new PairBuckets({ capacity: 2, clock: c.now });
-  b.take('a', 'b');
-  b.take('a', 'b');
+  b.take('o', 'a', 'b');
+  b.take('o', 'a', 'b');
   c.advance(-60_000);
-  t.equal(b.take('a', 'b').allowed, false);
+  t.equal(b.take('o', 'a', 'b').allowed, false);
 });
 
 t.test('buckets idle for 5 minutes are evicted by the sweep; active ones stay', async (t) => {
   const c = fakeClock();
   const b = new PairBuckets({ capacity: 5, clock: c.now });
-  b.take('idle', 'x');
-  b.take('busy', 'x');
+  b.take('o', 'idle', 'x');
+  b.take('o', 'busy', 'x');
   c.advance(4 * 60_000);
-  b.take('busy', 'x');
+  b.take('o', 'busy', 'x');
   t.equal(b.sweep(), 0, 'nothing idle for 5 minutes yet');
   c.advance(60_000 - 1);
   t.equal(b.sweep(), 0, 'one millisecond short of 5 minutes');
   c.advance(1);
   t.equal(b.sweep(), 1);
-  t.notOk(b.has('idle', 'x'));
-  t.ok(b.has('busy', 'x'));
+  t.notOk(b.has('o', 'idle', 'x'));
+  t.ok(b.has('o', 'busy', 'x'));
   // an evicted pair comes back with a full bucket
-  for (let i = 0; i < 5; i++) t.equal(b.take('idle', 'x').allowed, true);
-  t.equal(b.take('idle', 'x').allowed, false);
+  for (let i = 0; i < 5; i++) t.equal(b.take('o', 'idle', 'x').allowed, true);
+  t.equal(b.take('o', 'idle', 'x').allowed, false);
 });
 
 t.test('the sweep runs once a minute on an unref-ed timer that close clears', async (t) => {
   const c = fakeClock();
   const b = new PairBuckets({ capacity: 1, clock: c.now, sweepEveryMs: 20 });
-  b.take('a', 'b');
+  b.take('o', 'a', 'b');
   c.advance(5 * 60_000);
   const timer = b.start();
   t.equal(timer.hasRef(), false, 'the sweep timer does not keep the process alive');
@@ -86,7 +86,7 @@ t.test('the sweep runs once a minute on an unref-ed timer that close clears', as
   await new Promise((r) => setTimeout(r, 80));
   t.equal(b.size, 0, 'the timer swept the idle bucket');
   b.stop();
-  b.take('c', 'd');
+  b.take('o', 'c', 'd');
   c.advance(10 * 60_000);
   await new Promise((r) => setTimeout(r, 60));
   t.equal(b.size, 1, 'no sweep after stop');
@@ -95,14 +95,28 @@ t.test('the sweep runs once a minute on an unref-ed timer that close clears', as
 t.test('past maxPairs a new pair is denied (fail closed) until a sweep frees room', async (t) => {
   const c = fakeClock();
   const b = new PairBuckets({ capacity: 1, clock: c.now, maxPairs: 2 });
-  t.equal(b.take('a', '1').allowed, true);
-  t.equal(b.take('a', '2').allowed, true);
-  t.equal(b.take('a', '3').allowed, false);
+  t.equal(b.take('o', 'a', '1').allowed, true);
+  t.equal(b.take('o', 'a', '2').allowed, true);
+  t.equal(b.take('o', 'a', '3').allowed, false);
   c.advance(5 * 60_000);
-  t.equal(b.take('a', '3').allowed, true, 'the full table is swept before refusing');
+  t.equal(b.take('o', 'a', '3').allowed, true, 'the full table is swept before refusing');
 });
 
 t.test('capacity must be a positive integer', async (t) => {
   t.throws(() => new PairBuckets({ capacity: 0 }));
   t.throws(() => new PairBuckets({ capacity: 1.5 }));
+});
+
+t.test('buckets and the pair cap are per organisation: one tenant cannot drain or fill another', async (t) => {
+  const c = fakeClock();
+  const b = new PairBuckets({ capacity: 2, clock: c.now, maxPairs: 2 });
+  t.same([b.take('org-a', 'x', 'y').allowed, b.take('org-a', 'x', 'y').allowed, b.take('org-a', 'x', 'y').allowed], [true, true, false], 'org-a drained its own bucket');
+  t.equal(b.take('org-b', 'x', 'y').allowed, true, 'the same pair in org-b has a full bucket');
+  t.equal(b.take('org-a', 'x', 'z').allowed, true);
+  t.equal(b.take('org-a', 'x', 'w').allowed, false, 'org-a is at its pair cap');
+  t.equal(b.take('org-b', 'x', 'w').allowed, true, 'org-b still creates pairs');
+  t.same([b.sizeOf('org-a'), b.sizeOf('org-b')], [2, 2]);
+  c.advance(5 * 60_000);
+  t.equal(b.sweep(), 4);
+  t.same([b.sizeOf('org-a'), b.size], [0, 0], 'the per-organisation counts follow evictions');
 });

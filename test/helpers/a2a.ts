@@ -25,7 +25,9 @@ export async function startA2A(a2aConfig: A2AConfig = {}, extra: Plugin[] = [], 
     plugins: [testAuthPlugin(['verify:read']), health, a2a, ...extra],
     config: {
       ...config,
-      a2a: { deployment_id: 'test-deploy', signing_key_pem: KEY_PEM, default_allow: true, ...a2aConfig } as Config['a2a'],
+      // claim-only by default: these servers test the boundary and the guards; the sender-auth tests
+      // (test/a2a/sender-auth.test.ts) turn it on
+      a2a: { deployment_id: 'test-deploy', signing_key_pem: KEY_PEM, default_allow: true, sender_auth: 'off', ...a2aConfig } as Config['a2a'],
     },
   });
 }

@@ -27,15 +27,15 @@ const TEST_A2A = {
  * A stand-in API-key authenticator for plugin tests that do not load the real auth plugin. It goes
  * through the same public authenticator API, accepts exactly TEST_API_KEY and grants `scopes`.
  */
-export function testAuthPlugin(scopes: Scope[] = ['verify:read', 'attestation:read'], orgId = 'org-test'): Plugin {
+export function testAuthPlugin(scopes: Scope[] = ['verify:read', 'attestation:read'], orgId = 'org-test', a2aSenders?: string[]): Plugin {
   return {
     name: 'test-auth',
     register(app) {
       app.authenticator('apiKey', async (ctx) => {
         if (ctx.headers['x-api-key'] !== TEST_API_KEY) throw new HttpError(Problems.unauthorized, 'invalid API key');
-        const p: Principal = { kind: 'apiKey', orgId, keyId: 'key-test', userId: 'user-test', role: 'owner', scopes, tier: 'enterprise' };
+        const p: Principal = { kind: 'apiKey', orgId, keyId: 'key-test', userId: 'user-test', role: 'owner', scopes, tier: 'enterprise', ...(a2aSenders ? { a2aSenders } : {}) };
         return p;
-      });
+      }, (ctx) => ctx.headers['x-api-key'] !== undefined);
     },
   };
 }

@@ -1,0 +1,129 @@
+import { generateKeyPairSync } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Client } from '@a2a-js/sdk/client';
+import { createApp } from '../core/app.js';
+import { loadConfig, type Config, type DeepPartial } from '../core/config.js';
+import { builtinPlugins } from '../sidecar/builtin.js';
+import { testAuthPlugin, TEST_API_KEY, TEST_SECRETS } from '../test/helpers/server.js';
+import { data, sdkClient, startPeer, userMessage } from '../test/helpers/a2a-peer.js';
+
+/**
+ * `npm run bench -- a2a-proxy`: an official-SDK client sending a correct three-line invoice
+ * (`SendMessage`) to an official-SDK server, directly and through the sidecar's
+ * /a2a/peers/{receiver} (finance guard, ES256 verdict, keep-alive pool to the peer), in the same
+ * run and process over loopback. Goal (issue 18): the proxied hop keeps ≥ 50 % of direct throughput
+ * at c=32 and adds ≤ 2 ms p50. Nothing asserts on time; the figures are reported.
+ */
+export interface ProxyBenchOptions {
+  requests?: number;
+  concurrency?: number;
+  warmup?: number;
+}
+
+const INVOICE = {
+  claimed_total: '149.97',
+  line_items: [
+    { description: 'widget', amount: '19.99', quantity: 5 },
+    { description: 'gadget', amount: '49.95', quantity: 1 },
+    { description: 'shipping', amount: '0.07' },
+  ],
+};
+
+interface Stats {
+  requests: number;
+  failed: number;
+  rps: number;
+  p50_ms: number;
+  p99_ms: number;
+}
+
+function percentile(sorted: number[], p: number): number {
+  return sorted.length ? sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] : 0;
+}
+
+async function drive(client: Client, o: Required<ProxyBenchOptions>): Promise<Stats> {
+  const once = async (): Promise<[boolean, number]> => {
+    const t0 = process.hrtime.bigint();
+    let ok = true;
+    try {
+      await client.sendMessage({ message: userMessage([data(INVOICE)]) } as never);
+    } catch {
+      ok = false;
+    }
+    return [ok, Number(process.hrtime.bigint() - t0) / 1e6];
+  };
+  for (let i = 0; i < o.warmup; i++) await once();
+  const latencies: number[] = [];
+  let failed = 0;
+  let next = 0;
+  const started = process.hrtime.bigint();
+  await Promise.all(
+    Array.from({ length: o.concurrency }, async () => {
+      while (next < o.requests) {
+        next++;
+        const [ok, ms] = await once();
+        if (!ok) failed++;
+        latencies.push(ms);
+      }
+    }),
+  );
+  const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+  latencies.sort((a, b) => a - b);
+  const r = (x: number) => Math.round(x * 1000) / 1000;
+  return { requests: o.requests, failed, rps: Math.round(o.requests / seconds), p50_ms: r(percentile(latencies, 50)), p99_ms: r(percentile(latencies, 99)) };
+}
+
+export async function runA2AProxyBench(options: ProxyBenchOptions = {}): Promise<object> {
+  const o: Required<ProxyBenchOptions> = { requests: 3000, concurrency: 32, warmup: 300, ...options };
+  const peer = await startPeer();
+  const dataDir = mkdtempSync(join(tmpdir(), 'proofgate-bench-a2a-proxy-'));
+  const keep = new Set(['health', 'a2a']);
+  const config = loadConfig({
+    env: {},
+    file: null,
+    overrides: {
+      log_level: 'SILENT',
+      data_dir: dataDir,
+      server: { port: 0, host: '127.0.0.1' },
+      secrets: TEST_SECRETS,
+      plugins: { disabled: builtinPlugins.map((p) => p.name).filter((n) => !keep.has(n)), extra: [] },
+      a2a: {
+        deployment_id: 'bench',
+        signing_key_pem: generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
+        default_allow: true,
+        max_requests_per_minute: 1_000_000_000,
+        peers: { ledger: `${peer.url}/rpc` },
+        proxy: { connections: o.concurrency },
+      },
+    } as DeepPartial<Config>,
+  });
+  const kernel = await createApp({ config, plugins: [...builtinPlugins, testAuthPlugin(['verify:read'], 'org-bench', ['bench-buyer'])] });
+  const { url } = await kernel.listen();
+  try {
+    const directClient = await sdkClient(`${peer.url}/`, {});
+    const proxiedClient = await sdkClient(`${url}/a2a/peers/ledger/`, { 'x-api-key': TEST_API_KEY });
+    // interleaved rounds, best of each: JIT warm-up and neighbours' load fall on both sides alike
+    const rounds: Array<{ direct: Stats; proxied: Stats }> = [];
+    for (let i = 0; i < 2; i++) rounds.push({ direct: await drive(directClient, o), proxied: await drive(proxiedClient, o) });
+    const best = (k: 'direct' | 'proxied') => rounds.map((r) => r[k]).sort((a, b) => b.rps - a.rps)[0];
+    const direct = best('direct');
+    const proxied = best('proxied');
+    return {
+      name: 'a2a_proxy',
+      description: 'SDK client -> sidecar /a2a/peers/ledger (finance guard, ES256 verdict) -> SDK server, vs SDK client -> SDK server; loopback, same process',
+      concurrency: o.concurrency,
+      rounds,
+      direct,
+      proxied,
+      throughput_ratio: Math.round((proxied.rps / direct.rps) * 1000) / 1000,
+      added_p50_ms: Math.round((proxied.p50_ms - direct.p50_ms) * 1000) / 1000,
+      goal: 'throughput_ratio >= 0.5 and added_p50_ms <= 2',
+    };
+  } finally {
+    await kernel.close();
+    await peer.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,70 @@
+import { HttpError } from '../../../core/errors.js';
+import type { Reply, RequestContext } from '../../../core/types.js';
+import { A2AProblems } from '../errors.js';
+import type { A2AGateway } from '../gateway.js';
+import type { VerdictStatus } from '../message.js';
+import type { PeerConfig } from './config.js';
+import { decide, senderOf, UnverifiablePayload } from './decide.js';
+import { parseRpc } from './jsonrpc.js';
+import { mapMessage, proofgateMetadata } from './mapping.js';
+import type { ProxyMetrics } from './metrics.js';
+import { VERDICT_HEADER } from './outbound.js';
+
+/**
+ * Envoy `ext_authz` HTTP service (`/ext-authz/<original path>`, request body forwarded): the same
+ * verification as the proxy, without proofgate in the data path. 200 with `X-Proofgate-Verdict`
+ * allows (Envoy copies it upstream via `allowed_upstream_headers`); 403 problem+json with the
+ * verdict denies. The receiver is the `x-a2a-receiver` header, else the configured peer whose URL
+ * host is the request's Host. GETs (AgentCard discovery) and task reads/cancels are allowed after
+ * authentication; anything that is not A2A JSON-RPC is denied.
+ */
+export interface ExtAuthzDeps {
+  gateway: A2AGateway;
+  peers: ReadonlyMap<string, PeerConfig>;
+  metrics: ProxyMetrics;
+  forwardStatuses: ReadonlySet<VerdictStatus>;
+}
+
+function receiverOf(ctx: RequestContext, peers: ReadonlyMap<string, PeerConfig>): string | null {
+  const named = ctx.headers['x-a2a-receiver'];
+  if (typeof named === 'string' && named) return named;
+  const host = ctx.headers.host;
+  if (!host) return null;
+  for (const p of peers.values()) {
+    const u = p.endpoint ?? p.cardUrl;
+    if (u.host === host || u.hostname === host) return p.id;
+  }
+  return null;
+}
+
+function deny(detail: string, extensions: Record<string, unknown> = {}, constraintId?: string): HttpError {
+  return new HttpError(A2AProblems.extAuthzDenied, detail, { extensions, ...(constraintId ? { constraintId } : {}) });
+}
+
+export async function handleExtAuthz(d: ExtAuthzDeps, ctx: RequestContext): Promise<Reply> {
+  if (ctx.method === 'GET') return { status: 200, body: { allowed: true } };
+  const receiver = receiverOf(ctx, d.peers);
+  if (!receiver) throw deny('no receiver: set x-a2a-receiver or call a configured peer host');
+  const parsed = parseRpc(ctx.body);
+  if (!parsed.ok) throw deny('the request is not an A2A JSON-RPC call the gateway passes');
+  const req = parsed.req;
+  d.metrics.request(receiver, `ext_authz_${req.kind}`);
+  if (req.kind === 'get' || req.kind === 'cancel') return { status: 200, body: { allowed: true } };
+  const mapped = mapMessage(req.params.message);
+  if (!mapped.ok) throw deny(`invalid message: ${mapped.reason}`);
+  const sender = senderOf(ctx.principal, mapped.metadata.sender_agent_id ?? proofgateMetadata(req.params).sender_agent_id);
+  if (!sender) throw deny('sender unknown: use an agent token, a key bound to one sender, or name it in metadata.proofgate.sender_agent_id');
+  let decided;
+  try {
+    decided = await decide(d.gateway, d.forwardStatuses, { sender, receiver, items: mapped.items, caller: { principal: ctx.principal, raw: null }, signal: ctx.signal, log: ctx.log });
+  } catch (err) {
+    if (err instanceof UnverifiablePayload) throw deny('invalid message: a payload holds a number outside the range RFC 8785 can represent');
+    throw err;
+  }
+  d.metrics.decision(receiver, decided.decision);
+  if (decided.decision !== 'forward') {
+    const constraint = (decided.deciding.details as { constraint_id?: string } | null)?.constraint_id;
+    throw deny(decided.deciding.reason ?? `verdict ${decided.deciding.status}`, { verdict: decided.deciding }, constraint);
+  }
+  return { status: 200, headers: decided.header ? { [VERDICT_HEADER]: decided.header } : {}, body: { allowed: true } };
+}

@@ -1,0 +1,116 @@
+import { createLocalJWKSet, createRemoteJWKSet, jwtVerify, type JWTVerifyGetKey } from 'jose';
+import { sha256Ref } from '../../../core/canonical.js';
+import type { Reply, RequestContext } from '../../../core/types.js';
+import type { A2AGateway } from '../gateway.js';
+import type { VerdictStatus } from '../message.js';
+import type { A2AClaims } from '../signer.js';
+import { JWT_TYP } from '../signer.js';
+import type { SenderAuthMethod } from '../sender-auth.js';
+import type { TrustedIssuer } from './config.js';
+import { decide, UnverifiablePayload } from './decide.js';
+import { parseRpc, rpcError, RpcCodes } from './jsonrpc.js';
+import { mapMessage, proofgateMetadata, type VerificationItem } from './mapping.js';
+import type { ProxyMetrics } from './metrics.js';
+import { forwardHeaders, refusal, relay, VERDICT_HEADER } from './outbound.js';
+import type { Upstreams } from './upstream.js';
+
+/**
+ * Inbound guard mode (`a2a.inbound.target`): POST /a2a/inbound stands in front of the local agent.
+ * A message is verified the same way as outbound, with the local agent as receiver. A remote sender
+ * holds no credential here, so it is authenticated by vouching: an `X-Proofgate-Verdict` from a
+ * trusted issuer (another sidecar) whose JWTs verify against that issuer's JWKS, are addressed to the
+ * local agent, name one sender, and whose `sub` equals the RFC 8785 hash of each payload this sidecar
+ * maps from the message itself. Without such a voucher the sender is unauthenticated and the
+ * message is blocked (unless sender_auth is off). Task reads and cancels are not accepted inbound:
+ * nothing in them can be vouched for.
+ */
+export interface InboundDeps {
+  gateway: A2AGateway;
+  upstreams: Upstreams;
+  metrics: ProxyMetrics;
+  forwardStatuses: ReadonlySet<VerdictStatus>;
+  agentId: string;
+  target: URL;
+  issuers: readonly TrustedIssuer[];
+}
+
+type Voucher = { ok: true; sender: string; senderAuth: SenderAuthMethod } | { ok: false; reason: string };
+
+export class Vouchers {
+  private readonly keys = new Map<string, JWTVerifyGetKey>();
+
+  constructor(private readonly issuers: readonly TrustedIssuer[]) {
+    for (const i of issuers) {
+      this.keys.set(i.issuer, i.jwks ? createLocalJWKSet(i.jwks as never) : createRemoteJWKSet(i.jwksUrl!, { timeoutDuration: 5000 }));
+    }
+  }
+
+  /** every item needs one verdict of a trusted issuer whose sub is that item's payload hash */
+  async check(header: string, items: readonly VerificationItem[], receiver: string, forwardStatuses: ReadonlySet<VerdictStatus>): Promise<Voucher> {
+    const tokens = header.split(',').map((s) => s.trim()).filter(Boolean);
+    if (tokens.length === 0 || tokens.length > 16) return { ok: false, reason: 'no verdict' };
+    const claims: A2AClaims[] = [];
+    for (const token of tokens) {
+      const c = await this.verifyOne(token);
+      if (!c) return { ok: false, reason: 'a verdict does not verify against a trusted issuer' };
+      claims.push(c);
+    }
+    const senders = new Set(claims.map((c) => c.svc_a2a.sender));
+    if (senders.size !== 1) return { ok: false, reason: 'the verdicts name different senders' };
+    for (const c of claims) {
+      if (c.svc_a2a.receiver !== receiver) return { ok: false, reason: 'a verdict is addressed to another receiver' };
+      if (!forwardStatuses.has(c.svc_a2a.verdict)) return { ok: false, reason: `a verdict is ${c.svc_a2a.verdict}` };
+    }
+    for (const item of items) {
+      const sub = sha256Ref(item.payload);
+      if (!claims.some((c) => c.sub === sub)) return { ok: false, reason: 'the payload hash does not match any verdict' };
+    }
+    return { ok: true, sender: [...senders][0], senderAuth: (claims[0].svc_a2a.sender_auth ?? 'none') as SenderAuthMethod };
+  }
+
+  private async verifyOne(token: string): Promise<A2AClaims | null> {
+    let iss: unknown;
+    try {
+      iss = JSON.parse(Buffer.from(token.split('.')[1] ?? '', 'base64url').toString('utf8')).iss;
+    } catch {
+      return null;
+    }
+    const keys = typeof iss === 'string' ? this.keys.get(iss) : undefined;
+    if (!keys) return null;
+    try {
+      const r = await jwtVerify(token, keys, { algorithms: ['ES256'], typ: JWT_TYP, issuer: iss as string, requiredClaims: ['sub', 'exp', 'iat', 'jti'] });
+      const c = r.payload as unknown as A2AClaims;
+      return c.svc_a2a && typeof c.svc_a2a.sender === 'string' ? c : null;
+    } catch {
+      return null;
+    }
+  }
+}
+
+export async function handleInbound(d: InboundDeps, vouchers: Vouchers, ctx: RequestContext): Promise<Reply> {
+  const raw = ctx.rawBody ?? Buffer.alloc(0);
+  const parsed = parseRpc(ctx.body);
+  if (!parsed.ok) return parsed.reply;
+  const req = parsed.req;
+  d.metrics.request(d.agentId, `inbound_${req.kind}`);
+  if (req.kind !== 'send' && req.kind !== 'stream') return rpcError(req.id, RpcCodes.methodNotFound, 'Method not found: inbound mode accepts message/send and message/stream only');
+  const mapped = mapMessage(req.params.message);
+  if (!mapped.ok) return rpcError(req.id, RpcCodes.invalidParams, `Invalid params: ${mapped.reason}`);
+
+  const header = typeof ctx.headers[VERDICT_HEADER] === 'string' ? (ctx.headers[VERDICT_HEADER] as string) : '';
+  const voucher = header ? await vouchers.check(header, mapped.items, d.agentId, d.forwardStatuses) : ({ ok: false, reason: 'no verdict' } as Voucher);
+  const named = mapped.metadata.sender_agent_id ?? proofgateMetadata(req.params).sender_agent_id;
+  const sender = voucher.ok ? voucher.sender : typeof named === 'string' && named ? named : 'unknown';
+  const caller = { principal: null, raw: null, vouched: voucher.ok ? voucher.senderAuth : undefined };
+  let decided;
+  try {
+    decided = await decide(d.gateway, d.forwardStatuses, { sender, receiver: d.agentId, items: mapped.items, caller, signal: ctx.signal, log: ctx.log });
+  } catch (err) {
+    if (err instanceof UnverifiablePayload) return rpcError(req.id, RpcCodes.invalidParams, 'Invalid params: a payload holds a number outside the range RFC 8785 can represent');
+    throw err;
+  }
+  d.metrics.decision(d.agentId, decided.decision);
+  ctx.log.info({ inbound: true, decision: decided.decision, voucher: voucher.ok ? 'trusted' : voucher.reason, sender }, 'a2a.proxy');
+  if (decided.decision !== 'forward') return refusal(req, decided);
+  return relay(d, d.agentId, d.target, req, raw, forwardHeaders(ctx, decided.header), ctx.signal, { verdict: decided.deciding });
+}
