@@ -54,14 +54,15 @@ function localRef(base: string, ref: string, known: (id: string) => boolean): st
 
 /** `/verify/batch/:job_id` → `/verify/batch/{job_id}` */
 export function openApiPath(path: string): string {
-  return path.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
+  // a trailing wildcard (find-my-way `*`) is the path parameter `path`, which may hold slashes
+  return path.replace(/:([A-Za-z0-9_]+)/g, '{$1}').replace(/\/\*$/, '/{path}');
 }
 
 /** `POST /verify/math` → `postVerifyMath`, `GET /verify/batch/:job_id` → `getVerifyBatchByJobId` */
 export function operationId(r: Pick<RouteInfo, 'method' | 'path'>): string {
   const camel = (s: string) => s.split(/[^A-Za-z0-9]+/).filter(Boolean).map((w) => w[0].toUpperCase() + w.slice(1)).join('');
   const parts = r.path.split('/').filter(Boolean);
-  const words = parts.map((p) => (p.startsWith(':') ? 'By' + camel(p.slice(1)) : camel(p)));
+  const words = parts.map((p) => (p === '*' ? 'ByPath' : p.startsWith(':') ? 'By' + camel(p.slice(1)) : camel(p)));
   return r.method.toLowerCase() + words.join('');
 }
 
@@ -74,6 +75,7 @@ function problem(description: string) {
 function parameters(r: RouteInfo, schemas: SchemaSource): object[] {
   const out: object[] = [];
   const names = [...r.path.matchAll(/:([A-Za-z0-9_]+)/g)].map((m) => m[1]);
+  if (r.path.endsWith('/*')) names.push('path');
   const paramsSchema = r.schema?.params ? (schemas.get(r.schema.params) as { properties?: Record<string, unknown> }) : undefined;
   for (const name of names) {
     const s = paramsSchema?.properties?.[name];

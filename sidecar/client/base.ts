@@ -98,7 +98,8 @@ export class ClientBase {
     const path = spec.path.replace(/\{([A-Za-z0-9_]+)\}/g, (_, name: string) => {
       const v = input.params?.[name];
       if (typeof v !== 'string' || !v) throw new TypeError(`path parameter ${name} is required`);
-      return encodeURIComponent(v);
+      // `path` is a wildcard tail: its slashes separate segments, each encoded on its own
+      return name === 'path' ? v.split('/').map(encodeURIComponent).join('/') : encodeURIComponent(v);
     });
     const qs = new URLSearchParams();
     for (const [k, v] of Object.entries(input.query ?? {})) if (v !== undefined) qs.set(k, String(v));

@@ -124,9 +124,9 @@ export class ProofgateClient extends ClientBase {
     return this.call<T.A2AExtAuthzResponse>({ method: 'GET', path: '/ext-authz', auth: 'apiKey', body: 'none', accept: 'application/json' }, {}, opts);
   }
 
-  /** GET /ext-authz/* — auth: apiKey (verify:read) */
-  getExtAuthz(opts?: CallOptions): Promise<T.A2AExtAuthzResponse> {
-    return this.call<T.A2AExtAuthzResponse>({ method: 'GET', path: '/ext-authz/*', auth: 'apiKey', body: 'none', accept: 'application/json' }, {}, opts);
+  /** GET /ext-authz/{path} — auth: apiKey (verify:read) */
+  getExtAuthzByPath(params: { path: string }, opts?: CallOptions): Promise<T.A2AExtAuthzResponse> {
+    return this.call<T.A2AExtAuthzResponse>({ method: 'GET', path: '/ext-authz/{path}', auth: 'apiKey', body: 'none', accept: 'application/json' }, { params }, opts);
   }
 
   /** GET /health — auth: none */
@@ -259,9 +259,9 @@ export class ProofgateClient extends ClientBase {
     return this.call<T.A2AExtAuthzResponse>({ method: 'POST', path: '/ext-authz', auth: 'apiKey', body: 'json', accept: 'application/json' }, { body }, opts);
   }
 
-  /** POST /ext-authz/* — auth: apiKey (verify:read) */
-  postExtAuthz(body: T.A2AJsonrpcRequest, opts?: CallOptions): Promise<T.A2AExtAuthzResponse> {
-    return this.call<T.A2AExtAuthzResponse>({ method: 'POST', path: '/ext-authz/*', auth: 'apiKey', body: 'json', accept: 'application/json' }, { body }, opts);
+  /** POST /ext-authz/{path} — auth: apiKey (verify:read) */
+  postExtAuthzByPath(params: { path: string }, body: T.A2AJsonrpcRequest, opts?: CallOptions): Promise<T.A2AExtAuthzResponse> {
+    return this.call<T.A2AExtAuthzResponse>({ method: 'POST', path: '/ext-authz/{path}', auth: 'apiKey', body: 'json', accept: 'application/json' }, { params, body }, opts);
   }
 
   /** POST /mcp/{server} — auth: agentToken (verify:read) */

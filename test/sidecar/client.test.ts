@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { builtinPlugins } from '../../sidecar/builtin.js';
 import { ProofgateClient, ProofgateError, toVerificationContext, verifyA2AVerdict } from '../../sidecar/client/index.js';
 import { generateClient } from '../../sidecar/client/generate.js';
+import { openApiPath } from '../../core/openapi.js';
 import { startServer, untilReady } from '../helpers/server.js';
 
 const SRC = (f: string) => readFileSync(fileURLToPath(new URL(`../../../sidecar/client/${f}`, import.meta.url)), 'utf8');
@@ -17,7 +18,7 @@ t.test('the committed client is what the route table generates (npm run gen:clie
   t.equal(SRC('types.gen.ts'), out.types, 'types.gen.ts is current');
   t.equal(SRC('client.gen.ts'), out.client, 'client.gen.ts is current');
   for (const r of s.kernel.routes) {
-    const name = (s.kernel.openapi() as any).paths[`/v1${r.path.replace(/:([A-Za-z0-9_]+)/g, '{$1}')}`][r.method.toLowerCase()].operationId;
+    const name = (s.kernel.openapi() as any).paths[`/v1${openApiPath(r.path)}`][r.method.toLowerCase()].operationId;
     t.ok(typeof (ProofgateClient.prototype as any)[name] === 'function', `client method ${name} for ${r.method} ${r.path}`);
   }
 });
