@@ -143,6 +143,7 @@ export async function createApp(opts: CreateOptions): Promise<Kernel> {
     authenticators,
     hooks,
     defaultBodyLimit: config.server.body_limit_bytes,
+    maxJsonDepth: config.server.max_json_depth,
     validateResponses: opts.validateResponses ?? false,
     isClosing: () => closing,
     shutdownSignal: shutdown.signal,

@@ -3,6 +3,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import { HttpError, Problems } from './errors.js';
 import { readBody, mediaType, parseJson, parseMultipart } from './body.js';
+import { assertFieldsDepth, assertJsonDepth, DEFAULT_MAX_JSON_DEPTH } from './json-depth.js';
 import { toHttpError, writeProblem, writeReply } from './reply.js';
 import type { Router } from './router.js';
 import type { Validator } from './validate.js';
@@ -17,6 +18,8 @@ export interface PipelineDeps {
   authenticators: Map<string, Authenticator>;
   hooks: { onRequest: PreHandlerHook[]; preHandler: PreHandlerHook[]; onReply: OnReplyHook[] };
   defaultBodyLimit: number;
+  /** deepest object/array nesting of a JSON body or JSON multipart field (server.max_json_depth) */
+  maxJsonDepth?: number;
   validateResponses: boolean;
   isClosing(): boolean;
   shutdownSignal: AbortSignal;
@@ -51,6 +54,7 @@ function parseQuery(qs: string): Record<string, unknown> {
  * catch at the end is the only place an error body is written.
  */
 export function createPipeline(d: PipelineDeps) {
+  const maxDepth = d.maxJsonDepth ?? DEFAULT_MAX_JSON_DEPTH;
   return async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const started = process.hrtime.bigint();
     const id = requestId(req);
@@ -112,9 +116,15 @@ export function createPipeline(d: PipelineDeps) {
       if (bodyType !== 'none') {
         const raw = await readBody(req, route.bodyLimit ?? d.defaultBodyLimit);
         (ctx as { rawBody: Buffer | null }).rawBody = raw;
-        if (bodyType === 'json') ctx.body = parseJson(raw, mediaType(req));
-        else if (bodyType === 'multipart') ctx.body = await parseMultipart(raw, req.headers, route.bodyLimit ?? d.defaultBodyLimit);
-        else ctx.body = raw;
+        // the depth cap comes before any parse or walk of the body (docs/errors.md, too_deep)
+        if (bodyType === 'json') {
+          assertJsonDepth(raw, maxDepth);
+          ctx.body = parseJson(raw, mediaType(req));
+        } else if (bodyType === 'multipart') {
+          const mp = await parseMultipart(raw, req.headers, route.bodyLimit ?? d.defaultBodyLimit);
+          assertFieldsDepth(mp.fields, maxDepth);
+          ctx.body = mp;
+        } else ctx.body = raw;
       }
       if (route.schema?.params) d.validator.assert(route.schema.params, ctx.params, 'params');
       if (route.schema?.query) d.validator.assert(route.schema.query, ctx.query, 'query');
