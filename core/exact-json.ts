@@ -182,3 +182,88 @@ export function exactOf(node: unknown): unknown {
   if (!parsed.has(key)) parsed.set(key, exactAt(parseExactJson(src.raw), src.path));
   return parsed.get(key);
 }
+
+/** Exponents of 3+ digits or 309+ digit runs: the only texts JSON.parse can turn into ±Infinity. */
+const MAYBE_OVERFLOW = /[eE]\+?\d{3}|\d{309}/;
+
+function hasNonFinite(value: unknown): boolean {
+  const stack: unknown[] = [value];
+  while (stack.length) {
+    const v = stack.pop();
+    if (typeof v === 'number') {
+      if (!Number.isFinite(v)) return true;
+    } else if (v && typeof v === 'object') {
+      for (const k in v as Record<string, unknown>) stack.push((v as Record<string, unknown>)[k]);
+    }
+  }
+  return false;
+}
+
+/** Exact tree → JSON values: numbers inside the double range as numbers, beyond it as their text. */
+function beyondRangeAsText(value: unknown): unknown {
+  const root = { v: value };
+  const stack: Array<Record<string, unknown> | unknown[]> = [root];
+  while (stack.length) {
+    const o = stack.pop()!;
+    for (const k of Object.keys(o)) {
+      const v = (o as Record<string, unknown>)[k];
+      if (v instanceof ExactNumber) {
+        const n = v.toNumber();
+        (o as Record<string, unknown>)[k] = Number.isFinite(n) ? n : v.text;
+      } else if (v && typeof v === 'object') stack.push(v as Record<string, unknown>);
+    }
+  }
+  return root.v;
+}
+
+/**
+ * The kernel's guard against silent Infinity (issue 12, item 3): a JSON number beyond the double
+ * range never reaches a handler as ±Infinity. A route that declares `exactNumbers` receives it as
+ * its exact text (a string, which its schema and handler read as an exact decimal); any other route
+ * answers 400 `number_out_of_range`. Costs one regex test unless such a number is present.
+ */
+export function guardNumberRange(value: unknown, raw: Buffer, exactNumbers: boolean): unknown {
+  if (value === null || typeof value !== 'object' || !MAYBE_OVERFLOW.test(raw.toString('latin1'))) return value;
+  if (!hasNonFinite(value)) return value;
+  if (!exactNumbers) {
+    throw new HttpError(Problems.numberOutOfRange, 'the body holds a number beyond the double range (about ±1.8e308); send it as a string where the route accepts numeric strings');
+  }
+  return beyondRangeAsText(parseExactJson(raw));
+}
+
+/**
+ * The exact text of a top-level member's number (`{"tolerance": 1e-999}` → `"1e-999"`), found by
+ * one linear scan of the body (no parse, no allocation beyond the key): what a handler uses to
+ * read one or two claimed numbers of a large body without re-reading all of it. Undefined when the
+ * member is absent or not a number; the last occurrence wins, as with JSON.parse.
+ */
+export function exactMember(raw: Buffer | string, key: string): string | undefined {
+  const s = typeof raw === 'string' ? raw : raw.toString('utf8');
+  let depth = 0;
+  let found: string | undefined;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c === 0x22) {
+      const start = i;
+      for (i++; i < s.length; i++) {
+        const d = s.charCodeAt(i);
+        if (d === 0x5c) i++;
+        else if (d === 0x22) break;
+      }
+      if (depth !== 1) continue;
+      let j = i + 1;
+      while (j < s.length && /\s/.test(s[j])) j++;
+      if (s[j] !== ':') continue;
+      const text = s.slice(start, i + 1);
+      const name = text.indexOf('\\') === -1 ? text.slice(1, -1) : (JSON.parse(text) as string);
+      if (name !== key) continue;
+      j++;
+      while (j < s.length && /\s/.test(s[j])) j++;
+      NUMBER.lastIndex = j;
+      const m = NUMBER.exec(s);
+      found = m ? m[0] : undefined;
+    } else if (c === 0x7b || c === 0x5b) depth++;
+    else if (c === 0x7d || c === 0x5d) depth--;
+  }
+  return found;
+}

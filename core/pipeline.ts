@@ -3,6 +3,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import { HttpError, Problems } from './errors.js';
 import { readBody, mediaType, parseJson, parseMultipart } from './body.js';
+import { guardNumberRange } from './exact-json.js';
 import { assertFieldsDepth, assertJsonDepth, DEFAULT_MAX_JSON_DEPTH } from './json-depth.js';
 import { toHttpError, writeProblem, writeReply } from './reply.js';
 import type { Router } from './router.js';
@@ -119,7 +120,7 @@ export function createPipeline(d: PipelineDeps) {
         // the depth cap comes before any parse or walk of the body (docs/errors.md, too_deep)
         if (bodyType === 'json') {
           assertJsonDepth(raw, maxDepth);
-          ctx.body = parseJson(raw, mediaType(req));
+          ctx.body = guardNumberRange(parseJson(raw, mediaType(req)), raw, route.exactNumbers === true);
         } else if (bodyType === 'multipart') {
           const mp = await parseMultipart(raw, req.headers, route.bodyLimit ?? d.defaultBodyLimit);
           assertFieldsDepth(mp.fields, maxDepth);
