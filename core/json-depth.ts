@@ -19,23 +19,27 @@ const CLOSE_BRACKET = 0x5d;
 /**
  * Deepest nesting of objects/arrays in JSON text (`{}` at the top is depth 1), stopping as soon as
  * `stopAbove` is passed. Brackets inside strings do not count. UTF-8 continuation bytes are never
- * ASCII, so scanning bytes is exact; a string is scanned through its UTF-16 code units.
+ * ASCII, so scanning bytes is exact (a JS string is scanned through its UTF-8 bytes).
  */
 export function jsonDepth(text: Buffer | string, stopAbove = Infinity): number {
-  const isString = typeof text === 'string';
-  const n = text.length;
+  const buf = typeof text === 'string' ? Buffer.from(text, 'utf8') : text;
+  const n = buf.length;
   let depth = 0;
   let max = 0;
-  let inString = false;
   for (let i = 0; i < n; i++) {
-    const c = isString ? (text as string).charCodeAt(i) : (text as Buffer)[i];
-    if (inString) {
-      if (c === BACKSLASH) i++;
-      else if (c === QUOTE) inString = false;
-      continue;
-    }
-    if (c === QUOTE) inString = true;
-    else if (c === OPEN_BRACE || c === OPEN_BRACKET) {
+    const c = buf[i];
+    if (c === QUOTE) {
+      // skip the string with native searches: the bulk of a large body is string content
+      let end = buf.indexOf(QUOTE, i + 1);
+      while (end !== -1) {
+        let slashes = 0;
+        while (buf[end - 1 - slashes] === BACKSLASH) slashes++;
+        if (slashes % 2 === 0) break;
+        end = buf.indexOf(QUOTE, end + 1);
+      }
+      if (end === -1) return max;
+      i = end;
+    } else if (c === OPEN_BRACE || c === OPEN_BRACKET) {
       if (++depth > max) {
         max = depth;
         if (max > stopAbove) return max;

@@ -27,6 +27,12 @@ export interface PipelineDeps {
 }
 
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+/**
+ * Past this size each body step (depth scan, parse, schema) is milliseconds; the pipeline gives the
+ * event loop a turn between them so other requests (/healthz) are not held behind one large body.
+ */
+const YIELD_BODY_BYTES = 256 * 1024;
+const turn = () => new Promise<void>((r) => setImmediate(r));
 
 /** Request id from the caller when it is sane, else a fresh one: lets a runtime correlate its logs with ours. */
 function requestId(req: IncomingMessage): string {
@@ -118,9 +124,12 @@ export function createPipeline(d: PipelineDeps) {
         const raw = await readBody(req, route.bodyLimit ?? d.defaultBodyLimit);
         (ctx as { rawBody: Buffer | null }).rawBody = raw;
         // the depth cap comes before any parse or walk of the body (docs/errors.md, too_deep)
+        const large = raw.length > YIELD_BODY_BYTES;
         if (bodyType === 'json') {
           assertJsonDepth(raw, maxDepth);
+          if (large) await turn();
           ctx.body = guardNumberRange(parseJson(raw, mediaType(req)), raw, route.exactNumbers === true);
+          if (large) await turn();
         } else if (bodyType === 'multipart') {
           const mp = await parseMultipart(raw, req.headers, route.bodyLimit ?? d.defaultBodyLimit);
           assertFieldsDepth(mp.fields, maxDepth);
@@ -132,6 +141,7 @@ export function createPipeline(d: PipelineDeps) {
       if (route.schema?.body) {
         const target = bodyType === 'multipart' ? (ctx.body as { fields: unknown }).fields : ctx.body;
         d.validator.assert(route.schema.body, target, 'body');
+        if (ctx.rawBody && ctx.rawBody.length > YIELD_BODY_BYTES) await turn();
       }
       for (const hook of d.hooks.preHandler) await hook(ctx);
 

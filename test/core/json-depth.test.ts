@@ -28,10 +28,14 @@ t.test('HTTP: deeper than server.max_json_depth is 400 too_deep before any handl
   const h = { 'x-api-key': key, 'content-type': 'application/json' };
 
   // today: 500 (stack overflow hashing the body); the cap answers before validation or handler
-  for (const depth of [10_000, 100_000]) {
-    const raw = `{"expression":"1+1=2","context":${deepObject(depth)}}`;
-    const r = await s.request('POST', '/verify/math', { headers: h, raw });
-    t.equal(r.status, 400, `${depth} deep`);
+  const deep = [
+    ['/verify/math', `{"expression":"1+1=2","context":${deepObject(10_000)}}`],
+    ['/verify/fact', `{"claim":"a","context":"b","x":${deepArray(100_000)}}`],
+    ['/verify/logic', `{"query":"(AND p q)","x":${deepObject(30_000)}}`],
+  ];
+  for (const [path, raw] of deep) {
+    const r = await s.request('POST', path, { headers: h, raw });
+    t.equal(r.status, 400, `${path}: ${raw.length} bytes nested`);
     t.equal(r.body?.code, 'too_deep');
     t.equal(r.headers.get('content-type')?.split(';')[0], 'application/problem+json');
   }
