@@ -31,6 +31,9 @@ function readNumber(v: unknown, text?: string): { dec: InstanceType<typeof Dec>;
     if (!Number.isFinite(v) && text === undefined) return null;
     src = text ?? String(v);
     mode = 'float';
+    // without the body's text (a composite route's item), a double is trusted only where it is
+    // certainly what was written: 15 significant digits; beyond that the claim must be a string
+    if (text === undefined && src.replace(/^-|e.*$|\./gi, '').replace(/^0+/, '').replace(/0+$/, '').length > 15) return null;
   } else if (typeof v === 'string') src = v.trim();
   else return null;
   if (src.length > NUMBER_TEXT_MAX || !/^[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/i.test(src)) return null;

@@ -60,3 +60,14 @@ t.test('HTTP /verify/math: expected_value and tolerance are exact as written', a
   t.equal(other.status, 400);
   t.equal(other.body.code, 'number_out_of_range');
 });
+
+t.test('engine: a double without its text is trusted only to 15 significant digits', async (t) => {
+  const { verify } = await import('../../../plugins/engines/math/engine.js');
+  // a composite route's item (batch) has no body text to re-read: 2^53 may have been 2^53+1
+  const lossy = verify({ expression: '2^53+1', expected_value: 9007199254740992 });
+  t.equal(lossy.status, 'BLOCKED');
+  t.equal(lossy.developer_fields.constraint_id, 'math_verifier.invalid_expected_value');
+  t.equal(verify({ expression: '2^53+1', expected_value: '9007199254740993' }).developer_fields.is_correct, true, 'as a string it is exact');
+  t.equal(verify({ expression: '2^53+1', expected_value: 9007199254740992, exact_text: { expected_value: '9007199254740993' } }).developer_fields.is_correct, true);
+  t.equal(verify({ expression: '1/4', expected_value: 0.25 }).developer_fields.is_correct, true, 'short doubles are fine');
+});
