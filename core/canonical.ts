@@ -13,7 +13,9 @@ export function canonicalJson(value: unknown): string {
   // object's members in RFC 8785 order at native speed (the reference implementation took ~120 ms
   // for a 1 MB body on the event loop). The list is consulted per object, so a value with very many
   // distinct keys takes the reference implementation instead of a quadratic walk.
-  if (keys.objects * keys.names.size <= FAST_PATH_BUDGET) {
+  // the list is read with [[Get]], so a "__proto__" member name would pull Object.prototype into
+  // every other object: such values take the reference implementation as well
+  if (keys.objects * keys.names.size <= FAST_PATH_BUDGET && !keys.names.has('__proto__')) {
     const out = JSON.stringify(value, [...keys.names].sort());
     if (out === undefined) throw new TypeError('value has no canonical JSON form');
     return out;
