@@ -26,6 +26,9 @@ function once(): Promise<number> {
   });
 }
 
+// the parent gone (a failed or killed test): never outlive it
+process.on('disconnect', () => process.exit(0));
+
 process.on('message', (m) => {
   if (m === 'start') {
     max = 0;
