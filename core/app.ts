@@ -172,6 +172,7 @@ export async function createApp(opts: CreateOptions): Promise<Kernel> {
     hooks,
     defaultBodyLimit: config.server.body_limit_bytes,
     bodyDrainBytes: config.server.body_drain_bytes,
+    maxJsonDepth: config.server.max_json_depth,
     validateResponses: opts.validateResponses ?? false,
     isClosing: () => closing,
     shutdownSignal: shutdown.signal,

@@ -125,6 +125,14 @@ type BusboyCtor = new (opts: Record<string, unknown>) => NodeJS.WritableStream &
 };
 const Busboy = ((busboyImport as unknown as { default?: unknown }).default ?? busboyImport) as BusboyCtor;
 
+async function* slices(raw: Buffer): AsyncGenerator<Buffer> {
+  const SLICE = 256 * 1024;
+  for (let at = 0; at < raw.length; at += SLICE) {
+    yield raw.subarray(at, at + SLICE);
+    await new Promise<void>((r) => setImmediate(r));
+  }
+}
+
 /** multipart/form-data through @fastify/busboy, with the route's cap applied per file as well. */
 export function parseMultipart(raw: Buffer, headers: IncomingMessage['headers'], limit: number): Promise<MultipartBody> {
   return new Promise((resolve, reject) => {
@@ -168,6 +176,7 @@ export function parseMultipart(raw: Buffer, headers: IncomingMessage['headers'],
     bb.on('finish', () => {
       Promise.all(pending).then(() => (failed ? reject(failed) : resolve(body)), reject);
     });
-    Readable.from([raw]).pipe(bb);
+    // fed in slices with a turn of the event loop between them: a 10 MB upload never holds it whole
+    Readable.from(slices(raw)).pipe(bb);
   });
 }

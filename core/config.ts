@@ -16,6 +16,7 @@ export interface Config {
     body_drain_bytes: number;
     request_timeout_ms: number;
     shutdown_grace_ms: number;
+    max_json_depth: number;
   };
   data_dir: string;
   log_level: 'DEBUG' | 'INFO' | 'WARNING' | 'ERROR' | 'SILENT';

@@ -69,6 +69,8 @@ export const Problems = {
   methodNotAllowed: defineProblem('method_not_allowed', 405, 'Method Not Allowed'),
   badJson: defineProblem('invalid_json', 400, 'Malformed JSON body'),
   validation: defineProblem('validation_failed', 400, 'Request validation failed'),
+  tooDeep: defineProblem('too_deep', 400, 'Request nested too deeply'),
+  numberOutOfRange: defineProblem('number_out_of_range', 400, 'Number outside the double range'),
   unsupportedMediaType: defineProblem('unsupported_media_type', 415, 'Unsupported Media Type'),
   payloadTooLarge: defineProblem('payload_too_large', 413, 'Payload Too Large'),
   unauthorized: defineProblem('unauthorized', 401, 'Unauthorized'),

@@ -3,6 +3,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import { HttpError, Problems } from './errors.js';
 import { readBody, mediaType, parseJson, parseMultipart } from './body.js';
+import { guardNumberRange } from './exact-json.js';
+import { assertFieldsDepth, assertJsonDepth, DEFAULT_MAX_JSON_DEPTH } from './json-depth.js';
 import { isStreamReply, problemReply, toHttpError, writeProblem, writeReply, writeStream } from './reply.js';
 import type { Router } from './router.js';
 import type { Validator } from './validate.js';
@@ -21,12 +23,20 @@ export interface PipelineDeps {
   defaultBodyLimit: number;
   /** after a 413, how many bytes of a request are read and discarded before the connection is closed */
   bodyDrainBytes?: number;
+  /** deepest object/array nesting of a JSON body or JSON multipart field (server.max_json_depth) */
+  maxJsonDepth?: number;
   validateResponses: boolean;
   isClosing(): boolean;
   shutdownSignal: AbortSignal;
 }
 
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+/**
+ * Past this size each body step (depth scan, parse, schema) is milliseconds; the pipeline gives the
+ * event loop a turn between them so other requests (/healthz) are not held behind one large body.
+ */
+const YIELD_BODY_BYTES = 256 * 1024;
+const turn = () => new Promise<void>((r) => setImmediate(r));
 
 /** Request id from the caller when it is sane, else a fresh one: lets a runtime correlate its logs with ours. */
 function requestId(req: IncomingMessage): string {
@@ -56,6 +66,7 @@ function parseQuery(qs: string): Record<string, unknown> {
  * refusals) have seen it.
  */
 export function createPipeline(d: PipelineDeps) {
+  const maxDepth = d.maxJsonDepth ?? DEFAULT_MAX_JSON_DEPTH;
   return async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const started = process.hrtime.bigint();
     const id = requestId(req);
@@ -118,15 +129,25 @@ export function createPipeline(d: PipelineDeps) {
       if (bodyType !== 'none') {
         const raw = await readBody(req, route.bodyLimit ?? d.defaultBodyLimit, d.bodyDrainBytes);
         (ctx as { rawBody: Buffer | null }).rawBody = raw;
-        if (bodyType === 'json') ctx.body = parseJson(raw, mediaType(req));
-        else if (bodyType === 'multipart') ctx.body = await parseMultipart(raw, req.headers, route.bodyLimit ?? d.defaultBodyLimit);
-        else ctx.body = raw;
+        // the depth cap comes before any parse or walk of the body (docs/errors.md, too_deep)
+        const large = raw.length > YIELD_BODY_BYTES;
+        if (bodyType === 'json') {
+          assertJsonDepth(raw, maxDepth);
+          if (large) await turn();
+          ctx.body = guardNumberRange(parseJson(raw, mediaType(req)), raw, route.exactNumbers === true);
+          if (large) await turn();
+        } else if (bodyType === 'multipart') {
+          const mp = await parseMultipart(raw, req.headers, route.bodyLimit ?? d.defaultBodyLimit);
+          assertFieldsDepth(mp.fields, maxDepth);
+          ctx.body = mp;
+        } else ctx.body = raw;
       }
       if (route.schema?.params) d.validator.assert(route.schema.params, ctx.params, 'params');
       if (route.schema?.query) d.validator.assert(route.schema.query, ctx.query, 'query');
       if (route.schema?.body) {
         const target = bodyType === 'multipart' ? (ctx.body as { fields: unknown }).fields : ctx.body;
         d.validator.assert(route.schema.body, target, 'body');
+        if (ctx.rawBody && ctx.rawBody.length > YIELD_BODY_BYTES) await turn();
       }
       for (const hook of d.hooks.preHandler) await hook(ctx);
 

@@ -108,6 +108,11 @@ export interface RouteInfo {
   bodyType?: 'json' | 'multipart' | 'raw' | 'none';
   /** media type of a non-JSON response (an SVG badge, a CSV export): such a route has no response schema */
   produces?: string;
+  /**
+   * the handler compares claimed numbers exactly (core/exact-json.ts): a JSON number beyond the
+   * double range reaches it as its text instead of a 400 number_out_of_range
+   */
+  exactNumbers?: boolean;
   /** free-form labels hooks select on, e.g. `verification` (audited, rate limited) */
   tags?: readonly string[];
   /** name of the plugin that declared it (filled by the kernel) */

@@ -6,7 +6,7 @@
  */
 import { analyzeCode, initPython } from '../engines/code/index.js';
 import { codeOutcome, type CodeTask } from './guards/code.js';
-import { checkFinancialPayload } from './guards/finance.js';
+import { checkFinanceTask, type FinanceTask } from './guards/finance.js';
 import type { GuardOutcome } from './guards/types.js';
 
 export async function warmup(): Promise<{ ready: true }> {
@@ -19,6 +19,6 @@ export async function inspectCode(task: CodeTask): Promise<GuardOutcome> {
   return codeOutcome(analysis, task.code);
 }
 
-export function checkFinance(payload: Record<string, unknown>): GuardOutcome {
-  return checkFinancialPayload(payload);
+export function checkFinance(task: FinanceTask): GuardOutcome {
+  return checkFinanceTask(task);
 }

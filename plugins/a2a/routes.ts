@@ -1,5 +1,6 @@
 import type { App } from '../../core/types.js';
 import { HttpError } from '../../core/errors.js';
+import { bindExact } from '../../core/exact-json.js';
 import { SERVICE_NAME, SERVICE_VERSION } from '../../core/version.js';
 import { A2AProblems, SIGNING_KEY_UNAVAILABLE } from './errors.js';
 import type { A2AGateway } from './gateway.js';
@@ -36,7 +37,10 @@ export function registerRoutes(app: App, d: RouteDeps): void {
     schema: { body: `${S}/agent-message.json`, response: `${S}/verdict.response.json` },
     async handler(ctx) {
       if (!d.gateway) throw unavailable();
-      return { body: await d.gateway.intercept(ctx.body as AgentMessage, { principal: ctx.principal, raw: ctx.rawBody }, ctx.signal, ctx.log) };
+      const msg = ctx.body as AgentMessage;
+      // guards that compare claimed numbers (finance) re-read them exactly from the body's text
+      bindExact(msg.payload, ctx.rawBody, ['payload']);
+      return { body: await d.gateway.intercept(msg, { principal: ctx.principal, raw: ctx.rawBody }, ctx.signal, ctx.log) };
     },
   });
 

@@ -84,7 +84,8 @@ t.test('missing or malformed data is unverifiable', async (t) => {
     ['amount with spaces', { data: { claimed_total: 1, line_items: [{ amount: ' 1' }] } }],
     ['item not an object', { data: { claimed_total: 1, line_items: [1] } }],
     ['description not a string', { data: { claimed_total: 1, line_items: [{ amount: 1, description: 3 }] } }],
-    ['exponent out of range', { data: { claimed_total: 1, line_items: [{ amount: '1e101' }] } }],
+    ['exponent out of range', { data: { claimed_total: 1, line_items: [{ amount: '1e10001' }] } }],
+    ['a double that may have lost digits', { data: { claimed_total: 1, line_items: [{ amount: 2 ** 53 }] } }],
   ];
   for (const [name, payload] of cases) t.equal(checkFinancialPayload(payload).status, 'unverifiable', name);
 });
@@ -102,8 +103,9 @@ t.test('number forms: JSON numbers, numeric strings, exponents', async (t) => {
 t.test('large invoices are handed to the offload function; small ones stay inline', async (t) => {
   const calls: number[] = [];
   const guard = createFinanceGuard(async (p) => {
-    calls.push(((p.data as any).line_items as unknown[]).length);
-    return checkFinancialPayload(p);
+    const payload = (p as { payload: Record<string, any> }).payload;
+    calls.push((payload.data.line_items as unknown[]).length);
+    return checkFinancialPayload(payload);
   });
   const ctx = {} as GuardContext;
   const small = guard.check(invoice([{ amount: 1 }], 1), ctx);

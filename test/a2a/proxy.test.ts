@@ -191,8 +191,9 @@ t.test('a peer that accepts and never answers: a JSON-RPC error at the deadline,
   t.equal(r.body.error.code, -32053);
   t.equal(r.body.error.data.reason, 'timeout');
   const huge = await s.request('POST', '/a2a/peers/mute', { raw: '{"jsonrpc":"2.0","id":1,"method":"SendMessage","params":{"message":{"parts":[{"data":{"claimed_total":1e999,"line_items":[]}}]}}}', headers: { ...V1, 'x-agent-token': me.token, 'content-type': 'application/json' } });
-  t.equal(huge.status, 200, 'a number with no canonical form is a JSON-RPC error, not a 500');
-  t.ok(huge.body.error);
+  // the kernel refuses a number beyond double range before any handler (docs/errors.md): never a 500
+  t.equal(huge.status, 400, 'a number with no canonical form is refused, not a 500');
+  t.equal(huge.body.code, 'number_out_of_range');
 });
 
 t.test('a peer configured by its signed card is reached through the card', async (t) => {
@@ -266,6 +267,13 @@ t.test('Envoy ext_authz: 200 with the verdict header, 403 with a problem', async
   t.equal(byHost, 200, 'the receiver is found by the Host of the original request');
   t.equal((await s.request('POST', '/ext-authz/', { body: { not: 'rpc' }, headers: h })).status, 400, 'not A2A JSON-RPC: refused by the kernel (Envoy denies every non-200)');
   t.equal((await s.request('POST', '/ext-authz/', { body: rpc('SendMessage', {}) })).status, 401);
+  // claimed numbers are read as written: 2^53+1 is not 2^53, whatever a double makes of both
+  const exactBody = (claimed: string) =>
+    `{"jsonrpc":"2.0","id":7,"method":"SendMessage","params":{"message":{"kind":"message","role":"user","messageId":"m-exact","parts":[{"kind":"data","data":{"claimed_total":${claimed},"line_items":[{"description":"x","amount":9007199254740993,"quantity":1}]}}]}}}`;
+  const off = await s.request('POST', '/ext-authz/', { raw: exactBody('9007199254740992'), headers: { ...h, 'content-type': 'application/json' } });
+  t.equal(off.status, 403, 'a total one unit off beyond 2^53 is blocked');
+  const exact = await s.request('POST', '/ext-authz/', { raw: exactBody('9007199254740993'), headers: { ...h, 'content-type': 'application/json' } });
+  t.equal(exact.status, 200, `the exact total passes: ${exact.text.slice(0, 300)}`);
 });
 
 t.test('inbound guard: two sidecars vouch for one message', async (t) => {

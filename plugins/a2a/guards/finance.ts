@@ -1,39 +1,52 @@
 import { Decimal } from 'decimal.js';
+import { exactAt, exactOf, exactSourceOf, isExactNumber, parseExactJson } from '../../../core/exact-json.js';
 import { unverifiable, type Guard, type GuardOutcome } from './types.js';
 
 /**
  * finance_guard: recomputes an invoice total with exact decimals. Sum of amount × quantity over
  * payload.data.line_items (quantity defaults to 1 and must be finite and ≥ 0), both the sum and
  * payload.data.claimed_total rounded half-up to 0.01, blocked when they differ by more than 0.01.
- * Numbers may be JSON numbers or numeric strings; strings are exact, JSON numbers carry whatever
- * precision JSON.parse kept (a double), so money past 15 significant digits should be sent as strings.
+ * Numbers are read exactly as written (issue 12, item 3): JSON numbers from the body's text through
+ * core/exact-json.ts (never through a double), numeric strings as they are. A plain JS number
+ * that may already have lost digits (a payload that did not come from a bound request body) is
+ * unverifiable rather than trusted.
  */
 export const FINANCE_TOLERANCE = '0.01';
 
-// Inputs are capped (NUMBER_TEXT_MAX characters, exponents within ±EXPONENT_MAX), so every product and
-// sum fits in PRECISION significant digits: no operation below ever rounds.
-const NUMBER_TEXT_MAX = 100;
-const EXPONENT_MAX = 100;
-const Dec = Decimal.clone({ precision: 1000, rounding: Decimal.ROUND_HALF_UP, toExpNeg: -1100, toExpPos: 1100 });
+// Inputs are capped (NUMBER_TEXT_MAX characters, decimal exponents within ±EXPONENT_MAX), so every
+// product has at most 2·NUMBER_TEXT_MAX digits between 10^±(2·EXPONENT_MAX + 2·NUMBER_TEXT_MAX) and
+// any sum spans fewer than PRECISION digits: no operation below ever rounds. 1e999, -1e-999 and
+// 400-digit integers — all outside the double range or precision — are compared exactly.
+const NUMBER_TEXT_MAX = 1000;
+const EXPONENT_MAX = 10_000;
+const PRECISION = 4 * EXPONENT_MAX + 4 * NUMBER_TEXT_MAX + 100;
+const Dec = Decimal.clone({ precision: PRECISION, rounding: Decimal.ROUND_HALF_UP, toExpNeg: -9e15, toExpPos: 9e15 });
 type Dec = InstanceType<typeof Dec>;
 
 const NUMERIC = /^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$/;
 const TOLERANCE = new Dec(FINANCE_TOLERANCE);
 /** at most this many line items are summed inline on the event loop; larger invoices go to a worker */
 export const FINANCE_INLINE_ITEMS = 1000;
+/** a bound body larger than this is re-read exactly in a worker, not on the event loop */
+export const FINANCE_INLINE_BYTES = 64 * 1024;
+/** doubles hold every integer up to 2^53 and 15 significant digits exactly */
+const DOUBLE_EXACT_DIGITS = 15;
 
-/** A JSON number or a numeric string → exact Decimal, or null when it is not a usable number. */
+/**
+ * An exact number (core ExactNumber), a numeric string, or a JS number that is certainly what was
+ * written (≤ 15 significant digits) → exact Decimal; null when it is not a usable number.
+ */
 export function toDecimal(v: unknown): Dec | null {
-  let d: Dec;
-  if (typeof v === 'number') {
+  let text: string;
+  if (isExactNumber(v)) text = v.text;
+  else if (typeof v === 'number') {
     if (!Number.isFinite(v)) return null;
-    d = new Dec(v);
-  } else if (typeof v === 'string') {
-    if (v.length > NUMBER_TEXT_MAX || !NUMERIC.test(v)) return null;
-    d = new Dec(v);
-  } else {
-    return null;
-  }
+    text = String(v);
+    if (text.replace(/^-|e.*$|\./gi, '').replace(/^0+/, '').replace(/0+$/, '').length > DOUBLE_EXACT_DIGITS) return null;
+  } else if (typeof v === 'string') text = v;
+  else return null;
+  if (text.length > NUMBER_TEXT_MAX || !NUMERIC.test(text)) return null;
+  const d = new Dec(text);
   if (!d.isFinite() || (!d.isZero() && Math.abs(d.e) > EXPONENT_MAX)) return null;
   return d;
 }
@@ -84,14 +97,38 @@ export function checkFinancialPayload(payload: Record<string, unknown>): GuardOu
   return { status: 'forwarded', reason: 'Claimed total matches the line items', details };
 }
 
-/** Small invoices are checked inline (microseconds); a large one is handed to `offload` (the worker pool). */
-export function createFinanceGuard(offload?: (payload: Record<string, unknown>) => Promise<GuardOutcome>): Guard {
+/** What a worker is handed: the plain payload, or the body's text and the payload's path in it. */
+export type FinanceTask = { payload: Record<string, unknown> } | { raw: string; path: ReadonlyArray<string | number> };
+
+/** Worker side: re-reads a bound body exactly, then checks. */
+export function checkFinanceTask(task: FinanceTask): GuardOutcome {
+  if ('payload' in task) return checkFinancialPayload(task.payload);
+  const exact = exactAt(parseExactJson(task.raw), task.path);
+  return isRecord(exact) ? checkFinancialPayload(exact) : unverifiable('payload is not an object');
+}
+
+/**
+ * Small invoices are checked inline (microseconds); a large one — many items, or a bound body past
+ * FINANCE_INLINE_BYTES whose exact re-read would take milliseconds — goes to `offload` (the worker pool).
+ * A payload bound to its request body (core bindExact) is read with exact numbers.
+ */
+export function createFinanceGuard(offload?: (task: FinanceTask) => Promise<GuardOutcome>): Guard {
   return {
     name: 'finance_guard',
     check(payload) {
-      const items = isRecord(payload.data) ? payload.data.line_items : undefined;
-      if (offload && Array.isArray(items) && items.length > FINANCE_INLINE_ITEMS) return offload(payload);
-      return checkFinancialPayload(payload);
+      const src = exactSourceOf(payload);
+      if (src && offload && src.raw.length > FINANCE_INLINE_BYTES) {
+        return offload({ raw: typeof src.raw === 'string' ? src.raw : src.raw.toString('utf8'), path: src.path });
+      }
+      // the proxy wraps a bound data part as {data}: the part itself carries the exact source
+      const dataSrc = !src && isRecord(payload) && exactSourceOf(payload.data) ? exactOf(payload.data) : undefined;
+      const exact = src ? exactOf(payload) : dataSrc !== undefined ? { ...(payload as Record<string, unknown>), data: dataSrc } : payload;
+      if (!isRecord(exact)) return unverifiable('payload is not an object');
+      const items = isRecord(exact.data) ? exact.data.line_items : undefined;
+      if (offload && Array.isArray(items) && items.length > FINANCE_INLINE_ITEMS) {
+        return offload(src ? { raw: typeof src.raw === 'string' ? src.raw : src.raw.toString('utf8'), path: src.path } : { payload });
+      }
+      return checkFinancialPayload(exact);
     },
   };
 }

@@ -50,7 +50,7 @@ export async function handleExtAuthz(d: ExtAuthzDeps, ctx: RequestContext): Prom
   const req = parsed.req;
   d.metrics.request(receiver, `ext_authz_${req.kind}`);
   if (req.kind === 'get' || req.kind === 'cancel') return { status: 200, body: { allowed: true } };
-  const mapped = mapMessage(req.params.message);
+  const mapped = mapMessage(req.params.message, ctx.rawBody);
   if (!mapped.ok) throw deny(`invalid message: ${mapped.reason}`);
   const sender = senderOf(ctx.principal, mapped.metadata.sender_agent_id ?? proofgateMetadata(req.params).sender_agent_id);
   if (!sender) throw deny('sender unknown: use an agent token, a key bound to one sender, or name it in metadata.proofgate.sender_agent_id');

@@ -94,7 +94,7 @@ export async function handleInbound(d: InboundDeps, vouchers: Vouchers, ctx: Req
   const req = parsed.req;
   d.metrics.request(d.agentId, `inbound_${req.kind}`);
   if (req.kind !== 'send' && req.kind !== 'stream') return rpcError(req.id, RpcCodes.methodNotFound, 'Method not found: inbound mode accepts message/send and message/stream only');
-  const mapped = mapMessage(req.params.message);
+  const mapped = mapMessage(req.params.message, ctx.rawBody);
   if (!mapped.ok) return rpcError(req.id, RpcCodes.invalidParams, `Invalid params: ${mapped.reason}`);
 
   const header = typeof ctx.headers[VERDICT_HEADER] === 'string' ? (ctx.headers[VERDICT_HEADER] as string) : '';

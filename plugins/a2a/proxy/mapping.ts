@@ -1,4 +1,5 @@
 import { isPayloadType, type PayloadType } from '../message.js';
+import { bindExact } from '../../../core/exact-json.js';
 
 /**
  * An A2A message → the payloads the guards check (issue 18). Both the A2A v0.3 part shape
@@ -60,7 +61,11 @@ function payloadFor(type: PayloadType, data: Record<string, unknown>): Record<st
   }
 }
 
-export function mapMessage(message: unknown): MappedMessage {
+/**
+ * `raw`: the JSON-RPC request body as received. A data part's object is bound to its place in it
+ * (params.message.parts[i].data), so the finance guard reads claimed numbers as written, not as doubles.
+ */
+export function mapMessage(message: unknown, raw: Buffer | null = null): MappedMessage {
   if (!isObject(message)) return { ok: false, reason: 'params.message must be an object' };
   const parts = message.parts;
   if (!Array.isArray(parts) || parts.length === 0) return { ok: false, reason: 'params.message.parts must be a non-empty list' };
@@ -71,15 +76,16 @@ export function mapMessage(message: unknown): MappedMessage {
 
   const items: VerificationItem[] = [];
   const texts: string[] = [];
-  for (const raw of parts) {
-    if (!isObject(raw)) return { ok: false, reason: 'every part must be an object' };
-    const data = partData(raw);
+  for (const [i, part] of parts.entries()) {
+    if (!isObject(part)) return { ok: false, reason: 'every part must be an object' };
+    const data = partData(part);
     if (data) {
+      bindExact(data, raw, ['params', 'message', 'parts', i, 'data']);
       const type = explicit ?? classify(data);
       if (type) items.push({ payloadType: type, payload: payloadFor(type, data) });
       continue;
     }
-    const text = partText(raw);
+    const text = partText(part);
     if (text !== undefined) texts.push(text);
   }
   if (explicit === 'code_execution' && items.length === 0 && texts.length > 0) {

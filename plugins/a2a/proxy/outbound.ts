@@ -87,7 +87,7 @@ export async function handleOutbound(d: OutboundDeps, ctx: RequestContext): Prom
 
   let decided: Decided | null = null;
   if (req.kind === 'send' || req.kind === 'stream') {
-    const mapped = mapMessage(req.params.message);
+    const mapped = mapMessage(req.params.message, ctx.rawBody);
     if (!mapped.ok) return rpcError(req.id, RpcCodes.invalidParams, `Invalid params: ${mapped.reason}`);
     const named = mapped.metadata.sender_agent_id ?? proofgateMetadata(req.params).sender_agent_id;
     const sender = senderOf(ctx.principal, named);

@@ -1,5 +1,6 @@
 import type { App, Plugin, Reply, RequestContext, Verifier } from '../../../core/types.js';
 import { HttpError } from '../../../core/errors.js';
+import { exactMember } from '../../../core/exact-json.js';
 import { diagnosticBody } from '../../../core/verdict.js';
 import { C, ConsensusProblems } from './errors.js';
 import { rationalVerifier } from './rational-verifier.js';
@@ -96,7 +97,9 @@ const consensusPlugin: Plugin = {
           throw unavailable(down.map((e) => e.engine));
         }
         const totalMs = Number(process.hrtime.bigint() - started) / 1e6;
-        const aggregated = aggregate(translated?.checked ?? req.query, req.verification_mode, chain, req.min_confidence, Math.round(totalMs * 1000) / 1000);
+        // the claimed threshold is compared as written (0.95000000000000000001 is not 0.95)
+        const minConfidence = (ctx.rawBody && exactMember(ctx.rawBody, 'min_confidence')) ?? req.min_confidence;
+        const aggregated = aggregate(translated?.checked ?? req.query, req.verification_mode, chain, minConfidence, Math.round(totalMs * 1000) / 1000);
         const result = translated ? asTranslated(aggregated, translated, req.query) : aggregated;
         if (!result.meets_requirement) {
           throw new HttpError(

@@ -112,7 +112,8 @@ export function aggregate(
   query: string,
   mode: string,
   chain: ChainEntry[],
-  minConfidence: number,
+  /** as written: the body's text of min_confidence when the route has it (core/exact-json.ts) */
+  minConfidence: number | string,
   totalMs: number,
 ): ConsensusResult {
   const n = chain.length;
@@ -127,7 +128,9 @@ export function aggregate(
   const agreement_status: ConsensusResult['agreement_status'] =
     votes.size === 0 ? 'no_verified_result' : unanimous ? 'unanimous' : agreeing * 2 > n ? 'majority' : 'split';
   const final_answer = top && !tie ? top[0] : votes.size === 0 ? (chain[0]?.result ?? 'UNVERIFIABLE') : 'NO_CONSENSUS';
-  const meets = agreeing > 0 && new Decimal(confidence).gte(new Decimal(minConfidence).times(100));
+  // exact: agreeing / n ≥ min_confidence, never the 2-place rounded percentage against a double
+  const Exact = Decimal.clone({ precision: String(minConfidence).length + 20 });
+  const meets = agreeing > 0 && new Exact(agreeing).gte(new Exact(minConfidence).times(n));
   const fields: Record<string, unknown> = {
     mode,
     engines: chain.map((e) => e.engine),

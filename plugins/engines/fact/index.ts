@@ -2,7 +2,7 @@ import { HttpError } from '../../../core/errors.js';
 import type { App, Plugin, Verifier } from '../../../core/types.js';
 import { blocked } from '../../../core/verdict.js';
 import type { LlmTranslator } from '../../providers/index.js';
-import { LIMITS } from './rules.js';
+import { ENGINE_NAME, ENGINE_VERSION, LIMITS, type FactOutcome } from './rules.js';
 import { registerRoutes } from './routes.js';
 import { createFactVerifier, type FactRequest } from './service.js';
 
@@ -19,7 +19,12 @@ const INVALID = 'fact_verifier.invalid_request';
 const plugin: Plugin = {
   name: 'fact',
   register(app: App) {
-    const verifier = createFactVerifier({ translator: () => app.service<LlmTranslator>('llm.translator') });
+    const engine = app.engine({ name: ENGINE_NAME, version: ENGINE_VERSION, module: new URL('./engine.js', import.meta.url) });
+    const verifier = createFactVerifier({
+      translator: () => app.service<LlmTranslator>('llm.translator'),
+      // judging grows with the context: worker pool, never the event loop (issue 12, item 8)
+      judge: (claim, context, signal) => engine.run<FactOutcome>('judgeFact', { claim, context }, { signal }),
+    });
     registerRoutes(app, verifier);
     // composite routes (batch items of type `fact`): the request schema's checks as a BLOCKED verdict
     app.provide<Verifier>('verifier.fact', {

@@ -104,23 +104,46 @@ export type SentenceOutcome =
   | { kind: 'unknown'; claim: string };
 
 /**
- * One claim sentence against every assertive context sentence. When the claim has one exact
- * number, every context sentence of the same wording is a statement of that quantity: if they
- * give different values the context contradicts itself and decides nothing.
+ * The context's assertive sentences indexed by wording, built once per request: each claim
+ * sentence is then two map lookups, not a pass over the context (a 4,000-character claim of short
+ * sentences against a 200,000-character context was ~10^8 comparisons on the event loop).
  */
-export function judgeSentence(claim: string, context: Sentence[]): SentenceOutcome {
-  const c = tokens(claim);
-  const key = c.join(' ');
-  const tpl = template(c);
-  const nums = c.filter(isNum);
-  const numeric = nums.length === 1 && !hasInexact(c);
-  let supporting: Sentence | undefined;
-  const same: Array<{ s: Sentence; value: string }> = [];
+export interface ContextIndex {
+  /** normalised wording → first assertive sentence with it */
+  byKey: Map<string, Sentence>;
+  /** number-blind wording of one-number sentences → every such sentence with its value, in order */
+  byTemplate: Map<string, Array<{ s: Sentence; value: string }>>;
+}
+
+export function indexContext(context: Sentence[]): ContextIndex {
+  const byKey = new Map<string, Sentence>();
+  const byTemplate = new Map<string, Array<{ s: Sentence; value: string }>>();
   for (const s of context) {
     if (!s.assertive) continue;
-    if (s.tokens.join(' ') === key) supporting ??= s;
-    if (numeric && template(s.tokens) === tpl) same.push({ s, value: s.tokens.find(isNum)!.slice(1) });
+    const key = s.tokens.join(' ');
+    if (!byKey.has(key)) byKey.set(key, s);
+    const nums = s.tokens.filter(isNum);
+    if (nums.length !== 1) continue;
+    const tpl = template(s.tokens);
+    let list = byTemplate.get(tpl);
+    if (!list) byTemplate.set(tpl, (list = []));
+    list.push({ s, value: nums[0].slice(1) });
   }
+  return { byKey, byTemplate };
+}
+
+/**
+ * One claim sentence against the indexed context. When the claim has one exact number, every
+ * context sentence of the same wording is a statement of that quantity: if they give different
+ * values the context contradicts itself and decides nothing.
+ */
+export function judgeSentence(claim: string, context: Sentence[] | ContextIndex): SentenceOutcome {
+  const index = Array.isArray(context) ? indexContext(context) : context;
+  const c = tokens(claim);
+  const nums = c.filter(isNum);
+  const numeric = nums.length === 1 && !hasInexact(c);
+  const supporting = index.byKey.get(c.join(' '));
+  const same = numeric ? (index.byTemplate.get(template(c)) ?? []) : [];
   const values = [...new Set(same.map((x) => x.value))];
   if (values.length > 1) return { kind: 'contradictory', claim, values, sentences: same.map((x) => x.s) };
   if (supporting) return { kind: 'supported', claim, sentence: supporting };
@@ -142,7 +165,7 @@ const quote = (s: string) => JSON.stringify(s.length > 200 ? s.slice(0, 197) + '
  * when every sentence is supported, otherwise INCONCLUSIVE.
  */
 export function judge(claim: string, context: string): FactOutcome {
-  const ctx = sentences(context);
+  const ctx = indexContext(sentences(context));
   const parts = sentences(claim).map((s) => s.text);
   const outcomes = parts.map((p) => judgeSentence(p, ctx));
   const refuted = outcomes.find((o) => o.kind === 'refuted');

@@ -55,7 +55,12 @@ async function opinion(translator: LlmTranslator, provider: string, req: FactReq
  * is consulted only when the rules are inconclusive and a non-local provider is selected, and its
  * opinion is an advisory check that never changes the verdict (decisions §1).
  */
-export function createFactVerifier(deps: { translator(): LlmTranslator | undefined }) {
+export function createFactVerifier(deps: {
+  translator(): LlmTranslator | undefined;
+  /** the rules, run where the caller says (the worker pool in the plugin); inline by default, for tests */
+  judge?: (claim: string, context: string, signal?: AbortSignal) => Promise<FactOutcome> | FactOutcome;
+}) {
+  const runRules = deps.judge ?? judge;
   return {
     async verify(req: FactRequest, opts: { signal?: AbortSignal } = {}): Promise<FactReply> {
       const translator = deps.translator();
@@ -72,7 +77,7 @@ export function createFactVerifier(deps: { translator(): LlmTranslator | undefin
       } else if (req.provider !== undefined) {
         throw new HttpError(FactProblems.providerNotConfigured, 'no language-model provider is configured on this server');
       }
-      const o = judge(req.claim, req.context);
+      const o = await runRules(req.claim, req.context, opts.signal);
       const evidence = evidenceOf(o);
       const contradictory = o.sentences.some((s) => s.kind === 'contradictory');
       const fields: Record<string, unknown> = {

@@ -4,6 +4,7 @@ import { blocked, diagnosticBody } from '../../../core/verdict.js';
 import { C, ImageProblems } from './errors.js';
 import { HeaderError, readImageHeader, type ImageInfo } from './header.js';
 import { judge } from './verdict.js';
+import { sha256HexYielding } from '../../../core/canonical.js';
 
 export { readImageHeader } from './header.js';
 export { analyseClaim } from './claims.js';
@@ -39,13 +40,14 @@ const imagePlugin: Plugin = {
       bodyType: 'multipart',
       bodyLimit: MAX_IMAGE_BYTES + ENVELOPE_BYTES,
       schema: { body: `${S}/request.json`, response: `${S}/response.json` },
-      handler(ctx) {
+      async handler(ctx) {
         const body = ctx.body as MultipartBody;
         const files = body.files.filter((f) => f.field === 'image');
         if (files.length !== 1) throw new HttpError(ImageProblems.missingImage, 'send exactly one image in the multipart field "image"');
         const file = files[0];
         if (file.data.length > MAX_IMAGE_BYTES) throw new HttpError(ImageProblems.tooLarge, `the image exceeds ${MAX_IMAGE_BYTES} bytes`);
-        const { fields, diagnostic } = judge(body.fields.claim, header(file.data), file.data, file.mimeType);
+        const info = header(file.data);
+        const { fields, diagnostic } = judge(body.fields.claim, info, file.data, file.mimeType, await sha256HexYielding(file.data));
         return { status: 200, body: diagnosticBody(diagnostic, fields) };
       },
     });
@@ -59,7 +61,8 @@ const imagePlugin: Plugin = {
         const data = Buffer.from(image_base64, 'base64');
         if (data.length > MAX_IMAGE_BYTES) return blocked(`The image exceeds ${MAX_IMAGE_BYTES} bytes.`, C.invalidRequest);
         try {
-          return judge(claim, readImageHeader(data), data, 'application/octet-stream').diagnostic;
+          const info = readImageHeader(data);
+          return judge(claim, info, data, 'application/octet-stream', await sha256HexYielding(data)).diagnostic;
         } catch (err) {
           if (!(err instanceof HeaderError)) throw err;
           return blocked(`The image was refused: ${err.message}.`, C.invalidRequest);

@@ -1,4 +1,3 @@
-import { sha256Hex } from '../../../core/canonical.js';
 import { unverifiable, verified, type DiagnosticResult } from '../../../core/verdict.js';
 import { analyseClaim } from './claims.js';
 import type { ImageInfo } from './header.js';
@@ -19,7 +18,8 @@ export interface ImageOutcome {
  * vision model, which this service does not run. A conjunction with one proven-false part is
  * refuted whatever the rest says.
  */
-export function judge(claim: string, info: ImageInfo, data: Buffer, declaredType: string): ImageOutcome {
+/** `digest`: sha256 hex of the file, computed by the caller in slices (sha256HexYielding) */
+export function judge(claim: string, info: ImageInfo, data: Buffer, declaredType: string, digest: string): ImageOutcome {
   const a = analyseClaim(claim, info, data.length);
   const methods = ['header_parse', ...new Set(a.checks.map((c) => `${c.kind}_check`))];
   const facts = { format: info.format, width: info.width, height: info.height, byte_size: data.length, header_source: info.source, declared_mime_type: declaredType };
@@ -39,7 +39,7 @@ export function judge(claim: string, info: ImageInfo, data: Buffer, declaredType
     const diagnostic = verified(reasoning, { ...base, is_valid: holds }, {
       engine: ENGINE_NAME,
       engine_version: ENGINE_VERSION,
-      input: { image_sha256: sha256Hex(data), claim },
+      input: { image_sha256: digest, claim },
       result: { format: info.format, width: info.width, height: info.height, byte_size: data.length, is_valid: holds, checks: a.checks.map((c) => ({ kind: c.kind, expected: c.expected, holds: c.holds })) },
     });
     return { fields: { verdict: holds ? 'SUPPORTED' : 'REFUTED', confidence: 1, reasoning, methods_used: methods }, diagnostic };

@@ -22,6 +22,8 @@ export interface MathRequest {
   context?: { domain?: 'real' | 'complex'; [k: string]: unknown };
   expected_value?: string | number;
   tolerance?: string | number;
+  /** exact texts of JSON-number expected_value/tolerance, read from the body by the route (never on the wire) */
+  exact_text?: { expected_value?: string; tolerance?: string };
 }
 
 export function verify(input: MathRequest): DiagnosticResult {
@@ -175,7 +177,7 @@ function bareValue(normalized: string, expr: Ast, ex: K | null, ap: Approx | nul
 }
 
 function expectedCheck(normalized: string, domain: Domain, ex: K | null, ap: Approx | null, input: MathRequest): DiagnosticResult {
-  const out = checkExpected({ exact: ex, approx: ap }, input.expected_value, input.tolerance);
+  const out = checkExpected({ exact: ex, approx: ap }, input.expected_value, input.tolerance, input.exact_text);
   const params = { context: { domain }, expected_value: out.expected_value, tolerance: out.tolerance };
   const fields = {
     is_valid: out.is_correct,

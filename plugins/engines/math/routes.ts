@@ -1,9 +1,12 @@
 import type { App, EngineHandle, RequestContext, Reply } from '../../../core/types.js';
 import { diagnosticBody } from '../../../core/verdict.js';
+import { exactMember } from '../../../core/exact-json.js';
 import { runMath } from './verifier.js';
 import type { MathRequest } from './engine.js';
 
 const S = 'https://proofgate.dev/schemas/math';
+/** bytes of a /verify/math body */
+export const MATH_BODY_LIMIT = 64 * 1024;
 
 /**
  * POST /verify/math. The engine runs in the worker pool (a hostile expression can at worst burn one
@@ -17,9 +20,22 @@ export function mathRoutes(app: App, engine: EngineHandle): void {
     auth: 'apiKey',
     scope: 'verify:read',
     tags: ['verification', 'attestable'],
+    // claimed numbers are compared exactly: 1e999 reaches the handler as text, not Infinity
+    exactNumbers: true,
+    // an expression is at most 5000 characters; the cap keeps the exact-number scan microseconds
+    bodyLimit: MATH_BODY_LIMIT,
     schema: { body: `${S}/request.json`, response: `${S}/response.json` },
     async handler(ctx: RequestContext): Promise<Reply> {
-      const body = ctx.body as MathRequest;
+      const body = { ...(ctx.body as MathRequest) };
+      // JSON numbers are read as written, not as the double JSON.parse made of them
+      const texts: NonNullable<MathRequest['exact_text']> = {};
+      for (const k of ['expected_value', 'tolerance'] as const) {
+        if (typeof body[k] === 'number' && ctx.rawBody) {
+          const text = exactMember(ctx.rawBody, k);
+          if (text !== undefined) texts[k] = text;
+        }
+      }
+      if (texts.expected_value !== undefined || texts.tolerance !== undefined) body.exact_text = texts;
       // an attestation binds the evaluated input: the normalised expression the proof_ref binds too
       ctx.state.attestationQuery = body.expression.normalize('NFKC').trim();
       ctx.state.attestationEngine = 'math';

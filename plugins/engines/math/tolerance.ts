@@ -14,12 +14,32 @@ export interface ToleranceOutcome {
   precision_mode: PrecisionMode;
 }
 
-/** a caller's number: strings are read as exact decimals; JSON numbers through their shortest decimal form */
-function readNumber(v: unknown): { dec: InstanceType<typeof Dec>; mode: PrecisionMode } | null {
-  if (typeof v === 'number') return Number.isFinite(v) ? { dec: new Dec(String(v)), mode: 'float' } : null;
-  if (typeof v !== 'string' || !/^\s*[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?\s*$/i.test(v)) return null;
-  const dec = new Dec(v.trim());
-  return dec.isFinite() ? { dec, mode: 'decimal' } : null;
+/** longest number text and largest decimal exponent read (past them: invalid, never a billion-digit toFixed) */
+const NUMBER_TEXT_MAX = 1000;
+const EXPONENT_MAX = 10_000;
+const DOUBLE_MAX = new Dec(Number.MAX_VALUE);
+
+/**
+ * A caller's number, exact as written (issue 12, item 3): strings are exact decimals; a JSON number
+ * is read from its text in the body (`text`, found by the route) and only without it through its
+ * shortest decimal form. `float` records that it came as a JSON number.
+ */
+function readNumber(v: unknown, text?: string): { dec: InstanceType<typeof Dec>; mode: PrecisionMode } | null {
+  let src: string;
+  let mode: PrecisionMode = 'decimal';
+  if (typeof v === 'number') {
+    if (!Number.isFinite(v) && text === undefined) return null;
+    src = text ?? String(v);
+    mode = 'float';
+    // without the body's text (a composite route's item), a double is trusted only where it is
+    // certainly what was written: 15 significant digits; beyond that the claim must be a string
+    if (text === undefined && src.replace(/^-|e.*$|\./gi, '').replace(/^0+/, '').replace(/0+$/, '').length > 15) return null;
+  } else if (typeof v === 'string') src = v.trim();
+  else return null;
+  if (src.length > NUMBER_TEXT_MAX || !/^[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/i.test(src)) return null;
+  const dec = new Dec(src);
+  if (!dec.isFinite() || (!dec.isZero() && Math.abs(dec.e) > EXPONENT_MAX)) return null;
+  return { dec, mode };
 }
 
 const ONE_PERCENT = new Dec('0.01');
@@ -35,15 +55,18 @@ export function checkExpected(
   value: { exact: K | null; approx: Approx | null },
   expectedRaw: unknown,
   toleranceRaw: unknown,
+  texts: { expected_value?: string; tolerance?: string } = {},
 ): ToleranceOutcome {
-  const expected = readNumber(expectedRaw);
+  const expected = readNumber(expectedRaw, texts.expected_value);
   if (!expected) {
     throw new MathRefusal(C.invalidExpected, 'expected_value must be a finite number or numeric string.', {
       is_correct: false,
       error: 'invalid_expected_value',
     });
   }
-  const tol = toleranceRaw === undefined || toleranceRaw === null ? { dec: new Dec(0), mode: expected.mode } : readNumber(toleranceRaw);
+  const read = toleranceRaw === undefined || toleranceRaw === null ? { dec: new Dec(0), mode: expected.mode } : readNumber(toleranceRaw, texts.tolerance);
+  // a tolerance beyond the double range (what JSON.parse makes ±Infinity) is invalid, as Infinity is
+  const tol = read && read.dec.abs().gt(DOUBLE_MAX) ? null : read;
 
   // calculated value: exact rational, 50-digit real, or double complex
   let calc: InstanceType<typeof Dec> | null = null;
@@ -60,11 +83,11 @@ export function checkExpected(
   const maxAllowed = Dec.max(ONE_PERCENT, magnitude.times(ONE_PERCENT));
 
   if (!tol || tol.dec.isNeg() || tol.dec.gt(maxAllowed)) {
-    const reason = !tol ? 'Tolerance must be a finite number.' : tol.dec.isNeg() ? 'Tolerance must not be negative.' : 'Requested tolerance exceeds the maximum allowed.';
+    const reason = !tol ? 'Tolerance must be a finite number within the double range.' : tol.dec.isNeg() ? 'Tolerance must not be negative.' : 'Requested tolerance exceeds the maximum allowed.';
     throw new MathRefusal(tol && !tol.dec.isNeg() ? C.tolerance : C.invalidTolerance, reason, {
       is_correct: false,
       error: reason,
-      requested_tolerance: typeof toleranceRaw === 'string' ? toleranceRaw : String(toleranceRaw),
+      requested_tolerance: (typeof toleranceRaw === 'string' ? toleranceRaw : texts.tolerance ?? String(toleranceRaw)).slice(0, 100),
       max_allowed_tolerance: maxAllowed.toString(),
       calculated_value: calcText,
       precision_mode: mode,

@@ -9,8 +9,11 @@ export { parseRate, checkDrm } from './engine.js';
 
 const S = 'https://proofgate.dev/schemas/rag';
 export const LIMITS = { chunks: 10_000, idChars: 1024 } as const;
-/** 10,000 chunks of ~1 KiB ids and metadata fit; larger payloads are not a retrieval result */
-const BODY_LIMIT = 16 * 1024 * 1024;
+/**
+ * 10,000 chunks of ids and metadata up to ~100 bytes each fit. The whole body is parsed, validated
+ * and hashed on the event loop, so the cap keeps each of those steps milliseconds (issue 12, item 8).
+ */
+export const BODY_LIMIT = 1024 * 1024;
 
 const isId = (v: unknown) => typeof v === 'string' && v.length > 0 && v.length <= LIMITS.idChars;
 

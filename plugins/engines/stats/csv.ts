@@ -1,12 +1,12 @@
 /**
  * A small RFC 4180 reader: comma-separated, fields optionally double-quoted, `""` an escaped quote
  * inside quotes, CRLF or LF line ends, a leading UTF-8 BOM ignored, a final line end optional.
- * The cell cap is enforced while reading, so an oversized file is refused before it is all split.
+ * The cell and column caps are enforced while reading, so an oversized file is refused before it is all split.
  */
 
 export class CsvError extends Error {
   constructor(
-    readonly kind: 'malformed' | 'cell_cap' | 'empty' | 'no_columns',
+    readonly kind: 'malformed' | 'cell_cap' | 'column_cap' | 'empty' | 'no_columns',
     message: string,
   ) {
     super(message);
@@ -18,7 +18,7 @@ export interface Csv {
   rows: string[][];
 }
 
-export function parseCsv(text: string, maxCells: number): Csv {
+export function parseCsv(text: string, maxCells: number, maxColumns = Infinity): Csv {
   const src = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
   const records: string[][] = [];
   let record: string[] = [];
@@ -32,6 +32,8 @@ export function parseCsv(text: string, maxCells: number): Csv {
     field = '';
     atFieldStart = true;
     if (++cells > maxCells) throw new CsvError('cell_cap', `more than ${maxCells} cells`);
+    // the header decides the column count: refused as soon as it passes the cap
+    if (records.length === 0 && record.length > maxColumns) throw new CsvError('column_cap', `more than ${maxColumns} columns`);
   };
   const endRecord = () => {
     endField();

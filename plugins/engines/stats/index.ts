@@ -3,7 +3,8 @@ import { HttpError } from '../../../core/errors.js';
 import { blocked, diagnosticBody } from '../../../core/verdict.js';
 import { C, StatsProblems } from './errors.js';
 import { Sandbox, type SandboxOptions } from './sandbox.js';
-import { LIMITS, readCsv, verifyStats } from './verify.js';
+import { csvProblem, LIMITS, queryRefused, runPrepared } from './verify.js';
+import type { PrepareInput, Prepared } from './engine.js';
 
 export { LIMITS } from './verify.js';
 export { parseCsv } from './csv.js';
@@ -24,12 +25,27 @@ function settings(app: App): Omit<SandboxOptions, 'nodePath'> {
   return { timeoutMs: int('timeout_ms', 10_000, 60_000), heapMb: int('heap_mb', 128, 2048), concurrency: int('concurrency', 2, 16), maxQueue: 32 };
 }
 
+/** header columns accepted by default; `plugin_config.stats.max_columns` sets another cap (issue 12, item 8) */
+export const DEFAULT_MAX_COLUMNS = 1000;
+
+function maxColumns(app: App): number {
+  const v = ((app.config.plugin_config?.stats ?? {}) as Record<string, unknown>).max_columns;
+  if (v === undefined) return DEFAULT_MAX_COLUMNS;
+  if (typeof v !== 'number' || !Number.isInteger(v) || v < 1 || v > 100_000) throw new Error('plugin_config.stats.max_columns must be an integer from 1 to 100000');
+  return v;
+}
+
 /** `nodePath` lets a deployment (or a test) point the sandbox at another node binary. */
 export function createStatsPlugin(opts: { nodePath?: string } = {}): Plugin {
   return {
     name: 'engine-stats',
     register(app: App) {
       const sandbox = new Sandbox({ ...settings(app), nodePath: opts.nodePath });
+      const columnCap = maxColumns(app);
+      // CSV parsing and the query's check grow with the upload: the worker pool, not the event loop
+      const engine = app.engine({ name: 'stats', version: '1.0.0', module: new URL('./engine.js', import.meta.url) });
+      const prepare = (csv: Uint8Array | string, query: string, signal?: AbortSignal) =>
+        engine.run<Prepared>('prepareStats', { csv, query, maxCells: LIMITS.cells, maxColumns: columnCap } satisfies PrepareInput, { signal });
       // a start-up probe makes a broken sandbox visible in the logs before the first upload
       void sandbox.run({ probe: true }).then((o) => {
         if (o.kind !== 'result') app.log.warn({ outcome: o }, 'statistics sandbox probe failed; /verify/stats will answer 503');
@@ -48,8 +64,9 @@ export function createStatsPlugin(opts: { nodePath?: string } = {}): Plugin {
           const files = body.files.filter((f) => f.field === 'file');
           if (files.length !== 1) throw new HttpError(StatsProblems.missingFile, 'send exactly one CSV file in the multipart field "file"');
           if (files[0].data.length > LIMITS.fileBytes) throw new HttpError(StatsProblems.tooManyCells, `the CSV exceeds ${LIMITS.fileBytes} bytes`);
-          const table = readCsv(files[0].data);
-          const verdict = await verifyStats(sandbox, table, body.fields.query, ctx.signal);
+          const p = await prepare(files[0].data, body.fields.query, ctx.signal);
+          if (!p.ok && p.kind !== 'query') throw csvProblem(p, columnCap);
+          const verdict = p.ok ? await runPrepared(sandbox, p, ctx.signal) : queryRefused(p.message);
           return { status: 200, body: diagnosticBody(verdict) };
         },
       });
@@ -60,13 +77,10 @@ export function createStatsPlugin(opts: { nodePath?: string } = {}): Plugin {
           if (typeof csv !== 'string' || typeof query !== 'string' || Buffer.byteLength(csv) > LIMITS.fileBytes) {
             return blocked('A statistics request needs csv and query strings.', C.validation, { error: 'validation_error' });
           }
-          let table;
-          try {
-            table = readCsv(Buffer.from(csv, 'utf8'));
-          } catch (err) {
-            return blocked(`The CSV was refused: ${(err as Error).message}.`, C.validation, { error: 'validation_error' });
-          }
-          return verifyStats(sandbox, table, query, o?.signal);
+          const p = await prepare(csv, query, o?.signal);
+          if (p.ok) return runPrepared(sandbox, p, o?.signal);
+          if (p.kind === 'query') return queryRefused(p.message);
+          return blocked(`The CSV was refused: ${csvProblem(p, columnCap).detail}.`, C.validation, { error: 'validation_error' });
         },
       });
     },

@@ -68,7 +68,8 @@ export class Sandbox {
     };
   }
 
-  async run(input: EvalInput | { probe: true }, signal?: AbortSignal): Promise<SandboxOutcome> {
+  /** `input` may come already serialised (a worker prepared it), so the event loop never stringifies a big table */
+  async run(input: EvalInput | { probe: true } | string, signal?: AbortSignal): Promise<SandboxOutcome> {
     if (signal?.aborted) return { kind: 'failure', reason: 'cancelled' };
     const release = await this.slot();
     if (!release) return { kind: 'unavailable', reason: 'sandbox queue is full' };
@@ -140,7 +141,7 @@ export class Sandbox {
           done({ kind: 'failure', reason: 'bad_output' });
         }
       });
-      child.stdin.end(JSON.stringify(input));
+      child.stdin.end(typeof input === 'string' ? input : JSON.stringify(input));
     });
   }
 }

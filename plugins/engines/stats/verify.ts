@@ -1,9 +1,8 @@
 import { HttpError } from '../../../core/errors.js';
 import { blocked, unverifiable, type DiagnosticResult } from '../../../core/verdict.js';
-import { CsvError, parseCsv } from './csv.js';
 import { C, StatsProblems } from './errors.js';
-import type { EvalInput, EvalValue } from './evaluator.js';
-import { compileQuery, QueryError } from './query.js';
+import type { EvalValue } from './evaluator.js';
+import type { Prepared } from './engine.js';
 import type { Sandbox } from './sandbox.js';
 
 export const LIMITS = {
@@ -13,51 +12,29 @@ export const LIMITS = {
   cells: 1_000_000,
 } as const;
 
-/** CSV text → parsed table; every CSV problem is an HttpError (400 or 413). */
-export function readCsv(data: Buffer): { header: string[]; rows: string[][] } {
-  let text: string;
-  try {
-    text = new TextDecoder('utf-8', { fatal: true }).decode(data);
-  } catch {
-    throw new HttpError(StatsProblems.badCsv, 'the CSV is not valid UTF-8');
-  }
-  try {
-    return parseCsv(text, LIMITS.cells);
-  } catch (err) {
-    if (!(err instanceof CsvError)) throw err;
-    if (err.kind === 'cell_cap') throw new HttpError(StatsProblems.tooManyCells, `the CSV has more than ${LIMITS.cells} cells (rows × columns)`);
-    throw new HttpError(StatsProblems.badCsv, err.message);
-  }
-}
-
 const num = (v: EvalValue) => Number(v.decimal);
 
+/** The HTTP problem of a CSV the worker refused (400 invalid, 413 past a cap). */
+export function csvProblem(p: Extract<Prepared, { ok: false }>, maxColumns: number): HttpError {
+  if (p.kind === 'cell_cap') return new HttpError(StatsProblems.tooManyCells, `the CSV has more than ${LIMITS.cells} cells (rows × columns)`);
+  if (p.kind === 'column_cap') {
+    return new HttpError(StatsProblems.tooManyColumns, `the CSV header has more than ${maxColumns} columns (plugin_config.stats.max_columns)`);
+  }
+  return new HttpError(StatsProblems.badCsv, p.message);
+}
+
+export function queryRefused(message: string): DiagnosticResult {
+  return blocked(`The statistics query was refused: ${message}.`, C.validation, { error: 'validation_error', message });
+}
+
 /**
- * Query validation, then evaluation in the sandbox. Success is UNVERIFIABLE (execution is not
- * verification, decisions §1); a refused query or a failed evaluation is BLOCKED; a sandbox that
- * cannot start is a 503 with no in-process fallback.
+ * Evaluation in the sandbox of a query the worker validated against the CSV. Success is
+ * UNVERIFIABLE (execution is not verification, decisions §1); a failed evaluation is BLOCKED; a
+ * sandbox that cannot start is a 503 with no in-process fallback.
  */
-export async function verifyStats(
-  sandbox: Sandbox,
-  table: { header: string[]; rows: string[][] },
-  queryText: string,
-  signal?: AbortSignal,
-): Promise<DiagnosticResult> {
-  let query;
-  try {
-    query = compileQuery(queryText, table.header);
-  } catch (err) {
-    if (!(err instanceof QueryError)) throw err;
-    return blocked(`The statistics query was refused: ${err.message}.`, C.validation, { error: 'validation_error', message: err.message });
-  }
-  const needed = new Set([query.column, query.group, ...(query.filter ?? []).map((c) => c.column)].filter((c): c is string => !!c && c !== '*'));
-  const columns: Record<string, string[]> = {};
-  for (const name of needed) {
-    const k = table.header.indexOf(name);
-    columns[name] = table.rows.map((r) => r[k]);
-  }
-  const input: EvalInput = { query, columns, rows: table.rows.length };
-  const outcome = await sandbox.run(input, signal);
+export async function runPrepared(sandbox: Sandbox, prepared: Extract<Prepared, { ok: true }>, signal?: AbortSignal): Promise<DiagnosticResult> {
+  const { query, rows } = prepared;
+  const outcome = await sandbox.run(prepared.stdin, signal);
   if (outcome.kind === 'unavailable') {
     throw new HttpError(StatsProblems.sandboxUnavailable, 'The statistics sandbox cannot run; no in-process fallback exists.', {
       constraintId: C.runtime,
@@ -70,7 +47,7 @@ export async function verifyStats(
   }
   const out = outcome.output;
   if (!out.ok) return blocked(`Statistics execution failed: ${out.error}.`, C.execution, { error: 'execution_failure', message: out.error });
-  const fields: Record<string, unknown> = { query, rows: table.rows.length, execution: 'sandbox' };
+  const fields: Record<string, unknown> = { query, rows, execution: 'sandbox' };
   let summary: string;
   if (out.groups) {
     fields.computed_value = Object.fromEntries(Object.entries(out.groups).map(([k, v]) => [k, num(v)]));

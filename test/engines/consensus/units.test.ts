@@ -114,3 +114,14 @@ t.test('aggregate: unanimity, exact confidence, advisory never counts', async (t
   t.equal(partial.meets_requirement, true);
   t.equal(partial.diagnostic.status, 'UNVERIFIABLE');
 });
+
+t.test('min_confidence is compared exactly as written (issue 12, item 3)', async (t) => {
+  const chain = [entry('a', 'VERIFIED', 'true'), entry('b', 'VERIFIED', 'false'), entry('c', 'VERIFIED', 'true')];
+  // 2 of 3 agree: exactly 0.666…; the rounded 66.67 % must not meet a threshold above two thirds
+  t.equal(aggregate('q', 'maximum', chain, '0.66666666666666666666666667', 5).meets_requirement, false);
+  t.equal(aggregate('q', 'maximum', chain, '0.666666666666666666666666666', 5).meets_requirement, true);
+  t.equal(aggregate('q', 'maximum', chain, '0.6667', 5).meets_requirement, false, 'today: met (66.67 ≥ 66.67)');
+  const all = [entry('a', 'VERIFIED', 'true'), entry('b', 'VERIFIED', 'true')];
+  t.equal(aggregate('q', 'high', all, '1.00000000000000000000001', 5).meets_requirement, false, 'beyond double precision: not 1');
+  t.equal(aggregate('q', 'high', all, '1', 5).meets_requirement, true);
+});

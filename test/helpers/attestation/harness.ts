@@ -75,6 +75,8 @@ export const attestableRoutes: Plugin = {
       handler(ctx: { body: unknown; state: Record<string, unknown> }) {
         const b = ctx.body as { expression?: string; query?: string; mode?: string; state_query?: unknown };
         if ('state_query' in b) ctx.state.attestationQuery = b.state_query;
+        // a query with no canonical JSON form; the kernel no longer lets 1e999 reach a handler as Infinity
+        if ((b as { non_finite_query?: boolean }).non_finite_query) ctx.state.attestationQuery = { n: Infinity };
         if (b.mode === 'unverifiable') return { body: diagnosticBody(unverifiable('only computed', { is_valid: false, value: 4 })) };
         const input = b.expression ?? b.query ?? '';
         const d = verified('Identity is true', { is_valid: true, result: true }, { engine: 'test-math', engine_version: '1', input, result: true });

@@ -1,0 +1,92 @@
+import t from 'tap';
+import { bindExact, ExactNumber, exactOf, parseExactJson } from '../../core/exact-json.js';
+import { checkFinanceTask, createFinanceGuard, FINANCE_INLINE_BYTES } from '../../plugins/a2a/guards/finance.js';
+import type { GuardContext, GuardOutcome } from '../../plugins/a2a/guards/types.js';
+import { intercept, invoice, message, startA2A, TEST_API_KEY } from '../helpers/a2a.js';
+
+/** issue 12, item 3: finance numbers are compared exactly as written, never through a double. */
+
+t.test('the lossless reader keeps every number as written and everything else as JSON.parse does', async (t) => {
+  const text = '{"a":9007199254740993,"b":[1e999,-1e-999,0.1],"c":"x\\"y","__proto__":{"p":1},"d":{"a":1,"a":2},"e":[true,false,null]}';
+  const v = parseExactJson(text) as any;
+  t.ok(v.a instanceof ExactNumber);
+  t.equal(v.a.text, '9007199254740993');
+  t.same(v.b.map((n: ExactNumber) => n.text), ['1e999', '-1e-999', '0.1']);
+  t.ok(v.b[0].beyondDouble && v.b[1].beyondDouble && !v.b[2].beyondDouble);
+  t.equal(v.c, 'x"y');
+  t.ok(Object.prototype.hasOwnProperty.call(v, '__proto__'), '__proto__ is a data member');
+  t.notOk(({} as any).p, 'no prototype pollution');
+  t.equal(v.d.a.text, '2', 'the last duplicate key wins, as with JSON.parse');
+  t.same(v.e, [true, false, null]);
+  const deep = '['.repeat(200_000) + '1' + ']'.repeat(200_000);
+  t.doesNotThrow(() => parseExactJson(deep), 'iterative: any depth');
+  for (const bad of ['', '{', '[1,]', '{"a" 1}', '01', '1 2', '"x']) t.throws(() => parseExactJson(bad), bad);
+});
+
+const ctx = {} as GuardContext;
+function boundPayload(text: string): Record<string, unknown> {
+  const body = JSON.parse(text);
+  bindExact(body.payload, Buffer.from(text), ['payload']);
+  return body.payload;
+}
+
+t.test('finance guard: bound numbers beyond double precision and range are compared exactly', async (t) => {
+  const guard = createFinanceGuard();
+  const run = (data: string) => guard.check(boundPayload(`{"payload":{"data":${data}}}`), ctx) as GuardOutcome;
+  // today: forwarded (both become the double 9007199254740992)
+  const off = run('{"claimed_total":9007199254740992,"line_items":[{"amount":9007199254740993}]}');
+  t.equal(off.status, 'blocked');
+  t.equal(off.details?.computed_total, '9007199254740993.00');
+  t.equal(run('{"claimed_total":9007199254740993,"line_items":[{"amount":9007199254740993}]}').status, 'forwarded');
+  const big = '9'.repeat(400);
+  t.equal(run(`{"claimed_total":${big},"line_items":[{"amount":${big.slice(0, -1)}8},{"amount":1}]}`).status, 'forwarded', '400-digit integers');
+  t.equal(run(`{"claimed_total":${big},"line_items":[{"amount":${big.slice(0, -1)}8}]}`).status, 'blocked', 'one unit off at 400 digits');
+  t.equal(run('{"claimed_total":1e999,"line_items":[{"amount":1e999}]}').status, 'forwarded', '1e999 is a number, not Infinity');
+  t.equal(run('{"claimed_total":1e999,"line_items":[{"amount":1e999},{"amount":1}]}').status, 'blocked', '1e999 + 1 is not 1e999');
+  // 0.005 rounds half-up to 0.01; 0.005 − 1e-999 rounds to 0.00: a term far below the double range matters
+  t.equal(run('{"claimed_total":0.01,"line_items":[{"amount":0.005}]}').details?.computed_total, '0.01');
+  t.equal(run('{"claimed_total":0,"line_items":[{"amount":0.005},{"amount":-1e-999}]}').details?.computed_total, '0.00');
+  t.equal(run('{"claimed_total":1,"line_items":[{"amount":1e10001}]}').status, 'unverifiable', 'exponents past ±10000 are refused, not rounded');
+});
+
+t.test('a large bound body is re-read exactly in the worker, from its text', async (t) => {
+  const tasks: unknown[] = [];
+  const guard = createFinanceGuard(async (task) => {
+    tasks.push(task);
+    return checkFinanceTask(JSON.parse(JSON.stringify(task)));
+  });
+  const pad = 'x'.repeat(FINANCE_INLINE_BYTES);
+  const text = `{"payload":{"note":"${pad}","data":{"claimed_total":9007199254740992,"line_items":[{"amount":9007199254740993}]}}}`;
+  const out = await guard.check(boundPayload(text), ctx);
+  t.equal(tasks.length, 1, 'offloaded');
+  t.same((tasks[0] as { path: unknown }).path, ['payload']);
+  t.equal(out.status, 'blocked');
+});
+
+t.test('an unbound JS number that may have lost digits is unverifiable, not trusted', async (t) => {
+  const guard = createFinanceGuard();
+  const out = guard.check(invoice([{ amount: 9007199254740992 }], 9007199254740992), ctx) as GuardOutcome;
+  t.equal(out.status, 'unverifiable');
+  t.equal(exactOf({}), undefined);
+});
+
+t.test('HTTP: /a2a/intercept blocks 9007199254740993 claimed as 9007199254740992', async (t) => {
+  const s = await startA2A({ max_requests_per_minute: 10_000 });
+  t.teardown(() => s.close());
+  const msg = JSON.stringify(message({ payload_type: 'financial_transaction', payload: { data: { claimed_total: 'CLAIM', line_items: [{ description: 'bond', amount: 'AMOUNT' }] } } }));
+  const send = (claim: string, amount: string) =>
+    s.request('POST', '/a2a/intercept', {
+      raw: msg.replace('"CLAIM"', claim).replace('"AMOUNT"', amount),
+      headers: { 'content-type': 'application/json', 'x-api-key': TEST_API_KEY },
+    });
+  const r = await send('9007199254740992', '9007199254740993');
+  t.equal(r.status, 200);
+  t.equal(r.body.status, 'blocked', 'today: forwarded as equal');
+  t.equal(r.body.details.computed_total, '9007199254740993.00');
+  t.equal((await send('9007199254740993', '9007199254740993')).body.status, 'forwarded');
+  t.equal((await send('12345678901234567890.01', '12345678901234567890.01')).body.status, 'forwarded');
+  t.equal((await send('12345678901234567890.01', '12345678901234567890.03')).body.status, 'blocked');
+  // a number RFC 8785 cannot hash cannot be bound into a signed verdict: refused, never Infinity
+  t.equal((await send('1e999', '1e999')).status, 400);
+  t.equal((await intercept(s, message({ payload_type: 'financial_transaction', payload: invoice([{ amount: '1e999' }], '1e999') }))).body.status, 'forwarded', 'as strings they are exact');
+});

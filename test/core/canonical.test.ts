@@ -1,0 +1,36 @@
+import t from 'tap';
+import canonicalize from 'canonicalize';
+import { canonicalJson, sha256HexYielding, sha256Hex } from '../../core/canonical.js';
+
+/** The native fast path of canonicalJson writes exactly what the RFC 8785 reference implementation writes. */
+const reference = canonicalize as unknown as (v: unknown) => string;
+
+t.test('same output as the reference implementation', async (t) => {
+  const values: unknown[] = [
+    { b: 1, a: [1, { d: null, c: -0, é: '\u2028\u0001' }], '10': 1, '9': 2, '': 3 },
+    [1e21, 1e-7, 0.1, 5e-324, -1.7976931348623157e308, 'x', true, null, { z: { y: { x: [] } } }],
+    { a: undefined, b: 1 },
+    { '\ud83d\ude00': 1, '\ue000': 2, '\u00e9': 3, e: 4 },
+    { d: new Date(0) },
+    JSON.parse('{"a":{"x":1},"__proto__":{"y":2},"constructor":3,"b":[{"toString":1},{},{"valueOf":[]}]}'),
+    Array.from({ length: 300 }, (_, i) => ({ [`k${i % 17}`]: i, nested: { [`n${i % 5}`]: [i, `${i}`] } })),
+    'just a string',
+    42,
+  ];
+  for (const v of values) t.equal(canonicalJson(v), reference(v), JSON.stringify(v).slice(0, 60));
+});
+
+t.test('values RFC 8785 cannot represent are refused, not written as null', async (t) => {
+  for (const v of [undefined, [undefined], { a: Infinity }, [NaN], { a: [1n] }, { f: () => 1 }]) t.throws(() => canonicalJson(v));
+});
+
+t.test('a value with very many distinct keys takes the reference path (no quadratic walk)', async (t) => {
+  const many = Array.from({ length: 3000 }, (_, i) => ({ [`key${i}`]: i }));
+  t.equal(canonicalJson(many), reference(many));
+});
+
+t.test('sha256HexYielding equals sha256Hex', async (t) => {
+  const big = Buffer.alloc(3 * 1024 * 1024 + 7, 0x61);
+  t.equal(await sha256HexYielding(big), sha256Hex(big));
+  t.equal(await sha256HexYielding(Buffer.alloc(0)), sha256Hex(Buffer.alloc(0)));
+});
