@@ -1,13 +1,13 @@
 import { mkdirSync } from 'node:fs';
 import { open, type RootDatabase, type Database } from 'lmdb';
-import type { Collection, Entry, ListOptions, Store } from './store.js';
+import type { Collection, CollectionStats, Entry, ListOptions, Store, WriteOp } from './store.js';
 
 /**
  * LMDB backend. Puts issued in the same tick share one durable commit (lmdb-js batches them), so
  * concurrent requests get group commit for free; `await put` resolves only once the batch is synced.
  */
 class LmdbCollection<T> implements Collection<T> {
-  constructor(private readonly db: Database<T, string>) {}
+  constructor(readonly db: Database<T, string>) {}
 
   async get(key: string): Promise<T | undefined> {
     return this.db.get(key);
@@ -96,6 +96,32 @@ export class LmdbStore implements Store {
       this.collections.set(name, c);
     }
     return c as LmdbCollection<T>;
+  }
+
+  async commit(ops: readonly WriteOp[]): Promise<boolean> {
+    if (ops.length === 0) return true;
+    const dbs = ops.map((op) => (this.collection<unknown>(op.collection) as LmdbCollection<unknown>).db);
+    // one write transaction: the conditions are checked under LMDB's cross-process writer lock,
+    // so nothing is written unless every ifAbsent key is still absent
+    return this.root.transaction(() => {
+      for (let i = 0; i < ops.length; i++) if (ops[i].ifAbsent && dbs[i].doesExist(ops[i].key)) return false;
+      for (let i = 0; i < ops.length; i++) {
+        if (ops[i].value === undefined) dbs[i].remove(ops[i].key);
+        else dbs[i].put(ops[i].key, ops[i].value);
+      }
+      return true;
+    });
+  }
+
+  async stats(): Promise<CollectionStats[]> {
+    const out: CollectionStats[] = [];
+    for (const name of this.root.getKeys()) {
+      if (typeof name !== 'string' || !/^[a-z0-9_.-]{1,64}$/.test(name)) continue;
+      const st = (this.collection<unknown>(name) as LmdbCollection<unknown>).db.getStats() as Record<string, number>;
+      const pages = (st.treeBranchPageCount ?? 0) + (st.treeLeafPageCount ?? 0) + (st.overflowPages ?? 0);
+      out.push({ name, entries: st.entryCount ?? 0, bytes: pages * (st.pageSize ?? 4096) });
+    }
+    return out;
   }
 
   async close(): Promise<void> {

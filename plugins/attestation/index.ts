@@ -89,7 +89,7 @@ async function register(app: App): Promise<void> {
         : { issuer: cfg.issuer, kid: null, available: false },
   });
   registerRoutes(app, service, records);
-  registerAttachHook(app, service);
+  registerAttachHook(app, service, RECORDS_COLLECTION);
 }
 
 const plugin: Plugin = { name: 'attestation', register };

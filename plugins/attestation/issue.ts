@@ -90,8 +90,10 @@ export function createIssuer(deps: IssuerDeps) {
         revoked_at: null,
         revoked_by: null,
       };
+      const issued: AttestationResult = { status: 'ISSUED', token, error_code: null, error: null, is_issued: true, attestation_id: jti };
+      if (opts.deferWrite) return { ...issued, record };
       if (!(await deps.records.insert(jti, record))) throw new Error('attestation id collision');
-      return { status: 'ISSUED', token, error_code: null, error: null, is_issued: true, attestation_id: jti };
+      return issued;
     } catch (err) {
       deps.log.error({ event: 'attestation.signing_failed', err_name: (err as Error)?.name, err_message: (err as Error)?.message }, 'attestation signing failed');
       return outcome('BLOCKED', 'SIGNING_FAILURE', 'the attestation could not be signed');

@@ -49,7 +49,7 @@ const plugin: Plugin = {
 };
 export default plugin;
 
-export { AuditChain, ChainUnavailableError } from './chain.js';
+export { AuditChain, ChainUnavailableError, AUDIT_WITH_STATE, type AppendOptions, type Head } from './chain.js';
 export { auditVerifyCommand } from './cli.js';
 export { entriesToCsv, neutralizeCell, csvReply, CSV_COLUMNS } from './csv.js';
 export { engineLabel, summarize, VERIFICATION_TAG } from './hooks.js';

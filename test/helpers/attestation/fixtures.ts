@@ -31,6 +31,18 @@ export function memoryStore(): Store {
       if (!cols.has(name)) cols.set(name, memoryCollection());
       return cols.get(name) as unknown as ReturnType<typeof memoryCollection<T>>;
     },
+    async commit(ops) {
+      const col = (n: string) => this.collection<unknown>(n) as ReturnType<typeof memoryCollection<unknown>>;
+      if (ops.some((op) => op.ifAbsent && col(op.collection).map.has(op.key))) return false;
+      for (const op of ops) {
+        if (op.value === undefined) col(op.collection).map.delete(op.key);
+        else col(op.collection).map.set(op.key, op.value);
+      }
+      return true;
+    },
+    async stats() {
+      return [...cols.entries()].map(([name, c]) => ({ name, entries: c.map.size, bytes: null }));
+    },
     async close() {},
   };
 }
