@@ -36,7 +36,9 @@ export interface Config {
     key_name: string;
     lifetime_seconds: number;
     trusted_issuers: string[];
+    prune_grace_seconds: number | null;
   };
+  audit: { checkpoint_interval_seconds: number; retention_days: number | null; export_dir: string | null };
   a2a: {
     deployment_id: string | null;
     signing_key_pem: string | null;

@@ -4,7 +4,7 @@ import type { DiagnosticResult } from '../../core/verdict.js';
 import { addIdentity } from '../health/index.js';
 import { registerAttachHook } from './attach.js';
 import { AttestationKeyError } from './errors.js';
-import { createIssuer, TOKEN_TYPE } from './issue.js';
+import { createIssuer, es256Sign, TOKEN_TYPE } from './issue.js';
 import { loadSigningKey, type SigningKey } from './keys.js';
 import { registerRoutes } from './routes.js';
 import { gateBatchMathItem, trustGate, type TrustGateOptions } from './trust-gate.js';
@@ -22,6 +22,19 @@ export const ATTESTATION_SERVICE = 'attestation';
 export const RECORDS_COLLECTION = 'attestations';
 /** Service name the batch plugin looks up for math items (plugins/batch/run.ts `BatchAttestor`). */
 export const BATCH_ATTESTOR_SERVICE = 'attestation.batch';
+/**
+ * `attestation.signer`: signs other plugins' statements with the attestation key (the audit
+ * plugin's chain checkpoints), as compact ES256 JWS. Null when no key is available.
+ */
+export const ATTESTATION_SIGNER_SERVICE = 'attestation.signer';
+export interface StatementSigner {
+  readonly kid: string;
+  /** the public JWK (with kid/alg/use) a verifier needs offline */
+  readonly publicJwk: Record<string, unknown>;
+  /** RFC 7638 SHA-256 thumbprint of the public key: what an operator pins */
+  readonly thumbprint: string;
+  sign(typ: string, payload: Record<string, unknown>): string;
+}
 
 /** `attestation.batch` implements the batch plugin's contract for math items (attestation required). */
 import type { BatchAttestor } from '../batch/index.js';
@@ -31,6 +44,8 @@ export type { BatchAttestor };
 export interface BoundAttestationService extends AttestationService {
   trustGate(diagnostic: DiagnosticResult, opts: Omit<TrustGateOptions, 'verify' | 'log'>): Promise<DiagnosticResult>;
 }
+
+const b64url = (v: unknown) => Buffer.from(JSON.stringify(v)).toString('base64url');
 
 async function keyOrNull(app: App): Promise<SigningKey | null> {
   try {
@@ -64,6 +79,18 @@ async function register(app: App): Promise<void> {
     trustGate: (diagnostic, opts) => trustGate(diagnostic, { ...opts, verify, log: app.log }),
   };
   app.provide(ATTESTATION_SERVICE, service);
+  const signer: StatementSigner | null = key
+    ? {
+        kid: key.kid,
+        publicJwk: key.publicJwk as Record<string, unknown>,
+        thumbprint: key.thumbprint,
+        sign(typ, payload) {
+          const input = `${b64url({ alg: 'ES256', typ, kid: key.kid })}.${b64url(payload)}`;
+          return `${input}.${es256Sign(Buffer.from(input), key.privateKey).toString('base64url')}`;
+        },
+      }
+    : null;
+  app.provide(ATTESTATION_SIGNER_SERVICE, signer);
   const batchAttestor: BatchAttestor = {
     async gate(diagnostic, subject) {
       const g = await gateBatchMathItem(service, diagnostic, { query: subject.query, engine: subject.engine, org_id: subject.org_id ?? null, log: app.log });

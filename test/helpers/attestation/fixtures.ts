@@ -19,6 +19,7 @@ export function attestationConfig(over: Partial<Config['attestation']> = {}): Co
     key_name: 'key-1',
     lifetime_seconds: 3600,
     trusted_issuers: ['did:svc:node:production', 'did:svc:node:staging'],
+    prune_grace_seconds: 86400,
     ...over,
   };
 }
