@@ -4,8 +4,9 @@ import { initCommand } from './commands/init.js';
 import { startCommand } from './commands/start.js';
 import { a2aVerifyVerdictCommand } from '../plugins/a2a/index.js';
 import { auditVerifyCommand } from '../plugins/audit/index.js';
+import { storeStatsCommand } from './commands/store-stats.js';
 
-const commands: Command[] = [startCommand, initCommand, auditVerifyCommand, a2aVerifyVerdictCommand];
+const commands: Command[] = [startCommand, initCommand, auditVerifyCommand, a2aVerifyVerdictCommand, storeStatsCommand];
 
 function usage(): string {
   const width = Math.max(...commands.map((c) => c.name.length));

@@ -6,6 +6,7 @@ import { registerAttachHook } from './attach.js';
 import { AttestationKeyError } from './errors.js';
 import { createIssuer, es256Sign, TOKEN_TYPE } from './issue.js';
 import { loadSigningKey, type SigningKey } from './keys.js';
+import { RecordPruner } from './prune.js';
 import { registerRoutes } from './routes.js';
 import { gateBatchMathItem, trustGate, type TrustGateOptions } from './trust-gate.js';
 import type { AttestationRecord, AttestationService } from './types.js';
@@ -16,6 +17,7 @@ export type { TrustGateOptions, GatedBatchItem } from './trust-gate.js';
 export { ATTESTABLE_TAG } from './attach.js';
 export { TOKEN_TYPE, subjectOf } from './issue.js';
 export { MAX_TOKEN_BYTES } from './verify.js';
+export { RecordPruner } from './prune.js';
 export type * from './types.js';
 
 export const ATTESTATION_SERVICE = 'attestation';
@@ -116,6 +118,24 @@ async function register(app: App): Promise<void> {
         : { issuer: cfg.issuer, kid: null, available: false },
   });
   registerRoutes(app, service, records);
+  if (cfg.prune_grace_seconds !== null) {
+    const pruner = new RecordPruner(app.store, RECORDS_COLLECTION, cfg.prune_grace_seconds);
+    let running: Promise<unknown> | null = null;
+    const run = (fn: () => Promise<number>) => {
+      if (running) return;
+      running = fn()
+        .catch((err) => app.log.error({ err }, 'attestation record pruning failed'))
+        .finally(() => (running = null));
+    };
+    // records of releases with random ids are found only by a full pass: one, in the background
+    setImmediate(() => run(() => pruner.sweep()));
+    const timer = setInterval(() => run(() => pruner.step()), 60_000);
+    timer.unref();
+    app.onClose(async () => {
+      clearInterval(timer);
+      await running;
+    });
+  }
   registerAttachHook(app, service, RECORDS_COLLECTION);
 }
 

@@ -60,6 +60,12 @@ t.test('the server checkpoints heads at shutdown; audit verify reports a chain t
 
   const ok = await runCli(['audit', 'verify', '--data-dir', dir]);
   t.equal(ok.code, 0, ok.stdout + ok.stderr);
+  const stats = await runCli(['store', 'stats', '--json', '--data-dir', dir]);
+  t.equal(stats.code, 0, stats.stderr);
+  const sizes = JSON.parse(stats.stdout) as { file_bytes: number; collections: Array<{ name: string; entries: number; bytes: number }> };
+  t.ok(sizes.file_bytes > 0);
+  t.ok(sizes.collections.find((c) => c.name === AUDIT_COLLECTION)!.entries >= 5, 'store stats lists the audit entries');
+  t.ok(sizes.collections.find((c) => c.name === CHECKPOINT_COLLECTION)!.bytes > 0);
 
   // remove the newest entry of the tenant's chain: the remaining chain still links and HMACs correctly
   const store = new LmdbStore(dir);
