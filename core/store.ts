@@ -78,3 +78,28 @@ export interface Store {
   readonly ready: boolean;
   close(): Promise<void>;
 }
+
+/**
+ * How one collection's values are laid out on disk, when that differs from the value callers see
+ * (e.g. the audit plugin keeps hashes as 32 raw bytes and drops fields its key already names).
+ * Registered once per collection name, at import time of the module that owns the value type, so
+ * every store opened in the process — the server's, the CLI's, a test's — reads and writes it the
+ * same way. `decode` must accept anything `encode` may have left unchanged (and older layouts).
+ */
+export interface Codec<T = unknown> {
+  encode(value: T, key: string): unknown;
+  decode(stored: unknown, key: string): T;
+}
+
+const codecs = new Map<string, Codec>();
+
+export function registerCodec<T>(collection: string, codec: Codec<T>): void {
+  const had = codecs.get(collection);
+  if (had && had !== codec) throw new Error(`collection ${collection} already has a codec`);
+  codecs.set(collection, codec as Codec);
+}
+
+/** the codec of a collection, for backends */
+export function codecOf(collection: string): Codec | undefined {
+  return codecs.get(collection);
+}

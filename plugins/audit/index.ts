@@ -97,6 +97,7 @@ export {
   type CheckpointSigner,
 } from './checkpoint.js';
 export { pruneAudit, type RetentionOptions } from './retention.js';
+export { auditCodec } from './compact.js';
 export { entriesToCsv, neutralizeCell, csvReply, CSV_COLUMNS } from './csv.js';
 export { engineLabel, summarize, VERIFICATION_TAG } from './hooks.js';
 export {

@@ -1,4 +1,6 @@
 import { hmacSha256Hex, SHA256_REF, sha256Ref } from '../../core/canonical.js';
+// every store of this process reads and writes audit entries in the compact layout
+import './compact.js';
 
 /**
  * The audit entry and its two canonical payload forms. The payload commits to the entry's
