@@ -7,6 +7,8 @@ import { AttestationKeyError } from './errors.js';
 import { createIssuer, es256Sign, TOKEN_TYPE } from './issue.js';
 import { loadSigningKey, type SigningKey } from './keys.js';
 import { RecordPruner } from './prune.js';
+// records are stored in their compact layout by every store of this process
+import './compact.js';
 import { registerRoutes } from './routes.js';
 import { gateBatchMathItem, trustGate, type TrustGateOptions } from './trust-gate.js';
 import type { AttestationRecord, AttestationService } from './types.js';

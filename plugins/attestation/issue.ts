@@ -4,6 +4,8 @@ import { sha256Ref, SHA256_REF } from '../../core/canonical.js';
 import type { Collection } from '../../core/store.js';
 import type { DiagnosticResult } from '../../core/verdict.js';
 import type { SigningKey } from './keys.js';
+// records are stored in their compact layout by every store of this process
+import './compact.js';
 import type { AttestationClaims, AttestationErrorCode, AttestationRecord, AttestationResult, IssueOptions } from './types.js';
 
 export const TOKEN_TYPE = 'svc-attestation+jwt';

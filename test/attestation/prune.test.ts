@@ -61,3 +61,16 @@ t.test('expired records are pruned after the grace period; live ones stay revoca
   t.equal(await pruner.sweep(), 1);
   t.equal(await records.count(), 2);
 });
+
+t.test('records are stored compactly and read back unchanged', async (t) => {
+  const { attestationCodec } = await import('../../plugins/attestation/compact.js');
+  const rec: AttestationRecord = {
+    id: 'att_x', org_id: 'org_a', iss: 'did:svc:node:staging', kid: 'did:svc:node:staging#key-1', sub: 'sha256:' + '01'.repeat(32), iat: 1, exp: 2,
+    result: { status: 'VERIFIED', verified: true, engine: 'math', confidence: 1 }, query_hash: 'sha256:' + '02'.repeat(32), proof_hash: 'sha256:' + '03'.repeat(32),
+    revoked_at: null, revoked_by: null,
+  };
+  const stored = attestationCodec.encode(rec, 'att_x');
+  t.ok(Array.isArray(stored));
+  t.same(attestationCodec.decode(stored, 'att_x'), rec);
+  t.same(attestationCodec.encode(rec, 'att_other'), rec, 'a record under another key is kept as it is');
+});
