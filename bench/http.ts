@@ -20,7 +20,7 @@ import { auditAppendBench, COMMIT_MODE } from './http-audit.js';
  * Nothing here asserts on time: figures are printed and written to bench-results.json.
  * Options (env): BENCH_SECONDS per row (default 5), BENCH_CONCURRENCY (default 1,8,32,128),
  * BENCH_MIXED (requests of the RSS phase, default 10000), BENCH_TARGETS (default all),
- * BENCH_CPU_PROF (directory for a V8 profile of the sidecar).
+ * BENCH_CPU_PROF (directory for a V8 profile of the sidecar), BENCH_RSS_ENGINES (1 or only: RSS per engine).
  */
 const DIST = fileURLToPath(new URL('..', import.meta.url));
 const CLI = join(DIST, 'sidecar', 'cli.js');
@@ -253,7 +253,7 @@ function print(r: Row): void {
   console.log(`${r.target.padEnd(15)} ${String(r.concurrency).padStart(4)} ${String(r.rps).padStart(7)} ${String(r.p50_ms).padStart(8)} ${String(r.p99_ms).padStart(8)} ${String(r.ratio_to_raw ?? '').padStart(6)}  ${st}`);
 }
 
-/** bytes of the per-verification collections over the number of audited requests */
+/** bytes of the per-verification collections (LMDB pages, so fill factor included) over the number of audited requests */
 async function storageFigures(dataDir: string): Promise<object> {
   const store = new LmdbStore(dataDir);
   try {
@@ -268,6 +268,8 @@ async function storageFigures(dataDir: string): Promise<object> {
       bytes_audit: bytes('audit.entries'),
       bytes_attestations: bytes('attestations'),
       bytes_per_verification: entries ? Math.round(perVerification / entries) : null,
+      bytes_per_audit_entry: entries ? Math.round(bytes('audit.entries') / entries) : null,
+      bytes_per_attestation_record: by.attestations?.entries ? Math.round(bytes('attestations') / by.attestations.entries) : null,
       collections: stats,
     };
   } finally {
@@ -275,7 +277,41 @@ async function storageFigures(dataDir: string): Promise<object> {
   }
 }
 
+const ENGINE_PLUGINS = ['engine-math', 'logic', 'code', 'sql', 'fact', 'natural-language', 'engine-process', 'engine-rag', 'engine-consensus', 'engine-stats', 'engine-image'];
+
+/**
+ * RSS after /readyz with no engine, with each engine alone, and with all of them: what an operator
+ * saves by disabling an engine a pod does not need (SVC_PLUGINS_DISABLED).
+ */
+export async function rssPerEngine(): Promise<Record<string, number | string>> {
+  const out: Record<string, number | string> = {};
+  const sets: Array<[string, string[]]> = [
+    ['none', ENGINE_PLUGINS],
+    ...ENGINE_PLUGINS.map((e): [string, string[]] => [e, ENGINE_PLUGINS.filter((x) => x !== e)]),
+    ['math+a2a only', [...ENGINE_PLUGINS.filter((x) => x !== 'engine-math'), 'batch', 'badges', 'verification-context', 'agents', 'ops', 'providers']],
+    ['all', []],
+  ];
+  for (const [name, disabled] of sets) {
+    const root = mkdtempSync(join(tmpdir(), 'proofgate-bench-rss-'));
+    const sc = await startSidecar(join(root, 'data'), disabled);
+    try {
+      await until(`${sc.url}/readyz`, sc.child);
+      out[name] = rssMb(sc.child.pid!);
+    } catch (err) {
+      out[name] = `failed: ${(err as Error).message}`;
+    } finally {
+      await stop(sc.child);
+      rmSync(root, { recursive: true, force: true });
+    }
+    console.log(`RSS after /readyz, ${name.padEnd(18)} ${out[name]} MB`);
+  }
+  return out;
+}
+
 export async function main(): Promise<void> {
-  const http = await runHttpBench();
-  writeFileSync('bench-results.json', JSON.stringify({ at: new Date().toISOString(), node: process.version, http }, null, 2));
+  // BENCH_RSS_ENGINES=only: just the per-engine RSS table; =1: the table after the HTTP rows
+  const rssOnly = process.env.BENCH_RSS_ENGINES === 'only';
+  const http = rssOnly ? null : await runHttpBench();
+  const rss_per_engine = process.env.BENCH_RSS_ENGINES ? await rssPerEngine() : null;
+  writeFileSync('bench-results.json', JSON.stringify({ at: new Date().toISOString(), node: process.version, http, rss_per_engine }, null, 2));
 }
