@@ -54,3 +54,23 @@ t.test('values that do not round-trip exactly are stored as they are', async (t)
   t.same(auditCodec.encode(good, 'org_b/000000000001'), good, 'an entry under another key is not compacted (its position would change)');
   t.same(auditCodec.encode({ ...good, extra: 1 } as AuditEntry, 'org_a/000000000001'), { ...good, extra: 1 }, 'an extra field is not dropped');
 });
+
+t.test('sealing writes the same canonical form the verifier recomputes, for awkward strings too', async (t) => {
+  const { sealEntry, currentPayload } = await import('../../plugins/audit/payload.js');
+  const { sha256Ref } = await import('../../core/canonical.js');
+  const awkward = ['é"\\', 'a\nb\u2028\u2029', '\u0000\u001f<>&', '😀', '\u007f\ud7ff\ue000', ''];
+  for (const [i, s] of awkward.entries()) {
+    const e = sealEntry('secret', 'org_a', i, i ? 'sha256:' + '00'.repeat(32) : null, {
+      route: s, method: 'POST', key_id: s, user_id: null, request_hash: null, status: 'blocked', engine: s,
+      http_status: 403, proof_ref: null, constraint_id: s, raw_llm_output: s,
+    });
+    t.equal(e.payload_hash, sha256Ref(currentPayload(e)), `awkward string ${i}`);
+  }
+  t.throws(
+    () => sealEntry('secret', 'org_a', 0, null, {
+      route: '\ud800', method: 'POST', key_id: null, user_id: null, request_hash: null, status: 'blocked', engine: null,
+      http_status: 403, proof_ref: null, constraint_id: null, raw_llm_output: null,
+    }),
+    'a lone surrogate has no canonical form: refused, as before',
+  );
+});
