@@ -213,3 +213,44 @@ t.test('a verification reply is sent only after its audit entry is durable', asy
   t.match(r.headers.get('x-audit-log-id'), /^lg_/);
   t.ok(events.indexOf('durable') < events.indexOf('reply'), events.join(','));
 });
+
+t.test('a VERIFIED /verify/math request makes one durable commit: its audit entry and its attestation record together', async (t) => {
+  const writes: string[] = [];
+  const counting = (inner: Store): Store => ({
+    get ready() {
+      return inner.ready;
+    },
+    collection<T>(name: string) {
+      const c = inner.collection<T>(name);
+      return {
+        ...c,
+        get: (k: string) => c.get(k),
+        list: (o?: Parameters<typeof c.list>[0]) => c.list(o),
+        count: (o?: Parameters<typeof c.count>[0]) => c.count(o),
+        put: (k: string, v: T) => (writes.push(`put ${name}`), c.put(k, v)),
+        insert: (k: string, v: T) => (writes.push(`insert ${name}`), c.insert(k, v)),
+        update: (k: string, fn: (cur: T | undefined) => T | undefined) => (writes.push(`update ${name}`), c.update(k, fn)),
+        delete: (k: string) => (writes.push(`delete ${name}`), c.delete(k)),
+      };
+    },
+    commit(ops: readonly WriteOp[]) {
+      writes.push(`commit ${[...new Set(ops.map((o) => o.collection))].sort().join('+')}`);
+      return inner.commit(ops);
+    },
+    stats: () => inner.stats(),
+    close: () => inner.close(),
+  });
+  const s = await startServer({ plugins: builtinPlugins, store: (dir) => counting(new LmdbStore(dir)) });
+  t.teardown(() => s.close());
+  const tn = await tenant(s);
+  await s.request('POST', '/verify/math', { apiKey: tn.key, body: { expression: '1+1=2' } }); // warm the chain head
+  writes.length = 0;
+  const r = await s.request('POST', '/verify/math', { apiKey: tn.key, body: { expression: '2+2=4' } });
+  t.equal(r.status, 200);
+  t.equal(r.body.status, 'VERIFIED');
+  t.match(r.body.attestation_id, /^att_/);
+  // security events (sign-up, key creation) are flushed by the auth plugin's own timer, off the request path
+  t.same(writes.filter((w) => w !== 'put security.events'), ['commit attestations+audit.entries'], 'one transaction, nothing else written');
+  const att = await s.request('GET', `/attestation/${r.body.attestation_id}`, { apiKey: tn.key });
+  t.equal(att.status, 200, 'the record is there once the reply is');
+});
