@@ -71,6 +71,8 @@ export async function createApp(opts: CreateOptions): Promise<Kernel> {
     },
     engine(def) {
       if (engines.some((e) => e.def.name === def.name)) throw new Error(`engine ${def.name} registered twice`);
+      // an operator may resize a dedicated pool (workers.pools); the shared one is workers.threads
+      const poolThreads = def.pool ? (config.workers.pools?.[def.pool.name] ?? def.pool.threads) : undefined;
       const handle: EngineHandle = {
         name: def.name,
         version: def.version,
@@ -78,7 +80,7 @@ export async function createApp(opts: CreateOptions): Promise<Kernel> {
           if (!def.module) return Promise.reject(new Error(`engine ${def.name} declares no worker module`));
           return pools.run<O>({
             pool: def.pool?.name ?? 'engines',
-            threads: def.pool?.threads,
+            threads: poolThreads,
             module: def.module,
             fn,
             input,
@@ -87,7 +89,7 @@ export async function createApp(opts: CreateOptions): Promise<Kernel> {
           });
         },
       };
-      if (def.module) pools.prepare(def.pool?.name ?? 'engines', def.pool?.threads);
+      if (def.module) pools.prepare(def.pool?.name ?? 'engines', poolThreads);
       engines.push({ def, handle });
       // warm up as soon as the engine is declared, overlapping the rest of start-up; /readyz waits
       if (def.warmup) {
