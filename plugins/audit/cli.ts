@@ -14,7 +14,7 @@ import { walkChains } from './verify.js';
  */
 export const auditVerifyCommand: Command = {
   name: 'audit verify',
-  summary: 'verify the audit hash chains offline (exit 1 at the first broken link)',
+  summary: 'verify the audit hash chains and checkpoints offline (exit 1 at a break or truncation)',
   usage: `proofgate audit verify [--org ID] [--pin THUMBPRINT]... [--data-dir DIR] [--config PATH]
 
 Walks the audit chain of every organisation (or only --org ID) in the data directory and checks each
