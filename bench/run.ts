@@ -12,6 +12,11 @@ const ENGINES = ['math', 'logic', 'sql', 'code'];
 const only = process.argv.slice(2);
 
 async function main(): Promise<void> {
+  // the HTTP bench (bench/http.ts) runs on its own: sidecar and raw server as separate processes
+  if (only.includes('http')) {
+    await (await import('./http.js')).main();
+    process.exit(0);
+  }
   const corpusDir = findCorpus();
   const reports: EngineReport[] = [];
   for (const name of ENGINES) {

@@ -76,6 +76,8 @@ export async function createApp(opts: CreateOptions): Promise<Kernel> {
     },
     engine(def) {
       if (engines.some((e) => e.def.name === def.name)) throw new Error(`engine ${def.name} registered twice`);
+      // an operator may resize a dedicated pool (workers.pools); the shared one is workers.threads
+      const poolThreads = def.pool ? (config.workers.pools?.[def.pool.name] ?? def.pool.threads) : undefined;
       const handle: EngineHandle = {
         name: def.name,
         version: def.version,
@@ -85,7 +87,7 @@ export async function createApp(opts: CreateOptions): Promise<Kernel> {
           const observe = (outcome: string) => metrics.engineDuration.observe({ engine: def.name, fn, outcome }, Number(process.hrtime.bigint() - started) / 1e9);
           const task = pools.run<O>({
             pool: def.pool?.name ?? 'engines',
-            threads: def.pool?.threads,
+            threads: poolThreads,
             module: def.module,
             fn,
             input,
@@ -96,7 +98,7 @@ export async function createApp(opts: CreateOptions): Promise<Kernel> {
           return task;
         },
       };
-      if (def.module) pools.prepare(def.pool?.name ?? 'engines', def.pool?.threads);
+      if (def.module) pools.prepare(def.pool?.name ?? 'engines', poolThreads);
       engines.push({ def, handle });
       // warm up as soon as the engine is declared, overlapping the rest of start-up; /readyz waits
       if (def.warmup) {

@@ -22,7 +22,7 @@ export interface Config {
   log_level: 'DEBUG' | 'INFO' | 'WARNING' | 'ERROR' | 'SILENT';
   error_tracking_dsn: string | null;
   plugins: { disabled: string[]; extra: string[] };
-  workers: { threads: number; task_timeout_ms: number };
+  workers: { threads: number; task_timeout_ms: number; pools: Record<string, number> };
   secrets: { jwt_secret_key: string | null; api_key_lookup_secret: string | null; audit_secret_key: string | null; badge_url_secret?: string | null };
   auth: {
     trusted_proxies: string[];
@@ -40,7 +40,9 @@ export interface Config {
     key_name: string;
     lifetime_seconds: number;
     trusted_issuers: string[];
+    prune_grace_seconds: number | null;
   };
+  audit: { checkpoint_interval_seconds: number; retention_days: number | null; export_dir: string | null };
   a2a: {
     deployment_id: string | null;
     signing_key_pem: string | null;

@@ -67,6 +67,11 @@ function parseQuery(qs: string): Record<string, unknown> {
  */
 export function createPipeline(d: PipelineDeps) {
   const maxDepth = d.maxJsonDepth ?? DEFAULT_MAX_JSON_DEPTH;
+  // one shutdown listener for all requests, not one per request (added and removed on the hot path)
+  const inflight = new Set<AbortController>();
+  d.shutdownSignal.addEventListener('abort', () => {
+    for (const ac of inflight) ac.abort(new Error('server shutting down'));
+  }, { once: true });
   return async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const started = process.hrtime.bigint();
     const id = requestId(req);
@@ -83,8 +88,7 @@ export function createPipeline(d: PipelineDeps) {
       if (!res.writableEnded) ac.abort(new Error('client closed the connection'));
     };
     res.once('close', onClose);
-    const onShutdown = () => ac.abort(new Error('server shutting down'));
-    d.shutdownSignal.addEventListener('abort', onShutdown, { once: true });
+    inflight.add(ac);
     let ctx: RequestContext | null = null;
 
     try {
@@ -176,7 +180,7 @@ export function createPipeline(d: PipelineDeps) {
       }
     } finally {
       res.off('close', onClose);
-      d.shutdownSignal.removeEventListener('abort', onShutdown);
+      inflight.delete(ac);
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;
       const labels = { method, route: routeLabel, status: String(status) };
       d.metrics.httpRequests.inc(labels);

@@ -1,34 +1,51 @@
 import { chmodSync, mkdirSync, statSync } from 'node:fs';
 import { open, type RootDatabase, type Database } from 'lmdb';
-import type { Collection, Entry, ListOptions, Store } from './store.js';
+import { codecOf, type Codec, type Collection, type CollectionStats, type Entry, type ListOptions, type Store, type WriteOp } from './store.js';
 
 /**
  * LMDB backend. Puts issued in the same tick share one durable commit (lmdb-js batches them), so
  * concurrent requests get group commit for free; `await put` resolves only once the batch is synced.
  */
 class LmdbCollection<T> implements Collection<T> {
-  constructor(private readonly db: Database<T, string>) {}
+  constructor(
+    readonly db: Database<T, string>,
+    private readonly name: string,
+  ) {}
+
+  /** stored layout of the values, when the collection registered one (core/store.ts Codec) */
+  get codec(): Codec | undefined {
+    return codecOf(this.name);
+  }
+
+  private enc(key: string, v: T): T {
+    return this.codec ? (this.codec.encode(v, key) as T) : v;
+  }
+
+  private dec(key: string, v: T | undefined): T | undefined {
+    return this.codec && v !== undefined ? (this.codec.decode(v, key) as T) : v;
+  }
 
   async get(key: string): Promise<T | undefined> {
-    return this.db.get(key);
+    return this.dec(key, this.db.get(key));
   }
 
   async put(key: string, value: T): Promise<void> {
-    await this.db.put(key, value);
+    await this.db.put(key, this.enc(key, value));
   }
 
   async insert(key: string, value: T): Promise<boolean> {
+    const stored = this.enc(key, value);
     return this.db.ifNoExists(key, () => {
-      this.db.put(key, value);
+      this.db.put(key, stored);
     });
   }
 
   async update(key: string, fn: (current: T | undefined) => T | undefined): Promise<T | undefined> {
     let result: T | undefined;
     await this.db.transaction(() => {
-      const next = fn(this.db.get(key));
-      if (next !== undefined) this.db.put(key, next);
-      result = next ?? this.db.get(key);
+      const next = fn(this.dec(key, this.db.get(key)));
+      if (next !== undefined) this.db.put(key, this.enc(key, next));
+      result = next ?? this.dec(key, this.db.get(key));
     });
     return result;
   }
@@ -60,7 +77,7 @@ class LmdbCollection<T> implements Collection<T> {
         if (opts.reverse) break;
         continue;
       }
-      out.push({ key, value });
+      out.push({ key, value: this.codec ? (this.codec.decode(value, key) as T) : value });
       if (opts.limit !== undefined && out.length >= opts.limit) break;
     }
     return out;
@@ -118,10 +135,38 @@ export class LmdbStore implements Store {
     if (!/^[a-z0-9_.-]{1,64}$/.test(name)) throw new TypeError(`invalid collection name ${JSON.stringify(name)}`);
     let c = this.collections.get(name);
     if (!c) {
-      c = new LmdbCollection<unknown>(this.root.openDB<unknown, string>({ name, keyEncoding: 'ordered-binary' }));
+      c = new LmdbCollection<unknown>(this.root.openDB<unknown, string>({ name, keyEncoding: 'ordered-binary' }), name);
       this.collections.set(name, c);
     }
     return c as LmdbCollection<T>;
+  }
+
+  async commit(ops: readonly WriteOp[]): Promise<boolean> {
+    if (ops.length === 0) return true;
+    const cols = ops.map((op) => this.collection<unknown>(op.collection) as LmdbCollection<unknown>);
+    const dbs = cols.map((c) => c.db);
+    const values = ops.map((op, i) => (op.value !== undefined && cols[i].codec ? cols[i].codec!.encode(op.value, op.key) : op.value));
+    // one write transaction: the conditions are checked under LMDB's cross-process writer lock,
+    // so nothing is written unless every ifAbsent key is still absent
+    return this.root.transaction(() => {
+      for (let i = 0; i < ops.length; i++) if (ops[i].ifAbsent && dbs[i].doesExist(ops[i].key)) return false;
+      for (let i = 0; i < ops.length; i++) {
+        if (ops[i].value === undefined) dbs[i].remove(ops[i].key);
+        else dbs[i].put(ops[i].key, values[i]);
+      }
+      return true;
+    });
+  }
+
+  async stats(): Promise<CollectionStats[]> {
+    const out: CollectionStats[] = [];
+    for (const name of this.root.getKeys()) {
+      if (typeof name !== 'string' || !/^[a-z0-9_.-]{1,64}$/.test(name)) continue;
+      const st = (this.collection<unknown>(name) as LmdbCollection<unknown>).db.getStats() as Record<string, number>;
+      const pages = (st.treeBranchPageCount ?? 0) + (st.treeLeafPageCount ?? 0) + (st.overflowPages ?? 0);
+      out.push({ name, entries: st.entryCount ?? 0, bytes: pages * (st.pageSize ?? 4096) });
+    }
+    return out;
   }
 
   async close(): Promise<void> {

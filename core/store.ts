@@ -37,9 +37,69 @@ export interface Collection<T> {
   count(opts?: Pick<ListOptions, 'prefix'>): Promise<number>;
 }
 
+/** One write of a `Store.commit`: a put (value given), a delete (value undefined), or an insert-if-absent. */
+export interface WriteOp {
+  collection: string;
+  key: string;
+  /** undefined deletes the key */
+  value?: unknown;
+  /** write only when the key is absent; if any such key exists, the whole commit writes nothing */
+  ifAbsent?: boolean;
+}
+
+/** Sizes of one collection (`proofgate store stats`); bytes are the backend's own accounting. */
+export interface CollectionStats {
+  name: string;
+  entries: number;
+  /** bytes of the pages holding the collection (LMDB: branch + leaf + overflow pages); null when unknown */
+  bytes: number | null;
+}
+
 export interface Store {
   collection<T>(name: string): Collection<T>;
+  /**
+   * Writes `ops` (of any collections) as ONE all-or-nothing transaction, durable when the promise
+   * resolves. Resolves false, having written nothing, when a key of an `ifAbsent` op already
+   * exists — the caller lost a race and must re-read before retrying. This is the batch primitive
+   * of group commit (the audit chain seals many entries and writes them here at once).
+   *
+   * Backend contract, so that the same callers work on a shared database:
+   *  - LMDB: one write transaction (the single-writer lock is process-wide and cross-process);
+   *    lmdb-js merges concurrent commit() calls into one disk sync, each call still all-or-nothing.
+   *  - PostgreSQL (shared mode): `BEGIN; SELECT … FOR UPDATE` on the row that serialises the
+   *    writers (e.g. the audit head row of the organisation), then `INSERT … ON CONFLICT DO NOTHING`
+   *    per ifAbsent op (any row count 0 → ROLLBACK and resolve false), upserts/deletes for the rest,
+   *    `COMMIT` (synchronous_commit on). One transaction per call, never one per op.
+   */
+  commit(ops: readonly WriteOp[]): Promise<boolean>;
+  /** entries and bytes per collection, for operators (`proofgate store stats`) */
+  stats(): Promise<CollectionStats[]>;
   /** true once open and until closed */
   readonly ready: boolean;
   close(): Promise<void>;
+}
+
+/**
+ * How one collection's values are laid out on disk, when that differs from the value callers see
+ * (e.g. the audit plugin keeps hashes as 32 raw bytes and drops fields its key already names).
+ * Registered once per collection name, at import time of the module that owns the value type, so
+ * every store opened in the process — the server's, the CLI's, a test's — reads and writes it the
+ * same way. `decode` must accept anything `encode` may have left unchanged (and older layouts).
+ */
+export interface Codec<T = unknown> {
+  encode(value: T, key: string): unknown;
+  decode(stored: unknown, key: string): T;
+}
+
+const codecs = new Map<string, Codec>();
+
+export function registerCodec<T>(collection: string, codec: Codec<T>): void {
+  const had = codecs.get(collection);
+  if (had && had !== codec) throw new Error(`collection ${collection} already has a codec`);
+  codecs.set(collection, codec as Codec);
+}
+
+/** the codec of a collection, for backends */
+export function codecOf(collection: string): Codec | undefined {
+  return codecs.get(collection);
 }

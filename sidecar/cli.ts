@@ -9,8 +9,9 @@ import { auditVerifyCommand } from '../plugins/audit/index.js';
 import { mcpApproveCommand, mcpScanCommand } from '../plugins/mcp/index.js';
 import { keysNewCommand } from './commands/keys.js';
 import { orgsListCommand, orgsSetPlanCommand, orgsSetRoleCommand, usersHashPasswordCommand } from './commands/orgs.js';
+import { storeStatsCommand } from './commands/store-stats.js';
 
-const commands: Command[] = [startCommand, initCommand, verifyCommand, openapiCommand, auditVerifyCommand, a2aVerifyVerdictCommand, mcpScanCommand, mcpApproveCommand];
+const commands: Command[] = [startCommand, initCommand, verifyCommand, openapiCommand, auditVerifyCommand, a2aVerifyVerdictCommand, storeStatsCommand, mcpScanCommand, mcpApproveCommand];
 // operating it: provisioning and plans (docs/ops.md)
 commands.push(keysNewCommand, orgsSetPlanCommand, orgsSetRoleCommand, orgsListCommand, usersHashPasswordCommand);
 

@@ -4,8 +4,11 @@ import type { DiagnosticResult } from '../../core/verdict.js';
 import { addIdentity } from '../health/index.js';
 import { registerAttachHook } from './attach.js';
 import { AttestationKeyError } from './errors.js';
-import { createIssuer, TOKEN_TYPE } from './issue.js';
+import { createIssuer, es256Sign, TOKEN_TYPE } from './issue.js';
 import { loadSigningKey, type SigningKey } from './keys.js';
+import { RecordPruner } from './prune.js';
+// records are stored in their compact layout by every store of this process
+import './compact.js';
 import { registerRoutes } from './routes.js';
 import { registerBadgeUrl } from './badge-url.js';
 import { gateBatchMathItem, trustGate, type TrustGateOptions } from './trust-gate.js';
@@ -18,12 +21,26 @@ export { ATTESTABLE_TAG } from './attach.js';
 export { TOKEN_TYPE, subjectOf } from './issue.js';
 export { MAX_TOKEN_BYTES } from './verify.js';
 export { BADGE_LINK_SERVICE, badgeSignature, type BadgeLinkService, type BadgeLinkOutcome } from './badge-url.js';
+export { RecordPruner } from './prune.js';
 export type * from './types.js';
 
 export const ATTESTATION_SERVICE = 'attestation';
 export const RECORDS_COLLECTION = 'attestations';
 /** Service name the batch plugin looks up for math items (plugins/batch/run.ts `BatchAttestor`). */
 export const BATCH_ATTESTOR_SERVICE = 'attestation.batch';
+/**
+ * `attestation.signer`: signs other plugins' statements with the attestation key (the audit
+ * plugin's chain checkpoints), as compact ES256 JWS. Null when no key is available.
+ */
+export const ATTESTATION_SIGNER_SERVICE = 'attestation.signer';
+export interface StatementSigner {
+  readonly kid: string;
+  /** the public JWK (with kid/alg/use) a verifier needs offline */
+  readonly publicJwk: Record<string, unknown>;
+  /** RFC 7638 SHA-256 thumbprint of the public key: what an operator pins */
+  readonly thumbprint: string;
+  sign(typ: string, payload: Record<string, unknown>): string;
+}
 
 /** `attestation.batch` implements the batch plugin's contract for math items (attestation required). */
 import type { BatchAttestor } from '../batch/index.js';
@@ -33,6 +50,8 @@ export type { BatchAttestor };
 export interface BoundAttestationService extends AttestationService {
   trustGate(diagnostic: DiagnosticResult, opts: Omit<TrustGateOptions, 'verify' | 'log'>): Promise<DiagnosticResult>;
 }
+
+const b64url = (v: unknown) => Buffer.from(JSON.stringify(v)).toString('base64url');
 
 async function keyOrNull(app: App): Promise<SigningKey | null> {
   try {
@@ -66,6 +85,18 @@ async function register(app: App): Promise<void> {
     trustGate: (diagnostic, opts) => trustGate(diagnostic, { ...opts, verify, log: app.log }),
   };
   app.provide(ATTESTATION_SERVICE, service);
+  const signer: StatementSigner | null = key
+    ? {
+        kid: key.kid,
+        publicJwk: key.publicJwk as Record<string, unknown>,
+        thumbprint: key.thumbprint,
+        sign(typ, payload) {
+          const input = `${b64url({ alg: 'ES256', typ, kid: key.kid })}.${b64url(payload)}`;
+          return `${input}.${es256Sign(Buffer.from(input), key.privateKey).toString('base64url')}`;
+        },
+      }
+    : null;
+  app.provide(ATTESTATION_SIGNER_SERVICE, signer);
   const batchAttestor: BatchAttestor = {
     async gate(diagnostic, subject) {
       const g = await gateBatchMathItem(service, diagnostic, { query: subject.query, engine: subject.engine, org_id: subject.org_id ?? null, log: app.log });
@@ -92,7 +123,25 @@ async function register(app: App): Promise<void> {
   });
   registerRoutes(app, service, records);
   registerBadgeUrl(app, records);
-  registerAttachHook(app, service);
+  if (cfg.prune_grace_seconds !== null) {
+    const pruner = new RecordPruner(app.store, RECORDS_COLLECTION, cfg.prune_grace_seconds);
+    let running: Promise<unknown> | null = null;
+    const run = (fn: () => Promise<number>) => {
+      if (running) return;
+      running = fn()
+        .catch((err) => app.log.error({ err }, 'attestation record pruning failed'))
+        .finally(() => (running = null));
+    };
+    // records of releases with random ids are found only by a full pass: one, in the background
+    setImmediate(() => run(() => pruner.sweep()));
+    const timer = setInterval(() => run(() => pruner.step()), 60_000);
+    timer.unref();
+    app.onClose(async () => {
+      clearInterval(timer);
+      await running;
+    });
+  }
+  registerAttachHook(app, service, RECORDS_COLLECTION);
 }
 
 const plugin: Plugin = { name: 'attestation', register };

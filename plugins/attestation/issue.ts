@@ -1,9 +1,11 @@
-import { randomUUID, sign as cryptoSign, type KeyObject } from 'node:crypto';
+import { randomBytes, sign as cryptoSign, type KeyObject } from 'node:crypto';
 import type { Logger } from 'pino';
 import { sha256Ref, SHA256_REF } from '../../core/canonical.js';
 import type { Collection } from '../../core/store.js';
 import type { DiagnosticResult } from '../../core/verdict.js';
 import type { SigningKey } from './keys.js';
+// records are stored in their compact layout by every store of this process
+import './compact.js';
 import type { AttestationClaims, AttestationErrorCode, AttestationRecord, AttestationResult, IssueOptions } from './types.js';
 
 export const TOKEN_TYPE = 'svc-attestation+jwt';
@@ -15,6 +17,19 @@ export const SVC_VERSION = '1.0';
  */
 export function subjectOf(queryHash: string, proofHash: string): string {
   return sha256Ref({ query_hash: queryHash, proof_hash: proofHash });
+}
+
+/**
+ * RFC 9562 UUIDv7: 48 bits of Unix milliseconds, then randomness. Record keys (the jti) therefore
+ * sort by issue time, so expired records are pruned by reading the collection from its start.
+ */
+export function uuidv7(ms = Date.now()): string {
+  const b = randomBytes(16);
+  b.writeUIntBE(ms, 0, 6);
+  b[6] = (b[6] & 0x0f) | 0x70;
+  b[8] = (b[8] & 0x3f) | 0x80;
+  const h = b.toString('hex');
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
 }
 
 export type Signer = (data: Buffer, key: KeyObject) => Buffer;
@@ -62,7 +77,7 @@ export function createIssuer(deps: IssuerDeps) {
     if (!key) return outcome('UNVERIFIABLE', 'CRYPTO_UNAVAILABLE', 'no attestation signing key is available');
     try {
       const iat = now();
-      const jti = `att_${randomUUID()}`;
+      const jti = `att_${uuidv7(iat * 1000)}`;
       const query_hash = sha256Ref(opts.query);
       const proof_hash = diagnostic.proof_ref;
       const result = { status: diagnostic.status, verified: true, engine: String(opts.engine), confidence: confidenceOf(diagnostic) };
@@ -90,8 +105,10 @@ export function createIssuer(deps: IssuerDeps) {
         revoked_at: null,
         revoked_by: null,
       };
+      const issued: AttestationResult = { status: 'ISSUED', token, error_code: null, error: null, is_issued: true, attestation_id: jti };
+      if (opts.deferWrite) return { ...issued, record };
       if (!(await deps.records.insert(jti, record))) throw new Error('attestation id collision');
-      return { status: 'ISSUED', token, error_code: null, error: null, is_issued: true, attestation_id: jti };
+      return issued;
     } catch (err) {
       deps.log.error({ event: 'attestation.signing_failed', err_name: (err as Error)?.name, err_message: (err as Error)?.message }, 'attestation signing failed');
       return outcome('BLOCKED', 'SIGNING_FAILURE', 'the attestation could not be signed');

@@ -10,6 +10,8 @@ export interface AttestationResult {
   is_issued: boolean;
   /** the token's jti when issued (proofgate addition: lets a route return `attestation_id`) */
   attestation_id: string | null;
+  /** only with `deferWrite`: the record the caller must store before handing out the token */
+  record?: AttestationRecord;
 }
 
 export type StoredStatus = 'VALID' | 'EXPIRED' | 'REVOKED';
@@ -61,6 +63,12 @@ export interface IssueOptions {
   query: unknown;
   /** organisation that owns the attestation (GET /attestation/{id} is scoped to it) */
   org_id?: string | null;
+  /**
+   * Hand the record write to the caller instead of committing it here: `issue` then returns the
+   * record (`AttestationResult.record`) and the caller MUST make it durable before the token
+   * leaves (the attach hook gives it to the audit append, so entry and record share one commit).
+   */
+  deferWrite?: boolean;
 }
 
 export type VerifyOutcome =

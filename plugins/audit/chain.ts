@@ -1,8 +1,8 @@
-import type { Store } from '../../core/store.js';
+import type { Store, WriteOp } from '../../core/store.js';
 import { AUDIT_COLLECTION, assertEntry, entryKey, sealEntry, type AuditEntry, type AuditFields } from './payload.js';
 import { payloadCheck } from './verify.js';
 
-interface Head {
+export interface Head {
   seq: number;
   hash: string;
 }
@@ -10,21 +10,59 @@ interface Head {
 export class ChainUnavailableError extends Error {}
 
 /**
- * Appends to per-organisation hash chains. Within this process, appends of one organisation run
- * one after another on a promise chain (sequence numbers and prev hashes are assigned in one
- * place); appends of different organisations run concurrently, so their durable puts share LMDB
- * commits. Across processes, each entry is written with `insert` at `org/seq`: a process whose
- * cached head is stale loses the insert, reloads the head from the store and retries — two writers
- * can never both own a position, so the chain cannot fork.
+ * `ctx.state[AUDIT_WITH_STATE]`: WriteOps (plain puts) an earlier onReply hook needs durable with
+ * this request's audit entry; the audit hook writes them in the entry's transaction or withholds
+ * the reply. Only for routes tagged `verification`, and only when the `audit.chain` service is set.
+ */
+export const AUDIT_WITH_STATE = 'auditWith';
+
+export interface AppendOptions {
+  /**
+   * Other writes that must be durable together with the entry (e.g. the attestation record of the
+   * verdict the entry records): they go into the same transaction, so one request costs one commit.
+   * Plain puts only — an insert-if-absent here would make a lost race indistinguishable from a
+   * conflict of the companion key.
+   */
+  with?: readonly WriteOp[];
+}
+
+interface Pending {
+  fields: AuditFields;
+  with: readonly WriteOp[] | undefined;
+  resolve(e: AuditEntry): void;
+  reject(err: unknown): void;
+}
+
+interface OrgQueue {
+  waiting: Pending[];
+  busy: boolean;
+}
+
+/**
+ * Appends to per-organisation hash chains with group commit. Appends of one organisation that
+ * arrive while a commit of that organisation is in flight wait in a queue; when the commit ends,
+ * all of them are sealed in arrival order (seq, prev hash) and written by ONE `store.commit`
+ * transaction, and every caller's promise resolves only once that transaction is durable.
+ * Organisations commit independently (their transactions share LMDB's disk syncs).
+ *
+ * Across processes, every position of the batch is an insert-if-absent inside that one
+ * transaction: a process whose cached head is stale loses (nothing is written), reloads the head
+ * from the store, reseals the whole batch after it and retries — two writers can never both own a
+ * position, so the chain cannot fork, and an aborted batch leaves no gap.
  */
 export class AuditChain {
   private readonly heads = new Map<string, Head | null>();
-  private readonly queues = new Map<string, Promise<unknown>>();
+  private readonly queues = new Map<string, OrgQueue>();
+  /** figures for the bench and /metrics: commits and entries written by this process */
+  readonly stats = { commits: 0, entries: 0, races: 0 };
 
   constructor(
     private readonly store: Store,
     private readonly secret: string,
     private readonly maxRetries = 20,
+    /** upper bound of one batch, so one transaction stays small whatever the backlog */
+    private readonly maxBatch = 512,
+    private readonly now: () => Date = () => new Date(),
   ) {}
 
   private get col() {
@@ -56,28 +94,79 @@ export class AuditChain {
     return head;
   }
 
-  append(orgId: string, fields: AuditFields): Promise<AuditEntry> {
-    const before = this.queues.get(orgId) ?? Promise.resolve();
-    const run = () => this.appendNow(orgId, fields);
-    const p = before.then(run, run);
-    this.queues.set(orgId, p);
-    const clear = () => {
-      if (this.queues.get(orgId) === p) this.queues.delete(orgId);
-    };
-    p.then(clear, clear);
-    return p;
+  /** Heads known to this process (organisations it appended to or read), for checkpoints. */
+  knownHeads(): Array<[string, Head]> {
+    return [...this.heads.entries()].filter((e): e is [string, Head] => e[1] !== null);
   }
 
-  private async appendNow(orgId: string, fields: AuditFields): Promise<AuditEntry> {
+  /** Forgets the cached head so the next append re-reads it (after another writer, or a prune). */
+  forget(orgId: string): void {
+    this.heads.delete(orgId);
+  }
+
+  append(orgId: string, fields: AuditFields, opts: AppendOptions = {}): Promise<AuditEntry> {
+    return new Promise<AuditEntry>((resolve, reject) => {
+      let q = this.queues.get(orgId);
+      if (!q) {
+        q = { waiting: [], busy: false };
+        this.queues.set(orgId, q);
+      }
+      q.waiting.push({ fields, with: opts.with, resolve, reject });
+      if (!q.busy) {
+        q.busy = true;
+        // a microtask later, so appends issued in the same tick start out in one batch
+        queueMicrotask(() => void this.drain(orgId, q!));
+      }
+    });
+  }
+
+  private async drain(orgId: string, q: OrgQueue): Promise<void> {
+    while (q.waiting.length) {
+      const batch = q.waiting.splice(0, this.maxBatch);
+      try {
+        const entries = await this.commitBatch(orgId, batch);
+        for (let i = 0; i < batch.length; i++) batch[i].resolve(entries[i]);
+      } catch (err) {
+        for (const p of batch) p.reject(err);
+      }
+    }
+    q.busy = false;
+    if (this.queues.get(orgId) === q) this.queues.delete(orgId);
+  }
+
+  private async commitBatch(orgId: string, batch: Pending[]): Promise<AuditEntry[]> {
     for (let attempt = 0; attempt < this.maxRetries; attempt++) {
       const head = await this.head(orgId);
-      const seq = head ? head.seq + 1 : 0;
-      const entry = sealEntry(this.secret, orgId, seq, head ? head.hash : null, fields);
-      if (await this.col.insert(entryKey(orgId, seq), entry)) {
-        this.heads.set(orgId, { seq, hash: entry.payload_hash });
-        return entry;
+      let seq = head ? head.seq + 1 : 0;
+      let prev = head ? head.hash : null;
+      const now = this.now();
+      const entries: AuditEntry[] = [];
+      const ops: WriteOp[] = [];
+      for (const p of batch) {
+        const entry = sealEntry(this.secret, orgId, seq, prev, p.fields, now);
+        entries.push(entry);
+        ops.push({ collection: AUDIT_COLLECTION, key: entryKey(orgId, seq), value: entry, ifAbsent: true });
+        if (p.with) for (const w of p.with) ops.push({ collection: w.collection, key: w.key, value: w.value });
+        prev = entry.payload_hash;
+        seq++;
       }
-      // another process appended first: forget the stale head and continue from the stored one
+      let written: boolean;
+      try {
+        written = await this.store.commit(ops);
+      } catch (err) {
+        // the outcome is unknown (the transaction may or may not have landed): re-read the head next time
+        this.heads.delete(orgId);
+        throw err;
+      }
+      if (written) {
+        const last = entries[entries.length - 1];
+        this.heads.set(orgId, { seq: last.seq, hash: last.payload_hash });
+        this.stats.commits++;
+        this.stats.entries += entries.length;
+        return entries;
+      }
+      // another process appended first: forget the stale head and reseal after the stored one
+      this.stats.races++;
       this.heads.delete(orgId);
     }
     throw new ChainUnavailableError('audit append lost the race too many times');

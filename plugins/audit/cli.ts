@@ -4,9 +4,8 @@ import { ConfigError, DEFAULT_CONFIG_PATH, loadConfig } from '../../core/config.
 import type { Command } from '../../core/cli.js';
 import { LmdbStore } from '../../core/store-lmdb.js';
 import { AUDIT_COLLECTION } from './payload.js';
+import { checkAgainstCheckpoints, checkpointAnchor } from './checkpoint.js';
 import { walkChains } from './verify.js';
-
-
 
 /**
  * `proofgate audit verify`: opens the store offline (LMDB allows it beside a running server) and
@@ -15,14 +14,21 @@ import { walkChains } from './verify.js';
  */
 export const auditVerifyCommand: Command = {
   name: 'audit verify',
-  summary: 'verify the audit hash chains offline (exit 1 at the first broken link)',
-  usage: `proofgate audit verify [--org ID] [--data-dir DIR] [--config PATH]
+  summary: 'verify the audit hash chains and checkpoints offline (exit 1 at a break or truncation)',
+  usage: `proofgate audit verify [--org ID] [--pin THUMBPRINT]... [--data-dir DIR] [--config PATH]
 
 Walks the audit chain of every organisation (or only --org ID) in the data directory and checks each
 entry: payload hash (current or legacy canonical form), HMAC with SVC_AUDIT_SECRET_KEY, and linkage
-to the previous entry (no gaps, first prev_hash null). Prints OK and exits 0 when every chain is
-intact; prints the first broken link and exits 1 otherwise; exits 2 when it cannot run.
+to the previous entry (no gaps, first prev_hash null). A chain whose start was pruned by retention
+starts after the signed checkpoint at the prune point. Then each organisation's newest signed
+checkpoint (ES256, attestation key) must verify and its head must still be in the chain: a chain
+that ends before it, or differs at it, is reported TRUNCATED. Prints OK and exits 0 when every chain
+is intact; prints the first problem and exits 1 otherwise; exits 2 when it cannot run.
   --org ID         verify one organisation's chain
+  --pin TP         accept only checkpoints signed by the key with this RFC 7638 SHA-256 JWK
+                   thumbprint (repeatable; see /health/identity). Without a pin, checkpoints are
+                   checked against the public key stored beside them, which proves nothing against
+                   someone able to rewrite the data directory.
   --data-dir DIR   data directory (default: data_dir of the configuration)
   --config PATH    config file (default $SVC_CONFIG, else ${DEFAULT_CONFIG_PATH} when present)`,
   async run(argv) {
@@ -32,7 +38,7 @@ intact; prints the first broken link and exits 1 otherwise; exits 2 when it cann
     }
     let values;
     try {
-      ({ values } = parseArgs({ args: argv, options: { org: { type: 'string' }, 'data-dir': { type: 'string' }, config: { type: 'string' } } }));
+      ({ values } = parseArgs({ args: argv, options: { org: { type: 'string' }, pin: { type: 'string', multiple: true }, 'data-dir': { type: 'string' }, config: { type: 'string' } } }));
     } catch (err) {
       console.error(`proofgate audit verify: ${(err as Error).message}\n\n${this.usage}`);
       return 2;
@@ -56,14 +62,22 @@ intact; prints the first broken link and exits 1 otherwise; exits 2 when it cann
     }
     const store = new LmdbStore(config.data_dir);
     try {
-      const r = await walkChains(store.collection<unknown>(AUDIT_COLLECTION), secret, { orgId: values.org });
+      const pins = values.pin;
+      const r = await walkChains(store.collection<unknown>(AUDIT_COLLECTION), secret, { orgId: values.org, anchor: checkpointAnchor(store, pins) });
       if (r.broken) {
         const b = r.broken;
         console.log(`BROKEN org=${b.org_id} seq=${b.seq} log_id=${b.log_id ?? '-'}: ${b.reason}`);
         console.log(`(${r.entries} entries verified before the break)`);
         return 1;
       }
-      console.log(`OK: ${r.entries} entries in ${r.orgs} chain(s) verified`);
+      const problems = await checkAgainstCheckpoints(store, r, { orgId: values.org, pins });
+      if (problems.length) {
+        for (const p of problems) console.log(`TRUNCATED org=${p.org_id} seq=${p.seq}: ${p.reason}`);
+        console.log(`(${r.entries} entries verified, but ${problems.length} chain(s) fail their checkpoint)`);
+        return 1;
+      }
+      const anchored = [...r.heads.values()].filter((h) => h.first > 0).length;
+      console.log(`OK: ${r.entries} entries in ${r.orgs} chain(s) verified${anchored ? ` (${anchored} starting at a prune checkpoint)` : ''}`);
       return 0;
     } finally {
       await store.close();

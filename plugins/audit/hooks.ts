@@ -1,8 +1,9 @@
 import { sha256Hex, SHA256_REF, sha256Ref } from '../../core/canonical.js';
 import { HttpError } from '../../core/errors.js';
+import type { WriteOp } from '../../core/store.js';
 import type { App, Reply, RequestContext } from '../../core/types.js';
 import type { SecurityEvents } from '../auth/index.js';
-import { ChainUnavailableError, type AuditChain } from './chain.js';
+import { AUDIT_WITH_STATE, ChainUnavailableError, type AuditChain } from './chain.js';
 import { AuditProblems } from './errors.js';
 import type { AuditFields, AuditStatus } from './payload.js';
 
@@ -114,7 +115,7 @@ export function registerAuditHooks(app: App, chain: AuditChain | null, events: S
     const fields = summarize(ctx, reply);
     let entry;
     try {
-      entry = await chain!.append(org, fields);
+      entry = await chain!.append(org, fields, { with: ctx.state[AUDIT_WITH_STATE] as WriteOp[] | undefined });
     } catch (err) {
       ctx.log.error({ err, org }, 'audit append failed: response withheld');
       throw unavailable('the audit entry could not be written: the result is withheld');

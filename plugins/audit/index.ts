@@ -1,6 +1,9 @@
 import type { App, Plugin, RequestContext } from '../../core/types.js';
 import type { AdminAudit, SecurityEvents } from '../auth/index.js';
+import { join } from 'node:path';
 import { AuditChain } from './chain.js';
+import { Checkpointer, type CheckpointSigner } from './checkpoint.js';
+import { pruneAudit } from './retention.js';
 import { assertAuditable, registerAuditHooks } from './hooks.js';
 import { registerAuditRoutes } from './routes.js';
 
@@ -22,6 +25,37 @@ const plugin: Plugin = {
     registerAuditHooks(app, chain, app.service<SecurityEvents>('security.events'));
     registerAuditRoutes(app);
     app.provide(AUDIT_SERVICES.chain, chain);
+    if (chain) {
+      // the attestation plugin registers first; its key signs the checkpoints (null: no key)
+      const signer = app.service<CheckpointSigner | null>('attestation.signer') ?? null;
+      const cfg = app.config.audit;
+      const checkpoints = new Checkpointer(app.store, chain, signer, app.log);
+      checkpoints.start(cfg.checkpoint_interval_seconds);
+      let retention: NodeJS.Timeout | null = null;
+      if (cfg.retention_days !== null) {
+        const days = cfg.retention_days;
+        const exportDir = cfg.export_dir ?? join(app.config.data_dir, 'audit-export');
+        let running = false;
+        const prune = async () => {
+          if (running) return;
+          running = true;
+          try {
+            await pruneAudit({ store: app.store, chain, signer, log: app.log, retentionDays: days, exportDir });
+          } catch (err) {
+            app.log.error({ err }, 'audit retention failed');
+          } finally {
+            running = false;
+          }
+        };
+        retention = setInterval(() => void prune(), 3_600_000);
+        retention.unref();
+        setImmediate(() => void prune());
+      }
+      app.onClose(async () => {
+        if (retention) clearInterval(retention);
+        await checkpoints.stop();
+      });
+    }
     const admin: AdminAudit = {
       async ready(ctx: RequestContext) {
         await assertAuditable(chain, ctx);
@@ -50,8 +84,21 @@ const plugin: Plugin = {
 };
 export default plugin;
 
-export { AuditChain, ChainUnavailableError } from './chain.js';
+export { AuditChain, ChainUnavailableError, AUDIT_WITH_STATE, type AppendOptions, type Head } from './chain.js';
 export { auditVerifyCommand } from './cli.js';
+export {
+  Checkpointer,
+  checkCheckpoint,
+  checkAgainstCheckpoints,
+  checkpointAnchor,
+  latestCheckpoints,
+  CHECKPOINT_COLLECTION,
+  CHECKPOINT_TYP,
+  type Checkpoint,
+  type CheckpointSigner,
+} from './checkpoint.js';
+export { pruneAudit, type RetentionOptions } from './retention.js';
+export { auditCodec } from './compact.js';
 export { entriesToCsv, neutralizeCell, csvReply, CSV_COLUMNS } from './csv.js';
 export { engineLabel, refusedFields, summarize, VERIFICATION_TAG } from './hooks.js';
 export {

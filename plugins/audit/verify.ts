@@ -77,7 +77,12 @@ export interface WalkResult {
   orgs: number;
   entries: number;
   broken: Break | null;
+  /** per organisation walked: first seq verified (0, or the one after a prune anchor) and the last entry */
+  heads: Map<string, { first: number; seq: number; hash: string }>;
 }
+
+/** A checkpointed head the walk may start after (retention pruned what came before). */
+export type Anchor = (orgId: string, seq: number) => Promise<{ hash: string } | null>;
 
 function reasonOf(c: EntryChecks): string {
   if (!c.payload_hash.ok) return 'payload hash mismatch';
@@ -93,14 +98,14 @@ function reasonOf(c: EntryChecks): string {
 export async function walkChains(
   col: Collection<unknown>,
   secret: string,
-  o: { orgId?: string; onEntry?: (e: AuditEntry) => void; pageSize?: number } = {},
+  o: { orgId?: string; onEntry?: (e: AuditEntry) => void; pageSize?: number; anchor?: Anchor } = {},
 ): Promise<WalkResult> {
   const prefix = o.orgId ? `${o.orgId}/` : '';
   let start: string | undefined;
   let org: string | null = null;
   let prev: AuditEntry | undefined;
   let expected = 0;
-  const res: WalkResult = { orgs: 0, entries: 0, broken: null };
+  const res: WalkResult = { orgs: 0, entries: 0, broken: null, heads: new Map() };
   for (;;) {
     const page = await col.list({ prefix, start, limit: o.pageSize ?? 1000 });
     for (const { key, value } of page) {
@@ -112,6 +117,15 @@ export async function walkChains(
         prev = undefined;
         expected = 0;
         res.orgs++;
+        // a chain whose start was pruned continues from the signed checkpoint at the prune point
+        if (o.anchor && Number.isSafeInteger(seq) && seq > 0) {
+          const a = await o.anchor(keyOrg, seq - 1);
+          if (a) {
+            expected = seq;
+            prev = { payload_hash: a.hash } as AuditEntry;
+          }
+        }
+        res.heads.set(keyOrg, { first: expected, seq: -1, hash: '' });
       }
       const logId = Number.isSafeInteger(seq) ? logIdOf(keyOrg, seq) : null;
       if (!Number.isSafeInteger(seq) || seq !== expected) {
@@ -131,6 +145,9 @@ export async function walkChains(
         return res;
       }
       o.onEntry?.(value);
+      const h = res.heads.get(keyOrg)!;
+      h.seq = seq;
+      h.hash = value.payload_hash;
       res.entries++;
       prev = value;
       expected++;

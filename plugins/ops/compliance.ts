@@ -2,6 +2,7 @@ import { HttpError } from '../../core/errors.js';
 import type { App, RequestContext } from '../../core/types.js';
 import {
   auditCollection,
+  checkpointAnchor,
   csvReply,
   entriesToCsv,
   MalformedEntryError,
@@ -97,6 +98,8 @@ export function registerComplianceRoutes(app: App, services: { keys(): ApiKeys; 
       // integrity is checked over the whole chain: an entry inside the period is only as sound as its links
       const walk = await walkChains(auditCollection(app.store), secret, {
         orgId: org,
+        // a chain pruned by retention starts at its signed prune checkpoint, not at entry 1
+        anchor: checkpointAnchor(app.store),
         onEntry: (e) => {
           if (e.timestamp >= from && e.timestamp <= to) counts[e.status]++;
         },

@@ -93,3 +93,14 @@ t.test('every setting with an environment variable is documented in the README',
   const readme = readFileSync(new URL('../../../README.md', import.meta.url), 'utf8');
   for (const v of envVars()) t.ok(readme.includes('`' + v.name + '`'), `${v.name} is in README.md`);
 });
+
+t.test('dedicated engine pools are sized from workers.pools; audit and pruning settings have safe defaults', async (t) => {
+  const c = loadConfig({ env: secrets, file: null, overrides: { workers: { pools: { z3: 2 } } } });
+  t.same(c.workers.pools, { z3: 2 });
+  t.same(loadConfig({ env: secrets, file: null }).workers.pools, {});
+  t.match(problems(() => loadConfig({ env: secrets, file: null, overrides: { workers: { pools: { z3: 0 } } } })).join('\n'), /pools/);
+  const d = loadConfig({ env: secrets, file: null });
+  t.same(d.audit, { checkpoint_interval_seconds: 60, retention_days: null, export_dir: null }, 'keep everything by default');
+  t.equal(d.attestation.prune_grace_seconds, 86400);
+  t.match(problems(() => loadConfig({ env: { ...secrets, SVC_AUDIT_CHECKPOINT_INTERVAL_SECONDS: '61' }, file: null })).join('\n'), /SVC_AUDIT_CHECKPOINT_INTERVAL_SECONDS/, 'at least every minute');
+});

@@ -6,6 +6,7 @@ import { createApp, type Kernel } from '../../core/app.js';
 import { loadConfig, type Config, type DeepPartial } from '../../core/config.js';
 import type { Plugin, Principal, Scope } from '../../core/types.js';
 import { HttpError, Problems } from '../../core/errors.js';
+import type { Store } from '../../core/store.js';
 
 /** Secrets every test server gets unless a test overrides them (distinct, long enough). */
 export const TEST_SECRETS = {
@@ -86,7 +87,7 @@ export interface TestServer {
 }
 
 export async function startServer(
-  opts: { plugins?: Plugin[]; config?: DeepPartial<Config>; env?: NodeJS.ProcessEnv; dataDir?: string; keepData?: boolean } = {},
+  opts: { plugins?: Plugin[]; config?: DeepPartial<Config>; env?: NodeJS.ProcessEnv; dataDir?: string; keepData?: boolean; store?: (dataDir: string) => Store } = {},
 ): Promise<TestServer> {
   const dataDir = opts.dataDir ?? mkdtempSync(join(tmpdir(), 'proofgate-test-'));
   const config = loadConfig({
@@ -101,7 +102,7 @@ export async function startServer(
       secrets: { ...TEST_SECRETS, ...(opts.config?.secrets ?? {}) },
     } as DeepPartial<Config>,
   });
-  const kernel = await createApp({ config, plugins: opts.plugins ?? [], validateResponses: true });
+  const kernel = await createApp({ config, plugins: opts.plugins ?? [], validateResponses: true, store: opts.store?.(dataDir) });
   const { url } = await kernel.listen();
   let closed = false;
   return {

@@ -19,6 +19,7 @@ export function attestationConfig(over: Partial<Config['attestation']> = {}): Co
     key_name: 'key-1',
     lifetime_seconds: 3600,
     trusted_issuers: ['did:svc:node:production', 'did:svc:node:staging'],
+    prune_grace_seconds: 86400,
     ...over,
   };
 }
@@ -30,6 +31,18 @@ export function memoryStore(): Store {
     collection<T>(name: string) {
       if (!cols.has(name)) cols.set(name, memoryCollection());
       return cols.get(name) as unknown as ReturnType<typeof memoryCollection<T>>;
+    },
+    async commit(ops) {
+      const col = (n: string) => this.collection<unknown>(n) as ReturnType<typeof memoryCollection<unknown>>;
+      if (ops.some((op) => op.ifAbsent && col(op.collection).map.has(op.key))) return false;
+      for (const op of ops) {
+        if (op.value === undefined) col(op.collection).map.delete(op.key);
+        else col(op.collection).map.set(op.key, op.value);
+      }
+      return true;
+    },
+    async stats() {
+      return [...cols.entries()].map(([name, c]) => ({ name, entries: c.map.size, bytes: null }));
     },
     async close() {},
   };

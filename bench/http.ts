@@ -1,0 +1,320 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { generateKeyPairSync, randomBytes } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Pool } from 'undici';
+import { LmdbStore } from '../core/store-lmdb.js';
+import { Accounts, ApiKeys } from '../plugins/auth/index.js';
+import { corpusDir } from './harness.js';
+import { auditAppendBench, COMMIT_MODE } from './http-audit.js';
+
+/**
+ * `npm run bench -- http`: the whole service as a user sees it. The sidecar runs as its own
+ * process (`proofgate start`) on a throwaway data directory, with one organisation on the
+ * enterprise tier (unlimited plan) provisioned through the accounts API before start-up; a raw
+ * node:http fixed-JSON server runs as another process; this process is the load generator
+ * (undici pools, one keep-alive connection per concurrent client). Bodies are the corpus lines.
+ * Nothing here asserts on time: figures are printed and written to bench-results.json.
+ * Options (env): BENCH_SECONDS per row (default 5), BENCH_CONCURRENCY (default 1,8,32,128),
+ * BENCH_MIXED (requests of the RSS phase, default 10000), BENCH_TARGETS (default all),
+ * BENCH_CPU_PROF (directory for a V8 profile of the sidecar), BENCH_RSS_ENGINES (1 or only: RSS per engine).
+ */
+const DIST = fileURLToPath(new URL('..', import.meta.url));
+const CLI = join(DIST, 'sidecar', 'cli.js');
+const RAW = join(DIST, 'bench', 'http-raw.js');
+
+interface Target {
+  name: string;
+  path: string;
+  bodies: string[];
+}
+
+interface Row {
+  target: string;
+  concurrency: number;
+  requests: number;
+  rps: number;
+  p50_ms: number;
+  p99_ms: number;
+  ratio_to_raw: number | null;
+  statuses: Record<string, number>;
+}
+
+const lines = (file: string) =>
+  readFileSync(join(corpusDir(), file), 'utf8')
+    .split('\n')
+    .filter((l) => l.trim())
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
+
+function pick(o: Record<string, unknown>, keys: string[]): string {
+  const out: Record<string, unknown> = {};
+  for (const k of keys) if (o[k] !== undefined) out[k] = o[k];
+  return JSON.stringify(out);
+}
+
+function financeMessages(): string[] {
+  const out: string[] = [];
+  for (let i = 1; i <= 50; i++) {
+    const a = (i * 1.37).toFixed(2);
+    const b = (i * 0.5 + 3).toFixed(2);
+    const total = ((Number(a) * 100 * 3 + Number(b) * 100) / 100).toFixed(2);
+    out.push(
+      JSON.stringify({
+        sender_agent_id: 'bench-buyer',
+        receiver_agent_id: 'bench-seller',
+        payload_type: 'financial_transaction',
+        payload: { data: { claimed_total: total, line_items: [{ description: 'widget', amount: a, quantity: 3 }, { description: 'shipping', amount: b }] } },
+        timestamp: '2026-11-23T01:00:00Z',
+      }),
+    );
+  }
+  return out;
+}
+
+function targets(): Target[] {
+  return [
+    { name: 'verify_math', path: '/verify/math', bodies: lines('math.jsonl').map((l) => pick(l, ['expression', 'context', 'expected_value', 'tolerance'])) },
+    { name: 'verify_sql', path: '/verify/sql', bodies: lines('sql.jsonl').map((l) => pick(l, ['query', 'schema_ddl', 'dialect'])) },
+    { name: 'verify_code', path: '/verify/code', bodies: lines('code.jsonl').map((l) => pick(l, ['code', 'language'])) },
+    { name: 'verify_logic', path: '/verify/logic', bodies: lines('logic.jsonl').map((l) => pick(l, ['query'])) },
+    { name: 'a2a_intercept', path: '/a2a/intercept', bodies: financeMessages() },
+  ];
+}
+
+const percentile = (s: number[], p: number) => (s.length ? s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)] : 0);
+const round = (n: number, d = 2) => Math.round(n * 10 ** d) / 10 ** d;
+
+/** `concurrency` clients, each sending its next request when the previous answered, for `seconds` (or `total` requests). */
+async function drive(url: string, t: Target, key: string, concurrency: number, o: { seconds?: number; total?: number }) {
+  const pool = new Pool(url, { connections: concurrency, pipelining: 1, keepAliveTimeout: 60_000 });
+  const lat: number[] = [];
+  const statuses: Record<string, number> = {};
+  const headers = { 'content-type': 'application/json', 'x-api-key': key };
+  const deadline = o.seconds ? performance.now() + o.seconds * 1000 : Infinity;
+  let next = 0;
+  const started = performance.now();
+  const client = async () => {
+    for (;;) {
+      const i = next++;
+      if ((o.total !== undefined && i >= o.total) || performance.now() >= deadline) return;
+      const t0 = performance.now();
+      let status = 'error';
+      try {
+        const r = await pool.request({ origin: url, path: t.path, method: 'POST', headers, body: t.bodies[i % t.bodies.length] });
+        await r.body.dump();
+        status = String(r.statusCode);
+      } catch {
+        // counted as an error row below
+      }
+      lat.push(performance.now() - t0);
+      statuses[status] = (statuses[status] ?? 0) + 1;
+    }
+  };
+  await Promise.all(Array.from({ length: concurrency }, client));
+  const seconds = (performance.now() - started) / 1000;
+  await pool.close();
+  lat.sort((a, b) => a - b);
+  return { requests: lat.length, rps: Math.round(lat.length / seconds), p50_ms: round(percentile(lat, 50)), p99_ms: round(percentile(lat, 99)), statuses };
+}
+
+async function freePort(): Promise<number> {
+  const s = createServer();
+  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
+  const port = (s.address() as { port: number }).port;
+  await new Promise((r) => s.close(r));
+  return port;
+}
+
+function rssMb(pid: number, field = 'VmRSS'): number {
+  const m = new RegExp(`${field}:\\s+(\\d+) kB`).exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return m ? round(Number(m[1]) / 1024, 1) : -1;
+}
+
+async function until(url: string, child: ChildProcess): Promise<void> {
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`the process exited with ${child.exitCode}`);
+    try {
+      const r = await fetch(url);
+      if (r.status === 200) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+/** Writes the config, provisions the enterprise tenant in the store, starts `proofgate start`. */
+async function startSidecar(dataDir: string, disabled: string[]): Promise<{ child: ChildProcess; url: string; key: string }> {
+  const secrets = { jwt_secret_key: randomBytes(32).toString('hex'), api_key_lookup_secret: randomBytes(32).toString('hex'), audit_secret_key: randomBytes(32).toString('hex') };
+  const store = new LmdbStore(dataDir);
+  const user = await new Accounts(store).signup('bench@example.com', 'correct horse battery staple', 'bench');
+  if (!user) throw new Error('bench tenant could not be created');
+  // unlimited plan: the enterprise tier (until plans are configurable)
+  await new Accounts(store).setTier(user.org_id, 'enterprise');
+  const { key } = await new ApiKeys(store, secrets.api_key_lookup_secret).create({ orgId: user.org_id, userId: user.id, role: 'owner', name: 'bench', scopes: ['verify:read', 'attestation:read'] });
+  await store.close();
+  const port = await freePort();
+  const schema = JSON.parse(readFileSync(join(DIST, '..', 'config', 'schema.json'), 'utf8'));
+  const a2a: Record<string, unknown> = {
+    deployment_id: 'bench',
+    signing_key_pem: generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
+    default_allow: true,
+    max_requests_per_minute: 1_000_000_000,
+  };
+  // claim-only senders where sender authentication exists (the bench measures the pipeline, not the sender check)
+  if (schema.properties.a2a.properties.sender_auth) a2a.sender_auth = 'off';
+  const config = { data_dir: dataDir, log_level: 'ERROR', server: { host: '127.0.0.1', port }, secrets, a2a, plugins: { disabled, extra: [] } };
+  const file = join(dataDir, '..', 'bench-config.json');
+  writeFileSync(file, JSON.stringify(config), { mode: 0o600 });
+  // BENCH_CPU_PROF=DIR: the sidecar writes a V8 CPU profile there when it stops (profile one route with BENCH_TARGETS)
+  const prof = process.env.BENCH_CPU_PROF ? ['--cpu-prof', '--cpu-prof-dir', process.env.BENCH_CPU_PROF] : [];
+  const child = spawn(process.execPath, [...prof, CLI, 'start', '--config', file], { stdio: ['ignore', 'ignore', 'inherit'], env: { PATH: process.env.PATH ?? '' } });
+  return { child, url: `http://127.0.0.1:${port}`, key };
+}
+
+async function stop(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null) return;
+  const exited = new Promise((r) => child.once('exit', r));
+  child.kill('SIGTERM');
+  await exited;
+}
+
+export async function runHttpBench(): Promise<object> {
+  const seconds = Number(process.env.BENCH_SECONDS ?? 5);
+  const conc = (process.env.BENCH_CONCURRENCY ?? '1,8,32,128').split(',').map(Number);
+  const mixed = Number(process.env.BENCH_MIXED ?? 10_000);
+  const only = process.env.BENCH_TARGETS?.split(',');
+  const all = targets().filter((t) => !only || only.includes(t.name));
+  const root = mkdtempSync(join(tmpdir(), 'proofgate-bench-http-'));
+  const dataDir = join(root, 'data');
+  const raw = spawn(process.execPath, [RAW], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const rawPort = await new Promise<number>((resolve) => raw.stdout!.once('data', (d: Buffer) => resolve(Number(d.toString().trim()))));
+  const rawUrl = `http://127.0.0.1:${rawPort}`;
+  const rawTarget: Target = { name: 'raw_node_http', path: '/', bodies: ['{"fixed":true}'] };
+  const sc = await startSidecar(dataDir, []);
+  const rows: Row[] = [];
+  const memory: Record<string, number> = {};
+  let storage: object = {};
+  try {
+    await until(`${sc.url}/healthz`, sc.child);
+    memory.rss_mb_after_start = rssMb(sc.child.pid!);
+    await until(`${sc.url}/readyz`, sc.child);
+    memory.rss_mb_after_readyz = rssMb(sc.child.pid!);
+    console.log(`commit mode: ${COMMIT_MODE}`);
+    console.log(`RSS after start ${memory.rss_mb_after_start} MB, after /readyz ${memory.rss_mb_after_readyz} MB`);
+    console.log(`${'target'.padEnd(15)} ${'c'.padStart(4)} ${'rps'.padStart(7)} ${'p50 ms'.padStart(8)} ${'p99 ms'.padStart(8)} ${'×raw'.padStart(6)}  statuses`);
+    for (const c of conc) {
+      const r = await drive(rawUrl, rawTarget, '', c, { seconds });
+      rows.push({ target: rawTarget.name, concurrency: c, ...r, ratio_to_raw: 1 });
+      print(rows[rows.length - 1]);
+      for (const t of all) {
+        await drive(sc.url, t, sc.key, c, { total: Math.min(200, c * 20) }); // warm connections and caches
+        const m = await drive(sc.url, t, sc.key, c, { seconds });
+        rows.push({ target: t.name, concurrency: c, ...m, ratio_to_raw: round(m.rps / r.rps, 3) });
+        print(rows[rows.length - 1]);
+      }
+    }
+    const mix: Target = { name: 'mixed', path: '', bodies: [] };
+    let n = 0;
+    const per = Math.ceil(mixed / all.length);
+    for (const t of all) n += (await drive(sc.url, { ...mix, path: t.path, bodies: t.bodies }, sc.key, 32, { total: per })).requests;
+    memory.rss_mb_after_mixed = rssMb(sc.child.pid!);
+    // anonymous (heap, stacks) vs file-backed (LMDB's mapped pages follow the data file): a leak shows in the first
+    memory.rss_anon_mb_after_mixed = rssMb(sc.child.pid!, 'RssAnon');
+    memory.rss_file_mb_after_mixed = rssMb(sc.child.pid!, 'RssFile');
+    memory.mixed_requests = n;
+    console.log(`RSS after ${n} mixed requests: ${memory.rss_mb_after_mixed} MB (anonymous ${memory.rss_anon_mb_after_mixed}, file-backed ${memory.rss_file_mb_after_mixed})`);
+  } finally {
+    await stop(sc.child);
+    raw.kill('SIGTERM');
+  }
+  try {
+    storage = await storageFigures(dataDir);
+    console.log('storage', JSON.stringify(storage));
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
+  const audit = await auditAppendBench(Math.min(seconds, 3));
+  console.log('audit appends', JSON.stringify(audit));
+  return {
+    name: 'http',
+    machine_note: 'figures depend on the machine and its load; compare ratios to raw node:http within one run',
+    commit_mode: COMMIT_MODE,
+    seconds_per_row: seconds,
+    rows,
+    memory,
+    storage,
+    audit_append: audit,
+  };
+}
+
+function print(r: Row): void {
+  const st = Object.entries(r.statuses).map(([k, v]) => `${k}:${v}`).join(' ');
+  console.log(`${r.target.padEnd(15)} ${String(r.concurrency).padStart(4)} ${String(r.rps).padStart(7)} ${String(r.p50_ms).padStart(8)} ${String(r.p99_ms).padStart(8)} ${String(r.ratio_to_raw ?? '').padStart(6)}  ${st}`);
+}
+
+/** bytes of the per-verification collections (LMDB pages, so fill factor included) over the number of audited requests */
+async function storageFigures(dataDir: string): Promise<object> {
+  const store = new LmdbStore(dataDir);
+  try {
+    const stats = await store.stats();
+    const by = Object.fromEntries(stats.map((s) => [s.name, s]));
+    const entries = by['audit.entries']?.entries ?? 0;
+    const bytes = (n: string) => by[n]?.bytes ?? 0;
+    const perVerification = ['audit.entries', 'attestations', 'audit.checkpoints'].reduce((a, n) => a + bytes(n), 0);
+    return {
+      audit_entries: entries,
+      attestation_records: by.attestations?.entries ?? 0,
+      bytes_audit: bytes('audit.entries'),
+      bytes_attestations: bytes('attestations'),
+      bytes_per_verification: entries ? Math.round(perVerification / entries) : null,
+      bytes_per_audit_entry: entries ? Math.round(bytes('audit.entries') / entries) : null,
+      bytes_per_attestation_record: by.attestations?.entries ? Math.round(bytes('attestations') / by.attestations.entries) : null,
+      collections: stats,
+    };
+  } finally {
+    await store.close();
+  }
+}
+
+const ENGINE_PLUGINS = ['engine-math', 'logic', 'code', 'sql', 'fact', 'natural-language', 'engine-process', 'engine-rag', 'engine-consensus', 'engine-stats', 'engine-image'];
+
+/**
+ * RSS after /readyz with no engine, with each engine alone, and with all of them: what an operator
+ * saves by disabling an engine a pod does not need (SVC_PLUGINS_DISABLED).
+ */
+export async function rssPerEngine(): Promise<Record<string, number | string>> {
+  const out: Record<string, number | string> = {};
+  const sets: Array<[string, string[]]> = [
+    ['none', ENGINE_PLUGINS],
+    ...ENGINE_PLUGINS.map((e): [string, string[]] => [e, ENGINE_PLUGINS.filter((x) => x !== e)]),
+    ['math+a2a only', [...ENGINE_PLUGINS.filter((x) => x !== 'engine-math'), 'batch', 'badges', 'verification-context', 'agents', 'ops', 'providers']],
+    ['all', []],
+  ];
+  for (const [name, disabled] of sets) {
+    const root = mkdtempSync(join(tmpdir(), 'proofgate-bench-rss-'));
+    const sc = await startSidecar(join(root, 'data'), disabled);
+    try {
+      await until(`${sc.url}/readyz`, sc.child);
+      out[name] = rssMb(sc.child.pid!);
+    } catch (err) {
+      out[name] = `failed: ${(err as Error).message}`;
+    } finally {
+      await stop(sc.child);
+      rmSync(root, { recursive: true, force: true });
+    }
+    console.log(`RSS after /readyz, ${name.padEnd(18)} ${out[name]} MB`);
+  }
+  return out;
+}
+
+export async function main(): Promise<void> {
+  // BENCH_RSS_ENGINES=only: just the per-engine RSS table; =1: the table after the HTTP rows
+  const rssOnly = process.env.BENCH_RSS_ENGINES === 'only';
+  const http = rssOnly ? null : await runHttpBench();
+  const rss_per_engine = process.env.BENCH_RSS_ENGINES ? await rssPerEngine() : null;
+  writeFileSync('bench-results.json', JSON.stringify({ at: new Date().toISOString(), node: process.version, http, rss_per_engine }, null, 2));
+}
