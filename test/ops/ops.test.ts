@@ -131,7 +131,8 @@ t.test('threat summary counts recorded security events; key rotation', async (t)
   const keys = await s.request('GET', '/auth/api-keys', { headers: bearer(a.token) });
   t.notOk(keys.body.keys.some((k: { id: string }) => k.id === target.id));
 
-  // a member's key may rotate too
+  // a member's key may rotate too (a new minute: the organisation's free-plan minute is spent by now)
+  clock += 60_000;
   const svc = s.kernel.app.service<ApiKeys>('auth.keys')!;
   const member = await svc.create({ orgId: a.orgId, userId: a.user.id, role: 'member', name: 'member key', scopes: ['verify:read'] });
   const self = await s.request('POST', '/admin/keys/rotate', { apiKey: member.key, body: { key_id: member.record.id } });
