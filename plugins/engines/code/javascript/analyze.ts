@@ -1,6 +1,6 @@
 import { type JsNode, type JsParse, linkParents, parentOf, parseJavaScript, parseTypeScript } from './parser.js';
 import { JsLimitError, JsResolver, propName } from './resolve.js';
-import { classifyShellCommand, isCriticalPath, isInterpreter } from '../shell.js';
+import { classifyArgv, classifyShellCommand, isCriticalPath, isInterpreter, isReconProgram, shellSyntaxInArgv } from '../shell.js';
 import { isCredentialValue, isSecretName } from '../secrets.js';
 import { type Analysis, type Finding, type Language, type Severity, normaliseFindings } from '../types.js';
 
@@ -207,10 +207,14 @@ class JsAnalysis {
       return;
     }
     const items = argvNode && argvNode.type === 'ArrayExpression' ? (argvNode.elements as Array<JsNode | null>).map((e) => (e && e.type !== 'SpreadElement' ? this.r.fold(e) : null)) : argvNode ? [null] : [];
-    const shape = classifyShellCommand([program, ...items.map((i) => i ?? '')].join(' '));
+    const shape = classifyArgv(program, items);
+    const syntax = shellSyntaxInArgv(items);
+    const asText = syntax !== null ? ` (${JSON.stringify(syntax)} is an argument of ${JSON.stringify(program)}, not shell syntax: no shell runs)` : '';
     if (shape) this.report(n, shape.severity, shape.type, shape.rule, `${q}: ${shape.message}`);
     else if (isInterpreter(program) || q.endsWith('.fork')) this.report(n, 'HIGH', 'process_execution', 'process.interpreter', `${q}() starts ${JSON.stringify(program)}`);
-    else if (items.some((i) => i === null)) this.report(n, 'MEDIUM', 'argument_injection', 'process.dynamic_arguments', `${q}() passes computed arguments to ${JSON.stringify(program)} (no shell)`);
+    else if (isReconProgram(program)) this.report(n, 'HIGH', 'reconnaissance', 'process.host_recon', `${q}() runs ${JSON.stringify(program)}, which reports the host's identity or environment`);
+    else if (items.some((i) => i === null)) this.report(n, 'MEDIUM', 'argument_injection', 'process.dynamic_arguments', `${q}() passes computed arguments to ${JSON.stringify(program)} (no shell)${asText}`);
+    else if (syntax !== null) this.report(n, 'LOW', 'process_execution', 'process.argv_shell_syntax', `${q}()${asText}`);
   }
 
   private assignment(n: JsNode): void {

@@ -26,12 +26,13 @@ const FRAME_ATTRS = new Set(['f_globals', 'f_builtins', 'f_locals']);
 function isDangerousCallable(q: string): boolean {
   return (
     CODE_BUILTINS.has(q) ||
-    /^os\.(system|popen|exec[lvpe]*|spawn[lvpe]*|posix_spawnp?)$/.test(q) ||
-    /^subprocess\.(run|call|check_call|check_output|Popen|getoutput|getstatusoutput)$/.test(q) ||
+    /^os\.(system|popen[234]?|exec[lvpe]*|spawn[lvpe]*|posix_spawnp?|startfile)$/.test(q) ||
+    /^subprocess\.(run|call|check_call|check_output|Popen|getoutput|getstatusoutput|getstatus)$/.test(q) ||
+    /^popen2\.(popen[234]|Popen[34])$/.test(q) ||
     ['pty.spawn', 'pickle.loads', 'pickle.load', 'marshal.loads', 'ctypes.memmove', 'ctypes.memset'].includes(q)
   );
 }
-const DANGEROUS_IMPORTS = new Set(['subprocess', 'importlib', 'ctypes', 'pty']);
+const DANGEROUS_IMPORTS = new Set(['subprocess', 'importlib', 'ctypes', 'pty', 'popen2', 'commands']);
 const CODE_BUILTINS = new Set(['eval', 'exec', 'compile', '__import__']);
 
 /** Identifier positions that name something being defined or an attribute, not a value being read. */

@@ -1,5 +1,6 @@
 import { createRequire } from 'node:module';
 import { Parser, Language, type Tree, type TreeCursor } from 'web-tree-sitter';
+import { compileCheck } from './compile-check.js';
 
 /**
  * Python source → a plain JS tree. tree-sitter (wasm) was measured against @lezer/python on the
@@ -186,7 +187,12 @@ export function parsePythonSync(code: string): PyParse {
     if (tree.rootNode.hasError) return { root: null, error: firstError(tree) };
     const cursor = tree.walk();
     try {
-      return copyTree(cursor, grammar, new Source(code));
+      const copied = copyTree(cursor, grammar, new Source(code));
+      if (copied.root && !copied.error) {
+        const rejected = compileCheck(copied.root, code);
+        if (rejected) return { root: null, error: rejected };
+      }
+      return copied;
     } finally {
       cursor.delete();
     }

@@ -25,6 +25,8 @@ const MODULE_ALIASES: Array<[string, string]> = [
   ['_pickle', 'pickle'],
   ['commands', 'subprocess'],
   ['_posixsubprocess', 'subprocess'],
+  ['posixpath', 'os.path'],
+  ['ntpath', 'os.path'],
 ];
 
 const MAX_QUALS = 24;
@@ -46,8 +48,14 @@ export function ident(text: string): string {
   return text.normalize('NFKC');
 }
 
+/**
+ * Standard modules that `import os` at their top, so `os.path.os`, `shutil.os`, … are the os module
+ * itself (`import os.path as p; p.os.system(c)`).
+ */
+const REEXPORTS_OS = /^(?:os\.path|posixpath|ntpath|genericpath|shutil|subprocess|pty|tempfile|glob|pathlib|platform|site|pkgutil|logging|shlex|uuid|webbrowser|zipfile|tarfile|multiprocessing|socket|ctypes\.util)\.os(?=\.|$)/;
+
 export function canonical(q: string): string {
-  let out = q;
+  let out = q.replace(REEXPORTS_OS, 'os');
   for (const [from, to] of MODULE_ALIASES) {
     if (out === from || out.startsWith(from + '.')) {
       out = to + out.slice(from.length);
@@ -132,6 +140,14 @@ export class Resolver {
           while (right && right.type === 'assignment') right = field(right, 'right');
           const left = field(n, 'left');
           if (left) this.bindTarget(left, right);
+          // `self.sh = os.system`, `C.m = os`, and `m = os` in a class body make `<any>.sh` / `<any>.m`
+          // an alias too: attribute chains through assignments (scope-insensitive, like names)
+          if (left && right && left.type === 'attribute') {
+            const attr = field(left, 'attribute');
+            if (attr) this.bind(`.${attr.text}`, { kind: 'expr', node: right });
+          } else if (left && right && left.type === 'identifier' && n.parent?.type === 'expression_statement' && n.parent.parent?.type === 'block' && n.parent.parent.parent?.type === 'class_definition') {
+            this.bind(`.${left.text}`, { kind: 'expr', node: right });
+          }
           break;
         }
         case 'named_expression': {
@@ -186,6 +202,7 @@ export class Resolver {
         const obj = field(node, 'object');
         if (!attr || !obj) break;
         for (const q of this.qualify(obj, depth + 1)) add(`${q}.${ident(attr.text)}`);
+        if (this.bindings.has(`.${ident(attr.text)}`)) for (const q of this.nameQuals(`.${ident(attr.text)}`, depth)) add(q);
         break;
       }
       case 'call':
@@ -205,6 +222,17 @@ export class Resolver {
             if (v) for (const q of this.qualify(v, depth + 1)) add(q);
           }
           break;
+        }
+        // `d = {'s': os}; d['s'].system(c)`: a container literal bound to a name holds its elements
+        if (value.type === 'identifier') {
+          for (const b of this.bindings.get(ident(value.text)) ?? []) {
+            if (b.kind === 'expr' && ['list', 'tuple', 'dictionary', 'set'].includes(b.node.type)) {
+              for (const el of namedChildren(b.node)) {
+                const v = el.type === 'pair' ? field(el, 'value') : el;
+                if (v) for (const q of this.qualify(v, depth + 1)) add(q);
+              }
+            }
+          }
         }
         for (const q of this.qualify(value, depth + 1)) {
           if (keyStr !== null && (q === NAMESPACE || q === 'builtins' || q === 'builtins.__dict__')) add(keyStr);
