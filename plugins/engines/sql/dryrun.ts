@@ -10,6 +10,10 @@ export type DryRun = { ok: true; plan: string[] } | { ok: false; message: string
  */
 const dbs = new Lru<SqlJsDatabase | string>(8, (db) => { if (typeof db !== 'string') db.close(); });
 
+export function clearDatabases(): void {
+  dbs.clear();
+}
+
 async function databaseFor(schemaDdl: string): Promise<SqlJsDatabase | string> {
   const hit = dbs.get(schemaDdl);
   if (hit !== undefined) return hit;

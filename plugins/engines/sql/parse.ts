@@ -118,6 +118,10 @@ export function sqlString(s: string): string {
 
 const schemas = new Lru<SchemaResult>(32);
 
+export function clearSchemaCache(): void {
+  schemas.clear();
+}
+
 /** Cached per worker by dialect and DDL text; a Schema is only ever read. */
 export async function parseSchema(ddl: string, d: DialectInfo): Promise<SchemaResult> {
   const key = d.name + '\u0000' + ddl;
