@@ -1,6 +1,7 @@
 import { type PyNode, field, initPython, parsePythonSync } from './parser.js';
 import { AnalysisLimitError, NAMESPACE, Resolver, ident } from './resolve.js';
 import { type CallCtx, checkCall } from './rules.js';
+import { DataFindings } from './findings.js';
 import { isCredentialValue, isSecretName } from '../secrets.js';
 import type { Analysis, Finding, Severity } from '../types.js';
 import { normaliseFindings } from '../types.js';
@@ -81,10 +82,12 @@ class PythonAnalysis {
   readonly findings: Finding[] = [];
   readonly r: Resolver;
   private readonly ctx: CallCtx;
+  private readonly data: DataFindings;
 
   constructor(root: PyNode) {
     this.r = new Resolver(root);
     this.ctx = { r: this.r, report: (n, s, t, rule, m) => this.report(n, s, t, rule, m) };
+    this.data = new DataFindings(this.r, this.ctx.report);
   }
 
   report(node: PyNode, severity: Severity, type: string, rule: string, message: string): void {
@@ -99,8 +102,16 @@ class PythonAnalysis {
       if (n.type === 'comment' || n.type === 'string_content') continue;
       for (let i = n.children.length - 1; i >= 0; i--) stack.push(n.children[i]);
       switch (n.type) {
-        case 'call':
-          checkCall(this.ctx, n);
+        case 'call': {
+          const fn = field(n, 'function');
+          const quals = fn ? this.r.qualify(fn) : [];
+          checkCall(this.ctx, n, quals);
+          this.data.call(n, quals);
+          break;
+        }
+        case 'string':
+        case 'concatenated_string':
+          this.data.stringValue(n);
           break;
         case 'attribute':
           this.attribute(n);

@@ -139,11 +139,11 @@ function subprocessFinding(ctx: CallCtx, call: PyNode, fname: string, args: PyNo
 }
 
 /** Applies every call rule to one call node. */
-export function checkCall(ctx: CallCtx, call: PyNode): void {
+export function checkCall(ctx: CallCtx, call: PyNode, quals?: string[]): void {
   const fn = field(call, 'function');
   if (!fn) return;
   const args = positionalArgs(call);
-  for (const q of ctx.r.qualify(fn)) checkQualified(ctx, call, q, args);
+  for (const q of quals ?? ctx.r.qualify(fn)) checkQualified(ctx, call, q, args);
 }
 
 function checkQualified(ctx: CallCtx, call: PyNode, q: string, args: PyNode[]): void {
