@@ -2,6 +2,7 @@ import { type PyNode, field, initPython, parsePythonSync } from './parser.js';
 import { AnalysisLimitError, NAMESPACE, Resolver, ident } from './resolve.js';
 import { type CallCtx, checkCall } from './rules.js';
 import { DataFindings } from './findings.js';
+import { CompileChecker } from './compile-check.js';
 import { isCredentialValue, isSecretName } from '../secrets.js';
 import type { Analysis, Finding, Severity } from '../types.js';
 import { normaliseFindings } from '../types.js';
@@ -83,8 +84,10 @@ class PythonAnalysis {
   readonly r: Resolver;
   private readonly ctx: CallCtx;
   private readonly data: DataFindings;
+  readonly compile: CompileChecker;
 
-  constructor(root: PyNode) {
+  constructor(root: PyNode, code: string) {
+    this.compile = new CompileChecker(code);
     this.r = new Resolver(root);
     this.ctx = { r: this.r, report: (n, s, t, rule, m) => this.report(n, s, t, rule, m) };
     this.data = new DataFindings(this.r, this.ctx.report);
@@ -101,6 +104,7 @@ class PythonAnalysis {
       // string contents and comments are data: only f-string interpolations inside them are code
       if (n.type === 'comment' || n.type === 'string_content') continue;
       for (let i = n.children.length - 1; i >= 0; i--) stack.push(n.children[i]);
+      this.compile.visit(n);
       switch (n.type) {
         case 'call': {
           const fn = field(n, 'function');
@@ -230,8 +234,10 @@ export function analyzePythonSync(code: string): Analysis {
   }
   let a: PythonAnalysis | null = null;
   try {
-    a = new PythonAnalysis(parsed.root);
+    a = new PythonAnalysis(parsed.root, code);
     a.run(parsed.root);
+    // code CPython would reject is never answered safe, whatever tree-sitter accepted
+    if (a.compile.error) return { language: 'python', parseOk: false, parser: 'tree-sitter-python', parseError: a.compile.error, findings: [] };
   } catch (err) {
     if (err instanceof AnalysisLimitError) {
       return { language: 'python', parseOk: true, parser: 'tree-sitter-python', findings: normaliseFindings(a?.findings ?? []), limitExceeded: true };

@@ -47,35 +47,45 @@ function statements(n: PyNode): PyNode[] {
   return n.children.filter((c) => c.named && c.type !== 'comment' && !CLAUSES.has(c.type));
 }
 
-export function compileCheck(root: PyNode, code: string): CompileError | null {
-  const starts: number[] = [0];
-  for (let i = code.indexOf('\n'); i !== -1; i = code.indexOf('\n', i + 1)) starts.push(i + 1);
-  const lineStarts = (row: number): number => starts[row] ?? 0;
-  const indentCache = new Map<PyNode, [number, number] | null>();
-  const indent = (n: PyNode): [number, number] | null => {
-    if (!indentCache.has(n)) indentCache.set(n, indentOf(n, code, lineStarts(n.row)));
-    return indentCache.get(n) as [number, number] | null;
-  };
+/**
+ * Fed node by node by the analysis walk (python/analyze.ts), so the check costs no walk of its own;
+ * `error` is the first rejection found. `compileCheck` runs it alone over a tree.
+ */
+export class CompileChecker {
+  error: CompileError | null = null;
+  private readonly starts: number[] = [0];
+  private readonly indentCache = new Map<PyNode, [number, number] | null>();
+
+  constructor(private readonly code: string) {
+    for (let i = code.indexOf('\n'); i !== -1; i = code.indexOf('\n', i + 1)) this.starts.push(i + 1);
+  }
+
+  private indent(n: PyNode): [number, number] | null {
+    if (!this.indentCache.has(n)) this.indentCache.set(n, indentOf(n, this.code, this.starts[n.row] ?? 0));
+    return this.indentCache.get(n) as [number, number] | null;
+  }
+
   /** the indentation of the line holding `n`'s statement (walks up to the node that starts the line) */
-  const lineIndent = (n: PyNode): [number, number] => {
+  private lineIndent(n: PyNode): [number, number] {
     for (let c: PyNode | null = n; c; c = c.parent) {
-      const i = indent(c);
+      const i = this.indent(c);
       if (i) return i;
     }
     return [0, 0];
-  };
-  const stack: PyNode[] = [root];
-  while (stack.length) {
-    const n = stack.pop() as PyNode;
-    if (n.type === 'string' || n.type === 'comment') continue;
-    for (let i = n.children.length - 1; i >= 0; i--) stack.push(n.children[i]);
+  }
+
+  visit(n: PyNode): void {
+    if (!this.error) this.error = this.check(n);
+  }
+
+  private check(n: PyNode): CompileError | null {
     if (n.type === 'module' || n.type === 'block') {
       const stmts = statements(n);
       if (n.type === 'block' && stmts.length === 0) return err(n.parent ?? n, 'expected an indented block');
       let level: [number, number] | null = n.type === 'module' ? [0, 0] : null;
-      const outer = n.type === 'block' && n.parent ? lineIndent(n.parent) : null;
+      const outer = n.type === 'block' && n.parent ? this.lineIndent(n.parent) : null;
       for (const s of stmts) {
-        const i = indent(s);
+        const i = this.indent(s);
         if (!i) continue; // after `;` or on the line of the colon
         if (!level) {
           level = i;
@@ -87,35 +97,39 @@ export function compileCheck(root: PyNode, code: string): CompileError | null {
         }
       }
     } else if (CLAUSES.has(n.type) && n.parent && n.type !== 'case_clause') {
-      const i = indent(n);
-      const owner = lineIndent(n.parent);
+      const i = this.indent(n);
+      const owner = this.lineIndent(n.parent);
       if (i && (i[0] !== owner[0] || i[1] !== owner[1])) return err(n, 'unindent does not match any outer indentation level');
-    } else if (n.type === 'return_statement' || n.type === 'yield') {
-      let ok = false;
+    } else if (n.type === 'return_statement' || (n.type === 'yield' && n.named)) {
       for (let p = n.parent; p; p = p.parent) {
-        if (p.type === 'function_definition' || (p.type === 'lambda' && n.type === 'yield')) {
-          ok = true;
-          break;
-        }
+        if (p.type === 'function_definition' || (p.type === 'lambda' && n.type === 'yield')) return null;
         if (SCOPES.has(p.type)) break;
       }
-      if (!ok) return err(n, `'${n.type === 'yield' ? 'yield' : 'return'}' outside function`);
+      return err(n, `'${n.type === 'yield' ? 'yield' : 'return'}' outside function`);
     } else if (n.type === 'break_statement' || n.type === 'continue_statement') {
-      let ok = false;
       let child: PyNode = n;
       for (let p = n.parent; p; child = p, p = p.parent) {
-        if ((p.type === 'for_statement' || p.type === 'while_statement') && field(p, 'body') === child) {
-          ok = true;
-          break;
-        }
+        if ((p.type === 'for_statement' || p.type === 'while_statement') && field(p, 'body') === child) return null;
         if (SCOPES.has(p.type)) break;
       }
-      if (!ok) return err(n, `'${n.type === 'break_statement' ? 'break' : 'continue'}' outside loop`);
+      return err(n, `'${n.type === 'break_statement' ? 'break' : 'continue'}' outside loop`);
     } else if (n.type === 'nonlocal_statement') {
-      let inFunction = false;
-      for (let p = n.parent; p; p = p.parent) if (p.type === 'function_definition') inFunction = true;
-      if (!inFunction) return err(n, 'nonlocal declaration not allowed at module level');
+      for (let p = n.parent; p; p = p.parent) if (p.type === 'function_definition') return null;
+      return err(n, 'nonlocal declaration not allowed at module level');
     }
+    return null;
   }
-  return null;
+}
+
+/** The checker alone over a whole tree (strings and comments hold no statements). */
+export function compileCheck(root: PyNode, code: string): CompileError | null {
+  const checker = new CompileChecker(code);
+  const stack: PyNode[] = [root];
+  while (stack.length && !checker.error) {
+    const n = stack.pop() as PyNode;
+    if (n.type === 'string' || n.type === 'comment') continue;
+    for (let i = n.children.length - 1; i >= 0; i--) stack.push(n.children[i]);
+    checker.visit(n);
+  }
+  return checker.error;
 }
