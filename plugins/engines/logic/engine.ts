@@ -2,7 +2,7 @@ import { init } from 'z3-solver';
 import type { Solver } from 'z3-solver';
 import { parseQuery, printTerm, type Formula, type Term } from './dsl.js';
 import { holds } from './evaluate.js';
-import { solveIntervals } from './intervals.js';
+import { solveDifferences, solveIntervals } from './intervals.js';
 import { classify } from './shape.js';
 import { STRATEGIES, STRATEGY_FOR, type Strategy, type StrategyName } from './strategy.js';
 import { DEFAULT_TIMEOUT_MS, ENGINE_VERSION, MAX_TIMEOUT_MS, type SolveInput, type SolveOutcome } from './outcome.js';
@@ -115,6 +115,13 @@ async function decide(z: Z3State, f: Formula, timeoutMs: number): Promise<SolveO
     // the pre-solver's model, like z3's, must satisfy the formula under the engine's own evaluator
     if (r?.status === 'SAT' && holds(f.body, r.model) === true) return { status: 'SAT', model: r.model, ...base, solve_ms: elapsed(started) };
     name = 'linear_simplex';
+  }
+  if (shape === 'difference') {
+    // a satisfiable conjunction of difference atoms has a shortest-path model: no search needed
+    const model = solveDifferences(f);
+    if (model && holds(f.body, model) === true) {
+      return { status: 'SAT', model, canonical: f.canonical, engine_version: z.version, strategy: 'difference_paths', shape, solve_ms: elapsed(started) };
+    }
   }
   const first = await check(z, f, timeoutMs, name, started);
   if (!first.retry || name === 'default') return { ...first.outcome, shape };

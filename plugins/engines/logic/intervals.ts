@@ -91,3 +91,53 @@ function pick(l: Bound | undefined, h: Bound | undefined, isInt: boolean): Q {
   }
   return step;
 }
+
+/**
+ * The pre-solver for `difference` queries that are plain conjunctions (`x − y ⋈ k`, `x ⋈ k` over
+ * Int): each atom is an edge of a constraint graph and shortest paths (Bellman-Ford, from a virtual
+ * source) give a model when there is no negative cycle. Only SAT is answered here, and only with a
+ * model the engine's evaluator re-checks; a negative cycle (UNSAT) is left to z3, whose word it is.
+ */
+export function solveDifferences(f: Formula): Record<string, string> | null {
+  const ZERO = '\u0000zero';
+  const names = [ZERO, ...f.vars.map((v) => v.name)];
+  if (f.vars.some((v) => v.sort !== 'Int')) return null;
+  const index = new Map(names.map((n, i) => [n, i]));
+  // edge u → v with weight w means  v − u ≤ w
+  const edges: Array<[number, number, bigint]> = [];
+  const le = (x: string, y: string, c: bigint) => edges.push([index.get(y) as number, index.get(x) as number, c]); // x − y ≤ c
+  for (const part of conjuncts(f.body)) {
+    const a = literalAtom(part);
+    if (!a || a.op === 'NEQ' || a.form.constant.d !== 1n) return null;
+    const vs = [...a.form.coefs];
+    let x: string;
+    let y: string;
+    if (vs.length === 1 && vs[0][1].d === 1n && (vs[0][1].n === 1n || vs[0][1].n === -1n)) {
+      [x, y] = vs[0][1].n === 1n ? [vs[0][0], ZERO] : [ZERO, vs[0][0]];
+    } else if (vs.length === 2 && vs.every(([, c]) => c.d === 1n && (c.n === 1n || c.n === -1n)) && vs[0][1].n === -vs[1][1].n) {
+      [x, y] = vs[0][1].n === 1n ? [vs[0][0], vs[1][0]] : [vs[1][0], vs[0][0]];
+    } else return null;
+    // form = x − y + k ⋈ 0
+    const k = a.form.constant.n;
+    if (a.op === 'LTE' || a.op === 'EQ') le(x, y, -k);
+    if (a.op === 'LT') le(x, y, -k - 1n);
+    if (a.op === 'GTE' || a.op === 'EQ') le(y, x, k);
+    if (a.op === 'GT') le(y, x, k - 1n);
+  }
+  const dist: bigint[] = names.map(() => 0n); // virtual source at distance 0 to every node
+  for (let round = 0; round <= names.length; round++) {
+    let changed = false;
+    for (const [u, v, w] of edges) {
+      if (dist[u] + w < dist[v]) {
+        dist[v] = dist[u] + w;
+        changed = true;
+      }
+    }
+    if (!changed) {
+      const model: Record<string, string> = {};
+      for (const v of f.vars) model[v.name] = (dist[index.get(v.name) as number] - dist[0]).toString();
+      return model;
+    }
+  }
+  return null; // a negative cycle: z3 decides
+}
