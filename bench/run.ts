@@ -25,7 +25,7 @@ async function main(): Promise<void> {
     const r = await benchEngine(name, adapter, corpusDir, passes);
     reports.push(r);
     console.log(
-      `${name.padEnd(6)} ${String(r.lines).padStart(4)} lines  ${String(r.ops_per_sec).padStart(9)} ops/s  p50 ${r.p50_ms} ms  p99 ${r.p99_ms} ms  ` +
+      `${name.padEnd(6)} ${String(r.lines).padStart(4)} lines  ${String(r.ops_per_sec).padStart(9)} ops/s (${r.cpu_ops_per_sec} per CPU-second)  p50 ${r.p50_ms} ms  p99 ${r.p99_ms} ms  ` +
         `correct ${r.correct}  wrong ${r.wrong}  error ${r.error}  crash ${r.crash}  (median of ${r.passes} passes; no caching across passes)`,
     );
     for (const [tag, c] of Object.entries(r.by_tag)) {
