@@ -16,9 +16,10 @@ import type { Shape } from './shape.js';
  *
  * A strategy that answers `unknown` for any reason but a timeout (a tactic outside its fragment)
  * is followed by the default solver within the same time budget: a strategy can only make an
- * answer faster, never turn a decided query undecided. No portfolio across the two z3 workers:
- * on the shared 2-core machine a second search only competes with the first for the same cores
- * (measured: no gain on any tag), so it does not pay.
+ * answer faster, never turn a decided query undecided. No portfolio: z3-solver cannot run two
+ * checks at once inside one wasm instance (tried: it crashed), so racing strategies needs a second
+ * worker thread with its own z3 (memory, warm-up, a second core); on the shared 2-core dev machine
+ * that could not be shown to pay, so none is run (docs/engines/logic.md).
  */
 export type StrategyName = 'interval' | 'difference_paths' | 'difference_logic' | 'bit_blast' | 'linear_simplex' | 'default';
 
