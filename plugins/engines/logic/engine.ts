@@ -4,7 +4,8 @@ import { parseQuery, printTerm, type Formula, type Term } from './dsl.js';
 import { holds } from './evaluate.js';
 import { solveDifferences, solveIntervals } from './intervals.js';
 import { classify } from './shape.js';
-import { STRATEGIES, STRATEGY_FOR, type Strategy, type StrategyName } from './strategy.js';
+import { PRESOLVER_FOR, STRATEGIES, STRATEGY_FOR, type Strategy, type StrategyName } from './strategy.js';
+import { solveLinearConjunction } from './simplex.js';
 import { DEFAULT_TIMEOUT_MS, ENGINE_VERSION, MAX_TIMEOUT_MS, type SolveInput, type SolveOutcome } from './outcome.js';
 import { OPS, type Sort, type Z3Arith, type Z3Bool, type Z3Ctx, type Z3Term } from './ops.js';
 
@@ -116,11 +117,13 @@ async function decide(z: Z3State, f: Formula, timeoutMs: number): Promise<SolveO
     if (r?.status === 'SAT' && holds(f.body, r.model) === true) return { status: 'SAT', model: r.model, ...base, solve_ms: elapsed(started) };
     name = 'linear_simplex';
   }
-  if (shape === 'difference') {
-    // a satisfiable conjunction of difference atoms has a shortest-path model: no search needed
-    const model = solveDifferences(f);
+  const pre = PRESOLVER_FOR[shape];
+  if (pre) {
+    // SAT-only pre-solvers: shortest paths for difference conjunctions, simplex + branch and bound
+    // for linear ones; their models are re-checked, anything else is z3's
+    const model = pre === 'difference_paths' ? solveDifferences(f) : solveLinearConjunction(f);
     if (model && holds(f.body, model) === true) {
-      return { status: 'SAT', model, canonical: f.canonical, engine_version: z.version, strategy: 'difference_paths', shape, solve_ms: elapsed(started) };
+      return { status: 'SAT', model, canonical: f.canonical, engine_version: z.version, strategy: pre, shape, solve_ms: elapsed(started) };
     }
   }
   const first = await check(z, f, timeoutMs, name, started);

@@ -21,7 +21,7 @@ import type { Shape } from './shape.js';
  * worker thread with its own z3 (memory, warm-up, a second core); on the shared 2-core dev machine
  * that could not be shown to pay, so none is run (docs/engines/logic.md).
  */
-export type StrategyName = 'interval' | 'difference_paths' | 'difference_logic' | 'bit_blast' | 'linear_simplex' | 'default';
+export type StrategyName = 'interval' | 'difference_paths' | 'linear_branch_bound' | 'difference_logic' | 'bit_blast' | 'linear_simplex' | 'default';
 
 export interface Strategy {
   name: StrategyName;
@@ -36,6 +36,7 @@ const LHS = { tactic: 'simplify', params: { arith_lhs: true, som: true } };
 export const STRATEGIES: Record<StrategyName, Strategy> = {
   interval: { name: 'interval' },
   difference_paths: { name: 'difference_paths' },
+  linear_branch_bound: { name: 'linear_branch_bound' },
   difference_logic: { name: 'difference_logic', params: { 'smt.arith.solver': 3 } },
   bit_blast: { name: 'bit_blast', tactics: [LHS, 'propagate-values', 'normalize-bounds', 'lia2pb', LHS, 'pb2bv', 'bit-blast', 'sat'] },
   linear_simplex: { name: 'linear_simplex', params: { 'smt.arith.solver': 2 } },
@@ -43,7 +44,7 @@ export const STRATEGIES: Record<StrategyName, Strategy> = {
 };
 
 /** Pre-solvers tried before the shape's strategy; they answer only what they can prove (see intervals.ts). */
-export const PRESOLVER_FOR: Partial<Record<Shape, StrategyName>> = { difference: 'difference_paths' };
+export const PRESOLVER_FOR: Partial<Record<Shape, StrategyName>> = { difference: 'difference_paths', linear: 'linear_branch_bound' };
 
 export const STRATEGY_FOR: Record<Shape, StrategyName> = {
   bounds: 'interval',

@@ -90,6 +90,22 @@ t.test('difference pre-solver: shortest paths give a model; a negative cycle is 
   t.equal(sat.strategy, 'difference_paths');
 });
 
+t.test('linear pre-solver: simplex + branch and bound finds integer models, leaves the rest to z3', async (t) => {
+  const { solveLinearConjunction } = await import('../../../plugins/engines/logic/simplex.js');
+  const f = formula('(AND (EQ (PLUS (MULT 3 x) (MULT 2 y)) 12) (GT x 0) (GT y 0) (LT (MINUS x y) 5))');
+  const m = solveLinearConjunction(f);
+  t.ok(m && holds(f.body, m), 'an integer model of 3x + 2y = 12, x, y > 0');
+  t.equal(solveLinearConjunction(formula('(AND (EQ (MULT 2 x) (PLUS (MULT 2 y) 1)))')), null, '2x = 2y + 1 has rational but no integer solutions');
+  t.equal(solveLinearConjunction(formula('(AND (GT (PLUS x y) 3) (LT (PLUS x y) 2))')), null, 'infeasible');
+  t.equal(solveLinearConjunction(formula('(AND (GT (PLUS x y) 3) (NEQ x 1))')), null, 'NEQ is not handled here');
+  const unsat = await solve({ query: '(AND (EQ (MULT 2 x) (PLUS (MULT 2 y) 1)) (GT x 0))' });
+  t.equal(unsat.status, 'UNSAT');
+  t.equal(unsat.strategy, 'linear_simplex', 'UNSAT is z3’s word');
+  const sat = await solve({ query: '(AND (EQ (PLUS (MULT 3 x) (MULT 2 y)) 12) (GT x 0) (GT y 0))' });
+  t.equal(sat.status, 'SAT');
+  t.equal(sat.strategy, 'linear_branch_bound');
+});
+
 t.test('the engine evaluator is exact and refuses what it cannot evaluate', async (t) => {
   const f = formula('(AND (EQ (DIV x 2) -4) (EQ (MOD x 2) 1) (EQ (DIV 7 -2) -3))');
   t.equal(holds(f.body, { x: '-7' }), true, 'SMT-LIB div/mod');
