@@ -208,6 +208,25 @@ export class DataFindings {
     return false;
   }
 
+  private byFunction: Map<PyNode | null, Array<[string, PyNode]>> | null = null;
+
+  /** the value bindings made in one function, grouped once for the whole module (not per sink: that would be quadratic) */
+  private assignmentsIn(fn: PyNode | null): Array<[string, PyNode]> {
+    if (!this.byFunction) {
+      this.byFunction = new Map();
+      for (const [name, list] of this.r.bindings) {
+        for (const b of list) {
+          if (b.kind !== 'expr') continue;
+          const owner = enclosingFunction(b.node);
+          const group = this.byFunction.get(owner);
+          if (group) group.push([name, b.node]);
+          else this.byFunction.set(owner, [[name, b.node]]);
+        }
+      }
+    }
+    return this.byFunction.get(fn) ?? [];
+  }
+
   /** names holding tainted data in one function: route-handler parameters and assignments, to a fixpoint */
   private taintedNames(fn: PyNode | null): Set<string> {
     const hit = this.taintCache.get(fn);
@@ -215,10 +234,7 @@ export class DataFindings {
     const names = new Set<string>();
     this.taintCache.set(fn, names);
     if (fn && isRouteHandler(fn)) for (const p of paramNames(fn)) if (p !== 'self' && p !== 'cls') names.add(ident(p));
-    const assigns: Array<[string, PyNode]> = [];
-    for (const [name, list] of this.r.bindings) {
-      for (const b of list) if (b.kind === 'expr' && enclosingFunction(b.node) === fn) assigns.push([name, b.node]);
-    }
+    const assigns = this.assignmentsIn(fn);
     for (let changed = true, rounds = 0; changed && rounds < 20; rounds++) {
       changed = false;
       for (const [name, value] of assigns) {
