@@ -3,6 +3,9 @@ import { MAX_FOLD, intValue, stringParts } from './literals.js';
 import { positionalArgs } from './args.js';
 import { foldCall } from './fold.js';
 import { QualMemo } from '../qual-memo.js';
+import { canonical, ident } from './names.js';
+
+export { canonical, ident };
 
 /**
  * Name resolution and constant folding over one module. Deliberately scope-insensitive and
@@ -16,19 +19,6 @@ type Binding = { kind: 'module'; qual: string } | { kind: 'expr'; node: PyNode }
 /** Builtins whose bare name always keeps its builtin meaning, even when a binding shadows it somewhere. */
 export const RISKY_BUILTINS = new Set(['eval', 'exec', 'compile', '__import__', 'getattr', 'setattr', 'delattr', 'globals', 'locals', 'vars', 'open', 'breakpoint', 'input']);
 
-/** Qualified-name prefixes that mean the same module (aliases of the stdlib's implementation modules). */
-const MODULE_ALIASES: Array<[string, string]> = [
-  ['__builtins__', 'builtins'],
-  ['posix', 'os'],
-  ['nt', 'os'],
-  ['cPickle', 'pickle'],
-  ['_pickle', 'pickle'],
-  ['commands', 'subprocess'],
-  ['_posixsubprocess', 'subprocess'],
-  ['posixpath', 'os.path'],
-  ['ntpath', 'os.path'],
-];
-
 const MAX_QUALS = 24;
 const MAX_DEPTH = 48;
 
@@ -41,31 +31,6 @@ export class AnalysisLimitError extends Error {
   constructor() {
     super('analysis step budget exceeded');
   }
-}
-
-/** NFKC, as CPython applies to identifiers (PEP 3131): `ｅval` is `eval`. */
-export function ident(text: string): string {
-  return text.normalize('NFKC');
-}
-
-/**
- * Standard modules that `import os` at their top, so `os.path.os`, `shutil.os`, … are the os module
- * itself (`import os.path as p; p.os.system(c)`).
- */
-const REEXPORTS_OS = /^(?:os\.path|posixpath|ntpath|genericpath|shutil|subprocess|pty|tempfile|glob|pathlib|platform|site|pkgutil|logging|shlex|uuid|webbrowser|zipfile|tarfile|multiprocessing|socket|ctypes\.util)\.os(?=\.|$)/;
-
-export function canonical(q: string): string {
-  let out = q.replace(REEXPORTS_OS, 'os');
-  for (const [from, to] of MODULE_ALIASES) {
-    if (out === from || out.startsWith(from + '.')) {
-      out = to + out.slice(from.length);
-      break;
-    }
-  }
-  // builtins.eval is eval; builtins.__dict__ stays qualified
-  const rest = out.slice(9);
-  if (out.startsWith('builtins.') && rest !== '__dict__' && !rest.includes('.') && !rest.includes('(')) return rest;
-  return out;
 }
 
 export class Resolver {
