@@ -6,6 +6,8 @@ import { fileURLToPath } from 'node:url';
 export interface EngineAdapter {
   corpus: string;
   setup(): Promise<void>;
+  /** drops every per-process cache of the engine, so each timed pass redoes all the work */
+  reset?(): void;
   op(line: any): Promise<unknown>;
   judge(line: any, output: unknown): Outcome;
 }
@@ -17,6 +19,11 @@ export interface EngineReport {
   engine: string;
   lines: number;
   ops_per_sec: number;
+  /**
+   * lines per second of process CPU time (all threads), median of the passes: on a shared machine
+   * wall time also counts the time other processes held the cores; CPU time mostly does not
+   */
+  cpu_ops_per_sec: number;
   p50_ms: number;
   p99_ms: number;
   correct: number;
@@ -24,7 +31,32 @@ export interface EngineReport {
   error: number;
   crash: number;
   by_tag: Record<string, Record<Scored, number>>;
+  /** per corpus tag: lines, ops/s (median over passes), p50/p99 over all timed latencies of the tag */
+  speed_by_tag: Record<string, TagSpeed>;
+  /** timed passes run (`--repeat N`, default 3); ops_per_sec is their median */
+  passes: number;
+  /** every pass redoes the work: engine caches are dropped before each pass (adapter.reset) */
+  caching: 'none across passes';
   wrong_ids: string[];
+}
+
+export interface TagSpeed {
+  lines: number;
+  ops_per_sec: number;
+  p50_ms: number;
+  p99_ms: number;
+}
+
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  if (!s.length) return 0;
+  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+}
+
+const round = (x: number, digits: number): number => Math.round(x * 10 ** digits) / 10 ** digits;
+
+function tagsOf(line: { tags?: string[] }): string[] {
+  return (line.tags ?? []).filter((t) => !t.includes(':'));
 }
 
 /**
@@ -56,17 +88,19 @@ function percentile(sorted: number[], p: number): number {
 }
 
 /**
- * The corpus README's method: single thread, warm; one untimed pass, then 3 timed passes;
- * ops/s = lines / summed op time per pass, median of the 3; p50/p99 over all timed latencies.
- * Verdicts are scored on the untimed pass (engines are deterministic; timed passes re-check that).
+ * The corpus README's method: single thread, warm; one untimed pass, then N timed passes (3 unless
+ * `--repeat N`); ops/s = lines / summed op time per pass, median of the passes; p50/p99 over all
+ * timed latencies. The same per corpus tag. Verdicts are scored on the untimed pass (engines are
+ * deterministic; timed passes re-check that). Before every pass the adapter drops the engine's
+ * caches, so no result or parsed input is reused from one pass to the next.
  */
-export async function benchEngine(name: string, adapter: EngineAdapter, corpusDir: string): Promise<EngineReport> {
+export async function benchEngine(name: string, adapter: EngineAdapter, corpusDir: string, passes = 3): Promise<EngineReport> {
   const lines = readCorpus(corpusDir, adapter.corpus);
   await adapter.setup();
   const counts: Record<Scored, number> = { correct: 0, wrong: 0, error: 0, crash: 0 };
   const byTag: Record<string, Record<Scored, number>> = {};
   const wrongIds: string[] = [];
-  const outcomes: Scored[] = [];
+  adapter.reset?.();
   for (const line of lines) {
     let outcome: Scored;
     try {
@@ -74,19 +108,24 @@ export async function benchEngine(name: string, adapter: EngineAdapter, corpusDi
     } catch {
       outcome = 'crash';
     }
-    outcomes.push(outcome);
     counts[outcome]++;
     if (outcome === 'wrong') wrongIds.push(line.id);
-    for (const tag of (line.tags ?? []) as string[]) {
-      if (tag.includes(':')) continue;
+    for (const tag of tagsOf(line)) {
       byTag[tag] ??= { correct: 0, wrong: 0, error: 0, crash: 0 };
       byTag[tag][outcome]++;
     }
   }
   const passRates: number[] = [];
+  const cpuRates: number[] = [];
   const latencies: number[] = [];
-  for (let pass = 0; pass < 3; pass++) {
+  const tagRates: Record<string, number[]> = {};
+  const tagLatencies: Record<string, number[]> = {};
+  for (let pass = 0; pass < passes; pass++) {
+    adapter.reset?.();
+    const cpu0 = process.cpuUsage();
     let total = 0;
+    const tagTotal: Record<string, number> = {};
+    const tagLines: Record<string, number> = {};
     for (const line of lines) {
       const t0 = process.hrtime.bigint();
       try {
@@ -97,19 +136,57 @@ export async function benchEngine(name: string, adapter: EngineAdapter, corpusDi
       const ms = Number(process.hrtime.bigint() - t0) / 1e6;
       total += ms;
       latencies.push(ms);
+      for (const tag of tagsOf(line)) {
+        tagTotal[tag] = (tagTotal[tag] ?? 0) + ms;
+        tagLines[tag] = (tagLines[tag] ?? 0) + 1;
+        (tagLatencies[tag] ??= []).push(ms);
+      }
     }
     passRates.push(lines.length / (total / 1000));
+    const cpu = process.cpuUsage(cpu0);
+    cpuRates.push(lines.length / ((cpu.user + cpu.system) / 1e6));
+    for (const tag of Object.keys(tagTotal)) (tagRates[tag] ??= []).push(tagLines[tag] / (tagTotal[tag] / 1000));
   }
-  passRates.sort((a, b) => a - b);
   latencies.sort((a, b) => a - b);
+  const speedByTag: Record<string, TagSpeed> = {};
+  for (const tag of Object.keys(tagRates).sort()) {
+    const lat = tagLatencies[tag].sort((a, b) => a - b);
+    speedByTag[tag] = {
+      lines: lat.length / passes,
+      ops_per_sec: round(median(tagRates[tag]), 1),
+      p50_ms: round(percentile(lat, 50), 3),
+      p99_ms: round(percentile(lat, 99), 3),
+    };
+  }
   return {
     engine: name,
     lines: lines.length,
-    ops_per_sec: Math.round(passRates[1] * 10) / 10,
-    p50_ms: Math.round(percentile(latencies, 50) * 1000) / 1000,
-    p99_ms: Math.round(percentile(latencies, 99) * 1000) / 1000,
+    ops_per_sec: round(median(passRates), 1),
+    cpu_ops_per_sec: round(median(cpuRates), 1),
+    p50_ms: round(percentile(latencies, 50), 3),
+    p99_ms: round(percentile(latencies, 99), 3),
     ...counts,
     by_tag: byTag,
+    speed_by_tag: speedByTag,
+    passes,
+    caching: 'none across passes',
     wrong_ids: wrongIds,
   };
+}
+
+/** `--repeat N` from the command line (default 3, at least 1); the rest of the arguments are returned. */
+export function repeatOption(argv: string[]): { passes: number; rest: string[] } {
+  const rest: string[] = [];
+  let passes = 3;
+  for (let i = 0; i < argv.length; i++) {
+    const m = /^--repeat(?:=(\d+))?$/.exec(argv[i]);
+    if (!m) {
+      rest.push(argv[i]);
+      continue;
+    }
+    const v = Number(m[1] ?? argv[++i]);
+    if (!Number.isInteger(v) || v < 1) throw new Error('--repeat needs a whole number of passes ≥ 1');
+    passes = v;
+  }
+  return { passes, rest };
 }

@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { benchEngine, corpusDir as findCorpus, type EngineAdapter, type EngineReport } from './harness.js';
+import { benchEngine, corpusDir as findCorpus, repeatOption, type EngineAdapter, type EngineReport } from './harness.js';
 
 /**
  * `npm run bench`: every engine adapter in bench/engines/ on the shared corpus, then the A2A
@@ -9,7 +9,7 @@ import { benchEngine, corpusDir as findCorpus, type EngineAdapter, type EngineRe
  */
 const ENGINES = ['math', 'logic', 'sql', 'code'];
 
-const only = process.argv.slice(2);
+const { passes, rest: only } = repeatOption(process.argv.slice(2));
 
 async function main(): Promise<void> {
   // the HTTP bench (bench/http.ts) runs on its own: sidecar and raw server as separate processes
@@ -27,14 +27,16 @@ async function main(): Promise<void> {
       continue;
     }
     const adapter = (await import(file.href)) as EngineAdapter;
-    const r = await benchEngine(name, adapter, corpusDir);
+    const r = await benchEngine(name, adapter, corpusDir, passes);
     reports.push(r);
     console.log(
-      `${name.padEnd(6)} ${String(r.lines).padStart(4)} lines  ${String(r.ops_per_sec).padStart(9)} ops/s  p50 ${r.p50_ms} ms  p99 ${r.p99_ms} ms  ` +
-        `correct ${r.correct}  wrong ${r.wrong}  error ${r.error}  crash ${r.crash}`,
+      `${name.padEnd(6)} ${String(r.lines).padStart(4)} lines  ${String(r.ops_per_sec).padStart(9)} ops/s (${r.cpu_ops_per_sec} per CPU-second)  p50 ${r.p50_ms} ms  p99 ${r.p99_ms} ms  ` +
+        `correct ${r.correct}  wrong ${r.wrong}  error ${r.error}  crash ${r.crash}  (median of ${r.passes} passes; no caching across passes)`,
     );
     for (const [tag, c] of Object.entries(r.by_tag)) {
-      console.log(`         ${tag.padEnd(14)} correct ${c.correct}  wrong ${c.wrong}  error ${c.error}  crash ${c.crash}`);
+      const sp = r.speed_by_tag[tag];
+      const speed = sp ? `${String(sp.ops_per_sec).padStart(9)} ops/s  p99 ${sp.p99_ms} ms  ` : '';
+      console.log(`         ${tag.padEnd(14)} ${speed}correct ${c.correct}  wrong ${c.wrong}  error ${c.error}  crash ${c.crash}`);
     }
     if (r.wrong_ids.length) console.log(`         wrong: ${r.wrong_ids.join(', ')}`);
   }

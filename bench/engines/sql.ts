@@ -1,10 +1,15 @@
-import { verify, warm } from '../../plugins/engines/sql/engine.js';
+import { clearCaches, verify, warm } from '../../plugins/engines/sql/engine.js';
 
 /** Bench adapter for `npm run bench`: calls the engine function in-process, single thread. */
 export const corpus = 'sql.jsonl';
 
 export async function setup(): Promise<void> {
   await warm();
+}
+
+/** each timed pass re-parses every schema and rebuilds every dry-run database */
+export function reset(): void {
+  clearCaches();
 }
 
 export async function op(line: any): Promise<unknown> {

@@ -29,3 +29,26 @@ export function isCredentialValue(value: string): boolean {
   const v = value.trim();
   return v.length >= 6 && v.length <= 512 && !PLACEHOLDER.test(v) && !/\s{2,}|\n/.test(v);
 }
+
+/**
+ * Secrets recognised by their value, whatever they are named: AWS access-key ids and PEM private
+ * key blocks. Applied to the exact value of string literals on the tree (never to comments).
+ */
+const AWS_KEY_ID = /(?<![A-Z0-9])(?:AKIA|ASIA|AGPA|AIDA|AROA|ANPA|ANVA|AIPA)[A-Z2-7]{16}(?![A-Z0-9])/;
+const PRIVATE_KEY = /-----BEGIN (?:RSA |EC |DSA |OPENSSH |ENCRYPTED |PGP )?PRIVATE KEY(?: BLOCK)?-----/;
+
+export function secretByValue(value: string): { rule: string; message: string } | null {
+  if (AWS_KEY_ID.test(value) && !/EXAMPLE/.test(value)) return { rule: 'secrets.aws_access_key', message: 'a literal AWS access key id' };
+  if (PRIVATE_KEY.test(value)) return { rule: 'secrets.private_key', message: 'a literal private key block' };
+  return null;
+}
+
+/** A literal that can be a real key (not a placeholder, not a one-character test value). */
+export function isKeyLiteral(value: string): boolean {
+  return value.length >= 8 && !PLACEHOLDER.test(value.trim());
+}
+
+/** Words naming a password in an identifier (`password`, `user_pwd`, `passwd`, `passphrase`). */
+export function isPasswordName(name: string): boolean {
+  return words(name.normalize('NFKC')).some((w) => w === 'password' || w === 'passwd' || w === 'pwd' || w === 'passphrase' || w === 'pass');
+}

@@ -40,6 +40,48 @@ export function classifyShellCommand(command: string): ShellShape | null {
   return null;
 }
 
+/** Shapes that need a shell to mean anything: a pipe or `$(…)` handed to a program as argv is just text. */
+const SHELL_ONLY_RULES = new Set(['rce.download_pipe_shell', 'rce.download_substitution']);
+
+/**
+ * Classifies an argv run without a shell (`subprocess.run([...])`, `execFile`, `spawn`). A shell
+ * program given `-c <script>` runs the script through a shell, so the script is classified as one;
+ * otherwise `["curl", url, "|", "bash"]` is curl with the arguments "|" and "bash", not a pipe.
+ * `null` items are computed arguments.
+ */
+export function classifyArgv(program: string, items: Array<string | null>): ShellShape | null {
+  const base = program.trim().split(/[\\/]/).pop()?.toLowerCase() ?? '';
+  if (SHELL_NAMES.has(base)) {
+    const i = items.findIndex((x) => x !== null && /^-[a-z]*c[a-z]*$/i.test(x));
+    const script = i >= 0 ? items[i + 1] : undefined;
+    if (typeof script === 'string') {
+      const shape = classifyShellCommand(script);
+      if (shape) return shape;
+    }
+  }
+  const shape = classifyShellCommand([program, ...items.map((x) => x ?? '')].join(' '));
+  return shape && !SHELL_ONLY_RULES.has(shape.rule) ? shape : null;
+}
+
+/** argv items that would be shell syntax if a shell read them; without one they reach the program as text. */
+export function shellSyntaxInArgv(items: Array<string | null>): string | null {
+  for (const x of items) if (x !== null && /^(\||\|\||&&|;|>|>>|<|\$\(.*|`.*)$/.test(x.trim())) return x.trim();
+  return null;
+}
+
+const SHELL_NAMES = new Set(['sh', 'bash', 'zsh', 'dash', 'ksh', 'csh', 'tcsh', 'fish', 'ash', 'busybox']);
+
+/**
+ * Programs whose only effect is to report who and where the process runs (user, groups, host,
+ * network, environment): run by generated code they are reconnaissance, not work.
+ */
+const RECON = new Set(['id', 'whoami', 'uname', 'hostname', 'hostnamectl', 'ifconfig', 'ipconfig', 'netstat', 'printenv', 'systeminfo', 'getent', 'groups', 'who', 'w', 'last', 'lastlog', 'arp', 'route', 'nltest', 'net', 'query', 'klist']);
+
+export function isReconProgram(program: string): boolean {
+  const base = program.trim().split(/[\\/]/).pop()?.toLowerCase().replace(/\.exe$/, '') ?? '';
+  return RECON.has(base);
+}
+
 const SHELLS = new Set([
   'sh', 'bash', 'zsh', 'dash', 'ksh', 'csh', 'tcsh', 'fish', 'ash', 'busybox', 'cmd', 'cmd.exe', 'powershell', 'powershell.exe', 'pwsh',
   'python', 'python2', 'python3', 'perl', 'ruby', 'node', 'php', 'nc', 'ncat', 'netcat', 'socat', 'osascript',

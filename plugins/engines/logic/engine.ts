@@ -1,24 +1,31 @@
 import { init } from 'z3-solver';
 import type { Solver } from 'z3-solver';
-import { parseQuery, type Formula, type Term } from './dsl.js';
+import { parseQuery, printTerm, type Formula, type Term } from './dsl.js';
+import { holds } from './evaluate.js';
+import { solveDifferences, solveIntervals } from './intervals.js';
+import { classify } from './shape.js';
+import { PRESOLVER_FOR, STRATEGIES, STRATEGY_FOR, type Strategy, type StrategyName } from './strategy.js';
+import { solveLinearConjunction } from './simplex.js';
 import { DEFAULT_TIMEOUT_MS, ENGINE_VERSION, MAX_TIMEOUT_MS, type SolveInput, type SolveOutcome } from './outcome.js';
 import { OPS, type Sort, type Z3Arith, type Z3Bool, type Z3Ctx, type Z3Term } from './ops.js';
 
 /**
  * Runs inside the dedicated z3 worker (one thread): z3's wasm is initialised once per worker and
- * one Context plus one long-lived Solver serve every query with push/pop (measured: ~6 ms per
- * small query against ~18 ms for a fresh Solver, and 250 ms+ for a fresh init). Functions here take
- * and return plain JSON. The same functions run in-process for the bench and the corpus test.
+ * one Context serves every query. Each query is classified by shape (shape.ts) and solved by the
+ * strategy measured best for that shape (strategy.ts): the interval pre-solver, or one long-lived
+ * z3 solver per strategy used with push/pop (a fresh Solver costs 5–20 ms of set-up per query, a
+ * fresh init 250 ms+). Functions here take and return plain JSON; the same functions run
+ * in-process for the bench and the corpus test.
  */
 interface Z3State {
   ctx: Z3Ctx;
-  solver: Solver<'logic'>;
+  solvers: Map<StrategyName, Solver<'logic'>>;
   version: string;
   decimal: (ctx: Z3Ctx, t: Z3Term) => string;
 }
 
 let state: Promise<Z3State> | null = null;
-/** z3 checks are async; one query at a time keeps push/pop on the shared solver consistent */
+/** z3 checks are async; one query at a time keeps push/pop on the shared solvers consistent */
 let queue: Promise<unknown> = Promise.resolve();
 
 function z3State(): Promise<Z3State> {
@@ -26,7 +33,7 @@ function z3State(): Promise<Z3State> {
     const ctx: Z3Ctx = new api.Context('logic');
     return {
       ctx,
-      solver: new ctx.Solver(),
+      solvers: new Map(),
       version: `${ENGINE_VERSION}; ${api.getFullVersion()}`,
       decimal: (c, t) => api.Z3.get_numeral_decimal_string(c.ptr, t.ast, 20),
     };
@@ -37,13 +44,38 @@ function z3State(): Promise<Z3State> {
   return state;
 }
 
+function makeSolver(ctx: Z3Ctx, st: Strategy): Solver<'logic'> {
+  if (st.tactics) {
+    const steps = st.tactics.map((t) => (typeof t === 'string' ? t : ctx.With(t.tactic, t.params)));
+    const [first, second, ...rest] = steps;
+    return (second === undefined ? (typeof first === 'string' ? new ctx.Tactic(first) : first) : ctx.AndThen(first, second, ...rest)).solver();
+  }
+  const solver = new ctx.Solver();
+  for (const [k, v] of Object.entries(st.params ?? {})) solver.set(k, v);
+  return solver;
+}
+
+function solverFor(z: Z3State, name: StrategyName): Solver<'logic'> {
+  let s = z.solvers.get(name);
+  if (!s) {
+    s = makeSolver(z.ctx, STRATEGIES[name]);
+    z.solvers.set(name, s);
+  }
+  return s;
+}
+
 /**
- * Loads z3 and runs one tiny query so the first real query pays neither the wasm load nor the
- * solver's first-check set-up (measured: the first check in a fresh context is ~0.3 s, later ones ms).
+ * Loads z3 and runs one tiny query per z3 strategy so the first real query pays neither the wasm
+ * load nor a solver's first-check set-up (measured: the first check in a fresh context is ~0.3 s).
  */
 export async function warmup(): Promise<{ engine_version: string }> {
   const z = await z3State();
-  await solve({ query: '(AND (GT warmup_x 0) (LT warmup_x 2))' });
+  for (const q of [
+    '(AND (GT warmup_x 0) (LT (PLUS warmup_x warmup_y) 2) (GT warmup_y 0))',
+    '(AND (LT warmup_x warmup_y) (OR (LT warmup_y warmup_z) (LT warmup_z warmup_x)))',
+    '(AND (OR (EQ warmup_x 1) (EQ warmup_y 1)) (OR (EQ warmup_x 0) (EQ warmup_y 0)))',
+    '(AND (GT (MULT warmup_x warmup_y) 2) (LT warmup_x 3))',
+  ]) await solve({ query: q });
   return { engine_version: z.version };
 }
 
@@ -62,7 +94,7 @@ export async function solve(input: SolveInput): Promise<SolveOutcome> {
   }
   const timeoutMs = clampTimeout(input.timeoutMs);
   const z = await z3State();
-  const run = queue.then(() => check(z, parsed.formula, timeoutMs));
+  const run = queue.then(() => decide(z, parsed.formula, timeoutMs));
   queue = run.catch(() => undefined);
   return run;
 }
@@ -71,11 +103,41 @@ function clampTimeout(ms: unknown): number {
   return typeof ms === 'number' && Number.isInteger(ms) && ms > 0 ? Math.min(ms, MAX_TIMEOUT_MS) : DEFAULT_TIMEOUT_MS;
 }
 
-async function check(z: Z3State, f: Formula, timeoutMs: number): Promise<SolveOutcome> {
-  const { ctx } = z;
+const elapsed = (since: number): number => Math.round((performance.now() - since) * 100) / 100;
+
+async function decide(z: Z3State, f: Formula, timeoutMs: number): Promise<SolveOutcome> {
   const started = performance.now();
+  const shape = classify(f);
+  let name = STRATEGY_FOR[shape];
+  if (name === 'interval') {
+    const r = solveIntervals(f, printTerm);
+    const base = { canonical: f.canonical, engine_version: z.version, strategy: 'interval' as const, shape };
+    if (r?.status === 'UNSAT') return { status: 'UNSAT', ...base, proof: r.proof, solve_ms: elapsed(started) };
+    // the pre-solver's model, like z3's, must satisfy the formula under the engine's own evaluator
+    if (r?.status === 'SAT' && holds(f.body, r.model) === true) return { status: 'SAT', model: r.model, ...base, solve_ms: elapsed(started) };
+    name = 'linear_simplex';
+  }
+  const pre = PRESOLVER_FOR[shape];
+  if (pre) {
+    // SAT-only pre-solvers: shortest paths for difference conjunctions, simplex + branch and bound
+    // for linear ones; their models are re-checked, anything else is z3's
+    const model = pre === 'difference_paths' ? solveDifferences(f) : solveLinearConjunction(f);
+    if (model && holds(f.body, model) === true) {
+      return { status: 'SAT', model, canonical: f.canonical, engine_version: z.version, strategy: pre, shape, solve_ms: elapsed(started) };
+    }
+  }
+  const first = await check(z, f, timeoutMs, name, started);
+  if (!first.retry || name === 'default') return { ...first.outcome, shape };
+  // a strategy outside its fragment answers unknown: z3's default solver decides, same budget
+  const left = Math.max(1, Math.round(timeoutMs - (performance.now() - started)));
+  const second = await check(z, f, left, 'default', started);
+  return { ...second.outcome, shape };
+}
+
+async function check(z: Z3State, f: Formula, timeoutMs: number, name: StrategyName, started: number): Promise<{ outcome: SolveOutcome; retry: boolean }> {
+  const { ctx } = z;
   const free = new Map(f.vars.map((v) => [v.name, constant(ctx, v.name, v.sort)]));
-  const solver = z.solver;
+  const solver = solverFor(z, name);
   solver.push();
   // z3's own timeout is the first line, the pool's deadline (main thread, kills this worker) the
   // second. We deliberately do not call ctx.interrupt() from a timer: measured, an interrupt that
@@ -87,32 +149,34 @@ async function check(z: Z3State, f: Formula, timeoutMs: number): Promise<SolveOu
     const formula = compile(ctx, f.body, free, []) as Z3Bool;
     solver.add(formula);
     const result = await solver.check();
-    const solve_ms = Math.round((performance.now() - started) * 100) / 100;
-    const base = { canonical: f.canonical, engine_version: z.version, solve_ms };
-    if (result === 'unsat') return { status: 'UNSAT', ...base };
+    const base = { canonical: f.canonical, engine_version: z.version, strategy: name, solve_ms: elapsed(started) };
+    if (result === 'unsat') return { outcome: { status: 'UNSAT', ...base }, retry: false };
     if (result === 'sat') {
       const m = solver.model();
-      // a SAT verdict must stand on its model: re-evaluate the formula under it (quantifiers may
-      // stay symbolic under evaluation, so only quantifier-free formulas are checked this way)
-      if (!hasQuantifier(f.body) && !ctx.isTrue(m.eval(formula, true))) {
-        fresh = true;
-        return { status: 'ERROR', kind: 'unknown', error: 'solver model does not satisfy the formula', ...base };
-      }
       const model: Record<string, string> = {};
       for (const v of f.vars) model[v.name] = valueString(z, m.eval(free.get(v.name)!, true) as Z3Term);
-      return { status: 'SAT', model, ...base };
+      // a SAT verdict must stand on its model: the engine's own evaluator re-checks it exactly;
+      // where it cannot (irrational values, division by zero) z3's evaluation of the model does,
+      // and quantified formulas (which stay symbolic under evaluation) keep z3's word
+      const own = holds(f.body, model);
+      const ok = own ?? (hasQuantifier(f.body) || ctx.isTrue(m.eval(formula, true)));
+      if (!ok) {
+        fresh = true;
+        return { outcome: { status: 'ERROR', kind: 'unknown', error: 'solver model does not satisfy the formula', ...base }, retry: false };
+      }
+      return { outcome: { status: 'SAT', model, ...base }, retry: false };
     }
     fresh = true;
     const reason = solver.reasonUnknown();
     const timedOut = /timeout|canceled|interrupted/i.test(reason);
     return timedOut
-      ? { status: 'ERROR', kind: 'timeout', error: `solver timeout after ${timeoutMs} ms`, ...base }
-      : { status: 'ERROR', kind: 'unknown', error: `solver could not decide the formula (${reason})`, ...base };
+      ? { outcome: { status: 'ERROR', kind: 'timeout', error: `solver timeout after ${timeoutMs} ms`, ...base }, retry: false }
+      : { outcome: { status: 'ERROR', kind: 'unknown', error: `solver could not decide the formula (${reason})`, ...base }, retry: true };
   } catch (err) {
     // a z3 API error is no verdict; report it (without a stack) instead of crashing the worker task
     fresh = true;
     const msg = err instanceof Error ? err.message.slice(0, 200) : 'unknown failure';
-    return { status: 'ERROR', kind: 'unknown', error: `solver error: ${msg}`, canonical: f.canonical, engine_version: z.version };
+    return { outcome: { status: 'ERROR', kind: 'unknown', error: `solver error: ${msg}`, canonical: f.canonical, engine_version: z.version }, retry: true };
   } finally {
     try {
       solver.pop();
@@ -121,7 +185,7 @@ async function check(z: Z3State, f: Formula, timeoutMs: number): Promise<SolveOu
     }
     // after an unfinished search or an API error the solver may hold state we do not want to carry over
     if (fresh) {
-      z.solver = new ctx.Solver();
+      z.solvers.delete(name);
       solver.release();
     }
   }
@@ -131,11 +195,11 @@ function hasQuantifier(t: Term): boolean {
   return t.kind === 'app' && (t.binders !== undefined || t.args.some(hasQuantifier));
 }
 
-function constant(ctx: Z3Ctx, name: string, sort: Sort): Z3Term {
+export function constant(ctx: Z3Ctx, name: string, sort: Sort): Z3Term {
   return sort === 'Bool' ? ctx.Bool.const(name) : sort === 'Real' ? ctx.Real.const(name) : ctx.Int.const(name);
 }
 
-function compile(ctx: Z3Ctx, t: Term, free: Map<string, Z3Term>, scope: { name: string; c: Z3Term }[]): Z3Term {
+export function compile(ctx: Z3Ctx, t: Term, free: Map<string, Z3Term>, scope: { name: string; c: Z3Term }[]): Z3Term {
   switch (t.kind) {
     case 'int':
       return ctx.Int.val(t.value);

@@ -34,4 +34,9 @@ export interface SolveOutcome {
   canonical?: string;
   engine_version: string;
   solve_ms?: number;
+  /** query shape and the strategy that decided it (strategy.ts) */
+  shape?: string;
+  strategy?: string;
+  /** interval pre-solver UNSAT: the variable whose bounds cross and the two atoms that set them */
+  proof?: { variable: string; lower: string; upper: string };
 }

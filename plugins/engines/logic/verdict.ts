@@ -53,6 +53,8 @@ function decided(o: SolveOutcome, providerUsed: string, translation?: Translatio
     engine_version: o.engine_version,
     ...(model ? { model } : {}),
     ...(o.solve_ms !== undefined ? { solve_ms: o.solve_ms } : {}),
+    ...(o.strategy !== undefined ? { strategy: o.strategy } : {}),
+    ...(o.proof !== undefined ? { interval_proof: o.proof } : {}),
   };
   let diagnostic: DiagnosticResult;
   if (translation) {

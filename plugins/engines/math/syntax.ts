@@ -89,7 +89,7 @@ export function parseInput(raw: string): Parsed {
       whole = null;
     }
     // `sin(x) = …` parses as a function definition too; only a definition of a name we do not know is one
-    if (whole?.type === 'FunctionAssignmentNode' && !FUNCTION_SET.has((whole as any).name)) throw disallowed('function definition');
+    if (whole?.type === 'FunctionAssignmentNode' && !FUNCTION_SET.has((whole as any).name) && !RECIPROCAL[(whole as any).name]) throw disallowed('function definition');
     if (whole?.type === 'AssignmentNode' && (whole as any).object?.type !== 'SymbolNode') throw disallowed('assignment');
     texts = [text.slice(0, equals[0]), text.slice(equals[0] + 1)];
     if (texts.some((t) => t.trim() === '')) throw new MathRefusal(C.parseError, "Both sides of '=' must be expressions.", { error: 'parse_error' });
@@ -130,9 +130,27 @@ function symbol(name: string): Ast {
 
 /** `2ab` reaches us as 2 times the symbol `ab`: in an implicit product, a run of variable letters is their product */
 function splitLetters(name: string): Ast | null {
-  if (!/^[A-Za-z]{2,8}$/.test(name) || /[eiE]/.test(name) || FUNCTION_SET.has(name) || CONSTANTS[name]) return null;
+  if (!/^[A-Za-z]{2,8}$/.test(name) || /[eiE]/.test(name) || FUNCTION_SET.has(name) || RECIPROCAL[name] || CONSTANTS[name]) return null;
   return [...name].map((l): Ast => ({ k: 'var', name: l })).reduce((a, b) => ({ k: 'mul', a, b }));
 }
+
+const ONE: Ast = { k: 'num', q: Q.parseDecimal('1') as Q, text: '1' };
+const fn1 = (name: FnName, a: Ast): Ast => ({ k: 'fn', name, args: [a] });
+
+/**
+ * The reciprocal trigonometric functions and their inverses, read as what they are defined to be,
+ * so every exact and approximate path of the engine treats them with no new rule: sec = 1/cos,
+ * csc = 1/sin, cot = cos/sin (not 1/tan, which is undefined where cot is 0), asec(x) = acos(1/x),
+ * acsc(x) = asin(1/x), acot(x) = atan(1/x) (SymPy's and mathjs's principal branch; undefined at 0).
+ */
+const RECIPROCAL: Record<string, (a: Ast) => Ast> = {
+  sec: (a) => ({ k: 'div', a: ONE, b: fn1('cos', a) }),
+  csc: (a) => ({ k: 'div', a: ONE, b: fn1('sin', a) }),
+  cot: (a) => ({ k: 'div', a: fn1('cos', a), b: fn1('sin', a) }),
+  asec: (a) => fn1('acos', { k: 'div', a: ONE, b: a }),
+  acsc: (a) => fn1('asin', { k: 'div', a: ONE, b: a }),
+  acot: (a) => fn1('atan', { k: 'div', a: ONE, b: a }),
+};
 
 const BINARY: Record<string, 'add' | 'sub' | 'mul' | 'div' | 'pow'> = {
   add: 'add', subtract: 'sub', multiply: 'mul', divide: 'div', pow: 'pow',
@@ -145,7 +163,7 @@ function isImplicitMul(n: any): boolean {
 }
 
 function singleLetterCall(n: any): boolean {
-  return n?.type === 'FunctionNode' && n.fn?.type === 'SymbolNode' && !FUNCTION_SET.has(n.fn.name) && /^[A-Za-z]$|^[\u0391-\u03C9]$/u.test(n.fn.name);
+  return n?.type === 'FunctionNode' && n.fn?.type === 'SymbolNode' && !FUNCTION_SET.has(n.fn.name) && !RECIPROCAL[n.fn.name] && /^[A-Za-z]$|^[\u0391-\u03C9]$/u.test(n.fn.name);
 }
 
 function convert(node: MathNode, depth: number, state: State): Ast {
@@ -181,6 +199,11 @@ function convert(node: MathNode, depth: number, state: State): Ast {
     case 'FunctionNode': {
       if (n.fn?.type !== 'SymbolNode') throw disallowed('call of a computed function');
       const name: string = n.fn.name;
+      const rewrite = RECIPROCAL[name];
+      if (rewrite) {
+        if (n.args.length !== 1) throw disallowed(`${name} with ${n.args.length} arguments`);
+        return rewrite(convert(n.args[0], depth + 1, state));
+      }
       if (!FUNCTION_SET.has(name)) {
         // `a/b(c)` reaches here as a call of `b`; the division check above has already recorded it
         if (singleLetterCall(n) && state.ambiguous) return { k: 'var', name };

@@ -15,6 +15,12 @@ export class Lru<V> {
     return v;
   }
 
+  /** drops every entry (the bench does this between passes so each pass redoes the work) */
+  clear(): void {
+    for (const v of this.map.values()) this.onEvict?.(v);
+    this.map.clear();
+  }
+
   set(key: string, v: V): void {
     this.map.delete(key);
     this.map.set(key, v);

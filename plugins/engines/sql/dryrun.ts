@@ -1,5 +1,6 @@
 import { sqlJs, type SqlJsDatabase } from './sqljs.js';
 import { Lru } from './cache.js';
+import { capDatabase, holdsRows } from './ddl-gate.js';
 
 export type DryRun = { ok: true; plan: string[] } | { ok: false; message: string };
 
@@ -9,6 +10,10 @@ export type DryRun = { ok: true; plan: string[] } | { ok: false; message: string
  */
 const dbs = new Lru<SqlJsDatabase | string>(8, (db) => { if (typeof db !== 'string') db.close(); });
 
+export function clearDatabases(): void {
+  dbs.clear();
+}
+
 async function databaseFor(schemaDdl: string): Promise<SqlJsDatabase | string> {
   const hit = dbs.get(schemaDdl);
   if (hit !== undefined) return hit;
@@ -16,7 +21,13 @@ async function databaseFor(schemaDdl: string): Promise<SqlJsDatabase | string> {
   const db = new SQL.Database();
   let entry: SqlJsDatabase | string = db;
   try {
+    capDatabase(db);
     db.exec(schemaDdl);
+    // a database holding rows is never cached or planned against (the DDL gate should make this unreachable)
+    if (holdsRows(db)) {
+      db.close();
+      entry = 'schema: schema_ddl filled a table with rows';
+    }
   } catch (e) {
     db.close();
     entry = `schema: ${clean(e)}`;

@@ -1,11 +1,11 @@
 import { blocked, verified, type DiagnosticResult } from '../../../core/verdict.js';
 import { sha256Hex } from '../../../core/canonical.js';
 import { resolveDialect, type DialectInfo } from './dialects.js';
-import { parseSchema, parseSql } from './parse.js';
+import { clearSchemaCache, parseSchema, parseSql } from './parse.js';
 import { tokenize } from './tokens.js';
 import { commentRules, fallbackRules, treeRules } from './rules.js';
 import { analyzeStatement, type Facts, type Issue } from './schema-check.js';
-import { dryRun } from './dryrun.js';
+import { clearDatabases, dryRun } from './dryrun.js';
 import { sqlJs } from './sqljs.js';
 import { ENGINE_NAME, ENGINE_VERSION, LIMITS } from './meta.js';
 
@@ -45,6 +45,12 @@ function result(d: DialectInfo, input: SqlInput, allowWrites: boolean, fields: R
     },
   };
   return verified(message, fields, evidence, admit ? 'ADMIT' : 'BLOCKED');
+}
+
+/** Drops the per-worker schema and database caches (the bench calls it between passes). */
+export function clearCaches(): void {
+  clearSchemaCache();
+  clearDatabases();
 }
 
 /** Warm-up hook for the worker: initialise sql.js once per thread. */

@@ -1,6 +1,6 @@
 import nsp from 'node-sql-parser';
 import type { DialectInfo } from './dialects.js';
-import { statementsOf, tokenize } from './tokens.js';
+import { capDatabase, gateSchemaDdl, holdsRows } from './ddl-gate.js';
 import { sqlJs } from './sqljs.js';
 import { Lru } from './cache.js';
 
@@ -76,8 +76,10 @@ function fromAst(stmts: Node[]): { ok: true; schema: Schema } | { ok: false; mes
     } else if (s.keyword === 'view') {
       const name = String(s.view?.view ?? nameOf(s.view) ?? '').toLowerCase();
       schema.set(name, viewColumns(s.select, schema));
+    } else if (s.keyword !== 'index') {
+      return { ok: false, message: `CREATE ${String(s.keyword ?? '').toUpperCase()} is not accepted in schema_ddl (tables, indexes and views only)` };
     }
-    // indexes and triggers add no names to resolve
+    // indexes add no names to resolve
   }
   if (schema.size === 0) return { ok: false, message: 'schema_ddl defines no table' };
   return { ok: true, schema };
@@ -88,16 +90,13 @@ function fromAst(stmts: Node[]): { ok: true; schema: Schema } | { ok: false; mes
  * run in a throw-away in-memory database (only after every statement is shown to be a CREATE) and
  * the tables and columns come from sqlite_master and pragma table_info.
  */
-async function fromSqlite(ddl: string, d: DialectInfo): Promise<SchemaResult> {
-  for (const st of statementsOf(tokenize(ddl, d))) {
-    if (st[0]?.kind !== 'word' || st[0].text.toUpperCase() !== 'CREATE') {
-      return { ok: false, message: 'schema_ddl may only hold CREATE statements' };
-    }
-  }
+async function fromSqlite(ddl: string): Promise<SchemaResult> {
   const SQL = await sqlJs();
   const db = new SQL.Database();
   try {
+    capDatabase(db);
     db.exec(ddl);
+    if (holdsRows(db)) return { ok: false, message: 'schema_ddl filled a table with rows' };
     const schema: Schema = new Map();
     const names = db.exec("SELECT name FROM sqlite_master WHERE type IN ('table','view')")[0]?.values ?? [];
     for (const [name] of names) {
@@ -119,6 +118,10 @@ export function sqlString(s: string): string {
 
 const schemas = new Lru<SchemaResult>(32);
 
+export function clearSchemaCache(): void {
+  schemas.clear();
+}
+
 /** Cached per worker by dialect and DDL text; a Schema is only ever read. */
 export async function parseSchema(ddl: string, d: DialectInfo): Promise<SchemaResult> {
   const key = d.name + '\u0000' + ddl;
@@ -130,6 +133,9 @@ export async function parseSchema(ddl: string, d: DialectInfo): Promise<SchemaRe
 }
 
 async function readSchema(ddl: string, d: DialectInfo): Promise<SchemaResult> {
+  // the schema is never a query: refused before node-sql-parser or SQLite read it (ddl-gate.ts)
+  const refused = gateSchemaDdl(ddl, d);
+  if (refused) return { ok: false, message: refused };
   const r = parseSql(ddl, d);
   if (r.ok) {
     const s = fromAst(r.statements);
@@ -137,6 +143,6 @@ async function readSchema(ddl: string, d: DialectInfo): Promise<SchemaResult> {
   }
   // node-sql-parser's grammars miss some valid DDL (the mysql grammar rejects column-level
   // REFERENCES, for instance); SQLite's own reading of it is the fallback for every dialect.
-  const viaSqlite = await fromSqlite(ddl, d);
+  const viaSqlite = await fromSqlite(ddl);
   return viaSqlite.ok ? viaSqlite : { ok: false, message: d.name === 'sqlite' ? viaSqlite.message : r.message };
 }

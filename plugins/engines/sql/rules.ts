@@ -94,8 +94,10 @@ function body(c: Token): string {
  * Comment rules, decided on lexer tokens (comments outside literals only). A trailing note is
  * fine; a comment is truncation when
  *  - its body starts with a quote: it swallowed the closing quote of a literal (`'admin'--'…`),
- *  - its body starts with AND/OR and removing the comment marker still parses: it cut off a
- *    predicate (`WHERE id = 1 -- AND owner = 5`),
+ *  - its body starts with AND and removing the comment marker still parses: it cut off a
+ *    restricting predicate (`WHERE id = 1 -- AND owner = 5`). A commented-out OR branch
+ *    (`WHERE id = 1 -- OR 1=1`) only narrows what the query reads: it is a note, not an attack, and
+ *    its text is never read as a tautology (tautologies come from the parse tree only),
  *  - a block comment is never closed (SQLite ignores the rest of the input),
  * and MySQL `/*! … *\/` comments are executed by MySQL although a parser skips them.
  */
@@ -112,7 +114,7 @@ export function commentRules(sql: string, tokens: Token[], d: DialectInfo): Issu
       issues.push({ rule: 'comment_truncation', message: 'a comment swallows the closing quote of a string literal', statement: 0, detail: at });
     } else if (c.style === 'block' && !c.terminated && trimmed.length > 0) {
       issues.push({ rule: 'comment_truncation', message: 'an unterminated block comment hides the rest of the query', statement: 0, detail: at });
-    } else if (/^(and|or)\b/i.test(trimmed) || /^(&&|\|\|)/.test(trimmed)) {
+    } else if (/^and\b/i.test(trimmed) || /^&&/.test(trimmed)) {
       const marker = c.style === 'line' ? c.text.length - text.length : 2;
       const uncommented = sql.slice(0, c.start) + ' ' + sql.slice(c.start + marker, c.style === 'block' && c.terminated ? c.end - 2 : c.end) + ' ' + sql.slice(c.end);
       if (parseSql(uncommented, d).ok) {
@@ -134,8 +136,8 @@ const LEAD_WRITE = new Set(['INSERT', 'REPLACE', 'UPDATE', 'DELETE', 'MERGE', 'U
  */
 export function fallbackRules(tokens: Token[]): Issue[] {
   const issues: Issue[] = [];
+  // stacked statements are the parser's word only: without a tree the text stays a parse error
   const stmts = statementsOf(tokens);
-  if (stmts.length > 1) issues.push({ rule: 'stacked_statements', message: `${stmts.length} statements where one is allowed`, statement: 1, detail: { statements: stmts.length, decided_on: 'tokens' } });
   stmts.forEach((st, idx) => {
     st.forEach((t, i) => {
       if (t.kind !== 'word') return;

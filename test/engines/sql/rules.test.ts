@@ -92,6 +92,22 @@ t.test('comment truncation, decided on tokens outside literals', async (t) => {
   await expectClean(t, 'SELECT name FROM users WHERE id = 1 # note', { dialect: 'mysql' });
 });
 
+t.test('comments and strings are not the query (issue 12 item 5)', async (t) => {
+  // text inside a comment or a literal never yields a tautology or stacked statements
+  await expectClean(t, 'SELECT id FROM users WHERE id = 1 -- OR 1=1');
+  await expectClean(t, 'SELECT id FROM users WHERE id = 1 /* OR 1=1 */');
+  await expectClean(t, 'SELECT id FROM users WHERE id = 1 # OR 1=1', { dialect: 'mysql' });
+  await expectClean(t, 'SELECT id FROM users WHERE id = 1 -- ; DROP TABLE users');
+  await expectClean(t, 'SELECT id FROM users WHERE id = 1 /* ; SELECT password_hash FROM users */');
+  await expectClean(t, "SELECT id FROM users WHERE name = 'x'' OR 1=1; DROP TABLE users --'");
+  // the same text outside the comment is the query
+  await expectRule(t, 'SELECT id FROM users WHERE id = 1 OR 1=1', 'tautology');
+  // a parse failure is not turned into stacked statements from the text
+  const { r, rules } = await run('SELECT id FROM users; SELEC garbage');
+  t.notOk(rules.includes('stacked_statements'), 'no stacked_statements without a tree');
+  t.equal(r.admission, 'BLOCKED');
+});
+
 t.test('credential reads (projected credential columns; salary is not a credential)', async (t) => {
   await expectRule(t, 'SELECT name, password_hash FROM users', 'credential_read');
   await expectRule(t, 'SELECT * FROM users', 'credential_read');

@@ -126,3 +126,50 @@ t.test('clean verdict: complexity figures and proof_ref bound to the evidence', 
   const writes = await run(q, { allow_writes: true });
   t.not(writes.r.proof_ref, r.proof_ref, 'allow_writes is bound');
 });
+
+t.test('the schema is never executed as a query (issue 12 item 6)', async (t) => {
+  const refused = [
+    // the probe: rejected by node-sql-parser, so SQLite used to run it (a million rows, 1.5 GB with zeroblob)
+    'CREATE TABLE t AS WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 1000000) SELECT x, zeroblob(1000) AS b FROM c;',
+    'CREATE TABLE t AS SELECT 1 AS a;',
+    'CREATE TABLE u (id INTEGER); CREATE TABLE t AS SELECT * FROM u;',
+    'CREATE TABLE u (id INTEGER); CREATE TRIGGER tr AFTER INSERT ON u BEGIN DELETE FROM u; END;',
+    "WITH x AS (SELECT 1) SELECT * FROM x;",
+    'CREATE VIRTUAL TABLE f USING fts5(body);',
+    'CREATE TABLE t (a INTEGER) ; INSERT INTO t VALUES (1);',
+  ];
+  for (const ddl of refused) {
+    const r = await verify({ query: 'SELECT 1', schema_ddl: ddl });
+    t.equal(r.status, 'BLOCKED', ddl.slice(0, 60));
+    t.equal(r.developer_fields.constraint_id, 'sql_verifier.schema_parse_error', ddl.slice(0, 60));
+  }
+  // what a schema is: tables with columns (also what only SQLite reads), indexes, views
+  const accepted = [
+    'CREATE TABLE t (a INTEGER PRIMARY KEY NOT NULL ON CONFLICT REPLACE, b TEXT) WITHOUT ROWID;',
+    'CREATE TABLE t (a INTEGER PRIMARY KEY, b TEXT GENERATED ALWAYS AS (upper(a)) VIRTUAL);',
+    'CREATE TABLE t (a INTEGER, b TEXT); CREATE UNIQUE INDEX ix ON t (a) WHERE b IS NOT NULL; CREATE VIEW v AS SELECT a FROM t;',
+    'CREATE TABLE t (a TIMESTAMP WITH TIME ZONE, b INTEGER REFERENCES t(b) ON DELETE CASCADE);',
+  ];
+  for (const ddl of accepted) {
+    const r = await verify({ query: 'SELECT a FROM t', schema_ddl: ddl, dialect: ddl.includes('TIME ZONE') ? 'postgres' : 'sqlite' });
+    t.equal(r.status, 'VERIFIED', ddl.slice(0, 60));
+    t.equal(r.admission, 'ADMIT', ddl.slice(0, 60));
+  }
+  // a view's body is stored, not run: a view over a recursive CTE compiles and plans instantly
+  const view = await verify({
+    query: 'SELECT x FROM v',
+    schema_ddl: 'CREATE TABLE t (a INTEGER); CREATE VIEW v AS WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT x FROM c;',
+  });
+  t.equal(view.admission, 'ADMIT');
+});
+
+t.test('a SQLite database built from schema_ddl is capped and never kept with rows', async (t) => {
+  const { dryRun } = await import('../../../plugins/engines/sql/dryrun.js');
+  // dryRun is below the gate (the engine only calls it for gated DDL); a DDL that fills a table is refused, not cached
+  const filled = await dryRun('CREATE TABLE t (a INTEGER); INSERT INTO t VALUES (1);', 'SELECT a FROM t');
+  t.equal(filled.ok, false);
+  t.match((filled as { message: string }).message, /rows/);
+  const huge = await dryRun("CREATE TABLE t (b BLOB); WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 100000) INSERT INTO t SELECT zeroblob(10000) FROM c;", 'SELECT b FROM t');
+  t.equal(huge.ok, false, 'the page cap stops a statement that fills the database');
+  t.match((huge as { message: string }).message, /full|rows/);
+});

@@ -1,8 +1,18 @@
 import { type JsNode, type JsParse, linkParents, parentOf, parseJavaScript, parseTypeScript } from './parser.js';
 import { JsLimitError, JsResolver, propName } from './resolve.js';
-import { classifyShellCommand, isCriticalPath, isInterpreter } from '../shell.js';
-import { isCredentialValue, isSecretName } from '../secrets.js';
+import { classifyArgv, classifyShellCommand, isCriticalPath, isInterpreter, isReconProgram, shellSyntaxInArgv } from '../shell.js';
+import { isCredentialValue, isKeyLiteral, isSecretName, secretByValue } from '../secrets.js';
 import { type Analysis, type Finding, type Language, type Severity, normaliseFindings } from '../types.js';
+
+/** crypto functions and the position of their key argument (a literal there is a hard-coded key) */
+const JS_KEY_ARG: Record<string, number> = {
+  'crypto.createHmac': 1,
+  'crypto.createCipheriv': 1,
+  'crypto.createDecipheriv': 1,
+  'crypto.createSecretKey': 0,
+  'jsonwebtoken.sign': 1,
+  'jsonwebtoken.verify': 1,
+};
 
 const CHILD = 'child_process';
 const SHELL_EXEC = new Set([`${CHILD}.exec`, `${CHILD}.execSync`]);
@@ -95,6 +105,14 @@ class JsAnalysis {
       case 'MemberExpression':
         this.globalLookup(n);
         break;
+      case 'Literal':
+      case 'TemplateLiteral': {
+        // secrets recognised by value (AKIA…, PEM private keys), whatever they are named
+        const v = n.type === 'Literal' ? (typeof n.value === 'string' ? n.value : null) : this.r.fold(n);
+        const hit = v !== null ? secretByValue(v) : null;
+        if (hit) this.report(n, 'HIGH', 'hardcoded_credential', hit.rule, hit.message);
+        break;
+      }
     }
   }
 
@@ -140,7 +158,13 @@ class JsAnalysis {
     if (callee.type === 'MemberExpression' && propName(callee, (x) => this.r.fold(x)) === 'insertAdjacentHTML' && args[1] && !this.isConst(args[1])) {
       this.report(n, 'HIGH', 'xss', 'xss.insert_adjacent_html', 'insertAdjacentHTML() with a computed value');
     }
-    for (const q of this.r.qualify(callee)) this.qualified(n, q, args, a0);
+    for (const q of this.r.qualify(callee)) {
+      this.qualified(n, q, args, a0);
+      const keyAt = JS_KEY_ARG[q];
+      const key = keyAt !== undefined ? args[keyAt] : undefined;
+      const v = key ? this.r.fold(key) : null;
+      if (v !== null && isKeyLiteral(v)) this.report(n, 'HIGH', 'hardcoded_credential', 'secrets.literal_crypto_key', `${q}() is given a literal key`);
+    }
   }
 
   private qualified(n: JsNode, q: string, args: JsNode[], a0: JsNode | undefined): void {
@@ -207,10 +231,14 @@ class JsAnalysis {
       return;
     }
     const items = argvNode && argvNode.type === 'ArrayExpression' ? (argvNode.elements as Array<JsNode | null>).map((e) => (e && e.type !== 'SpreadElement' ? this.r.fold(e) : null)) : argvNode ? [null] : [];
-    const shape = classifyShellCommand([program, ...items.map((i) => i ?? '')].join(' '));
+    const shape = classifyArgv(program, items);
+    const syntax = shellSyntaxInArgv(items);
+    const asText = syntax !== null ? ` (${JSON.stringify(syntax)} is an argument of ${JSON.stringify(program)}, not shell syntax: no shell runs)` : '';
     if (shape) this.report(n, shape.severity, shape.type, shape.rule, `${q}: ${shape.message}`);
     else if (isInterpreter(program) || q.endsWith('.fork')) this.report(n, 'HIGH', 'process_execution', 'process.interpreter', `${q}() starts ${JSON.stringify(program)}`);
-    else if (items.some((i) => i === null)) this.report(n, 'MEDIUM', 'argument_injection', 'process.dynamic_arguments', `${q}() passes computed arguments to ${JSON.stringify(program)} (no shell)`);
+    else if (isReconProgram(program)) this.report(n, 'HIGH', 'reconnaissance', 'process.host_recon', `${q}() runs ${JSON.stringify(program)}, which reports the host's identity or environment`);
+    else if (items.some((i) => i === null)) this.report(n, 'MEDIUM', 'argument_injection', 'process.dynamic_arguments', `${q}() passes computed arguments to ${JSON.stringify(program)} (no shell)${asText}`);
+    else if (syntax !== null) this.report(n, 'LOW', 'process_execution', 'process.argv_shell_syntax', `${q}()${asText}`);
   }
 
   private assignment(n: JsNode): void {

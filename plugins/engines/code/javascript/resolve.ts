@@ -77,6 +77,11 @@ export class JsResolver {
     } else if (pattern.type === 'RestElement') this.bindPattern(pattern.argument as JsNode, null);
   }
 
+  private bindProperty(holder: JsNode, value: JsNode): void {
+    const key = holder.type === 'MemberExpression' ? propName(holder, (x) => this.fold(x)) : !holder.computed && (holder.key as JsNode).type === 'Identifier' ? ((holder.key as JsNode).name as string) : this.fold(holder.key as JsNode);
+    if (key !== null) this.bind(`.${key}`, { kind: 'expr', node: value });
+  }
+
   private collect(n: JsNode): void {
     switch (n.type) {
       case 'VariableDeclarator':
@@ -85,6 +90,16 @@ export class JsResolver {
       case 'AssignmentExpression':
         if (n.operator === '=') this.bindPattern(n.left as JsNode, n.right as JsNode);
         else this.bindPattern(n.left as JsNode, null);
+        // `this.cp = require('child_process')`: any later `<x>.cp` may be that module (scope-insensitive)
+        if (n.operator === '=' && (n.left as JsNode).type === 'MemberExpression') this.bindProperty(n.left as JsNode, n.right as JsNode);
+        break;
+      case 'ObjectExpression':
+        // `{ cp: require('child_process') }` (not patterns: `const { exec: e } = cp` is handled above)
+        for (const p of n.properties as JsNode[]) if (p.type === 'Property' && p.kind === 'init' && p.value) this.bindProperty(p, p.value as JsNode);
+        break;
+      case 'PropertyDefinition':
+        // class fields `cp = require('child_process')`
+        if (n.value) this.bindProperty(n, n.value as JsNode);
         break;
       case 'ImportDeclaration': {
         const mod = canonical(String((n.source as JsNode).value));
@@ -151,6 +166,7 @@ export class JsResolver {
       case 'MemberExpression': {
         const prop = propName(node, (n) => this.fold(n, depth + 1));
         for (const q of this.qualify(node.object as JsNode, depth + 1)) add(`${q}.${prop ?? '<dynamic>'}`);
+        if (prop !== null && this.bindings.has(`.${prop}`)) for (const q of this.nameQuals(`.${prop}`, depth)) add(q);
         break;
       }
       case 'CallExpression':

@@ -1,6 +1,8 @@
 import { type PyNode, field, initPython, parsePythonSync } from './parser.js';
 import { AnalysisLimitError, NAMESPACE, Resolver, ident } from './resolve.js';
 import { type CallCtx, checkCall } from './rules.js';
+import { DataFindings } from './findings.js';
+import { CompileChecker } from './compile-check.js';
 import { isCredentialValue, isSecretName } from '../secrets.js';
 import type { Analysis, Finding, Severity } from '../types.js';
 import { normaliseFindings } from '../types.js';
@@ -26,12 +28,13 @@ const FRAME_ATTRS = new Set(['f_globals', 'f_builtins', 'f_locals']);
 function isDangerousCallable(q: string): boolean {
   return (
     CODE_BUILTINS.has(q) ||
-    /^os\.(system|popen|exec[lvpe]*|spawn[lvpe]*|posix_spawnp?)$/.test(q) ||
-    /^subprocess\.(run|call|check_call|check_output|Popen|getoutput|getstatusoutput)$/.test(q) ||
+    /^os\.(system|popen[234]?|exec[lvpe]*|spawn[lvpe]*|posix_spawnp?|startfile)$/.test(q) ||
+    /^subprocess\.(run|call|check_call|check_output|Popen|getoutput|getstatusoutput|getstatus)$/.test(q) ||
+    /^popen2\.(popen[234]|Popen[34])$/.test(q) ||
     ['pty.spawn', 'pickle.loads', 'pickle.load', 'marshal.loads', 'ctypes.memmove', 'ctypes.memset'].includes(q)
   );
 }
-const DANGEROUS_IMPORTS = new Set(['subprocess', 'importlib', 'ctypes', 'pty']);
+const DANGEROUS_IMPORTS = new Set(['subprocess', 'importlib', 'ctypes', 'pty', 'popen2', 'commands']);
 const CODE_BUILTINS = new Set(['eval', 'exec', 'compile', '__import__']);
 
 /** Identifier positions that name something being defined or an attribute, not a value being read. */
@@ -80,10 +83,14 @@ class PythonAnalysis {
   readonly findings: Finding[] = [];
   readonly r: Resolver;
   private readonly ctx: CallCtx;
+  private readonly data: DataFindings;
+  readonly compile: CompileChecker;
 
-  constructor(root: PyNode) {
+  constructor(root: PyNode, code: string) {
+    this.compile = new CompileChecker(code);
     this.r = new Resolver(root);
     this.ctx = { r: this.r, report: (n, s, t, rule, m) => this.report(n, s, t, rule, m) };
+    this.data = new DataFindings(this.r, this.ctx.report);
   }
 
   report(node: PyNode, severity: Severity, type: string, rule: string, message: string): void {
@@ -97,9 +104,18 @@ class PythonAnalysis {
       // string contents and comments are data: only f-string interpolations inside them are code
       if (n.type === 'comment' || n.type === 'string_content') continue;
       for (let i = n.children.length - 1; i >= 0; i--) stack.push(n.children[i]);
+      this.compile.visit(n);
       switch (n.type) {
-        case 'call':
-          checkCall(this.ctx, n);
+        case 'call': {
+          const fn = field(n, 'function');
+          const quals = fn ? this.r.qualify(fn) : [];
+          checkCall(this.ctx, n, quals);
+          this.data.call(n, quals);
+          break;
+        }
+        case 'string':
+        case 'concatenated_string':
+          this.data.stringValue(n);
           break;
         case 'attribute':
           this.attribute(n);
@@ -218,8 +234,10 @@ export function analyzePythonSync(code: string): Analysis {
   }
   let a: PythonAnalysis | null = null;
   try {
-    a = new PythonAnalysis(parsed.root);
+    a = new PythonAnalysis(parsed.root, code);
     a.run(parsed.root);
+    // code CPython would reject is never answered safe, whatever tree-sitter accepted
+    if (a.compile.error) return { language: 'python', parseOk: false, parser: 'tree-sitter-python', parseError: a.compile.error, findings: [] };
   } catch (err) {
     if (err instanceof AnalysisLimitError) {
       return { language: 'python', parseOk: true, parser: 'tree-sitter-python', findings: normaliseFindings(a?.findings ?? []), limitExceeded: true };

@@ -135,37 +135,52 @@ function firstError(tree: Tree): { line: number; column: number; message: string
   }
 }
 
+/**
+ * Copies the wasm tree into PyNodes. Anonymous tokens without a field (keywords, punctuation:
+ * `def`, `(`, `:`) are not copied: no rule reads them, and skipping them saves the two wasm calls
+ * for their offsets, a fifth of the copy. Anonymous tokens with a field (`operator: '+'`) are kept.
+ */
 function copyTree(cursor: TreeCursor, g: Grammar, src: Source): PyParse {
   let error: PyParse['error'] = null;
-  const make = (parent: PyNode | null): PyNode => {
-    const typeId = cursor.nodeTypeId;
-    const node = new PyNode(g.types[typeId], g.fields[cursor.currentFieldId] ?? null, g.named[typeId], src, cursor.startIndex, cursor.endIndex, parent);
+  const materialize = (parent: PyNode | null, typeId: number, fieldId: number): PyNode => {
+    const node = new PyNode(g.types[typeId], g.fields[fieldId] ?? null, g.named[typeId], src, cursor.startIndex, cursor.endIndex, parent);
     if (!error && PY2_ONLY.has(node.type)) {
       error = { line: node.row + 1, column: node.col + 1, message: `Python 2 ${node.type.replace('_', ' ')} is not valid Python 3` };
     }
     if (parent) parent.children.push(node);
     return node;
   };
+  const make = (parent: PyNode): PyNode | null => {
+    const typeId = cursor.nodeTypeId;
+    const fieldId = cursor.currentFieldId;
+    return !g.named[typeId] && !fieldId ? null : materialize(parent, typeId, fieldId);
+  };
   // iterative: a recursive copy would overflow the stack on deeply nested input
-  const root = make(null);
-  let current = root;
-  let depth = 0;
+  const root = materialize(null, cursor.nodeTypeId, 0);
+  const parents: PyNode[] = [];
+  let current: PyNode | null = root;
   for (;;) {
     if (cursor.gotoFirstChild()) {
-      if (++depth > MAX_DEPTH) {
+      if (!current) {
+        // a skipped token has children after all (an aliased rule): back up and copy it
+        cursor.gotoParent();
+        current = materialize(parents[parents.length - 1], cursor.nodeTypeId, cursor.currentFieldId);
+        cursor.gotoFirstChild();
+      }
+      if (parents.length + 1 > MAX_DEPTH) {
         return { root: null, error: { line: current.row + 1, column: current.col + 1, message: `nesting deeper than ${MAX_DEPTH} levels` } };
       }
+      parents.push(current);
       current = make(current);
       continue;
     }
     let moved = false;
     while (!moved) {
       if (cursor.gotoNextSibling()) {
-        current = make(current.parent);
+        current = make(parents[parents.length - 1]);
         moved = true;
-      } else if (depth > 0 && cursor.gotoParent()) {
-        depth--;
-        current = current.parent as PyNode;
+      } else if (parents.length > 0 && cursor.gotoParent()) {
+        current = parents.pop() as PyNode;
       } else break;
     }
     if (!moved) break;
@@ -186,6 +201,7 @@ export function parsePythonSync(code: string): PyParse {
     if (tree.rootNode.hasError) return { root: null, error: firstError(tree) };
     const cursor = tree.walk();
     try {
+      // CPython's compile-time rejections are checked by the analysis walk (compile-check.ts)
       return copyTree(cursor, grammar, new Source(code));
     } finally {
       cursor.delete();

@@ -3,6 +3,9 @@ import { MAX_FOLD, intValue, stringParts } from './literals.js';
 import { positionalArgs } from './args.js';
 import { foldCall } from './fold.js';
 import { QualMemo } from '../qual-memo.js';
+import { canonical, ident } from './names.js';
+
+export { canonical, ident };
 
 /**
  * Name resolution and constant folding over one module. Deliberately scope-insensitive and
@@ -16,17 +19,6 @@ type Binding = { kind: 'module'; qual: string } | { kind: 'expr'; node: PyNode }
 /** Builtins whose bare name always keeps its builtin meaning, even when a binding shadows it somewhere. */
 export const RISKY_BUILTINS = new Set(['eval', 'exec', 'compile', '__import__', 'getattr', 'setattr', 'delattr', 'globals', 'locals', 'vars', 'open', 'breakpoint', 'input']);
 
-/** Qualified-name prefixes that mean the same module (aliases of the stdlib's implementation modules). */
-const MODULE_ALIASES: Array<[string, string]> = [
-  ['__builtins__', 'builtins'],
-  ['posix', 'os'],
-  ['nt', 'os'],
-  ['cPickle', 'pickle'],
-  ['_pickle', 'pickle'],
-  ['commands', 'subprocess'],
-  ['_posixsubprocess', 'subprocess'],
-];
-
 const MAX_QUALS = 24;
 const MAX_DEPTH = 48;
 
@@ -39,25 +31,6 @@ export class AnalysisLimitError extends Error {
   constructor() {
     super('analysis step budget exceeded');
   }
-}
-
-/** NFKC, as CPython applies to identifiers (PEP 3131): `ｅval` is `eval`. */
-export function ident(text: string): string {
-  return text.normalize('NFKC');
-}
-
-export function canonical(q: string): string {
-  let out = q;
-  for (const [from, to] of MODULE_ALIASES) {
-    if (out === from || out.startsWith(from + '.')) {
-      out = to + out.slice(from.length);
-      break;
-    }
-  }
-  // builtins.eval is eval; builtins.__dict__ stays qualified
-  const rest = out.slice(9);
-  if (out.startsWith('builtins.') && rest !== '__dict__' && !rest.includes('.') && !rest.includes('(')) return rest;
-  return out;
 }
 
 export class Resolver {
@@ -132,6 +105,14 @@ export class Resolver {
           while (right && right.type === 'assignment') right = field(right, 'right');
           const left = field(n, 'left');
           if (left) this.bindTarget(left, right);
+          // `self.sh = os.system`, `C.m = os`, and `m = os` in a class body make `<any>.sh` / `<any>.m`
+          // an alias too: attribute chains through assignments (scope-insensitive, like names)
+          if (left && right && left.type === 'attribute') {
+            const attr = field(left, 'attribute');
+            if (attr) this.bind(`.${attr.text}`, { kind: 'expr', node: right });
+          } else if (left && right && left.type === 'identifier' && n.parent?.type === 'expression_statement' && n.parent.parent?.type === 'block' && n.parent.parent.parent?.type === 'class_definition') {
+            this.bind(`.${left.text}`, { kind: 'expr', node: right });
+          }
           break;
         }
         case 'named_expression': {
@@ -186,6 +167,7 @@ export class Resolver {
         const obj = field(node, 'object');
         if (!attr || !obj) break;
         for (const q of this.qualify(obj, depth + 1)) add(`${q}.${ident(attr.text)}`);
+        if (this.bindings.has(`.${ident(attr.text)}`)) for (const q of this.nameQuals(`.${ident(attr.text)}`, depth)) add(q);
         break;
       }
       case 'call':
@@ -205,6 +187,17 @@ export class Resolver {
             if (v) for (const q of this.qualify(v, depth + 1)) add(q);
           }
           break;
+        }
+        // `d = {'s': os}; d['s'].system(c)`: a container literal bound to a name holds its elements
+        if (value.type === 'identifier') {
+          for (const b of this.bindings.get(ident(value.text)) ?? []) {
+            if (b.kind === 'expr' && ['list', 'tuple', 'dictionary', 'set'].includes(b.node.type)) {
+              for (const el of namedChildren(b.node)) {
+                const v = el.type === 'pair' ? field(el, 'value') : el;
+                if (v) for (const q of this.qualify(v, depth + 1)) add(q);
+              }
+            }
+          }
         }
         for (const q of this.qualify(value, depth + 1)) {
           if (keyStr !== null && (q === NAMESPACE || q === 'builtins' || q === 'builtins.__dict__')) add(keyStr);

@@ -1,6 +1,6 @@
 import { type PyNode, field, namedChildren } from './parser.js';
 import { type Resolver, NAMESPACE, hasSplat, intValue, keywordArg, positionalArgs } from './resolve.js';
-import { classifyShellCommand, isCriticalPath, isInterpreter } from '../shell.js';
+import { classifyArgv, classifyShellCommand, isCriticalPath, isInterpreter, isReconProgram, shellSyntaxInArgv } from '../shell.js';
 import type { Severity } from '../types.js';
 
 /** Reports one finding at a node; rule ids are prefixed with `python.` by the caller. */
@@ -14,10 +14,18 @@ export interface CallCtx {
 const NETWORK_PREFIXES = ['requests.', 'httpx.', 'urllib.request.', 'urllib.urlopen', 'urllib2.', 'urllib3.', 'http.client.', 'aiohttp.', 'pycurl.', 'smtplib.', 'ftplib.', 'telnetlib.', 'websocket.', 'websockets.'];
 const SOCKET_PREFIXES = ['socket.socket()', 'socket.create_connection()', 'socket.fromfd()', 'socket.socketpair()'];
 const DECODERS = new Set(['base64.b64decode', 'base64.standard_b64decode', 'base64.urlsafe_b64decode', 'base64.b32decode', 'base64.b16decode', 'base64.a85decode', 'base64.b85decode', 'base64.decodebytes', 'codecs.decode', 'zlib.decompress', 'bz2.decompress', 'lzma.decompress', 'gzip.decompress', 'bytes.fromhex', 'binascii.unhexlify', 'binascii.a2b_base64', 'marshal.loads']);
-const DESERIALIZERS = new Set(['pickle.loads', 'pickle.load', 'pickle.Unpickler', 'dill.loads', 'dill.load', 'jsonpickle.decode', 'marshal.loads', 'marshal.load', 'shelve.open']);
+/** Loaders that run code embedded in the data (pickle's `__reduce__`, marshal'd code objects). */
+const DESERIALIZERS = new Set([
+  'pickle.loads', 'pickle.load', 'pickle.Unpickler', 'pickle._loads', 'pickle._load', 'pickle._Unpickler',
+  'dill.loads', 'dill.load', 'dill.Unpickler', 'cloudpickle.loads', 'cloudpickle.load',
+  'jsonpickle.decode', 'jsonpickle.loads', 'jsonpickle.unpickler.decode', 'jsonpickle.Unpickler', 'jsonpickle.unpickler.Unpickler',
+  'marshal.loads', 'marshal.load', 'shelve.open', 'shelve.Shelf', 'shelve.DbfilenameShelf', 'shelve.BsdDbShelf',
+  'pandas.read_pickle', 'joblib.load', 'sklearn.externals.joblib.load', 'dask.dataframe.read_pickle',
+]);
 const RISKY_MODULES = new Set(['os', 'subprocess', 'pty', 'ctypes', 'builtins', 'sys', 'importlib', 'shutil', 'socket', 'posix', 'nt', 'marshal', 'pickle', 'runpy', 'code']);
 const SAFE_YAML_LOADERS = /(^|\.)(C?SafeLoader|C?BaseLoader)$/;
-const SHELL_STRING_EXEC = new Set(['os.system', 'os.popen', 'os.popen2', 'os.popen3', 'os.popen4', 'subprocess.getoutput', 'subprocess.getstatusoutput', 'asyncio.create_subprocess_shell', 'platform.popen']);
+// `commands` is canonicalised to `subprocess` (commands.getstatus too); popen2 is the Python 2 module
+const SHELL_STRING_EXEC = new Set(['os.system', 'os.popen', 'os.popen2', 'os.popen3', 'os.popen4', 'subprocess.getoutput', 'subprocess.getstatusoutput', 'subprocess.getstatus', 'asyncio.create_subprocess_shell', 'platform.popen', 'popen2.popen2', 'popen2.popen3', 'popen2.popen4', 'popen2.Popen3', 'popen2.Popen4']);
 const SUBPROCESS_ARGV = new Set(['subprocess.run', 'subprocess.call', 'subprocess.check_call', 'subprocess.check_output', 'subprocess.Popen', 'asyncio.create_subprocess_exec']);
 const DANGEROUS_ATTR_NAMES = new Set(['eval', 'exec', 'compile', '__import__', 'system', 'popen', 'execv', 'execve', 'execvp', 'spawnv', 'loads', '__subclasses__', '__globals__', '__builtins__', '__bases__', '__mro__', '__code__', '__class__', '__base__', '__getattribute__']);
 
@@ -114,22 +122,28 @@ function subprocessFinding(ctx: CallCtx, call: PyNode, fname: string, args: PyNo
     ctx.report(call, 'HIGH', 'command_injection', 'process.dynamic_program', `${fname} runs a program chosen at run time`);
     return;
   }
-  const text = argv.kind === 'argv' ? argv.items.map((i) => i ?? '').join(' ') : program;
-  const shape = classifyShellCommand(text);
+  // no shell: a string command is the program path itself (`run("ls -l")` looks for a file of that name)
+  const rest = argv.kind === 'argv' ? argv.items.slice(1) : [];
+  const shape = classifyArgv(program, rest);
+  const syntax = shellSyntaxInArgv(rest);
+  const asText = syntax !== null ? ` (${JSON.stringify(syntax)} is an argument of ${JSON.stringify(program)}, not shell syntax: no shell runs)` : '';
   if (shape) ctx.report(call, shape.severity, shape.type, shape.rule, `${fname}: ${shape.message}`);
   else if (isInterpreter(program)) ctx.report(call, 'HIGH', 'process_execution', 'process.interpreter', `${fname} starts the interpreter ${JSON.stringify(program)}`);
+  else if (isReconProgram(program)) ctx.report(call, 'HIGH', 'reconnaissance', 'process.host_recon', `${fname} runs ${JSON.stringify(program)}, which reports the host's identity or environment`);
   else if (argv.kind === 'argv' && argv.items.some((i) => i === null)) {
-    ctx.report(call, 'MEDIUM', 'argument_injection', 'process.dynamic_arguments', `${fname} passes computed arguments to ${JSON.stringify(program)} (no shell)`);
+    ctx.report(call, 'MEDIUM', 'argument_injection', 'process.dynamic_arguments', `${fname} passes computed arguments to ${JSON.stringify(program)} (no shell)${asText}`);
+  } else if (syntax !== null) {
+    ctx.report(call, 'LOW', 'process_execution', 'process.argv_shell_syntax', `${fname}${asText}`);
   }
   // a fixed program with fixed arguments and no shell is the corpus's safe `subprocess.run([...])`
 }
 
 /** Applies every call rule to one call node. */
-export function checkCall(ctx: CallCtx, call: PyNode): void {
+export function checkCall(ctx: CallCtx, call: PyNode, quals?: string[]): void {
   const fn = field(call, 'function');
   if (!fn) return;
   const args = positionalArgs(call);
-  for (const q of ctx.r.qualify(fn)) checkQualified(ctx, call, q, args);
+  for (const q of quals ?? ctx.r.qualify(fn)) checkQualified(ctx, call, q, args);
 }
 
 function checkQualified(ctx: CallCtx, call: PyNode, q: string, args: PyNode[]): void {
@@ -155,7 +169,18 @@ function checkQualified(ctx: CallCtx, call: PyNode, q: string, args: PyNode[]): 
   } else if (q === 'runpy.run_path' || q === 'runpy.run_module' || q === 'types.FunctionType' || q === 'types.CodeType' || q === 'code.InteractiveInterpreter' || q === 'code.interact') {
     report(call, 'HIGH', 'code_execution', 'dangerous_call.code_object', `${q}() builds or runs code outside the normal import path`);
   } else if (DESERIALIZERS.has(q)) {
-    report(call, q === 'shelve.open' ? 'MEDIUM' : 'CRITICAL', 'unsafe_deserialization', q.startsWith('marshal') ? 'deserialization.marshal' : 'deserialization.pickle', `${q}() can execute code embedded in the data`);
+    // shelve unpickles every value it reads: HIGH (a constant path is still a file someone may write)
+    report(call, q.startsWith('shelve.') ? 'HIGH' : 'CRITICAL', 'unsafe_deserialization', q.startsWith('marshal') ? 'deserialization.marshal' : 'deserialization.pickle', `${q}() can execute code embedded in the data`);
+  } else if (q === 'torch.load') {
+    // torch.load unpickles unless weights_only=True (the default changed only in torch 2.6)
+    const wo = keywordArg(call, 'weights_only');
+    if (!wo || wo.type !== 'true') report(call, 'CRITICAL', 'unsafe_deserialization', 'deserialization.pickle', 'torch.load() without weights_only=True unpickles the file');
+  } else if (q === 'numpy.load') {
+    const ap = keywordArg(call, 'allow_pickle');
+    if (ap && ap.type !== 'false' && ap.type !== 'none') report(call, 'CRITICAL', 'unsafe_deserialization', 'deserialization.pickle', 'numpy.load() with allow_pickle unpickles object arrays');
+  } else if (q === 'os.startfile') {
+    const computed = !a0 || !isConstant(ctx, a0);
+    report(call, computed ? 'CRITICAL' : 'HIGH', computed ? 'command_injection' : 'process_execution', 'process.startfile', `os.startfile() opens ${computed ? 'a computed path' : 'a file'} with its associated program (runs executables)`);
   } else if (q === 'yaml.load' || q === 'yaml.load_all') {
     const loader = keywordArg(call, 'Loader') ?? args[1] ?? null;
     const names = loader ? r.qualify(loader) : [];

@@ -1,0 +1,135 @@
+import { type PyNode, field } from './parser.js';
+
+/**
+ * Rejections CPython makes at compile time that tree-sitter's grammar lets through. Code CPython
+ * refuses never runs, so a "safe" answer about it would be a statement about a program that does
+ * not exist; these fail closed as parse errors instead. Checked on the copied tree in one walk:
+ * - a block with no statement (`def f():` followed only by a comment): "expected an indented block";
+ * - indentation: module statements at column 0, the statements of one block (and an `else`/`elif`/
+ *   `except`/`finally` and its statement) at the same indentation, measured with tabs as 8 and as 1
+ *   columns (CPython's TabError rule), each block deeper than the line that opens it;
+ * - `return` outside a function, `yield` outside a function or lambda, `break`/`continue` outside a
+ *   loop, `nonlocal` at module level.
+ */
+export interface CompileError {
+  line: number;
+  column: number;
+  message: string;
+}
+
+const CLAUSES = new Set(['else_clause', 'elif_clause', 'except_clause', 'except_group_clause', 'finally_clause', 'case_clause']);
+const SCOPES = new Set(['function_definition', 'class_definition', 'lambda', 'module']);
+
+/** Indentation of the line a node starts on, or null when something else precedes it on that line. */
+function indentOf(n: PyNode, code: string, lineStart: number): [number, number] | null {
+  const prefix = code.slice(lineStart, lineStart + n.col);
+  if (!/^[ \t\f]*$/.test(prefix)) return null;
+  const lead = prefix.slice(prefix.lastIndexOf('\f') + 1);
+  let t8 = 0;
+  let t1 = 0;
+  for (const ch of lead) {
+    if (ch === '\t') {
+      t8 = (Math.floor(t8 / 8) + 1) * 8;
+      t1++;
+    } else {
+      t8++;
+      t1++;
+    }
+  }
+  return [t8, t1];
+}
+
+function err(n: PyNode, message: string): CompileError {
+  return { line: n.row + 1, column: n.col + 1, message };
+}
+
+function statements(n: PyNode): PyNode[] {
+  return n.children.filter((c) => c.named && c.type !== 'comment' && !CLAUSES.has(c.type));
+}
+
+/**
+ * Fed node by node by the analysis walk (python/analyze.ts), so the check costs no walk of its own;
+ * `error` is the first rejection found. `compileCheck` runs it alone over a tree.
+ */
+export class CompileChecker {
+  error: CompileError | null = null;
+  private readonly starts: number[] = [0];
+  private readonly indentCache = new Map<PyNode, [number, number] | null>();
+
+  constructor(private readonly code: string) {
+    for (let i = code.indexOf('\n'); i !== -1; i = code.indexOf('\n', i + 1)) this.starts.push(i + 1);
+  }
+
+  private indent(n: PyNode): [number, number] | null {
+    if (!this.indentCache.has(n)) this.indentCache.set(n, indentOf(n, this.code, this.starts[n.row] ?? 0));
+    return this.indentCache.get(n) as [number, number] | null;
+  }
+
+  /** the indentation of the line holding `n`'s statement (walks up to the node that starts the line) */
+  private lineIndent(n: PyNode): [number, number] {
+    for (let c: PyNode | null = n; c; c = c.parent) {
+      const i = this.indent(c);
+      if (i) return i;
+    }
+    return [0, 0];
+  }
+
+  visit(n: PyNode): void {
+    if (!this.error) this.error = this.check(n);
+  }
+
+  private check(n: PyNode): CompileError | null {
+    if (n.type === 'module' || n.type === 'block') {
+      const stmts = statements(n);
+      if (n.type === 'block' && stmts.length === 0) return err(n.parent ?? n, 'expected an indented block');
+      let level: [number, number] | null = n.type === 'module' ? [0, 0] : null;
+      const outer = n.type === 'block' && n.parent ? this.lineIndent(n.parent) : null;
+      for (const s of stmts) {
+        const i = this.indent(s);
+        if (!i) continue; // after `;` or on the line of the colon
+        if (!level) {
+          level = i;
+          if (outer && (i[0] <= outer[0] || i[1] <= outer[1])) return err(s, 'expected an indented block');
+        } else if (n.type === 'module' && (i[0] !== 0 || i[1] !== 0)) {
+          return err(s, 'unexpected indent');
+        } else if (i[0] !== level[0] || i[1] !== level[1]) {
+          return err(s, i[0] !== level[0] && i[1] !== level[1] ? 'unindent does not match any outer indentation level' : 'inconsistent use of tabs and spaces in indentation');
+        }
+      }
+    } else if (CLAUSES.has(n.type) && n.parent && n.type !== 'case_clause') {
+      const i = this.indent(n);
+      const owner = this.lineIndent(n.parent);
+      if (i && (i[0] !== owner[0] || i[1] !== owner[1])) return err(n, 'unindent does not match any outer indentation level');
+    } else if (n.type === 'return_statement' || (n.type === 'yield' && n.named)) {
+      for (let p = n.parent; p; p = p.parent) {
+        if (p.type === 'function_definition' || (p.type === 'lambda' && n.type === 'yield')) return null;
+        if (SCOPES.has(p.type)) break;
+      }
+      return err(n, `'${n.type === 'yield' ? 'yield' : 'return'}' outside function`);
+    } else if (n.type === 'break_statement' || n.type === 'continue_statement') {
+      let child: PyNode = n;
+      for (let p = n.parent; p; child = p, p = p.parent) {
+        if ((p.type === 'for_statement' || p.type === 'while_statement') && field(p, 'body') === child) return null;
+        if (SCOPES.has(p.type)) break;
+      }
+      return err(n, `'${n.type === 'break_statement' ? 'break' : 'continue'}' outside loop`);
+    } else if (n.type === 'nonlocal_statement') {
+      for (let p = n.parent; p; p = p.parent) if (p.type === 'function_definition') return null;
+      return err(n, 'nonlocal declaration not allowed at module level');
+    }
+    return null;
+  }
+}
+
+/** The checker alone over a whole tree (strings and comments hold no statements). */
+export function compileCheck(root: PyNode, code: string): CompileError | null {
+  const checker = new CompileChecker(code);
+  const stack: PyNode[] = [root];
+  while (stack.length && !checker.error) {
+    const n = stack.pop() as PyNode;
+    if (n.type === 'string' || n.type === 'comment') continue;
+    for (let i = n.children.length - 1; i >= 0; i--) stack.push(n.children[i]);
+    checker.visit(n);
+  }
+  return checker.error;
+}

@@ -1,0 +1,57 @@
+import type { Shape } from './shape.js';
+
+/**
+ * How each query shape is solved. Chosen by measurement on the shared corpus (bench/corpus,
+ * `npm run bench -- logic` prints ops/s and p99 per tag; docs/engines/logic.md has the table), CPU
+ * time per tag on this VM, warm, one long-lived solver per strategy with push/pop (a fresh solver
+ * costs 5–20 ms of set-up per query, more than most of these queries):
+ *
+ * | shape | corpus tags | strategy | why |
+ * |---|---|---|---|
+ * | bounds | small (bounds-only lines) | interval pre-solver | no search needed; the contradiction or the model is the proof |
+ * | difference | chain, scheduling | a plain conjunction: shortest paths give the model (SAT only, re-checked); otherwise smt, `arith.solver=3` (difference-logic solver) | logic-094 ~140 ms vs ~330 (simplex) / ~780 (default) |
+ * | finite | cnf (planted, pigeonhole) | bit-blast to SAT (`lia2pb`, `pb2bv`, `bit-blast`, `sat`) | cnf tag ~90 ms vs ~140 (simplex) / ~230 (default) |
+ * | linear | linear (planted, cycle), small | smt, `arith.solver=2` (simplex) | linear tag ~230–330 ms vs ~450 (default); random seeds 0–9 spread 215–456 ms with no seed best across runs, so the default seed stays |
+ * | boolean, nonlinear, quantified | — | z3's default solver | nothing measured beats it |
+ *
+ * A strategy that answers `unknown` for any reason but a timeout (a tactic outside its fragment)
+ * is followed by the default solver within the same time budget: a strategy can only make an
+ * answer faster, never turn a decided query undecided. No portfolio: z3-solver cannot run two
+ * checks at once inside one wasm instance (tried: it crashed), so racing strategies needs a second
+ * worker thread with its own z3 (memory, warm-up, a second core); on the shared 2-core dev machine
+ * that could not be shown to pay, so none is run (docs/engines/logic.md).
+ */
+export type StrategyName = 'interval' | 'difference_paths' | 'linear_branch_bound' | 'difference_logic' | 'bit_blast' | 'linear_simplex' | 'default';
+
+export interface Strategy {
+  name: StrategyName;
+  /** solver parameters (`smt.*`), for smt-based strategies */
+  params?: Record<string, number | boolean>;
+  /** a tactic pipeline turned into a solver; each step a tactic name or a tactic with parameters */
+  tactics?: Array<string | { tactic: string; params: Record<string, number | boolean> }>;
+}
+
+const LHS = { tactic: 'simplify', params: { arith_lhs: true, som: true } };
+
+export const STRATEGIES: Record<StrategyName, Strategy> = {
+  interval: { name: 'interval' },
+  difference_paths: { name: 'difference_paths' },
+  linear_branch_bound: { name: 'linear_branch_bound' },
+  difference_logic: { name: 'difference_logic', params: { 'smt.arith.solver': 3 } },
+  bit_blast: { name: 'bit_blast', tactics: [LHS, 'propagate-values', 'normalize-bounds', 'lia2pb', LHS, 'pb2bv', 'bit-blast', 'sat'] },
+  linear_simplex: { name: 'linear_simplex', params: { 'smt.arith.solver': 2 } },
+  default: { name: 'default' },
+};
+
+/** Pre-solvers tried before the shape's strategy; they answer only what they can prove (see intervals.ts). */
+export const PRESOLVER_FOR: Partial<Record<Shape, StrategyName>> = { difference: 'difference_paths', linear: 'linear_branch_bound' };
+
+export const STRATEGY_FOR: Record<Shape, StrategyName> = {
+  bounds: 'interval',
+  difference: 'difference_logic',
+  finite: 'bit_blast',
+  linear: 'linear_simplex',
+  boolean: 'default',
+  nonlinear: 'default',
+  quantified: 'default',
+};
