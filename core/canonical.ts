@@ -45,6 +45,9 @@ function collectKeys(root: unknown): { names: Set<string>; objects: number } {
     if (value === null) continue;
     switch (typeof value) {
       case 'string':
+        // RFC 8785 is defined over I-JSON: a lone surrogate has no canonical form (fail closed, as the reference does)
+        if (!(value as unknown as { isWellFormed(): boolean }).isWellFormed()) throw new TypeError('a string with a lone surrogate has no canonical JSON form');
+        continue;
       case 'boolean':
         continue;
       case 'number':
@@ -58,6 +61,7 @@ function collectKeys(root: unknown): { names: Set<string>; objects: number } {
         }
         for (const k of Object.keys(value as Record<string, unknown>)) {
           const v = (value as Record<string, unknown>)[k];
+          if (!(k as unknown as { isWellFormed(): boolean }).isWellFormed()) throw new TypeError('a member name with a lone surrogate has no canonical JSON form');
           names.add(k);
           if (v !== undefined) stack.push(v);
         }
