@@ -34,3 +34,11 @@ t.test('sha256HexYielding equals sha256Hex', async (t) => {
   t.equal(await sha256HexYielding(big), sha256Hex(big));
   t.equal(await sha256HexYielding(Buffer.alloc(0)), sha256Hex(Buffer.alloc(0)));
 });
+
+t.test('a lone surrogate has no canonical form, in a value or a member name, on either path', async (t) => {
+  const { canonicalJson } = await import('../../core/canonical.js');
+  t.throws(() => canonicalJson({ a: 'x\ud800y' }), /lone surrogate/);
+  t.throws(() => canonicalJson({ ['k\udc00']: 1 }), /lone surrogate/);
+  t.throws(() => canonicalJson(['\ud83d']), /lone surrogate/);
+  t.equal(canonicalJson({ a: '\ud83d\ude00' }), '{"a":"😀"}', 'a surrogate pair is a character');
+});
