@@ -8,6 +8,7 @@ import { loadConfig, type Config, type DeepPartial } from '../core/config.js';
 import { builtinPlugins } from '../sidecar/builtin.js';
 import { testAuthPlugin, TEST_API_KEY, TEST_SECRETS } from '../test/helpers/server.js';
 import { data, sdkClient, startPeer, userMessage } from '../test/helpers/a2a-peer.js';
+import { closedLoop, type LoadStats } from './load.js';
 
 /**
  * `npm run bench -- a2a-proxy`: an official-SDK client sending a correct three-line invoice
@@ -31,48 +32,11 @@ const INVOICE = {
   ],
 };
 
-interface Stats {
-  requests: number;
-  failed: number;
-  rps: number;
-  p50_ms: number;
-  p99_ms: number;
-}
-
-function percentile(sorted: number[], p: number): number {
-  return sorted.length ? sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] : 0;
-}
-
-async function drive(client: Client, o: Required<ProxyBenchOptions>): Promise<Stats> {
-  const once = async (): Promise<[boolean, number]> => {
-    const t0 = process.hrtime.bigint();
-    let ok = true;
-    try {
-      await client.sendMessage({ message: userMessage([data(INVOICE)]) } as never);
-    } catch {
-      ok = false;
-    }
-    return [ok, Number(process.hrtime.bigint() - t0) / 1e6];
-  };
-  for (let i = 0; i < o.warmup; i++) await once();
-  const latencies: number[] = [];
-  let failed = 0;
-  let next = 0;
-  const started = process.hrtime.bigint();
-  await Promise.all(
-    Array.from({ length: o.concurrency }, async () => {
-      while (next < o.requests) {
-        next++;
-        const [ok, ms] = await once();
-        if (!ok) failed++;
-        latencies.push(ms);
-      }
-    }),
-  );
-  const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-  latencies.sort((a, b) => a - b);
-  const r = (x: number) => Math.round(x * 1000) / 1000;
-  return { requests: o.requests, failed, rps: Math.round(o.requests / seconds), p50_ms: r(percentile(latencies, 50)), p99_ms: r(percentile(latencies, 99)) };
+function drive(client: Client, o: Required<ProxyBenchOptions>): Promise<LoadStats> {
+  return closedLoop(async () => {
+    await client.sendMessage({ message: userMessage([data(INVOICE)]) } as never);
+    return true;
+  }, o);
 }
 
 export async function runA2AProxyBench(options: ProxyBenchOptions = {}): Promise<object> {
@@ -105,7 +69,7 @@ export async function runA2AProxyBench(options: ProxyBenchOptions = {}): Promise
     const directClient = await sdkClient(`${peer.url}/`, {});
     const proxiedClient = await sdkClient(`${url}/a2a/peers/ledger/`, { 'x-api-key': TEST_API_KEY });
     // interleaved rounds, best of each: JIT warm-up and neighbours' load fall on both sides alike
-    const rounds: Array<{ direct: Stats; proxied: Stats }> = [];
+    const rounds: Array<{ direct: LoadStats; proxied: LoadStats }> = [];
     for (let i = 0; i < 2; i++) rounds.push({ direct: await drive(directClient, o), proxied: await drive(proxiedClient, o) });
     const best = (k: 'direct' | 'proxied') => rounds.map((r) => r[k]).sort((a, b) => b.rps - a.rps)[0];
     const direct = best('direct');

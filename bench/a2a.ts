@@ -9,6 +9,7 @@ import { createApp } from '../core/app.js';
 import { loadConfig, type Config, type DeepPartial } from '../core/config.js';
 import { builtinPlugins } from '../sidecar/builtin.js';
 import { testAuthPlugin, TEST_API_KEY, TEST_SECRETS } from '../test/helpers/server.js';
+import { closedLoop, type LoadStats } from './load.js';
 
 /**
  * A2A gateway throughput against a raw node:http server, in one process run and over loopback:
@@ -21,15 +22,6 @@ export interface A2ABenchOptions {
   requests?: number;
   concurrency?: number;
   warmup?: number;
-}
-
-interface Stats {
-  requests: number;
-  failed: number;
-  seconds: number;
-  rps: number;
-  p50_ms: number;
-  p99_ms: number;
 }
 
 const MESSAGE = JSON.stringify({
@@ -49,45 +41,20 @@ const MESSAGE = JSON.stringify({
   timestamp: '2026-11-23T01:00:00Z',
 });
 
-function percentile(sorted: number[], p: number): number {
-  if (!sorted.length) return 0;
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
-}
-
 /** Drives `requests` requests through `concurrency` loops sharing one keep-alive pool. */
 async function drive(
   url: string,
   opts: Required<A2ABenchOptions>,
   req: { method: 'GET' | 'POST'; path: string; headers?: Record<string, string>; body?: string },
   ok: (status: number, body: any) => boolean,
-): Promise<Stats> {
+): Promise<LoadStats> {
   const pool = new Pool(url, { connections: opts.concurrency, pipelining: 1 });
-  const once = async (): Promise<[boolean, number]> => {
-    const t0 = process.hrtime.bigint();
+  const once = async (): Promise<boolean> => {
     const res = await pool.request({ method: req.method, path: req.path, headers: req.headers, body: req.body });
-    const body = (await res.body.json()) as unknown;
-    return [ok(res.statusCode, body), Number(process.hrtime.bigint() - t0) / 1e6];
+    return ok(res.statusCode, (await res.body.json()) as unknown);
   };
   try {
-    for (let i = 0; i < opts.warmup; i++) await once();
-    const latencies: number[] = [];
-    let failed = 0;
-    let next = 0;
-    const started = process.hrtime.bigint();
-    await Promise.all(
-      Array.from({ length: opts.concurrency }, async () => {
-        while (next < opts.requests) {
-          next++;
-          const [good, ms] = await once();
-          if (!good) failed++;
-          latencies.push(ms);
-        }
-      }),
-    );
-    const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-    latencies.sort((a, b) => a - b);
-    const round = (x: number) => Math.round(x * 1000) / 1000;
-    return { requests: opts.requests, failed, seconds: round(seconds), rps: Math.round(opts.requests / seconds), p50_ms: round(percentile(latencies, 50)), p99_ms: round(percentile(latencies, 99)) };
+    return await closedLoop(once, opts);
   } finally {
     await pool.close();
   }

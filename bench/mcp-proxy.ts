@@ -8,6 +8,7 @@ import mcp from '../plugins/mcp/index.js';
 import { tenant } from '../test/auth/fixtures/tenancy.js';
 import { startServer } from '../test/helpers/server.js';
 import { connectClient, startUpstream } from '../test/mcp/fixtures.js';
+import { closedLoop, type LoadStats } from './load.js';
 
 /**
  * MCP tools/call throughput, direct to an SDK server and through the sidecar, in the same run and
@@ -22,40 +23,12 @@ export interface McpBenchOptions {
   warmup?: number;
 }
 
-interface Stats {
-  requests: number;
-  failed: number;
-  seconds: number;
-  rps: number;
-  p50_ms: number;
-  p99_ms: number;
-}
-
-function percentile(sorted: number[], p: number): number {
-  if (!sorted.length) return 0;
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
-}
-
-async function drive(clients: Client[], requests: number): Promise<Stats> {
-  const lat: number[] = [];
-  let next = 0;
-  let failed = 0;
-  const started = process.hrtime.bigint();
-  await Promise.all(
-    clients.map(async (c) => {
-      while (next < requests) {
-        next++;
-        const t0 = process.hrtime.bigint();
-        const r = await c.callTool({ name: 'get_weather', arguments: { city: 'Lisbon' } }).catch(() => null);
-        if (!r || r.isError) failed++;
-        lat.push(Number(process.hrtime.bigint() - t0) / 1e6);
-      }
-    }),
-  );
-  const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-  lat.sort((a, b) => a - b);
-  const r = (x: number) => Math.round(x * 100) / 100;
-  return { requests, failed, seconds: r(seconds), rps: Math.round(requests / seconds), p50_ms: r(percentile(lat, 50)), p99_ms: r(percentile(lat, 99)) };
+/** one loop per client (each is its own MCP session) */
+function drive(clients: Client[], requests: number): Promise<LoadStats> {
+  return closedLoop(async (loop) => {
+    const r = await clients[loop].callTool({ name: 'get_weather', arguments: { city: 'Lisbon' } });
+    return !r.isError;
+  }, { requests, concurrency: clients.length });
 }
 
 export async function runMcpProxyBench(o: McpBenchOptions = {}) {
@@ -65,7 +38,7 @@ export async function runMcpProxyBench(o: McpBenchOptions = {}) {
   const up = await startUpstream();
   const s = await startServer({
     plugins: [health, auth, agents, a2a, mcp, audit],
-    config: { auth: { anonymous_rate_per_minute: 1000 }, mcp: { servers: { bench: { url: up.url } }, pin_on_first_use: true } },
+    config: { auth: { anonymous_rate_per_minute: 1000 }, limits: { default_plan: 'unlimited' }, mcp: { servers: { bench: { url: up.url } }, pin_on_first_use: true } },
   });
   const clients: Client[] = [];
   try {
