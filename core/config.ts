@@ -17,6 +17,8 @@ export interface Config {
     shutdown_grace_ms: number;
   };
   data_dir: string;
+  /** shared mode: PostgreSQL instead of LMDB */
+  store: { url: string | null };
   log_level: 'DEBUG' | 'INFO' | 'WARNING' | 'ERROR' | 'SILENT';
   error_tracking_dsn: string | null;
   plugins: { disabled: string[]; extra: string[] };

@@ -1,0 +1,28 @@
+import type { Config } from './config.js';
+import { LmdbStore } from './store-lmdb.js';
+import { PgStore } from './store-pg.js';
+import type { Store } from './store.js';
+
+/**
+ * The store the configuration names: PostgreSQL when `store.url` is set (shared mode, replicas
+ * share it), otherwise the embedded LMDB store in `data_dir`. The server, the CLI and `proofgate
+ * migrate` all open it here so they agree on where the data lives.
+ */
+export function openStore(config: Pick<Config, 'data_dir' | 'store'>, onError?: (err: Error) => void): Store {
+  const url = config.store?.url;
+  if (url) return new PgStore({ url, onError });
+  return new LmdbStore(config.data_dir);
+}
+
+/** a description of where the store lives that is safe to log (no password) */
+export function describeStore(config: Pick<Config, 'data_dir' | 'store'>): string {
+  const url = config.store?.url;
+  if (!url) return `lmdb:${config.data_dir}`;
+  try {
+    const u = new URL(url);
+    u.password = '';
+    return u.toString();
+  } catch {
+    return 'postgres';
+  }
+}
