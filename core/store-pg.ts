@@ -64,7 +64,7 @@ class PgCollection<T> implements Collection<T> {
   }
 
   async get(key: string): Promise<T | undefined> {
-    checkKey(key);
+    if (key.includes('\0')) return undefined;
     const r = await this.s.query(`SELECT value FROM ${this.s.table} WHERE collection = $1 AND key = $2`, [this.name, key]);
     return r.rowCount ? this.decode(key, r.rows[0].value) : undefined;
   }
@@ -119,7 +119,7 @@ class PgCollection<T> implements Collection<T> {
   }
 
   async delete(key: string): Promise<boolean> {
-    checkKey(key);
+    if (key.includes('\0')) return false;
     const r = await this.s.query(`DELETE FROM ${this.s.table} WHERE collection = $1 AND key = $2`, [this.name, key]);
     return (r.rowCount ?? 0) > 0;
   }
@@ -131,12 +131,17 @@ class PgCollection<T> implements Collection<T> {
     const prefixEnd = prefix ? prefix + HIGH : undefined;
     let hi = opts.end ?? prefixEnd;
     if (hi !== undefined && prefixEnd !== undefined && hi > prefixEnd) hi = prefixEnd;
-    const params: unknown[] = [this.name, lo];
-    let sql = `SELECT key, value FROM ${this.s.table} WHERE collection = $1 AND key >= $2`;
-    if (hi !== undefined) {
-      params.push(hi);
-      sql += ` AND key < $${params.length}`;
-    }
+    if (prefix.includes('\0')) return [];
+    // keys hold no NUL, so a bound `a + NUL + …` (the "next key after a" of paginating callers)
+    // means "after a" as a lower bound and "up to a" as an upper one: PostgreSQL cannot take NUL
+    const params: unknown[] = [this.name];
+    const bound = (v: string, op: string, nulOp: string) => {
+      const nul = v.indexOf('\0');
+      params.push(nul < 0 ? v : v.slice(0, nul));
+      return ` AND key ${nul < 0 ? op : nulOp} $${params.length}`;
+    };
+    let sql = `SELECT key, value FROM ${this.s.table} WHERE collection = $1` + bound(lo, '>=', '>');
+    if (hi !== undefined) sql += bound(hi, '<', '<=');
     sql += opts.reverse ? ' ORDER BY key DESC' : ' ORDER BY key';
     if (opts.limit !== undefined) {
       params.push(Math.max(0, Math.floor(opts.limit)));
@@ -148,6 +153,7 @@ class PgCollection<T> implements Collection<T> {
 
   async count(opts: Pick<ListOptions, 'prefix'> = {}): Promise<number> {
     const prefix = opts.prefix ?? '';
+    if (prefix.includes('\0')) return 0;
     const r = prefix
       ? await this.s.query(`SELECT count(*)::bigint AS n FROM ${this.s.table} WHERE collection = $1 AND key >= $2 AND key < $3`, [
           this.name,

@@ -111,6 +111,10 @@ for (const b of backends) {
       t.same(await keys({ prefix: 'a/', end: 'zzz' }), await keys({ prefix: 'a/' }), 'an end past the prefix stops at the prefix');
       t.same(await keys({ start: 'a/0005', end: 'b/0002' }), ['a/0005', 'a/~', 'a/\u00e9', 'ab', 'b/0001']);
       t.same(await keys({ prefix: 'zz' }), []);
+      t.same(await keys({ prefix: 'a/', start: 'a/0002\u0000', limit: 2 }), ['a/0003', 'a/0004'], 'paginating after a key');
+      t.same(await keys({ prefix: 'a/', end: 'a/0002\u0000' }), ['a/0001', 'a/0002']);
+      t.same(await keys({ prefix: 'a/\u0000' }), []);
+      t.equal(await c.get('a/0001\u0000'), undefined);
       t.equal(await c.count({ prefix: 'a/' }), 7);
       t.equal(await c.count(), 13);
     });
