@@ -26,6 +26,8 @@ export interface PgStoreOptions {
   schema?: string;
   /** pool size per process */
   max?: number;
+  /** how long an operation waits for a server that does not answer yet (default 30 s) */
+  openTimeoutMs?: number;
   /** start-up and health problems (the store keeps retrying; `ready` says whether it answers) */
   onError?: (err: Error) => void;
 }
@@ -170,9 +172,9 @@ export class PgStore implements Store {
   readonly schema: string;
   readonly table: string;
   private readonly collections = new Map<string, PgCollection<unknown>>();
-  /** resolves after the first migration attempt, whatever its outcome */
-  private readonly attempted: Promise<void>;
-  private firstAttempt: () => void = () => undefined;
+  /** resolves once migrated, on an error retrying cannot fix, or on close */
+  private readonly settled: Promise<void>;
+  private settle: () => void = () => undefined;
   private readonly started: Promise<void>;
   private lastError: Error | undefined;
   private retry: NodeJS.Timeout | undefined;
@@ -192,17 +194,17 @@ export class PgStore implements Store {
       this.healthy = false;
       this.opts.onError?.(err);
     });
-    this.attempted = new Promise<void>((r) => (this.firstAttempt = r));
+    this.settled = new Promise<void>((r) => (this.settle = r));
     this.started = this.start().catch((err) => {
       this.lastError = err as Error;
-      this.firstAttempt();
+      this.settle();
     });
   }
 
   /**
-   * Migrates, retrying while the server does not answer (replicas may start before it). Operations
-   * wait for the first attempt only: after a failed one they reject at once with its reason while
-   * the retries go on, so start-up and requests fail clearly instead of hanging.
+   * Migrates, retrying while the server does not answer (replicas may start before it; `ready`
+   * stays false meanwhile). Operations wait for it up to `openTimeoutMs`, then reject with the last
+   * reason; an error retrying cannot fix (authentication, a failing migration) rejects them at once.
    */
   private async start(): Promise<void> {
     for (let delay = 100; ; delay = Math.min(delay * 2, 5000)) {
@@ -213,8 +215,7 @@ export class PgStore implements Store {
       } catch (err) {
         this.lastError = err as Error;
         this.opts.onError?.(err as Error);
-        this.firstAttempt();
-        if (!isConnectionError(err)) return;
+        if (!isConnectionError(err)) return this.settle();
         await new Promise<void>((r) => {
           this.wake = r;
           this.retry = setTimeout(r, delay);
@@ -223,7 +224,7 @@ export class PgStore implements Store {
     }
     if (this.closed) return;
     this.migrated = this.healthy = true;
-    this.firstAttempt();
+    this.settle();
     this.timer = setInterval(() => void this.ping(), 2000).unref();
   }
 
@@ -237,9 +238,11 @@ export class PgStore implements Store {
     }
   }
 
-  /** resolves once migrations ran; rejects with the reason when the first attempt failed */
+  /** resolves once migrations ran; rejects with the reason when they cannot, or not within openTimeoutMs */
   async whenOpen(): Promise<void> {
-    await this.attempted;
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([this.settled, new Promise<void>((r) => (timer = setTimeout(r, this.opts.openTimeoutMs ?? 30_000)))]);
+    clearTimeout(timer);
     if (this.closed) throw new Error('store closed');
     if (!this.migrated) throw new Error(`PostgreSQL store unavailable: ${this.lastError?.message ?? 'not migrated'}`);
   }
@@ -368,7 +371,7 @@ export class PgStore implements Store {
     if (this.timer) clearInterval(this.timer);
     if (this.retry) clearTimeout(this.retry);
     this.wake?.();
-    this.firstAttempt();
+    this.settle();
     await this.started;
     await this.pool.end();
   }

@@ -51,6 +51,8 @@ export function createAuthPlugin(opts: AuthOptions = {}): Plugin {
       app.provide(SERVICES.keys, keys);
       app.provide(SERVICES.events, events);
       app.provide(SERVICES.limiter, { get: () => limiter, kind: () => limiter.kind });
+      // shared mode: a replica whose shared limiter cannot answer denies limited requests, so it is not ready
+      app.readiness('auth.limiter', () => limiter.ready?.() ?? true);
 
       app.authenticator('apiKey', apiKeyAuthenticator(keys, tiers, events));
       app.authenticator('jwt', jwtAuthenticator(tokens, accounts, tiers));

@@ -25,6 +25,8 @@ export interface RateLimiter {
   readonly kind: 'memory' | 'redis';
   consume(rules: readonly Rule[], now: number): Promise<Decision>;
   close(): Promise<void>;
+  /** false while a shared limiter's server does not answer (/readyz); absent = always ready */
+  ready?(): boolean;
 }
 
 /** Thrown by a shared limiter whose store fails at runtime: the caller denies (fail closed). */

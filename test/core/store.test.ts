@@ -232,9 +232,9 @@ if (!why) {
     await Promise.all(stores.map((s) => s.close()));
   });
 
-  t.test('postgres: not ready while the server does not answer, operations fail clearly', async (t) => {
+  t.test('postgres: not ready while the server does not answer; operations wait (bounded), then fail clearly', async (t) => {
     const errors: string[] = [];
-    const s = new PgStore({ url: 'postgres://postgres@127.0.0.1:1/none', onError: (e) => errors.push(e.message) });
+    const s = new PgStore({ url: 'postgres://postgres@127.0.0.1:1/none', openTimeoutMs: 300, onError: (e) => errors.push(e.message) });
     t.teardown(() => s.close());
     t.notOk(s.ready);
     await t.rejects(s.collection('x').get('k'), /PostgreSQL store unavailable/);
