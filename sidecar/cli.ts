@@ -5,8 +5,9 @@ import { startCommand } from './commands/start.js';
 import { a2aVerifyVerdictCommand } from '../plugins/a2a/index.js';
 import { auditVerifyCommand } from '../plugins/audit/index.js';
 import { storeStatsCommand } from './commands/store-stats.js';
+import { migrateCommand } from './commands/migrate.js';
 
-const commands: Command[] = [startCommand, initCommand, auditVerifyCommand, a2aVerifyVerdictCommand, storeStatsCommand];
+const commands: Command[] = [startCommand, initCommand, auditVerifyCommand, a2aVerifyVerdictCommand, storeStatsCommand, migrateCommand];
 
 function usage(): string {
   const width = Math.max(...commands.map((c) => c.name.length));
