@@ -28,6 +28,9 @@ export async function migrate(pool: pg.Pool, schema: string): Promise<number[]> 
   const c = await pool.connect();
   const applied: number[] = [];
   let broken: Error | undefined;
+  // checked out, the client has no pool listener: a lost server must reject, not crash the process
+  const onError = (err: Error) => (broken = err);
+  c.on('error', onError);
   try {
     await c.query('SELECT pg_advisory_lock(hashtextextended($1, 0))', [`proofgate.migrate:${schema}`]);
     try {
@@ -55,6 +58,7 @@ export async function migrate(pool: pg.Pool, schema: string): Promise<number[]> 
     throw err;
   } finally {
     // a connection that failed mid-way is discarded rather than returned holding a lock
+    c.removeListener('error', onError);
     c.release(broken);
   }
   return applied;

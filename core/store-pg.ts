@@ -2,6 +2,7 @@ import pg from 'pg';
 import { Packr } from 'msgpackr';
 import { codecOf, type Codec, type Collection, type CollectionStats, type Entry, type ListOptions, type Store, type WriteOp } from './store.js';
 import { migrate } from './store-pg-migrate.js';
+import { PgCommitter, planCommit } from './store-pg-commit.js';
 
 /**
  * PostgreSQL backend (shared mode: every replica opens the same database). One table holds every
@@ -12,9 +13,10 @@ import { migrate } from './store-pg-migrate.js';
  * Atomicity is the same contract as store.ts states, across processes:
  *  - insert / ifAbsent ops are `INSERT … ON CONFLICT DO NOTHING`; a second transaction inserting
  *    the same key waits on the first's uncommitted index entry and then sees the conflict. That
- *    key lock is what serialises audit appends: the first position of a batch (head + 1) is the
- *    head row-to-be, so two replicas appending to one organisation queue on it and the loser gets
- *    false, reloads the head and reseals. No separate head row or advisory lock is needed.
+ *    key is what keeps the audit chain linear: the first position of a batch (head + 1) is the
+ *    head row-to-be, so of two replicas appending to one organisation one gets false, reloads the
+ *    head and reseals. So that the loser is not starved by a busy winner, commits take an advisory
+ *    lock per chain and a loser keeps it for its retry (store-pg-commit.ts).
  *  - update() is `SELECT … FOR UPDATE`; an absent key is created with insert-if-absent and the
  *    read-modify-write retried if another writer created it first (so `fn` may run more than once).
  *  - commit() is one transaction; deadlocks and serialisation failures between concurrent commits
@@ -35,7 +37,6 @@ export interface PgStoreOptions {
 const packr = new Packr({ useRecords: false });
 const enc = (v: unknown): Buffer => packr.pack(v);
 const dec = (b: Buffer): unknown => packr.unpack(b);
-const RETRYABLE = new Set(['40P01', '40001']);
 const HIGH = '\uffff';
 const NAME = /^[a-z0-9_.-]{1,64}$/;
 
@@ -172,6 +173,7 @@ export class PgStore implements Store {
   readonly schema: string;
   readonly table: string;
   private readonly collections = new Map<string, PgCollection<unknown>>();
+  private readonly committer: PgCommitter;
   /** resolves once migrated, on an error retrying cannot fix, or on close */
   private readonly settled: Promise<void>;
   private settle: () => void = () => undefined;
@@ -194,6 +196,7 @@ export class PgStore implements Store {
       this.healthy = false;
       this.opts.onError?.(err);
     });
+    this.committer = new PgCommitter(() => this.pool.connect(), this.table);
     this.settled = new Promise<void>((r) => (this.settle = r));
     this.started = this.start().catch((err) => {
       this.lastError = err as Error;
@@ -261,6 +264,10 @@ export class PgStore implements Store {
     if (!this.migrated) await this.whenOpen();
     const c = await this.pool.connect();
     let broken: Error | undefined;
+    // a checked-out client has no pool listener: without this, a server going away mid-transaction
+    // would be an unhandled 'error' event and end the process; the pending query rejects anyway
+    const onError = (err: Error) => (broken = err);
+    c.on('error', onError);
     try {
       await c.query('BEGIN');
       const out = await fn(c);
@@ -274,6 +281,7 @@ export class PgStore implements Store {
       }
       throw err;
     } finally {
+      c.removeListener('error', onError);
       c.release(broken);
     }
   }
@@ -294,67 +302,16 @@ export class PgStore implements Store {
       if (!NAME.test(op.collection)) throw new TypeError(`invalid collection name ${JSON.stringify(op.collection)}`);
       checkKey(op.key);
     }
-    // Only the final state of each key matters inside one transaction, so the ops collapse to:
-    // the ifAbsent keys (checked and inserted first, against the state before the commit, as on
-    // LMDB), then one upsert of every other key's last value and one delete — three statements
-    // whatever the batch size, instead of one round trip per op.
-    const id = (op: WriteOp) => `${op.collection}\0${op.key}`;
-    const last = new Map<string, WriteOp>();
-    const absent = new Map<string, WriteOp>();
-    for (const op of ops) {
-      last.set(id(op), op);
-      if (op.ifAbsent) absent.set(id(op), op);
-    }
-    const encode = (op: WriteOp) => {
-      const codec = codecOf(op.collection);
-      return enc(codec ? codec.encode(op.value, op.key) : op.value);
-    };
-    const ins = { c: [] as string[], k: [] as string[], v: [] as Buffer[] };
-    for (const [k, op] of absent) {
-      const fin = last.get(k)!;
-      ins.c.push(op.collection);
-      ins.k.push(op.key);
-      // the key ends up with its last value; a delete later in the batch still needs the check
-      ins.v.push(fin.value === undefined ? enc(null) : encode(fin));
-    }
-    const put = { c: [] as string[], k: [] as string[], v: [] as Buffer[] };
-    const del = { c: [] as string[], k: [] as string[] };
-    for (const [k, op] of last) {
-      if (op.value === undefined) {
-        del.c.push(op.collection);
-        del.k.push(op.key);
-      } else if (!absent.has(k) || !op.ifAbsent) {
-        put.c.push(op.collection);
-        put.k.push(op.key);
-        put.v.push(encode(op));
-      }
-    }
-    const t = this.table;
-    for (let attempt = 0; ; attempt++) {
-      try {
-        return await this.transaction(async (c) => {
-          if (ins.k.length) {
-            const r = await c.query(
-              `INSERT INTO ${t} (collection, key, value) SELECT * FROM unnest($1::text[], $2::text[], $3::bytea[]) ON CONFLICT DO NOTHING`,
-              [ins.c, ins.k, ins.v],
-            );
-            if (r.rowCount !== ins.k.length) throw new Conflict();
-          }
-          if (put.k.length)
-            await c.query(
-              `INSERT INTO ${t} (collection, key, value) SELECT * FROM unnest($1::text[], $2::text[], $3::bytea[]) ON CONFLICT (collection, key) DO UPDATE SET value = EXCLUDED.value`,
-              [put.c, put.k, put.v],
-            );
-          if (del.k.length)
-            await c.query(`DELETE FROM ${t} WHERE (collection, key) IN (SELECT * FROM unnest($1::text[], $2::text[]))`, [del.c, del.k]);
-          return true;
-        });
-      } catch (err) {
-        if (err instanceof Conflict) return false;
-        if (attempt < 5 && RETRYABLE.has((err as { code?: string }).code ?? '')) continue;
-        throw err;
-      }
-    }
+    const plan = planCommit(
+      ops,
+      (op) => {
+        const codec = codecOf(op.collection);
+        return enc(codec ? codec.encode(op.value, op.key) : op.value);
+      },
+      () => enc(null),
+    );
+    if (!this.migrated) await this.whenOpen();
+    return this.committer.commit(plan);
   }
 
   async stats(): Promise<CollectionStats[]> {
@@ -373,6 +330,7 @@ export class PgStore implements Store {
     this.wake?.();
     this.settle();
     await this.started;
+    await this.committer.close();
     await this.pool.end();
   }
 }

@@ -55,6 +55,37 @@ if (why) {
     t.equal(walk.entries, 210);
   });
 
+  t.test('sustained appends from two writers: the one with the stale head is not starved', async (t) => {
+    const schema = freshSchema();
+    const s1 = new PgStore({ url: db.url, schema });
+    const s2 = new PgStore({ url: db.url, schema });
+    t.teardown(async () => {
+      await s1.close();
+      await s2.close();
+    });
+    const chains = [new AuditChain(s1, SECRET), new AuditChain(s2, SECRET)];
+    // each writer keeps 128 appends in flight until it has written 5000: the winner of a race always
+    // has work queued, so without the kept lock the loser re-reads, loses again, and gives up
+    const perWriter = 15000;
+    await Promise.all(
+      chains.map(async (chain, w) => {
+        let next = 0;
+        await Promise.all(
+          Array.from({ length: 128 }, async () => {
+            while (next < perWriter) {
+              next++;
+              await chain.append('org_busy', fields(next, `key_${w}`));
+            }
+          }),
+        );
+      }),
+    );
+    t.ok(chains[0].stats.races + chains[1].stats.races > 0, 'the writers did race');
+    const walk = await walkChains(s1.collection(AUDIT_COLLECTION), SECRET, { orgId: 'org_busy' });
+    t.equal(walk.broken, null);
+    t.equal(walk.entries, 2 * perWriter);
+  });
+
   t.test('two processes appending to one organisation leave one valid chain', async (t) => {
     const schema = freshSchema();
     const run = (tag: string) =>

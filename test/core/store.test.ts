@@ -232,6 +232,27 @@ if (!why) {
     await Promise.all(stores.map((s) => s.close()));
   });
 
+  t.test('postgres: a connection killed mid-transaction rejects that operation, the process and the store carry on', async (t) => {
+    const db = await createTestDatabase();
+    t.teardown(() => db.drop());
+    const s = new PgStore({ url: db.url, schema: freshSchema() });
+    t.teardown(() => s.close());
+    await s.collection('c').put('k', 1);
+    const inFlight = s.transaction((c) => c.query("SELECT pg_sleep(30) AS marker_for_kill"));
+    const admin = new pg.Client({ connectionString: db.url });
+    await admin.connect();
+    t.teardown(() => admin.end());
+    let killed = 0;
+    for (let i = 0; i < 200 && !killed; i++) {
+      const r = await admin.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query LIKE '%marker_for_kill%' AND pid <> pg_backend_pid()");
+      killed = r.rowCount ?? 0;
+      if (!killed) await new Promise((r) => setTimeout(r, 25));
+    }
+    t.equal(killed, 1, 'the backend was terminated');
+    await t.rejects(inFlight, /terminat/i);
+    t.equal(await s.collection('c').get('k'), 1, 'the next operation gets a fresh connection');
+  });
+
   t.test('postgres: not ready while the server does not answer; operations wait (bounded), then fail clearly', async (t) => {
     const errors: string[] = [];
     const s = new PgStore({ url: 'postgres://postgres@127.0.0.1:1/none', openTimeoutMs: 300, onError: (e) => errors.push(e.message) });
