@@ -17,7 +17,7 @@ export interface Replica {
   url: string;
   child: ChildProcess;
   stderr(): string;
-  request(method: string, path: string, o?: { body?: unknown; headers?: Record<string, string>; apiKey?: string }): Promise<{ status: number; body: any; text: string }>;
+  request(method: string, path: string, o?: { body?: unknown; headers?: Record<string, string>; apiKey?: string }): Promise<{ status: number; body: any; text: string; headers: Record<string, string> }>;
   stop(): Promise<void>;
 }
 
@@ -72,7 +72,7 @@ export async function startReplica(env: Record<string, string>, port?: number): 
     } catch {
       body = null;
     }
-    return { status: r.status, body, text };
+    return { status: r.status, body, text, headers: Object.fromEntries(r.headers) };
   };
   return { url, child, stderr: () => stderr, request, stop: () => killProcess(child, 'SIGTERM') };
 }

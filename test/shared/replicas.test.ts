@@ -40,6 +40,8 @@ async function run() {
     SVC_ATTESTATION_SIGNING_KEY_PEM: pem(),
     SVC_A2A_DEPLOYMENT_ID: 'shared-test',
     SVC_A2A_SIGNING_KEY_PEM: pem(),
+    // every sign-up of this file comes from 127.0.0.1: room for them all within one minute
+    SVC_AUTH_RATE_LIMIT_PER_MINUTE: '100',
   };
   // started together: their migrations race for the advisory lock
   const [A, B] = await Promise.all([startReplica(env), startReplica(env)]);
@@ -104,6 +106,24 @@ async function run() {
     t.equal(Math.floor(Date.now() / 60_000), minute, 'all requests fell in one window');
     t.equal(res.filter((r) => r.status === 200).length, 60, 'exactly the plan limit is allowed across replicas');
     t.equal(res.filter((r) => r.status === 429).length, 10);
+  });
+
+  t.test('the per-IP limit of anonymous /auth/* is one counter across replicas', async (t) => {
+    const left = 60_000 - (Date.now() % 60_000);
+    if (left < 5_000) await new Promise((r) => setTimeout(r, left + 50));
+    const minute = Math.floor(Date.now() / 60_000);
+    const remaining: number[] = [];
+    for (let i = 0; i < 6; i++) {
+      const r = await (i % 2 ? B : A).request('POST', '/auth/signin', { body: { email: 'nobody@example.com', password: 'wrong password here' } });
+      t.equal(r.status, 401);
+      remaining.push(Number(r.headers['ratelimit-remaining']));
+    }
+    t.equal(Math.floor(Date.now() / 60_000), minute, 'one window');
+    t.same(
+      remaining.slice(1).map((n, i) => remaining[i] - n),
+      [1, 1, 1, 1, 1],
+      'each request, on either replica, takes one from the same bucket',
+    );
   });
 
   t.test('500 concurrent verifications across A and B leave one valid chain with 500 entries', async (t) => {
