@@ -13,16 +13,3 @@ export function openStore(config: Pick<Config, 'data_dir' | 'store'>, onError?: 
   if (url) return new PgStore({ url, onError });
   return new LmdbStore(config.data_dir);
 }
-
-/** a description of where the store lives that is safe to log (no password) */
-export function describeStore(config: Pick<Config, 'data_dir' | 'store'>): string {
-  const url = config.store?.url;
-  if (!url) return `lmdb:${config.data_dir}`;
-  try {
-    const u = new URL(url);
-    u.password = '';
-    return u.toString();
-  } catch {
-    return 'postgres';
-  }
-}
