@@ -19,7 +19,8 @@ import type { WriteOp } from './store.js';
  *    ROLLBACK and keeps that connection: no one else can extend the chain while the caller
  *    re-reads the head, and its retry (on the kept connection) is sure to find it current. The
  *    session locks are released when that retry ends, after `holdMs` if no retry comes, at close,
- *    or by PostgreSQL if the process dies.
+ *    or by PostgreSQL if the process dies. At most `maxHeld` connections are kept at once (the
+ *    re-reads need free ones); a loser past that retries unprotected, as without the lock.
  */
 export interface CommitPlan {
   ins: { c: string[]; k: string[]; v: Buffer[] };
@@ -79,6 +80,8 @@ export class PgCommitter {
     private readonly connect: () => Promise<pg.PoolClient>,
     private readonly table: string,
     private readonly holdMs = 2000,
+    /** at most this many kept connections, so head re-reads always find one free in the pool */
+    private readonly maxHeld = 4,
   ) {}
 
   async commit(plan: CommitPlan): Promise<boolean> {
@@ -112,6 +115,7 @@ export class PgCommitter {
     }
     const lockSql = (fn: string) => plan.locks.map((id) => `SELECT ${fn}(${id});`).join(' ');
     let conflict = false;
+    let keep = true;
     try {
       // ids are integers computed here, so they are inlined: BEGIN and the locks cost one round trip
       await c.query(plan.locks.length ? `BEGIN; ${lockSql('pg_advisory_xact_lock')}` : 'BEGIN');
@@ -124,7 +128,8 @@ export class PgCommitter {
       }
       if (conflict) {
         // keep the chain for our retry: session locks outlive the ROLLBACK
-        if (!h) await c.query(lockSql('pg_advisory_lock'));
+        if (!h && this.held.size < this.maxHeld) await c.query(lockSql('pg_advisory_lock'));
+        else if (!h) keep = false;
         await c.query('ROLLBACK');
       } else {
         if (plan.put.k.length)
@@ -145,6 +150,10 @@ export class PgCommitter {
       if (h) this.held.delete(key);
       this.finish(c, h?.onError ?? onError, broken);
       throw err;
+    }
+    if (conflict && !h && !keep) {
+      this.finish(c, onError, broken);
+      return false;
     }
     if (conflict) {
       if (!h) {

@@ -86,6 +86,28 @@ if (why) {
     t.equal(walk.entries, 2 * perWriter);
   });
 
+  t.test('two writers contending on many organisations at once: every chain complete and valid', async (t) => {
+    const schema = freshSchema();
+    const s1 = new PgStore({ url: db.url, schema });
+    const s2 = new PgStore({ url: db.url, schema });
+    t.teardown(async () => {
+      await s1.close();
+      await s2.close();
+    });
+    const chains = [new AuditChain(s1, SECRET), new AuditChain(s2, SECRET)];
+    // more contended organisations than connections a store may keep for its retries
+    const orgs = Array.from({ length: 12 }, (_, i) => `org_many_${i}`);
+    await Promise.all(
+      chains.flatMap((chain) => orgs.map(async (org) => {
+        for (let round = 0; round < 10; round++) await Promise.all(Array.from({ length: 8 }, (_, i) => chain.append(org, fields(round * 8 + i))));
+      })),
+    );
+    const walk = await walkChains(s1.collection(AUDIT_COLLECTION), SECRET);
+    t.equal(walk.broken, null);
+    t.equal(walk.orgs, orgs.length);
+    t.equal(walk.entries, orgs.length * 2 * 80);
+  });
+
   t.test('two processes appending to one organisation leave one valid chain', async (t) => {
     const schema = freshSchema();
     const run = (tag: string) =>
