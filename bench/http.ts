@@ -10,6 +10,7 @@ import { LmdbStore } from '../core/store-lmdb.js';
 import { Accounts, ApiKeys } from '../plugins/auth/index.js';
 import { corpusDir } from './harness.js';
 import { auditAppendBench, COMMIT_MODE } from './http-audit.js';
+import { runSharedBench } from './http-shared.js';
 
 /**
  * `npm run bench -- http`: the whole service as a user sees it. The sidecar runs as its own
@@ -198,6 +199,7 @@ export async function runHttpBench(): Promise<object> {
   const rows: Row[] = [];
   const memory: Record<string, number> = {};
   let storage: object = {};
+  let shared: object = {};
   try {
     await until(`${sc.url}/healthz`, sc.child);
     memory.rss_mb_after_start = rssMb(sc.child.pid!);
@@ -227,6 +229,11 @@ export async function runHttpBench(): Promise<object> {
     memory.rss_file_mb_after_mixed = rssMb(sc.child.pid!, 'RssFile');
     memory.mixed_requests = n;
     console.log(`RSS after ${n} mixed requests: ${memory.rss_mb_after_mixed} MB (anonymous ${memory.rss_anon_mb_after_mixed}, file-backed ${memory.rss_file_mb_after_mixed})`);
+    // shared mode: one and two replicas on PostgreSQL, against the same raw rows (BENCH_SHARED=0 skips)
+    if (process.env.BENCH_SHARED !== '0') {
+      const rawRps = new Map(rows.filter((r) => r.target === rawTarget.name).map((r) => [r.concurrency, r.rps]));
+      shared = await runSharedBench({ drive, rawRps, bodies: targets()[0].bodies, seconds, conc });
+    }
   } finally {
     await stop(sc.child);
     raw.kill('SIGTERM');
@@ -248,6 +255,7 @@ export async function runHttpBench(): Promise<object> {
     memory,
     storage,
     audit_append: audit,
+    shared,
   };
 }
 

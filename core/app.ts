@@ -4,7 +4,7 @@ import type { Logger } from 'pino';
 import type { Config } from './config.js';
 import { createLogger } from './log.js';
 import { Metrics } from './metrics.js';
-import { LmdbStore } from './store-lmdb.js';
+import { openStore } from './store-open.js';
 import type { Store } from './store.js';
 import { Validator } from './validate.js';
 import { Router } from './router.js';
@@ -52,7 +52,7 @@ export async function createApp(opts: CreateOptions): Promise<Kernel> {
   const validator = new Validator();
   validator.loadDir(SCHEMAS_DIR);
   const router = new Router();
-  const store = opts.store ?? new LmdbStore(config.data_dir, { warn: (m) => log.warn({ event: 'data_dir.permissions' }, m) });
+  const store = opts.store ?? openStore(config, (err) => log.warn({ err: err.message }, 'store unavailable'), (m) => log.warn({ event: 'data_dir.permissions' }, m));
   const pools = new WorkerPools(config.workers.threads, log);
   const authenticators = new Map<string, Authenticator>();
   const credentialPresent = new Map<string, (ctx: RequestContext) => boolean>();

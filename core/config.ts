@@ -19,6 +19,8 @@ export interface Config {
     max_json_depth: number;
   };
   data_dir: string;
+  /** shared mode: PostgreSQL instead of LMDB */
+  store: { url: string | null };
   log_level: 'DEBUG' | 'INFO' | 'WARNING' | 'ERROR' | 'SILENT';
   error_tracking_dsn: string | null;
   plugins: { disabled: string[]; extra: string[] };

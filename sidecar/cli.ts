@@ -10,8 +10,9 @@ import { mcpApproveCommand, mcpScanCommand } from '../plugins/mcp/index.js';
 import { keysNewCommand } from './commands/keys.js';
 import { orgsListCommand, orgsSetPlanCommand, orgsSetRoleCommand, usersHashPasswordCommand } from './commands/orgs.js';
 import { storeStatsCommand } from './commands/store-stats.js';
+import { migrateCommand } from './commands/migrate.js';
 
-const commands: Command[] = [startCommand, initCommand, verifyCommand, openapiCommand, auditVerifyCommand, a2aVerifyVerdictCommand, storeStatsCommand, mcpScanCommand, mcpApproveCommand];
+const commands: Command[] = [startCommand, initCommand, verifyCommand, openapiCommand, auditVerifyCommand, a2aVerifyVerdictCommand, storeStatsCommand, migrateCommand, mcpScanCommand, mcpApproveCommand];
 // operating it: provisioning and plans (docs/ops.md)
 commands.push(keysNewCommand, orgsSetPlanCommand, orgsSetRoleCommand, orgsListCommand, usersHashPasswordCommand);
 

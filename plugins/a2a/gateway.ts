@@ -81,7 +81,7 @@ export class A2AGateway {
         ? ({ ok: true, method: caller.vouched } as const)
         : await this.o.senders.authenticate(sender, msg.signature, caller.raw, caller.principal);
     const senderAuth: SenderAuthMethod = who.method;
-    const trust = who.ok ? this.o.boundary.check(caller.principal?.orgId ?? '', sender, receiver, type) : null;
+    const trust = who.ok ? await this.o.boundary.checkShared(caller.principal?.orgId ?? '', sender, receiver, type) : null;
     if (!who.ok) {
       engine = TRUST_ENGINE;
       outcome = { status: 'blocked', reason: who.reason, details: { trust_step: 0, constraint_id: SENDER_NOT_AUTHENTICATED, failure: who.failure } };

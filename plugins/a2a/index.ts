@@ -15,6 +15,7 @@ import { registerRoutes, SIGNING_TAG } from './routes.js';
 import { registerProxy } from './proxy/index.js';
 import { issuerDid, loadSigningKey, type VerdictSigner } from './signer.js';
 import { TrustBoundary } from './trust-boundary.js';
+import { createPairBuckets } from './token-bucket-redis.js';
 import { SenderAuthenticator } from './sender-auth.js';
 import { AGENT_SERVICE, type Agents } from '../agents/index.js';
 import { parseBlockedPairs, parseBlocklist, parseTrustedAgents } from './trust-config.js';
@@ -30,7 +31,7 @@ export const A2A_ENGINE_VERSION = '1.0.0';
 /** the deployment's ES256 verdict signer (or null without a usable key), for plugins that sign verdicts of their own (mcp) */
 export const A2A_SIGNER_SERVICE = 'a2a.signer';
 
-function register(app: App): void {
+async function register(app: App): Promise<void> {
   const c = app.config.a2a;
   // spec, authentication rule 6: the deployment id names the issuer DID; no id, no gateway
   if (!c.deployment_id) throw new Error('a2a.deployment_id (SVC_A2A_DEPLOYMENT_ID) is required when the a2a plugin is enabled');
@@ -65,7 +66,11 @@ function register(app: App): void {
   if (!c.enable_logic_verification) disabled.set('logic_assertion', 'enable_logic_verification');
   if (!c.enable_code_verification) disabled.set('code_execution', 'enable_code_verification');
 
-  const boundary = new TrustBoundary({ blocklist, blockedPairs, allowlist, defaultAllow: c.default_allow, maxRequestsPerMinute: c.max_requests_per_minute });
+  // shared mode: the pair buckets live in Redis with the plan limits, so replicas share them
+  const redisUrl = app.config.auth.rate_limit_redis_url;
+  const limiter = redisUrl ? await createPairBuckets(redisUrl, c.max_requests_per_minute, app.log) : undefined;
+  if (limiter) app.readiness('pair_buckets', () => limiter.ready());
+  const boundary = new TrustBoundary({ blocklist, blockedPairs, allowlist, defaultAllow: c.default_allow, maxRequestsPerMinute: c.max_requests_per_minute, limiter });
   boundary.start();
   app.onClose(() => boundary.close());
 

@@ -1,6 +1,7 @@
 import { TrustConstraints } from './errors.js';
 import type { PayloadType } from './message.js';
-import { PairBuckets, type Clock } from './token-bucket.js';
+import { PairBuckets, type Clock, type TakeResult } from './token-bucket.js';
+import type { PairLimiter } from './token-bucket-redis.js';
 import { pairKey, type Allowlist } from './trust-config.js';
 
 /**
@@ -20,6 +21,8 @@ export interface TrustPolicy {
   defaultAllow: boolean;
   maxRequestsPerMinute: number;
   clock?: Clock;
+  /** shared buckets (Redis, shared mode); absent: the in-process buckets of this boundary */
+  limiter?: PairLimiter;
 }
 
 export class TrustBoundary {
@@ -31,8 +34,29 @@ export class TrustBoundary {
     this.buckets = new PairBuckets({ capacity: p.maxRequestsPerMinute, clock: this.clock });
   }
 
-  /** `orgId`: the caller's organisation, whose buckets and pair cap are charged */
+  /** `orgId`: the caller's organisation, whose buckets and pair cap are charged (in-process buckets) */
   check(orgId: string, sender: string, receiver: string, payloadType: PayloadType): TrustDecision {
+    return this.policy(sender, receiver, payloadType) ?? this.bucketDecision(this.buckets.take(orgId, sender, receiver), this.buckets.capacity);
+  }
+
+  /**
+   * The same steps with the configured limiter: the shared (Redis) buckets when there are any. A
+   * shared limiter that fails at run time denies at step 5 (fail closed, as the plan limits do).
+   */
+  async checkShared(orgId: string, sender: string, receiver: string, payloadType: PayloadType): Promise<TrustDecision> {
+    const limiter = this.p.limiter;
+    if (!limiter) return this.check(orgId, sender, receiver, payloadType);
+    const refused = this.policy(sender, receiver, payloadType);
+    if (refused) return refused;
+    try {
+      return this.bucketDecision(await limiter.take(orgId, sender, receiver), limiter.capacity);
+    } catch {
+      return deny(5, TrustConstraints.rateLimited, 'The shared rate limiter is unavailable; the message is refused until it recovers', { limiter: 'unavailable' });
+    }
+  }
+
+  /** steps 1–4: the first that refuses, or null */
+  private policy(sender: string, receiver: string, payloadType: PayloadType): TrustDecision | null {
     if (this.p.blocklist.has(sender)) {
       return deny(1, TrustConstraints.senderBlocklisted, 'Sender agent is on the global blocklist');
     }
@@ -46,10 +70,14 @@ export class TrustBoundary {
       const miss = this.allowlistMiss(sender, receiver, payloadType);
       if (miss) return deny(4, TrustConstraints.notAllowlisted, miss.reason, { scope: miss.scope });
     }
-    const t = this.buckets.take(orgId, sender, receiver);
+    return null;
+  }
+
+  /** step 5 */
+  private bucketDecision(t: TakeResult, capacity: number): TrustDecision {
     if (!t.allowed) {
       return deny(5, TrustConstraints.rateLimited, 'Rate limit exceeded for this sender-receiver pair', {
-        limit_per_minute: this.buckets.capacity,
+        limit_per_minute: capacity,
         retry_after_seconds: t.retryAfterSeconds,
       });
     }
@@ -77,6 +105,7 @@ export class TrustBoundary {
 
   close(): void {
     this.buckets.stop();
+    void this.p.limiter?.close();
   }
 }
 

@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { ConfigError, DEFAULT_CONFIG_PATH, loadConfig } from '../../core/config.js';
 import type { Command } from '../../core/cli.js';
-import { LmdbStore } from '../../core/store-lmdb.js';
+import { openStore } from '../../core/store-open.js';
 import { AUDIT_COLLECTION } from './payload.js';
 import { checkAgainstCheckpoints, checkpointAnchor } from './checkpoint.js';
 import { walkChains } from './verify.js';
@@ -56,11 +56,12 @@ is intact; prints the first problem and exits 1 otherwise; exits 2 when it canno
       console.error('proofgate audit verify: SVC_AUDIT_SECRET_KEY is not set: HMACs cannot be checked');
       return 2;
     }
-    if (!existsSync(config.data_dir)) {
+    if (!config.store?.url && !existsSync(config.data_dir)) {
       console.error(`proofgate audit verify: data directory ${config.data_dir} does not exist`);
       return 2;
     }
-    const store = new LmdbStore(config.data_dir);
+    // the configured store: the LMDB data directory, or PostgreSQL in shared mode (SVC_STORE_URL)
+    const store = openStore(config);
     try {
       const pins = values.pin;
       const r = await walkChains(store.collection<unknown>(AUDIT_COLLECTION), secret, { orgId: values.org, anchor: checkpointAnchor(store, pins) });

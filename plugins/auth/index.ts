@@ -65,6 +65,8 @@ export function createAuthPlugin(opts: AuthOptions = {}): Plugin {
       app.provide(SERVICES.limiter, { get: () => limiter, kind: () => limiter.kind });
       app.provide(SERVICES.plans, plans);
       app.provide(SERVICES.orgs, new OrgAdmin(accounts, plans, tiers));
+      // shared mode: a replica whose shared limiter cannot answer denies limited requests, so it is not ready
+      app.readiness('auth.limiter', () => limiter.ready?.() ?? true);
 
       app.authenticator('apiKey', apiKeyAuthenticator(keys, tiers, events), (ctx) => ctx.headers['x-api-key'] !== undefined);
       app.authenticator('jwt', jwtAuthenticator(tokens, accounts, tiers));

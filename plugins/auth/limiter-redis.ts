@@ -50,6 +50,10 @@ export class RedisLimiter implements RateLimiter {
     return decide(rules, res.slice(1).map(Number), now, res[0] === 1, cost);
   }
 
+  ready(): boolean {
+    return this.client.status === 'ready';
+  }
+
   async close(): Promise<void> {
     this.client.disconnect();
   }

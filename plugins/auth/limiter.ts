@@ -26,6 +26,8 @@ export interface RateLimiter {
   /** counts `cost` units (default 1) in every rule, only when each has that many left */
   consume(rules: readonly Rule[], now: number, cost?: number): Promise<Decision>;
   close(): Promise<void>;
+  /** false while a shared limiter's server does not answer (/readyz); absent = always ready */
+  ready?(): boolean;
 }
 
 /** Thrown by a shared limiter whose store fails at runtime: the caller denies (fail closed). */

@@ -1,0 +1,87 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { killProcess } from './redis.js';
+
+/**
+ * A sidecar as a separate process (`node dist/sidecar/cli.js start`), configured only through the
+ * environment, on a free port: one replica of shared mode. Engines the shared-mode tests do not
+ * use are disabled to keep the machine's two cores for the test itself.
+ */
+export const CLI = fileURLToPath(new URL('../../sidecar/cli.js', import.meta.url));
+const baseEnv = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('SVC_') && !k.startsWith('TAP')));
+
+export interface Replica {
+  url: string;
+  child: ChildProcess;
+  stderr(): string;
+  request(method: string, path: string, o?: { body?: unknown; headers?: Record<string, string>; apiKey?: string }): Promise<{ status: number; body: any; text: string; headers: Record<string, string> }>;
+  stop(): Promise<void>;
+}
+
+/**
+ * `port` given: resolves once the socket answers /healthz (liveness comes before the kernel has
+ * loaded, e.g. while the store is still unreachable); otherwise once the replica says it serves.
+ */
+export async function startReplica(env: Record<string, string>, port?: number): Promise<Replica> {
+  const dir = mkdtempSync(join(tmpdir(), 'pg-replica-'));
+  writeFileSync(join(dir, 'config.json'), '{}');
+  const child = spawn(process.execPath, [CLI, 'start'], {
+    cwd: dir,
+    env: {
+      ...baseEnv,
+      SVC_CONFIG: join(dir, 'config.json'),
+      SVC_HOST: '127.0.0.1',
+      SVC_PORT: String(port ?? 0),
+      SVC_DATA_DIR: join(dir, 'data'),
+      SVC_LOG_LEVEL: 'ERROR',
+      SVC_WORKER_THREADS: '1',
+      SVC_PLUGINS_DISABLED: 'logic,code,sql,engine-image,engine-consensus,engine-rag,engine-process,engine-stats,fact,natural-language',
+      ...env,
+    },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let stderr = '';
+  const exited = new Promise<never>((_, reject) => child.once('exit', (code) => reject(new Error(`replica exited ${code}: ${stderr}`))));
+  exited.catch(() => undefined);
+  const serving = new Promise<string>((resolve) => {
+    child.stderr!.on('data', (d) => {
+      stderr += d;
+      const m = /serving on (http:\/\/\S+)/.exec(stderr);
+      if (m) resolve(m[1]);
+    });
+  });
+  let url: string;
+  if (port === undefined) url = await Promise.race([serving, exited]);
+  else {
+    url = `http://127.0.0.1:${port}`;
+    const live = until(async () => (await fetch(url + '/healthz').catch(() => null))?.status === 200, 'the replica to be live');
+    await Promise.race([live, exited]);
+  }
+  const request: Replica['request'] = async (method, path, o = {}) => {
+    const headers: Record<string, string> = { ...(o.headers ?? {}) };
+    if (o.apiKey) headers['x-api-key'] = o.apiKey;
+    if (o.body !== undefined) headers['content-type'] = 'application/json';
+    const r = await fetch(url + path, { method, headers, body: o.body === undefined ? undefined : JSON.stringify(o.body) });
+    const text = await r.text();
+    let body: any = null;
+    try {
+      body = JSON.parse(text);
+    } catch {
+      body = null;
+    }
+    return { status: r.status, body, text, headers: Object.fromEntries(r.headers) };
+  };
+  return { url, child, stderr: () => stderr, request, stop: () => killProcess(child, 'SIGTERM') };
+}
+
+/** awaits `check` becoming true, polling (bounded), for conditions only visible from outside */
+export async function until(check: () => Promise<boolean>, what: string, tries = 200, everyMs = 50): Promise<void> {
+  for (let i = 0; i < tries; i++) {
+    if (await check()) return;
+    await new Promise((r) => setTimeout(r, everyMs));
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}

@@ -1,0 +1,208 @@
+import t from 'tap';
+import { spawnSync, type ChildProcess } from 'node:child_process';
+import { connect, createServer, type Socket } from 'node:net';
+import { generateKeyPairSync } from 'node:crypto';
+import { PgStore } from '../../core/store-pg.js';
+import '../../plugins/audit/index.js';
+import { AUDIT_COLLECTION, walkChains, type AuditEntry } from '../../plugins/audit/index.js';
+import { createTestDatabase, pgUnavailable } from '../helpers/pg.js';
+import { freePort, killProcess, startRedis } from '../helpers/redis.js';
+import { CLI, startReplica, until, type Replica } from '../helpers/replica.js';
+
+/**
+ * Shared mode end to end: two sidecar processes (replicas A and B) on one PostgreSQL database and
+ * one Redis, configured only through the environment, as Kubernetes would run them.
+ */
+const why = await pgUnavailable();
+if (why) {
+  t.comment(`skipped: ${why}`);
+} else {
+  await run();
+}
+
+async function run() {
+  const db = await createTestDatabase();
+  t.teardown(() => db.drop());
+  const redisPort = await freePort();
+  let redis: ChildProcess = await startRedis(redisPort);
+  t.teardown(() => killProcess(redis));
+  const pem = () => generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
+  const secrets = {
+    SVC_JWT_SECRET_KEY: 'shared-jwt-secret-0123456789abcdef',
+    SVC_API_KEY_LOOKUP_SECRET: 'shared-lookup-secret-0123456789abcdef',
+    SVC_AUDIT_SECRET_KEY: 'shared-audit-secret-0123456789abcdef',
+  };
+  const env = {
+    ...secrets,
+    SVC_STORE_URL: db.url,
+    SVC_RATE_LIMIT_REDIS_URL: `redis://127.0.0.1:${redisPort}`,
+    SVC_ATTESTATION_KEY_CONTINUITY_POLICY: 'persistent',
+    SVC_ATTESTATION_SIGNING_KEY_PEM: pem(),
+    SVC_A2A_DEPLOYMENT_ID: 'shared-test',
+    SVC_A2A_SIGNING_KEY_PEM: pem(),
+    // every sign-up of this file comes from 127.0.0.1: room for them all within one minute
+    SVC_AUTH_RATE_LIMIT_PER_MINUTE: '100',
+  };
+  // started together: their migrations race for the advisory lock
+  const [A, B] = await Promise.all([startReplica(env), startReplica(env)]);
+  t.teardown(async () => {
+    await A.stop();
+    await B.stop();
+  });
+  for (const r of [A, B]) await until(async () => (await r.request('GET', '/readyz')).status === 200, 'a replica to be ready');
+
+  let n = 0;
+  const signup = async (r: Replica) => {
+    const res = await r.request('POST', '/auth/signup', {
+      body: { email: `u${process.pid}-${n}@example.com`, password: 'correct horse battery', organization_name: `Shared org ${process.pid} ${n++}` },
+    });
+    if (res.status !== 201) throw new Error(`signup: ${res.status} ${res.text}`);
+    return { token: res.body.access_token as string, orgId: res.body.user.org_id as string };
+  };
+  const createKey = async (r: Replica, token: string) => {
+    const res = await r.request('POST', '/auth/api-keys', {
+      body: { name: 'k', scopes: ['verify:read', 'attestation:read'] },
+      headers: { authorization: `Bearer ${token}` },
+    });
+    if (res.status !== 201) throw new Error(`key: ${res.status} ${res.text}`);
+    return res.body as { id: string; key: string };
+  };
+  const verify = (r: Replica, key: string, i = 0) => r.request('POST', '/verify/math', { apiKey: key, body: { expression: `${i}+1=${i + 1}` } });
+
+  t.test('a key created on A verifies on B; revoked on B it is refused on A', async (t) => {
+    const acct = await signup(A);
+    const key = await createKey(A, acct.token);
+    const onB = await verify(B, key.key);
+    t.equal(onB.status, 200, onB.text);
+    t.equal(onB.body.status, 'VERIFIED');
+    const revoke = await B.request('DELETE', `/auth/api-keys/${key.id}`, { headers: { authorization: `Bearer ${acct.token}` } });
+    t.equal(revoke.status, 200, revoke.text);
+    t.equal((await verify(A, key.key)).status, 401, 'the revocation is seen by the other replica at once');
+  });
+
+  t.test('attestations from A verify on B; both publish the same JWKS and identity keys', async (t) => {
+    const acct = await signup(A);
+    const key = await createKey(A, acct.token);
+    const v = await verify(A, key.key, 7);
+    t.equal(v.status, 200);
+    t.type(v.body.attestation, 'string');
+    const onB = await B.request('POST', '/attestation/verify', { apiKey: key.key, body: { jwt: v.body.attestation } });
+    t.equal(onB.status, 200, onB.text);
+    t.equal(onB.body.valid, true);
+    t.equal((await B.request('GET', `/attestation/${v.body.attestation_id}`, { apiKey: key.key })).status, 200, 'the record is shared too');
+    const [ja, jb] = await Promise.all([A.request('GET', '/.well-known/jwks.json'), B.request('GET', '/.well-known/jwks.json')]);
+    t.equal(ja.status, 200);
+    t.same(ja.body, jb.body, 'identical JWKS');
+  });
+
+  t.test('the plan limit counts requests on both replicas together', async (t) => {
+    const acct = await signup(B);
+    const key = await createKey(B, acct.token);
+    // the free plan allows 60 per (epoch-aligned) minute: start with enough of the minute left
+    const left = 60_000 - (Date.now() % 60_000);
+    if (left < 10_000) await new Promise((r) => setTimeout(r, left + 50));
+    const minute = Math.floor(Date.now() / 60_000);
+    const res = await Promise.all(Array.from({ length: 70 }, (_, i) => verify(i % 2 ? A : B, key.key, i)));
+    t.equal(Math.floor(Date.now() / 60_000), minute, 'all requests fell in one window');
+    t.equal(res.filter((r) => r.status === 200).length, 60, 'exactly the plan limit is allowed across replicas');
+    t.equal(res.filter((r) => r.status === 429).length, 10);
+  });
+
+  t.test('the per-IP limit of anonymous /auth/* is one counter across replicas', async (t) => {
+    const left = 60_000 - (Date.now() % 60_000);
+    if (left < 5_000) await new Promise((r) => setTimeout(r, left + 50));
+    const minute = Math.floor(Date.now() / 60_000);
+    const remaining: number[] = [];
+    for (let i = 0; i < 6; i++) {
+      const r = await (i % 2 ? B : A).request('POST', '/auth/signin', { body: { email: 'nobody@example.com', password: 'wrong password here' } });
+      t.equal(r.status, 401);
+      remaining.push(Number(r.headers['ratelimit-remaining']));
+    }
+    t.equal(Math.floor(Date.now() / 60_000), minute, 'one window');
+    t.same(
+      remaining.slice(1).map((n, i) => remaining[i] - n),
+      [1, 1, 1, 1, 1],
+      'each request, on either replica, takes one from the same bucket',
+    );
+  });
+
+  t.test('500 concurrent verifications across A and B leave one valid chain with 500 entries', async (t) => {
+    const acct = await signup(A);
+    // an enterprise organisation (no plan limit), set before its first API-key request
+    const store = new PgStore({ url: db.url });
+    t.teardown(() => store.close());
+    await store.collection<Record<string, unknown>>('auth.orgs').update(acct.orgId, (o) => (o ? { ...o, tier: 'enterprise' } : undefined));
+    const key = await createKey(A, acct.token);
+    const res = await Promise.all(Array.from({ length: 500 }, (_, i) => verify(i % 2 ? A : B, key.key, i)));
+    t.same(
+      [...new Set(res.map((r) => r.status))],
+      [200],
+    );
+    let verifications = 0;
+    const walk = await walkChains(store.collection(AUDIT_COLLECTION), secrets.SVC_AUDIT_SECRET_KEY, {
+      orgId: acct.orgId,
+      onEntry: (e: AuditEntry) => void (e.route === '/verify/math' && verifications++),
+    });
+    t.equal(walk.broken, null);
+    t.equal(walk.orgs, 1);
+    t.equal(verifications, 500, 'every verification of both replicas is in the one chain');
+    const cli = spawnSync(process.execPath, [CLI, 'audit', 'verify', '--org', acct.orgId], {
+      encoding: 'utf8',
+      env: { PATH: process.env.PATH, ...secrets, SVC_STORE_URL: db.url, SVC_CONFIG: '' },
+    });
+    t.equal(cli.status, 0, cli.stdout + cli.stderr);
+    t.match(cli.stdout, new RegExp(`^OK: ${walk.entries} entries in 1 chain`, 'm'), 'proofgate audit verify accepts the shared chain');
+  });
+
+  t.test('Redis stopped mid-run: limited requests are denied and /readyz is false; both recover when it returns', async (t) => {
+    const acct = await signup(A);
+    const key = await createKey(A, acct.token);
+    t.equal((await verify(B, key.key)).status, 200);
+    await killProcess(redis);
+    for (const r of [A, B]) {
+      const denied = await verify(r, key.key);
+      t.equal(denied.status, 503, 'fail closed: the limit cannot be known');
+      t.equal(denied.body.code, 'rate_limiter_unavailable');
+      await until(async () => (await r.request('GET', '/readyz')).status === 503, 'readyz to report the lost Redis');
+    }
+    redis = await startRedis(redisPort);
+    for (const r of [A, B]) {
+      await until(async () => (await verify(r, key.key)).status === 200, 'the replica to use Redis again');
+      await until(async () => (await r.request('GET', '/readyz')).status === 200, 'readyz to recover');
+    }
+    t.pass('recovered');
+  });
+
+  t.test('/readyz is false until the store answers', async (t) => {
+    // PostgreSQL behind a switchable TCP relay: refused first, then forwarded
+    let open = false;
+    const sockets = new Set<Socket>();
+    const relay = createServer((inbound) => {
+      if (!open) return inbound.destroy();
+      const outbound = connect(5432, '127.0.0.1');
+      for (const s of [inbound, outbound]) {
+        sockets.add(s);
+        s.on('error', () => undefined);
+        s.on('close', () => sockets.delete(s));
+      }
+      inbound.pipe(outbound).pipe(inbound);
+    });
+    await new Promise<void>((r) => relay.listen(0, '127.0.0.1', () => r()));
+    t.teardown(() => {
+      for (const s of sockets) s.destroy();
+      relay.close();
+    });
+    const url = new URL(db.url);
+    url.port = String((relay.address() as { port: number }).port);
+    const C = await startReplica({ ...env, SVC_STORE_URL: url.toString() }, await freePort());
+    t.teardown(() => C.stop());
+    t.equal((await C.request('GET', '/healthz')).status, 200, 'live');
+    t.equal((await C.request('GET', '/readyz')).status, 503, 'not ready without its store');
+    t.notOk(C.child.exitCode, 'still running');
+    open = true;
+    await until(async () => (await C.request('GET', '/readyz')).status === 200, 'readyz once the store answers', 400);
+    const acct = await signup(A);
+    const key = await createKey(A, acct.token);
+    t.equal((await verify(C, key.key)).status, 200, 'and it serves the shared data');
+  });
+}
