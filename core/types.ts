@@ -78,9 +78,29 @@ export interface Reply {
   headers?: Record<string, string>;
   /**
    * JSON-serialisable value, a string/Buffer sent as-is (set content-type in headers), or a
-   * node:stream Readable relayed chunk by chunk (no content-length, no response-schema check)
+   * node:stream Readable relayed chunk by chunk (no content-length, no response-schema check).
+   * With `verdict`: the endpoint's own fields, rendered beside the verdict (see `layout`).
    */
   body?: unknown;
+  /**
+   * The verdict of a verification route. Hooks read it here (attestation, audit); the kernel renders
+   * the wire body from it after the onReply hooks (core/verdict.ts renderVerdict, decisions §2).
+   */
+  verdict?: DiagnosticResult;
+  /** what was verified: the engine and the evaluated input an attestation binds */
+  subject?: ReplySubject;
+  /**
+   * Where the verdict goes on the wire (decisions §2). `flat` (default): the DiagnosticResult at the
+   * top level, its legacy flat fields copied beside it, then `body`'s fields. `nested`: `body` keeps
+   * the endpoint's own top-level `status` and the verdict rides under `diagnostic`.
+   */
+  layout?: 'flat' | 'nested';
+}
+
+export interface ReplySubject {
+  engine: string;
+  /** the evaluated input (e.g. the normalised expression the proof_ref binds) */
+  query?: unknown;
 }
 
 export interface RouteSchemas {

@@ -1,6 +1,6 @@
 import type { App, EngineHandle, RequestContext } from '../../../core/types.js';
 import { HttpError } from '../../../core/errors.js';
-import { diagnosticBody, reviveDiagnostic, type DiagnosticResult } from '../../../core/verdict.js';
+import { reviveDiagnostic, type DiagnosticResult } from '../../../core/verdict.js';
 import { CodeProblems } from './errors.js';
 import { CONSTRAINTS, MAX_CODE_BYTES, failed, resolveLanguage, unsupportedLanguage } from './verdict.js';
 import type { CodeInput } from './engine.js';
@@ -60,7 +60,7 @@ export function registerRoutes(app: App, engine: EngineHandle): void {
         }
       }
       // Every verdict, BLOCKED ones included, is the answer to the request: 200; clients gate on admission.
-      return { status: 200, body: diagnosticBody(verdict) };
+      return { status: 200, verdict };
     },
   });
 }

@@ -31,8 +31,8 @@ interface ConsensusRequest {
   provider?: string;
 }
 
-function body(r: ConsensusResult): Record<string, unknown> {
-  return diagnosticBody(r.diagnostic, {
+function fields(r: ConsensusResult): Record<string, unknown> {
+  return {
     final_answer: r.final_answer,
     confidence: r.confidence,
     engines_used: r.engines_used,
@@ -40,7 +40,7 @@ function body(r: ConsensusResult): Record<string, unknown> {
     verification_chain: r.verification_chain,
     total_latency_ms: r.total_latency_ms,
     meets_requirement: r.meets_requirement,
-  });
+  };
 }
 
 /**
@@ -105,10 +105,10 @@ const consensusPlugin: Plugin = {
           throw new HttpError(
             ConsensusProblems.belowThreshold,
             `confidence ${result.confidence}% is below min_confidence ${req.min_confidence} (${result.agreement_status}).`,
-            { constraintId: C.belowThreshold, extensions: { consensus: body(result) } },
+            { constraintId: C.belowThreshold, extensions: { consensus: diagnosticBody(result.diagnostic, fields(result)) } },
           );
         }
-        return { status: 200, body: body(result) };
+        return { status: 200, verdict: result.diagnostic, body: fields(result) };
       },
     });
   },

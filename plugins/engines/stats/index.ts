@@ -1,6 +1,6 @@
 import type { App, MultipartBody, Plugin, Verifier } from '../../../core/types.js';
 import { HttpError } from '../../../core/errors.js';
-import { blocked, diagnosticBody } from '../../../core/verdict.js';
+import { blocked } from '../../../core/verdict.js';
 import { C, StatsProblems } from './errors.js';
 import { Sandbox, type SandboxOptions } from './sandbox.js';
 import { csvProblem, LIMITS, queryRefused, runPrepared } from './verify.js';
@@ -67,7 +67,7 @@ export function createStatsPlugin(opts: { nodePath?: string } = {}): Plugin {
           const p = await prepare(files[0].data, body.fields.query, ctx.signal);
           if (!p.ok && p.kind !== 'query') throw csvProblem(p, columnCap);
           const verdict = p.ok ? await runPrepared(sandbox, p, ctx.signal) : queryRefused(p.message);
-          return { status: 200, body: diagnosticBody(verdict) };
+          return { status: 200, verdict };
         },
       });
       // composite routes: input {csv: string, query: string}; an unusable CSV is a BLOCKED verdict
