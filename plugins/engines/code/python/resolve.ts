@@ -1,5 +1,5 @@
 import { type PyNode, field, namedChildren } from './parser.js';
-import { MAX_FOLD, intValue, stringParts } from './literals.js';
+import { MAX_FOLD, ident, intValue, stringParts } from './literals.js';
 import { positionalArgs } from './args.js';
 import { foldCall } from './fold.js';
 import { QualMemo } from '../qual-memo.js';
@@ -41,10 +41,7 @@ export class AnalysisLimitError extends Error {
   }
 }
 
-/** NFKC, as CPython applies to identifiers (PEP 3131): `ｅval` is `eval`. */
-export function ident(text: string): string {
-  return text.normalize('NFKC');
-}
+export { ident };
 
 export function canonical(q: string): string {
   let out = q;
