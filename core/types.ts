@@ -5,7 +5,7 @@ import type { Store } from './store.js';
 import type { Metrics } from './metrics.js';
 import type { PluginKit } from './kit.js';
 import type { DiagnosticResult } from './verdict.js';
-import type { HttpError } from './errors.js';
+import type { FieldError, HttpError } from './errors.js';
 
 /**
  * The plugin contract. A plugin sees the kernel only through `App`; everything it adds (routes,
@@ -200,6 +200,12 @@ export interface App {
   hook(name: 'onError', fn: OnErrorHook): void;
   /** register a JSON schema (with $id) beside the ones loaded from schemas/ */
   schema(schema: object): void;
+  /**
+   * Checks a value against a registered schema with the kernel's one validator (the same one routes
+   * use): the field errors, empty when valid. Defaults the schema declares are filled in place.
+   * `part` prefixes the error pointers (`/body/query`); default `body`.
+   */
+  validate(schemaId: string, value: unknown, part?: 'body' | 'query' | 'params' | 'response'): FieldError[];
   /** /readyz is true only when every readiness check returns true */
   readiness(name: string, check: () => boolean): void;
   /** store open, pools up, engines warm and every readiness check true */
@@ -221,5 +227,11 @@ export interface Verifier {
 
 export interface Plugin {
   name: string;
+  /**
+   * The plugin's settings: `plugin_config.<key>` (key default: the plugin's name) is checked
+   * against `schema` by the kernel before `register` runs (absent: checked as `{}`); a bad value
+   * stops start-up with a message naming the setting. The plugin applies its own defaults.
+   */
+  config?: { key?: string; schema: object };
   register(app: App): void | Promise<void>;
 }

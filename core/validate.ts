@@ -9,7 +9,7 @@ import { HttpError, Problems, type FieldError } from './errors.js';
 // ajv-formats is CommonJS; under NodeNext its default import is the module object
 const addFormats = ((addFormatsImport as unknown as { default?: unknown }).default ?? addFormatsImport) as (ajv: Ajv) => Ajv;
 
-export type Part = 'body' | 'query' | 'params' | 'response';
+export type Part = 'body' | 'query' | 'params' | 'response' | 'config';
 const DRAFT_2020 = 'https://json-schema.org/draft/2020-12/schema';
 
 /**
@@ -95,6 +95,21 @@ export class Validator {
     const v = this.fn(id, part);
     if (v(data)) return [];
     return (v.errors ?? []).map((e) => toFieldError(e, part));
+  }
+
+  /**
+   * Start-up check of `plugin_config.<key>` against the schema a plugin declared (Plugin.config):
+   * throws an Error naming the first invalid setting, e.g. `plugin_config.stats.max_columns must be >= 1`.
+   */
+  assertPluginConfig(key: string, schema: object, value: unknown): void {
+    const id = (schema as { $id?: unknown }).$id;
+    const sid = typeof id === 'string' && id ? id : `urn:proofgate:plugin-config:${key}`;
+    if (!this.ids.has(sid)) this.add(typeof id === 'string' && id ? schema : { ...schema, $id: sid }, `plugin_config.${key}`);
+    const errors = this.check(sid, value, 'config');
+    if (errors.length) {
+      const first = errors[0];
+      throw new Error(`plugin_config.${key}${first.field.slice('/config'.length).replaceAll('/', '.')} ${first.message}`);
+    }
   }
 
   /** Throws a 400 problem naming every invalid field. */

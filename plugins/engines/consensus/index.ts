@@ -15,13 +15,14 @@ const S = 'https://proofgate.dev/schemas/consensus';
 /** spec: one 30-second aggregate deadline; plugin_config.consensus.deadline_ms may only lower it */
 export const MAX_DEADLINE_MS = 30_000;
 
+/** plugin_config.consensus, checked by the kernel at start-up */
+const CONFIG_SCHEMA = {
+  type: 'object',
+  properties: { deadline_ms: { type: 'integer', minimum: 1, maximum: MAX_DEADLINE_MS } },
+};
+
 function deadlineMs(app: App): number {
-  const v = app.config.plugin_config?.consensus?.deadline_ms;
-  if (v === undefined) return MAX_DEADLINE_MS;
-  if (typeof v !== 'number' || !Number.isInteger(v) || v < 1 || v > MAX_DEADLINE_MS) {
-    throw new Error(`plugin_config.consensus.deadline_ms must be an integer from 1 to ${MAX_DEADLINE_MS}`);
-  }
-  return v;
+  return (app.config.plugin_config?.consensus?.deadline_ms as number | undefined) ?? MAX_DEADLINE_MS;
 }
 
 interface ConsensusRequest {
@@ -50,6 +51,7 @@ function fields(r: ConsensusResult): Record<string, unknown> {
  */
 const consensusPlugin: Plugin = {
   name: 'engine-consensus',
+  config: { key: 'consensus', schema: CONFIG_SCHEMA },
   register(app: App) {
     const deadline = deadlineMs(app);
     app.provide<Verifier>('verifier.rational', rationalVerifier);
