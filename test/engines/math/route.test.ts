@@ -2,7 +2,7 @@ import t from 'tap';
 import mathPlugin from '../../../plugins/engines/math/index.js';
 import { mathRoutes } from '../../../plugins/engines/math/routes.js';
 import { EngineError } from '../../../core/workers.js';
-import { startServer, testAuthPlugin, TEST_API_KEY } from '../../helpers/server.js';
+import { startServer, testAuthPlugin, TEST_API_KEY, untilReady } from '../../helpers/server.js';
 import type { EngineHandle, Plugin, Verifier } from '../../../core/types.js';
 
 /** a cold worker loads mathjs (seconds on a busy machine): wait for the engine's warm-up, allow slow tasks */
@@ -14,7 +14,7 @@ const stateProbe: Plugin = {
 
 async function warmServer() {
   const s = await startServer({ plugins: [testAuthPlugin(), mathPlugin, stateProbe], config: { workers: { threads: 1, task_timeout_ms: 120_000 } } });
-  for (let i = 0; i < 1200 && !s.kernel.isReady(); i++) await new Promise((r) => setTimeout(r, 100));
+  await untilReady(s.kernel);
   return s;
 }
 
