@@ -136,7 +136,7 @@ export async function createApp(opts: CreateOptions): Promise<Kernel> {
 
   let plugins: Plugin[];
   try {
-    plugins = await resolvePlugins(opts.plugins, config.plugins.disabled, config.plugins.extra);
+    plugins = await resolvePlugins(opts.plugins, config.plugins.disabled, config.plugins.extra, (msg) => log.warn(msg));
     for (const p of plugins) {
       if (p.config) {
         const key = p.config.key ?? p.name;

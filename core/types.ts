@@ -228,6 +228,11 @@ export interface Verifier {
 export interface Plugin {
   name: string;
   /**
+   * former names, still accepted in plugins.disabled (with a warning naming the new one) for one
+   * release after a rename
+   */
+  aliases?: readonly string[];
+  /**
    * The plugin's settings: `plugin_config.<key>` (key default: the plugin's name) is checked
    * against `schema` by the kernel before `register` runs (absent: checked as `{}`); a bad value
    * stops start-up with a message naming the setting. The plugin applies its own defaults.

@@ -50,8 +50,10 @@ function fields(r: ConsensusResult): Record<string, unknown> {
  * selection rules and the 422/503 choices.
  */
 const consensusPlugin: Plugin = {
-  name: 'engine-consensus',
-  config: { key: 'consensus', schema: CONFIG_SCHEMA },
+  name: 'consensus',
+  /** its name before 0.x: still accepted in plugins.disabled, with a warning */
+  aliases: ['engine-consensus'],
+  config: { schema: CONFIG_SCHEMA },
   register(app: App) {
     const deadline = deadlineMs(app);
     app.provide<Verifier>('verifier.rational', rationalVerifier);

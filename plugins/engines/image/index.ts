@@ -29,7 +29,9 @@ function header(data: Buffer): ImageInfo {
  * parsing reads a few hundred bytes at most, so it runs on the request thread.
  */
 const imagePlugin: Plugin = {
-  name: 'engine-image',
+  name: 'image',
+  /** its name before 0.x: still accepted in plugins.disabled, with a warning */
+  aliases: ['engine-image'],
   register(app: App) {
     app.route({
       method: 'POST',

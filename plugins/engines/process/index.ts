@@ -29,7 +29,9 @@ function requestProblem(raw: Record<string, unknown>): string | null {
  * cost more than the scan. See docs/engines/process.md.
  */
 const processPlugin: Plugin = {
-  name: 'engine-process',
+  name: 'process',
+  /** its name before 0.x: still accepted in plugins.disabled, with a warning */
+  aliases: ['engine-process'],
   register(app: App) {
     app.route({
       method: 'POST',

@@ -36,7 +36,9 @@ function check(raw: Record<string, unknown>): { max: Rational } | { problem: str
 
 /** POST /verify/rag: exact document-retrieval-mismatch rate against a threshold. See docs/engines/rag.md. */
 const ragPlugin: Plugin = {
-  name: 'engine-rag',
+  name: 'rag',
+  /** its name before 0.x: still accepted in plugins.disabled, with a warning */
+  aliases: ['engine-rag'],
   register(app: App) {
     app.route({
       method: 'POST',

@@ -41,8 +41,10 @@ const CONFIG_SCHEMA = {
 /** `nodePath` lets a deployment (or a test) point the sandbox at another node binary. */
 export function createStatsPlugin(opts: { nodePath?: string } = {}): Plugin {
   return {
-    name: 'engine-stats',
-    config: { key: 'stats', schema: CONFIG_SCHEMA },
+    name: 'stats',
+    /** its name before 0.x: still accepted in plugins.disabled, with a warning */
+    aliases: ['engine-stats'],
+    config: { schema: CONFIG_SCHEMA },
     register(app: App) {
       const sandbox = new Sandbox({ ...settings(app), nodePath: opts.nodePath });
       const columnCap = maxColumns(app);
