@@ -2,7 +2,7 @@ import t from 'tap';
 import { hmacSha256Hex } from '../../core/canonical.js';
 import { builtinPlugins } from '../../sidecar/builtin.js';
 import { startServer, TEST_SECRETS, type TestServer, untilReady } from '../helpers/server.js';
-import { bearer, createKey, signup, tenant } from '../auth/fixtures/tenancy.js';
+import { bearer, createKey, signup, tenant } from '../helpers/tenancy.js';
 import { AGENT_COLLECTIONS, ACTIVITY_COLLECTION, type AgentRecord } from '../../plugins/agents/index.js';
 
 /** The agent endpoints over HTTP, with the real auth plugin and every built-in loaded. */

@@ -9,7 +9,7 @@ import { walkChains } from '../../plugins/audit/verify.js';
 import { neutralizeCell } from '../../plugins/audit/csv.js';
 import { builtinPlugins } from '../../sidecar/builtin.js';
 import { startServer, TEST_SECRETS } from '../helpers/server.js';
-import { bearer, signup, tenant, verificationTestPlugin } from '../auth/fixtures/tenancy.js';
+import { bearer, signup, tenant, verificationTestPlugin } from '../helpers/tenancy.js';
 import type { ApiKeys } from '../../plugins/auth/index.js';
 
 const SECRET = TEST_SECRETS.audit_secret_key;

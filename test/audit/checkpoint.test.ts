@@ -12,7 +12,7 @@ import { CHECKPOINT_COLLECTION, Checkpointer, type Checkpoint, type CheckpointSi
 import { pruneAudit } from '../../plugins/audit/retention.js';
 import { builtinPlugins } from '../../sidecar/builtin.js';
 import { startServer, TEST_SECRETS } from '../helpers/server.js';
-import { tenant, verificationTestPlugin } from '../auth/fixtures/tenancy.js';
+import { tenant, verificationTestPlugin } from '../helpers/tenancy.js';
 import { runCli } from './fixtures/cli.js';
 
 const SECRET = TEST_SECRETS.audit_secret_key;

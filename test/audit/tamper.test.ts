@@ -5,7 +5,7 @@ import { AUDIT_COLLECTION, entryKey, legacyPayload, logIdOf } from '../../plugin
 import { hmacSha256Hex } from '../../core/canonical.js';
 import { builtinPlugins } from '../../sidecar/builtin.js';
 import { startServer, TEST_SECRETS, type TestServer } from '../helpers/server.js';
-import { tenant, verificationTestPlugin } from '../auth/fixtures/tenancy.js';
+import { tenant, verificationTestPlugin } from '../helpers/tenancy.js';
 import { runCli } from './fixtures/cli.js';
 
 /**

@@ -5,7 +5,7 @@ import { request } from 'node:http';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { builtinPlugins } from '../../sidecar/builtin.js';
 import { startServer, untilReady } from '../helpers/server.js';
-import { tenant } from '../auth/fixtures/tenancy.js';
+import { tenant } from '../helpers/tenancy.js';
 import { png } from '../engines/image/fixtures.js';
 import { LIMITS as FACT } from '../../plugins/engines/fact/index.js';
 import { DEFAULT_MAX_COLUMNS, LIMITS as STATS } from '../../plugins/engines/stats/index.js';

@@ -1,7 +1,7 @@
 import t from 'tap';
 import { builtinPlugins } from '../../sidecar/builtin.js';
 import { startServer, untilReady } from '../helpers/server.js';
-import { tenant } from '../auth/fixtures/tenancy.js';
+import { tenant } from '../helpers/tenancy.js';
 import { png } from './image/fixtures.js';
 
 /**

@@ -12,7 +12,7 @@ import audit, { type AuditEntry } from '../../plugins/audit/index.js';
 import { AUDIT_COLLECTION } from '../../plugins/audit/payload.js';
 import mcp, { definitionHash, DENIAL_META, VERDICT_META } from '../../plugins/mcp/index.js';
 import { startServer, type TestServer } from '../helpers/server.js';
-import { tenant } from '../auth/fixtures/tenancy.js';
+import { tenant } from '../helpers/tenancy.js';
 import { connectClient, POISONED_DESCRIPTION, startUpstream, toolList } from './fixtures.js';
 
 /**

@@ -9,7 +9,7 @@ import ops from '../../plugins/ops/index.js';
 import { createAuthPlugin, type ApiKeys } from '../../plugins/auth/index.js';
 import { builtinPlugins } from '../../sidecar/builtin.js';
 import { startServer } from '../helpers/server.js';
-import { bearer, createKey, tenant, verificationTestPlugin } from '../auth/fixtures/tenancy.js';
+import { bearer, createKey, tenant, verificationTestPlugin } from '../helpers/tenancy.js';
 
 t.test('metrics: operators by user id only; tenants read their own', async (t) => {
   const dataDir = mkdtempSync(join(tmpdir(), 'pg-ops-'));

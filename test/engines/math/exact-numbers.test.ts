@@ -2,7 +2,7 @@ import t from 'tap';
 import { builtinPlugins } from '../../../sidecar/builtin.js';
 import { exactMember, guardNumberRange } from '../../../core/exact-json.js';
 import { startServer, untilReady } from '../../helpers/server.js';
-import { tenant } from '../../auth/fixtures/tenancy.js';
+import { tenant } from '../../helpers/tenancy.js';
 
 /** issue 12, item 3: claimed numbers of /verify/math are read as written; Infinity never appears silently. */
 
