@@ -102,12 +102,10 @@ export class Validator {
    * throws an Error naming the first invalid setting, e.g. `plugin_config.stats.max_columns must be >= 1`.
    */
   assertPluginConfig(key: string, schema: object, value: unknown): void {
-    const id = (schema as { $id?: unknown }).$id;
-    const sid = typeof id === 'string' && id ? id : `urn:proofgate:plugin-config:${key}`;
-    if (!this.ids.has(sid)) this.add(typeof id === 'string' && id ? schema : { ...schema, $id: sid }, `plugin_config.${key}`);
-    const errors = this.check(sid, value, 'config');
-    if (errors.length) {
-      const first = errors[0];
+    // compiled on the shared instance but not registered: a setting is not part of the API (OpenAPI, client)
+    const v = this.instance((schema as { $schema?: string }).$schema === DRAFT_2020, false).compile(schema);
+    if (!v(value)) {
+      const first = toFieldError((v.errors ?? [])[0], 'config');
       throw new Error(`plugin_config.${key}${first.field.slice('/config'.length).replaceAll('/', '.')} ${first.message}`);
     }
   }
