@@ -5,7 +5,7 @@ import a2a from '../plugins/a2a/index.js';
 import audit from '../plugins/audit/index.js';
 import health from '../plugins/health/index.js';
 import mcp from '../plugins/mcp/index.js';
-import { tenant } from '../test/auth/fixtures/tenancy.js';
+import { tenant } from '../test/helpers/tenancy.js';
 import { startServer } from '../test/helpers/server.js';
 import { connectClient, startUpstream } from '../test/mcp/fixtures.js';
 import { closedLoop, type LoadStats } from './load.js';

@@ -119,6 +119,7 @@ export async function createApp(opts: CreateOptions): Promise<Kernel> {
       (hooks[name] as unknown[]).push(fn);
     },
     schema: (s) => validator.add(s, `plugin ${pluginName}`),
+    validate: (id, value, part = 'body') => validator.check(id, value, part),
     readiness: (name, check) => readiness.set(`${pluginName}.${name}`, check),
     isReady: () => isReady(),
     onClose: (fn) => closers.push(fn),
@@ -135,8 +136,14 @@ export async function createApp(opts: CreateOptions): Promise<Kernel> {
 
   let plugins: Plugin[];
   try {
-    plugins = await resolvePlugins(opts.plugins, config.plugins.disabled, config.plugins.extra);
-    for (const p of plugins) await p.register(makeApp(p.name));
+    plugins = await resolvePlugins(opts.plugins, config.plugins.disabled, config.plugins.extra, (msg) => log.warn(msg));
+    for (const p of plugins) {
+      if (p.config) {
+        const key = p.config.key ?? p.name;
+        validator.assertPluginConfig(key, p.config.schema, config.plugin_config?.[key] ?? {});
+      }
+      await p.register(makeApp(p.name));
+    }
     // the kernel's own route: the API description, public like the spec's health routes
     router.add({
       method: 'GET',

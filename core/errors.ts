@@ -26,11 +26,16 @@ export class HttpError extends Error {
   readonly headers?: Record<string, string>;
   /** extra members of the problem body (RFC 9457 extension members) */
   readonly extensions?: Record<string, unknown>;
+  /**
+   * the refusal is a policy block of the request's content (an exfiltration attempt, a forbidden
+   * engine), a verdict rather than a failure: observers such as the audit record it as `blocked`
+   */
+  readonly policyBlock?: boolean;
 
   constructor(
     def: ProblemDef,
     detail?: string,
-    opts: { constraintId?: string; errors?: FieldError[]; headers?: Record<string, string>; extensions?: Record<string, unknown> } = {},
+    opts: { constraintId?: string; errors?: FieldError[]; headers?: Record<string, string>; extensions?: Record<string, unknown>; policyBlock?: boolean } = {},
   ) {
     super(detail ?? def.title);
     this.status = def.status;
@@ -41,6 +46,7 @@ export class HttpError extends Error {
     this.errors = opts.errors;
     this.headers = opts.headers;
     this.extensions = opts.extensions;
+    if (opts.policyBlock) this.policyBlock = true;
   }
 
   toProblem(instance?: string): Record<string, unknown> {

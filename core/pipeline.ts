@@ -7,6 +7,7 @@ import { guardNumberRange } from './exact-json.js';
 import { assertFieldsDepth, assertJsonDepth, DEFAULT_MAX_JSON_DEPTH } from './json-depth.js';
 import { isStreamReply, problemReply, toHttpError, writeProblem, writeReply, writeStream } from './reply.js';
 import type { Router } from './router.js';
+import { renderVerdict } from './verdict.js';
 import type { Validator } from './validate.js';
 import type { Metrics } from './metrics.js';
 import type { Authenticator, OnErrorHook, OnReplyHook, PreHandlerHook, Reply, RequestContext, RouteDef } from './types.js';
@@ -157,6 +158,8 @@ export function createPipeline(d: PipelineDeps) {
 
       let reply: Reply = await route.handler(ctx);
       for (const hook of d.hooks.onReply) reply = (await hook(ctx, reply)) ?? reply;
+      // hooks saw the verdict itself; the wire body is rendered from it once they are done
+      reply = renderVerdict(reply);
       if (isStreamReply(reply)) {
         status = await writeStream(res, reply, responseHeaders);
         return;

@@ -25,8 +25,20 @@ export async function importPlugin(path: string, cwd = process.cwd()): Promise<P
 }
 
 /** Built-ins minus the disabled ones, then operator plugins; names must be unique. */
-export async function resolvePlugins(builtins: Plugin[], disabled: string[], extra: string[]): Promise<Plugin[]> {
+export async function resolvePlugins(
+  builtins: Plugin[],
+  disabledNames: string[],
+  extra: string[],
+  warn: (msg: string) => void = () => undefined,
+): Promise<Plugin[]> {
   const known = new Set(builtins.map((p) => p.name));
+  const renamed = new Map(builtins.flatMap((p) => (p.aliases ?? []).map((a) => [a, p.name] as const)));
+  const disabled = disabledNames.map((n) => {
+    const now = known.has(n) ? undefined : renamed.get(n);
+    if (now === undefined) return n;
+    warn(`plugins.disabled: "${n}" is now called "${now}"; the old name will stop working in the next release`);
+    return now;
+  });
   const unknown = disabled.filter((n) => !known.has(n));
   if (unknown.length) throw new PluginLoadError(`cannot disable unknown plugin(s): ${unknown.join(', ')}`);
   const list = builtins.filter((p) => !disabled.includes(p.name)).map((p) => asPlugin(p, `built-in ${p.name}`));

@@ -5,7 +5,7 @@ import type { Store } from './store.js';
 import type { Metrics } from './metrics.js';
 import type { PluginKit } from './kit.js';
 import type { DiagnosticResult } from './verdict.js';
-import type { HttpError } from './errors.js';
+import type { FieldError, HttpError } from './errors.js';
 
 /**
  * The plugin contract. A plugin sees the kernel only through `App`; everything it adds (routes,
@@ -78,9 +78,29 @@ export interface Reply {
   headers?: Record<string, string>;
   /**
    * JSON-serialisable value, a string/Buffer sent as-is (set content-type in headers), or a
-   * node:stream Readable relayed chunk by chunk (no content-length, no response-schema check)
+   * node:stream Readable relayed chunk by chunk (no content-length, no response-schema check).
+   * With `verdict`: the endpoint's own fields, rendered beside the verdict (see `layout`).
    */
   body?: unknown;
+  /**
+   * The verdict of a verification route. Hooks read it here (attestation, audit); the kernel renders
+   * the wire body from it after the onReply hooks (core/verdict.ts renderVerdict, decisions §2).
+   */
+  verdict?: DiagnosticResult;
+  /** what was verified: the engine and the evaluated input an attestation binds */
+  subject?: ReplySubject;
+  /**
+   * Where the verdict goes on the wire (decisions §2). `flat` (default): the DiagnosticResult at the
+   * top level, its legacy flat fields copied beside it, then `body`'s fields. `nested`: `body` keeps
+   * the endpoint's own top-level `status` and the verdict rides under `diagnostic`.
+   */
+  layout?: 'flat' | 'nested';
+}
+
+export interface ReplySubject {
+  engine: string;
+  /** the evaluated input (e.g. the normalised expression the proof_ref binds) */
+  query?: unknown;
 }
 
 export interface RouteSchemas {
@@ -180,6 +200,12 @@ export interface App {
   hook(name: 'onError', fn: OnErrorHook): void;
   /** register a JSON schema (with $id) beside the ones loaded from schemas/ */
   schema(schema: object): void;
+  /**
+   * Checks a value against a registered schema with the kernel's one validator (the same one routes
+   * use): the field errors, empty when valid. Defaults the schema declares are filled in place.
+   * `part` prefixes the error pointers (`/body/query`); default `body`.
+   */
+  validate(schemaId: string, value: unknown, part?: 'body' | 'query' | 'params' | 'response'): FieldError[];
   /** /readyz is true only when every readiness check returns true */
   readiness(name: string, check: () => boolean): void;
   /** store open, pools up, engines warm and every readiness check true */
@@ -201,5 +227,16 @@ export interface Verifier {
 
 export interface Plugin {
   name: string;
+  /**
+   * former names, still accepted in plugins.disabled (with a warning naming the new one) for one
+   * release after a rename
+   */
+  aliases?: readonly string[];
+  /**
+   * The plugin's settings: `plugin_config.<key>` (key default: the plugin's name) is checked
+   * against `schema` by the kernel before `register` runs (absent: checked as `{}`); a bad value
+   * stops start-up with a message naming the setting. The plugin applies its own defaults.
+   */
+  config?: { key?: string; schema: object };
   register(app: App): void | Promise<void>;
 }

@@ -9,7 +9,7 @@ import { HttpError, Problems, type FieldError } from './errors.js';
 // ajv-formats is CommonJS; under NodeNext its default import is the module object
 const addFormats = ((addFormatsImport as unknown as { default?: unknown }).default ?? addFormatsImport) as (ajv: Ajv) => Ajv;
 
-export type Part = 'body' | 'query' | 'params' | 'response';
+export type Part = 'body' | 'query' | 'params' | 'response' | 'config';
 const DRAFT_2020 = 'https://json-schema.org/draft/2020-12/schema';
 
 /**
@@ -95,6 +95,19 @@ export class Validator {
     const v = this.fn(id, part);
     if (v(data)) return [];
     return (v.errors ?? []).map((e) => toFieldError(e, part));
+  }
+
+  /**
+   * Start-up check of `plugin_config.<key>` against the schema a plugin declared (Plugin.config):
+   * throws an Error naming the first invalid setting, e.g. `plugin_config.stats.max_columns must be >= 1`.
+   */
+  assertPluginConfig(key: string, schema: object, value: unknown): void {
+    // compiled on the shared instance but not registered: a setting is not part of the API (OpenAPI, client)
+    const v = this.instance((schema as { $schema?: string }).$schema === DRAFT_2020, false).compile(schema);
+    if (!v(value)) {
+      const first = toFieldError((v.errors ?? [])[0], 'config');
+      throw new Error(`plugin_config.${key}${first.field.slice('/config'.length).replaceAll('/', '.')} ${first.message}`);
+    }
   }
 
   /** Throws a 400 problem naming every invalid field. */

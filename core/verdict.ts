@@ -133,3 +133,15 @@ export function diagnosticBody(d: DiagnosticResult, extra: Record<string, unknow
   if (d.admission !== undefined) body.admission = d.admission;
   return body;
 }
+
+/**
+ * The wire body of a reply that carries a verdict (decisions §2): `flat` is diagnosticBody with the
+ * reply's body as the endpoint fields; `nested` keeps the endpoint's body and puts the verdict under
+ * `diagnostic`. A reply without a verdict is returned as it is.
+ */
+export function renderVerdict<R extends { body?: unknown; verdict?: DiagnosticResult; layout?: 'flat' | 'nested' }>(reply: R): R {
+  if (!reply.verdict) return reply;
+  const fields = reply.body && typeof reply.body === 'object' && !Array.isArray(reply.body) ? (reply.body as Record<string, unknown>) : {};
+  const body = reply.layout === 'nested' ? { ...fields, diagnostic: reply.verdict } : diagnosticBody(reply.verdict, fields);
+  return { ...reply, body };
+}

@@ -1,11 +1,10 @@
-import { createHash, createPrivateKey, createPublicKey, sign, type KeyObject } from 'node:crypto';
+import { createHash, createPrivateKey, createPublicKey, type KeyObject } from 'node:crypto';
+import { b64urlJson, signDetachedJws, signJws } from '../../core/es256.js';
 import type { VerdictStatus } from './message.js';
 
 /**
- * ES256 verdict signing on the hot path. The PKCS#8 key is imported once into a KeyObject and each
- * JWT is signed with node:crypto's synchronous `sign` in IEEE P1363 form (the JWS encoding of an
- * ECDSA signature): about half the cost of jose's async WebCrypto path (docs/performance.md). The
- * protected header never changes, so it is encoded once.
+ * ES256 verdict signing on the hot path, with the kernel's signer (core/es256.ts): the PKCS#8 key is
+ * imported once into a KeyObject, and the protected header never changes, so it is encoded once.
  */
 export const JWT_TYP = 'svc-a2a-attestation+jwt';
 export const CLAIMS_VERSION = '1.0';
@@ -82,7 +81,7 @@ export class VerdictSigner {
     this.kid = `${this.issuer}#key-${this.fingerprint}`;
     const { x, y } = pub.export({ format: 'jwk' }) as { x: string; y: string };
     this.jwk = { kty: 'EC', crv: 'P-256', x, y, kid: this.kid, use: 'sig', alg: 'ES256' };
-    this.headerB64 = b64url(JSON.stringify({ alg: 'ES256', typ: JWT_TYP, kid: this.kid }));
+    this.headerB64 = b64urlJson({ alg: 'ES256', typ: JWT_TYP, kid: this.kid });
   }
 
   /** Claims for one verdict; `sub` is the caller's sha256Ref of the payload. */
@@ -100,18 +99,10 @@ export class VerdictSigner {
 
   /** A flattened, detached ES256 JWS over `payload` (AgentCard signatures: the card is not embedded). */
   signDetached(protectedHeader: Record<string, unknown>, payload: Buffer): { protected: string; signature: string } {
-    const prot = b64url(JSON.stringify({ ...protectedHeader, alg: 'ES256', kid: this.kid }));
-    const sig = sign('sha256', Buffer.from(`${prot}.${payload.toString('base64url')}`), { key: this.key, dsaEncoding: 'ieee-p1363' });
-    return { protected: prot, signature: sig.toString('base64url') };
+    return signDetachedJws({ ...protectedHeader, alg: 'ES256', kid: this.kid }, payload, this.key);
   }
 
   sign(claims: A2AClaims): string {
-    const input = `${this.headerB64}.${b64url(JSON.stringify(claims))}`;
-    const sig = sign('sha256', Buffer.from(input), { key: this.key, dsaEncoding: 'ieee-p1363' });
-    return `${input}.${sig.toString('base64url')}`;
+    return signJws(this.headerB64, claims, this.key);
   }
-}
-
-function b64url(s: string): string {
-  return Buffer.from(s).toString('base64url');
 }

@@ -1,7 +1,7 @@
 import { sha256Ref } from '../../core/canonical.js';
 import { HttpError, Problems } from '../../core/errors.js';
-import type { App, Reply, RequestContext, Verifier } from '../../core/types.js';
-import { diagnosticBody, unverifiable } from '../../core/verdict.js';
+import type { App, RequestContext, Verifier } from '../../core/types.js';
+import { unverifiable } from '../../core/verdict.js';
 import { Activity, DEFAULT_PAGE } from './activity.js';
 import { AgentProblems } from './errors.js';
 import { collectStrings, QUERY_CHECKS, SCHEMA_CHECKS, screenQuery, screenToolSchema, type Finding } from './screening.js';
@@ -51,19 +51,6 @@ function agentOf(ctx: RequestContext): AgentRecord {
   const rec = ctx.state.agent as AgentRecord | undefined;
   if (!rec || ctx.principal?.agentId !== rec.agent_id) throw new HttpError(Problems.unauthorized, 'no agent credential');
   return rec;
-}
-
-/**
- * A problem+json reply returned instead of thrown, so the onReply hooks still run: the audit chain
- * records the block with its constraint_id, and the audit plugin raises its injection_blocked event.
- */
-function problemReply(ctx: RequestContext, err: HttpError): Reply {
-  const q = ctx.url.indexOf('?');
-  return {
-    status: err.status,
-    headers: { 'content-type': 'application/problem+json' },
-    body: err.toProblem(q === -1 ? ctx.url : ctx.url.slice(0, q)),
-  };
 }
 
 function advisory(checks: ReadonlyArray<{ name: string; constraint_id: string }>, findings: Finding[]) {
@@ -176,28 +163,29 @@ export function registerAgentRoutes(app: App, d: RouteDeps): void {
         const err = new HttpError(def, first.details, {
           constraintId: first.constraint_id,
           extensions: { findings: [...exfil, ...poison].map((f) => ({ constraint_id: f.constraint_id, details: f.details })) },
+          // a block, not a failure: the audit chain records it as blocked and raises injection_blocked
+          policyBlock: true,
         });
-        return problemReply(ctx, err);
+        throw err;
       }
       const checks = [...advisory(QUERY_CHECKS, exfil), ...(b.tool_schema !== undefined ? advisory(SCHEMA_CHECKS, poison) : [])];
 
       if (b.engine !== undefined) {
         if (!agent.permissions.includes(b.engine)) {
           await d.activity.record(agent.agent_id, { ...base, outcome: 'blocked', constraint_id: 'agents.permission' });
-          const err = new HttpError(AgentProblems.permissionDenied, `this agent is not permitted to use the ${b.engine} engine`, { constraintId: 'agents.permission' });
-          return problemReply(ctx, err);
+          throw new HttpError(AgentProblems.permissionDenied, `this agent is not permitted to use the ${b.engine} engine`, { constraintId: 'agents.permission', policyBlock: true });
         }
         const verifier = app.service<Verifier>(`verifier.${b.engine}`);
         if (!verifier) throw new HttpError(AgentProblems.unknownEngine, `no ${b.engine} engine is loaded`);
         const result = await verifier.verify(b.engine_input!, { signal: ctx.signal, principal: ctx.principal });
         await d.activity.record(agent.agent_id, { ...base, outcome: 'passed', constraint_id: null });
-        return { body: diagnosticBody(result, { agent_id: agent.agent_id, engine: b.engine, screening: checks }) };
+        return { verdict: result, subject: { engine: b.engine }, body: { agent_id: agent.agent_id, engine: b.engine, screening: checks } };
       }
 
       await d.activity.record(agent.agent_id, { ...base, outcome: 'passed', constraint_id: null });
       const fields = { engine: SCREENING_ENGINE, agent_id: agent.agent_id, advisory_checks: checks };
       const msg = 'No exfiltration or tool-poisoning pattern matched. These checks are heuristics, so the request is admitted but nothing is proven.';
-      return { body: diagnosticBody(unverifiable(msg, fields, 'ADMIT')) };
+      return { verdict: unverifiable(msg, fields, 'ADMIT'), subject: { engine: SCREENING_ENGINE } };
     },
   });
 

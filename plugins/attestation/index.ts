@@ -4,7 +4,8 @@ import type { DiagnosticResult } from '../../core/verdict.js';
 import { addIdentity } from '../health/index.js';
 import { registerAttachHook } from './attach.js';
 import { AttestationKeyError } from './errors.js';
-import { createIssuer, es256Sign, TOKEN_TYPE } from './issue.js';
+import { createIssuer, TOKEN_TYPE } from './issue.js';
+import { signJws } from '../../core/es256.js';
 import { loadSigningKey, type SigningKey } from './keys.js';
 import { RecordPruner } from './prune.js';
 // records are stored in their compact layout by every store of this process
@@ -51,7 +52,6 @@ export interface BoundAttestationService extends AttestationService {
   trustGate(diagnostic: DiagnosticResult, opts: Omit<TrustGateOptions, 'verify' | 'log'>): Promise<DiagnosticResult>;
 }
 
-const b64url = (v: unknown) => Buffer.from(JSON.stringify(v)).toString('base64url');
 
 async function keyOrNull(app: App): Promise<SigningKey | null> {
   try {
@@ -91,8 +91,7 @@ async function register(app: App): Promise<void> {
         publicJwk: key.publicJwk as Record<string, unknown>,
         thumbprint: key.thumbprint,
         sign(typ, payload) {
-          const input = `${b64url({ alg: 'ES256', typ, kid: key.kid })}.${b64url(payload)}`;
-          return `${input}.${es256Sign(Buffer.from(input), key.privateKey).toString('base64url')}`;
+          return signJws({ alg: 'ES256', typ, kid: key.kid }, payload, key.privateKey);
         },
       }
     : null;

@@ -1,4 +1,5 @@
-import { randomBytes, sign as cryptoSign, type KeyObject } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
+import { es256Sign, signJws, type Es256Sign } from '../../core/es256.js';
 import type { Logger } from 'pino';
 import { sha256Ref, SHA256_REF } from '../../core/canonical.js';
 import type { Collection } from '../../core/store.js';
@@ -32,10 +33,9 @@ export function uuidv7(ms = Date.now()): string {
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
 }
 
-export type Signer = (data: Buffer, key: KeyObject) => Buffer;
-
-/** Hot path: node:crypto with the KeyObject imported once, raw r||s signature as JWS wants (performance.md). */
-export const es256Sign: Signer = (data, key) => cryptoSign('sha256', data, { key, dsaEncoding: 'ieee-p1363' });
+/** the kernel's ES256 signer (core/es256.ts); injectable so a test can make signing fail */
+export type Signer = Es256Sign;
+export { es256Sign };
 
 export interface IssuerDeps {
   /** null when crypto could not provide a key: issuance answers UNVERIFIABLE / CRYPTO_UNAVAILABLE */
@@ -50,8 +50,6 @@ export interface IssuerDeps {
 function outcome(status: AttestationResult['status'], code: AttestationErrorCode, error: string): AttestationResult {
   return { status, token: null, error_code: code, error, is_issued: false, attestation_id: null };
 }
-
-const b64url = (v: unknown) => Buffer.from(JSON.stringify(v)).toString('base64url');
 
 function confidenceOf(d: DiagnosticResult): number {
   const c = d.developer_fields.confidence;
@@ -89,8 +87,7 @@ export function createIssuer(deps: IssuerDeps) {
         jti,
         svc: { version: SVC_VERSION, result, query_hash, proof_hash },
       };
-      const input = `${b64url({ alg: 'ES256', typ: TOKEN_TYPE, kid: key.kid })}.${b64url(claims)}`;
-      const token = `${input}.${sign(Buffer.from(input), key.privateKey).toString('base64url')}`;
+      const token = signJws({ alg: 'ES256', typ: TOKEN_TYPE, kid: key.kid }, claims, key.privateKey, sign);
       const record: AttestationRecord = {
         id: jti,
         org_id: opts.org_id ?? null,

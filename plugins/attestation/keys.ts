@@ -57,13 +57,13 @@ function importPersistent(pem: string | null): KeyObject {
   return key;
 }
 
-/** Loads or generates the signing key once at start-up; throws AttestationKeyError on a bad key. */
-export async function loadSigningKey(cfg: Config['attestation'], store: Store, log: Logger): Promise<SigningKey> {
+/** Loads or generates the signing key once at start-up; throws AttestationKeyError on a bad key. `nowMs`: the clock (tests). */
+export async function loadSigningKey(cfg: Config['attestation'], store: Store, log: Logger, nowMs: () => number = Date.now): Promise<SigningKey> {
   const policy = cfg.key_continuity_policy as string;
   if (!KEY_POLICIES.includes(policy as KeyContinuityPolicy)) {
     throw new AttestationKeyError(`attestation.key_continuity_policy must be ephemeral or persistent (got ${JSON.stringify(policy)})`);
   }
-  const now = Math.floor(Date.now() / 1000);
+  const now = Math.floor(nowMs() / 1000);
   const privateKey = policy === 'persistent' ? importPersistent(cfg.signing_key_pem) : generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey;
   const publicKey = createPublicKey(privateKey);
   const publicJwk = await exportJWK(publicKey);

@@ -27,14 +27,13 @@ function requestHash(ctx: RequestContext): string | null {
 
 const shortStr = (v: unknown, max: number) => (typeof v === 'string' && v.length <= max ? v : null);
 
-/** Verdict summary of a reply: the DiagnosticResult status when there is one, else by HTTP status. */
+/** Verdict summary of a reply: the status of the verdict it carries, else by HTTP status. */
 export function summarize(ctx: RequestContext, reply: Reply): AuditFields {
-  const b = (reply.body && typeof reply.body === 'object' && !Buffer.isBuffer(reply.body) ? reply.body : {}) as Record<string, unknown>;
-  const df = (b.developer_fields && typeof b.developer_fields === 'object' ? b.developer_fields : {}) as Record<string, unknown>;
+  const v = reply.verdict;
+  const df: Record<string, unknown> = v?.developer_fields ?? {};
   const http = reply.status ?? 200;
-  const st = typeof b.status === 'string' ? b.status.toUpperCase() : '';
   const status: AuditStatus =
-    st === 'VERIFIED' ? 'verified' : st === 'BLOCKED' ? 'blocked' : st === 'UNVERIFIABLE' ? 'unverifiable' : http === 403 ? 'blocked' : 'unverifiable';
+    v?.status === 'VERIFIED' ? 'verified' : v?.status === 'BLOCKED' ? 'blocked' : v?.status === 'UNVERIFIABLE' ? 'unverifiable' : http === 403 ? 'blocked' : 'unverifiable';
   const llm = typeof df.raw_llm_output === 'string' ? df.raw_llm_output.slice(0, MAX_LLM_OUTPUT) : null;
   return {
     route: ctx.routePath,
@@ -43,10 +42,10 @@ export function summarize(ctx: RequestContext, reply: Reply): AuditFields {
     user_id: ctx.principal?.userId ?? null,
     request_hash: requestHash(ctx),
     status,
-    engine: shortStr(df.engine, 64) ?? shortStr(b.engine, 64) ?? engineLabel(ctx.routePath),
+    engine: shortStr(df.engine, 64) ?? shortStr(reply.subject?.engine, 64) ?? engineLabel(ctx.routePath),
     http_status: http,
-    proof_ref: typeof b.proof_ref === 'string' && SHA256_REF.test(b.proof_ref) ? b.proof_ref : null,
-    constraint_id: shortStr(df.constraint_id, 128) ?? shortStr(b.constraint_id, 128),
+    proof_ref: v && typeof v.proof_ref === 'string' && SHA256_REF.test(v.proof_ref) ? v.proof_ref : null,
+    constraint_id: shortStr(df.constraint_id, 128),
     raw_llm_output: llm,
   };
 }
@@ -60,7 +59,10 @@ export function summarize(ctx: RequestContext, reply: Reply): AuditFields {
  */
 const GATED = 'auditGated';
 
-/** The entry of a verification request refused by a thrown error after authentication. */
+/**
+ * The entry of a verification request refused by a thrown error after authentication; a policy
+ * block (err.policyBlock) is a verdict on the request's content and is recorded as `blocked`.
+ */
 export function refusedFields(ctx: RequestContext, err: HttpError): AuditFields {
   return {
     route: ctx.routePath,
@@ -68,7 +70,7 @@ export function refusedFields(ctx: RequestContext, err: HttpError): AuditFields 
     key_id: ctx.principal?.keyId ?? null,
     user_id: ctx.principal?.userId ?? null,
     request_hash: requestHash(ctx),
-    status: 'refused',
+    status: err.policyBlock ? 'blocked' : 'refused',
     engine: engineLabel(ctx.routePath),
     http_status: err.status,
     proof_ref: null,
@@ -123,11 +125,14 @@ export function registerAuditHooks(app: App, chain: AuditChain | null, events: S
     ctx.state.auditLogId = entry.log_id;
     ctx.responseHeaders['x-audit-log-id'] = entry.log_id;
     verifications.inc({ engine: engineLabel(ctx.routePath), status: fields.status });
-    if (fields.status === 'blocked' && events) {
-      const injection = fields.constraint_id !== null && INJECTION.test(fields.constraint_id);
-      events.record(org, injection ? 'injection_blocked' : 'blocked_verification', { keyId: fields.key_id, detail: fields.constraint_id ?? fields.route });
-    }
+    recordBlock(org, fields);
   });
+
+  const recordBlock = (org: string, fields: AuditFields) => {
+    if (fields.status !== 'blocked' || !events) return;
+    const injection = fields.constraint_id !== null && INJECTION.test(fields.constraint_id);
+    events.record(org, injection ? 'injection_blocked' : 'blocked_verification', { keyId: fields.key_id, detail: fields.constraint_id ?? fields.route });
+  };
 
   // a verification refused once admitted (400, 403, 413, 5xx…) leaves a trace in the chain of the
   // caller's organisation; before authentication (401) there is not even an organisation to charge
@@ -145,6 +150,7 @@ export function registerAuditHooks(app: App, chain: AuditChain | null, events: S
     }
     ctx.state.auditLogId = entry.log_id;
     ctx.responseHeaders['x-audit-log-id'] = entry.log_id;
-    verifications.inc({ engine: engineLabel(ctx.routePath), status: 'refused' });
+    verifications.inc({ engine: engineLabel(ctx.routePath), status: fields.status });
+    recordBlock(org, fields);
   });
 }

@@ -6,6 +6,7 @@ import { Checkpointer, type CheckpointSigner } from './checkpoint.js';
 import { pruneAudit } from './retention.js';
 import { assertAuditable, registerAuditHooks } from './hooks.js';
 import { registerAuditRoutes } from './routes.js';
+import { createAuditReader, type AuditReader } from './reader.js';
 
 /**
  * Tamper-evident audit: one HMAC'd hash chain per organisation, appended before every verification
@@ -13,7 +14,7 @@ import { registerAuditRoutes } from './routes.js';
  * Without SVC_AUDIT_SECRET_KEY the plugin loads but verification routes answer 503 and /readyz
  * stays false (fail closed).
  */
-export const AUDIT_SERVICES = { chain: 'audit.chain', admin: 'audit.admin' } as const;
+export const AUDIT_SERVICES = { chain: 'audit.chain', admin: 'audit.admin', reader: 'audit.reader' } as const;
 
 const plugin: Plugin = {
   name: 'audit',
@@ -25,6 +26,7 @@ const plugin: Plugin = {
     registerAuditHooks(app, chain, app.service<SecurityEvents>('security.events'));
     registerAuditRoutes(app);
     app.provide(AUDIT_SERVICES.chain, chain);
+    app.provide<AuditReader>(AUDIT_SERVICES.reader, createAuditReader(app.store, secret ?? null));
     if (chain) {
       // the attestation plugin registers first; its key signs the checkpoints (null: no key)
       const signer = app.service<CheckpointSigner | null>('attestation.signer') ?? null;
@@ -84,36 +86,14 @@ const plugin: Plugin = {
 };
 export default plugin;
 
-export { AuditChain, ChainUnavailableError, AUDIT_WITH_STATE, type AppendOptions, type Head } from './chain.js';
+// the plugin's surface: what other plugins, the CLI and operators use (tests import modules directly)
+export { AuditChain, AUDIT_WITH_STATE } from './chain.js';
 export { auditVerifyCommand } from './cli.js';
-export {
-  Checkpointer,
-  checkCheckpoint,
-  checkAgainstCheckpoints,
-  checkpointAnchor,
-  latestCheckpoints,
-  CHECKPOINT_COLLECTION,
-  CHECKPOINT_TYP,
-  type Checkpoint,
-  type CheckpointSigner,
-} from './checkpoint.js';
-export { pruneAudit, type RetentionOptions } from './retention.js';
-export { auditCodec } from './compact.js';
-export { entriesToCsv, neutralizeCell, csvReply, CSV_COLUMNS } from './csv.js';
-export { engineLabel, refusedFields, summarize, VERIFICATION_TAG } from './hooks.js';
-export {
-  AUDIT_COLLECTION,
-  assertEntry,
-  currentPayload,
-  legacyPayload,
-  entryKey,
-  logIdOf,
-  parseLogId,
-  sealEntry,
-  MalformedEntryError,
-  type AuditEntry,
-  type AuditFields,
-  type AuditStatus,
-} from './payload.js';
-export { newestEntries, readEntry, auditCollection } from './store-read.js';
-export { checkEntry, verifyStored, walkChains, isValid, type EntryChecks, type WalkResult } from './verify.js';
+export { entriesToCsv, csvReply } from './csv.js';
+export { VERIFICATION_TAG } from './hooks.js';
+export { parseLogId, MalformedEntryError, type AuditEntry, type AuditFields, type AuditStatus } from './payload.js';
+export { emptyCounts, type AuditReader, type StatusCounts } from './reader.js';
+// the offline surface: commands that check chains on a store without a running server (proofgate migrate)
+export { AUDIT_COLLECTION } from './payload.js';
+export { walkChains, type WalkResult } from './verify.js';
+export { checkAgainstCheckpoints, checkpointAnchor } from './checkpoint.js';

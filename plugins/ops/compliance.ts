@@ -1,19 +1,9 @@
 import { HttpError } from '../../core/errors.js';
 import type { App, RequestContext } from '../../core/types.js';
-import {
-  auditCollection,
-  checkpointAnchor,
-  csvReply,
-  entriesToCsv,
-  MalformedEntryError,
-  parseLogId,
-  verifyStored,
-  walkChains,
-  type AuditEntry,
-} from '../audit/index.js';
+import { csvReply, entriesToCsv, MalformedEntryError, parseLogId } from '../audit/index.js';
 import type { ApiKeys, SecurityEvents } from '../auth/index.js';
 import { OpsProblems } from './errors.js';
-import { emptyCounts } from './stats.js';
+import { auditReader, emptyCounts } from './stats.js';
 
 const S = 'https://proofgate.dev/schemas/ops';
 /** a rotation policy the report checks active keys against */
@@ -41,17 +31,9 @@ export function registerComplianceRoutes(app: App, services: { keys(): ApiKeys; 
     scope: 'admin:all',
     async handler(ctx) {
       const org = ctx.principal!.orgId;
-      const col = auditCollection(app.store);
-      const rows: AuditEntry[] = [];
-      let start: string | undefined;
-      // the whole trail, oldest first, in pages; values are exported as stored (verify checks them)
-      while (rows.length < EXPORT_CAP) {
-        const page = await col.list({ prefix: `${org}/`, start, limit: 1000 });
-        for (const e of page) rows.push(e.value as AuditEntry);
-        if (page.length < 1000) break;
-        start = page[page.length - 1].key + '\u0000';
-      }
-      return csvReply(entriesToCsv(rows.slice(0, EXPORT_CAP)), `audit-trail-${org}.csv`);
+      // the whole trail, oldest first; values are exported as stored (verify checks them)
+      const rows = (await auditReader(app)?.walk(org, EXPORT_CAP)) ?? [];
+      return csvReply(entriesToCsv(rows), `audit-trail-${org}.csv`);
     },
   });
 
@@ -62,12 +44,13 @@ export function registerComplianceRoutes(app: App, services: { keys(): ApiKeys; 
     scope: 'admin:all',
     schema: { params: 'https://proofgate.dev/schemas/audit/log-id.params.json', response: `${S}/verify.response.json` },
     async handler(ctx) {
-      const secret = auditSecret(app);
+      // refused up front without the secret: the entries could not be vouched for
+      auditSecret(app);
       const at = parseLogId(ctx.params.log_id);
       if (!at || at.orgId !== ctx.principal!.orgId) throw new HttpError(OpsProblems.notFound, 'no audit entry with this id in your organisation');
       let r;
       try {
-        r = await verifyStored(auditCollection(app.store), secret, at.orgId, at.seq);
+        r = await auditReader(app)?.verifyEntry(at.orgId, at.seq);
       } catch (err) {
         if (err instanceof MalformedEntryError) {
           ctx.log.error({ err: err.message, log_id: ctx.params.log_id }, 'malformed audit entry');
@@ -90,20 +73,17 @@ export function registerComplianceRoutes(app: App, services: { keys(): ApiKeys; 
     schema: { params: `${S}/org.params.json`, query: `${S}/period.query.json`, response: `${S}/soc2.response.json` },
     async handler(ctx) {
       const org = ownOrg(ctx, ctx.params.org_id);
-      const secret = auditSecret(app);
+      // refused up front without the secret: the entries could not be vouched for
+      auditSecret(app);
       const q = ctx.query as { from?: string; to?: string };
       const to = q.to ?? new Date().toISOString();
       const from = q.from ?? new Date(Date.parse(to) - 30 * 86_400_000).toISOString();
       const counts = emptyCounts();
       // integrity is checked over the whole chain: an entry inside the period is only as sound as its links
-      const walk = await walkChains(auditCollection(app.store), secret, {
-        orgId: org,
-        // a chain pruned by retention starts at its signed prune checkpoint, not at entry 1
-        anchor: checkpointAnchor(app.store),
-        onEntry: (e) => {
-          if (e.timestamp >= from && e.timestamp <= to) counts[e.status]++;
-        },
-      });
+      // a chain pruned by retention is checked from its signed prune checkpoint, not from entry 1
+      const walk = (await auditReader(app)?.verifyChain(org, (e) => {
+        if (e.timestamp >= from && e.timestamp <= to) counts[e.status]++;
+      })) ?? { entries: 0, broken: null };
       const keys = await services.keys().listActive(org);
       const staleBefore = new Date(Date.now() - KEY_MAX_AGE_DAYS * 86_400_000).toISOString();
       const staleKeys = keys.filter((k) => k.created_at < staleBefore).length;

@@ -5,7 +5,7 @@ import { HttpError } from '../../core/errors.js';
 import type { App, RequestContext } from '../../core/types.js';
 import type { Accounts, ApiKeys } from '../auth/index.js';
 import { OpsProblems } from './errors.js';
-import { orgStats, sinceHours } from './stats.js';
+import { auditReader, orgStats, sinceHours } from './stats.js';
 
 const S = 'https://proofgate.dev/schemas/ops';
 const WINDOW_HOURS = 24;
@@ -82,7 +82,7 @@ export function registerMetricsRoutes(app: App, services: { accounts(): Accounts
       const tenants = [];
       const totals = { entries_total: 0, verified: 0, blocked: 0, unverifiable: 0, admin: 0 };
       for (const o of orgs) {
-        const s = await orgStats(app.store, o.id, since);
+        const s = await orgStats(auditReader(app), o.id, since);
         totals.entries_total += s.entries_total;
         for (const k of ['verified', 'blocked', 'unverifiable', 'admin'] as const) totals[k] += s.window[k];
         tenants.push({ org_id: o.id, tier: o.tier, entries_total: s.entries_total, last_24h: s.window, window_truncated: s.window_truncated });
@@ -121,7 +121,7 @@ export function registerMetricsRoutes(app: App, services: { accounts(): Accounts
     async handler(ctx) {
       const org = ctx.params.org_id;
       if (org !== ctx.principal!.orgId) throw new HttpError(OpsProblems.otherOrg, 'tenants may only read their own metrics');
-      const s = await orgStats(app.store, org, sinceHours(WINDOW_HOURS));
+      const s = await orgStats(auditReader(app), org, sinceHours(WINDOW_HOURS));
       return {
         body: {
           org_id: org,

@@ -1,13 +1,13 @@
-import type { Store } from '../../core/store.js';
-import { assertEntry, auditCollection, type AuditStatus } from '../audit/index.js';
+import type { App } from '../../core/types.js';
+import { AUDIT_SERVICES, emptyCounts, type AuditReader, type StatusCounts } from '../audit/index.js';
 
 /**
- * Figures read from the audit chains (the store is the source of truth across replicas; process
- * counters would only see this replica). The window scan walks newest-first and stops at the
- * window's start or after `cap` entries, so one busy tenant cannot make a metrics call unbounded.
+ * Figures read from the audit chains through the audit plugin's reader (the store is the source of
+ * truth across replicas; process counters would only see this replica). The window scan walks
+ * newest-first and stops at the window's start or after `cap` entries, so one busy tenant cannot
+ * make a metrics call unbounded.
  */
-export type StatusCounts = Record<AuditStatus, number>;
-export const emptyCounts = (): StatusCounts => ({ verified: 0, blocked: 0, unverifiable: 0, admin: 0, refused: 0 });
+export { emptyCounts, type StatusCounts };
 
 export interface OrgStats {
   /** entries ever appended (head seq + 1) */
@@ -17,29 +17,16 @@ export interface OrgStats {
   window_truncated: boolean;
 }
 
-export async function orgStats(store: Store, orgId: string, sinceIso: string, cap = 50_000): Promise<OrgStats> {
-  const col = auditCollection(store);
-  const head = await col.list({ prefix: `${orgId}/`, reverse: true, limit: 1 });
-  const total = head.length ? Number(head[0].key.slice(head[0].key.lastIndexOf('/') + 1)) + 1 : 0;
-  const window = emptyCounts();
-  let end: string | undefined;
-  let scanned = 0;
-  for (;;) {
-    const page = await col.list({ prefix: `${orgId}/`, end, reverse: true, limit: 1000 });
-    for (const { value } of page) {
-      scanned++;
-      try {
-        assertEntry(value);
-      } catch {
-        continue;
-      }
-      if (value.timestamp < sinceIso) return { entries_total: total, window, window_truncated: false };
-      window[value.status]++;
-    }
-    if (page.length < 1000) return { entries_total: total, window, window_truncated: false };
-    if (scanned >= cap) return { entries_total: total, window, window_truncated: true };
-    end = page[page.length - 1].key;
-  }
+/** the audit plugin's reader; without the audit plugin there are no chains to read */
+export function auditReader(app: App): AuditReader | null {
+  return app.service<AuditReader>(AUDIT_SERVICES.reader) ?? null;
+}
+
+export async function orgStats(reader: AuditReader | null, orgId: string, sinceIso: string, cap = 50_000): Promise<OrgStats> {
+  if (!reader) return { entries_total: 0, window: emptyCounts(), window_truncated: false };
+  const head = await reader.head(orgId);
+  const { counts, truncated } = await reader.count(orgId, sinceIso, cap);
+  return { entries_total: head === null ? 0 : head + 1, window: counts, window_truncated: truncated };
 }
 
 export function sinceHours(hours: number, now = Date.now()): string {

@@ -9,7 +9,7 @@ import auth from '../../plugins/auth/index.js';
 import health from '../../plugins/health/index.js';
 import type { Config, DeepPartial } from '../../core/config.js';
 import { startServer, type TestServer } from '../helpers/server.js';
-import { createKey, signup } from '../auth/fixtures/tenancy.js';
+import { createKey, signup } from '../helpers/tenancy.js';
 import { KEY_PEM, p256Pem } from '../helpers/a2a.js';
 import { data, sdkClient, startPeer, text, userMessage, type Peer } from '../helpers/a2a-peer.js';
 

@@ -8,7 +8,7 @@ import health from '../../plugins/health/index.js';
 import type { Config, DeepPartial } from '../../core/config.js';
 import { loadConfig } from '../../core/config.js';
 import { startServer, TEST_SECRETS, type TestServer } from '../helpers/server.js';
-import { bearer, createKey, signup } from '../auth/fixtures/tenancy.js';
+import { bearer, createKey, signup } from '../helpers/tenancy.js';
 import { decodeJwt, invoice, KEY_PEM, message, verifyWithJwk } from '../helpers/a2a.js';
 
 /**

@@ -78,18 +78,37 @@ t.test('buckets idle for 5 minutes are evicted by the sweep; active ones stay', 
 t.test('the sweep runs once a minute on an unref-ed timer that close clears', async (t) => {
   const c = fakeClock();
   const b = new PairBuckets({ capacity: 1, clock: c.now, sweepEveryMs: 20 });
+  // count the timer's sweeps: the interval calls this.sweep(), so the instance's own method is seen
+  let sweeps = 0;
+  const sweep = b.sweep.bind(b);
+  b.sweep = () => (sweeps++, sweep());
   b.take('o', 'a', 'b');
   c.advance(5 * 60_000);
   const timer = b.start();
   t.equal(timer.hasRef(), false, 'the sweep timer does not keep the process alive');
   t.equal(b.start(), timer, 'start is idempotent');
-  await new Promise((r) => setTimeout(r, 80));
+  // awaited condition: the timer has swept at least once
+  await new Promise<void>((resolve) => {
+    const poll = setImmediate.bind(null, () => (sweeps > 0 ? resolve() : poll()));
+    poll();
+  });
   t.equal(b.size, 0, 'the timer swept the idle bucket');
   b.stop();
+  const after = sweeps;
   b.take('o', 'c', 'd');
   c.advance(10 * 60_000);
-  await new Promise((r) => setTimeout(r, 60));
-  t.equal(b.size, 1, 'no sweep after stop');
+  // an interval of the same period, set later, fires after the stopped one would have: three periods
+  await new Promise<void>((resolve) => {
+    let n = 0;
+    const iv = setInterval(() => {
+      if (++n === 3) {
+        clearInterval(iv);
+        resolve();
+      }
+    }, 20);
+  });
+  t.equal(sweeps, after, 'no sweep after stop');
+  t.equal(b.size, 1, 'the idle bucket is still there');
 });
 
 t.test('past maxPairs a new pair is denied (fail closed) until a sweep frees room', async (t) => {

@@ -1,8 +1,8 @@
 import t from 'tap';
 import { hmacSha256Hex } from '../../core/canonical.js';
 import { builtinPlugins } from '../../sidecar/builtin.js';
-import { startServer, TEST_SECRETS, type TestServer } from '../helpers/server.js';
-import { bearer, createKey, signup, tenant } from '../auth/fixtures/tenancy.js';
+import { startServer, TEST_SECRETS, type TestServer, untilReady } from '../helpers/server.js';
+import { bearer, createKey, signup, tenant } from '../helpers/tenancy.js';
 import { AGENT_COLLECTIONS, ACTIVITY_COLLECTION, type AgentRecord } from '../../plugins/agents/index.js';
 
 /** The agent endpoints over HTTP, with the real auth plugin and every built-in loaded. */
@@ -126,7 +126,7 @@ t.test('verify: exfiltration and poisoning are 403, a clean request is UNVERIFIA
 
   // routing to a permitted engine: the engine's own verdict comes back, screened first
   // (after warm-up: a cold math worker on a loaded machine could miss its deadline)
-  for (let i = 0; i < 1200 && !s.kernel.isReady(); i++) await new Promise((r) => setTimeout(r, 100));
+  await untilReady(s.kernel);
   const routed = await verify({ query: 'check an identity', action_context: ctx, engine: 'math', engine_input: { expression: '2+2=4' } });
   t.equal(routed.status, 200);
   t.equal(routed.body.status, 'VERIFIED', JSON.stringify(routed.body.developer_fields));

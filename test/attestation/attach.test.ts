@@ -23,7 +23,7 @@ t.test('attestable onReply hook', async (t) => {
     t.equal((await h.request('GET', `/attestation/${r.body.attestation_id}`, { key: 'b-owner' })).status, 404);
   });
 
-  t.test('query falls back to `query`, and ctx.state.attestationQuery wins', async (t) => {
+  t.test('the subject of the reply is what is bound: a translated form rather than the prose', async (t) => {
     const a = await h.request('POST', '/test/attestable', { body: { query: 'p or not p' } });
     t.equal(claims(a.body.attestation).svc.query_hash, sha256Ref('p or not p'));
     const b = await h.request('POST', '/test/attestable', { body: { query: 'two plus two is four', state_query: '2+2=4' } });

@@ -32,9 +32,11 @@ t.test('ephemeral (default): fresh P-256 key, attestation.key_generated logged w
 t.test('persistent: the PEM key is used and keeps its generated_at across restarts', async (t) => {
   const store = memoryStore();
   const cfg = attestationConfig({ key_continuity_policy: 'persistent', signing_key_pem: P256_PEM });
-  const a = await loadSigningKey(cfg, store, pino({ level: 'silent' }));
-  await new Promise((r) => setTimeout(r, 1100));
-  const b = await loadSigningKey(cfg, store, pino({ level: 'silent' }));
+  let clock = Date.parse('2026-01-01T00:00:00Z');
+  const a = await loadSigningKey(cfg, store, pino({ level: 'silent' }), () => clock);
+  // a restart an hour later: the same key keeps the first-seen time
+  clock += 3_600_000;
+  const b = await loadSigningKey(cfg, store, pino({ level: 'silent' }), () => clock);
   t.equal(a.thumbprint, b.thumbprint);
   t.equal(b.generatedAt, a.generatedAt);
   t.equal(a.policy, 'persistent');

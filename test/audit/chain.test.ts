@@ -3,10 +3,13 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { LmdbStore } from '../../core/store-lmdb.js';
-import { AuditChain, AUDIT_COLLECTION, walkChains, neutralizeCell, entriesToCsv, type AuditFields } from '../../plugins/audit/index.js';
+import { AuditChain, entriesToCsv, type AuditFields } from '../../plugins/audit/index.js';
+import { AUDIT_COLLECTION } from '../../plugins/audit/payload.js';
+import { walkChains } from '../../plugins/audit/verify.js';
+import { neutralizeCell } from '../../plugins/audit/csv.js';
 import { builtinPlugins } from '../../sidecar/builtin.js';
 import { startServer, TEST_SECRETS } from '../helpers/server.js';
-import { bearer, signup, tenant, verificationTestPlugin } from '../auth/fixtures/tenancy.js';
+import { bearer, signup, tenant, verificationTestPlugin } from '../helpers/tenancy.js';
 import type { ApiKeys } from '../../plugins/auth/index.js';
 
 const SECRET = TEST_SECRETS.audit_secret_key;

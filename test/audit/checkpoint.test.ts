@@ -6,20 +6,13 @@ import { join } from 'node:path';
 import { pino } from 'pino';
 import { calculateJwkThumbprint, exportJWK, type JWK } from 'jose';
 import { LmdbStore } from '../../core/store-lmdb.js';
-import {
-  AuditChain,
-  AUDIT_COLLECTION,
-  CHECKPOINT_COLLECTION,
-  Checkpointer,
-  entryKey,
-  pruneAudit,
-  type AuditFields,
-  type Checkpoint,
-  type CheckpointSigner,
-} from '../../plugins/audit/index.js';
+import { AuditChain, type AuditFields } from '../../plugins/audit/index.js';
+import { AUDIT_COLLECTION, entryKey } from '../../plugins/audit/payload.js';
+import { CHECKPOINT_COLLECTION, Checkpointer, type Checkpoint, type CheckpointSigner } from '../../plugins/audit/checkpoint.js';
+import { pruneAudit } from '../../plugins/audit/retention.js';
 import { builtinPlugins } from '../../sidecar/builtin.js';
 import { startServer, TEST_SECRETS } from '../helpers/server.js';
-import { tenant, verificationTestPlugin } from '../auth/fixtures/tenancy.js';
+import { tenant, verificationTestPlugin } from '../helpers/tenancy.js';
 import { runCli } from './fixtures/cli.js';
 
 const SECRET = TEST_SECRETS.audit_secret_key;

@@ -4,7 +4,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { open } from 'lmdb';
 import { LmdbStore } from '../../core/store-lmdb.js';
-import { AuditChain, AUDIT_COLLECTION, auditCodec, entryKey, walkChains, type AuditEntry } from '../../plugins/audit/index.js';
+import { AuditChain, type AuditEntry } from '../../plugins/audit/index.js';
+import { AUDIT_COLLECTION, entryKey } from '../../plugins/audit/payload.js';
+import { auditCodec } from '../../plugins/audit/compact.js';
+import { walkChains } from '../../plugins/audit/verify.js';
 import { TEST_SECRETS } from '../helpers/server.js';
 
 const SECRET = TEST_SECRETS.audit_secret_key;

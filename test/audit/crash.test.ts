@@ -5,7 +5,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { LmdbStore } from '../../core/store-lmdb.js';
-import { AuditChain, AUDIT_COLLECTION, walkChains } from '../../plugins/audit/index.js';
+import { AuditChain } from '../../plugins/audit/index.js';
+import { AUDIT_COLLECTION } from '../../plugins/audit/payload.js';
+import { walkChains } from '../../plugins/audit/verify.js';
 import { TEST_SECRETS } from '../helpers/server.js';
 import { runCli } from './fixtures/cli.js';
 

@@ -6,10 +6,12 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { LmdbStore } from '../../core/store-lmdb.js';
 import type { Store, WriteOp } from '../../core/store.js';
-import { AuditChain, AUDIT_COLLECTION, walkChains, type AuditEntry, type AuditFields } from '../../plugins/audit/index.js';
+import { AuditChain, type AuditEntry, type AuditFields } from '../../plugins/audit/index.js';
+import { AUDIT_COLLECTION } from '../../plugins/audit/payload.js';
+import { walkChains } from '../../plugins/audit/verify.js';
 import { builtinPlugins } from '../../sidecar/builtin.js';
 import { startServer, TEST_SECRETS } from '../helpers/server.js';
-import { tenant, verificationTestPlugin } from '../auth/fixtures/tenancy.js';
+import { tenant, verificationTestPlugin } from '../helpers/tenancy.js';
 
 const CHILD = fileURLToPath(new URL('./fixtures/append-child.js', import.meta.url));
 const SECRET = TEST_SECRETS.audit_secret_key;

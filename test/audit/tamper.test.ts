@@ -1,10 +1,11 @@
 import t from 'tap';
 import { sha256Ref } from '../../core/canonical.js';
-import { AUDIT_COLLECTION, entryKey, legacyPayload, logIdOf, type AuditEntry } from '../../plugins/audit/index.js';
+import { type AuditEntry } from '../../plugins/audit/index.js';
+import { AUDIT_COLLECTION, entryKey, legacyPayload, logIdOf } from '../../plugins/audit/payload.js';
 import { hmacSha256Hex } from '../../core/canonical.js';
 import { builtinPlugins } from '../../sidecar/builtin.js';
 import { startServer, TEST_SECRETS, type TestServer } from '../helpers/server.js';
-import { tenant, verificationTestPlugin } from '../auth/fixtures/tenancy.js';
+import { tenant, verificationTestPlugin } from '../helpers/tenancy.js';
 import { runCli } from './fixtures/cli.js';
 
 /**

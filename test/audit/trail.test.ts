@@ -5,8 +5,9 @@ import { attestableRoutes } from '../helpers/attestation/harness.js';
 import { HttpError } from '../../core/errors.js';
 import type { Plugin } from '../../core/types.js';
 import { AuthProblems } from '../../plugins/auth/errors.js';
-import { auditCollection, walkChains } from '../../plugins/audit/index.js';
-import { bearer, createKey, signup, verificationTestPlugin } from '../auth/fixtures/tenancy.js';
+import { auditCollection } from '../../plugins/audit/store-read.js';
+import { walkChains } from '../../plugins/audit/verify.js';
+import { bearer, createKey, signup, verificationTestPlugin } from '../helpers/tenancy.js';
 
 /**
  * Revocation needs authority and leaves a trace (issue 12, item 10): revoking an attestation needs

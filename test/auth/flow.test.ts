@@ -7,7 +7,7 @@ import { startServer, TEST_SECRETS } from '../helpers/server.js';
 import { grantableScopes } from '../../plugins/auth/routes.js';
 import { KEY_COLLECTIONS, type ApiKeyRecord } from '../../plugins/auth/keys.js';
 import { JWT_ISSUER } from '../../plugins/auth/jwt.js';
-import { bearer, createKey, signup, uniq, verificationTestPlugin } from './fixtures/tenancy.js';
+import { bearer, createKey, signup, uniq, verificationTestPlugin } from '../helpers/tenancy.js';
 
 const plugins = [...builtinPlugins, verificationTestPlugin];
 // generous anonymous limit: this file signs up many accounts from one address

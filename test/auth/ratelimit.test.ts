@@ -4,7 +4,7 @@ import audit from '../../plugins/audit/index.js';
 import agents from '../../plugins/agents/index.js';
 import { createAuthPlugin, clientIp, MemoryLimiter, normalizeAddress, trustedProxyList, type Accounts } from '../../plugins/auth/index.js';
 import { startServer, type TestServer } from '../helpers/server.js';
-import { createKey, signup, verificationTestPlugin } from './fixtures/tenancy.js';
+import { createKey, signup, verificationTestPlugin } from '../helpers/tenancy.js';
 
 t.test('address normalisation and trusted proxies', async (t) => {
   t.equal(normalizeAddress('1.2.3.4:5678'), '1.2.3.4');

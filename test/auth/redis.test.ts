@@ -6,7 +6,7 @@ import pino from 'pino';
 import health from '../../plugins/health/index.js';
 import { createAuthPlugin, createLimiter, RedisLimiter } from '../../plugins/auth/index.js';
 import { startServer } from '../helpers/server.js';
-import { createKey, signup } from './fixtures/tenancy.js';
+import { createKey, signup } from '../helpers/tenancy.js';
 
 /**
  * Against a real redis-server started here on a free port (never the shared one on 6379),

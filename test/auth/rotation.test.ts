@@ -3,7 +3,7 @@ import { builtinPlugins } from '../../sidecar/builtin.js';
 import { startServer, type TestServer } from '../helpers/server.js';
 import { KEY_COLLECTIONS, type ApiKeyRecord } from '../../plugins/auth/keys.js';
 import type { ApiKeys } from '../../plugins/auth/index.js';
-import { bearer, createKey, signup, verificationTestPlugin } from './fixtures/tenancy.js';
+import { bearer, createKey, signup, verificationTestPlugin } from '../helpers/tenancy.js';
 
 /**
  * Key rotation cannot escalate (issue 12, item 1): a key may rotate itself; rotating another key

@@ -2,7 +2,7 @@ import t from 'tap';
 import { builtinPlugins } from '../../sidecar/builtin.js';
 import { startServer } from '../helpers/server.js';
 import type { RouteDef, Scope } from '../../core/types.js';
-import { bearer, createKey, signup } from './fixtures/tenancy.js';
+import { bearer, createKey, signup } from '../helpers/tenancy.js';
 
 /**
  * Table-driven over EVERY route the built-in plugins register: each declares how it authenticates,

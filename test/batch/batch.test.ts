@@ -121,7 +121,7 @@ t.test('limits: at most 100 items, at least one, known types only', async (t) =>
 
 t.test('each item is a unit of the plan; a batch larger than what is left is 429 before any work', async (t) => {
   const { createAuthPlugin } = await import('../../plugins/auth/index.js');
-  const { signup, createKey } = await import('../auth/fixtures/tenancy.js');
+  const { signup, createKey } = await import('../helpers/tenancy.js');
   let calls = 0;
   const counting: Plugin = {
     name: 'counting-engine',

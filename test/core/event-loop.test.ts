@@ -4,8 +4,8 @@ import { once } from 'node:events';
 import { request } from 'node:http';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { builtinPlugins } from '../../sidecar/builtin.js';
-import { startServer } from '../helpers/server.js';
-import { tenant } from '../auth/fixtures/tenancy.js';
+import { startServer, untilReady } from '../helpers/server.js';
+import { tenant } from '../helpers/tenancy.js';
 import { png } from '../engines/image/fixtures.js';
 import { LIMITS as FACT } from '../../plugins/engines/fact/index.js';
 import { DEFAULT_MAX_COLUMNS, LIMITS as STATS } from '../../plugins/engines/stats/index.js';
@@ -24,7 +24,7 @@ t.teardown(() => s.close());
 const who = await tenant(s, ['verify:read', 'attestation:read', 'admin:all', 'agent:write']);
 await s.kernel.app.service<{ setTier(org: string, tier: string): Promise<void> }>('auth.accounts')!.setTier(who.orgId, 'enterprise');
 // engines warm (z3, tree-sitter) before anything is measured
-for (let i = 0; i < 1200 && !s.kernel.isReady(); i++) await new Promise((r) => setTimeout(r, 100));
+await untilReady(s.kernel);
 
 const probe = fork(new URL('../helpers/healthz-probe.js', import.meta.url), [s.url], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
 t.teardown(() => {

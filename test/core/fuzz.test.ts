@@ -6,7 +6,7 @@ import { builtinPlugins } from '../../sidecar/builtin.js';
 import { SCHEMAS_DIR } from '../../core/app.js';
 import { HostileBodies } from '../helpers/hostile.js';
 import { startServer } from '../helpers/server.js';
-import { bearer, createKey, signup } from '../auth/fixtures/tenancy.js';
+import { bearer, createKey, signup } from '../helpers/tenancy.js';
 import type { Accounts } from '../../plugins/auth/index.js';
 
 /**

@@ -2,7 +2,7 @@ import t from 'tap';
 import { builtinPlugins } from '../../sidecar/builtin.js';
 import { jsonDepth } from '../../core/json-depth.js';
 import { startServer } from '../helpers/server.js';
-import { tenant } from '../auth/fixtures/tenancy.js';
+import { tenant } from '../helpers/tenancy.js';
 
 /** issue 12, item 7: the kernel caps nesting before any handler, with a linear scan. */
 

@@ -1,5 +1,5 @@
 import t from 'tap';
-import { blocked, diagnosticBody, diagnosticProblem, proofRefOf, reviveDiagnostic, unverifiable, verified } from '../../core/verdict.js';
+import { blocked, diagnosticBody, diagnosticProblem, proofRefOf, renderVerdict, reviveDiagnostic, unverifiable, verified } from '../../core/verdict.js';
 import { canonicalJson, sha256Ref } from '../../core/canonical.js';
 
 const ev = (input: unknown, result: unknown = true) => ({ engine: 'test', engine_version: '1', input, result });
@@ -77,6 +77,17 @@ t.test('wire layout: the DiagnosticResult on top, legacy fields copied beside it
   t.equal(body.admission, 'BLOCKED');
   t.equal(body.attestation, 'tok');
   t.same(body.developer_fields, d.developer_fields);
+});
+
+t.test('renderVerdict: the body a reply carrying a verdict goes out with', async (t) => {
+  const d = verified('ok', { is_valid: true, result: true }, ev('1=1'));
+  const flat = renderVerdict({ status: 200, verdict: d, body: { latency_ms: 3 } });
+  t.same(flat.body, diagnosticBody(d, { latency_ms: 3 }), 'flat: the same body diagnosticBody builds');
+  t.equal(flat.verdict, d, 'the verdict stays on the reply');
+  const nested = renderVerdict({ status: 403, verdict: blocked('no', 'x.y'), layout: 'nested', body: { status: 'BLOCKED', error: 'no' } });
+  t.same(nested.body, { status: 'BLOCKED', error: 'no', diagnostic: blocked('no', 'x.y') }, 'nested: the endpoint keeps its status, the verdict under diagnostic');
+  const plain = { status: 200, body: { anything: 1 } };
+  t.equal(renderVerdict(plain), plain, 'a reply without a verdict is left as it is');
 });
 
 t.test('canonical JSON follows RFC 8785 for ordering, numbers and strings', async (t) => {

@@ -1,7 +1,7 @@
 import t from 'tap';
 import { builtinPlugins } from '../../sidecar/builtin.js';
-import { startServer } from '../helpers/server.js';
-import { tenant } from '../auth/fixtures/tenancy.js';
+import { startServer, untilReady } from '../helpers/server.js';
+import { tenant } from '../helpers/tenancy.js';
 import { png } from './image/fixtures.js';
 
 /**
@@ -11,7 +11,7 @@ import { png } from './image/fixtures.js';
 t.test('process, rag, consensus, stats and image through the built-in plugins', async (t) => {
   const s = await startServer({ plugins: builtinPlugins, config: { workers: { threads: 1, task_timeout_ms: 120_000 } } });
   t.teardown(() => s.close());
-  for (let i = 0; i < 1200 && !s.kernel.isReady(); i++) await new Promise((r) => setTimeout(r, 100));
+  await untilReady(s.kernel);
   const { key } = await tenant(s, ['verify:read']);
   const post = (path: string, body: unknown) => s.request('POST', path, { apiKey: key, body });
   const multipart = async (path: string, fields: Record<string, string>, file: { field: string; data: Buffer }) => {

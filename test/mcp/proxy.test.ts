@@ -8,10 +8,11 @@ import health from '../../plugins/health/index.js';
 import auth from '../../plugins/auth/index.js';
 import agents from '../../plugins/agents/index.js';
 import a2a, { verifyVerdict } from '../../plugins/a2a/index.js';
-import audit, { AUDIT_COLLECTION, type AuditEntry } from '../../plugins/audit/index.js';
+import audit, { type AuditEntry } from '../../plugins/audit/index.js';
+import { AUDIT_COLLECTION } from '../../plugins/audit/payload.js';
 import mcp, { definitionHash, DENIAL_META, VERDICT_META } from '../../plugins/mcp/index.js';
 import { startServer, type TestServer } from '../helpers/server.js';
-import { tenant } from '../auth/fixtures/tenancy.js';
+import { tenant } from '../helpers/tenancy.js';
 import { connectClient, POISONED_DESCRIPTION, startUpstream, toolList } from './fixtures.js';
 
 /**

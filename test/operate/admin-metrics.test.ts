@@ -5,7 +5,7 @@ import ops from '../../plugins/ops/index.js';
 import { createAuthPlugin } from '../../plugins/auth/index.js';
 import { probePlugin } from '../helpers/probe-plugin.js';
 import { sendRequest, startServer } from '../helpers/server.js';
-import { bearer, createKey, signup, tenant, verificationTestPlugin } from '../auth/fixtures/tenancy.js';
+import { bearer, createKey, signup, tenant, verificationTestPlugin } from '../helpers/tenancy.js';
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 

@@ -12,7 +12,7 @@ import agents from '../../plugins/agents/index.js';
 import { createAuthPlugin, KEY_COLLECTIONS } from '../../plugins/auth/index.js';
 import { createProvisioning } from '../../sidecar/provision/plugin.js';
 import { startServer, TEST_SECRETS, type TestServer } from '../helpers/server.js';
-import { verificationTestPlugin } from '../auth/fixtures/tenancy.js';
+import { verificationTestPlugin } from '../helpers/tenancy.js';
 import type { Config, DeepPartial } from '../../core/config.js';
 
 const run = promisify(execFile);

@@ -3,7 +3,7 @@ import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { promisify } from 'node:util';
 import { builtinPlugins } from '../../sidecar/builtin.js';
-import { startServer } from '../helpers/server.js';
+import { startServer, untilReady } from '../helpers/server.js';
 
 const run = promisify(execFile);
 const README = new URL('../../../README.md', import.meta.url);
@@ -26,7 +26,7 @@ t.test("the README's quick start works when pasted", async (t) => {
   const s = await startServer({ plugins: builtinPlugins, config: { workers: { threads: 1, task_timeout_ms: 120_000 } } });
   t.teardown(() => s.close());
   // a reader starts pasting once the server is up; wait for readiness (engines warm), not a fixed time
-  while (!s.kernel.isReady()) await new Promise((r) => setTimeout(r, 50));
+  await untilReady(s.kernel);
   const hostPort = new URL(s.url).host;
   // only the address changes: the test server listens on a free port
   const pasted = script.replaceAll('localhost:8080', hostPort);

@@ -3,12 +3,13 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import health from '../../plugins/health/index.js';
-import audit, { AUDIT_COLLECTION, entryKey, type AuditEntry } from '../../plugins/audit/index.js';
+import audit, { type AuditEntry } from '../../plugins/audit/index.js';
+import { AUDIT_COLLECTION, entryKey } from '../../plugins/audit/payload.js';
 import ops from '../../plugins/ops/index.js';
 import { createAuthPlugin, type ApiKeys } from '../../plugins/auth/index.js';
 import { builtinPlugins } from '../../sidecar/builtin.js';
 import { startServer } from '../helpers/server.js';
-import { bearer, createKey, tenant, verificationTestPlugin } from '../auth/fixtures/tenancy.js';
+import { bearer, createKey, tenant, verificationTestPlugin } from '../helpers/tenancy.js';
 
 t.test('metrics: operators by user id only; tenants read their own', async (t) => {
   const dataDir = mkdtempSync(join(tmpdir(), 'pg-ops-'));

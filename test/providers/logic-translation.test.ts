@@ -1,7 +1,7 @@
 import t from 'tap';
 import providers from '../../plugins/providers/index.js';
 import logic from '../../plugins/engines/logic/index.js';
-import { startServer, testAuthPlugin, TEST_API_KEY } from '../helpers/server.js';
+import { startServer, testAuthPlugin, TEST_API_KEY, untilReady } from '../helpers/server.js';
 import { startFakeLlm, type Behaviour } from '../helpers/fake-llm.js';
 
 // the logic engine reaches the translator only through the `llm.translator` service
@@ -13,7 +13,7 @@ const s = await startServer({
   config: { llm: { openai_base_url: openai.url, openai_model: 'fake-gpt', timeout_ms: 300 } } as never,
 });
 t.teardown(() => s.close());
-for (let i = 0; i < 1200 && !s.kernel.isReady(); i++) await new Promise((r) => setTimeout(r, 100));
+await untilReady(s.kernel);
 const post = (body: unknown) => s.request('POST', '/verify/logic', { body, apiKey: TEST_API_KEY });
 
 t.test('natural-language logic through the OpenAI-compatible provider is solved but not proven', async (t) => {

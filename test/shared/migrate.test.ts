@@ -7,7 +7,8 @@ import { join } from 'node:path';
 import { LmdbStore } from '../../core/store-lmdb.js';
 import { PgStore } from '../../core/store-pg.js';
 import '../../sidecar/builtin.js';
-import { AUDIT_COLLECTION, AuditChain, entryKey } from '../../plugins/audit/index.js';
+import { AUDIT_COLLECTION, AuditChain } from '../../plugins/audit/index.js';
+import { entryKey } from '../../plugins/audit/payload.js';
 import { createTestDatabase, pgUnavailable } from '../helpers/pg.js';
 import { CLI, startReplica, until } from '../helpers/replica.js';
 

@@ -7,7 +7,7 @@ const SCHEMA_ID = 'https://example.org/schemas/word-count/request.json';
 
 /** @param {import('../../../core/types.js').App} app */
 function register(app) {
-  const { verified, unverifiable, diagnosticBody } = app.kit;
+  const { verified, unverifiable } = app.kit;
 
   app.schema({
     $id: SCHEMA_ID,
@@ -39,7 +39,7 @@ function register(app) {
       const { text, claimed_words } = ctx.body;
       const words = await engine.run('countWords', text);
       if (claimed_words === undefined) {
-        return { body: diagnosticBody(unverifiable(`The text has ${words} words.`, { words })) };
+        return { verdict: unverifiable(`The text has ${words} words.`, { words }), subject: { engine: 'word-count', query: text } };
       }
       const holds = words === claimed_words;
       const d = verified(
@@ -47,7 +47,7 @@ function register(app) {
         { is_valid: holds, words, claimed_words },
         { engine: 'word-count', engine_version: '1.0.0', input: text, parameters: { claimed_words }, result: { words } },
       );
-      return { body: diagnosticBody(d) };
+      return { verdict: d, subject: { engine: 'word-count', query: text } };
     },
   });
 }

@@ -1,6 +1,7 @@
 import type { App, EngineHandle, RequestContext } from '../../../core/types.js';
 import { HttpError } from '../../../core/errors.js';
-import { diagnosticBody, reviveDiagnostic, type DiagnosticResult } from '../../../core/verdict.js';
+import { engineFailure } from '../../../core/kit.js';
+import { reviveDiagnostic, type DiagnosticResult } from '../../../core/verdict.js';
 import { CodeProblems } from './errors.js';
 import { CONSTRAINTS, MAX_CODE_BYTES, failed, resolveLanguage, unsupportedLanguage } from './verdict.js';
 import type { CodeInput } from './engine.js';
@@ -11,22 +12,14 @@ export const CODE_TASK_TIMEOUT_MS = 5_000;
 /** Raw body cap: MAX_CODE_BYTES of code plus room for JSON escaping of quotes, backslashes and newlines. */
 export const CODE_BODY_LIMIT = 512 * 1024;
 
-/** EngineError from the kernel's pool, recognised by shape (no dependency on kernel internals). */
-function engineFailureKind(err: unknown): string | null {
-  const e = err as { name?: string; kind?: unknown };
-  return e && e.name === 'EngineError' && typeof e.kind === 'string' ? e.kind : null;
-}
-
 /**
  * A worker that timed out or crashed produced no proof, so the answer fails closed: BLOCKED
  * `code_verifier.timeout` (a crash is reported under the same constraint with reason `crashed`;
  * both are "no verdict in time"). A full queue is overload: 503, like the other engines.
  */
 export function failClosed(err: unknown, language: string): DiagnosticResult {
-  const kind = engineFailureKind(err);
-  if (kind === 'unavailable') throw new HttpError(CodeProblems.engineUnavailable, 'the code engine is overloaded or starting');
-  if (kind === 'cancelled') throw err;
-  const reason = kind ?? 'failed';
+  const f = engineFailure(err, () => new HttpError(CodeProblems.engineUnavailable, 'the code engine is overloaded or starting'));
+  const reason = f?.kind ?? 'failed';
   const message = reason === 'timeout' ? 'analysis exceeded its time limit; nothing was proven' : 'analysis did not complete; nothing was proven';
   return failed(language, CONSTRAINTS.timeout, message, { reason });
 }
@@ -60,7 +53,7 @@ export function registerRoutes(app: App, engine: EngineHandle): void {
         }
       }
       // Every verdict, BLOCKED ones included, is the answer to the request: 200; clients gate on admission.
-      return { status: 200, body: diagnosticBody(verdict) };
+      return { status: 200, verdict };
     },
   });
 }

@@ -15,13 +15,14 @@ const S = 'https://proofgate.dev/schemas/consensus';
 /** spec: one 30-second aggregate deadline; plugin_config.consensus.deadline_ms may only lower it */
 export const MAX_DEADLINE_MS = 30_000;
 
+/** plugin_config.consensus, checked by the kernel at start-up */
+const CONFIG_SCHEMA = {
+  type: 'object',
+  properties: { deadline_ms: { type: 'integer', minimum: 1, maximum: MAX_DEADLINE_MS } },
+};
+
 function deadlineMs(app: App): number {
-  const v = app.config.plugin_config?.consensus?.deadline_ms;
-  if (v === undefined) return MAX_DEADLINE_MS;
-  if (typeof v !== 'number' || !Number.isInteger(v) || v < 1 || v > MAX_DEADLINE_MS) {
-    throw new Error(`plugin_config.consensus.deadline_ms must be an integer from 1 to ${MAX_DEADLINE_MS}`);
-  }
-  return v;
+  return (app.config.plugin_config?.consensus?.deadline_ms as number | undefined) ?? MAX_DEADLINE_MS;
 }
 
 interface ConsensusRequest {
@@ -31,8 +32,8 @@ interface ConsensusRequest {
   provider?: string;
 }
 
-function body(r: ConsensusResult): Record<string, unknown> {
-  return diagnosticBody(r.diagnostic, {
+function fields(r: ConsensusResult): Record<string, unknown> {
+  return {
     final_answer: r.final_answer,
     confidence: r.confidence,
     engines_used: r.engines_used,
@@ -40,7 +41,7 @@ function body(r: ConsensusResult): Record<string, unknown> {
     verification_chain: r.verification_chain,
     total_latency_ms: r.total_latency_ms,
     meets_requirement: r.meets_requirement,
-  });
+  };
 }
 
 /**
@@ -49,7 +50,10 @@ function body(r: ConsensusResult): Record<string, unknown> {
  * selection rules and the 422/503 choices.
  */
 const consensusPlugin: Plugin = {
-  name: 'engine-consensus',
+  name: 'consensus',
+  /** its name before 0.x: still accepted in plugins.disabled, with a warning */
+  aliases: ['engine-consensus'],
+  config: { schema: CONFIG_SCHEMA },
   register(app: App) {
     const deadline = deadlineMs(app);
     app.provide<Verifier>('verifier.rational', rationalVerifier);
@@ -105,10 +109,10 @@ const consensusPlugin: Plugin = {
           throw new HttpError(
             ConsensusProblems.belowThreshold,
             `confidence ${result.confidence}% is below min_confidence ${req.min_confidence} (${result.agreement_status}).`,
-            { constraintId: C.belowThreshold, extensions: { consensus: body(result) } },
+            { constraintId: C.belowThreshold, extensions: { consensus: diagnosticBody(result.diagnostic, fields(result)) } },
           );
         }
-        return { status: 200, body: body(result) };
+        return { status: 200, verdict: result.diagnostic, body: fields(result) };
       },
     });
   },

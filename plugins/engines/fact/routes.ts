@@ -1,5 +1,4 @@
 import type { App } from '../../../core/types.js';
-import { diagnosticBody } from '../../../core/verdict.js';
 import type { FactRequest, FactVerifier } from './service.js';
 
 export const SCHEMA_BASE = 'https://proofgate.dev/schemas/fact';
@@ -20,14 +19,8 @@ export function registerRoutes(app: App, verifier: FactVerifier): void {
       const r = await verifier.verify(ctx.body as FactRequest, { signal: ctx.signal });
       const latency_ms = Math.round((performance.now() - started) * 100) / 100;
       // decisions §2: the endpoint's own verdict fields at the top level, the DiagnosticResult beside them
-      const body = diagnosticBody(r.diagnostic, {
-        verdict: r.verdict,
-        confidence: r.confidence,
-        reasoning: r.reasoning,
-        provider_used: r.provider_used,
-        latency_ms,
-      });
-      return { status: 200, body };
+      const body = { verdict: r.verdict, confidence: r.confidence, reasoning: r.reasoning, provider_used: r.provider_used, latency_ms };
+      return { status: 200, verdict: r.diagnostic, body };
     },
   });
 }

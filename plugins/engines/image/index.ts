@@ -1,6 +1,6 @@
 import type { App, MultipartBody, Plugin, Verifier } from '../../../core/types.js';
 import { HttpError } from '../../../core/errors.js';
-import { blocked, diagnosticBody } from '../../../core/verdict.js';
+import { blocked } from '../../../core/verdict.js';
 import { C, ImageProblems } from './errors.js';
 import { HeaderError, readImageHeader, type ImageInfo } from './header.js';
 import { judge } from './verdict.js';
@@ -29,7 +29,9 @@ function header(data: Buffer): ImageInfo {
  * parsing reads a few hundred bytes at most, so it runs on the request thread.
  */
 const imagePlugin: Plugin = {
-  name: 'engine-image',
+  name: 'image',
+  /** its name before 0.x: still accepted in plugins.disabled, with a warning */
+  aliases: ['engine-image'],
   register(app: App) {
     app.route({
       method: 'POST',
@@ -48,7 +50,7 @@ const imagePlugin: Plugin = {
         if (file.data.length > MAX_IMAGE_BYTES) throw new HttpError(ImageProblems.tooLarge, `the image exceeds ${MAX_IMAGE_BYTES} bytes`);
         const info = header(file.data);
         const { fields, diagnostic } = judge(body.fields.claim, info, file.data, file.mimeType, await sha256HexYielding(file.data));
-        return { status: 200, body: diagnosticBody(diagnostic, fields) };
+        return { status: 200, verdict: diagnostic, body: fields };
       },
     });
     // composite routes: input {image_base64, claim}; an unusable image is a BLOCKED verdict

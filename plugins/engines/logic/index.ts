@@ -18,13 +18,14 @@ const WARMUP_TIMEOUT_MS = 60_000;
 
 /** plugin_config.logic.timeout_ms: per-query solver budget (default 5000, at most 60000) */
 function configuredTimeout(app: App): number | undefined {
-  const v = app.config.plugin_config?.logic?.timeout_ms;
-  if (v === undefined) return undefined;
-  if (typeof v !== 'number' || !Number.isInteger(v) || v < 1 || v > MAX_TIMEOUT_MS) {
-    throw new Error(`plugin_config.logic.timeout_ms must be an integer from 1 to ${MAX_TIMEOUT_MS}`);
-  }
-  return v;
+  return app.config.plugin_config?.logic?.timeout_ms as number | undefined;
 }
+
+/** plugin_config.logic, checked by the kernel at start-up */
+const CONFIG_SCHEMA = {
+  type: 'object',
+  properties: { timeout_ms: { type: 'integer', minimum: 1, maximum: MAX_TIMEOUT_MS } },
+};
 
 /** A composite route's input is untyped: take only well-typed fields (a missing query is an empty, refused one). */
 function toRequest(input: Record<string, unknown>): LogicRequest {
@@ -36,6 +37,7 @@ function toRequest(input: Record<string, unknown>): LogicRequest {
 
 const plugin: Plugin = {
   name: 'logic',
+  config: { schema: CONFIG_SCHEMA },
   register(app: App) {
     const timeoutMs = configuredTimeout(app);
     const engine = app.engine({

@@ -19,7 +19,8 @@ export function registerRoutes(app: App, verifier: LogicVerifier): void {
       const started = performance.now();
       const reply = await verifier.verify(ctx.body as LogicRequest, ctx.signal);
       const latency_ms = Math.round((performance.now() - started) * 100) / 100;
-      return { status: reply.httpStatus, body: { ...reply.body, latency_ms } };
+      const { diagnostic, ...fields } = reply.body;
+      return { status: reply.httpStatus, verdict: diagnostic, layout: 'nested', subject: { engine: 'logic' }, body: { ...fields, latency_ms } };
     },
   });
 }

@@ -12,7 +12,9 @@ export { C as MathConstraints } from './errors.js';
  * expected values checked under the bounded-tolerance policy. See docs/engines/math.md.
  */
 const mathPlugin: Plugin = {
-  name: 'engine-math',
+  name: 'math',
+  /** its name before 0.x: still accepted in plugins.disabled, with a warning */
+  aliases: ['engine-math'],
   register(app: App) {
     const engine = app.engine({
       name: ENGINE_NAME,

@@ -1,5 +1,4 @@
 import type { App, EngineHandle, RequestContext, Reply } from '../../../core/types.js';
-import { diagnosticBody } from '../../../core/verdict.js';
 import { exactMember } from '../../../core/exact-json.js';
 import { runMath } from './verifier.js';
 import type { MathRequest } from './engine.js';
@@ -37,10 +36,9 @@ export function mathRoutes(app: App, engine: EngineHandle): void {
       }
       if (texts.expected_value !== undefined || texts.tolerance !== undefined) body.exact_text = texts;
       // an attestation binds the evaluated input: the normalised expression the proof_ref binds too
-      ctx.state.attestationQuery = body.expression.normalize('NFKC').trim();
-      ctx.state.attestationEngine = 'math';
+      const query = body.expression.normalize('NFKC').trim();
       const verdict = await runMath(engine, body, ctx.signal);
-      return { status: 200, body: diagnosticBody(verdict) };
+      return { status: 200, verdict, subject: { engine: 'math', query } };
     },
   });
 }

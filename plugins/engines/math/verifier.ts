@@ -1,14 +1,10 @@
 import type { EngineHandle, Verifier } from '../../../core/types.js';
 import { HttpError } from '../../../core/errors.js';
+import { engineFailure } from '../../../core/kit.js';
 import { blocked, reviveDiagnostic, type DiagnosticResult } from '../../../core/verdict.js';
 import { C, MathProblems } from './errors.js';
 import { MAX_EXPRESSION_CHARS } from './meta.js';
 import type { MathRequest } from './engine.js';
-
-function engineFailure(err: unknown): string | null {
-  const e = err as { name?: string; kind?: unknown };
-  return e && e.name === 'EngineError' && typeof e.kind === 'string' ? e.kind : null;
-}
 
 /**
  * A worker that produced no verdict fails closed. A deadline is a verdict-level refusal
@@ -17,15 +13,14 @@ function engineFailure(err: unknown): string | null {
  * answers 503 problem+json carrying the BLOCKED verdict's constraint id.
  */
 export function failClosed(err: unknown): DiagnosticResult {
-  const kind = engineFailure(err);
-  if (!kind || kind === 'cancelled') throw err;
-  if (kind === 'unavailable') {
-    throw new HttpError(MathProblems.unavailable, 'The math engine is overloaded or unavailable.', {
+  const f = engineFailure(err, () =>
+    new HttpError(MathProblems.unavailable, 'The math engine is overloaded or unavailable.', {
       constraintId: C.unavailable,
       headers: { 'retry-after': '1' },
-    });
-  }
-  if (kind === 'timeout') {
+    }),
+  );
+  if (!f) throw err;
+  if (f.kind === 'timeout') {
     const msg = 'The math engine exceeded its deadline.';
     return blocked(msg, C.timeout, { is_valid: false, error: 'timeout', message: msg });
   }

@@ -17,7 +17,8 @@ export function registerRoutes(app: App, verifier: NlVerifier): void {
       const started = performance.now();
       const reply = await verifier.verify(ctx.body as NlRequest, { signal: ctx.signal, orgId: ctx.principal?.orgId ?? null });
       const latency_ms = Math.round((performance.now() - started) * 100) / 100;
-      return { status: reply.httpStatus, body: { ...reply.body, latency_ms } };
+      const { diagnostic, ...fields } = reply.body;
+      return { status: reply.httpStatus, verdict: diagnostic, layout: 'nested', subject: { engine: 'natural_language' }, body: { ...fields, latency_ms } };
     },
   });
 }

@@ -1,6 +1,6 @@
 import type { App, Plugin, Verifier } from '../../../core/types.js';
 import { HttpError, Problems } from '../../../core/errors.js';
-import { blocked, diagnosticBody } from '../../../core/verdict.js';
+import { blocked } from '../../../core/verdict.js';
 import { C } from './errors.js';
 import { evaluateProcess, type ProcessRequest } from './verdict.js';
 
@@ -29,7 +29,9 @@ function requestProblem(raw: Record<string, unknown>): string | null {
  * cost more than the scan. See docs/engines/process.md.
  */
 const processPlugin: Plugin = {
-  name: 'engine-process',
+  name: 'process',
+  /** its name before 0.x: still accepted in plugins.disabled, with a warning */
+  aliases: ['engine-process'],
   register(app: App) {
     app.route({
       method: 'POST',
@@ -44,7 +46,7 @@ const processPlugin: Plugin = {
         const problem = requestProblem(req as unknown as Record<string, unknown>);
         if (problem) throw validation(problem);
         const { fields, diagnostic } = evaluateProcess(req);
-        return { status: 200, body: diagnosticBody(diagnostic, fields) };
+        return { status: 200, verdict: diagnostic, body: fields };
       },
     });
     app.provide<Verifier>('verifier.process', {

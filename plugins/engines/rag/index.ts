@@ -1,6 +1,6 @@
 import type { App, Plugin, Verifier } from '../../../core/types.js';
 import { HttpError } from '../../../core/errors.js';
-import { blocked, diagnosticBody } from '../../../core/verdict.js';
+import { blocked } from '../../../core/verdict.js';
 import { parseRate, type Rational } from './engine.js';
 import { C, RagProblems } from './errors.js';
 import { ragVerdict, type RagRequest } from './verdict.js';
@@ -36,7 +36,9 @@ function check(raw: Record<string, unknown>): { max: Rational } | { problem: str
 
 /** POST /verify/rag: exact document-retrieval-mismatch rate against a threshold. See docs/engines/rag.md. */
 const ragPlugin: Plugin = {
-  name: 'engine-rag',
+  name: 'rag',
+  /** its name before 0.x: still accepted in plugins.disabled, with a warning */
+  aliases: ['engine-rag'],
   register(app: App) {
     app.route({
       method: 'POST',
@@ -52,7 +54,7 @@ const ragPlugin: Plugin = {
         // the schema checks shapes; a threshold's value (0 ≤ p/q ≤ 1, q ≠ 0) is checked here
         if ('problem' in c) throw new HttpError(RagProblems.invalidRate, c.problem, { errors: [{ field: '/body/max_drm_rate', message: c.problem }] });
         const { fields, diagnostic } = ragVerdict(req, c.max);
-        return { status: 200, body: diagnosticBody(diagnostic, fields) };
+        return { status: 200, verdict: diagnostic, body: fields };
       },
     });
     app.provide<Verifier>('verifier.rag', {

@@ -1,6 +1,5 @@
 import type { App, EngineHandle, RequestContext } from '../../../core/types.js';
 import { HttpError } from '../../../core/errors.js';
-import { diagnosticBody } from '../../../core/verdict.js';
 import { DIALECT_NAMES, resolveDialect } from './dialects.js';
 import { SqlProblems } from './errors.js';
 import { runSql } from './verifier.js';
@@ -28,7 +27,7 @@ export function registerRoutes(app: App, engine: EngineHandle): void {
       }
       const input: SqlInput = { query: body.query, schema_ddl: body.schema_ddl, dialect: dialect.name, allow_writes: body.allow_writes === true };
       // Every verdict, including BLOCKED ones, is the answer to the request: 200, gate on admission.
-      return { status: 200, body: diagnosticBody(await runSql(engine, input, ctx.signal)) };
+      return { status: 200, verdict: await runSql(engine, input, ctx.signal) };
     },
   });
 }

@@ -1,5 +1,6 @@
 import type { EngineHandle, Verifier } from '../../../core/types.js';
 import { HttpError } from '../../../core/errors.js';
+import { engineFailure } from '../../../core/kit.js';
 import { blocked, reviveDiagnostic, type DiagnosticResult } from '../../../core/verdict.js';
 import { resolveDialect } from './dialects.js';
 import { SqlProblems } from './errors.js';
@@ -8,22 +9,14 @@ import type { SqlInput } from './engine.js';
 
 export const SQL_TASK_TIMEOUT_MS = 5_000;
 
-/** EngineError from the kernel's worker pool, recognised by shape. */
-function engineFailure(err: unknown): { kind: string } | null {
-  const e = err as { name?: string; kind?: unknown };
-  return e && e.name === 'EngineError' && typeof e.kind === 'string' ? { kind: e.kind } : null;
-}
-
 /**
  * A worker that times out or crashes produced no verdict, so the answer fails closed: BLOCKED,
  * never VERIFIED. A deadline is a cost limit; a crash is an execution failure. A full queue is
  * overload, answered 503 like other engines.
  */
 export function failClosed(err: unknown, dialect: string): DiagnosticResult {
-  const f = engineFailure(err);
+  const f = engineFailure(err, () => new HttpError(SqlProblems.engineUnavailable, 'the SQL engine is overloaded or starting'));
   const fields = { is_valid: false, malicious_classification: false, dialect, reason: f?.kind ?? 'failed' };
-  if (f?.kind === 'unavailable') throw new HttpError(SqlProblems.engineUnavailable, 'the SQL engine is overloaded or starting');
-  if (f?.kind === 'cancelled') throw err;
   if (f?.kind === 'timeout') return blocked('verification exceeded its time limit', 'sql_verifier.complexity_limit_exceeded', fields, 'BLOCKED');
   return blocked('verification failed inside the engine', 'sql_verifier.execution_error', fields, 'BLOCKED');
 }

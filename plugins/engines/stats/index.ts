@@ -1,6 +1,6 @@
 import type { App, MultipartBody, Plugin, Verifier } from '../../../core/types.js';
 import { HttpError } from '../../../core/errors.js';
-import { blocked, diagnosticBody } from '../../../core/verdict.js';
+import { blocked } from '../../../core/verdict.js';
 import { C, StatsProblems } from './errors.js';
 import { Sandbox, type SandboxOptions } from './sandbox.js';
 import { csvProblem, LIMITS, queryRefused, runPrepared } from './verify.js';
@@ -16,29 +16,35 @@ const ENVELOPE_BYTES = 64 * 1024;
 
 function settings(app: App): Omit<SandboxOptions, 'nodePath'> {
   const c = (app.config.plugin_config?.stats ?? {}) as Record<string, unknown>;
-  const int = (key: string, dflt: number, max: number) => {
-    const v = c[key];
-    if (v === undefined) return dflt;
-    if (typeof v !== 'number' || !Number.isInteger(v) || v < 1 || v > max) throw new Error(`plugin_config.stats.${key} must be an integer from 1 to ${max}`);
-    return v;
-  };
-  return { timeoutMs: int('timeout_ms', 10_000, 60_000), heapMb: int('heap_mb', 128, 2048), concurrency: int('concurrency', 2, 16), maxQueue: 32 };
+  const int = (key: string, dflt: number) => (c[key] as number | undefined) ?? dflt;
+  return { timeoutMs: int('timeout_ms', 10_000), heapMb: int('heap_mb', 128), concurrency: int('concurrency', 2), maxQueue: 32 };
 }
 
 /** header columns accepted by default; `plugin_config.stats.max_columns` sets another cap (issue 12, item 8) */
 export const DEFAULT_MAX_COLUMNS = 1000;
 
 function maxColumns(app: App): number {
-  const v = ((app.config.plugin_config?.stats ?? {}) as Record<string, unknown>).max_columns;
-  if (v === undefined) return DEFAULT_MAX_COLUMNS;
-  if (typeof v !== 'number' || !Number.isInteger(v) || v < 1 || v > 100_000) throw new Error('plugin_config.stats.max_columns must be an integer from 1 to 100000');
-  return v;
+  return (((app.config.plugin_config?.stats ?? {}) as Record<string, unknown>).max_columns as number | undefined) ?? DEFAULT_MAX_COLUMNS;
 }
+
+/** plugin_config.stats, checked by the kernel at start-up */
+const CONFIG_SCHEMA = {
+  type: 'object',
+  properties: {
+    timeout_ms: { type: 'integer', minimum: 1, maximum: 60_000 },
+    heap_mb: { type: 'integer', minimum: 1, maximum: 2048 },
+    concurrency: { type: 'integer', minimum: 1, maximum: 16 },
+    max_columns: { type: 'integer', minimum: 1, maximum: 100_000 },
+  },
+};
 
 /** `nodePath` lets a deployment (or a test) point the sandbox at another node binary. */
 export function createStatsPlugin(opts: { nodePath?: string } = {}): Plugin {
   return {
-    name: 'engine-stats',
+    name: 'stats',
+    /** its name before 0.x: still accepted in plugins.disabled, with a warning */
+    aliases: ['engine-stats'],
+    config: { schema: CONFIG_SCHEMA },
     register(app: App) {
       const sandbox = new Sandbox({ ...settings(app), nodePath: opts.nodePath });
       const columnCap = maxColumns(app);
@@ -67,7 +73,7 @@ export function createStatsPlugin(opts: { nodePath?: string } = {}): Plugin {
           const p = await prepare(files[0].data, body.fields.query, ctx.signal);
           if (!p.ok && p.kind !== 'query') throw csvProblem(p, columnCap);
           const verdict = p.ok ? await runPrepared(sandbox, p, ctx.signal) : queryRefused(p.message);
-          return { status: 200, body: diagnosticBody(verdict) };
+          return { status: 200, verdict };
         },
       });
       // composite routes: input {csv: string, query: string}; an unusable CSV is a BLOCKED verdict

@@ -3,7 +3,7 @@ import providers from '../../../plugins/providers/index.js';
 import consensusPlugin from '../../../plugins/engines/consensus/index.js';
 import mathPlugin from '../../../plugins/engines/math/index.js';
 import logicPlugin from '../../../plugins/engines/logic/index.js';
-import { startServer, testAuthPlugin, TEST_API_KEY } from '../../helpers/server.js';
+import { startServer, testAuthPlugin, TEST_API_KEY, untilReady } from '../../helpers/server.js';
 import { startFakeLlm, type Behaviour } from '../../helpers/fake-llm.js';
 
 // Questions in words: translated first (an untrusted chain step), then checked by the engines.
@@ -24,7 +24,7 @@ const s = await startServer({
   } as never,
 });
 t.teardown(() => s.close());
-for (let i = 0; i < 1200 && !s.kernel.isReady(); i++) await new Promise((r) => setTimeout(r, 100));
+await untilReady(s.kernel);
 const post = (body: unknown) => s.request('POST', '/verify/consensus', { body, apiKey: TEST_API_KEY });
 
 t.test('local translator: "What is 12 * 12?" is answered by engines that prove the value', async (t) => {

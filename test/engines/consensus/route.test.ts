@@ -4,7 +4,7 @@ import mathPlugin from '../../../plugins/engines/math/index.js';
 import logicPlugin from '../../../plugins/engines/logic/index.js';
 import { HttpError, defineProblem } from '../../../core/errors.js';
 import { verified, blocked } from '../../../core/verdict.js';
-import { startServer, testAuthPlugin, TEST_API_KEY } from '../../helpers/server.js';
+import { startServer, testAuthPlugin, TEST_API_KEY, untilReady } from '../../helpers/server.js';
 import type { Plugin, Verifier } from '../../../core/types.js';
 
 type Behaviour = 'true' | 'false' | 'hang' | 'throw503' | 'throw' | 'down';
@@ -169,7 +169,7 @@ t.test('real engines: math, z3 and exact rationals agree', async (t) => {
     config: { workers: { threads: 1, task_timeout_ms: 120_000 } },
   });
   t.teardown(() => s.close());
-  for (let i = 0; i < 1200 && !s.kernel.isReady(); i++) await new Promise((r) => setTimeout(r, 100));
+  await untilReady(s.kernel);
   const yes = await s.request('POST', '/verify/consensus', { apiKey: TEST_API_KEY, body: { query: '1/3 + 1/6 = 0.5', verification_mode: 'maximum' } });
   t.equal(yes.status, 200, JSON.stringify(yes.body).slice(0, 300));
   t.equal(yes.body.status, 'VERIFIED');

@@ -1,8 +1,8 @@
 import t from 'tap';
 import { builtinPlugins } from '../../../sidecar/builtin.js';
 import { exactMember, guardNumberRange } from '../../../core/exact-json.js';
-import { startServer } from '../../helpers/server.js';
-import { tenant } from '../../auth/fixtures/tenancy.js';
+import { startServer, untilReady } from '../../helpers/server.js';
+import { tenant } from '../../helpers/tenancy.js';
 
 /** issue 12, item 3: claimed numbers of /verify/math are read as written; Infinity never appears silently. */
 
@@ -27,7 +27,7 @@ t.test('HTTP /verify/math: expected_value and tolerance are exact as written', a
   t.teardown(() => s.close());
   const { key } = await tenant(s);
   // the math pool warms up first: a cold first task must not race its deadline on a busy machine
-  for (let i = 0; i < 1200 && !s.kernel.isReady(); i++) await new Promise((r) => setTimeout(r, 100));
+  await untilReady(s.kernel);
   const post = (raw: string) => s.request('POST', '/verify/math', { headers: { 'x-api-key': key, 'content-type': 'application/json' }, raw });
 
   // today: 500

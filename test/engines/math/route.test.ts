@@ -2,19 +2,19 @@ import t from 'tap';
 import mathPlugin from '../../../plugins/engines/math/index.js';
 import { mathRoutes } from '../../../plugins/engines/math/routes.js';
 import { EngineError } from '../../../core/workers.js';
-import { startServer, testAuthPlugin, TEST_API_KEY } from '../../helpers/server.js';
+import { startServer, testAuthPlugin, TEST_API_KEY, untilReady } from '../../helpers/server.js';
 import type { EngineHandle, Plugin, Verifier } from '../../../core/types.js';
 
 /** a cold worker loads mathjs (seconds on a busy machine): wait for the engine's warm-up, allow slow tasks */
-const seenState: Array<Record<string, unknown>> = [];
+const seenSubjects: Array<Record<string, unknown> | undefined> = [];
 const stateProbe: Plugin = {
   name: 'state-probe',
-  register: (app) => app.hook('onReply', (ctx) => void seenState.push({ ...ctx.state })),
+  register: (app) => app.hook('onReply', (_ctx, reply) => void seenSubjects.push(reply.subject ? { ...reply.subject } : undefined)),
 };
 
 async function warmServer() {
   const s = await startServer({ plugins: [testAuthPlugin(), mathPlugin, stateProbe], config: { workers: { threads: 1, task_timeout_ms: 120_000 } } });
-  for (let i = 0; i < 1200 && !s.kernel.isReady(); i++) await new Promise((r) => setTimeout(r, 100));
+  await untilReady(s.kernel);
   return s;
 }
 
@@ -31,11 +31,11 @@ t.test('POST /verify/math runs the engine in the worker pool', async (t) => {
   t.equal(ok.body.message, 'Identity is true');
   t.match(ok.body.proof_ref, /^sha256:[0-9a-f]{64}$/);
 
-  const last = seenState[seenState.length - 1];
-  t.equal(last.attestationQuery, '(x+1)^2 = x^2+2x+1', 'the attestation binds the normalised expression');
-  t.equal(last.attestationEngine, 'math');
+  const last = seenSubjects[seenSubjects.length - 1];
+  t.equal(last?.query, '(x+1)^2 = x^2+2x+1', 'the attestation binds the normalised expression');
+  t.equal(last?.engine, 'math');
   await s.request('POST', '/verify/math', { apiKey: TEST_API_KEY, body: { expression: ' １+１＝２ ' } });
-  t.equal(seenState[seenState.length - 1].attestationQuery, '1+1=2');
+  t.equal(seenSubjects[seenSubjects.length - 1]?.query, '1+1=2');
 
   const v1 = await s.request('POST', '/v1/verify/math', { apiKey: TEST_API_KEY, body: { expression: '2+2=5' } });
   t.equal(v1.status, 200);

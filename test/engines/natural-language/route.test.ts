@@ -2,7 +2,7 @@ import t, { type Test } from 'tap';
 import { builtinPlugins } from '../../../sidecar/builtin.js';
 import { sha256Ref } from '../../../core/canonical.js';
 import type { Plugin } from '../../../core/types.js';
-import { startServer, testAuthPlugin, TEST_API_KEY, type TestServer } from '../../helpers/server.js';
+import { startServer, testAuthPlugin, TEST_API_KEY, type TestServer, untilReady } from '../../helpers/server.js';
 import { mathJson, startFakeLlm, type Behaviour, type FakeLlm } from '../../helpers/fake-llm.js';
 
 const LLM_TIMEOUT_MS = 300;
@@ -23,7 +23,7 @@ async function server(t: Pick<Test, 'teardown' | 'ok'>, opts: { openai?: FakeLlm
 /** engines warm up in their workers (mathjs, z3); on a loaded machine that takes seconds */
 async function ready(t: Pick<Test, 'teardown' | 'ok'>, s: TestServer): Promise<TestServer> {
   t.teardown(() => s.close());
-  for (let i = 0; i < 1200 && !s.kernel.isReady(); i++) await new Promise((r) => setTimeout(r, 100));
+  await untilReady(s.kernel);
   t.ok(s.kernel.isReady(), 'server ready');
   return s;
 }

@@ -4,6 +4,7 @@ import Ajv from 'ajv';
 import plugin from '../../../plugins/engines/sql/index.js';
 import { verify } from '../../../plugins/engines/sql/engine.js';
 import { HttpError } from '../../../core/errors.js';
+import { renderVerdict } from '../../../core/verdict.js';
 import type { App, EngineHandle, RouteDef } from '../../../core/types.js';
 import { SHOP } from './fixtures/helpers.js';
 
@@ -43,7 +44,8 @@ async function httpStatusOf(p: Promise<unknown> | unknown): Promise<number | nul
 function call(route: RouteDef, body: Record<string, unknown>) {
   const b = { ...body };
   if (!validateReq(b)) throw new Error('request schema rejected: ' + JSON.stringify(validateReq.errors));
-  return route.handler({ body: b, signal: new AbortController().signal } as any);
+  // the kernel renders the wire body from the reply's verdict once the hooks are done
+  return Promise.resolve(route.handler({ body: b, signal: new AbortController().signal } as any)).then(renderVerdict);
 }
 
 t.test('route declaration: POST /verify/sql, apiKey, verify:read, verification tag, worker module', async (t) => {

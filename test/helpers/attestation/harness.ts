@@ -8,7 +8,7 @@ import { loadConfig, type Config, type DeepPartial } from '../../../core/config.
 import { HttpError, Problems } from '../../../core/errors.js';
 import type { Collection, Entry } from '../../../core/store.js';
 import type { Plugin, Principal, Role, Scope } from '../../../core/types.js';
-import { diagnosticBody, unverifiable, verified } from '../../../core/verdict.js';
+import { unverifiable, verified } from '../../../core/verdict.js';
 import health from '../../../plugins/health/index.js';
 import attestation from '../../../plugins/attestation/index.js';
 import { sendRequest, TEST_SECRETS } from '../server.js';
@@ -74,13 +74,15 @@ export const attestableRoutes: Plugin = {
       schema: { response: 'https://proofgate.dev/schemas/test/attestable.response.json' },
       handler(ctx: { body: unknown; state: Record<string, unknown> }) {
         const b = ctx.body as { expression?: string; query?: string; mode?: string; state_query?: unknown };
-        if ('state_query' in b) ctx.state.attestationQuery = b.state_query;
-        // a query with no canonical JSON form; the kernel no longer lets 1e999 reach a handler as Infinity
-        if ((b as { non_finite_query?: boolean }).non_finite_query) ctx.state.attestationQuery = { n: Infinity };
-        if (b.mode === 'unverifiable') return { body: diagnosticBody(unverifiable('only computed', { is_valid: false, value: 4 })) };
         const input = b.expression ?? b.query ?? '';
+        // the subject binds what was evaluated: a translated form (state_query) rather than the prose
+        let query: unknown = 'state_query' in b ? b.state_query : input;
+        // a query with no canonical JSON form; the kernel no longer lets 1e999 reach a handler as Infinity
+        if ((b as { non_finite_query?: boolean }).non_finite_query) query = { n: Infinity };
+        const subject = { engine: 'attestable', query };
+        if (b.mode === 'unverifiable') return { verdict: unverifiable('only computed', { is_valid: false, value: 4 }), subject };
         const d = verified('Identity is true', { is_valid: true, result: true }, { engine: 'test-math', engine_version: '1', input, result: true });
-        return { body: diagnosticBody(d) };
+        return { verdict: d, subject };
       },
     });
     app.route(handler(true));

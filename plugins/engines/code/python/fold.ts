@@ -1,14 +1,19 @@
 import { type PyNode, field, namedChildren } from './parser.js';
 import { positionalArgs } from './args.js';
-import { b64decode, intValue, rot13, utf8Decode } from './literals.js';
-import { type Resolver, ident } from './resolve.js';
+import { b64decode, ident, intValue, rot13, utf8Decode } from './literals.js';
+
+/** What folding needs of the resolver (resolve.ts), declared here so the two files do not import each other. */
+export interface Folder {
+  fold(node: PyNode, depth: number): string | null;
+  qualify(node: PyNode, depth: number): string[];
+}
 
 /**
  * Constant folding of calls that only rearrange constants: `''.join([...])`, `chr(101)`,
  * `base64.b64decode('...')`, `codecs.decode(s, 'rot13')`, `.decode()`, … These are the usual ways
  * to spell a name without writing it; anything else is left computed (null).
  */
-export function foldCall(r: Resolver, node: PyNode, depth: number): string | null {
+export function foldCall(r: Folder, node: PyNode, depth: number): string | null {
   const fn = field(node, 'function') as PyNode;
   const args = positionalArgs(node);
   if (fn.type === 'attribute') {

@@ -1,5 +1,10 @@
 import type { PyNode } from './parser.js';
 
+/** NFKC, as CPython applies to identifiers (PEP 3131): `ｅval` is `eval`. */
+export function ident(text: string): string {
+  return text.normalize('NFKC');
+}
+
 /**
  * Exact values of Python literals, so `'ev' + 'al'`, `"\x65val"` or `b'b3M='` are seen as what the
  * interpreter would see. Anything not decodable with certainty returns null: the callers then treat

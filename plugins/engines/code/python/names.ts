@@ -13,10 +13,8 @@ const MODULE_ALIASES: Array<[string, string]> = [
   ['ntpath', 'os.path'],
 ];
 
-/** NFKC, as CPython applies to identifiers (PEP 3131): `ｅval` is `eval`. */
-export function ident(text: string): string {
-  return text.normalize('NFKC');
-}
+// identifiers are normalised in one place (literals.ts, the lowest module of the folder)
+export { ident } from './literals.js';
 
 /**
  * Standard modules that `import os` at their top, so `os.path.os`, `shutil.os`, … are the os module

@@ -1,0 +1,30 @@
+import { sign, type KeyObject } from 'node:crypto';
+
+/**
+ * The one ES256 signer (attestation tokens and statements, A2A verdicts and AgentCards, the MCP
+ * gate through the A2A signer service). node:crypto's synchronous `sign` with the KeyObject
+ * imported once, in IEEE P1363 form (the JWS encoding of an ECDSA signature): about half the cost
+ * of an async WebCrypto path (docs/performance.md).
+ */
+export type Es256Sign = (data: Buffer, key: KeyObject) => Buffer;
+
+export const es256Sign: Es256Sign = (data, key) => sign('sha256', data, { key, dsaEncoding: 'ieee-p1363' });
+
+/** base64url of a value's JSON text: a JWS header or payload segment */
+export const b64urlJson = (v: unknown): string => Buffer.from(JSON.stringify(v)).toString('base64url');
+
+/**
+ * A compact ES256 JWS. `header` is the protected header, or its base64url segment when a hot path
+ * encodes an unchanging header once; `signFn` lets a test make signing fail.
+ */
+export function signJws(header: Record<string, unknown> | string, payload: unknown, key: KeyObject, signFn: Es256Sign = es256Sign): string {
+  const input = `${typeof header === 'string' ? header : b64urlJson(header)}.${b64urlJson(payload)}`;
+  return `${input}.${signFn(Buffer.from(input), key).toString('base64url')}`;
+}
+
+/** A flattened, detached ES256 JWS over raw payload bytes (the payload is not embedded). */
+export function signDetachedJws(header: Record<string, unknown>, payload: Buffer, key: KeyObject): { protected: string; signature: string } {
+  const prot = b64urlJson(header);
+  const sig = es256Sign(Buffer.from(`${prot}.${payload.toString('base64url')}`), key);
+  return { protected: prot, signature: sig.toString('base64url') };
+}

@@ -1,0 +1,52 @@
+import t from 'tap';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/**
+ * No import circles in the sources (type-only imports included): a circle makes module
+ * initialisation order matter and hides which file owns what.
+ */
+const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+const IMPORT = /(?:^|\n)\s*(?:import|export)\s+(?:type\s+)?[^'";]*?from\s+['"](\.[^'"]+)['"]/g;
+
+function sources(dir: string, out: string[] = []): string[] {
+  for (const name of readdirSync(dir)) {
+    const p = join(dir, name);
+    if (statSync(p).isDirectory()) sources(p, out);
+    else if (p.endsWith('.ts') && !p.endsWith('.d.ts')) out.push(p);
+  }
+  return out;
+}
+
+export function importCycles(roots: string[]): string[][] {
+  const graph = new Map<string, string[]>();
+  for (const f of roots.flatMap((r) => sources(r))) {
+    const deps: string[] = [];
+    for (const m of readFileSync(f, 'utf8').matchAll(IMPORT)) {
+      const target = resolve(dirname(f), m[1].replace(/\.js$/, '.ts'));
+      if (existsSync(target)) deps.push(target);
+    }
+    graph.set(f, deps);
+  }
+  const state = new Map<string, 'open' | 'done'>();
+  const stack: string[] = [];
+  const cycles: string[][] = [];
+  const visit = (n: string) => {
+    state.set(n, 'open');
+    stack.push(n);
+    for (const d of graph.get(n) ?? []) {
+      if (state.get(d) === 'open') cycles.push([...stack.slice(stack.indexOf(d)), d]);
+      else if (!state.has(d)) visit(d);
+    }
+    stack.pop();
+    state.set(n, 'done');
+  };
+  for (const f of graph.keys()) if (!state.has(f)) visit(f);
+  return cycles;
+}
+
+t.test('core, plugins and sidecar have no import circle', async (t) => {
+  const cycles = importCycles(['core', 'plugins', 'sidecar'].map((d) => join(ROOT, d)));
+  t.same(cycles.map((c) => c.map((p) => relative(ROOT, p)).join(' -> ')), []);
+});
