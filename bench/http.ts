@@ -20,7 +20,8 @@ import { auditAppendBench, COMMIT_MODE } from './http-audit.js';
  * Nothing here asserts on time: figures are printed and written to bench-results.json.
  * Options (env): BENCH_SECONDS per row (default 5), BENCH_CONCURRENCY (default 1,8,32,128),
  * BENCH_MIXED (requests of the RSS phase, default 10000), BENCH_TARGETS (default all),
- * BENCH_CPU_PROF (directory for a V8 profile of the sidecar), BENCH_RSS_ENGINES (1 or only: RSS per engine).
+ * BENCH_CPU_PROF (directory for a V8 profile of the sidecar), BENCH_RSS_ENGINES (1 or only: RSS per engine),
+ * BENCH_NODE_ARGS (extra node flags for the sidecar).
  */
 const DIST = fileURLToPath(new URL('..', import.meta.url));
 const CLI = join(DIST, 'sidecar', 'cli.js');
@@ -128,12 +129,12 @@ async function freePort(): Promise<number> {
   return port;
 }
 
-function rssMb(pid: number, field = 'VmRSS'): number {
+export function rssMb(pid: number, field = 'VmRSS'): number {
   const m = new RegExp(`${field}:\\s+(\\d+) kB`).exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
   return m ? round(Number(m[1]) / 1024, 1) : -1;
 }
 
-async function until(url: string, child: ChildProcess): Promise<void> {
+export async function until(url: string, child: ChildProcess): Promise<void> {
   for (;;) {
     if (child.exitCode !== null) throw new Error(`the process exited with ${child.exitCode}`);
     try {
@@ -147,7 +148,7 @@ async function until(url: string, child: ChildProcess): Promise<void> {
 }
 
 /** Writes the config, provisions the enterprise tenant in the store, starts `proofgate start`. */
-async function startSidecar(dataDir: string, disabled: string[]): Promise<{ child: ChildProcess; url: string; key: string }> {
+export async function startSidecar(dataDir: string, disabled: string[]): Promise<{ child: ChildProcess; url: string; key: string }> {
   const secrets = { jwt_secret_key: randomBytes(32).toString('hex'), api_key_lookup_secret: randomBytes(32).toString('hex'), audit_secret_key: randomBytes(32).toString('hex') };
   const store = new LmdbStore(dataDir);
   const user = await new Accounts(store).signup('bench@example.com', 'correct horse battery staple', 'bench');
@@ -171,11 +172,13 @@ async function startSidecar(dataDir: string, disabled: string[]): Promise<{ chil
   writeFileSync(file, JSON.stringify(config), { mode: 0o600 });
   // BENCH_CPU_PROF=DIR: the sidecar writes a V8 CPU profile there when it stops (profile one route with BENCH_TARGETS)
   const prof = process.env.BENCH_CPU_PROF ? ['--cpu-prof', '--cpu-prof-dir', process.env.BENCH_CPU_PROF] : [];
+  // BENCH_NODE_ARGS: extra node flags for the sidecar (e.g. --max-semi-space-size=2 to weigh a memory setting)
+  if (process.env.BENCH_NODE_ARGS) prof.push(...process.env.BENCH_NODE_ARGS.split(' ').filter(Boolean));
   const child = spawn(process.execPath, [...prof, CLI, 'start', '--config', file], { stdio: ['ignore', 'ignore', 'inherit'], env: { PATH: process.env.PATH ?? '' } });
   return { child, url: `http://127.0.0.1:${port}`, key };
 }
 
-async function stop(child: ChildProcess): Promise<void> {
+export async function stop(child: ChildProcess): Promise<void> {
   if (child.exitCode !== null) return;
   const exited = new Promise((r) => child.once('exit', r));
   child.kill('SIGTERM');
@@ -280,7 +283,7 @@ async function storageFigures(dataDir: string): Promise<object> {
   }
 }
 
-const ENGINE_PLUGINS = ['engine-math', 'logic', 'code', 'sql', 'fact', 'natural-language', 'engine-process', 'engine-rag', 'engine-consensus', 'engine-stats', 'engine-image'];
+export const ENGINE_PLUGINS = ['engine-math', 'logic', 'code', 'sql', 'fact', 'natural-language', 'engine-process', 'engine-rag', 'engine-consensus', 'engine-stats', 'engine-image'];
 
 /**
  * RSS after /readyz with no engine, with each engine alone, and with all of them: what an operator
