@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -229,7 +229,9 @@ export async function runHttpBench(): Promise<object> {
     memory.rss_anon_mb_after_mixed = rssMb(sc.child.pid!, 'RssAnon');
     memory.rss_file_mb_after_mixed = rssMb(sc.child.pid!, 'RssFile');
     memory.mixed_requests = n;
-    console.log(`RSS after ${n} mixed requests: ${memory.rss_mb_after_mixed} MB (anonymous ${memory.rss_anon_mb_after_mixed}, file-backed ${memory.rss_file_mb_after_mixed})`);
+    // threads of the process: worker pools grow under load (each thread loads the engine modules it runs)
+    memory.threads_after_mixed = readdirSync(`/proc/${sc.child.pid!}/task`).length;
+    console.log(`RSS after ${n} mixed requests: ${memory.rss_mb_after_mixed} MB (anonymous ${memory.rss_anon_mb_after_mixed}, file-backed ${memory.rss_file_mb_after_mixed}; ${memory.threads_after_mixed} threads)`);
   } finally {
     await stop(sc.child);
     raw.kill('SIGTERM');
