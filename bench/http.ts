@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -21,7 +21,8 @@ import { runSharedBench } from './http-shared.js';
  * Nothing here asserts on time: figures are printed and written to bench-results.json.
  * Options (env): BENCH_SECONDS per row (default 5), BENCH_CONCURRENCY (default 1,8,32,128),
  * BENCH_MIXED (requests of the RSS phase, default 10000), BENCH_TARGETS (default all),
- * BENCH_CPU_PROF (directory for a V8 profile of the sidecar), BENCH_RSS_ENGINES (1 or only: RSS per engine).
+ * BENCH_CPU_PROF (directory for a V8 profile of the sidecar), BENCH_RSS_ENGINES (1 or only: RSS per engine),
+ * BENCH_NODE_ARGS (extra node flags for the sidecar).
  */
 const DIST = fileURLToPath(new URL('..', import.meta.url));
 const CLI = join(DIST, 'sidecar', 'cli.js');
@@ -129,12 +130,12 @@ async function freePort(): Promise<number> {
   return port;
 }
 
-function rssMb(pid: number, field = 'VmRSS'): number {
+export function rssMb(pid: number, field = 'VmRSS'): number {
   const m = new RegExp(`${field}:\\s+(\\d+) kB`).exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
   return m ? round(Number(m[1]) / 1024, 1) : -1;
 }
 
-async function until(url: string, child: ChildProcess): Promise<void> {
+export async function until(url: string, child: ChildProcess): Promise<void> {
   for (;;) {
     if (child.exitCode !== null) throw new Error(`the process exited with ${child.exitCode}`);
     try {
@@ -148,7 +149,7 @@ async function until(url: string, child: ChildProcess): Promise<void> {
 }
 
 /** Writes the config, provisions the enterprise tenant in the store, starts `proofgate start`. */
-async function startSidecar(dataDir: string, disabled: string[]): Promise<{ child: ChildProcess; url: string; key: string }> {
+export async function startSidecar(dataDir: string, disabled: string[]): Promise<{ child: ChildProcess; url: string; key: string }> {
   const secrets = { jwt_secret_key: randomBytes(32).toString('hex'), api_key_lookup_secret: randomBytes(32).toString('hex'), audit_secret_key: randomBytes(32).toString('hex') };
   const store = new LmdbStore(dataDir);
   const user = await new Accounts(store).signup('bench@example.com', 'correct horse battery staple', 'bench');
@@ -172,11 +173,13 @@ async function startSidecar(dataDir: string, disabled: string[]): Promise<{ chil
   writeFileSync(file, JSON.stringify(config), { mode: 0o600 });
   // BENCH_CPU_PROF=DIR: the sidecar writes a V8 CPU profile there when it stops (profile one route with BENCH_TARGETS)
   const prof = process.env.BENCH_CPU_PROF ? ['--cpu-prof', '--cpu-prof-dir', process.env.BENCH_CPU_PROF] : [];
+  // BENCH_NODE_ARGS: extra node flags for the sidecar (e.g. --max-semi-space-size=2 to weigh a memory setting)
+  if (process.env.BENCH_NODE_ARGS) prof.push(...process.env.BENCH_NODE_ARGS.split(' ').filter(Boolean));
   const child = spawn(process.execPath, [...prof, CLI, 'start', '--config', file], { stdio: ['ignore', 'ignore', 'inherit'], env: { PATH: process.env.PATH ?? '' } });
   return { child, url: `http://127.0.0.1:${port}`, key };
 }
 
-async function stop(child: ChildProcess): Promise<void> {
+export async function stop(child: ChildProcess): Promise<void> {
   if (child.exitCode !== null) return;
   const exited = new Promise((r) => child.once('exit', r));
   child.kill('SIGTERM');
@@ -228,7 +231,9 @@ export async function runHttpBench(): Promise<object> {
     memory.rss_anon_mb_after_mixed = rssMb(sc.child.pid!, 'RssAnon');
     memory.rss_file_mb_after_mixed = rssMb(sc.child.pid!, 'RssFile');
     memory.mixed_requests = n;
-    console.log(`RSS after ${n} mixed requests: ${memory.rss_mb_after_mixed} MB (anonymous ${memory.rss_anon_mb_after_mixed}, file-backed ${memory.rss_file_mb_after_mixed})`);
+    // threads of the process: worker pools grow under load (each thread loads the engine modules it runs)
+    memory.threads_after_mixed = readdirSync(`/proc/${sc.child.pid!}/task`).length;
+    console.log(`RSS after ${n} mixed requests: ${memory.rss_mb_after_mixed} MB (anonymous ${memory.rss_anon_mb_after_mixed}, file-backed ${memory.rss_file_mb_after_mixed}; ${memory.threads_after_mixed} threads)`);
     // shared mode: one and two replicas on PostgreSQL, against the same raw rows (BENCH_SHARED=0 skips)
     if (process.env.BENCH_SHARED !== '0') {
       const rawRps = new Map(rows.filter((r) => r.target === rawTarget.name).map((r) => [r.concurrency, r.rps]));
@@ -288,7 +293,7 @@ async function storageFigures(dataDir: string): Promise<object> {
   }
 }
 
-const ENGINE_PLUGINS = ['engine-math', 'logic', 'code', 'sql', 'fact', 'natural-language', 'engine-process', 'engine-rag', 'engine-consensus', 'engine-stats', 'engine-image'];
+export const ENGINE_PLUGINS = ['engine-math', 'logic', 'code', 'sql', 'fact', 'natural-language', 'engine-process', 'engine-rag', 'engine-consensus', 'engine-stats', 'engine-image'];
 
 /**
  * RSS after /readyz with no engine, with each engine alone, and with all of them: what an operator

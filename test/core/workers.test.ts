@@ -38,3 +38,13 @@ t.test('an unknown engine function fails cleanly', async (t) => {
   const r = await s.request('POST', '/probe/task/nope', { body: null });
   t.equal(r.status, 503);
 });
+
+t.test('worker threads get a small young generation by default, and workers.young_generation_mb sets it', async (t) => {
+  const r = await s.request('POST', '/probe/task/limits', { body: null });
+  t.equal(r.status, 200);
+  t.equal(r.body.result.maxYoungGenerationSizeMb, 8);
+  const sized = await startServer({ plugins: [probePlugin()], config: { workers: { young_generation_mb: 16 } } });
+  t.teardown(() => sized.close());
+  const r2 = await sized.request('POST', '/probe/task/limits', { body: null });
+  t.equal(r2.body.result.maxYoungGenerationSizeMb, 16);
+});

@@ -1,5 +1,6 @@
 import { Decimal as DecimalLib } from 'decimal.js';
-import { create, all, type Complex } from 'mathjs';
+import type { Complex } from 'mathjs';
+import { create, all } from './mathjs.js';
 import { K, Q } from './field.js';
 import { EvalError, divZero, exact, type Domain } from './exact.js';
 import type { Ast } from './ast.js';

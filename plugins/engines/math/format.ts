@@ -1,4 +1,4 @@
-import { create, all } from 'mathjs';
+import { create, all } from './mathjs.js';
 import type { K } from './field.js';
 import type { Approx } from './approx.js';
 import { show, type Ast } from './ast.js';

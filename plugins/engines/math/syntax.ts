@@ -1,4 +1,5 @@
-import { create, all, type MathNode } from 'mathjs';
+import type { MathNode } from 'mathjs';
+import { create, all } from './mathjs.js';
 import { Q } from './field.js';
 import { C, MathRefusal } from './errors.js';
 import { FUNCTION_SET, type Ast, type FnName } from './ast.js';
