@@ -58,8 +58,11 @@ async function signins(s: TestServer, n: number, headers: Record<string, string>
   return out;
 }
 
+// per-minute windows are epoch-aligned: a fixed clock keeps a test from straddling a minute boundary
+const inOneMinute = () => 1_700_000_010_000;
+
 t.test('anonymous /auth/* limit per client IP; X-Forwarded-For only from trusted proxies', async (t) => {
-  const s = await startServer({ plugins: [health, createAuthPlugin()], config: { auth: { anonymous_rate_per_minute: 3 } } });
+  const s = await startServer({ plugins: [health, createAuthPlugin({ now: inOneMinute })], config: { auth: { anonymous_rate_per_minute: 3 } } });
   t.teardown(() => s.close());
   const rs = await signins(s, 3, { 'x-forwarded-for': '1.1.1.1' });
   t.same(rs.map((r) => r.status), [401, 401, 401]);
@@ -78,7 +81,7 @@ t.test('anonymous /auth/* limit per client IP; X-Forwarded-For only from trusted
 
 t.test('behind a trusted proxy the rightmost X-Forwarded-For hop is the client', async (t) => {
   const s = await startServer({
-    plugins: [health, createAuthPlugin()],
+    plugins: [health, createAuthPlugin({ now: inOneMinute })],
     config: { auth: { anonymous_rate_per_minute: 2, trusted_proxies: ['127.0.0.0/8', '::1'] } },
   });
   t.teardown(() => s.close());
@@ -90,7 +93,7 @@ t.test('behind a trusted proxy the rightmost X-Forwarded-For hop is the client',
 });
 
 t.test('an IPv6-only trusted list does not trust an IPv4 peer', async (t) => {
-  const s = await startServer({ plugins: [health, createAuthPlugin()], config: { auth: { anonymous_rate_per_minute: 1, trusted_proxies: ['::1/128'] } } });
+  const s = await startServer({ plugins: [health, createAuthPlugin({ now: inOneMinute })], config: { auth: { anonymous_rate_per_minute: 1, trusted_proxies: ['::1/128'] } } });
   t.teardown(() => s.close());
   t.equal((await signins(s, 1, { 'x-forwarded-for': '3.3.3.3' }))[0].status, 401);
   t.equal((await signins(s, 1, { 'x-forwarded-for': '4.4.4.4' }))[0].status, 429, 'header ignored');
