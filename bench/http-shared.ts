@@ -1,7 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -9,6 +8,7 @@ import pg from 'pg';
 import { PgStore } from '../core/store-pg.js';
 import { AuditChain, type AuditFields } from '../plugins/audit/index.js';
 import { Accounts, ApiKeys } from '../plugins/auth/index.js';
+import { freePort } from './load.js';
 
 /**
  * Shared-mode rows of `npm run bench -- http`: the sidecar on PostgreSQL as one replica and as two
@@ -43,14 +43,6 @@ const FIELDS: AuditFields = {
   constraint_id: null,
   raw_llm_output: null,
 };
-
-async function freePort(): Promise<number> {
-  const s = createServer();
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
-  const port = (s.address() as { port: number }).port;
-  await new Promise((r) => s.close(r));
-  return port;
-}
 
 async function ready(url: string, child: ChildProcess): Promise<void> {
   for (;;) {

@@ -1,7 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -11,6 +10,7 @@ import { Accounts, ApiKeys } from '../plugins/auth/index.js';
 import { corpusDir } from './harness.js';
 import { auditAppendBench, COMMIT_MODE } from './http-audit.js';
 import { runSharedBench } from './http-shared.js';
+import { freePort } from './load.js';
 
 /**
  * `npm run bench -- http`: the whole service as a user sees it. The sidecar runs as its own
@@ -120,14 +120,6 @@ async function drive(url: string, t: Target, key: string, concurrency: number, o
   await pool.close();
   lat.sort((a, b) => a - b);
   return { requests: lat.length, rps: Math.round(lat.length / seconds), p50_ms: round(percentile(lat, 50)), p99_ms: round(percentile(lat, 99)), statuses };
-}
-
-async function freePort(): Promise<number> {
-  const s = createServer();
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
-  const port = (s.address() as { port: number }).port;
-  await new Promise((r) => s.close(r));
-  return port;
 }
 
 export function rssMb(pid: number, field = 'VmRSS'): number {

@@ -1,3 +1,5 @@
+import { createServer } from 'node:net';
+
 /**
  * One closed-loop load runner for the benches that drive a peer in this process (A2A gateway, A2A
  * proxy, MCP proxy): `concurrency` loops share `requests` calls of `once`, which resolves whether
@@ -41,4 +43,13 @@ export async function closedLoop(
   latencies.sort((a, b) => a - b);
   const round = (x: number) => Math.round(x * 1000) / 1000;
   return { requests: o.requests, failed, seconds: round(seconds), rps: Math.round(o.requests / seconds), p50_ms: round(percentile(latencies, 50)), p99_ms: round(percentile(latencies, 99)) };
+}
+
+/** a loopback port the OS hands out (for a process the bench starts) */
+export async function freePort(): Promise<number> {
+  const s = createServer();
+  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
+  const port = (s.address() as { port: number }).port;
+  await new Promise((r) => s.close(r));
+  return port;
 }

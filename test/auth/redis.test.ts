@@ -1,57 +1,19 @@
 import t from 'tap';
-import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
+import type { ChildProcess } from 'node:child_process';
 import { Redis } from 'ioredis';
 import pino from 'pino';
 import health from '../../plugins/health/index.js';
 import { createAuthPlugin, createLimiter, RedisLimiter } from '../../plugins/auth/index.js';
 import { startServer } from '../helpers/server.js';
 import { createKey, signup } from '../helpers/tenancy.js';
+import { freePort, killProcess, startRedis } from '../helpers/redis.js';
 
 /**
  * Against a real redis-server started here on a free port (never the shared one on 6379),
  * persistence off. Killing it mid-test must deny requests (fail closed).
  */
-const REDIS = '/usr/bin/redis-server';
 const silent = pino({ level: 'silent' });
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const port = (srv.address() as { port: number }).port;
-      srv.close(() => resolve(port));
-    });
-  });
-}
-
-async function startRedis(port: number): Promise<ChildProcess> {
-  const child = spawn(REDIS, ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
-  const probe = new Redis({ port, host: '127.0.0.1', lazyConnect: true, retryStrategy: () => null, maxRetriesPerRequest: 0 });
-  probe.on('error', () => undefined);
-  for (let i = 0; i < 100; i++) {
-    try {
-      await probe.connect();
-      await probe.ping();
-      probe.disconnect();
-      return child;
-    } catch {
-      probe.disconnect();
-      await new Promise((r) => setTimeout(r, 50));
-    }
-  }
-  child.kill('SIGKILL');
-  throw new Error('redis-server did not start');
-}
-
-function kill(child: ChildProcess): Promise<void> {
-  return new Promise((resolve) => {
-    if (child.exitCode !== null || child.signalCode !== null) return resolve();
-    child.once('exit', () => resolve());
-    child.kill('SIGKILL');
-  });
-}
+const kill = (child: ChildProcess) => killProcess(child);
 
 t.test('two replicas sharing Redis never overshoot a limit', async (t) => {
   const port = await freePort();
