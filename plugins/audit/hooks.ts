@@ -50,14 +50,6 @@ export function summarize(ctx: RequestContext, reply: Reply): AuditFields {
   };
 }
 
-/**
- * Set by the audit gate (the last onRequest hook): the request was authenticated, had its scope,
- * was admitted by the rate limiter and its chain is writable. Only such requests become `refused`
- * entries. What is refused earlier — a scope refusal, 429, a limiter outage — is a coalesced
- * security event instead (`auth_failure`, `rate_limited`): one durable append per request the
- * limiter never counted would let a flood cost what the limit exists to bound.
- */
-const GATED = 'auditGated';
 
 /**
  * The entry of a verification request refused by a thrown error after authentication; a policy
@@ -107,7 +99,6 @@ export function registerAuditHooks(app: App, chain: AuditChain | null, events: S
   app.hook('onRequest', async (ctx) => {
     if (!isVerification(ctx)) return;
     await assertAuditable(chain, ctx);
-    ctx.state[GATED] = true;
   });
 
   // awaited by the kernel before the response is written: no verdict leaves without its entry
@@ -138,7 +129,10 @@ export function registerAuditHooks(app: App, chain: AuditChain | null, events: S
   // caller's organisation; before authentication (401) there is not even an organisation to charge
   app.hook('onError', async (ctx, err) => {
     const org = ctx.principal?.orgId;
-    if (!isVerification(ctx) || !chain || !org || ctx.state[GATED] !== true) return;
+    // every refusal after authentication is a trace, a missing scope and a 429 included (issue 12 item 10);
+    // group commit makes a flood of them cost batched appends, and retention bounds what they keep.
+    // Only a refusal because the chain cannot take an entry is left to the logs and security events.
+    if (!isVerification(ctx) || !chain || !org || err.code === 'audit_unavailable') return;
     const fields = refusedFields(ctx, err);
     let entry;
     try {

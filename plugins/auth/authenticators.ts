@@ -74,6 +74,8 @@ export function apiKeyAuthenticator(keys: ApiKeys, tiers: TierCache, events: Sec
       tier: await tiers.get(rec.org_id),
       ...(rec.a2a_senders?.length ? { a2aSenders: rec.a2a_senders } : {}),
     };
+    // who was refused is known from here on: a scope refusal is recorded against this key (audit onError)
+    ctx.principal = p;
     checkScope(ctx, p, events);
     return p;
   };

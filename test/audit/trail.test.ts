@@ -148,7 +148,7 @@ t.test('revoking an attestation needs admin:all and is a chain entry', async (t)
   t.equal((await entries(b.token)).filter((e) => e.engine === 'attestation.revoke').length, 0);
 });
 
-t.test('verification requests refused once admitted are chain entries; before authentication, scope and limits they are not', async (t) => {
+t.test('verification requests refused after authentication are chain entries, a missing scope and a 429 included; before authentication they are not', async (t) => {
   const a = await signup(s);
   const k = await createKey(s, a.token, { name: 'reader', scopes: ['verify:read'] });
   const wrongScope = await createKey(s, a.token, { name: 'att', scopes: ['attestation:read'] });
@@ -178,14 +178,24 @@ t.test('verification requests refused once admitted are chain entries; before au
   t.equal(list[0].log_id, badId);
   t.equal(list[0].engine, 'verify');
 
-  // not entries: no credential, an unknown or revoked key (no organisation is known); refusals before
-  // the rate limiter admitted the request (a missing scope, 429): coalesced security events instead
-  const before = await count();
+  // entries too: refusals after authentication before the handler ran (a missing scope, a 429)
   const scope = await s.request('POST', '/test/verify', { apiKey: wrongScope.key, body: { outcome: 'verified' } });
   t.equal(scope.status, 403, 'a key without verify:read');
-  t.equal(scope.headers.get('x-audit-log-id'), null);
+  t.match(scope.headers.get('x-audit-log-id'), /^lg_/, 'the scope refusal is an entry');
   const limited = await s.request('POST', '/test/verify', { apiKey: k.key, body: { outcome: 'verified' }, headers: { 'x-test-limit': '1' } });
   t.equal(limited.status, 429);
+  t.match(limited.headers.get('x-audit-log-id'), /^lg_/, 'the 429 is an entry');
+  const traced = (await entries(a.token)).filter((e) => e.status === 'refused').slice(0, 2).reverse();
+  t.same(
+    traced.map((e) => [e.http_status, e.constraint_id, e.key_id]),
+    [
+      [403, 'insufficient_scope', wrongScope.id],
+      [429, 'rate_limited', k.id],
+    ],
+  );
+
+  // not entries: no credential, an unknown or revoked key (no organisation is known)
+  const before = await count();
   t.equal((await s.request('POST', '/test/verify', { body: { outcome: 'verified' } })).status, 401);
   t.equal((await s.request('POST', '/test/verify', { apiKey: 'svc_live_' + 'A'.repeat(43), body: {} })).status, 401);
   t.equal((await s.request('DELETE', `/auth/api-keys/${wrongScope.id}`, { headers: bearer(a.token) })).status, 200);
@@ -196,7 +206,7 @@ t.test('verification requests refused once admitted are chain entries; before au
 
   const filtered = await s.request('GET', '/logs?status=refused', { apiKey: k.key });
   t.equal(filtered.status, 200, 'refused is a status filter of GET /logs');
-  t.equal(filtered.body.logs.length, 3);
+  t.equal(filtered.body.logs.length, 5);
   t.equal((await s.request('GET', '/audit/export?status=refused', { headers: bearer(a.token) })).status, 200);
   await chainIntact(t, a.user.org_id);
 });
