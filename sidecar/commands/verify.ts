@@ -37,8 +37,17 @@ const ROUTES: Record<Kind, (c: ProofgateClient, body: Record<string, unknown>) =
   math: (c, b) => c.postVerifyMath(b as never),
 };
 
-/** In-process mode: the engines, the VC converter and an authenticator for one random key that never leaves memory. */
-async function localClient(): Promise<{ client: ProofgateClient; close(): Promise<void> }> {
+/**
+ * In-process mode: the one engine this run needs (start-up loads and warms nothing else), the VC
+ * converter when documents are asked for, and an authenticator for one random key that never leaves memory.
+ */
+const ENGINE_PLUGINS: Record<Kind, () => Promise<{ default: Plugin }>> = {
+  code: () => import('../../plugins/engines/code/index.js'),
+  sql: () => import('../../plugins/engines/sql/index.js'),
+  math: () => import('../../plugins/engines/math/index.js'),
+};
+
+async function localClient(kind: Kind, documents: boolean): Promise<{ client: ProofgateClient; close(): Promise<void> }> {
   const key = `svc_local_${randomBytes(24).toString('base64url')}`;
   const localAuth: Plugin = {
     name: 'local-cli-auth',
@@ -50,14 +59,12 @@ async function localClient(): Promise<{ client: ProofgateClient; close(): Promis
       });
     },
   };
-  const [{ localKernel }, code, sql, math, vc] = await Promise.all([
+  const [{ localKernel }, engine, vc] = await Promise.all([
     import('../local.js'),
-    import('../../plugins/engines/code/index.js'),
-    import('../../plugins/engines/sql/index.js'),
-    import('../../plugins/engines/math/index.js'),
-    import('../../plugins/verification-context/index.js'),
+    ENGINE_PLUGINS[kind](),
+    documents ? import('../../plugins/verification-context/index.js') : null,
   ]);
-  const local = await localKernel([localAuth, code.default, sql.default, math.default, vc.default]);
+  const local = await localKernel([localAuth, engine.default, ...(vc ? [vc.default] : [])]);
   const { url } = await local.kernel.listen();
   await local.ready();
   return { client: new ProofgateClient({ baseUrl: url, apiKey: key, retries: 0 }), close: () => local.close() };
@@ -149,7 +156,7 @@ export const verifyCommand: Command = {
       return 2;
     }
     const conn = values.local
-      ? await localClient()
+      ? await localClient(kind as Kind, format === 'vc')
       : { client: new ProofgateClient({ baseUrl: String(values.url ?? process.env.PROOFGATE_URL ?? 'http://127.0.0.1:8080'), apiKey }), close: async () => undefined };
     const outcomes: Outcome[] = [];
     const vcs: unknown[] = [];
