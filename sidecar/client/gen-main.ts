@@ -1,4 +1,4 @@
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { builtinPlugins } from '../builtin.js';
 import { localKernel } from '../local.js';
@@ -10,8 +10,12 @@ try {
   const out = await generateClient(local.kernel.openapi());
   const dir = fileURLToPath(new URL('../../../sidecar/client/', import.meta.url));
   writeFileSync(dir + 'types.gen.ts', out.types);
+  // the group files are all generated: none survives from an earlier layout
+  rmSync(dir + 'types', { recursive: true, force: true });
+  mkdirSync(dir + 'types');
+  for (const [group, text] of Object.entries(out.typeFiles)) writeFileSync(`${dir}types/${group}.gen.ts`, text);
   writeFileSync(dir + 'client.gen.ts', out.client);
-  console.log(`wrote ${dir}types.gen.ts and client.gen.ts`);
+  console.log(`wrote ${dir}types.gen.ts, ${Object.keys(out.typeFiles).length} files in types/ and client.gen.ts`);
 } finally {
   await local.close();
 }

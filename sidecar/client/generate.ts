@@ -1,4 +1,5 @@
 import { compile } from 'json-schema-to-typescript';
+import { splitTypes } from './split-types.js';
 
 /**
  * Build-time generator of the typed client: request/response types from the OpenAPI document's
@@ -6,7 +7,10 @@ import { compile } from 'json-schema-to-typescript';
  * and the test that compares the committed output import this file; the client never does.
  */
 export interface Generated {
+  /** sidecar/client/types.gen.ts: re-exports the group files */
   types: string;
+  /** group → sidecar/client/types/<group>.gen.ts */
+  typeFiles: Record<string, string>;
   client: string;
 }
 
@@ -127,5 +131,9 @@ function client(doc: { paths: Record<string, Record<string, Omit<Op, 'method' | 
 
 export async function generateClient(doc: Record<string, unknown>): Promise<Generated> {
   const components = (doc.components as { schemas: Record<string, object> }).schemas;
-  return { types: await types(components), client: client(doc as never) };
+  // a component's group is its first name segment (`code.verify.request` → code)
+  const groups: Record<string, string> = {};
+  for (const name of Object.keys(components)) groups[typeName(name)] = name.split('.')[0].replace(/[^A-Za-z0-9_-]/g, '_');
+  const split = splitTypes(await types(components), groups, BANNER);
+  return { types: split.index, typeFiles: split.files, client: client(doc as never) };
 }

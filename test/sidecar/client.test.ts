@@ -1,7 +1,7 @@
 import t from 'tap';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { builtinPlugins } from '../../sidecar/builtin.js';
 import { ProofgateClient, ProofgateError, toVerificationContext, verifyA2AVerdict } from '../../sidecar/client/index.js';
@@ -16,6 +16,9 @@ t.test('the committed client is what the route table generates (npm run gen:clie
   t.teardown(() => s.close());
   const out = await generateClient(s.kernel.openapi());
   t.equal(SRC('types.gen.ts'), out.types, 'types.gen.ts is current');
+  const committed = readdirSync(fileURLToPath(new URL('../../../sidecar/client/types/', import.meta.url))).sort();
+  t.same(committed, Object.keys(out.typeFiles).map((g) => `${g}.gen.ts`).sort(), 'the same group files, none stale');
+  for (const [group, text] of Object.entries(out.typeFiles)) t.equal(SRC(`types/${group}.gen.ts`), text, `types/${group}.gen.ts is current`);
   t.equal(SRC('client.gen.ts'), out.client, 'client.gen.ts is current');
   for (const r of s.kernel.routes) {
     const name = (s.kernel.openapi() as any).paths[`/v1${openApiPath(r.path)}`][r.method.toLowerCase()].operationId;
