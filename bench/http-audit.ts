@@ -8,7 +8,8 @@ import { AuditChain, type AuditFields } from '../plugins/audit/index.js';
 /** How the store makes a commit durable; the bench prints it beside every figure. */
 export const COMMIT_MODE = 'LMDB, durable: every commit is fsynced before its promise resolves (lmdb-js overlappingSync; noSync off)';
 
-const FIELDS: AuditFields = {
+/** one typical verified math entry: what both audit-append benches (LMDB and PostgreSQL) append */
+export const FIELDS: AuditFields = {
   route: '/verify/math',
   method: 'POST',
   key_id: 'key_bench',

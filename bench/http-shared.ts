@@ -6,9 +6,10 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { PgStore } from '../core/store-pg.js';
-import { AuditChain, type AuditFields } from '../plugins/audit/index.js';
+import { AuditChain } from '../plugins/audit/index.js';
 import { Accounts, ApiKeys } from '../plugins/auth/index.js';
 import { freePort } from './load.js';
+import { FIELDS } from './http-audit.js';
 
 /**
  * Shared-mode rows of `npm run bench -- http`: the sidecar on PostgreSQL as one replica and as two
@@ -29,20 +30,6 @@ export interface DriveResult {
   statuses: Record<string, number>;
 }
 type Drive = (url: string, t: { name: string; path: string; bodies: string[] }, key: string, concurrency: number, o: { seconds?: number; total?: number }) => Promise<DriveResult>;
-
-const FIELDS: AuditFields = {
-  route: '/verify/math',
-  method: 'POST',
-  key_id: 'key_bench',
-  user_id: null,
-  request_hash: 'sha256:' + 'ab'.repeat(32),
-  status: 'verified',
-  engine: 'math',
-  http_status: 200,
-  proof_ref: 'sha256:' + 'cd'.repeat(32),
-  constraint_id: null,
-  raw_llm_output: null,
-};
 
 async function ready(url: string, child: ChildProcess): Promise<void> {
   for (;;) {

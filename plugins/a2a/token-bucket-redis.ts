@@ -1,5 +1,6 @@
 import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
+import { connectRedis } from '../../core/redis.js';
 import { PairBuckets, type Clock, type TakeResult } from './token-bucket.js';
 
 /**
@@ -128,39 +129,7 @@ export async function createPairBuckets(
 ): Promise<PairLimiter> {
   const local = () => new LocalPairBuckets(new PairBuckets({ capacity, clock: o.clock }));
   if (!url) return local();
-  const timeout = o.connectTimeoutMs ?? 2000;
-  const client = new Redis(url, {
-    lazyConnect: true,
-    enableOfflineQueue: false,
-    maxRetriesPerRequest: 0,
-    commandTimeout: 1000,
-    connectTimeout: timeout,
-    retryStrategy: (times) => Math.min(times * 200, 2000),
-  });
-  try {
-    await new Promise<void>((resolve, reject) => {
-      const t = setTimeout(() => reject(new Error('connect timeout')), timeout);
-      client.once('ready', () => {
-        clearTimeout(t);
-        resolve();
-      });
-      client.once('error', (e) => {
-        clearTimeout(t);
-        reject(e);
-      });
-      client.connect().catch(() => undefined);
-    });
-  } catch (err) {
-    client.disconnect();
-    log.error({ err: (err as Error).message }, 'A2A pair buckets: Redis unavailable at start-up, in-process buckets until restart');
-    return local();
-  }
-  let lastLogged = 0;
-  client.on('error', (err: Error) => {
-    if (Date.now() - lastLogged > 10_000) {
-      lastLogged = Date.now();
-      log.error({ err: err.message }, 'A2A pair buckets: Redis error, messages are denied until it recovers');
-    }
-  });
+  const client = await connectRedis(url, log, { what: 'A2A pair buckets', timeoutMs: o.connectTimeoutMs });
+  if (!client) return local();
   return new RedisPairBuckets(client, capacity, o.clock);
 }

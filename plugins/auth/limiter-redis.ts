@@ -1,5 +1,6 @@
 import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
+import { connectRedis } from '../../core/redis.js';
 import { decide, LimiterUnavailableError, MemoryLimiter, windowStart, type Decision, type RateLimiter, type Rule } from './limiter.js';
 
 /**
@@ -65,40 +66,8 @@ export class RedisLimiter implements RateLimiter {
  */
 export async function createLimiter(url: string | null, log: Logger, connectTimeoutMs = 2000): Promise<RateLimiter> {
   if (!url) return new MemoryLimiter();
-  const client = new Redis(url, {
-    lazyConnect: true,
-    enableOfflineQueue: false,
-    maxRetriesPerRequest: 0,
-    commandTimeout: 1000,
-    connectTimeout: connectTimeoutMs,
-    retryStrategy: (times) => Math.min(times * 200, 2000),
-  });
-  let lastLogged = 0;
-  try {
-    await new Promise<void>((resolve, reject) => {
-      const t = setTimeout(() => reject(new Error('connect timeout')), connectTimeoutMs);
-      client.once('ready', () => {
-        clearTimeout(t);
-        resolve();
-      });
-      client.once('error', (e) => {
-        clearTimeout(t);
-        reject(e);
-      });
-      client.connect().catch(() => undefined);
-    });
-  } catch (err) {
-    client.disconnect();
-    log.error({ err: (err as Error).message }, 'rate-limit Redis unavailable at start-up: using the in-process limiter until restart');
-    return new MemoryLimiter();
-  }
-  client.on('error', (err: Error) => {
-    // reconnect attempts repeat the same error; one line per 10 s is enough
-    if (Date.now() - lastLogged > 10_000) {
-      lastLogged = Date.now();
-      log.error({ err: err.message }, 'rate-limit Redis error: requests are denied until it recovers');
-    }
-  });
+  const client = await connectRedis(url, log, { what: 'rate-limit', timeoutMs: connectTimeoutMs });
+  if (!client) return new MemoryLimiter();
   log.info('rate limits shared through Redis');
   return new RedisLimiter(client);
 }

@@ -1,0 +1,47 @@
+import { Redis } from 'ioredis';
+import type { Logger } from 'pino';
+
+/**
+ * One way to reach the Redis that shared limits live in (plan limits, A2A pair buckets). The spec's
+ * rules are the caller's: `null` when Redis does not answer within `timeoutMs` at start-up (the caller
+ * falls back to its in-process limiter until restart); afterwards commands fail fast (no offline
+ * queue, no retries per request) so a limiter denies instead of waiting, while the client keeps
+ * reconnecting in the background. Errors are logged at most once per 10 s.
+ */
+export async function connectRedis(url: string, log: Logger, o: { what: string; timeoutMs?: number }): Promise<Redis | null> {
+  const timeout = o.timeoutMs ?? 2000;
+  const client = new Redis(url, {
+    lazyConnect: true,
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 0,
+    commandTimeout: 1000,
+    connectTimeout: timeout,
+    retryStrategy: (times) => Math.min(times * 200, 2000),
+  });
+  try {
+    await new Promise<void>((resolve, reject) => {
+      const t = setTimeout(() => reject(new Error('connect timeout')), timeout);
+      client.once('ready', () => {
+        clearTimeout(t);
+        resolve();
+      });
+      client.once('error', (e) => {
+        clearTimeout(t);
+        reject(e);
+      });
+      client.connect().catch(() => undefined);
+    });
+  } catch (err) {
+    client.disconnect();
+    log.error({ err: (err as Error).message }, `${o.what}: Redis unavailable at start-up, in-process until restart`);
+    return null;
+  }
+  let lastLogged = 0;
+  client.on('error', (err: Error) => {
+    if (Date.now() - lastLogged > 10_000) {
+      lastLogged = Date.now();
+      log.error({ err: err.message }, `${o.what}: Redis error, limited requests are denied until it recovers`);
+    }
+  });
+  return client;
+}
