@@ -26,3 +26,9 @@ export const TrustConstraints = {
   notAllowlisted: 'a2a.trust.not_allowlisted',
   rateLimited: 'a2a.trust.rate_limited',
 } as const;
+
+/** constraint ids of code_guard's own refusals (its findings are named by rule id and heuristic) */
+export const CodeGuardConstraints = {
+  /** the code plugin, whose `code.analyzer` parses the code, is not loaded */
+  analyzerUnavailable: 'a2a.code.analyzer_unavailable',
+} as const;

@@ -18,6 +18,8 @@ import { TrustBoundary } from './trust-boundary.js';
 import { createPairBuckets } from './token-bucket-redis.js';
 import { SenderAuthenticator } from './sender-auth.js';
 import { AGENT_SERVICE, type Agents } from '../agents/index.js';
+import { CODE_ANALYZER_SERVICE, type CodeAnalyzer } from '../engines/code/index.js';
+import type { HeuristicFinding } from './guards/code-heuristics.js';
 import { parseBlockedPairs, parseBlocklist, parseTrustedAgents } from './trust-config.js';
 
 /**
@@ -46,17 +48,23 @@ async function register(app: App): Promise<void> {
   app.provide<VerdictSigner | null>(A2A_SIGNER_SERVICE, signer);
 
   const metrics = new A2AMetrics(app.metrics);
-  const engine = app.engine({
-    name: 'a2a',
-    version: A2A_ENGINE_VERSION,
-    module: new URL('./engine.js', import.meta.url),
-    // the code guard's parser (tree-sitter wasm) loads before /readyz turns true
-    warmup: c.enable_code_verification ? 'warmup' : undefined,
-  });
+  // large invoices and long code texts; parsing code is the code plugin's (code.analyzer, its own pool)
+  const worker = app.engine({ name: 'a2a', version: A2A_ENGINE_VERSION, module: new URL('./worker.js', import.meta.url) });
+  const taskTimeoutMs = app.config.workers.task_timeout_ms;
   const guards = new GuardRegistry((type, previous, next) => app.log.warn({ payload_type: type, previous, guard: next }, 'a2a guard replaced by a plugin'));
-  guards.registerBuiltin('financial_transaction', createFinanceGuard((payload) => engine.run<GuardOutcome>('checkFinance', payload)));
+  guards.registerBuiltin('financial_transaction', createFinanceGuard((payload) => worker.run<GuardOutcome>('checkFinance', payload)));
   guards.registerBuiltin('logic_assertion', logicGuard);
-  guards.registerBuiltin('code_execution', createCodeGuard((task, signal) => engine.run<GuardOutcome>('inspectCode', task, { signal })));
+  guards.registerBuiltin(
+    'code_execution',
+    createCodeGuard({
+      // resolved per message: the code plugin may be absent (then code_guard blocks every message)
+      analyzer: () => {
+        const analyzer = app.service<CodeAnalyzer>(CODE_ANALYZER_SERVICE);
+        return analyzer && { analyze: (code, language, { signal }) => analyzer.analyze(code, language, { timeoutMs: taskTimeoutMs, signal }) };
+      },
+      scanLarge: (code, signal) => worker.run<HeuristicFinding[]>('scanCodeText', { code }, { signal }),
+    }),
+  );
   guards.registerBuiltin('general', passthroughGuard);
   guards.registerBuiltin('data_query', passthroughGuard);
   app.provide(A2A_GUARDS_SERVICE, guards);

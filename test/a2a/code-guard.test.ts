@@ -1,11 +1,11 @@
 import t from 'tap';
 import { analyzeCode, initPython } from '../../plugins/engines/code/index.js';
-import { codeOutcome, createCodeGuard } from '../../plugins/a2a/guards/code.js';
+import { CODE_INLINE_CHARS, codeOutcome, createCodeGuard, type SyntaxAnalyzer } from '../../plugins/a2a/guards/code.js';
 import { scanHeuristics, HEURISTICS } from '../../plugins/a2a/guards/code-heuristics.js';
 import type { SyntaxAnalysis } from '../../plugins/a2a/guards/code-layer1.js';
 import type { GuardContext } from '../../plugins/a2a/guards/types.js';
 
-/** the same two layers the worker runs (plugins/a2a/engine.ts inspectCode), in process */
+/** the same two layers code_guard runs (the analysis through code.analyzer), in process */
 async function inspect(code: string, language: 'python' | 'javascript' = 'python') {
   return codeOutcome(await analyzeCode(code, language), code);
 }
@@ -115,15 +115,46 @@ t.test('fail closed on an incomplete analysis; the guard reads payload.code', as
   t.equal(codeOutcome(lowOnly, 'x = 1').status, 'heuristic_pass', 'a LOW finding outside the layer-1 families is not a threat');
 
   const seen: unknown[] = [];
-  const guard = createCodeGuard(async (task) => {
-    seen.push(task);
-    return { status: 'heuristic_pass', reason: null };
-  });
+  const clean: SyntaxAnalyzer = {
+    async analyze(code, language) {
+      seen.push({ code, language });
+      return { parseOk: true, parser: 'fake', findings: [] };
+    },
+  };
+  const guard = createCodeGuard({ analyzer: () => clean });
   const ctx = { signal: new AbortController().signal } as GuardContext;
   t.equal((await guard.check({}, ctx)).status, 'unverifiable', 'missing code');
   t.equal((await guard.check({ code: 42 }, ctx)).status, 'unverifiable', 'code not a string');
   t.equal((await guard.check({ code: '  \n' }, ctx)).status, 'unverifiable', 'blank code');
   t.equal((await guard.check({ code: 'x', language: 'cobol' }, ctx)).status, 'unverifiable', 'unknown language');
-  await guard.check({ code: 'x = 1' }, ctx);
+  t.equal((await guard.check({ code: 'x = 1' }, ctx)).status, 'heuristic_pass');
   t.same(seen, [{ code: 'x = 1', language: 'python' }], 'python is the default language');
+});
+
+t.test('no code.analyzer (code plugin absent): the message blocks with a constraint id', async (t) => {
+  const guard = createCodeGuard({ analyzer: () => undefined });
+  const ctx = { signal: new AbortController().signal } as GuardContext;
+  const r = await guard.check({ code: 'print(1)\n' }, ctx);
+  t.equal(r.status, 'blocked');
+  t.equal(r.details?.constraint_id, 'a2a.code.analyzer_unavailable');
+  t.match(r.reason, /code plugin is not loaded/);
+});
+
+t.test('long code: layer 2 goes to scanLarge, short code stays inline', async (t) => {
+  const scanned: number[] = [];
+  const guard = createCodeGuard({
+    analyzer: () => ({ analyze: async () => ({ parseOk: true, parser: 'fake', findings: [] }) }),
+    scanLarge: async (code) => {
+      scanned.push(code.length);
+      return scanHeuristics(code);
+    },
+  });
+  const ctx = { signal: new AbortController().signal } as GuardContext;
+  const long = 'x = 1\n'.repeat(Math.ceil(CODE_INLINE_CHARS / 6) + 1) + 'note = "os.popen"\n';
+  const r = await guard.check({ code: long }, ctx);
+  t.equal(r.status, 'blocked', 'the worker scan finds what the inline scan would');
+  t.same((r.details?.heuristics as Array<{ name: string }>).map((h) => h.name), ['os_popen']);
+  t.same(scanned, [long.length]);
+  t.equal((await guard.check({ code: 'note = "os.popen"\n' }, ctx)).status, 'blocked');
+  t.equal(scanned.length, 1, 'short code is scanned inline');
 });

@@ -113,6 +113,19 @@ t.test('a code-engine worker failure is an error verdict (fail closed)', async (
   t.match(r.body.details.error_kind, /^engine_/);
 });
 
+t.test('without the code plugin, code_guard blocks every code message (fail closed, signed)', async (t) => {
+  const s = await startA2A({}, [], {}, { withCode: false });
+  t.teardown(() => s.close());
+  for (const code of ['def add(a, b):\n    return a + b\n', 'eval(x)']) {
+    const r = await intercept(s, message({ payload_type: 'code_execution', payload: { code } }));
+    t.equal(r.status, 200);
+    t.equal(r.body.status, 'blocked', code);
+    t.equal(r.body.engine_used, 'code_guard');
+    t.equal(r.body.details.constraint_id, 'a2a.code.analyzer_unavailable');
+    t.ok(r.body.attestation_jwt, 'a blocked verdict is signed');
+  }
+});
+
 t.test('enable_* flags off: that payload type becomes unverifiable passthrough', async (t) => {
   const s = await startA2A({ enable_financial_verification: false, enable_logic_verification: false, enable_code_verification: false });
   t.teardown(() => s.close());

@@ -1,6 +1,7 @@
 import { createPublicKey, generateKeyPairSync, verify as cryptoVerify } from 'node:crypto';
 import a2a from '../../plugins/a2a/index.js';
 import health from '../../plugins/health/index.js';
+import code from '../../plugins/engines/code/index.js';
 import type { Config, DeepPartial } from '../../core/config.js';
 import type { Plugin } from '../../core/types.js';
 import { startServer, testAuthPlugin, TEST_API_KEY, type TestServer } from './server.js';
@@ -20,9 +21,10 @@ export const KEY_PEM = p256Pem();
 
 export type A2AConfig = DeepPartial<Config['a2a']>;
 
-export async function startA2A(a2aConfig: A2AConfig = {}, extra: Plugin[] = [], config: DeepPartial<Config> = {}): Promise<TestServer> {
+/** A gateway with the code plugin beside it (code_guard parses through its `code.analyzer`); `withCode: false` leaves it out. */
+export async function startA2A(a2aConfig: A2AConfig = {}, extra: Plugin[] = [], config: DeepPartial<Config> = {}, opts: { withCode?: boolean } = {}): Promise<TestServer> {
   return startServer({
-    plugins: [testAuthPlugin(['verify:read']), health, a2a, ...extra],
+    plugins: [testAuthPlugin(['verify:read']), health, a2a, ...(opts.withCode === false ? [] : [code]), ...extra],
     config: {
       ...config,
       // claim-only by default: these servers test the boundary and the guards; the sender-auth tests

@@ -1,24 +1,40 @@
-import { scanHeuristics } from './code-heuristics.js';
+import { CodeGuardConstraints } from '../errors.js';
+import { scanHeuristics, type HeuristicFinding } from './code-heuristics.js';
 import { layer1Threats, type SyntaxAnalysis } from './code-layer1.js';
 import { unverifiable, type Guard, type GuardOutcome } from './types.js';
 
 /**
  * code_guard: reads payload.code (and payload.language, default `python`). Layer 1 is the code
- * engine's syntax tree; a syntax error or an exhausted analysis budget blocks (the tree proves
- * nothing then). Layer 2, six text heuristics, runs only when layer 1 found nothing. Any finding
- * blocks; none gives `heuristic_pass` — never `forwarded`, because the absence of a known threat
- * is not a proof of safety. Both layers run in one worker task (see ../engine.ts).
+ * plugin's syntax tree, reached through its `code.analyzer` service (parsing runs in the code
+ * plugin's pool); a syntax error or an exhausted analysis budget blocks (the tree proves nothing
+ * then), and so does a deployment without the code plugin. Layer 2, six text heuristics, runs only
+ * when layer 1 found nothing. Any finding blocks; none gives `heuristic_pass` — never `forwarded`,
+ * because the absence of a known threat is not a proof of safety.
  */
 export type CodeLanguage = 'python' | 'javascript' | 'typescript';
 export const CODE_LANGUAGES: readonly CodeLanguage[] = ['python', 'javascript', 'typescript'];
+/** at most this much code is scanned by the heuristics on the event loop; longer text goes to a worker */
+export const CODE_INLINE_CHARS = 16 * 1024;
 
 export interface CodeTask {
   code: string;
   language: CodeLanguage;
 }
 
-/** Turns one analysis (layer 1) plus the raw text (layer 2) into the guard's outcome; pure. */
-export function codeOutcome(analysis: SyntaxAnalysis, code: string): GuardOutcome {
+/** The slice of the code plugin's `CodeAnalyzer` the guard uses (a fake one drives the guard in tests). */
+export interface SyntaxAnalyzer {
+  analyze(code: string, language: CodeLanguage, opts: { signal?: AbortSignal }): Promise<SyntaxAnalysis>;
+}
+
+export interface CodeGuardDeps {
+  /** looked up per message: undefined when the code plugin is not loaded (then every message blocks) */
+  analyzer: () => SyntaxAnalyzer | undefined;
+  /** layer 2 over a text longer than CODE_INLINE_CHARS (the A2A worker pool in production) */
+  scanLarge?: (code: string, signal: AbortSignal) => Promise<HeuristicFinding[]>;
+}
+
+/** Layer 1's outcome: a blocking one, or null when the tree is complete and holds no threat; pure. */
+export function layer1Outcome(analysis: SyntaxAnalysis): GuardOutcome | null {
   if (!analysis.parseOk) {
     const e = analysis.parseError;
     return {
@@ -31,30 +47,42 @@ export function codeOutcome(analysis: SyntaxAnalysis, code: string): GuardOutcom
     return { status: 'blocked', reason: 'Code analysis exceeded its budget; nothing was proven', details: { layer: 1, parser: analysis.parser, limit_exceeded: true } };
   }
   const threats = layer1Threats(analysis);
-  if (threats.length) {
-    const rules = [...new Set(threats.map((f) => f.rule_id))];
-    return {
-      status: 'blocked',
-      reason: `Syntax-tree analysis found: ${rules.join(', ')}`,
-      details: { layer: 1, parser: analysis.parser, findings: threats.map(({ rule_id, type, severity, line, column, message }) => ({ rule_id, type, severity, line, column, message })) },
-    };
-  }
-  const heuristics = scanHeuristics(code);
-  if (heuristics.length) {
-    return {
-      status: 'blocked',
-      reason: `Heuristics matched: ${heuristics.map((h) => h.name).join(', ')}`,
-      details: { layer: 2, parser: analysis.parser, heuristics },
-    };
-  }
-  return { status: 'heuristic_pass', reason: 'Neither analysis layer found a threat', details: { layer: 2, parser: analysis.parser, heuristics: [] } };
+  if (!threats.length) return null;
+  const rules = [...new Set(threats.map((f) => f.rule_id))];
+  return {
+    status: 'blocked',
+    reason: `Syntax-tree analysis found: ${rules.join(', ')}`,
+    details: { layer: 1, parser: analysis.parser, findings: threats.map(({ rule_id, type, severity, line, column, message }) => ({ rule_id, type, severity, line, column, message })) },
+  };
 }
 
-/** Reads the payload; the analysis itself runs through `run` (the worker pool in production). */
-export function createCodeGuard(run: (task: CodeTask, signal: AbortSignal) => Promise<GuardOutcome>): Guard {
+/** Layer 2's outcome from the heuristics' findings; pure. */
+export function layer2Outcome(parser: string, heuristics: HeuristicFinding[]): GuardOutcome {
+  if (heuristics.length) {
+    return { status: 'blocked', reason: `Heuristics matched: ${heuristics.map((h) => h.name).join(', ')}`, details: { layer: 2, parser, heuristics } };
+  }
+  return { status: 'heuristic_pass', reason: 'Neither analysis layer found a threat', details: { layer: 2, parser, heuristics: [] } };
+}
+
+/** Both layers over one analysis plus the raw text, in process; pure. */
+export function codeOutcome(analysis: SyntaxAnalysis, code: string): GuardOutcome {
+  return layer1Outcome(analysis) ?? layer2Outcome(analysis.parser, scanHeuristics(code));
+}
+
+/** no analyzer, no proof: the message is blocked (signed), never passed on unchecked */
+function analyzerUnavailable(): GuardOutcome {
+  return {
+    status: 'blocked',
+    reason: 'The code plugin is not loaded, so code cannot be analysed; the message is blocked',
+    details: { layer: 1, constraint_id: CodeGuardConstraints.analyzerUnavailable },
+  };
+}
+
+/** Reads the payload; the analysis runs in the code plugin's pool, large heuristics scans in `scanLarge`. */
+export function createCodeGuard(deps: CodeGuardDeps): Guard {
   return {
     name: 'code_guard',
-    check(payload, ctx) {
+    async check(payload, ctx) {
       const code = payload.code;
       if (code === undefined) return unverifiable('payload.code is missing');
       if (typeof code !== 'string') return unverifiable('payload.code is not a string');
@@ -63,7 +91,13 @@ export function createCodeGuard(run: (task: CodeTask, signal: AbortSignal) => Pr
       if (typeof language !== 'string' || !(CODE_LANGUAGES as readonly string[]).includes(language)) {
         return unverifiable(`payload.language must be one of ${CODE_LANGUAGES.join(', ')}`);
       }
-      return run({ code, language: language as CodeLanguage }, ctx.signal);
+      const analyzer = deps.analyzer();
+      if (!analyzer) return analyzerUnavailable();
+      const analysis = await analyzer.analyze(code, language as CodeLanguage, { signal: ctx.signal });
+      const blocked = layer1Outcome(analysis);
+      if (blocked) return blocked;
+      const heuristics = deps.scanLarge && code.length > CODE_INLINE_CHARS ? await deps.scanLarge(code, ctx.signal) : scanHeuristics(code);
+      return layer2Outcome(analysis.parser, heuristics);
     },
   };
 }
