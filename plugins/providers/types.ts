@@ -27,7 +27,7 @@ export interface MathTranslation {
   provider: string;
 }
 
-/** The shape the logic engine expects (plugins/engines/logic/service.ts). */
+/** The shape the logic engine expects (plugins/engines/logic/verifier.ts). */
 export interface LogicTranslation {
   expression: string;
   provider: string;

@@ -5,7 +5,7 @@ import { diagnosticBody } from '../../../core/verdict.js';
 import { C, ConsensusProblems } from './errors.js';
 import { rationalVerifier } from './rational-verifier.js';
 import { asTranslated, translateQuestion, type TranslatedQuery } from './question.js';
-import { aggregate, runEngines, unavailable, type ConsensusResult } from './run.js';
+import { aggregate, runEngines, unavailable, type ConsensusResult } from './verifier.js';
 import { candidates, REQUIRED, type Mode } from './select.js';
 
 export { candidates, REQUIRED } from './select.js';

@@ -4,7 +4,7 @@ import { unverifiable, type DiagnosticResult } from '../../../core/verdict.js';
 import { untrustedReply, type LlmTranslator, type MathTranslation } from '../../providers/index.js';
 import { C, ConsensusProblems } from './errors.js';
 import { rationalVerifier } from './rational-verifier.js';
-import type { ChainEntry, ConsensusResult } from './run.js';
+import type { ChainEntry, ConsensusResult } from './verifier.js';
 import { candidates, type Candidate, type QueryKind } from './select.js';
 
 /**

@@ -4,14 +4,14 @@ import { blocked } from '../../../core/verdict.js';
 import type { LlmTranslator } from '../../providers/index.js';
 import { ENGINE_NAME, ENGINE_VERSION, LIMITS, type FactOutcome } from './rules.js';
 import { registerRoutes } from './routes.js';
-import { createFactVerifier, type FactRequest } from './service.js';
+import { createFactVerifier, type FactRequest } from './verifier.js';
 
 /**
  * Fact checking against a supplied context: `POST /verify/fact`. Deterministic rules decide;
  * a language model's opinion is advisory only. See docs/engines/fact.md.
  */
-export { createFactVerifier, PROVIDER_NONE } from './service.js';
-export type { FactRequest, FactReply, FactVerifier } from './service.js';
+export { createFactVerifier, PROVIDER_NONE } from './verifier.js';
+export type { FactRequest, FactReply, FactVerifier } from './verifier.js';
 export { judge, tokens, sentences, LIMITS, INEXACT, ENGINE_NAME, ENGINE_VERSION } from './rules.js';
 
 const INVALID = 'fact_verifier.invalid_request';

@@ -1,5 +1,5 @@
 import type { App } from '../../../core/types.js';
-import type { FactRequest, FactVerifier } from './service.js';
+import type { FactRequest, FactVerifier } from './verifier.js';
 
 export const SCHEMA_BASE = 'https://proofgate.dev/schemas/fact';
 /** the context cap (rules.ts LIMITS) plus room for the claim and JSON escaping */

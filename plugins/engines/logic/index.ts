@@ -1,15 +1,15 @@
 import type { App, Plugin, Verifier } from '../../../core/types.js';
 import { ENGINE_VERSION, MAX_TIMEOUT_MS } from './outcome.js';
 import { registerRoutes } from './routes.js';
-import { createLogicVerifier, type LlmTranslator, type LogicRequest, type LogicVerifier } from './service.js';
+import { createLogicVerifier, type LlmTranslator, type LogicRequest, type LogicVerifier } from './verifier.js';
 
 /**
  * Logic constraints (satisfiability) with z3: `POST /verify/logic`, plus the `verifier.logic`
  * service so batch, consensus and the A2A gateway reuse the same flow. z3 runs in its own
  * one-thread pool, warmed at start-up; /readyz waits for it.
  */
-export { createLogicVerifier, PROVIDER_DSL, PROVIDER_NONE } from './service.js';
-export type { LlmTranslator, LogicRequest, LogicVerifier } from './service.js';
+export { createLogicVerifier, PROVIDER_DSL, PROVIDER_NONE } from './verifier.js';
+export type { LlmTranslator, LogicRequest, LogicVerifier } from './verifier.js';
 export type { LogicBody, LogicReply } from './verdict.js';
 export { parseQuery, isDslInput, LIMITS } from './dsl.js';
 

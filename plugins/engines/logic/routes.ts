@@ -1,5 +1,5 @@
 import type { App } from '../../../core/types.js';
-import type { LogicRequest, LogicVerifier } from './service.js';
+import type { LogicRequest, LogicVerifier } from './verifier.js';
 
 export const SCHEMA_BASE = 'https://proofgate.dev/schemas/logic';
 

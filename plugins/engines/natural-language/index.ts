@@ -4,15 +4,15 @@ import { blocked } from '../../../core/verdict.js';
 import type { LlmTranslator } from '../../providers/index.js';
 import { NL } from './errors.js';
 import { registerRoutes } from './routes.js';
-import { createNlVerifier, type Issuer, type NlRequest } from './service.js';
+import { createNlVerifier, type Issuer, type NlRequest } from './verifier.js';
 
 /**
  * Natural-language math: `POST /verify/natural_language`. A language model (or the local rules)
  * translates; the math engine evaluates the translation exactly; the answer is never more than
  * INCONCLUSIVE because the translation is not proven. See docs/engines/natural-language.md.
  */
-export { createNlVerifier } from './service.js';
-export type { NlRequest, NlVerifier, NlDeps, Issuer } from './service.js';
+export { createNlVerifier } from './verifier.js';
+export type { NlRequest, NlVerifier, NlDeps, Issuer } from './verifier.js';
 export type { NlBody, NlReply, TrustBoundary } from './body.js';
 export { NL as NlConstraints } from './errors.js';
 

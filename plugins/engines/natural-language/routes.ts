@@ -1,5 +1,5 @@
 import type { App } from '../../../core/types.js';
-import type { NlRequest, NlVerifier } from './service.js';
+import type { NlRequest, NlVerifier } from './verifier.js';
 
 export const SCHEMA_BASE = 'https://proofgate.dev/schemas/natural-language';
 const BODY_LIMIT_BYTES = 64 * 1024;

@@ -3,10 +3,10 @@ import { HttpError } from '../../../core/errors.js';
 import { blocked } from '../../../core/verdict.js';
 import { C, StatsProblems } from './errors.js';
 import { Sandbox, type SandboxOptions } from './sandbox.js';
-import { csvProblem, LIMITS, queryRefused, runPrepared } from './verify.js';
+import { csvProblem, LIMITS, queryRefused, runPrepared } from './verifier.js';
 import type { PrepareInput, Prepared } from './engine.js';
 
-export { LIMITS } from './verify.js';
+export { LIMITS } from './verifier.js';
 export { parseCsv } from './csv.js';
 export { compileQuery, parsePattern } from './query.js';
 

@@ -1,7 +1,7 @@
 import t from 'tap';
 import { evaluate, formatQ, parseArith, toDsl, ArithRefusal } from '../../../plugins/engines/consensus/rational.js';
 import { candidates } from '../../../plugins/engines/consensus/select.js';
-import { aggregate, type ChainEntry } from '../../../plugins/engines/consensus/run.js';
+import { aggregate, type ChainEntry } from '../../../plugins/engines/consensus/verifier.js';
 import { rationalVerifier } from '../../../plugins/engines/consensus/rational-verifier.js';
 
 const val = (s: string) => formatQ(evaluate(parseArith(s).left));
