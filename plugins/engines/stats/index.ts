@@ -1,18 +1,12 @@
-import type { App, MultipartBody, Plugin, Verifier } from '../../../core/types.js';
-import { HttpError } from '../../../core/errors.js';
-import { blocked } from '../../../core/verdict.js';
-import { C, StatsProblems } from './errors.js';
+import type { App, Plugin, Verifier } from '../../../core/types.js';
+import { registerRoutes } from './routes.js';
 import { Sandbox, type SandboxOptions } from './sandbox.js';
-import { csvProblem, LIMITS, queryRefused, runPrepared } from './verifier.js';
+import { LIMITS, statsVerifier } from './verifier.js';
 import type { PrepareInput, Prepared } from './engine.js';
 
 export { LIMITS } from './verifier.js';
 export { parseCsv } from './csv.js';
 export { compileQuery, parsePattern } from './query.js';
-
-const S = 'https://proofgate.dev/schemas/stats';
-/** room for the multipart boundary and the query field around the file */
-const ENVELOPE_BYTES = 64 * 1024;
 
 function settings(app: App): Omit<SandboxOptions, 'nodePath'> {
   const c = (app.config.plugin_config?.stats ?? {}) as Record<string, unknown>;
@@ -56,39 +50,8 @@ export function createStatsPlugin(opts: { nodePath?: string } = {}): Plugin {
       void sandbox.run({ probe: true }).then((o) => {
         if (o.kind !== 'result') app.log.warn({ outcome: o }, 'statistics sandbox probe failed; /verify/stats will answer 503');
       });
-      app.route({
-        method: 'POST',
-        path: '/verify/stats',
-        auth: 'apiKey',
-        scope: 'verify:read',
-        tags: ['verification'],
-        bodyType: 'multipart',
-        bodyLimit: LIMITS.fileBytes + ENVELOPE_BYTES,
-        schema: { body: `${S}/request.json`, response: `${S}/response.json` },
-        async handler(ctx) {
-          const body = ctx.body as MultipartBody;
-          const files = body.files.filter((f) => f.field === 'file');
-          if (files.length !== 1) throw new HttpError(StatsProblems.missingFile, 'send exactly one CSV file in the multipart field "file"');
-          if (files[0].data.length > LIMITS.fileBytes) throw new HttpError(StatsProblems.tooManyCells, `the CSV exceeds ${LIMITS.fileBytes} bytes`);
-          const p = await prepare(files[0].data, body.fields.query, ctx.signal);
-          if (!p.ok && p.kind !== 'query') throw csvProblem(p, columnCap);
-          const verdict = p.ok ? await runPrepared(sandbox, p, ctx.signal) : queryRefused(p.message);
-          return { status: 200, verdict };
-        },
-      });
-      // composite routes: input {csv: string, query: string}; an unusable CSV is a BLOCKED verdict
-      app.provide<Verifier>('verifier.stats', {
-        async verify(input, o) {
-          const { csv, query } = input;
-          if (typeof csv !== 'string' || typeof query !== 'string' || Buffer.byteLength(csv) > LIMITS.fileBytes) {
-            return blocked('A statistics request needs csv and query strings.', C.validation, { error: 'validation_error' });
-          }
-          const p = await prepare(csv, query, o?.signal);
-          if (p.ok) return runPrepared(sandbox, p, o?.signal);
-          if (p.kind === 'query') return queryRefused(p.message);
-          return blocked(`The CSV was refused: ${csvProblem(p, columnCap).detail}.`, C.validation, { error: 'validation_error' });
-        },
-      });
+      registerRoutes(app, { prepare, sandbox, columnCap });
+      app.provide<Verifier>('verifier.stats', statsVerifier(prepare, sandbox, columnCap));
     },
   };
 }

@@ -1,3 +1,4 @@
+import type { Verifier } from '../../../core/types.js';
 import { HttpError } from '../../../core/errors.js';
 import { blocked, unverifiable, type DiagnosticResult } from '../../../core/verdict.js';
 import { C, StatsProblems } from './errors.js';
@@ -63,4 +64,23 @@ export async function runPrepared(sandbox: Sandbox, prepared: Extract<Prepared, 
   }
   fields.message = `Computed ${query.aggregate} of ${query.column}: ${summary}. A computed statistic is not a verified claim.`;
   return unverifiable(fields.message as string, fields);
+}
+
+/** runs the CSV parse and the query's check in the worker pool */
+export type Prepare = (csv: Uint8Array | string, query: string, signal?: AbortSignal) => Promise<Prepared>;
+
+/** `verifier.stats` for composite routes: input {csv: string, query: string}; an unusable CSV is a BLOCKED verdict */
+export function statsVerifier(prepare: Prepare, sandbox: Sandbox, columnCap: number): Verifier {
+  return {
+    async verify(input, o) {
+      const { csv, query } = input;
+      if (typeof csv !== 'string' || typeof query !== 'string' || Buffer.byteLength(csv) > LIMITS.fileBytes) {
+        return blocked('A statistics request needs csv and query strings.', C.validation, { error: 'validation_error' });
+      }
+      const p = await prepare(csv, query, o?.signal);
+      if (p.ok) return runPrepared(sandbox, p, o?.signal);
+      if (p.kind === 'query') return queryRefused(p.message);
+      return blocked(`The CSV was refused: ${csvProblem(p, columnCap).detail}.`, C.validation, { error: 'validation_error' });
+    },
+  };
 }

@@ -1,4 +1,5 @@
-import { unverifiable, type DiagnosticResult } from '../../../core/verdict.js';
+import type { Verifier } from '../../../core/types.js';
+import { blocked, unverifiable, type DiagnosticResult } from '../../../core/verdict.js';
 import { checkIrac, checkMilestones, ENGINE_NAME, ENGINE_VERSION } from './engine.js';
 import { C } from './errors.js';
 
@@ -53,3 +54,28 @@ export function evaluateProcess(req: ProcessRequest): ProcessOutcome {
   });
   return { fields, diagnostic };
 }
+
+export const LIMITS = { traceChars: 200_000, milestones: 100, milestoneChars: 500 } as const;
+
+/** The route schema's rules as a function, for the service (an unusable input is a BLOCKED verdict, not a 400). */
+export function requestProblem(raw: Record<string, unknown>): string | null {
+  const { trace, mode, milestones } = raw;
+  if (typeof trace !== 'string' || !trace || trace.length > LIMITS.traceChars) return `trace must be a non-empty string of at most ${LIMITS.traceChars} characters`;
+  if (mode !== undefined && mode !== 'irac' && mode !== 'milestones') return "mode must be 'irac' or 'milestones'";
+  if (mode === 'milestones') {
+    if (!Array.isArray(milestones) || milestones.length === 0 || milestones.length > LIMITS.milestones) return 'milestones mode needs 1 to 100 milestones';
+    if (!milestones.every((m) => typeof m === 'string' && /[\p{L}\p{N}]/u.test(m) && m.length <= LIMITS.milestoneChars)) {
+      return 'every milestone must be a string with at least one letter or digit';
+    }
+  }
+  return null;
+}
+
+/** `verifier.process` for composite routes: an unusable input is a BLOCKED verdict for that item, not a 400. */
+export const processVerifier: Verifier = {
+  async verify(input) {
+    const problem = requestProblem(input);
+    if (problem) return blocked(`Invalid process request: ${problem}.`, C.invalidRequest);
+    return evaluateProcess(input as unknown as ProcessRequest).diagnostic;
+  },
+};

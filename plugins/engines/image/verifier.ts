@@ -1,9 +1,14 @@
-import { unverifiable, verified, type DiagnosticResult } from '../../../core/verdict.js';
+import type { Verifier } from '../../../core/types.js';
+import { sha256HexYielding } from '../../../core/canonical.js';
+import { blocked, unverifiable, verified, type DiagnosticResult } from '../../../core/verdict.js';
 import { analyseClaim } from './claims.js';
-import type { ImageInfo } from './header.js';
+import { C } from './errors.js';
+import { HeaderError, readImageHeader, type ImageInfo } from './header.js';
 
 export const ENGINE_NAME = 'image';
 export const ENGINE_VERSION = '1.0.0';
+/** spec: 10 MB per image */
+export const MAX_IMAGE_BYTES = 10 * 1024 * 1024;
 
 export type ImageVerdict = 'SUPPORTED' | 'REFUTED' | 'INCONCLUSIVE' | 'VLM_REQUIRED';
 
@@ -49,3 +54,22 @@ export function judge(claim: string, info: ImageInfo, data: Buffer, declaredType
     : `Nothing in the claim is about the file's format, dimensions or size (${summary}); judging the picture's content needs a vision model.`;
   return { fields: { verdict: 'VLM_REQUIRED', confidence: 0, reasoning, methods_used: methods }, diagnostic: unverifiable(reasoning, base) };
 }
+
+/** `verifier.image` for composite routes: input {image_base64, claim}; an unusable image is a BLOCKED verdict */
+export const imageVerifier: Verifier = {
+  async verify(input) {
+    const { image_base64, claim } = input;
+    if (typeof image_base64 !== 'string' || typeof claim !== 'string' || !claim.trim()) {
+      return blocked('An image request needs image_base64 and claim strings.', C.invalidRequest);
+    }
+    const data = Buffer.from(image_base64, 'base64');
+    if (data.length > MAX_IMAGE_BYTES) return blocked(`The image exceeds ${MAX_IMAGE_BYTES} bytes.`, C.invalidRequest);
+    try {
+      const info = readImageHeader(data);
+      return judge(claim, info, data, 'application/octet-stream', await sha256HexYielding(data)).diagnostic;
+    } catch (err) {
+      if (!(err instanceof HeaderError)) throw err;
+      return blocked(`The image was refused: ${err.message}.`, C.invalidRequest);
+    }
+  },
+};

@@ -1,0 +1,29 @@
+import type { App } from '../../../core/types.js';
+import { HttpError, Problems } from '../../../core/errors.js';
+import { evaluateProcess, requestProblem, type ProcessRequest } from './verifier.js';
+
+const S = 'https://proofgate.dev/schemas/process';
+
+export function registerRoutes(app: App): void {
+  app.route({
+    method: 'POST',
+    path: '/verify/process',
+    auth: 'apiKey',
+    scope: 'verify:read',
+    tags: ['verification'],
+    schema: { body: `${S}/request.json`, response: `${S}/response.json` },
+    handler(ctx) {
+      const req = ctx.body as ProcessRequest;
+      // the schema cannot say "a milestone with no letters" cleanly; same rule as the service
+      const problem = requestProblem(req as unknown as Record<string, unknown>);
+      if (problem) throw validation(problem);
+      const { fields, diagnostic } = evaluateProcess(req);
+      return { status: 200, verdict: diagnostic, body: fields };
+    },
+  });
+}
+
+function validation(detail: string): HttpError {
+  return new HttpError(Problems.validation, detail, { errors: [{ field: '/body/milestones', message: detail }] });
+}
+
