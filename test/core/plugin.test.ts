@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { startServer, testAuthPlugin, TEST_API_KEY } from '../helpers/server.js';
 import { diagnosticProblem } from '../../core/verdict.js';
 import health from '../../plugins/health/index.js';
+import type { Verifier } from '../../core/types.js';
 
 const EXAMPLE = fileURLToPath(new URL('../../../docs/examples/word-count/index.mjs', import.meta.url));
 
@@ -29,6 +30,16 @@ t.test('the documented example plugin, loaded from a config path, works end to e
   const anon = await s.request('POST', '/verify/word-count', { body: { text: 'a' } });
   t.equal(anon.status, 401, 'its declared auth is enforced');
   t.ok(s.kernel.app.engines().some((e) => e.name === 'word-count'));
+
+  // its verifier service (what composite routes reach it by) reuses the route's schema
+  const service = s.kernel.app.service<Verifier>('verifier.word-count');
+  t.ok(service, 'the example provides verifier.word-count');
+  const proven = await service!.verify({ text: 'a b c', claimed_words: 3 });
+  t.equal(proven.status, 'VERIFIED');
+  t.equal(proven.proof_ref, (await service!.verify({ text: 'a b c', claimed_words: 3 })).proof_ref, 'same input, same proof');
+  const refused = await service!.verify({ text: 1 });
+  t.equal(refused.status, 'BLOCKED', 'an input the route schema rejects is a BLOCKED verdict');
+  t.equal(refused.developer_fields.constraint_id, 'word_count.invalid_request');
 });
 
 t.test('a path that is not a plugin stops start-up with a clear error', async (t) => {

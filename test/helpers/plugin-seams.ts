@@ -1,0 +1,111 @@
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { dirname, join, relative, resolve, sep } from 'node:path';
+
+/**
+ * Reads a plugins/ tree as source text and reports where one plugin reaches into another past its
+ * index.ts: an import of another plugin's non-index file, or a store call on a collection another
+ * plugin owns. A plugin is a directory under plugins/ (under plugins/engines/ for engines).
+ */
+export interface SeamViolation {
+  file: string;
+  kind: 'import' | 'collection';
+  detail: string;
+}
+
+const IMPORT = /(?:^|\n)\s*(?:import|export)\s+(?:type\s+)?([^'";]*?)\s*from\s+['"](\.[^'"]+)['"]/g;
+/** a const that names collections: FOO_COLLECTION = 'x' or FOO_COLLECTIONS = { a: 'x', … } */
+const COLLECTION_CONST = /\b[A-Z_]*COLLECTIONS?\s*=\s*(\{[^}]*\}|'[^']*'|"[^"]*")/g;
+/** a store call naming its collection by a literal: collection<T>('x'), registerCodec('x', …), { collection: 'x' } */
+const COLLECTION_LITERAL = /(?:\bcollection\s*(?:<[^>()]*>)?\s*\(|\bregisterCodec\s*\(|\bcollection\s*:)\s*['"]([^'"]+)['"]/g;
+/** a store call naming its collection by an identifier: collection<T>(NAME…), { collection: NAME… } */
+const COLLECTION_IDENT = /(?:\bcollection\s*(?:<[^>()]*>)?\s*\(|\bcollection\s*:)\s*([A-Za-z_$][\w$]*)/g;
+const LOCAL_STRING = /\bconst\s+([A-Za-z_$][\w$]*)\s*(?::\s*string\s*)?=\s*(?:'([^'\\\n]*)'|"([^"\\\n]*)")/g;
+const STRING = /'([^'\\\n]*)'|"([^"\\\n]*)"/g;
+
+function sources(dir: string, out: string[] = []): string[] {
+  for (const name of readdirSync(dir)) {
+    const p = join(dir, name);
+    if (statSync(p).isDirectory()) sources(p, out);
+    else if (/\.(ts|mjs)$/.test(p) && !p.endsWith('.d.ts')) out.push(p);
+  }
+  return out;
+}
+
+/** the plugin a file belongs to, relative to the plugins/ root: `audit`, `engines/math` */
+export function ownerOf(pluginsRoot: string, file: string): string {
+  const parts = relative(pluginsRoot, file).split(sep);
+  return parts[0] === 'engines' ? `engines/${parts[1]}` : parts[0];
+}
+
+function resolveImport(from: string, spec: string): string {
+  const target = resolve(dirname(from), spec);
+  const ts = target.replace(/\.js$/, '.ts');
+  return existsSync(ts) ? ts : target;
+}
+
+function declaredNames(text: string): string[] {
+  const names: string[] = [];
+  for (const m of text.matchAll(COLLECTION_CONST)) for (const s of m[1].matchAll(STRING)) names.push(s[1] ?? s[2]);
+  return names;
+}
+
+/**
+ * Every collection name a plugin declares (a *_COLLECTION(S) constant), with its owner; a name
+ * only ever passed as a literal to a store call belongs to the plugin that does so.
+ */
+export function collectionOwners(pluginsRoot: string): Map<string, string> {
+  const owners = new Map<string, string>();
+  const files = sources(pluginsRoot).map((f) => ({ owner: ownerOf(pluginsRoot, f), text: readFileSync(f, 'utf8') }));
+  for (const { owner, text } of files) for (const n of declaredNames(text)) if (!owners.has(n)) owners.set(n, owner);
+  for (const { owner, text } of files) for (const m of text.matchAll(COLLECTION_LITERAL)) if (!owners.has(m[1])) owners.set(m[1], owner);
+  return owners;
+}
+
+export function seamViolations(pluginsRoot: string): SeamViolation[] {
+  const owners = collectionOwners(pluginsRoot);
+  const out: SeamViolation[] = [];
+  for (const f of sources(pluginsRoot)) {
+    const text = readFileSync(f, 'utf8');
+    const owner = ownerOf(pluginsRoot, f);
+    const file = relative(pluginsRoot, f);
+    /** local name → the plugin it was imported from (another plugin's index) */
+    const foreign = new Map<string, string>();
+    for (const m of text.matchAll(IMPORT)) {
+      const target = resolveImport(f, m[2]);
+      if (!target.startsWith(pluginsRoot + sep)) continue;
+      const other = ownerOf(pluginsRoot, target);
+      if (other === owner) continue;
+      const index = join(pluginsRoot, other, 'index');
+      if (target !== `${index}.ts` && target !== `${index}.mjs` && target !== `${index}.js`) {
+        out.push({ file, kind: 'import', detail: `imports ${relative(pluginsRoot, target)}, not ${other}/index` });
+      }
+      for (const name of m[1].replace(/^type\s+/, '').replace(/[{}]/g, '').split(',')) {
+        const local = name.trim().replace(/^type\s+/, '').split(/\s+as\s+/).pop();
+        if (local) foreign.set(local, other);
+      }
+    }
+    const foreignName = (name: string) => {
+      const o = owners.get(name);
+      return o !== undefined && o !== owner ? o : undefined;
+    };
+    for (const n of declaredNames(text)) {
+      const o = foreignName(n);
+      if (o) out.push({ file, kind: 'collection', detail: `declares ${o}'s collection '${n}'` });
+    }
+    for (const m of text.matchAll(COLLECTION_LITERAL)) {
+      const o = foreignName(m[1]);
+      if (o) out.push({ file, kind: 'collection', detail: `names ${o}'s collection '${m[1]}'` });
+    }
+    /** this file's own string constants, so a foreign name cannot hide behind a local alias */
+    const locals = new Map<string, string>();
+    for (const m of text.matchAll(LOCAL_STRING)) locals.set(m[1], m[2] ?? m[3]);
+    for (const m of text.matchAll(COLLECTION_IDENT)) {
+      const o = foreign.get(m[1]);
+      if (o !== undefined) out.push({ file, kind: 'collection', detail: `store call on ${m[1]}, a collection of ${o}` });
+      const value = locals.get(m[1]);
+      const v = value === undefined ? undefined : foreignName(value);
+      if (v) out.push({ file, kind: 'collection', detail: `store call on ${m[1]} = '${value}', a collection of ${v}` });
+    }
+  }
+  return out;
+}
