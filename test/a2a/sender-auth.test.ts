@@ -8,7 +8,7 @@ import health from '../../plugins/health/index.js';
 import type { Config, DeepPartial } from '../../core/config.js';
 import { loadConfig } from '../../core/config.js';
 import { startServer, TEST_SECRETS, type TestServer } from '../helpers/server.js';
-import { bearer, createKey, signup } from '../helpers/tenancy.js';
+import { bearer, createKey, registerAgent, signup } from '../helpers/tenancy.js';
 import { decodeJwt, invoice, KEY_PEM, message, verifyWithJwk } from '../helpers/a2a.js';
 
 /**
@@ -63,12 +63,6 @@ async function org(s: TestServer) {
   return { ...acct, admin: admin.key };
 }
 
-async function registerAgent(s: TestServer, apiKey: string, body: Record<string, unknown> = {}) {
-  const r = await s.request('POST', '/agents/register', { apiKey, body: { name: 'a', ...body } });
-  if (r.status !== 201) throw new Error(`register: ${r.status} ${r.text}`);
-  return r.body as { agent_id: string; agent_token: string; public_jwk?: Record<string, unknown> };
-}
-
 const send = (s: TestServer, msg: Record<string, unknown>, headers: Record<string, string>) =>
   s.request('POST', '/a2a/intercept', { body: msg, headers });
 
@@ -117,8 +111,8 @@ t.test('sender authentication on /a2a/intercept', async (t) => {
   });
 
   await t.test('an agent token speaks only as its own agent id', async (t) => {
-    const one = await registerAgent(s, a.admin);
-    const two = await registerAgent(s, a.admin);
+    const one = await registerAgent(s, a.admin, { name: 'a' });
+    const two = await registerAgent(s, a.admin, { name: 'a' });
     const ok = await send(s, fin(one.agent_id), { 'x-agent-token': one.agent_token });
     t.equal(ok.body.status, 'forwarded');
     t.equal(claims(ok).sender_auth, 'agent_token');
@@ -131,7 +125,7 @@ t.test('sender authentication on /a2a/intercept', async (t) => {
 
   await t.test('a signature against the public_jwk of a registered agent', async (t) => {
     const keys = ed();
-    const agent = await registerAgent(s, a.admin, { public_jwk: pubJwk(keys) });
+    const agent = await registerAgent(s, a.admin, { name: 'a', public_jwk: pubJwk(keys) });
     t.same(agent.public_jwk, pubJwk(keys), 'the registration answer shows the public key');
     const plain = await createKey(s, a.token, { name: 'relay' });
     const msg = fin(agent.agent_id);

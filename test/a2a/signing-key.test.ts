@@ -1,5 +1,6 @@
 import { createPrivateKey } from 'node:crypto';
 import t from 'tap';
+import { until } from '../helpers/until.js';
 import a2a from '../../plugins/a2a/index.js';
 import health from '../../plugins/health/index.js';
 import { startServer, testAuthPlugin } from '../helpers/server.js';
@@ -39,12 +40,8 @@ for (const [name, pem] of BAD_KEYS) {
 t.test('a valid key makes /readyz ready (once the code parser is warm)', async (t) => {
   const s = await startA2A();
   t.teardown(() => s.close());
-  let ready = 503;
-  for (let i = 0; i < 100 && ready !== 200; i++) {
-    ready = (await s.request('GET', '/readyz')).status;
-    if (ready !== 200) await new Promise((r) => setTimeout(r, 50));
-  }
-  t.equal(ready, 200);
+  await until(async () => (await s.request('GET', '/readyz')).status === 200, '/readyz to turn ready', 100);
+  t.equal((await s.request('GET', '/readyz')).status, 200);
 });
 
 t.test('deployment_id is required when the plugin is enabled', async (t) => {

@@ -1,4 +1,5 @@
 import t from 'tap';
+import { until } from '../helpers/until.js';
 import pino from 'pino';
 import { createPairBuckets, RedisPairBuckets, SharedBucketsUnavailableError } from '../../plugins/a2a/token-bucket-redis.js';
 import { freePort, killProcess, startRedis } from '../helpers/redis.js';
@@ -45,10 +46,10 @@ t.test('Redis lost at run time: take() rejects (the caller denies); recovered wh
   t.equal((await a.take('org-1', 's', 'r')).allowed, true);
   await killProcess(redis);
   await t.rejects(a.take('org-1', 's', 'r'), SharedBucketsUnavailableError);
-  for (let i = 0; i < 200 && a.ready(); i++) await new Promise((r) => setTimeout(r, 25));
+  await until(() => !a.ready(), 'the buckets to notice Redis is gone', 200, 25);
   t.equal(a.ready(), false, 'not ready while Redis is gone');
   redis = await startRedis(port);
-  for (let i = 0; i < 200 && !a.ready(); i++) await new Promise((r) => setTimeout(r, 25));
+  await until(() => a.ready(), 'the buckets to reconnect', 200, 25);
   t.equal(a.ready(), true);
   t.equal((await a.take('org-1', 's', 'r')).allowed, true, 'a fresh server: a fresh, full bucket');
 });

@@ -1,7 +1,8 @@
 import t from 'tap';
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { sourceFiles } from '../helpers/sources.js';
 
 /**
  * No import circles in the sources (type-only imports included): a circle makes module
@@ -10,18 +11,9 @@ import { fileURLToPath } from 'node:url';
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const IMPORT = /(?:^|\n)\s*(?:import|export)\s+(?:type\s+)?[^'";]*?from\s+['"](\.[^'"]+)['"]/g;
 
-function sources(dir: string, out: string[] = []): string[] {
-  for (const name of readdirSync(dir)) {
-    const p = join(dir, name);
-    if (statSync(p).isDirectory()) sources(p, out);
-    else if (p.endsWith('.ts') && !p.endsWith('.d.ts')) out.push(p);
-  }
-  return out;
-}
-
 export function importCycles(roots: string[]): string[][] {
   const graph = new Map<string, string[]>();
-  for (const f of roots.flatMap((r) => sources(r))) {
+  for (const f of roots.flatMap((r) => sourceFiles(r).filter((f) => f.endsWith('.ts')))) {
     const deps: string[] = [];
     for (const m of readFileSync(f, 'utf8').matchAll(IMPORT)) {
       const target = resolve(dirname(f), m[1].replace(/\.js$/, '.ts'));

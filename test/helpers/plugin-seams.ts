@@ -1,5 +1,6 @@
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
+import { sourceFiles } from './sources.js';
 
 /**
  * Reads a plugins/ tree as source text and reports where one plugin reaches into another past its
@@ -21,15 +22,6 @@ const COLLECTION_LITERAL = /(?:\bcollection\s*(?:<[^>()]*>)?\s*\(|\bregisterCode
 const COLLECTION_IDENT = /(?:\bcollection\s*(?:<[^>()]*>)?\s*\(|\bcollection\s*:)\s*([A-Za-z_$][\w$]*)/g;
 const LOCAL_STRING = /\bconst\s+([A-Za-z_$][\w$]*)\s*(?::\s*string\s*)?=\s*(?:'([^'\\\n]*)'|"([^"\\\n]*)")/g;
 const STRING = /'([^'\\\n]*)'|"([^"\\\n]*)"/g;
-
-function sources(dir: string, out: string[] = []): string[] {
-  for (const name of readdirSync(dir)) {
-    const p = join(dir, name);
-    if (statSync(p).isDirectory()) sources(p, out);
-    else if (/\.(ts|mjs)$/.test(p) && !p.endsWith('.d.ts')) out.push(p);
-  }
-  return out;
-}
 
 /** the plugin a file belongs to, relative to the plugins/ root: `audit`, `engines/math` */
 export function ownerOf(pluginsRoot: string, file: string): string {
@@ -55,7 +47,7 @@ function declaredNames(text: string): string[] {
  */
 export function collectionOwners(pluginsRoot: string): Map<string, string> {
   const owners = new Map<string, string>();
-  const files = sources(pluginsRoot).map((f) => ({ owner: ownerOf(pluginsRoot, f), text: readFileSync(f, 'utf8') }));
+  const files = sourceFiles(pluginsRoot).map((f) => ({ owner: ownerOf(pluginsRoot, f), text: readFileSync(f, 'utf8') }));
   for (const { owner, text } of files) for (const n of declaredNames(text)) if (!owners.has(n)) owners.set(n, owner);
   for (const { owner, text } of files) for (const m of text.matchAll(COLLECTION_LITERAL)) if (!owners.has(m[1])) owners.set(m[1], owner);
   return owners;
@@ -64,7 +56,7 @@ export function collectionOwners(pluginsRoot: string): Map<string, string> {
 export function seamViolations(pluginsRoot: string): SeamViolation[] {
   const owners = collectionOwners(pluginsRoot);
   const out: SeamViolation[] = [];
-  for (const f of sources(pluginsRoot)) {
+  for (const f of sourceFiles(pluginsRoot)) {
     const text = readFileSync(f, 'utf8');
     const owner = ownerOf(pluginsRoot, f);
     const file = relative(pluginsRoot, f);

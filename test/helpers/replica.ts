@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { killProcess } from './redis.js';
+import { until } from './until.js';
 
 /**
  * A sidecar as a separate process (`node dist/sidecar/cli.js start`), configured only through the
@@ -75,13 +76,4 @@ export async function startReplica(env: Record<string, string>, port?: number): 
     return { status: r.status, body, text, headers: Object.fromEntries(r.headers) };
   };
   return { url, child, stderr: () => stderr, request, stop: () => killProcess(child, 'SIGTERM') };
-}
-
-/** awaits `check` becoming true, polling (bounded), for conditions only visible from outside */
-export async function until(check: () => Promise<boolean>, what: string, tries = 200, everyMs = 50): Promise<void> {
-  for (let i = 0; i < tries; i++) {
-    if (await check()) return;
-    await new Promise((r) => setTimeout(r, everyMs));
-  }
-  throw new Error(`timed out waiting for ${what}`);
 }

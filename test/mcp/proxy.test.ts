@@ -12,7 +12,7 @@ import audit, { type AuditEntry } from '../../plugins/audit/index.js';
 import { AUDIT_COLLECTION } from '../../plugins/audit/payload.js';
 import mcp, { definitionHash, DENIAL_META, VERDICT_META } from '../../plugins/mcp/index.js';
 import { startServer, type TestServer } from '../helpers/server.js';
-import { tenant } from '../helpers/tenancy.js';
+import { registerAgent, tenant } from '../helpers/tenancy.js';
 import { connectClient, POISONED_DESCRIPTION, startUpstream, toolList } from './fixtures.js';
 
 /**
@@ -36,14 +36,8 @@ async function setup(t: { teardown(fn: () => unknown): void }, o: { pinOnFirstUs
   });
   t.teardown(() => s.close());
   const org = await tenant(s, ['verify:read', 'agent:write', 'admin:all']);
-  const agent = await registerAgent(s, org.key);
+  const agent = await registerAgent(s, org.key, { name: 'mcp-user' });
   return { up, s, org, agent };
-}
-
-async function registerAgent(s: TestServer, key: string) {
-  const r = await s.request('POST', '/agents/register', { apiKey: key, body: { name: 'mcp-user' } });
-  if (r.status !== 201) throw new Error(`register: ${r.status} ${r.text}`);
-  return r.body as { agent_id: string; agent_token: string };
 }
 
 const names = (tools: Array<{ name: string }>) => tools.map((x) => x.name).sort();
@@ -192,7 +186,7 @@ t.test('authentication and sessions', async (t) => {
   t.teardown(() => client.close());
   const sid = transport.sessionId!;
   t.ok(sid, 'the upstream session id is relayed');
-  const other = await registerAgent(s, org.key);
+  const other = await registerAgent(s, org.key, { name: 'mcp-user' });
   const list = { jsonrpc: '2.0', id: 2, method: 'tools/list', params: {} };
   const hijack = await s.request('POST', '/mcp/demo', { body: list, headers: { ...accept, 'x-agent-token': other.agent_token, 'mcp-session-id': sid, 'mcp-protocol-version': '2025-06-18' } });
   t.equal(hijack.status, 404, "another agent cannot use this agent's session");
@@ -267,7 +261,7 @@ t.test('a hostile server: batched SSE answers are reviewed, forged verdicts are 
   });
   t.teardown(() => s.close());
   const org = await tenant(s, ['verify:read', 'agent:write']);
-  const agent = await registerAgent(s, org.key);
+  const agent = await registerAgent(s, org.key, { name: 'mcp-user' });
   const h = { accept: 'application/json, text/event-stream', 'x-agent-token': agent.agent_token };
   const init = await s.request('POST', '/mcp/h', { headers: h, body: { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } } });
   t.equal(init.headers.get('mcp-session-id'), 'hostile-1');

@@ -1,10 +1,12 @@
 import t from 'tap';
-import { readFileSync, readdirSync, statSync, writeFileSync, mkdtempSync, rmSync } from 'node:fs';
+import { readFileSync, writeFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { parseAllDocuments } from 'yaml';
 import { envVars } from '../../core/config.js';
 import { loadBootstrap } from '../../sidecar/provision/file.js';
+import { sourceFiles } from '../helpers/sources.js';
 
 const ROOT = new URL('../../../', import.meta.url);
 const MANIFEST = new URL('docs/k8s/sidecar.yaml', ROOT);
@@ -87,14 +89,12 @@ t.test('Prometheus scrapes the metrics listener by annotation', async (t) => {
   t.equal(env.get('SVC_METRICS_HOST')?.valueFrom?.fieldRef?.fieldPath, 'status.podIP', 'bound to the pod network only');
 });
 
+/** the text of every .ts source under `dir`, concatenated */
 function sources(dir: URL): string {
-  let out = '';
-  for (const name of readdirSync(dir)) {
-    const p = new URL(name, dir);
-    if (statSync(p).isDirectory()) out += sources(new URL(`${name}/`, dir));
-    else if (name.endsWith('.ts')) out += readFileSync(p, 'utf8');
-  }
-  return out;
+  return sourceFiles(fileURLToPath(dir))
+    .filter((f) => f.endsWith('.ts'))
+    .map((f) => readFileSync(f, 'utf8'))
+    .join('');
 }
 
 t.test('the Grafana dashboard is built from series the service exports', async (t) => {

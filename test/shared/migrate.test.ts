@@ -10,7 +10,8 @@ import '../../sidecar/builtin.js';
 import { AUDIT_COLLECTION, AuditChain } from '../../plugins/audit/index.js';
 import { entryKey } from '../../plugins/audit/payload.js';
 import { createTestDatabase, pgUnavailable } from '../helpers/pg.js';
-import { CLI, startReplica, until } from '../helpers/replica.js';
+import { CLI, startReplica } from '../helpers/replica.js';
+import { until } from '../helpers/until.js';
 
 /**
  * `proofgate migrate`: a sidecar's LMDB data directory moves into PostgreSQL; what the sidecar

@@ -7,7 +7,8 @@ import '../../plugins/audit/index.js';
 import { AUDIT_COLLECTION, walkChains, type AuditEntry } from '../../plugins/audit/index.js';
 import { createTestDatabase, pgUnavailable } from '../helpers/pg.js';
 import { freePort, killProcess, startRedis } from '../helpers/redis.js';
-import { CLI, startReplica, until, type Replica } from '../helpers/replica.js';
+import { CLI, startReplica, type Replica } from '../helpers/replica.js';
+import { until } from '../helpers/until.js';
 
 /**
  * Shared mode end to end: two sidecar processes (replicas A and B) on one PostgreSQL database and
