@@ -62,7 +62,11 @@ export class A2AGateway {
     return this.disabledGuards.get(type) ?? this.o.guards.get(type);
   }
 
-  async intercept(msg: AgentMessage, caller: Caller, signal: AbortSignal, log: Logger): Promise<VerificationVerdict> {
+  /**
+   * `signal` may be a getter: a request's AbortSignal is built on first access (several µs), and
+   * only a guard that hands work to a worker reads it.
+   */
+  async intercept(msg: AgentMessage, caller: Caller, signal: AbortSignal | (() => AbortSignal), log: Logger): Promise<VerificationVerdict> {
     const started = performance.now();
     const traceId = randomUUID();
     const sender = msg.sender_agent_id;
@@ -116,14 +120,16 @@ export class A2AGateway {
     return verdict;
   }
 
-  private async runGuard(guard: Guard, msg: AgentMessage, traceId: string, signal: AbortSignal, log: Logger): Promise<Outcome> {
+  private async runGuard(guard: Guard, msg: AgentMessage, traceId: string, signal: AbortSignal | (() => AbortSignal), log: Logger): Promise<Outcome> {
     try {
       const out = await guard.check(msg.payload, {
         payloadType: msg.payload_type,
         sender: msg.sender_agent_id,
         receiver: msg.receiver_agent_id,
         traceId,
-        signal,
+        get signal() {
+          return typeof signal === 'function' ? signal() : signal;
+        },
       });
       if (!isGuardOutcome(out)) {
         log.error({ engine: guard.name, trace_id: traceId }, 'a2a guard returned a malformed outcome');
