@@ -20,13 +20,15 @@ import { freePort } from './load.js';
  * (undici pools, one keep-alive connection per concurrent client). Bodies are the corpus lines.
  * Nothing here asserts on time: figures are printed and written to bench-results.json.
  * Options (env): BENCH_SECONDS per row (default 5), BENCH_CONCURRENCY (default 1,8,32,128),
- * BENCH_MIXED (requests of the RSS phase, default 10000), BENCH_TARGETS (default all),
+ * BENCH_MIXED (requests of the RSS phase, default 10000), BENCH_TARGETS (default all), BENCH_A2A_CONCURRENCY (default 50),
  * BENCH_CPU_PROF (directory for a V8 profile of the sidecar), BENCH_RSS_ENGINES (1 or only: RSS per engine),
  * BENCH_NODE_ARGS (extra node flags for the sidecar).
  */
 const DIST = fileURLToPath(new URL('..', import.meta.url));
 const CLI = join(DIST, 'sidecar', 'cli.js');
 const RAW = join(DIST, 'bench', 'http-raw.js');
+/** BENCH_A2A_CONCURRENCY: extra levels for the a2a_intercept row alone (default 50, where its target is set) */
+const A2A_CONCURRENCY = (process.env.BENCH_A2A_CONCURRENCY ?? '50').split(',').filter(Boolean).map(Number);
 
 interface Target {
   name: string;
@@ -203,11 +205,14 @@ export async function runHttpBench(): Promise<object> {
     console.log(`commit mode: ${COMMIT_MODE}`);
     console.log(`RSS after start ${memory.rss_mb_after_start} MB, after /readyz ${memory.rss_mb_after_readyz} MB`);
     console.log(`${'target'.padEnd(15)} ${'c'.padStart(4)} ${'rps'.padStart(7)} ${'p50 ms'.padStart(8)} ${'p99 ms'.padStart(8)} ${'×raw'.padStart(6)}  statuses`);
-    for (const c of conc) {
+    // the A2A target is stated at c=50 (issue 21): that row runs even when 50 is not among the levels
+    const a2aOnly = all.filter((t) => t.name === 'a2a_intercept');
+    const levels: Array<[number, Target[]]> = [...conc.map((c): [number, Target[]] => [c, all]), ...A2A_CONCURRENCY.filter((c) => !conc.includes(c) && a2aOnly.length).map((c): [number, Target[]] => [c, a2aOnly])];
+    for (const [c, ts] of levels) {
       const r = await drive(rawUrl, rawTarget, '', c, { seconds });
       rows.push({ target: rawTarget.name, concurrency: c, ...r, ratio_to_raw: 1 });
       print(rows[rows.length - 1]);
-      for (const t of all) {
+      for (const t of ts) {
         await drive(sc.url, t, sc.key, c, { total: Math.min(200, c * 20) }); // warm connections and caches
         const m = await drive(sc.url, t, sc.key, c, { seconds });
         rows.push({ target: t.name, concurrency: c, ...m, ratio_to_raw: round(m.rps / r.rps, 3) });

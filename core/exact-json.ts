@@ -142,6 +142,56 @@ export function parseExactJson(input: Buffer | string): unknown {
   }
 }
 
+/** doubles keep every decimal of up to 15 significant digits (DBL_DIG) within the normal range */
+const DOUBLE_DIGITS = 15;
+const DOUBLE_MAGNITUDE = 300;
+
+/** true when JSON.parse reads this number token as exactly the decimal written (see numbersFitDoubles) */
+function tokenFitsDouble(t: string): boolean {
+  const e = t.search(/[eE]/);
+  const mantissa = (e === -1 ? t : t.slice(0, e)).replace('-', '');
+  const expText = e === -1 ? '0' : t.slice(e + 1);
+  if (expText.replace(/^[+-]/, '').length > 5) return false;
+  const dot = mantissa.indexOf('.');
+  const intDigits = (dot === -1 ? mantissa : mantissa.slice(0, dot)).replace(/^0+/, '');
+  const fraction = dot === -1 ? '' : mantissa.slice(dot + 1);
+  const significant = (intDigits + fraction).replace(/^0+/, '').replace(/0+$/, '');
+  if (significant === '') return true; // a zero
+  if (significant.length > DOUBLE_DIGITS) return false;
+  // decimal exponent of the first significant digit
+  const lead = intDigits.length > 0 ? intDigits.length - 1 : -(fraction.length - fraction.replace(/^0+/, '').length + 1);
+  const magnitude = lead + Number(expText);
+  return Math.abs(magnitude) <= DOUBLE_MAGNITUDE;
+}
+
+/**
+ * True when every number in the JSON text has at most 15 significant digits and a magnitude well
+ * inside the double range: JSON.parse then yields doubles whose shortest form is the decimal as
+ * written, so the kernel's parsed value is already lossless and a reader needing exact numbers can
+ * skip parseExactJson. One pass over the text (strings skipped), no allocation beyond the number
+ * tokens; false on anything doubtful, which only costs the exact re-read.
+ */
+export function numbersFitDoubles(raw: Buffer | string): boolean {
+  // latin1: one char per byte; UTF-8 continuation bytes are ≥ 0x80, never a quote, backslash or digit
+  const s = typeof raw === 'string' ? raw : raw.toString('latin1');
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c === 0x22) {
+      for (i++; i < s.length; i++) {
+        const d = s.charCodeAt(i);
+        if (d === 0x5c) i++;
+        else if (d === 0x22) break;
+      }
+    } else if (c === 0x2d || (c >= 0x30 && c <= 0x39)) {
+      NUMBER.lastIndex = i;
+      const m = NUMBER.exec(s);
+      if (!m || !tokenFitsDouble(m[0])) return false;
+      i = NUMBER.lastIndex - 1;
+    }
+  }
+  return true;
+}
+
 /** Follows object keys / array indexes from `root`; undefined when the path does not exist. */
 export function exactAt(root: unknown, path: readonly (string | number)[]): unknown {
   let v = root;

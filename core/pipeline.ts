@@ -122,7 +122,10 @@ export function createPipeline(d: PipelineDeps) {
         principal: null,
         route,
         log,
-        signal: ac.signal,
+        // an AbortSignal costs several µs to build: made on first read, only by handlers that pass it on
+        get signal() {
+          return ac.signal;
+        },
         state: {},
         responseHeaders,
       };

@@ -40,7 +40,8 @@ export function registerRoutes(app: App, d: RouteDeps): void {
       const msg = ctx.body as AgentMessage;
       // guards that compare claimed numbers (finance) re-read them exactly from the body's text
       bindExact(msg.payload, ctx.rawBody, ['payload']);
-      return { body: await d.gateway.intercept(msg, { principal: ctx.principal, raw: ctx.rawBody }, ctx.signal, ctx.log) };
+      // the signal as a getter: built only if a guard hands work to a worker
+      return { body: await d.gateway.intercept(msg, { principal: ctx.principal, raw: ctx.rawBody }, () => ctx.signal, ctx.log) };
     },
   });
 

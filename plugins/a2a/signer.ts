@@ -1,5 +1,5 @@
 import { createHash, createPrivateKey, createPublicKey, type KeyObject } from 'node:crypto';
-import { b64urlJson, signDetachedJws, signJws } from '../../core/es256.js';
+import { b64urlJson, signDetachedJws, signJws, signJwsAsync } from '../../core/es256.js';
 import type { VerdictStatus } from './message.js';
 
 /**
@@ -104,5 +104,10 @@ export class VerdictSigner {
 
   sign(claims: A2AClaims): string {
     return signJws(this.headerB64, claims, this.key);
+  }
+
+  /** The same token, signed on the thread pool: the intercept path's event loop skips the ~45 µs of ECDSA. */
+  signAsync(claims: A2AClaims): Promise<string> {
+    return signJwsAsync(this.headerB64, claims, this.key);
   }
 }

@@ -1,5 +1,6 @@
 import t from 'tap';
-import { bindExact, ExactNumber, exactOf, parseExactJson } from '../../core/exact-json.js';
+import { Decimal } from 'decimal.js';
+import { bindExact, ExactNumber, exactOf, numbersFitDoubles, parseExactJson } from '../../core/exact-json.js';
 import { checkFinanceTask, createFinanceGuard, FINANCE_INLINE_BYTES } from '../../plugins/a2a/guards/finance.js';
 import type { GuardContext, GuardOutcome } from '../../plugins/a2a/guards/types.js';
 import { intercept, invoice, message, startA2A, TEST_API_KEY } from '../helpers/a2a.js';
@@ -21,6 +22,35 @@ t.test('the lossless reader keeps every number as written and everything else as
   const deep = '['.repeat(200_000) + '1' + ']'.repeat(200_000);
   t.doesNotThrow(() => parseExactJson(deep), 'iterative: any depth');
   for (const bad of ['', '{', '[1,]', '{"a" 1}', '01', '1 2', '"x']) t.throws(() => parseExactJson(bad), bad);
+});
+
+t.test('numbersFitDoubles: true only when JSON.parse reads every number of the text as written', async (t) => {
+  t.ok(numbersFitDoubles('{"a":1.37,"b":[3,-0.5,1e21,0,-0,0.000001,123456789012345],"c":"9007199254740993"}'), 'digits inside strings do not count');
+  t.ok(numbersFitDoubles(Buffer.from('{"é":"\\\"1e999","n":1.3700000000000000000000}')), 'escapes and trailing zeros');
+  for (const lossy of ['9007199254740993', '0.1000000000000000000001', '1234567890123456', '1e999', '-1e-999', '1e400', '1e99999999', '[1,2,{"x":[0.30000000000000004]}]']) {
+    t.notOk(numbersFitDoubles(`{"v":${lossy}}`), lossy);
+  }
+  t.notOk(numbersFitDoubles('{"s":"\\"","n":12345678901234567}'), 'an escaped quote does not end the string early');
+  // the property the finance guard relies on, over random number texts
+  let seed = 7;
+  const rnd = (n: number) => ((seed = (seed * 48271) % 2147483647), seed % n);
+  const digits = (n: number) => Array.from({ length: n }, () => String(rnd(10))).join('');
+  let fits = 0;
+  let notFitting = 0;
+  for (let i = 0; i < 5000; i++) {
+    const int = rnd(4) === 0 ? '0' : String(1 + rnd(9)) + digits(rnd(12));
+    const frac = rnd(2) ? '.' + digits(1 + rnd(12)) : '';
+    const exp = rnd(3) === 0 ? `e${rnd(2) ? '-' : ''}${rnd(400)}` : '';
+    const text = `${rnd(2) ? '-' : ''}${int}${frac}${exp}`;
+    if (!numbersFitDoubles(`[${text}]`)) {
+      notFitting++;
+      continue;
+    }
+    fits++;
+    const n = JSON.parse(text) as number;
+    if (!new Decimal(String(n)).equals(new Decimal(text))) t.fail(`${text} was said to fit but reads as ${n}`);
+  }
+  t.ok(fits > 500 && notFitting > 500, `both sides were exercised (${fits} fitting texts, ${notFitting} not)`);
 });
 
 const ctx = {} as GuardContext;

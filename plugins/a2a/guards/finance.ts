@@ -1,5 +1,5 @@
 import { Decimal } from 'decimal.js';
-import { exactAt, exactOf, exactSourceOf, isExactNumber, parseExactJson } from '../../../core/exact-json.js';
+import { exactAt, exactOf, exactSourceOf, isExactNumber, numbersFitDoubles, parseExactJson } from '../../../core/exact-json.js';
 import { unverifiable, type Guard, type GuardOutcome } from './types.js';
 
 /**
@@ -108,6 +108,21 @@ export function checkFinanceTask(task: FinanceTask): GuardOutcome {
 }
 
 /**
+ * The payload with its numbers as written: re-read from the bound body, unless every number of that
+ * body fits a double (then the kernel's JSON.parse was already lossless and a second parse is waste).
+ */
+function exactPayload(payload: unknown): unknown {
+  const src = exactSourceOf(payload);
+  if (src) return numbersFitDoubles(src.raw) ? payload : exactOf(payload);
+  // the proxy wraps a bound data part as {data}: the part itself carries the exact source
+  if (!isRecord(payload)) return payload;
+  const dataSrc = exactSourceOf(payload.data);
+  if (!dataSrc || numbersFitDoubles(dataSrc.raw)) return payload;
+  const data = exactOf(payload.data);
+  return data !== undefined ? { ...payload, data } : payload;
+}
+
+/**
  * Small invoices are checked inline (microseconds); a large one — many items, or a bound body past
  * FINANCE_INLINE_BYTES whose exact re-read would take milliseconds — goes to `offload` (the worker pool).
  * A payload bound to its request body (core bindExact) is read with exact numbers.
@@ -120,9 +135,7 @@ export function createFinanceGuard(offload?: (task: FinanceTask) => Promise<Guar
       if (src && offload && src.raw.length > FINANCE_INLINE_BYTES) {
         return offload({ raw: typeof src.raw === 'string' ? src.raw : src.raw.toString('utf8'), path: src.path });
       }
-      // the proxy wraps a bound data part as {data}: the part itself carries the exact source
-      const dataSrc = !src && isRecord(payload) && exactSourceOf(payload.data) ? exactOf(payload.data) : undefined;
-      const exact = src ? exactOf(payload) : dataSrc !== undefined ? { ...(payload as Record<string, unknown>), data: dataSrc } : payload;
+      const exact = exactPayload(payload);
       if (!isRecord(exact)) return unverifiable('payload is not an object');
       const items = isRecord(exact.data) ? exact.data.line_items : undefined;
       if (offload && Array.isArray(items) && items.length > FINANCE_INLINE_ITEMS) {
