@@ -1,5 +1,5 @@
 import type { App, EngineHandle, Plugin } from '../../../core/types.js';
-import { registerRoutes, CODE_TASK_TIMEOUT_MS } from './routes.js';
+import { codeVerifier, registerRoutes, CODE_TASK_TIMEOUT_MS } from './routes.js';
 import { ENGINE_NAME, ENGINE_VERSION } from './verdict.js';
 import type { Analysis, Language } from './types.js';
 
@@ -35,6 +35,8 @@ function register(app: App): void {
   });
   registerRoutes(app, engine);
   app.provide<CodeAnalyzer>(CODE_ANALYZER_SERVICE, analyzer(engine));
+  // composite routes (batch items of type `code`, consensus, agents) reach the engine through this service
+  app.provide('verifier.code', codeVerifier(app, engine));
 }
 
 const plugin: Plugin = { name: 'code', register };

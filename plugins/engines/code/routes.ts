@@ -1,5 +1,5 @@
-import type { App, EngineHandle, RequestContext } from '../../../core/types.js';
-import { HttpError } from '../../../core/errors.js';
+import type { App, EngineHandle, RequestContext, Verifier } from '../../../core/types.js';
+import { describeFieldErrors, HttpError } from '../../../core/errors.js';
 import { engineFailure } from '../../../core/kit.js';
 import { reviveDiagnostic, type DiagnosticResult } from '../../../core/verdict.js';
 import { CodeProblems } from './errors.js';
@@ -7,6 +7,8 @@ import { CONSTRAINTS, MAX_CODE_BYTES, failed, resolveLanguage, unsupportedLangua
 import type { CodeInput } from './engine.js';
 
 const S = 'https://proofgate.dev/schemas/code';
+/** the /verify/code body schema: the route and `verifier.code` refuse exactly the same inputs */
+export const CODE_REQUEST_SCHEMA = `${S}/verify.request.json`;
 /** Per-request deadline for parse + rules in the worker; 200 KB of Python takes well under a second. */
 export const CODE_TASK_TIMEOUT_MS = 5_000;
 /** Raw body cap: MAX_CODE_BYTES of code plus room for JSON escaping of quotes, backslashes and newlines. */
@@ -24,6 +26,40 @@ export function failClosed(err: unknown, language: string): DiagnosticResult {
   return failed(language, CONSTRAINTS.timeout, message, { reason });
 }
 
+/** One verification: the language resolved, parse + rules in the worker pool, a failure closed. */
+export async function runCode(engine: EngineHandle, code: string, language: unknown, signal?: AbortSignal): Promise<DiagnosticResult> {
+  const resolved = resolveLanguage(language);
+  if (!resolved) return unsupportedLanguage(language);
+  try {
+    return reviveDiagnostic(await engine.run('verify', { code, language: resolved }, { timeoutMs: CODE_TASK_TIMEOUT_MS, signal }));
+  } catch (err) {
+    return failClosed(err, resolved);
+  }
+}
+
+const tooLarge = (bytes: number) => `code is ${bytes} bytes; the limit is ${MAX_CODE_BYTES}`;
+
+/**
+ * `verifier.code` for composite routes (batch, consensus, agents): the input is checked against the
+ * route's own body schema and byte cap, but an unusable input becomes a BLOCKED verdict for that
+ * item instead of a 400 (or 413) for the whole request.
+ */
+export function codeVerifier(app: App, engine: EngineHandle): Verifier {
+  return {
+    async verify(raw, opts = {}) {
+      // a copy: the schema's defaults are filled in place and the caller's item is not ours to change
+      const body = { ...raw };
+      const shown = typeof body.language === 'string' ? body.language.slice(0, 64) : 'python';
+      const errors = app.validate(CODE_REQUEST_SCHEMA, body);
+      if (errors.length) return failed(shown, CONSTRAINTS.invalidRequest, `Invalid code request: ${describeFieldErrors(errors)}.`, { errors });
+      const { code, language } = body as unknown as CodeInput;
+      const bytes = Buffer.byteLength(code, 'utf8');
+      if (bytes > MAX_CODE_BYTES) return failed(shown, CONSTRAINTS.inputTooLarge, tooLarge(bytes), { bytes, max_bytes: MAX_CODE_BYTES });
+      return runCode(engine, code, language, opts.signal);
+    },
+  };
+}
+
 export function registerRoutes(app: App, engine: EngineHandle): void {
   app.route({
     method: 'POST',
@@ -32,28 +68,18 @@ export function registerRoutes(app: App, engine: EngineHandle): void {
     scope: 'verify:read',
     tags: ['verification'],
     bodyLimit: CODE_BODY_LIMIT,
-    schema: { body: `${S}/verify.request.json`, response: `${S}/verify.response.json` },
+    schema: { body: CODE_REQUEST_SCHEMA, response: `${S}/verify.response.json` },
     handler: async (ctx: RequestContext) => {
       const body = ctx.body as CodeInput;
       const bytes = Buffer.byteLength(body.code, 'utf8');
       if (bytes > MAX_CODE_BYTES) {
-        throw new HttpError(CodeProblems.inputTooLarge, `code is ${bytes} bytes; the limit is ${MAX_CODE_BYTES}`, {
+        throw new HttpError(CodeProblems.inputTooLarge, tooLarge(bytes), {
           constraintId: CONSTRAINTS.inputTooLarge,
           errors: [{ field: '/body/code', message: `longer than ${MAX_CODE_BYTES} UTF-8 bytes` }],
         });
       }
-      const language = resolveLanguage(body.language);
-      let verdict: DiagnosticResult;
-      if (!language) verdict = unsupportedLanguage(body.language);
-      else {
-        try {
-          verdict = reviveDiagnostic(await engine.run('verify', { code: body.code, language }, { timeoutMs: CODE_TASK_TIMEOUT_MS, signal: ctx.signal }));
-        } catch (err) {
-          verdict = failClosed(err, language);
-        }
-      }
       // Every verdict, BLOCKED ones included, is the answer to the request: 200; clients gate on admission.
-      return { status: 200, verdict };
+      return { status: 200, verdict: await runCode(engine, body.code, body.language, ctx.signal) };
     },
   });
 }
