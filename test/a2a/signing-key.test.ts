@@ -4,6 +4,7 @@ import a2a from '../../plugins/a2a/index.js';
 import health from '../../plugins/health/index.js';
 import { startServer, testAuthPlugin } from '../helpers/server.js';
 import { intercept, invoice, message, p256Pem, p384Pem, rsaPem, startA2A } from '../helpers/a2a.js';
+import { waitFor } from '../helpers/wait.js';
 
 /** the same kind of P-256 key in SEC1 form (BEGIN EC PRIVATE KEY): not the PKCS#8 the spec requires */
 const ecSec1 = () => createPrivateKey(p256Pem()).export({ type: 'sec1', format: 'pem' }).toString();
@@ -39,12 +40,8 @@ for (const [name, pem] of BAD_KEYS) {
 t.test('a valid key makes /readyz ready (once the code parser is warm)', async (t) => {
   const s = await startA2A();
   t.teardown(() => s.close());
-  let ready = 503;
-  for (let i = 0; i < 100 && ready !== 200; i++) {
-    ready = (await s.request('GET', '/readyz')).status;
-    if (ready !== 200) await new Promise((r) => setTimeout(r, 50));
-  }
-  t.equal(ready, 200);
+  await waitFor(async () => (await s.request('GET', '/readyz')).status === 200, { what: '/readyz to answer 200', everyMs: 50 });
+  t.pass('ready');
 });
 
 t.test('deployment_id is required when the plugin is enabled', async (t) => {

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { killProcess } from './redis.js';
+import { waitFor } from './wait.js';
 
 /**
  * A sidecar as a separate process (`node dist/sidecar/cli.js start`), configured only through the
@@ -57,7 +58,7 @@ export async function startReplica(env: Record<string, string>, port?: number): 
   if (port === undefined) url = await Promise.race([serving, exited]);
   else {
     url = `http://127.0.0.1:${port}`;
-    const live = until(async () => (await fetch(url + '/healthz').catch(() => null))?.status === 200, 'the replica to be live');
+    const live = waitFor(async () => (await fetch(url + '/healthz').catch(() => null))?.status === 200, { what: 'the replica to be live', everyMs: 50 });
     await Promise.race([live, exited]);
   }
   const request: Replica['request'] = async (method, path, o = {}) => {
@@ -77,11 +78,3 @@ export async function startReplica(env: Record<string, string>, port?: number): 
   return { url, child, stderr: () => stderr, request, stop: () => killProcess(child, 'SIGTERM') };
 }
 
-/** awaits `check` becoming true, polling (bounded), for conditions only visible from outside */
-export async function until(check: () => Promise<boolean>, what: string, tries = 200, everyMs = 50): Promise<void> {
-  for (let i = 0; i < tries; i++) {
-    if (await check()) return;
-    await new Promise((r) => setTimeout(r, everyMs));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
