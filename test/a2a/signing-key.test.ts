@@ -40,7 +40,7 @@ for (const [name, pem] of BAD_KEYS) {
 t.test('a valid key makes /readyz ready (once the code parser is warm)', async (t) => {
   const s = await startA2A();
   t.teardown(() => s.close());
-  await waitFor(async () => (await s.request('GET', '/readyz')).status === 200, { what: '/readyz to answer 200', everyMs: 50 });
+  await waitFor(async () => (await s.request('GET', '/readyz')).status === 200, { what: '/readyz to answer 200', timeoutMs: 60_000, everyMs: 50 });
   t.pass('ready');
 });
 

@@ -46,10 +46,10 @@ t.test('Redis lost at run time: take() rejects (the caller denies); recovered wh
   t.equal((await a.take('org-1', 's', 'r')).allowed, true);
   await killProcess(redis);
   await t.rejects(a.take('org-1', 's', 'r'), SharedBucketsUnavailableError);
-  await waitFor(() => !a.ready(), { what: 'the buckets to notice Redis is gone', timeoutMs: 5_000 });
+  await waitFor(() => !a.ready(), { what: 'the buckets to notice Redis is gone', timeoutMs: 15_000 });
   t.equal(a.ready(), false, 'not ready while Redis is gone');
   redis = await startRedis(port);
-  await waitFor(() => a.ready(), { what: 'the buckets to reconnect', timeoutMs: 5_000 });
+  await waitFor(() => a.ready(), { what: 'the buckets to reconnect', timeoutMs: 15_000 });
   t.equal(a.ready(), true);
   t.equal((await a.take('org-1', 's', 'r')).allowed, true, 'a fresh server: a fresh, full bucket');
 });

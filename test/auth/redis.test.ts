@@ -99,6 +99,6 @@ t.test('server with a Redis limiter: limits shared, requests denied when Redis d
   // Redis back: the client reconnects and requests pass again (no restart needed)
   redis = await startRedis(port);
   const signin = async () => (await s.request('POST', '/auth/signin', { body: { email: acct.user.email, password: 'correct horse battery' } })).status;
-  await waitFor(async () => (await signin()) === 200, { what: 'requests to pass once Redis is back', timeoutMs: 10_000, everyMs: 100 });
+  await waitFor(async () => (await signin()) === 200, { what: 'requests to pass once Redis is back', timeoutMs: 30_000, everyMs: 100 });
   t.pass('recovered after Redis came back');
 });

@@ -245,7 +245,7 @@ if (!why) {
     t.teardown(() => admin.end());
     const killed = await waitFor(
       async () => (await admin.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query LIKE '%marker_for_kill%' AND pid <> pg_backend_pid()")).rowCount,
-      { what: 'the marked backend to be running', timeoutMs: 5_000 },
+      { what: 'the marked backend to be running', timeoutMs: 15_000 },
     );
     t.equal(killed, 1, 'the backend was terminated');
     await t.rejects(inFlight, /terminat/i);

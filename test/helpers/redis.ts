@@ -30,7 +30,7 @@ export async function startRedis(port: number): Promise<ChildProcess> {
     }
   };
   try {
-    await waitFor(answers, { what: 'redis-server to answer', timeoutMs: 5_000, everyMs: 50 });
+    await waitFor(answers, { what: 'redis-server to answer', timeoutMs: 15_000, everyMs: 50 });
   } catch (err) {
     child.kill('SIGKILL');
     throw err;

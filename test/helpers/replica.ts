@@ -58,7 +58,7 @@ export async function startReplica(env: Record<string, string>, port?: number): 
   if (port === undefined) url = await Promise.race([serving, exited]);
   else {
     url = `http://127.0.0.1:${port}`;
-    const live = waitFor(async () => (await fetch(url + '/healthz').catch(() => null))?.status === 200, { what: 'the replica to be live', everyMs: 50 });
+    const live = waitFor(async () => (await fetch(url + '/healthz').catch(() => null))?.status === 200, { what: 'the replica to be live', timeoutMs: 60_000, everyMs: 50 });
     await Promise.race([live, exited]);
   }
   const request: Replica['request'] = async (method, path, o = {}) => {

@@ -9,7 +9,8 @@ export async function waitFor<T>(
   check: () => T | Promise<T>,
   o: { what: string; timeoutMs?: number; everyMs?: number },
 ): Promise<NonNullable<T>> {
-  const timeoutMs = o.timeoutMs ?? 10_000;
+  // a bound on a failure, not a speed claim: generous, for a machine shared with other test runs
+  const timeoutMs = o.timeoutMs ?? 30_000;
   const everyMs = o.everyMs ?? 25;
   const deadline = Date.now() + timeoutMs;
   let last: unknown;

@@ -50,7 +50,7 @@ async function run() {
     await A.stop();
     await B.stop();
   });
-  for (const r of [A, B]) await waitFor(async () => (await r.request('GET', '/readyz')).status === 200, { what: 'a replica to be ready', everyMs: 50 });
+  for (const r of [A, B]) await waitFor(async () => (await r.request('GET', '/readyz')).status === 200, { what: 'a replica to be ready', timeoutMs: 60_000, everyMs: 50 });
 
   let n = 0;
   const signup = async (r: Replica) => {
@@ -162,12 +162,12 @@ async function run() {
       const denied = await verify(r, key.key);
       t.equal(denied.status, 503, 'fail closed: the limit cannot be known');
       t.equal(denied.body.code, 'rate_limiter_unavailable');
-      await waitFor(async () => (await r.request('GET', '/readyz')).status === 503, { what: 'readyz to report the lost Redis', everyMs: 50 });
+      await waitFor(async () => (await r.request('GET', '/readyz')).status === 503, { what: 'readyz to report the lost Redis', timeoutMs: 60_000, everyMs: 50 });
     }
     redis = await startRedis(redisPort);
     for (const r of [A, B]) {
-      await waitFor(async () => (await verify(r, key.key)).status === 200, { what: 'the replica to use Redis again', everyMs: 50 });
-      await waitFor(async () => (await r.request('GET', '/readyz')).status === 200, { what: 'readyz to recover', everyMs: 50 });
+      await waitFor(async () => (await verify(r, key.key)).status === 200, { what: 'the replica to use Redis again', timeoutMs: 60_000, everyMs: 50 });
+      await waitFor(async () => (await r.request('GET', '/readyz')).status === 200, { what: 'readyz to recover', timeoutMs: 60_000, everyMs: 50 });
     }
     t.pass('recovered');
   });
@@ -199,7 +199,7 @@ async function run() {
     t.equal((await C.request('GET', '/readyz')).status, 503, 'not ready without its store');
     t.notOk(C.child.exitCode, 'still running');
     open = true;
-    await waitFor(async () => (await C.request('GET', '/readyz')).status === 200, { what: 'readyz once the store answers', timeoutMs: 20_000, everyMs: 50 });
+    await waitFor(async () => (await C.request('GET', '/readyz')).status === 200, { what: 'readyz once the store answers', timeoutMs: 60_000, everyMs: 50 });
     const acct = await signup(A);
     const key = await createKey(A, acct.token);
     t.equal((await verify(C, key.key)).status, 200, 'and it serves the shared data');
