@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { Ajv } from 'ajv';
+import { compileSchema } from './validate.js';
 
 /**
  * Configuration = defaults ← JSON file ← environment, validated once at start-up against
@@ -250,8 +250,7 @@ export function loadConfig(opts: LoadOptions = {}): Config {
   if (opts.overrides) merged = deepMerge(merged, opts.overrides as Record<string, unknown>);
   if (typeof merged.log_level === 'string') merged.log_level = normalizeLogLevel(merged.log_level);
 
-  const ajv = new Ajv({ useDefaults: true, allErrors: true, strict: false });
-  const validate = ajv.compile(configSchema());
+  const validate = compileSchema(configSchema());
   if (!validate(merged)) {
     for (const e of validate.errors ?? []) {
       const where = e.instancePath ? e.instancePath.slice(1).replace(/\//g, '.') : '(root)';

@@ -10,6 +10,20 @@ export interface FieldError {
   message: string;
 }
 
+/**
+ * The field errors of a refused value as one clause for a verdict's message (a composite route's
+ * item is refused with a BLOCKED verdict, not a 400, so its errors travel in words): pointers lose
+ * their part prefix, `expression must NOT have more than 5000 characters; tolerance …`.
+ */
+export function describeFieldErrors(errors: readonly FieldError[]): string {
+  return errors
+    .map((e) => {
+      const field = e.field.replace(/^\/[a-z]+\/?/, '');
+      return field ? `${field} ${e.message}` : e.message;
+    })
+    .join('; ');
+}
+
 export interface ProblemDef {
   code: string;
   status: number;

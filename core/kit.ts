@@ -1,5 +1,5 @@
 import { blocked, diagnosticBody, unverifiable, verified } from './verdict.js';
-import { defineProblem, HttpError } from './errors.js';
+import { defineProblem, describeFieldErrors, HttpError } from './errors.js';
 import { canonicalJson, sha256Ref } from './canonical.js';
 
 /** How a worker task ended without a result (core/workers.ts EngineError kinds). */
@@ -38,6 +38,7 @@ export const kit = Object.freeze({
   canonicalJson,
   sha256Ref,
   engineFailure,
+  describeFieldErrors,
 });
 
 export type PluginKit = typeof kit;

@@ -13,6 +13,41 @@ export type Part = 'body' | 'query' | 'params' | 'response' | 'config';
 const DRAFT_2020 = 'https://json-schema.org/draft/2020-12/schema';
 
 /**
+ * The kernel's Ajv, in one place: every validator in this code base is built here, so a schema
+ * means the same thing to a route, a plugin, a worker thread and the CLI (all errors reported,
+ * unknown keywords tolerated, defaults filled in, ajv-formats' formats checked; draft 2020-12
+ * when the schema declares it). Only query strings and path params coerce types: they arrive as text.
+ */
+function newAjv(v2020: boolean, coerce: boolean): Ajv {
+  const opts = { allErrors: true, strict: false, useDefaults: true, ...(coerce ? { coerceTypes: 'array' as const } : {}) };
+  const a = v2020 ? (new Ajv2020(opts) as unknown as Ajv) : new Ajv(opts);
+  addFormats(a);
+  return a;
+}
+
+const is2020 = (schema: object) => (schema as { $schema?: string }).$schema === DRAFT_2020;
+const standalone = new Map<boolean, Ajv>();
+const standaloneById = new Map<string, ValidateFunction>();
+
+/**
+ * A validator for code that runs where no app exists: a worker thread, the offline CLI, the
+ * configuration loader before the kernel starts. A main-thread plugin with the app at hand
+ * registers its schema (`app.schema`) and calls `app.validate` instead. A schema with an `$id` is
+ * compiled once per process (the same file read twice is the same schema).
+ */
+export function compileSchema(schema: object): ValidateFunction {
+  const id = (schema as { $id?: unknown }).$id;
+  const known = typeof id === 'string' ? standaloneById.get(id) : undefined;
+  if (known) return known;
+  const v2020 = is2020(schema);
+  let a = standalone.get(v2020);
+  if (!a) standalone.set(v2020, (a = newAjv(v2020, false)));
+  const v = a.compile(schema);
+  if (typeof id === 'string') standaloneById.set(id, v);
+  return v;
+}
+
+/**
  * One place that knows JSON Schema. Bodies are validated without type coercion (a JSON client
  * sends types); query strings and path params arrive as text, so their validator coerces.
  * Schemas declaring draft 2020-12 get a 2020 instance. Instances are built and validators compiled
@@ -30,9 +65,7 @@ export class Validator {
     const key = `${v2020 ? '2020' : '07'}:${coerce ? 'c' : 's'}`;
     let a = this.instances.get(key);
     if (!a) {
-      const opts = { allErrors: true, strict: false, useDefaults: true, ...(coerce ? { coerceTypes: 'array' as const } : {}) };
-      a = v2020 ? (new Ajv2020(opts) as unknown as Ajv) : new Ajv(opts);
-      addFormats(a);
+      a = newAjv(v2020, coerce);
       for (const s of this.schemas) if (s.v2020 === v2020) a.addSchema(s.schema);
       this.instances.set(key, a);
     }
@@ -57,7 +90,7 @@ export class Validator {
     if (typeof id !== 'string' || !id) throw new Error(`schema from ${origin} has no $id`);
     if (this.ids.has(id)) throw new Error(`schema ${id} registered twice (${origin})`);
     this.ids.add(id);
-    const v2020 = (schema as { $schema?: string }).$schema === DRAFT_2020;
+    const v2020 = is2020(schema);
     if (v2020) this.is2020.add(id);
     this.schemas.push({ schema, v2020 });
     // an instance that already exists gets the schema now; the others get it when they are built
@@ -103,7 +136,7 @@ export class Validator {
    */
   assertPluginConfig(key: string, schema: object, value: unknown): void {
     // compiled on the shared instance but not registered: a setting is not part of the API (OpenAPI, client)
-    const v = this.instance((schema as { $schema?: string }).$schema === DRAFT_2020, false).compile(schema);
+    const v = this.instance(is2020(schema), false).compile(schema);
     if (!v(value)) {
       const first = toFieldError((v.errors ?? [])[0], 'config');
       throw new Error(`plugin_config.${key}${first.field.slice('/config'.length).replaceAll('/', '.')} ${first.message}`);

@@ -1,11 +1,8 @@
 import { readFileSync } from 'node:fs';
-import { Ajv, type ErrorObject } from 'ajv';
-import addFormatsImport from 'ajv-formats';
+import type { ErrorObject } from 'ajv';
+import { compileSchema } from '../../core/validate.js';
 import { publicJwkProblem, type AgentPublicJwk } from '../agents/index.js';
 import { isValidAgentId, type PayloadType } from './message.js';
-
-// ajv-formats is CommonJS; under NodeNext its default import is the module object
-const addFormats = ((addFormatsImport as unknown as { default?: unknown }).default ?? addFormatsImport) as (ajv: Ajv) => Ajv;
 
 /**
  * Turns the a2a trust settings into lookup structures once, at start-up. Anything malformed throws
@@ -64,9 +61,7 @@ export function parseTrustedAgents(value: string | unknown[] | null | undefined)
     throw new TrustConfigError('a2a.trusted_agents (SVC_A2A_TRUSTED_AGENTS): must be a string or an array');
   }
 
-  const ajv = new Ajv({ allErrors: true, strict: false });
-  addFormats(ajv);
-  const validate = ajv.compile(JSON.parse(readFileSync(SCHEMA_URL, 'utf8')) as object);
+  const validate = compileSchema(JSON.parse(readFileSync(SCHEMA_URL, 'utf8')) as object);
   if (!validate(items)) throw new TrustConfigError(`a2a.trusted_agents (SVC_A2A_TRUSTED_AGENTS): ${describe(validate.errors)}`);
 
   const out = new Map<string, AllowEntry[]>();

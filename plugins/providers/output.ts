@@ -1,4 +1,5 @@
-import { Ajv, type ValidateFunction } from 'ajv';
+import type { ValidateFunction } from 'ajv';
+import { compileSchema } from '../../core/validate.js';
 import { ProviderError, type FactOpinion, type LogicTranslation, type MathTranslation, type TranslationOf, type TranslationTarget } from './types.js';
 
 /**
@@ -74,13 +75,11 @@ export const ANTHROPIC_ENVELOPE = {
 const SHAPES = { math: MATH_OUTPUT, logic_dsl: LOGIC_OUTPUT, fact_opinion: FACT_OUTPUT, openai: OPENAI_ENVELOPE, anthropic: ANTHROPIC_ENVELOPE };
 type Shape = keyof typeof SHAPES;
 // compiled on first use: a sidecar that never calls a model should not pay for them at start-up
-let ajv: Ajv | undefined;
 const compiled = new Map<Shape, ValidateFunction>();
 function validator(kind: Shape): ValidateFunction {
   let v = compiled.get(kind);
   if (!v) {
-    ajv ??= new Ajv({ allErrors: false, strict: false });
-    v = ajv.compile(SHAPES[kind]);
+    v = compileSchema(SHAPES[kind]);
     compiled.set(kind, v);
   }
   return v;

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
-import { Ajv2020 } from 'ajv/dist/2020.js';
 import type { ValidateFunction } from 'ajv';
 import { canonicalJson, sha256Ref } from '../../core/canonical.js';
+import { compileSchema } from '../../core/validate.js';
 import type { DiagnosticResult, Status } from '../../core/verdict.js';
 
 /**
@@ -29,10 +29,11 @@ export interface VcDocument {
 }
 
 export const SCHEMA_URL = new URL('../../../schemas/verification-context/document.json', import.meta.url);
-// compiled on first use: importing the plugin (server start-up) should not pay for it
+// compiled on first use: importing the plugin (server start-up) should not pay for it. The offline
+// CLI (`proofgate verify --format vc`) checks documents with no app, hence the kernel's factory.
 let compiledCheck: ValidateFunction | undefined;
 function schemaCheck(): ValidateFunction {
-  compiledCheck ??= new Ajv2020({ allErrors: true, strict: false }).compile(JSON.parse(readFileSync(SCHEMA_URL, 'utf8')) as object);
+  compiledCheck ??= compileSchema(JSON.parse(readFileSync(SCHEMA_URL, 'utf8')) as object);
   return compiledCheck;
 }
 

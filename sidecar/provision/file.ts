@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
-import { Ajv, type ErrorObject } from 'ajv';
+import type { ErrorObject } from 'ajv';
+import { compileSchema } from '../../core/validate.js';
 import { parse as parseYaml } from 'yaml';
 import type { PlanLimit } from '../../core/config.js';
 import type { Role, Scope } from '../../core/types.js';
@@ -65,8 +66,7 @@ export function loadBootstrap(path: string, o: { mode: 'server' | 'sidecar'; env
     throw new Error(`bootstrap file ${path}: not valid YAML/JSON: ${(err as Error).message}`);
   }
   if (doc === null || doc === undefined) doc = {};
-  const ajv = new Ajv({ allErrors: true, strict: false, useDefaults: true });
-  const validate = ajv.compile(JSON.parse(readFileSync(BOOTSTRAP_SCHEMA_URL, 'utf8')) as object);
+  const validate = compileSchema(JSON.parse(readFileSync(BOOTSTRAP_SCHEMA_URL, 'utf8')) as object);
   if (!validate(doc)) throw new Error(`bootstrap file ${path}:\n  - ${describe(validate.errors).join('\n  - ')}`);
   const b = doc as BootstrapFile;
   const problems: string[] = [];

@@ -1,8 +1,8 @@
 import t from 'tap';
-import { until } from '../helpers/until.js';
 import pino from 'pino';
 import { createPairBuckets, RedisPairBuckets, SharedBucketsUnavailableError } from '../../plugins/a2a/token-bucket-redis.js';
 import { freePort, killProcess, startRedis } from '../helpers/redis.js';
+import { waitFor } from '../helpers/wait.js';
 
 /** The shared A2A pair buckets against a private redis-server on a free port. */
 const silent = pino({ level: 'silent' });
@@ -46,10 +46,10 @@ t.test('Redis lost at run time: take() rejects (the caller denies); recovered wh
   t.equal((await a.take('org-1', 's', 'r')).allowed, true);
   await killProcess(redis);
   await t.rejects(a.take('org-1', 's', 'r'), SharedBucketsUnavailableError);
-  await until(() => !a.ready(), 'the buckets to notice Redis is gone', 200, 25);
+  await waitFor(() => !a.ready(), { what: 'the buckets to notice Redis is gone', timeoutMs: 15_000 });
   t.equal(a.ready(), false, 'not ready while Redis is gone');
   redis = await startRedis(port);
-  await until(() => a.ready(), 'the buckets to reconnect', 200, 25);
+  await waitFor(() => a.ready(), { what: 'the buckets to reconnect', timeoutMs: 15_000 });
   t.equal(a.ready(), true);
   t.equal((await a.take('org-1', 's', 'r')).allowed, true, 'a fresh server: a fresh, full bucket');
 });

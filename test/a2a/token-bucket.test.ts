@@ -1,5 +1,6 @@
 import t from 'tap';
 import { PairBuckets } from '../../plugins/a2a/token-bucket.js';
+import { waitFor } from '../helpers/wait.js';
 
 function fakeClock(start = 1_000_000) {
   let now = start;
@@ -87,11 +88,7 @@ t.test('the sweep runs once a minute on an unref-ed timer that close clears', as
   const timer = b.start();
   t.equal(timer.hasRef(), false, 'the sweep timer does not keep the process alive');
   t.equal(b.start(), timer, 'start is idempotent');
-  // awaited condition: the timer has swept at least once
-  await new Promise<void>((resolve) => {
-    const poll = setImmediate.bind(null, () => (sweeps > 0 ? resolve() : poll()));
-    poll();
-  });
+  await waitFor(() => sweeps > 0, { what: 'the timer to sweep' });
   t.equal(b.size, 0, 'the timer swept the idle bucket');
   b.stop();
   const after = sweeps;

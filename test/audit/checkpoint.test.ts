@@ -14,6 +14,7 @@ import { builtinPlugins } from '../../sidecar/builtin.js';
 import { startServer, TEST_SECRETS } from '../helpers/server.js';
 import { tenant, verificationTestPlugin } from '../helpers/tenancy.js';
 import { runCli } from './fixtures/cli.js';
+import { waitFor } from '../helpers/wait.js';
 
 const SECRET = TEST_SECRETS.audit_secret_key;
 const silent = pino({ level: 'silent' });
@@ -107,7 +108,7 @@ t.test('checkpoints are written on every tick of an interval of at most a minute
   tick!();
   const col = store.collection<Checkpoint>(CHECKPOINT_COLLECTION);
   // the tick's write is async: wait for it by its effect, not by time
-  while ((await col.count()) < 3) await new Promise((r) => setImmediate(r));
+  await waitFor(async () => (await col.count()) >= 3, { what: 'the tick to write its checkpoint' });
   const newest = (await col.list({ prefix: 'org_a/', reverse: true, limit: 1 }))[0].value;
   t.match(newest, { org_id: 'org_a', seq: 1, reason: 'periodic', created_at: '2026-01-01T00:01:00.000Z', kid: signer.kid });
   await chain.append('org_b', fields(3));

@@ -7,6 +7,7 @@ import { LmdbStore } from '../../core/store-lmdb.js';
 import { PgStore } from '../../core/store-pg.js';
 import { registerCodec, type Store } from '../../core/store.js';
 import { createTestDatabase, freshSchema, pgUnavailable } from '../helpers/pg.js';
+import { waitFor } from '../helpers/wait.js';
 
 /**
  * The store contract, run against every backend: LMDB (a temporary directory per store) and
@@ -242,12 +243,10 @@ if (!why) {
     const admin = new pg.Client({ connectionString: db.url });
     await admin.connect();
     t.teardown(() => admin.end());
-    let killed = 0;
-    for (let i = 0; i < 200 && !killed; i++) {
-      const r = await admin.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query LIKE '%marker_for_kill%' AND pid <> pg_backend_pid()");
-      killed = r.rowCount ?? 0;
-      if (!killed) await new Promise((r) => setTimeout(r, 25));
-    }
+    const killed = await waitFor(
+      async () => (await admin.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query LIKE '%marker_for_kill%' AND pid <> pg_backend_pid()")).rowCount,
+      { what: 'the marked backend to be running', timeoutMs: 15_000 },
+    );
     t.equal(killed, 1, 'the backend was terminated');
     await t.rejects(inFlight, /terminat/i);
     t.equal(await s.collection('c').get('k'), 1, 'the next operation gets a fresh connection');

@@ -1,4 +1,4 @@
-import { EventEmitter } from 'node:events';
+import { EventEmitter, once } from 'node:events';
 import type { Plugin } from '../../core/types.js';
 
 export const PROBE_SCHEMA = 'https://proofgate.dev/schemas/test/probe.json';
@@ -44,8 +44,10 @@ export function probePlugin(opts: { bodyLimit?: number } = {}): Plugin {
         path: '/probe/slow',
         auth: 'none',
         handler: async () => {
+          // in flight until the test lets it go (after close() has begun), however loaded the machine
+          const released = once(probeEvents, 'slow-release');
           probeEvents.emit('slow-started');
-          await new Promise((r) => setTimeout(r, 400));
+          await released;
           return { body: { finished: true } };
         },
       });

@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
 import { Redis } from 'ioredis';
+import { waitFor } from './wait.js';
 
 /** A private redis-server for a test (never the shared one on 6379): free port, no persistence. */
 export function freePort(): Promise<number> {
@@ -19,19 +20,22 @@ export async function startRedis(port: number): Promise<ChildProcess> {
   const probe = new Redis({ port, host: '127.0.0.1', lazyConnect: true, retryStrategy: () => null, maxRetriesPerRequest: 0 });
   probe.on('error', () => undefined);
   // await the server answering (bounded), not a fixed delay
-  for (let i = 0; i < 100; i++) {
+  const answers = async () => {
     try {
       await probe.connect();
       await probe.ping();
+      return true;
+    } finally {
       probe.disconnect();
-      return child;
-    } catch {
-      probe.disconnect();
-      await new Promise((r) => setTimeout(r, 50));
     }
+  };
+  try {
+    await waitFor(answers, { what: 'redis-server to answer', timeoutMs: 15_000, everyMs: 50 });
+  } catch (err) {
+    child.kill('SIGKILL');
+    throw err;
   }
-  child.kill('SIGKILL');
-  throw new Error('redis-server did not start');
+  return child;
 }
 
 export function killProcess(child: ChildProcess, signal: NodeJS.Signals = 'SIGKILL'): Promise<void> {

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { killProcess } from './redis.js';
-import { until } from './until.js';
+import { waitFor } from './wait.js';
 
 /**
  * A sidecar as a separate process (`node dist/sidecar/cli.js start`), configured only through the
@@ -58,7 +58,7 @@ export async function startReplica(env: Record<string, string>, port?: number): 
   if (port === undefined) url = await Promise.race([serving, exited]);
   else {
     url = `http://127.0.0.1:${port}`;
-    const live = until(async () => (await fetch(url + '/healthz').catch(() => null))?.status === 200, 'the replica to be live');
+    const live = waitFor(async () => (await fetch(url + '/healthz').catch(() => null))?.status === 200, { what: 'the replica to be live', timeoutMs: 60_000, everyMs: 50 });
     await Promise.race([live, exited]);
   }
   const request: Replica['request'] = async (method, path, o = {}) => {
@@ -77,3 +77,4 @@ export async function startReplica(env: Record<string, string>, port?: number): 
   };
   return { url, child, stderr: () => stderr, request, stop: () => killProcess(child, 'SIGTERM') };
 }
+

@@ -7,6 +7,7 @@ import { loadConfig, type Config, type DeepPartial } from '../../core/config.js'
 import type { Plugin, Principal, Scope } from '../../core/types.js';
 import { HttpError, Problems } from '../../core/errors.js';
 import type { Store } from '../../core/store.js';
+import { waitFor } from './wait.js';
 
 /** Secrets every test server gets unless a test overrides them (distinct, long enough). */
 export const TEST_SECRETS = {
@@ -125,9 +126,5 @@ export async function startServer(
 
 /** Resolves once the kernel reports ready (engines warm), polling the condition; rejects after `timeoutMs`. */
 export async function untilReady(kernel: Pick<Kernel, 'isReady'>, timeoutMs = 120_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!kernel.isReady()) {
-    if (Date.now() > deadline) throw new Error(`not ready after ${timeoutMs} ms`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
+  await waitFor(() => kernel.isReady(), { what: 'the kernel to be ready', timeoutMs });
 }

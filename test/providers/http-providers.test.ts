@@ -5,18 +5,20 @@ import { MAX_RESPONSE_BYTES } from '../../plugins/providers/http.js';
 import type { Provider } from '../../plugins/providers/types.js';
 import { mathJson, startFakeLlm, type Behaviour, type FakeLlm } from '../helpers/fake-llm.js';
 
+/** the deadline of the one test about deadlines; the others get a generous one, so a loaded machine cannot turn their answer into a timeout */
 const TIMEOUT_MS = 200;
+const GENEROUS_MS = 10_000;
 
 type Kind = 'openai' | 'anthropic';
 
-async function setup(t: Test, kind: Kind, respond: (n: number) => Behaviour): Promise<{ fake: FakeLlm; provider: Provider }> {
+async function setup(t: Test, kind: Kind, respond: (n: number) => Behaviour, timeoutMs = GENEROUS_MS): Promise<{ fake: FakeLlm; provider: Provider }> {
   let n = 0;
   const fake = await startFakeLlm(kind, () => respond(n++));
   t.teardown(() => fake.close());
   const provider =
     kind === 'openai'
-      ? openAiProvider({ baseUrl: fake.url, apiKey: 'sk-test-openai', model: 'test-model', timeoutMs: TIMEOUT_MS })
-      : anthropicProvider({ baseUrl: fake.url, apiKey: 'sk-ant-test', model: 'claude-test', timeoutMs: TIMEOUT_MS });
+      ? openAiProvider({ baseUrl: fake.url, apiKey: 'sk-test-openai', model: 'test-model', timeoutMs })
+      : anthropicProvider({ baseUrl: fake.url, apiKey: 'sk-ant-test', model: 'claude-test', timeoutMs });
   return { fake, provider };
 }
 
@@ -90,15 +92,18 @@ for (const kind of ['openai', 'anthropic'] as const) {
   });
 
   t.test(`${kind}: a slow provider times out at the configured deadline; no retry`, async (t) => {
-    const { fake, provider } = await setup(t, kind, () => ({ delayMs: TIMEOUT_MS * 10, content: mathJson('1', null) }));
+    const { fake, provider } = await setup(t, kind, () => ({ delayMs: TIMEOUT_MS * 10, content: mathJson('1', null) }), TIMEOUT_MS);
     await t.rejects(provider.translate('math', 'q'), { name: 'ProviderError', code: 'timeout', provider: kind });
     t.equal(fake.requests.length, 1);
   });
 
   t.test(`${kind}: a caller's abort is a cancellation, not a timeout`, async (t) => {
-    const { provider } = await setup(t, kind, () => ({ delayMs: TIMEOUT_MS * 10, content: mathJson('1', null) }));
     const ac = new AbortController();
-    setTimeout(() => ac.abort(), 20);
+    // the caller leaves once the provider has the request in hand (its answer is far off): no guessed delay
+    const { provider } = await setup(t, kind, () => {
+      ac.abort();
+      return { delayMs: TIMEOUT_MS * 10, content: mathJson('1', null) };
+    });
     await t.rejects(provider.translate('math', 'q', ac.signal), { code: 'cancelled' });
   });
 }

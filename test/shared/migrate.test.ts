@@ -11,7 +11,7 @@ import { AUDIT_COLLECTION, AuditChain } from '../../plugins/audit/index.js';
 import { entryKey } from '../../plugins/audit/payload.js';
 import { createTestDatabase, pgUnavailable } from '../helpers/pg.js';
 import { CLI, startReplica } from '../helpers/replica.js';
-import { until } from '../helpers/until.js';
+import { waitFor } from '../helpers/wait.js';
 
 /**
  * `proofgate migrate`: a sidecar's LMDB data directory moves into PostgreSQL; what the sidecar
@@ -51,7 +51,7 @@ async function run() {
     t.teardown(() => db.drop());
 
     const embedded = await startReplica({ ...env, SVC_DATA_DIR: dataDir });
-    await until(async () => (await embedded.request('GET', '/readyz')).status === 200, 'the LMDB sidecar to be ready');
+    await waitFor(async () => (await embedded.request('GET', '/readyz')).status === 200, { what: 'the LMDB sidecar to be ready', timeoutMs: 60_000, everyMs: 50 });
     const su = await embedded.request('POST', '/auth/signup', {
       body: { email: `m${process.pid}@example.com`, password: 'correct horse battery', organization_name: `Migrated ${process.pid}` },
     });
@@ -90,7 +90,7 @@ async function run() {
 
     const shared = await startReplica({ ...env, SVC_STORE_URL: db.url });
     t.teardown(() => shared.stop());
-    await until(async () => (await shared.request('GET', '/readyz')).status === 200, 'the shared replica to be ready');
+    await waitFor(async () => (await shared.request('GET', '/readyz')).status === 200, { what: 'the shared replica to be ready', timeoutMs: 60_000, everyMs: 50 });
     t.equal((await shared.request('POST', '/verify/math', { apiKey: key.body.key, body: { expression: '2+2=4' } })).status, 200, 'the key works');
     const av = await shared.request('POST', '/attestation/verify', { apiKey: key.body.key, body: { jwt: attestation } });
     t.equal(av.body.valid, true, 'an attestation issued before the move verifies');

@@ -8,7 +8,7 @@ import { AUDIT_COLLECTION, walkChains, type AuditEntry } from '../../plugins/aud
 import { createTestDatabase, pgUnavailable } from '../helpers/pg.js';
 import { freePort, killProcess, startRedis } from '../helpers/redis.js';
 import { CLI, startReplica, type Replica } from '../helpers/replica.js';
-import { until } from '../helpers/until.js';
+import { waitFor } from '../helpers/wait.js';
 
 /**
  * Shared mode end to end: two sidecar processes (replicas A and B) on one PostgreSQL database and
@@ -50,7 +50,7 @@ async function run() {
     await A.stop();
     await B.stop();
   });
-  for (const r of [A, B]) await until(async () => (await r.request('GET', '/readyz')).status === 200, 'a replica to be ready');
+  for (const r of [A, B]) await waitFor(async () => (await r.request('GET', '/readyz')).status === 200, { what: 'a replica to be ready', timeoutMs: 60_000, everyMs: 50 });
 
   let n = 0;
   const signup = async (r: Replica) => {
@@ -100,8 +100,7 @@ async function run() {
     const acct = await signup(B);
     const key = await createKey(B, acct.token);
     // the free plan allows 60 per (epoch-aligned) minute: start with enough of the minute left
-    const left = 60_000 - (Date.now() % 60_000);
-    if (left < 10_000) await new Promise((r) => setTimeout(r, left + 50));
+    await waitFor(() => 60_000 - (Date.now() % 60_000) >= 10_000, { what: 'a minute with 10 s left', timeoutMs: 15_000, everyMs: 100 });
     const minute = Math.floor(Date.now() / 60_000);
     const res = await Promise.all(Array.from({ length: 70 }, (_, i) => verify(i % 2 ? A : B, key.key, i)));
     t.equal(Math.floor(Date.now() / 60_000), minute, 'all requests fell in one window');
@@ -110,8 +109,7 @@ async function run() {
   });
 
   t.test('the per-IP limit of anonymous /auth/* is one counter across replicas', async (t) => {
-    const left = 60_000 - (Date.now() % 60_000);
-    if (left < 5_000) await new Promise((r) => setTimeout(r, left + 50));
+    await waitFor(() => 60_000 - (Date.now() % 60_000) >= 5_000, { what: 'a minute with 5 s left', timeoutMs: 10_000, everyMs: 100 });
     const minute = Math.floor(Date.now() / 60_000);
     const remaining: number[] = [];
     for (let i = 0; i < 6; i++) {
@@ -164,12 +162,12 @@ async function run() {
       const denied = await verify(r, key.key);
       t.equal(denied.status, 503, 'fail closed: the limit cannot be known');
       t.equal(denied.body.code, 'rate_limiter_unavailable');
-      await until(async () => (await r.request('GET', '/readyz')).status === 503, 'readyz to report the lost Redis');
+      await waitFor(async () => (await r.request('GET', '/readyz')).status === 503, { what: 'readyz to report the lost Redis', timeoutMs: 60_000, everyMs: 50 });
     }
     redis = await startRedis(redisPort);
     for (const r of [A, B]) {
-      await until(async () => (await verify(r, key.key)).status === 200, 'the replica to use Redis again');
-      await until(async () => (await r.request('GET', '/readyz')).status === 200, 'readyz to recover');
+      await waitFor(async () => (await verify(r, key.key)).status === 200, { what: 'the replica to use Redis again', timeoutMs: 60_000, everyMs: 50 });
+      await waitFor(async () => (await r.request('GET', '/readyz')).status === 200, { what: 'readyz to recover', timeoutMs: 60_000, everyMs: 50 });
     }
     t.pass('recovered');
   });
@@ -201,7 +199,7 @@ async function run() {
     t.equal((await C.request('GET', '/readyz')).status, 503, 'not ready without its store');
     t.notOk(C.child.exitCode, 'still running');
     open = true;
-    await until(async () => (await C.request('GET', '/readyz')).status === 200, 'readyz once the store answers', 400);
+    await waitFor(async () => (await C.request('GET', '/readyz')).status === 200, { what: 'readyz once the store answers', timeoutMs: 60_000, everyMs: 50 });
     const acct = await signup(A);
     const key = await createKey(A, acct.token);
     t.equal((await verify(C, key.key)).status, 200, 'and it serves the shared data');

@@ -1,6 +1,6 @@
 import type { App, Plugin } from '../../../core/types.js';
 import { registerRoutes } from './routes.js';
-import { codeAnalyzer, type CodeAnalyzer } from './verifier.js';
+import { codeAnalyzer, codeVerifier, type CodeAnalyzer } from './verifier.js';
 import { ENGINE_NAME, ENGINE_VERSION } from './verdict.js';
 
 /**
@@ -23,6 +23,8 @@ function register(app: App): void {
   });
   registerRoutes(app, engine);
   app.provide<CodeAnalyzer>(CODE_ANALYZER_SERVICE, codeAnalyzer(engine));
+  // composite routes (batch items of type `code`, consensus, agents) reach the engine through this service
+  app.provide('verifier.code', codeVerifier(app, engine));
 }
 
 const plugin: Plugin = { name: 'code', register };

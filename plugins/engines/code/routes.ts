@@ -2,7 +2,7 @@ import type { App, EngineHandle, RequestContext } from '../../../core/types.js';
 import { HttpError } from '../../../core/errors.js';
 import { CodeProblems } from './errors.js';
 import { CONSTRAINTS, MAX_CODE_BYTES } from './verdict.js';
-import { runCode } from './verifier.js';
+import { CODE_REQUEST_SCHEMA, runCode, tooLarge } from './verifier.js';
 import type { CodeInput } from './engine.js';
 
 const S = 'https://proofgate.dev/schemas/code';
@@ -17,12 +17,12 @@ export function registerRoutes(app: App, engine: EngineHandle): void {
     scope: 'verify:read',
     tags: ['verification'],
     bodyLimit: CODE_BODY_LIMIT,
-    schema: { body: `${S}/verify.request.json`, response: `${S}/verify.response.json` },
+    schema: { body: CODE_REQUEST_SCHEMA, response: `${S}/verify.response.json` },
     handler: async (ctx: RequestContext) => {
       const body = ctx.body as CodeInput;
       const bytes = Buffer.byteLength(body.code, 'utf8');
       if (bytes > MAX_CODE_BYTES) {
-        throw new HttpError(CodeProblems.inputTooLarge, `code is ${bytes} bytes; the limit is ${MAX_CODE_BYTES}`, {
+        throw new HttpError(CodeProblems.inputTooLarge, tooLarge(bytes), {
           constraintId: CONSTRAINTS.inputTooLarge,
           errors: [{ field: '/body/code', message: `longer than ${MAX_CODE_BYTES} UTF-8 bytes` }],
         });

@@ -16,6 +16,8 @@ export const CONSTRAINTS = {
   complexity: 'code_verifier.complexity_limit_exceeded',
   inputTooLarge: 'code_verifier.input_too_large',
   engineFailure: 'code_verifier.execution_error',
+  /** a composite route's item that fails the route's body schema (the route itself answers 400) */
+  invalidRequest: 'code_verifier.invalid_request',
 } as const;
 
 const LANGUAGE_ALIASES: Record<string, Language> = {

@@ -1,9 +1,10 @@
-import type { EngineHandle } from '../../../core/types.js';
-import { HttpError } from '../../../core/errors.js';
+import type { App, EngineHandle, Verifier } from '../../../core/types.js';
+import { describeFieldErrors, HttpError } from '../../../core/errors.js';
 import { engineFailure } from '../../../core/kit.js';
 import { reviveDiagnostic, type DiagnosticResult } from '../../../core/verdict.js';
 import { CodeProblems } from './errors.js';
-import { CONSTRAINTS, failed, resolveLanguage, unsupportedLanguage } from './verdict.js';
+import { CONSTRAINTS, MAX_CODE_BYTES, failed, resolveLanguage, unsupportedLanguage } from './verdict.js';
+import type { CodeInput } from './engine.js';
 import type { Analysis, Language } from './types.js';
 
 /** Per-request deadline for parse + rules in the worker; 200 KB of Python takes well under a second. */
@@ -44,5 +45,31 @@ export function codeAnalyzer(engine: EngineHandle): CodeAnalyzer {
   return {
     analyze: (code, language = 'python', opts = {}) =>
       engine.run<Analysis>('analyze', { code, language }, { timeoutMs: opts.timeoutMs ?? CODE_TASK_TIMEOUT_MS, signal: opts.signal }),
+  };
+}
+
+/** the /verify/code body schema: the route and `verifier.code` refuse exactly the same inputs */
+export const CODE_REQUEST_SCHEMA = 'https://proofgate.dev/schemas/code/verify.request.json';
+
+export const tooLarge = (bytes: number) => `code is ${bytes} bytes; the limit is ${MAX_CODE_BYTES}`;
+
+/**
+ * `verifier.code` for composite routes (batch, consensus, agents): the input is checked against the
+ * route's own body schema and byte cap, but an unusable input becomes a BLOCKED verdict for that
+ * item instead of a 400 (or 413) for the whole request.
+ */
+export function codeVerifier(app: App, engine: EngineHandle): Verifier {
+  return {
+    async verify(raw, opts = {}) {
+      // a copy: the schema's defaults are filled in place and the caller's item is not ours to change
+      const body = { ...raw };
+      const shown = typeof body.language === 'string' ? body.language.slice(0, 64) : 'python';
+      const errors = app.validate(CODE_REQUEST_SCHEMA, body);
+      if (errors.length) return failed(shown, CONSTRAINTS.invalidRequest, `Invalid code request: ${describeFieldErrors(errors)}.`, { errors });
+      const { code, language } = body as unknown as CodeInput;
+      const bytes = Buffer.byteLength(code, 'utf8');
+      if (bytes > MAX_CODE_BYTES) return failed(shown, CONSTRAINTS.inputTooLarge, tooLarge(bytes), { bytes, max_bytes: MAX_CODE_BYTES });
+      return runCode(engine, code, language, opts.signal);
+    },
   };
 }

@@ -1,9 +1,9 @@
-import { HttpError } from '../../../core/errors.js';
+import { describeFieldErrors, HttpError } from '../../../core/errors.js';
 import type { App, Plugin, Verifier } from '../../../core/types.js';
 import { blocked } from '../../../core/verdict.js';
 import type { LlmTranslator } from '../../providers/index.js';
-import { ENGINE_NAME, ENGINE_VERSION, LIMITS, type FactOutcome } from './rules.js';
-import { registerRoutes } from './routes.js';
+import { ENGINE_NAME, ENGINE_VERSION, type FactOutcome } from './rules.js';
+import { registerRoutes, SCHEMA_BASE } from './routes.js';
 import { createFactVerifier, type FactRequest } from './verifier.js';
 
 /**
@@ -26,18 +26,16 @@ const plugin: Plugin = {
       judge: (claim, context, signal) => engine.run<FactOutcome>('judgeFact', { claim, context }, { signal }),
     });
     registerRoutes(app, verifier);
-    // composite routes (batch items of type `fact`): the request schema's checks as a BLOCKED verdict
+    // composite routes (batch items of type `fact`): the route's body schema, refusals as a BLOCKED verdict
     app.provide<Verifier>('verifier.fact', {
       async verify(input, opts) {
-        const { claim, context, provider } = input as Record<string, unknown>;
-        if (typeof claim !== 'string' || !claim.trim() || claim.length > LIMITS.claimChars) {
-          return blocked(`claim must be a non-empty string of at most ${LIMITS.claimChars} characters`, INVALID, { is_valid: false });
-        }
-        if (typeof context !== 'string' || !context.trim() || context.length > LIMITS.contextChars) {
-          return blocked(`context must be a non-empty string of at most ${LIMITS.contextChars} characters`, INVALID, { is_valid: false });
-        }
+        // a copy: the schema's defaults are filled in place and the caller's item is not ours to change
+        const body = { ...input };
+        const errors = app.validate(`${SCHEMA_BASE}/request.json`, body);
+        if (errors.length) return blocked(`Invalid fact request: ${describeFieldErrors(errors)}.`, INVALID, { is_valid: false, errors });
+        const { claim, context, provider } = body as unknown as FactRequest;
         const req: FactRequest = { claim, context };
-        if (typeof provider === 'string') req.provider = provider;
+        if (provider !== undefined) req.provider = provider;
         try {
           return (await verifier.verify(req, { signal: opts?.signal })).diagnostic;
         } catch (err) {

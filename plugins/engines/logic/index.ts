@@ -1,6 +1,8 @@
 import type { App, Plugin, Verifier } from '../../../core/types.js';
+import { describeFieldErrors } from '../../../core/errors.js';
+import { blocked, type DiagnosticResult } from '../../../core/verdict.js';
 import { ENGINE_VERSION, MAX_TIMEOUT_MS } from './outcome.js';
-import { registerRoutes } from './routes.js';
+import { registerRoutes, SCHEMA_BASE } from './routes.js';
 import { createLogicVerifier, type LlmTranslator, type LogicRequest, type LogicVerifier } from './verifier.js';
 
 /**
@@ -27,13 +29,19 @@ const CONFIG_SCHEMA = {
   properties: { timeout_ms: { type: 'integer', minimum: 1, maximum: MAX_TIMEOUT_MS } },
 };
 
-/** A composite route's input is untyped: take only well-typed fields (a missing query is an empty, refused one). */
-function toRequest(input: Record<string, unknown>): LogicRequest {
-  const req: LogicRequest = { query: typeof input.query === 'string' ? input.query : '' };
-  if (typeof input.provider === 'string') req.provider = input.provider;
-  if (Number.isInteger(input.timeout_ms) && (input.timeout_ms as number) > 0) req.timeout_ms = input.timeout_ms as number;
-  return req;
+/**
+ * A composite route's input is checked against the route's own body schema; a refusal is a BLOCKED
+ * verdict for that item (not a 400 for the whole request), its field errors in the message.
+ */
+function checkedRequest(app: App, input: Record<string, unknown>): LogicRequest | DiagnosticResult {
+  // a copy: the schema's defaults are filled in place and the caller's item is not ours to change
+  const body = { ...input };
+  const errors = app.validate(`${SCHEMA_BASE}/request.json`, body);
+  if (!errors.length) return body as unknown as LogicRequest;
+  return blocked(`Invalid logic request: ${describeFieldErrors(errors)}.`, INVALID_REQUEST, { is_valid: false, errors });
 }
+
+const INVALID_REQUEST = 'logic_verifier.invalid_request';
 
 const plugin: Plugin = {
   name: 'logic',
@@ -85,7 +93,10 @@ const plugin: Plugin = {
     });
     // composite routes get the same flow as the route, and the unified verdict it carries
     app.provide<Verifier>('verifier.logic', {
-      verify: async (input, opts) => (await verifier.verify(toRequest(input), opts?.signal)).body.diagnostic,
+      async verify(input, opts) {
+        const req = checkedRequest(app, input);
+        return 'status' in req ? req : (await verifier.verify(req, opts?.signal)).body.diagnostic;
+      },
     });
     registerRoutes(app, verifier);
   },

@@ -25,7 +25,7 @@ const mathPlugin: Plugin = {
     });
     mathRoutes(app, engine);
     // composite routes (batch, consensus, A2A) reach the engine through this service
-    app.provide('verifier.math', mathVerifier(engine));
+    app.provide('verifier.math', mathVerifier(app, engine));
   },
 };
 

@@ -1,4 +1,3 @@
 /** Identity of the engine, importable without loading mathjs into the main thread. */
 export const ENGINE_NAME = 'math';
 export const ENGINE_VERSION = '1.0.0';
-export const MAX_EXPRESSION_CHARS = 5000;

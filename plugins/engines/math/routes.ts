@@ -1,6 +1,6 @@
 import type { App, EngineHandle, RequestContext, Reply } from '../../../core/types.js';
 import { exactMember } from '../../../core/exact-json.js';
-import { runMath } from './verifier.js';
+import { MATH_REQUEST_SCHEMA, runMath } from './verifier.js';
 import type { MathRequest } from './engine.js';
 
 const S = 'https://proofgate.dev/schemas/math';
@@ -23,7 +23,7 @@ export function mathRoutes(app: App, engine: EngineHandle): void {
     exactNumbers: true,
     // an expression is at most 5000 characters; the cap keeps the exact-number scan microseconds
     bodyLimit: MATH_BODY_LIMIT,
-    schema: { body: `${S}/request.json`, response: `${S}/response.json` },
+    schema: { body: MATH_REQUEST_SCHEMA, response: `${S}/response.json` },
     async handler(ctx: RequestContext): Promise<Reply> {
       const body = { ...(ctx.body as MathRequest) };
       // JSON numbers are read as written, not as the double JSON.parse made of them

@@ -1,9 +1,8 @@
-import type { EngineHandle, Verifier } from '../../../core/types.js';
-import { HttpError } from '../../../core/errors.js';
+import type { App, EngineHandle, Verifier } from '../../../core/types.js';
+import { describeFieldErrors, HttpError } from '../../../core/errors.js';
 import { engineFailure } from '../../../core/kit.js';
 import { blocked, reviveDiagnostic, type DiagnosticResult } from '../../../core/verdict.js';
 import { C, MathProblems } from './errors.js';
-import { MAX_EXPRESSION_CHARS } from './meta.js';
 import type { MathRequest } from './engine.js';
 
 /**
@@ -37,29 +36,29 @@ export async function runMath(engine: EngineHandle, input: MathRequest, signal?:
   }
 }
 
-const isNum = (v: unknown) => typeof v === 'string' || typeof v === 'number';
+/** the /verify/math body schema: the route and `verifier.math` refuse exactly the same inputs */
+export const MATH_REQUEST_SCHEMA = 'https://proofgate.dev/schemas/math/request.json';
 
 /**
- * `verifier.math` for composite routes (batch): the route schema's checks, but an unusable input
- * becomes a BLOCKED verdict for that item instead of a 400 for the whole request.
+ * `verifier.math` for composite routes (batch, consensus, agents): the input is checked against the
+ * route's own body schema, but an unusable input becomes a BLOCKED verdict for that item instead
+ * of a 400 for the whole request.
  */
-export function mathVerifier(engine: EngineHandle): Verifier {
+export function mathVerifier(app: App, engine: EngineHandle): Verifier {
   return {
     async verify(raw, opts = {}) {
-      const refuse = (msg: string) => blocked(msg, C.invalidRequest, { is_valid: false, error: 'invalid_request', message: msg });
-      const { expression, context, expected_value, tolerance } = raw as Record<string, unknown>;
-      if (typeof expression !== 'string' || !expression || expression.length > MAX_EXPRESSION_CHARS) {
-        return refuse(`expression must be a non-empty string of at most ${MAX_EXPRESSION_CHARS} characters.`);
+      // a copy: the schema's defaults are filled in place and the caller's item is not ours to change
+      const body = { ...raw };
+      const errors = app.validate(MATH_REQUEST_SCHEMA, body);
+      if (errors.length) {
+        const msg = `Invalid math request: ${describeFieldErrors(errors)}.`;
+        return blocked(msg, C.invalidRequest, { is_valid: false, error: 'invalid_request', message: msg, errors });
       }
-      if (context !== undefined && (typeof context !== 'object' || context === null || Array.isArray(context))) return refuse('context must be an object.');
-      const domain = (context as { domain?: unknown } | undefined)?.domain;
-      if (domain !== undefined && domain !== 'real' && domain !== 'complex') return refuse("context.domain must be 'real' or 'complex'.");
-      if (expected_value !== undefined && !isNum(expected_value)) return refuse('expected_value must be a string or a number.');
-      if (tolerance !== undefined && (!isNum(tolerance) || expected_value === undefined)) return refuse('tolerance needs an expected_value and must be a string or a number.');
+      const { expression, context, expected_value, tolerance } = body as unknown as MathRequest;
       const input: MathRequest = { expression };
-      if (domain !== undefined) input.context = { domain: domain as 'real' | 'complex' };
-      if (expected_value !== undefined) input.expected_value = expected_value as string | number;
-      if (tolerance !== undefined) input.tolerance = tolerance as string | number;
+      if (context?.domain !== undefined) input.context = { domain: context.domain };
+      if (expected_value !== undefined) input.expected_value = expected_value;
+      if (tolerance !== undefined) input.tolerance = tolerance;
       return runMath(engine, input, opts.signal);
     },
   };

@@ -1,9 +1,9 @@
-import { HttpError } from '../../../core/errors.js';
+import { describeFieldErrors, HttpError } from '../../../core/errors.js';
 import type { App, Plugin, Verifier } from '../../../core/types.js';
 import { blocked } from '../../../core/verdict.js';
 import type { LlmTranslator } from '../../providers/index.js';
 import { NL } from './errors.js';
-import { registerRoutes } from './routes.js';
+import { registerRoutes, SCHEMA_BASE } from './routes.js';
 import { createNlVerifier, type Issuer, type NlRequest } from './verifier.js';
 
 /**
@@ -16,8 +16,6 @@ export type { NlRequest, NlVerifier, NlDeps, Issuer } from './verifier.js';
 export type { NlBody, NlReply, TrustBoundary } from './body.js';
 export { NL as NlConstraints } from './errors.js';
 
-const MAX_QUERY = 10_000;
-
 const plugin: Plugin = {
   name: 'natural-language',
   register(app: App) {
@@ -27,15 +25,17 @@ const plugin: Plugin = {
       attestation: () => app.service<Issuer>('attestation'),
     });
     registerRoutes(app, verifier);
-    // composite routes (batch) get the same flow and its unified verdict; a request-level refusal
+    // composite routes (batch) get the route's body schema and flow, and its unified verdict; a refusal
     // (unknown provider, 503 from the math pool) becomes a BLOCKED verdict for that item
     app.provide<Verifier>('verifier.natural_language', {
       async verify(input, opts) {
-        const req: NlRequest = { query: typeof input.query === 'string' ? input.query : '' };
-        if (typeof input.provider === 'string') req.provider = input.provider;
-        if (!req.query || req.query.length > MAX_QUERY) {
-          return blocked(`query must be a non-empty string of at most ${MAX_QUERY} characters`, NL.translationInvalid, { is_valid: false });
-        }
+        // a copy: the schema's defaults are filled in place and the caller's item is not ours to change
+        const body = { ...input };
+        const errors = app.validate(`${SCHEMA_BASE}/request.json`, body);
+        if (errors.length) return blocked(`Invalid natural-language request: ${describeFieldErrors(errors)}.`, NL.translationInvalid, { is_valid: false, errors });
+        const { query, provider } = body as unknown as NlRequest;
+        const req: NlRequest = { query };
+        if (provider !== undefined) req.provider = provider;
         try {
           return (await verifier.verify(req, { signal: opts?.signal, orgId: opts?.principal?.orgId ?? null })).body.diagnostic;
         } catch (err) {

@@ -11,7 +11,7 @@ function register(app: App): void {
   const engine = app.engine({ name: ENGINE_NAME, version: ENGINE_VERSION, module: new URL('./engine.js', import.meta.url) });
   registerRoutes(app, engine);
   // composite routes (batch, consensus, A2A) reach the engine through this service
-  app.provide('verifier.sql', sqlVerifier(engine));
+  app.provide('verifier.sql', sqlVerifier(app, engine));
 }
 
 const plugin: Plugin = { name: 'sql', register };

@@ -2,7 +2,7 @@ import type { App, EngineHandle, RequestContext } from '../../../core/types.js';
 import { HttpError } from '../../../core/errors.js';
 import { DIALECT_NAMES, resolveDialect } from './dialects.js';
 import { SqlProblems } from './errors.js';
-import { runSql } from './verifier.js';
+import { runSql, SQL_REQUEST_SCHEMA } from './verifier.js';
 import type { SqlInput } from './engine.js';
 
 const S = 'https://proofgate.dev/schemas/sql';
@@ -16,7 +16,7 @@ export function registerRoutes(app: App, engine: EngineHandle): void {
     scope: 'verify:read',
     tags: ['verification'],
     bodyLimit: SQL_BODY_LIMIT,
-    schema: { body: `${S}/verify.request.json`, response: `${S}/verify.response.json` },
+    schema: { body: SQL_REQUEST_SCHEMA, response: `${S}/verify.response.json` },
     handler: async (ctx: RequestContext) => {
       const body = ctx.body as SqlInput;
       const dialect = resolveDialect(body.dialect);

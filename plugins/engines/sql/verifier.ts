@@ -1,10 +1,9 @@
-import type { EngineHandle, Verifier } from '../../../core/types.js';
-import { HttpError } from '../../../core/errors.js';
+import type { App, EngineHandle, Verifier } from '../../../core/types.js';
+import { describeFieldErrors, HttpError } from '../../../core/errors.js';
 import { engineFailure } from '../../../core/kit.js';
 import { blocked, reviveDiagnostic, type DiagnosticResult } from '../../../core/verdict.js';
-import { resolveDialect } from './dialects.js';
+import { DIALECT_NAMES, resolveDialect } from './dialects.js';
 import { SqlProblems } from './errors.js';
-import { LIMITS } from './meta.js';
 import type { SqlInput } from './engine.js';
 
 export const SQL_TASK_TIMEOUT_MS = 5_000;
@@ -30,28 +29,30 @@ export async function runSql(engine: EngineHandle, input: SqlInput, signal?: Abo
   }
 }
 
+/** the /verify/sql body schema: the route and `verifier.sql` refuse exactly the same inputs */
+export const SQL_REQUEST_SCHEMA = 'https://proofgate.dev/schemas/sql/verify.request.json';
+
 /**
- * `verifier.sql` for composite routes (batch): the same checks as the route's JSON schema, but an
- * unusable input becomes a BLOCKED verdict for that item instead of a 400 for the whole request.
+ * `verifier.sql` for composite routes (batch, consensus, agents): the input is checked against the
+ * route's own body schema, but an unusable input becomes a BLOCKED verdict for that item instead
+ * of a 400 for the whole request. A refusal that only concerns `schema_ddl` is a schema error, any
+ * other a parse error (the two constraint ids the spec reserves for unusable input).
  */
-export function sqlVerifier(engine: EngineHandle): Verifier {
+export function sqlVerifier(app: App, engine: EngineHandle): Verifier {
   return {
     async verify(raw, opts = {}) {
       const base = { is_valid: false, malicious_classification: false };
-      const dialect = resolveDialect(typeof raw.dialect === 'string' ? raw.dialect : undefined);
-      if (!dialect || (raw.dialect !== undefined && typeof raw.dialect !== 'string')) {
-        return blocked('unsupported dialect', 'sql_verifier.parse_error', base, 'BLOCKED');
+      // a copy: the schema's defaults are filled in place and the caller's item is not ours to change
+      const body = { ...raw };
+      const errors = app.validate(SQL_REQUEST_SCHEMA, body);
+      if (errors.length) {
+        const onlyDdl = errors.every((e) => e.field.startsWith('/body/schema_ddl'));
+        return blocked(`Invalid SQL request: ${describeFieldErrors(errors)}.`, onlyDdl ? 'sql_verifier.schema_parse_error' : 'sql_verifier.parse_error', { ...base, errors }, 'BLOCKED');
       }
-      if (typeof raw.query !== 'string' || !raw.query.trim() || raw.query.length > LIMITS.query_chars) {
-        return blocked('query must be a non-empty string within the size limit', 'sql_verifier.parse_error', base, 'BLOCKED');
-      }
-      if (typeof raw.schema_ddl !== 'string' || !raw.schema_ddl.trim() || raw.schema_ddl.length > LIMITS.schema_ddl_chars) {
-        return blocked('schema_ddl must be a non-empty string within the size limit', 'sql_verifier.schema_parse_error', base, 'BLOCKED');
-      }
-      if (raw.allow_writes !== undefined && typeof raw.allow_writes !== 'boolean') {
-        return blocked('allow_writes must be a boolean', 'sql_verifier.parse_error', base, 'BLOCKED');
-      }
-      const input: SqlInput = { query: raw.query, schema_ddl: raw.schema_ddl, dialect: dialect.name, allow_writes: raw.allow_writes === true };
+      const req = body as unknown as SqlInput;
+      const dialect = resolveDialect(req.dialect);
+      if (!dialect) return blocked(`unsupported dialect; one of: ${DIALECT_NAMES.join(', ')}`, 'sql_verifier.parse_error', base, 'BLOCKED');
+      const input: SqlInput = { query: req.query, schema_ddl: req.schema_ddl, dialect: dialect.name, allow_writes: req.allow_writes === true };
       return runSql(engine, input, opts.signal);
     },
   };

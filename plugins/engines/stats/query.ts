@@ -1,4 +1,4 @@
-import { Ajv } from 'ajv';
+import { compileSchema } from '../../../core/validate.js';
 import { jsonDepth } from '../../../core/json-depth.js';
 import type { Aggregate, Condition, Op, StatsQuery } from './evaluator.js';
 
@@ -110,8 +110,8 @@ const QUERY_SCHEMA = {
   },
 };
 
-const ajv = new Ajv({ allErrors: true, strict: false });
-const validateShape = ajv.compile(QUERY_SCHEMA);
+// runs in a worker thread, where no app exists: the kernel's factory, not app.validate
+const validateShape = compileSchema(QUERY_SCHEMA);
 /** how many column names an error message lists */
 const LISTED_COLUMNS = 20;
 

@@ -6,11 +6,11 @@
  */
 export interface SqlVerifyRequest {
   /**
-   * the SQL to verify; never executed
+   * the SQL to verify; never executed. Lengths count Unicode code points; whitespace only is refused
    */
   query: string;
   /**
-   * CREATE TABLE / CREATE VIEW / CREATE INDEX statements only
+   * CREATE TABLE / CREATE VIEW / CREATE INDEX statements only; whitespace only is refused
    */
   schema_ddl: string;
   /**

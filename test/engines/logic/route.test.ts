@@ -128,5 +128,12 @@ t.test('verifier.logic gives composite routes the same verdict as the route', as
   t.same({ ...sat, developer_fields: viaService }, { ...direct.body.diagnostic, developer_fields: viaRoute }, 'same verdict (timings aside)');
   t.equal(sat.proof_ref, direct.body.diagnostic.proof_ref);
   t.match(await v!.verify({ query: '(EXEC x)' }), { status: 'BLOCKED', developer_fields: { constraint_id: 'logic_verifier.unknown_operator' } });
-  t.match(await v!.verify({ query: 42 }), { status: 'BLOCKED', developer_fields: { constraint_id: 'logic_verifier.syntax_error' } });
+  // what the route's body schema refuses with a 400 is the item's BLOCKED invalid_request, field errors included
+  for (const bad of [{ query: 42 }, { query: '(AND true)', timeout_ms: 0 }, { query: '(AND true)', timout_ms: 10 }]) {
+    const r = await v!.verify(bad as Record<string, unknown>);
+    t.match(r, { status: 'BLOCKED', proof_ref: null, developer_fields: { constraint_id: 'logic_verifier.invalid_request' } }, JSON.stringify(bad));
+    const refused = await post(s, bad);
+    t.equal(refused.status, 400);
+    t.same(r.developer_fields.errors, refused.body.errors, 'the same field errors as the route');
+  }
 });

@@ -1,19 +1,19 @@
 import t from 'tap';
-import { readFileSync } from 'node:fs';
-import Ajv from 'ajv';
 import plugin from '../../../plugins/engines/sql/index.js';
 import { verify } from '../../../plugins/engines/sql/engine.js';
 import { HttpError } from '../../../core/errors.js';
+import { Validator } from '../../../core/validate.js';
 import { renderVerdict } from '../../../core/verdict.js';
 import type { App, EngineHandle, RouteDef } from '../../../core/types.js';
 import { SHOP } from './fixtures/helpers.js';
 
-const schemaDir = new URL('../../../../schemas/sql/', import.meta.url);
-const reqSchema = JSON.parse(readFileSync(new URL('verify.request.json', schemaDir), 'utf8'));
-const resSchema = JSON.parse(readFileSync(new URL('verify.response.json', schemaDir), 'utf8'));
-const ajv = new (Ajv as unknown as typeof Ajv.default)({ useDefaults: true, strict: false });
-const validateReq = ajv.compile(reqSchema);
-const validateRes = ajv.compile(resSchema);
+// the kernel's one validator over the repository's schemas, as the route and `verifier.sql` use it
+const validator = new Validator();
+validator.loadDir(new URL('../../../../schemas/', import.meta.url));
+const REQ = 'https://proofgate.dev/schemas/sql/verify.request.json';
+const RES = 'https://proofgate.dev/schemas/sql/verify.response.json';
+const validateReq = (v: unknown) => validator.check(REQ, v, 'body').length === 0;
+const resErrors = (v: unknown) => validator.check(RES, v, 'response');
 
 class FakeEngineError extends Error {
   constructor(readonly kind: string) { super(kind); this.name = 'EngineError'; }
@@ -27,6 +27,7 @@ function mount(run: EngineHandle['run']) {
     route: (d: RouteDef) => routes.push(d),
     engine: (d: { name: string; version: string; module?: URL }) => { engines.push(d); return { name: d.name, version: d.version, run }; },
     provide: (name: string, v: unknown) => { services.set(name, v); },
+    validate: (id: string, v: unknown, part: 'body' | 'query' | 'params' | 'response' = 'body') => validator.check(id, v, part),
   } as unknown as App;
   plugin.register(app);
   return { route: routes[0], engines, services };
@@ -43,7 +44,8 @@ async function httpStatusOf(p: Promise<unknown> | unknown): Promise<number | nul
 
 function call(route: RouteDef, body: Record<string, unknown>) {
   const b = { ...body };
-  if (!validateReq(b)) throw new Error('request schema rejected: ' + JSON.stringify(validateReq.errors));
+  const errors = validator.check(REQ, b, 'body');
+  if (errors.length) throw new Error('request schema rejected: ' + JSON.stringify(errors));
   // the kernel renders the wire body from the reply's verdict once the hooks are done
   return Promise.resolve(route.handler({ body: b, signal: new AbortController().signal } as any)).then(renderVerdict);
 }
@@ -69,6 +71,9 @@ t.test('request schema: required fields, defaults, caps', async (t) => {
   t.notOk(validateReq({ query: 'SELECT 1' }), 'schema_ddl required');
   t.notOk(validateReq({ query: 'x'.repeat(20_001), schema_ddl: SHOP }), 'query cap');
   t.notOk(validateReq({ query: 'SELECT 1', schema_ddl: SHOP, allow_writes: 'yes' }), 'allow_writes boolean');
+  t.notOk(validateReq({ query: ' \n', schema_ddl: SHOP }), 'whitespace-only query');
+  t.notOk(validateReq({ query: 'SELECT 1', schema_ddl: '\t' }), 'whitespace-only schema_ddl');
+  t.ok(validateReq({ query: `SELECT '${'\u{1D465}'.repeat(19_000)}'`, schema_ddl: SHOP }), 'the cap counts code points, not UTF-16 units');
 });
 
 t.test('verdict bodies: malicious, clean and invalid all match the response schema', async (t) => {
@@ -80,16 +85,16 @@ t.test('verdict bodies: malicious, clean and invalid all match the response sche
   t.equal(body.admission, 'BLOCKED');
   t.equal(body.malicious_classification, true, 'legacy flag copied to top level');
   t.equal(body.developer_fields.is_valid, false);
-  t.ok(validateRes(body), JSON.stringify(validateRes.errors));
+  t.same(resErrors(body), []);
   const clean = (await call(route, { query: 'SELECT name FROM users', schema_ddl: SHOP, dialect: 'postgres' })).body as any;
   t.equal(clean.admission, 'ADMIT');
   t.equal(clean.developer_fields.dialect, 'postgresql', 'alias mapped explicitly');
-  t.ok(validateRes(clean));
+  t.same(resErrors(clean), []);
   const blockedBody = (await call(route, { query: 'SELEC 1', schema_ddl: SHOP })).body as any;
   t.equal(blockedBody.status, 'BLOCKED');
   t.equal(blockedBody.constraint_id, 'sql_verifier.parse_error');
   t.equal(blockedBody.proof_ref, null);
-  t.ok(validateRes(blockedBody));
+  t.same(resErrors(blockedBody), []);
 });
 
 t.test('unknown dialect is a 400 problem', async (t) => {
@@ -134,6 +139,14 @@ t.test('verifier.sql service for batch: same verdicts, bad items become BLOCKED'
   t.equal((await v.verify({ query: 'SELECT 1', schema_ddl: SHOP, dialect: 'oracle' })).status, 'BLOCKED');
   t.equal((await v.verify({ query: 42, schema_ddl: SHOP })).status, 'BLOCKED');
   t.equal((await v.verify({ query: 'SELECT 1', schema_ddl: SHOP, allow_writes: 'yes' })).status, 'BLOCKED');
+  const blank = await v.verify({ query: '  ', schema_ddl: SHOP });
+  t.equal(blank.developer_fields.constraint_id, 'sql_verifier.parse_error', 'whitespace-only query, as the route refuses it');
+  t.same(blank.developer_fields.errors, [{ field: '/body/query', message: 'must match pattern "\\S"' }]);
+  const extra = await v.verify({ query: 'SELECT 1', schema_ddl: SHOP, dialekt: 'pg' });
+  t.match(extra.agent_message, /dialekt is not an allowed property/, 'unknown fields are refused, not ignored');
+  const item = { query: 'SELECT name FROM users', schema_ddl: SHOP };
+  await v.verify(item);
+  t.same(item, { query: 'SELECT name FROM users', schema_ddl: SHOP }, "the schema's defaults do not leak into the caller's item");
   const failing = mount((async () => { throw new FakeEngineError('crashed'); }) as unknown as EngineHandle['run']);
   const crashed = await (failing.services.get('verifier.sql') as any).verify({ query: 'SELECT 1', schema_ddl: SHOP });
   t.equal(crashed.status, 'BLOCKED');
