@@ -21,7 +21,17 @@ import type { Shape } from './shape.js';
  * worker thread with its own z3 (memory, warm-up, a second core); on the shared 2-core dev machine
  * that could not be shown to pay, so none is run (docs/engines/logic.md).
  */
-export type StrategyName = 'interval' | 'difference_paths' | 'linear_branch_bound' | 'difference_logic' | 'bit_blast' | 'linear_simplex' | 'default';
+export type StrategyName =
+  | 'interval'
+  | 'negative_cycle'
+  | 'disjunctive_overload'
+  | 'difference_paths'
+  | 'schedule_order'
+  | 'linear_branch_bound'
+  | 'difference_logic'
+  | 'bit_blast'
+  | 'linear_simplex'
+  | 'default';
 
 export interface Strategy {
   name: StrategyName;
@@ -35,7 +45,10 @@ const LHS = { tactic: 'simplify', params: { arith_lhs: true, som: true } };
 
 export const STRATEGIES: Record<StrategyName, Strategy> = {
   interval: { name: 'interval' },
+  negative_cycle: { name: 'negative_cycle' },
+  disjunctive_overload: { name: 'disjunctive_overload' },
   difference_paths: { name: 'difference_paths' },
+  schedule_order: { name: 'schedule_order' },
   linear_branch_bound: { name: 'linear_branch_bound' },
   difference_logic: { name: 'difference_logic', params: { 'smt.arith.solver': 3 } },
   bit_blast: { name: 'bit_blast', tactics: [LHS, 'propagate-values', 'normalize-bounds', 'lia2pb', LHS, 'pb2bv', 'bit-blast', 'sat'] },
@@ -43,8 +56,16 @@ export const STRATEGIES: Record<StrategyName, Strategy> = {
   default: { name: 'default' },
 };
 
-/** Pre-solvers tried before the shape's strategy; they answer only what they can prove (see intervals.ts). */
-export const PRESOLVER_FOR: Partial<Record<Shape, StrategyName>> = { difference: 'difference_paths', linear: 'linear_branch_bound' };
+/**
+ * Pre-solvers tried, in order, before the shape's z3 strategy (presolve.ts); each answers only what
+ * it can prove. Cheap refutations come first: a negative cycle among the difference atoms of a
+ * conjunction (chain, the cycle planted in linear systems), an overloaded disjunctive schedule.
+ */
+export const PRESOLVERS_FOR: Partial<Record<Shape, StrategyName[]>> = {
+  bounds: ['interval'],
+  difference: ['negative_cycle', 'disjunctive_overload', 'difference_paths', 'schedule_order'],
+  linear: ['negative_cycle', 'linear_branch_bound'],
+};
 
 export const STRATEGY_FOR: Record<Shape, StrategyName> = {
   bounds: 'interval',
