@@ -3,6 +3,7 @@ import { type Contradiction, checkCombination } from './certificate.js';
 import { negativeCycle, solveDifferences } from './differences.js';
 import { type OverloadProof, checkOverload, findOverload, scheduleModel } from './disjunctive.js';
 import { holds } from './evaluate.js';
+import { solveFinite } from './finite.js';
 import { solveIntervals } from './intervals.js';
 import type { Shape } from './shape.js';
 import { solveLinearConjunction } from './simplex.js';
@@ -52,6 +53,8 @@ function run(name: StrategyName, f: Formula): PreAnswer | null {
       return sat(name, f, scheduleModel(f));
     case 'linear_branch_bound':
       return sat(name, f, solveLinearConjunction(f));
+    case 'finite_search':
+      return sat(name, f, solveFinite(f));
     default:
       return null;
   }

@@ -28,6 +28,7 @@ export type StrategyName =
   | 'difference_paths'
   | 'schedule_order'
   | 'linear_branch_bound'
+  | 'finite_search'
   | 'difference_logic'
   | 'bit_blast'
   | 'linear_simplex'
@@ -49,6 +50,7 @@ export const STRATEGIES: Record<StrategyName, Strategy> = {
   disjunctive_overload: { name: 'disjunctive_overload' },
   difference_paths: { name: 'difference_paths' },
   schedule_order: { name: 'schedule_order' },
+  finite_search: { name: 'finite_search' },
   linear_branch_bound: { name: 'linear_branch_bound' },
   difference_logic: { name: 'difference_logic', params: { 'smt.arith.solver': 3 } },
   bit_blast: { name: 'bit_blast', tactics: [LHS, 'propagate-values', 'normalize-bounds', 'lia2pb', LHS, 'pb2bv', 'bit-blast', 'sat'] },
@@ -65,6 +67,7 @@ export const PRESOLVERS_FOR: Partial<Record<Shape, StrategyName[]>> = {
   bounds: ['interval'],
   difference: ['negative_cycle', 'disjunctive_overload', 'difference_paths', 'schedule_order'],
   linear: ['negative_cycle', 'linear_branch_bound'],
+  finite: ['finite_search'],
 };
 
 export const STRATEGY_FOR: Record<Shape, StrategyName> = {

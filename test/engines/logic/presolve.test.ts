@@ -4,6 +4,7 @@ import { negativeCycle } from '../../../plugins/engines/logic/differences.js';
 import { checkOverload, findOverload, scheduleModel } from '../../../plugins/engines/logic/disjunctive.js';
 import { parseQuery, printTerm, type Formula } from '../../../plugins/engines/logic/dsl.js';
 import { solve } from '../../../plugins/engines/logic/engine.js';
+import { solveFinite } from '../../../plugins/engines/logic/finite.js';
 import { presolve } from '../../../plugins/engines/logic/presolve.js';
 import { classify } from '../../../plugins/engines/logic/shape.js';
 import { evaluate } from './evaluate.js';
@@ -110,4 +111,29 @@ t.test('disjunctive near misses are not refuted, and their schedules are re-chec
   const out = await solve({ query: side });
   t.equal(out.status, 'SAT');
   t.ok(evaluate(side, out.model ?? {}), 'the answer stands on a model that satisfies the query');
+});
+
+t.test('finite-domain search proposes models; UNSAT and what it cannot read stay z3’s', async (t) => {
+  const cnf = '(AND (GTE p 0) (LTE p 1) (GTE q 0) (LTE q 1) (GTE r 0) (LTE r 1) (OR (EQ p 1) (EQ q 1)) (OR (EQ p 0) (EQ r 1)) (OR (EQ q 0) (EQ r 0)) (IMPLIES (EQ r 1) (EQ q 1)))';
+  const m = solveFinite(formula(cnf));
+  t.ok(m && evaluate(cnf, m), 'a model of the clauses');
+  const out = await solve({ query: cnf });
+  t.equal(out.status, 'SAT');
+  t.equal(out.strategy, 'finite_search');
+  // unsatisfiable: the search finds nothing and claims nothing; z3 proves it
+  const unsat = '(AND (GTE p 0) (LTE p 1) (GTE q 0) (LTE q 1) (OR (EQ p 1) (EQ q 1)) (OR (EQ p 0) (EQ q 0)) (IFF (EQ p 1) (EQ q 1)))';
+  t.equal(solveFinite(formula(unsat)), null);
+  const u = await solve({ query: unsat });
+  t.equal(u.status, 'UNSAT');
+  t.equal(u.strategy, 'bit_blast');
+  // EQ-only variables range over the values named plus one other
+  const eqOnly = '(AND (NEQ h 1) (NEQ h 2) (OR (EQ h 3) (EQ g 4)) (NEQ g 4))';
+  const e = solveFinite(formula(eqOnly));
+  t.ok(e && evaluate(eqOnly, e));
+  // a Bool-valued XOR over atoms, and a Bool variable
+  const mixed = '(VAR b Bool) (AND (GTE x 0) (LTE x 3) (XOR b (GT x 2) (EQ x 1)) (NOT b))';
+  const mm = solveFinite(formula(mixed));
+  t.ok(mm && evaluate(mixed, mm));
+  // a wide range is not finite here
+  t.equal(solveFinite(formula('(AND (GTE x 0) (LTE x 1000) (OR (EQ x 999) (EQ x 5)))')), null);
 });

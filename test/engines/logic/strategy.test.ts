@@ -36,8 +36,8 @@ const DECIDED_BY: Record<string, Record<string, number>> = {
   chain: { difference_paths: 10, negative_cycle: 10 },
   'linear+planted': { linear_branch_bound: 13 },
   'linear+cycle': { negative_cycle: 13 },
-  'cnf+planted': { bit_blast: 6 },
-  'cnf+pigeonhole': { bit_blast: 6 },
+  'cnf+planted': { finite_search: 6 },
+  'cnf+pigeonhole': { finite_search: 2, bit_blast: 4 },
   scheduling: { schedule_order: 3, disjunctive_overload: 3 },
 };
 
@@ -148,11 +148,11 @@ t.test('the engine evaluator is exact and refuses what it cannot evaluate', asyn
   t.equal(holds(formula('(FORALL ((k Int)) (GT k x))').body, { x: '0' }), null);
 });
 
-t.test('finite-domain queries are bit-blasted (or handed to the default solver) and re-checked', async (t) => {
+t.test('finite-domain queries are searched or bit-blasted (or handed to the default solver) and re-checked', async (t) => {
   // single-variable Int atoms with small domains are bit-blasted; a nonlinear side condition is not
   const out = await solve({ query: '(AND (GTE p 0) (LTE p 1) (OR (EQ p 1) (EQ q 0)) (GTE q 0) (LTE q 1))' });
   t.equal(out.status, 'SAT');
   t.equal(out.shape, 'finite');
-  t.ok(['bit_blast', 'default'].includes(String(out.strategy)));
+  t.ok(['finite_search', 'bit_blast', 'default'].includes(String(out.strategy)));
   t.ok(evaluate('(AND (GTE p 0) (LTE p 1) (OR (EQ p 1) (EQ q 0)) (GTE q 0) (LTE q 1))', out.model ?? {}));
 });
