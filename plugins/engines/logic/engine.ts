@@ -24,6 +24,8 @@ interface Z3State {
 }
 
 let state: Promise<Z3State> | null = null;
+/** the timeout each long-lived solver was last given (parameters outlive push/pop) */
+const timeouts = new WeakMap<Solver<'logic'>, number>();
 /** z3 checks are async; one query at a time keeps push/pop on the shared solvers consistent */
 let queue: Promise<unknown> = Promise.resolve();
 
@@ -130,7 +132,11 @@ async function check(z: Z3State, f: Formula, timeoutMs: number, name: StrategyNa
   // query on the context (an UNSAT formula answered SAT).
   let fresh = false;
   try {
-    solver.set('timeout', timeoutMs);
+    // a parameter update makes z3 re-read every solver parameter at the next check: only when it changes
+    if (timeouts.get(solver) !== timeoutMs) {
+      solver.set('timeout', timeoutMs);
+      timeouts.set(solver, timeoutMs);
+    }
     const formula = compile(ctx, f.body, free, []) as Z3Bool;
     solver.add(formula);
     const result = await solver.check();
