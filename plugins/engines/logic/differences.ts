@@ -10,6 +10,7 @@ import { type Atom, conjuncts, literalAtom } from './shape.js';
  * is returned as a linear-combination certificate that certificate.ts checks before it is believed.
  */
 export const ZERO = '\u0000zero';
+const MAX_WORK = 4_000_000;
 
 export interface Edge {
   from: string;
@@ -75,6 +76,8 @@ export function shortestPaths(nodes: string[], edges: Edge[]): Paths {
   const via = new Map<string, Edge>();
   for (const e of edges) for (const n of [e.from, e.to]) if (!dist.has(n)) dist.set(n, 0n);
   const rounds = dist.size;
+  // Bellman-Ford is |V|·|E|: a graph too large for a pre-solver is z3's (no model, no cycle)
+  if (rounds * edges.length > MAX_WORK) return { ok: false, cycle: [] };
   for (let round = 0; round <= rounds; round++) {
     let last: Edge | null = null;
     for (const e of edges) {

@@ -13,6 +13,15 @@ import { conjuncts, literalAtom } from './shape.js';
 const MAX_PIVOTS = 20_000;
 const MAX_NODES = 2_000;
 const EPS = 1e-9;
+/**
+ * A dense tableau is rows × columns doubles, copied at each branch: beyond this many entries (a
+ * large system) z3 decides, and the pivot and node budgets shrink as the tableau grows, so work and
+ * memory stay bounded whatever the query's size.
+ */
+const MAX_ENTRIES = 20_000;
+/** live tableaux along one branch are bounded by nodes × entries */
+const MAX_NODE_ENTRIES = 4_000_000;
+const MAX_WORK = 4e7;
 /** coefficients and bounds beyond this are left to z3: doubles stop being exact integers */
 const MAX_MAGNITUDE = 2 ** 40;
 
@@ -165,6 +174,7 @@ export function solveLinearConjunction(f: Formula): Record<string, string> | nul
   }
   const m = atoms.length;
   const cols = n + m;
+  if (m * cols > MAX_ENTRIES) return null;
   const t: Tableau = {
     rows: [],
     basic: [],
@@ -193,7 +203,9 @@ export function solveLinearConjunction(f: Formula): Record<string, string> | nul
     t.rows.push(row);
     t.basic.push(slack);
   }
-  const values = search(t, n, atoms, { pivots: MAX_PIVOTS, nodes: MAX_NODES });
+  const pivots = Math.min(MAX_PIVOTS, Math.floor(MAX_WORK / Math.max(1, m * cols)));
+  const nodes = Math.min(MAX_NODES, Math.floor(MAX_NODE_ENTRIES / Math.max(1, m * cols)));
+  const values = search(t, n, atoms, { pivots, nodes });
   if (!values) return null;
   const model: Record<string, string> = {};
   f.vars.forEach((v, i) => (model[v.name] = values[i].toString()));
