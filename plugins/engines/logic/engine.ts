@@ -1,11 +1,10 @@
 import { init } from 'z3-solver';
 import type { Solver } from 'z3-solver';
-import { parseQuery, printTerm, type Formula, type Term } from './dsl.js';
+import { parseQuery, type Formula, type Term } from './dsl.js';
 import { holds } from './evaluate.js';
-import { solveDifferences, solveIntervals } from './intervals.js';
 import { classify } from './shape.js';
-import { PRESOLVER_FOR, STRATEGIES, STRATEGY_FOR, type Strategy, type StrategyName } from './strategy.js';
-import { solveLinearConjunction } from './simplex.js';
+import { presolve } from './presolve.js';
+import { STRATEGIES, STRATEGY_FOR, type Strategy, type StrategyName } from './strategy.js';
 import { DEFAULT_TIMEOUT_MS, ENGINE_VERSION, MAX_TIMEOUT_MS, type SolveInput, type SolveOutcome } from './outcome.js';
 import { OPS, type Sort, type Z3Arith, type Z3Bool, type Z3Ctx, type Z3Term } from './ops.js';
 
@@ -25,6 +24,8 @@ interface Z3State {
 }
 
 let state: Promise<Z3State> | null = null;
+/** the timeout each long-lived solver was last given (parameters outlive push/pop) */
+const timeouts = new WeakMap<Solver<'logic'>, number>();
 /** z3 checks are async; one query at a time keeps push/pop on the shared solvers consistent */
 let queue: Promise<unknown> = Promise.resolve();
 
@@ -108,24 +109,10 @@ const elapsed = (since: number): number => Math.round((performance.now() - since
 async function decide(z: Z3State, f: Formula, timeoutMs: number): Promise<SolveOutcome> {
   const started = performance.now();
   const shape = classify(f);
-  let name = STRATEGY_FOR[shape];
-  if (name === 'interval') {
-    const r = solveIntervals(f, printTerm);
-    const base = { canonical: f.canonical, engine_version: z.version, strategy: 'interval' as const, shape };
-    if (r?.status === 'UNSAT') return { status: 'UNSAT', ...base, proof: r.proof, solve_ms: elapsed(started) };
-    // the pre-solver's model, like z3's, must satisfy the formula under the engine's own evaluator
-    if (r?.status === 'SAT' && holds(f.body, r.model) === true) return { status: 'SAT', model: r.model, ...base, solve_ms: elapsed(started) };
-    name = 'linear_simplex';
-  }
-  const pre = PRESOLVER_FOR[shape];
-  if (pre) {
-    // SAT-only pre-solvers: shortest paths for difference conjunctions, simplex + branch and bound
-    // for linear ones; their models are re-checked, anything else is z3's
-    const model = pre === 'difference_paths' ? solveDifferences(f) : solveLinearConjunction(f);
-    if (model && holds(f.body, model) === true) {
-      return { status: 'SAT', model, canonical: f.canonical, engine_version: z.version, strategy: pre, shape, solve_ms: elapsed(started) };
-    }
-  }
+  const pre = presolve(f, shape);
+  if (pre) return { ...pre, canonical: f.canonical, engine_version: z.version, shape, solve_ms: elapsed(started) };
+  // a bounds query the interval pre-solver could not settle is a linear one for z3
+  const name = STRATEGY_FOR[shape] === 'interval' ? 'linear_simplex' : STRATEGY_FOR[shape];
   const first = await check(z, f, timeoutMs, name, started);
   if (!first.retry || name === 'default') return { ...first.outcome, shape };
   // a strategy outside its fragment answers unknown: z3's default solver decides, same budget
@@ -145,7 +132,11 @@ async function check(z: Z3State, f: Formula, timeoutMs: number, name: StrategyNa
   // query on the context (an UNSAT formula answered SAT).
   let fresh = false;
   try {
-    solver.set('timeout', timeoutMs);
+    // a parameter update makes z3 re-read every solver parameter at the next check: only when it changes
+    if (timeouts.get(solver) !== timeoutMs) {
+      solver.set('timeout', timeoutMs);
+      timeouts.set(solver, timeoutMs);
+    }
     const formula = compile(ctx, f.body, free, []) as Z3Bool;
     solver.add(formula);
     const result = await solver.check();

@@ -47,8 +47,12 @@ export function ceil(a: Q): bigint {
   return -floor(q(-a.n, a.d));
 }
 
+const INTEGER = /^-?\d+$/;
+
 /** a decimal or integer literal of the DSL, exactly */
 export function literal(text: string): Q {
+  // integers, most literals, need no gcd
+  if (INTEGER.test(text)) return { n: BigInt(text), d: 1n };
   const neg = text.startsWith('-');
   const [i, f = ''] = text.replace('-', '').split('.');
   const v = q(BigInt(i + f), 10n ** BigInt(f.length));

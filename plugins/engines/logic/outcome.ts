@@ -1,4 +1,6 @@
 import { createRequire } from 'node:module';
+import type { Contradiction } from './certificate.js';
+import type { OverloadProof } from './disjunctive.js';
 import type { FailureKind } from './dsl.js';
 
 /**
@@ -39,4 +41,6 @@ export interface SolveOutcome {
   strategy?: string;
   /** interval pre-solver UNSAT: the variable whose bounds cross and the two atoms that set them */
   proof?: { variable: string; lower: string; upper: string };
+  /** other pre-solver UNSAT: the checked contradiction (certificate.ts, disjunctive.ts) */
+  contradiction?: Contradiction | OverloadProof;
 }

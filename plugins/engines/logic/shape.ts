@@ -73,8 +73,23 @@ export interface Atom {
   form: Linear;
 }
 
+/**
+ * Shape detection and every pre-solver read the same atoms; each parsed term's linear form is
+ * computed once (keyed by the term object, so nothing outlives the query that parsed it).
+ */
+const atoms = new WeakMap<Term, Atom | null>();
+
 export function atomOf(t: Term): Atom | null {
   if (t.kind !== 'app' || !COMPARE.has(t.op) || t.args[0].sort === 'Bool') return null;
+  let a = atoms.get(t);
+  if (a === undefined) {
+    a = formOf(t);
+    atoms.set(t, a);
+  }
+  return a;
+}
+
+function formOf(t: Term & { kind: 'app' }): Atom | null {
   const l = linear(t.args[0]);
   const r = linear(t.args[1]);
   if (!l || !r) return null;

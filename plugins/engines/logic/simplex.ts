@@ -1,171 +1,213 @@
 import type { Formula } from './dsl.js';
-import { type Q, add, ceil, cmp, div, floor, mul, q, sub } from './evaluate.js';
 import { conjuncts, literalAtom } from './shape.js';
 
 /**
  * A SAT-only pre-solver for `linear` queries that are plain conjunctions over Int: the general
  * simplex of SMT solvers (Dutertre & de Moura: a slack variable per atom, bounds on the slacks,
- * Bland's rule) in exact rationals, then branch and bound on a fractional variable, within small
- * budgets. It answers only "here is a model", which the engine's own evaluator re-checks; when it
- * finds none (infeasible, budget spent, NEQ, Real variables) z3 decides, so UNSAT stays z3's word.
+ * Bland's rule) then depth-first branch and bound, within budgets. The search runs in floating
+ * point, because it only proposes: a candidate is the rounding of an LP point, and it is accepted
+ * only after every atom has been checked on it in exact integers (and the engine's evaluator
+ * checks the model again). Rounding errors can only cost a missed model, never a wrong one; when no
+ * model is found (infeasible, budget spent, NEQ, Real variables) z3 decides.
  */
-const MAX_PIVOTS = 800;
-const MAX_NODES = 24;
+const MAX_PIVOTS = 20_000;
+const MAX_NODES = 2_000;
+const EPS = 1e-9;
+/**
+ * A dense tableau is rows × columns doubles, copied at each branch: beyond this many entries (a
+ * large system) z3 decides, and the pivot and node budgets shrink as the tableau grows, so work and
+ * memory stay bounded whatever the query's size.
+ */
+const MAX_ENTRIES = 20_000;
+/** live tableaux along one branch are bounded by nodes × entries */
+const MAX_NODE_ENTRIES = 4_000_000;
+const MAX_WORK = 4e7;
+/** coefficients and bounds beyond this are left to z3: doubles stop being exact integers */
+const MAX_MAGNITUDE = 2 ** 40;
 
-type Row = Map<number, Q>;
-
-interface State {
-  rows: Map<number, Row>;
-  val: Q[];
-  lo: Array<Q | null>;
-  hi: Array<Q | null>;
+interface Tableau {
+  /** rows[r][j]: basic[r] = Σ_j rows[r][j] · x_j over the nonbasic j */
+  rows: Float64Array[];
+  basic: number[];
+  /** row of a basic variable, −1 for nonbasic */
+  rowOf: Int32Array;
+  val: Float64Array;
+  lo: Float64Array;
+  hi: Float64Array;
 }
 
-const ZERO = q(0n);
-
-function clone(s: State): State {
-  const rows = new Map<number, Row>();
-  for (const [b, r] of s.rows) rows.set(b, new Map(r));
-  return { rows, val: [...s.val], lo: [...s.lo], hi: [...s.hi] };
+interface Budget {
+  pivots: number;
+  nodes: number;
 }
 
-function update(s: State, n: number, v: Q): void {
-  const delta = sub(v, s.val[n]);
-  for (const [b, r] of s.rows) {
-    const a = r.get(n);
-    if (a) s.val[b] = add(s.val[b], mul(a, delta));
+/** An atom over Int in integer form: Σ c·x ⋈ bound, for the exact check of a candidate. */
+interface IntAtom {
+  coefs: Array<[number, bigint]>;
+  op: 'LTE' | 'GTE' | 'EQ';
+  bound: bigint;
+}
+
+function clone(t: Tableau): Tableau {
+  return { rows: t.rows.map((r) => r.slice()), basic: [...t.basic], rowOf: t.rowOf.slice(), val: t.val.slice(), lo: t.lo.slice(), hi: t.hi.slice() };
+}
+
+function pivot(t: Tableau, r: number, e: number, v: number): void {
+  const row = t.rows[r];
+  const b = t.basic[r];
+  const a = row[e];
+  const theta = (v - t.val[b]) / a;
+  t.val[b] = v;
+  t.val[e] += theta;
+  for (let k = 0; k < t.rows.length; k++) if (k !== r && t.rows[k][e] !== 0) t.val[t.basic[k]] += t.rows[k][e] * theta;
+  // x_e = (x_b − Σ_{j≠e} a_j x_j) / a_e
+  for (let j = 0; j < row.length; j++) row[j] = -row[j] / a;
+  row[e] = 0;
+  row[b] = 1 / a;
+  for (let k = 0; k < t.rows.length; k++) {
+    if (k === r) continue;
+    const other = t.rows[k];
+    const c = other[e];
+    if (c === 0) continue;
+    other[e] = 0;
+    for (let j = 0; j < row.length; j++) if (row[j] !== 0) other[j] += c * row[j];
   }
-  s.val[n] = v;
+  t.basic[r] = e;
+  t.rowOf[e] = r;
+  t.rowOf[b] = -1;
 }
 
-function pivotAndUpdate(s: State, b: number, n: number, v: Q): void {
-  const row = s.rows.get(b) as Row;
-  const abn = row.get(n) as Q;
-  const theta = div(sub(v, s.val[b]), abn);
-  s.val[b] = v;
-  s.val[n] = add(s.val[n], theta);
-  for (const [r, rr] of s.rows) {
-    if (r === b) continue;
-    const a = rr.get(n);
-    if (a) s.val[r] = add(s.val[r], mul(a, theta));
-  }
-  // x_n = (b − Σ_{j≠n} a_bj x_j) / a_bn
-  const nrow: Row = new Map([[b, div(q(1n), abn)]]);
-  for (const [j, a] of row) if (j !== n) nrow.set(j, div(q(-a.n, a.d), abn));
-  s.rows.delete(b);
-  for (const rr of s.rows.values()) {
-    const a = rr.get(n);
-    if (!a) continue;
-    rr.delete(n);
-    for (const [j, c] of nrow) {
-      const sum = add(rr.get(j) ?? ZERO, mul(a, c));
-      if (sum.n === 0n) rr.delete(j);
-      else rr.set(j, sum);
-    }
-  }
-  s.rows.set(n, nrow);
-}
-
-/** true: the bounds are feasible (over the rationals) and `val` satisfies them; false: infeasible or out of budget */
-function check(s: State, budget: { pivots: number }): boolean | null {
+/** true: the LP relaxation is feasible and `val` satisfies every bound; false: infeasible; null: out of budget */
+function feasible(t: Tableau, budget: Budget): boolean | null {
   for (;;) {
-    let b = -1;
-    for (const r of [...s.rows.keys()].sort((x, y) => x - y)) {
-      const lo = s.lo[r];
-      const hi = s.hi[r];
-      if ((lo && cmp(s.val[r], lo) < 0) || (hi && cmp(s.val[r], hi) > 0)) {
-        b = r;
-        break;
+    let r = -1;
+    let best = Infinity;
+    for (let k = 0; k < t.rows.length; k++) {
+      const b = t.basic[k];
+      if ((t.val[b] < t.lo[b] - EPS || t.val[b] > t.hi[b] + EPS) && b < best) {
+        best = b;
+        r = k;
       }
     }
-    if (b < 0) return true;
+    if (r < 0) return true;
     if (--budget.pivots < 0) return null;
-    const row = s.rows.get(b) as Row;
-    const raise = !!s.lo[b] && cmp(s.val[b], s.lo[b] as Q) < 0;
+    const b = t.basic[r];
+    const raise = t.val[b] < t.lo[b] - EPS;
+    const row = t.rows[r];
     let pick = -1;
-    for (const n of [...row.keys()].sort((x, y) => x - y)) {
-      const a = row.get(n) as Q;
-      const canUp = !s.hi[n] || cmp(s.val[n], s.hi[n] as Q) < 0;
-      const canDown = !s.lo[n] || cmp(s.val[n], s.lo[n] as Q) > 0;
-      if (raise ? (a.n > 0n ? canUp : canDown) : a.n > 0n ? canDown : canUp) {
-        pick = n;
+    for (let j = 0; j < row.length; j++) {
+      const a = row[j];
+      if (Math.abs(a) < EPS || t.rowOf[j] >= 0) continue;
+      const canUp = t.val[j] < t.hi[j] - EPS;
+      const canDown = t.val[j] > t.lo[j] + EPS;
+      if (raise ? (a > 0 ? canUp : canDown) : a > 0 ? canDown : canUp) {
+        pick = j;
         break;
       }
     }
     if (pick < 0) return false;
-    pivotAndUpdate(s, b, pick, (raise ? s.lo[b] : s.hi[b]) as Q);
+    pivot(t, r, pick, raise ? t.lo[b] : t.hi[b]);
   }
 }
 
-function setBound(s: State, x: number, v: Q, upper: boolean): void {
-  if (upper) s.hi[x] = s.hi[x] && cmp(s.hi[x] as Q, v) < 0 ? s.hi[x] : v;
-  else s.lo[x] = s.lo[x] && cmp(s.lo[x] as Q, v) > 0 ? s.lo[x] : v;
-  if (!s.rows.has(x)) {
-    if (upper && cmp(s.val[x], s.hi[x] as Q) > 0) update(s, x, s.hi[x] as Q);
-    if (!upper && cmp(s.val[x], s.lo[x] as Q) < 0) update(s, x, s.lo[x] as Q);
-  }
+/** Moves a nonbasic variable to a new bound, or tightens a basic one (the next check repairs it). */
+function bound(t: Tableau, x: number, v: number, upper: boolean): void {
+  if (upper) t.hi[x] = Math.min(t.hi[x], v);
+  else t.lo[x] = Math.max(t.lo[x], v);
+  if (t.rowOf[x] >= 0) return;
+  const target = upper ? Math.min(t.val[x], v) : Math.max(t.val[x], v);
+  const delta = target - t.val[x];
+  if (delta === 0) return;
+  for (let k = 0; k < t.rows.length; k++) if (t.rows[k][x] !== 0) t.val[t.basic[k]] += t.rows[k][x] * delta;
+  t.val[x] = target;
 }
 
-function branch(s: State, nvars: number, budget: { pivots: number; nodes: number }): Q[] | null {
+function satisfies(atoms: IntAtom[], xs: bigint[]): boolean {
+  return atoms.every((a) => {
+    let s = 0n;
+    for (const [i, c] of a.coefs) s += c * xs[i];
+    return a.op === 'LTE' ? s <= a.bound : a.op === 'GTE' ? s >= a.bound : s === a.bound;
+  });
+}
+
+function search(t: Tableau, n: number, atoms: IntAtom[], budget: Budget): bigint[] | null {
   if (--budget.nodes < 0) return null;
-  const ok = check(s, budget);
-  if (ok !== true) return null;
+  if (feasible(t, budget) !== true) return null;
+  // the LP point rounded is often already a model: cheap to try at every node
+  if (!t.val.every(Number.isFinite)) return null;
+  const rounded = Array.from(t.val.subarray(0, n), (v) => BigInt(Math.round(v)));
+  if (satisfies(atoms, rounded)) return rounded;
   let frac = -1;
-  for (let x = 0; x < nvars; x++) {
-    if (s.val[x].d !== 1n) {
+  for (let x = 0; x < n; x++) {
+    if (Math.abs(t.val[x] - Math.round(t.val[x])) > 1e-6) {
       frac = x;
       break;
     }
   }
-  if (frac < 0) return s.val.slice(0, nvars);
-  const v = s.val[frac];
-  const down = clone(s);
-  setBound(down, frac, q(floor(v)), true);
-  const left = branch(down, nvars, budget);
+  if (frac < 0) return null; // integral within tolerance but not a model: rounding lied, give up here
+  const v = t.val[frac];
+  const down = clone(t);
+  bound(down, frac, Math.floor(v), true);
+  const left = search(down, n, atoms, budget);
   if (left) return left;
-  const up = clone(s);
-  setBound(up, frac, q(ceil(v)), false);
-  return branch(up, nvars, budget);
+  bound(t, frac, Math.ceil(v), false);
+  return search(t, n, atoms, budget);
 }
 
 export function solveLinearConjunction(f: Formula): Record<string, string> | null {
   if (f.vars.some((v) => v.sort !== 'Int')) return null;
   const index = new Map(f.vars.map((v, i) => [v.name, i]));
   const n = f.vars.length;
-  const s: State = { rows: new Map(), val: [], lo: [], hi: [] };
-  for (let i = 0; i < n; i++) {
-    s.val.push(ZERO);
-    s.lo.push(null);
-    s.hi.push(null);
-  }
+  const atoms: IntAtom[] = [];
   for (const part of conjuncts(f.body)) {
     const a = literalAtom(part);
     if (!a || a.op === 'NEQ') return null;
-    // scale to integer coefficients: Σ c·x + k ⋈ 0
+    // scale to integer coefficients: Σ c·x + k ⋈ 0, then Σ c·x ⋈' −k with strict bounds tightened by one
     let l = 1n;
     const g = (x: bigint, y: bigint): bigint => (y === 0n ? x : g(y, x % y));
     for (const c of [...a.form.coefs.values(), a.form.constant]) l = (l * c.d) / g(l, c.d);
-    const row: Row = new Map();
-    for (const [name, c] of a.form.coefs) row.set(index.get(name) as number, q((c.n * l) / c.d));
+    const coefs: Array<[number, bigint]> = [...a.form.coefs].map(([name, c]) => [index.get(name) as number, (c.n * l) / c.d]);
     const k = (a.form.constant.n * l) / a.form.constant.d;
-    const slack = s.val.length;
-    s.val.push(ZERO);
-    s.lo.push(null);
-    s.hi.push(null);
-    if (row.size === 0) {
-      // constant atom: decided here only when true; a false one is z3's to call UNSAT
-      const holds = a.op === 'LT' ? k < 0n : a.op === 'LTE' ? k <= 0n : a.op === 'GT' ? k > 0n : a.op === 'GTE' ? k >= 0n : k === 0n;
-      if (!holds) return null;
+    const op = a.op === 'LT' || a.op === 'LTE' ? 'LTE' : a.op === 'EQ' ? 'EQ' : 'GTE';
+    const bound = -k + (a.op === 'LT' ? -1n : a.op === 'GT' ? 1n : 0n);
+    atoms.push({ coefs, op, bound });
+  }
+  const m = atoms.length;
+  const cols = n + m;
+  if (m * cols > MAX_ENTRIES) return null;
+  const t: Tableau = {
+    rows: [],
+    basic: [],
+    rowOf: new Int32Array(cols).fill(-1),
+    val: new Float64Array(cols),
+    lo: new Float64Array(cols).fill(-Infinity),
+    hi: new Float64Array(cols).fill(Infinity),
+  };
+  for (const [i, a] of atoms.entries()) {
+    const slack = n + i;
+    const row = new Float64Array(cols);
+    for (const [x, c] of a.coefs) {
+      if (c > BigInt(MAX_MAGNITUDE) || -c > BigInt(MAX_MAGNITUDE)) return null;
+      row[x] = Number(c);
+    }
+    if (a.bound > BigInt(MAX_MAGNITUDE) || -a.bound > BigInt(MAX_MAGNITUDE)) return null;
+    if (!a.coefs.length) {
+      // a constant atom: decided here only when true; a false one is z3's to call UNSAT
+      if (!satisfies([a], [])) return null;
       continue;
     }
-    s.rows.set(slack, row);
-    // slack = Σ c·x ⋈ −k  (Int: strict bounds tightened by one)
-    if (a.op === 'LT' || a.op === 'LTE' || a.op === 'EQ') s.hi[slack] = q(-k - (a.op === 'LT' ? 1n : 0n));
-    if (a.op === 'GT' || a.op === 'GTE' || a.op === 'EQ') s.lo[slack] = q(-k + (a.op === 'GT' ? 1n : 0n));
+    const b = Number(a.bound);
+    if (a.op !== 'GTE') t.hi[slack] = b;
+    if (a.op !== 'LTE') t.lo[slack] = b;
+    t.rowOf[slack] = t.rows.length;
+    t.rows.push(row);
+    t.basic.push(slack);
   }
-  const values = branch(s, n, { pivots: MAX_PIVOTS, nodes: MAX_NODES });
+  const pivots = Math.min(MAX_PIVOTS, Math.floor(MAX_WORK / Math.max(1, m * cols)));
+  const nodes = Math.min(MAX_NODES, Math.floor(MAX_NODE_ENTRIES / Math.max(1, m * cols)));
+  const values = search(t, n, atoms, { pivots, nodes });
   if (!values) return null;
   const model: Record<string, string> = {};
-  f.vars.forEach((v, i) => (model[v.name] = values[i].n.toString()));
+  f.vars.forEach((v, i) => (model[v.name] = values[i].toString()));
   return model;
 }

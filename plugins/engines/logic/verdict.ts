@@ -55,6 +55,7 @@ function decided(o: SolveOutcome, providerUsed: string, translation?: Translatio
     ...(o.solve_ms !== undefined ? { solve_ms: o.solve_ms } : {}),
     ...(o.strategy !== undefined ? { strategy: o.strategy } : {}),
     ...(o.proof !== undefined ? { interval_proof: o.proof } : {}),
+    ...(o.contradiction !== undefined ? { contradiction: o.contradiction } : {}),
   };
   let diagnostic: DiagnosticResult;
   if (translation) {

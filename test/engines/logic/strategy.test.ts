@@ -7,7 +7,7 @@ import { holds } from '../../../plugins/engines/logic/evaluate.js';
 import { solveIntervals } from '../../../plugins/engines/logic/intervals.js';
 import { MAX_TIMEOUT_MS } from '../../../plugins/engines/logic/outcome.js';
 import { classify } from '../../../plugins/engines/logic/shape.js';
-import { PRESOLVER_FOR, STRATEGY_FOR } from '../../../plugins/engines/logic/strategy.js';
+import { PRESOLVERS_FOR, STRATEGY_FOR } from '../../../plugins/engines/logic/strategy.js';
 import { printTerm } from '../../../plugins/engines/logic/dsl.js';
 import { evaluate } from './evaluate.js';
 
@@ -28,6 +28,19 @@ const PINNED: Record<string, Record<string, number>> = {
   scheduling: { difference_logic: 6 },
 };
 
+/** which pre-solver or z3 strategy actually decides each tag's lines */
+const DECIDED_BY: Record<string, Record<string, number>> = {
+  small: { interval: 7, linear_branch_bound: 3, linear_simplex: 3, default: 8, difference_logic: 6 },
+  'small+int_default': { interval: 1 },
+  'small+iff': { difference_logic: 2 },
+  chain: { difference_paths: 10, negative_cycle: 10 },
+  'linear+planted': { linear_branch_bound: 13 },
+  'linear+cycle': { negative_cycle: 13 },
+  'cnf+planted': { finite_search: 6 },
+  'cnf+pigeonhole': { finite_search: 2, bit_blast: 4 },
+  scheduling: { schedule_order: 3, disjunctive_overload: 3 },
+};
+
 function formula(q: string): Formula {
   const p = parseQuery(q);
   if (!p.ok) throw new Error(p.message);
@@ -37,6 +50,7 @@ function formula(q: string): Formula {
 t.test('strategy per corpus tag is pinned, and each pinned strategy answers its lines right', async (t) => {
   await setup();
   const seen: Record<string, Record<string, number>> = {};
+  const decided: Record<string, Record<string, number>> = {};
   for (const line of corpusLines('logic.jsonl')) {
     const p = parseQuery(line.query);
     if (!p.ok) continue;
@@ -45,12 +59,15 @@ t.test('strategy per corpus tag is pinned, and each pinned strategy answers its 
     (seen[tag] ??= {})[strategy] = (seen[tag][strategy] ?? 0) + 1;
     const out = await solve({ query: line.query, timeoutMs: MAX_TIMEOUT_MS });
     t.equal(judge(line, out), 'correct', `${line.id} (${tag}) by ${strategy}`);
-    const pre = PRESOLVER_FOR[classify(p.formula)];
-    t.ok(out.strategy === strategy || (pre !== undefined && out.strategy === pre), `${line.id}: decided by its pinned strategy (${strategy}${pre ? ` or ${pre}` : ''}), not a fallback`);
-    if (out.strategy === pre) t.equal(out.status, 'SAT', `${line.id}: a pre-solver only answers SAT`);
+    const pre = PRESOLVERS_FOR[classify(p.formula)] ?? [];
+    t.ok(out.strategy === strategy || pre.includes(out.strategy as never), `${line.id}: decided by its pinned strategy (${strategy}) or one of its pre-solvers (${pre.join(', ')}), not a fallback`);
+    (decided[tag] ??= {})[String(out.strategy)] = (decided[tag][String(out.strategy)] ?? 0) + 1;
+    // a pre-solver's UNSAT carries its checked contradiction
+    if (out.status === 'UNSAT' && out.strategy !== strategy) t.ok(out.proof ?? out.contradiction, `${line.id}: pre-solver UNSAT with its proof`);
     if (out.status === 'SAT') t.ok(evaluate(line.query, out.model ?? {}), `${line.id}: model satisfies the query`);
   }
   t.same(seen, PINNED);
+  t.same(decided, DECIDED_BY);
 });
 
 t.test('interval pre-solver: bounds-only conjunctions, with the proof', async (t) => {
@@ -76,15 +93,25 @@ t.test('interval pre-solver: bounds-only conjunctions, with the proof', async (t
   t.same(proof.proof, { variable: 'x', lower: '(GT x 5)', upper: '(LT x 3)' });
 });
 
-t.test('difference pre-solver: shortest paths give a model; a negative cycle is left to z3', async (t) => {
-  const { solveDifferences } = await import('../../../plugins/engines/logic/intervals.js');
+t.test('difference pre-solver: shortest paths give a model; a negative cycle is a checked contradiction', async (t) => {
+  const { solveDifferences } = await import('../../../plugins/engines/logic/differences.js');
   const chain = formula('(AND (GTE a 0) (LT a b) (LT b c) (LTE c 2))');
   const m = solveDifferences(chain);
   t.ok(m && holds(chain.body, m), 'model satisfies the chain');
-  t.equal(solveDifferences(formula('(AND (GTE a 0) (LT a b) (LT b c) (LTE c 1))')), null, 'negative cycle: no answer here');
+  t.equal(solveDifferences(formula('(AND (GTE a 0) (LT a b) (LT b c) (LTE c 1))')), null, 'negative cycle: no model');
   const viaEngine = await solve({ query: '(AND (GTE a 0) (LT a b) (LT b c) (LTE c 1))' });
   t.equal(viaEngine.status, 'UNSAT');
-  t.equal(viaEngine.strategy, 'difference_logic', 'UNSAT stays z3’s word');
+  t.equal(viaEngine.strategy, 'negative_cycle');
+  t.same(viaEngine.contradiction, {
+    rule: 'linear_combination',
+    atoms: [
+      { atom: '(GTE a 0)', times: '1' },
+      { atom: '(LT a b)', times: '1' },
+      { atom: '(LT b c)', times: '1' },
+      { atom: '(LTE c 1)', times: '1' },
+    ],
+    sum: '1 <= 0',
+  });
   const sat = await solve({ query: '(AND (GTE a 0) (LT a b) (LT b c) (LTE c 2) (EQ (MINUS c a) 2))' });
   t.equal(sat.status, 'SAT');
   t.equal(sat.strategy, 'difference_paths');
@@ -98,9 +125,15 @@ t.test('linear pre-solver: simplex + branch and bound finds integer models, leav
   t.equal(solveLinearConjunction(formula('(AND (EQ (MULT 2 x) (PLUS (MULT 2 y) 1)))')), null, '2x = 2y + 1 has rational but no integer solutions');
   t.equal(solveLinearConjunction(formula('(AND (GT (PLUS x y) 3) (LT (PLUS x y) 2))')), null, 'infeasible');
   t.equal(solveLinearConjunction(formula('(AND (GT (PLUS x y) 3) (NEQ x 1))')), null, 'NEQ is not handled here');
+  const big = formula('(AND (EQ (PLUS (MULT 3 x) (MULT 2 y)) 12) (GT x 10000000000000000000))');
+  t.equal(solveLinearConjunction(big), null, 'magnitudes floating point cannot hold exactly are left to z3');
+  const viaZ3 = await solve({ query: '(AND (EQ (PLUS (MULT 3 x) (MULT 2 y)) 12) (GT x 10000000000000000000))' });
+  t.equal(viaZ3.status, 'SAT');
+  t.equal(viaZ3.strategy, 'linear_simplex');
+  t.ok(evaluate('(AND (EQ (PLUS (MULT 3 x) (MULT 2 y)) 12) (GT x 10000000000000000000))', viaZ3.model ?? {}));
   const unsat = await solve({ query: '(AND (EQ (MULT 2 x) (PLUS (MULT 2 y) 1)) (GT x 0))' });
   t.equal(unsat.status, 'UNSAT');
-  t.equal(unsat.strategy, 'linear_simplex', 'UNSAT is z3’s word');
+  t.equal(unsat.strategy, 'linear_simplex', 'no contradiction among difference atoms: UNSAT is z3’s word');
   const sat = await solve({ query: '(AND (EQ (PLUS (MULT 3 x) (MULT 2 y)) 12) (GT x 0) (GT y 0))' });
   t.equal(sat.status, 'SAT');
   t.equal(sat.strategy, 'linear_branch_bound');
@@ -115,11 +148,11 @@ t.test('the engine evaluator is exact and refuses what it cannot evaluate', asyn
   t.equal(holds(formula('(FORALL ((k Int)) (GT k x))').body, { x: '0' }), null);
 });
 
-t.test('finite-domain queries are bit-blasted (or handed to the default solver) and re-checked', async (t) => {
+t.test('finite-domain queries are searched or bit-blasted (or handed to the default solver) and re-checked', async (t) => {
   // single-variable Int atoms with small domains are bit-blasted; a nonlinear side condition is not
   const out = await solve({ query: '(AND (GTE p 0) (LTE p 1) (OR (EQ p 1) (EQ q 0)) (GTE q 0) (LTE q 1))' });
   t.equal(out.status, 'SAT');
   t.equal(out.shape, 'finite');
-  t.ok(['bit_blast', 'default'].includes(String(out.strategy)));
+  t.ok(['finite_search', 'bit_blast', 'default'].includes(String(out.strategy)));
   t.ok(evaluate('(AND (GTE p 0) (LTE p 1) (OR (EQ p 1) (EQ q 0)) (GTE q 0) (LTE q 1))', out.model ?? {}));
 });
