@@ -52,6 +52,7 @@ export function peerAddress(req: IncomingMessage): string {
 
 function parseQuery(qs: string): Record<string, unknown> {
   const out: Record<string, unknown> = {};
+  if (!qs) return out;
   for (const [k, v] of new URLSearchParams(qs)) {
     const prev = out[k];
     out[k] = prev === undefined ? v : Array.isArray(prev) ? [...prev, v] : [prev, v];
@@ -83,7 +84,10 @@ export function createPipeline(d: PipelineDeps) {
     const responseHeaders: Record<string, string> = { 'x-request-id': id };
     let routeLabel = 'unmatched';
     let status = 500;
-    const log = d.log.child({ reqId: id });
+    // the request's child logger is made on first use: most requests never log (pino's child
+    // serialises its bindings when created, on every request otherwise)
+    let reqLog: Logger | undefined;
+    const logger = () => (reqLog ??= d.log.child({ reqId: id }));
     const ac = new AbortController();
     const onClose = () => {
       if (!res.writableEnded) ac.abort(new Error('client closed the connection'));
@@ -121,7 +125,9 @@ export function createPipeline(d: PipelineDeps) {
         rawBody: null,
         principal: null,
         route,
-        log,
+        get log() {
+          return logger();
+        },
         // an AbortSignal costs several µs to build: made on first read, only by handlers that pass it on
         get signal() {
           return ac.signal;
@@ -170,14 +176,14 @@ export function createPipeline(d: PipelineDeps) {
       if (d.validateResponses && route.schema?.response && (reply.status ?? 200) < 300) {
         const errors = d.validator.check(route.schema.response, reply.body, 'response');
         if (errors.length) {
-          log.error({ errors, route: route.path }, 'response does not match its schema');
+          logger().error({ errors, route: route.path }, 'response does not match its schema');
           throw new HttpError(Problems.internal, 'response failed its schema');
         }
       }
       status = writeReply(res, reply, responseHeaders);
     } catch (err) {
       const httpErr = toHttpError(err);
-      if (httpErr.status >= 500) log.error({ err, route: routeLabel }, 'request failed');
+      if (httpErr.status >= 500) logger().error({ err, route: routeLabel }, 'request failed');
       if (res.headersSent) {
         res.destroy();
       } else {
@@ -191,7 +197,7 @@ export function createPipeline(d: PipelineDeps) {
       const labels = { method, route: routeLabel, status: String(status) };
       d.metrics.httpRequests.inc(labels);
       d.metrics.httpDuration.observe(labels, seconds);
-      log.debug({ method, route: routeLabel, status, ms: seconds * 1000 }, 'request');
+      if (d.log.isLevelEnabled('debug')) logger().debug({ method, route: routeLabel, status, ms: seconds * 1000 }, 'request');
     }
   };
 }

@@ -146,16 +146,26 @@ export class LmdbStore implements Store {
     const cols = ops.map((op) => this.collection<unknown>(op.collection) as LmdbCollection<unknown>);
     const dbs = cols.map((c) => c.db);
     const values = ops.map((op, i) => (op.value !== undefined && cols[i].codec ? cols[i].codec!.encode(op.value, op.key) : op.value));
-    // one write transaction: the conditions are checked under LMDB's cross-process writer lock,
-    // so nothing is written unless every ifAbsent key is still absent
-    return this.root.transaction(() => {
-      for (let i = 0; i < ops.length; i++) if (ops[i].ifAbsent && dbs[i].doesExist(ops[i].key)) return false;
+    const write = () => {
       for (let i = 0; i < ops.length; i++) {
         if (ops[i].value === undefined) dbs[i].remove(ops[i].key);
         else dbs[i].put(ops[i].key, values[i]);
       }
-      return true;
-    });
+    };
+    const conds = ops.flatMap((op, i) => (op.ifAbsent ? [i] : []));
+    if (conds.length === 0) return this.root.batch(write);
+    // conditional writes nested one inside the other, all issued in this turn: lmdb-js writes them in
+    // one transaction and its write thread checks each condition under LMDB's cross-process writer
+    // lock, so nothing is written unless every ifAbsent key is still absent. Unlike a transaction
+    // callback, the write thread never waits mid-transaction for this event loop to run JS.
+    const outcomes: Array<Promise<boolean>> = [];
+    const nest = (c: number): void => {
+      if (c === conds.length) return write();
+      const i = conds[c];
+      outcomes.push(dbs[i].ifNoExists(ops[i].key, () => nest(c + 1)));
+    };
+    nest(0);
+    return (await Promise.all(outcomes)).every(Boolean);
   }
 
   async stats(): Promise<CollectionStats[]> {

@@ -64,8 +64,9 @@ export interface Store {
    * of group commit (the audit chain seals many entries and writes them here at once).
    *
    * Backend contract, so that the same callers work on a shared database:
-   *  - LMDB: one write transaction (the single-writer lock is process-wide and cross-process);
-   *    lmdb-js merges concurrent commit() calls into one disk sync, each call still all-or-nothing.
+   *  - LMDB: one write transaction (the single-writer lock is process-wide and cross-process), the
+   *    ifAbsent conditions checked by lmdb-js's write thread inside it; lmdb-js merges concurrent
+   *    commit() calls into one disk sync, each call still all-or-nothing.
    *  - PostgreSQL (shared mode): `BEGIN; SELECT … FOR UPDATE` on the row that serialises the
    *    writers (e.g. the audit head row of the organisation), then `INSERT … ON CONFLICT DO NOTHING`
    *    per ifAbsent op (any row count 0 → ROLLBACK and resolve false), upserts/deletes for the rest,

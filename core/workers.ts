@@ -1,3 +1,5 @@
+import { EventEmitter } from 'node:events';
+import { fileURLToPath } from 'node:url';
 import { Piscina } from 'piscina';
 import type { Logger } from 'pino';
 
@@ -17,8 +19,25 @@ export class EngineError extends Error {
 /** the young generation a worker thread gets unless workers.young_generation_mb says otherwise */
 export const DEFAULT_YOUNG_GENERATION_MB = 8;
 
-const ENTRY = new URL('./worker-entry.js', import.meta.url);
+// a path, not a URL: piscina converts a file URL back to a path on every task
+const ENTRY = fileURLToPath(new URL('./worker-entry.js', import.meta.url));
 const TIMEOUT = Symbol('timeout');
+
+/**
+ * The abort signal piscina gets for one task (it accepts an emitter of 'abort' with `aborted` and
+ * `reason`): the deadline and the caller's signal both end in it. An AbortController per task costs
+ * several times more on the event loop, for every engine call.
+ */
+class TaskSignal extends EventEmitter {
+  aborted = false;
+  reason: unknown = undefined;
+  abort(reason: unknown): void {
+    if (this.aborted) return;
+    this.aborted = true;
+    this.reason = reason;
+    this.emit('abort');
+  }
+}
 
 /**
  * Named piscina pools: a shared one for parsing and algebra, and dedicated ones engines ask for
@@ -49,7 +68,9 @@ export class WorkerPools {
     let p = this.pools.get(name);
     if (!p) {
       p = new Piscina({
-        filename: ENTRY.href,
+        filename: ENTRY,
+        // svc_engine_task_duration_seconds times tasks already; piscina's own histograms are unread
+        recordTiming: false,
         // workers must not inherit a test runner's or profiler's loader hooks: they slow every thread start
         execArgv: [],
         // V8 lets a thread's young generation grow to 32 MB, all of it resident once an engine's warm-up
@@ -73,15 +94,16 @@ export class WorkerPools {
   ): Promise<O> {
     if (this.closed) throw new EngineError('unavailable', 'worker pool is closed');
     const pool = this.pool(opts.pool, opts.threads ?? this.defaultThreads);
-    const ac = new AbortController();
-    const timer = setTimeout(() => ac.abort(TIMEOUT), opts.timeoutMs);
-    const onOuterAbort = () => ac.abort(opts.signal?.reason);
-    opts.signal?.addEventListener('abort', onOuterAbort, { once: true });
+    const sig = new TaskSignal();
+    const timer = setTimeout(() => sig.abort(TIMEOUT), opts.timeoutMs);
+    const onOuterAbort = () => sig.abort(opts.signal?.reason);
+    if (opts.signal?.aborted) onOuterAbort();
+    else opts.signal?.addEventListener('abort', onOuterAbort, { once: true });
     try {
-      return (await pool.run({ module: opts.module.href, fn: opts.fn, input: opts.input }, { signal: ac.signal })) as O;
+      return (await pool.run({ module: opts.module.href, fn: opts.fn, input: opts.input }, { signal: sig })) as O;
     } catch (err) {
-      if (ac.signal.aborted) {
-        if (ac.signal.reason === TIMEOUT) throw new EngineError('timeout', `engine task exceeded ${opts.timeoutMs} ms`);
+      if (sig.aborted) {
+        if (sig.reason === TIMEOUT) throw new EngineError('timeout', `engine task exceeded ${opts.timeoutMs} ms`);
         throw new EngineError('cancelled', 'engine task cancelled');
       }
       const msg = (err as Error)?.message ?? String(err);

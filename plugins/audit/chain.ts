@@ -45,10 +45,11 @@ interface OrgQueue {
  * transaction, and every caller's promise resolves only once that transaction is durable.
  * Organisations commit independently (their transactions share LMDB's disk syncs).
  *
- * Across processes, every position of the batch is an insert-if-absent inside that one
- * transaction: a process whose cached head is stale loses (nothing is written), reloads the head
- * from the store, reseals the whole batch after it and retries — two writers can never both own a
- * position, so the chain cannot fork, and an aborted batch leaves no gap.
+ * Across processes, the first position of the batch is an insert-if-absent inside that one
+ * transaction (a chain has no gaps, so a writer that holds it holds every later one): a process
+ * whose cached head is stale loses (nothing is written), reloads the head from the store, reseals
+ * the whole batch after it and retries — two writers can never both own a position, so the chain
+ * cannot fork, and an aborted batch leaves no gap.
  */
 export class AuditChain {
   private readonly heads = new Map<string, Head | null>();
@@ -145,7 +146,8 @@ export class AuditChain {
       for (const p of batch) {
         const entry = sealEntry(this.secret, orgId, seq, prev, p.fields, now);
         entries.push(entry);
-        ops.push({ collection: AUDIT_COLLECTION, key: entryKey(orgId, seq), value: entry, ifAbsent: true });
+        // the first position is the race: a chain has no gaps, so whoever holds it holds the rest
+        ops.push({ collection: AUDIT_COLLECTION, key: entryKey(orgId, seq), value: entry, ifAbsent: entries.length === 1 });
         if (p.with) for (const w of p.with) ops.push({ collection: w.collection, key: w.key, value: w.value });
         prev = entry.payload_hash;
         seq++;
