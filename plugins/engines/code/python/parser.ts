@@ -1,12 +1,13 @@
 import { createRequire } from 'node:module';
-import { Parser, Language, type Tree, type TreeCursor } from 'web-tree-sitter';
+import { Parser, Language, type Tree } from 'web-tree-sitter';
+import { type RawCursor, checkRawWalk, initRaw, openCursor, treeAddress } from './ts-raw.js';
 
 /**
  * Python source → a plain JS tree. tree-sitter (wasm) was measured against @lezer/python on the
  * corpus (see docs/engines/code.md): faster, and its grammar has field names (`function:`,
  * `arguments:`, `left:`) that make the rules read like the language. The wasm tree is copied into
- * plain objects once with a cursor, reading only numeric ids and offsets per node (each cursor
- * getter is a wasm call); names come from per-language caches and positions from a line table.
+ * plain objects once with a cursor, reading only numeric ids and offsets per node through direct
+ * wasm calls (ts-raw.ts); names come from per-language caches and positions from a line table.
  */
 export class PyNode {
   readonly children: PyNode[] = [];
@@ -65,6 +66,7 @@ export interface PyParse {
 
 interface Grammar {
   parser: Parser;
+  raw: RawCursor;
   types: string[];
   named: boolean[];
   fields: Array<string | null>;
@@ -77,7 +79,7 @@ let grammar: Grammar | null = null;
 export function initPython(): Promise<Grammar> {
   if (!ready) {
     ready = (async () => {
-      await Parser.init();
+      const raw = await initRaw();
       const wasm = createRequire(import.meta.url).resolve('tree-sitter-python/tree-sitter-python.wasm');
       const lang = await Language.load(wasm);
       const parser = new Parser();
@@ -90,7 +92,8 @@ export function initPython(): Promise<Grammar> {
       }
       const fields: Array<string | null> = [null];
       for (let id = 1; id <= lang.fieldCount; id++) fields.push(lang.fieldNameForId(id));
-      grammar = { parser, types, named, fields };
+      checkRawWalk(raw, parser);
+      grammar = { parser, raw, types, named, fields };
       return grammar;
     })();
     ready.catch(() => {
@@ -98,6 +101,12 @@ export function initPython(): Promise<Grammar> {
     });
   }
   return ready;
+}
+
+/** Throws unless the direct wasm walk sees `code`'s tree as the public TreeCursor does (tests). */
+export function checkDirectWalk(code: string): void {
+  if (!grammar) throw new Error('python parser not initialised');
+  checkRawWalk(grammar.raw, grammar.parser, code);
 }
 
 export function pythonReady(): boolean {
@@ -138,12 +147,15 @@ function firstError(tree: Tree): { line: number; column: number; message: string
 /**
  * Copies the wasm tree into PyNodes. Anonymous tokens without a field (keywords, punctuation:
  * `def`, `(`, `:`) are not copied: no rule reads them, and skipping them saves the two wasm calls
- * for their offsets, a fifth of the copy. Anonymous tokens with a field (`operator: '+'`) are kept.
+ * for their offsets. Anonymous tokens with a field (`operator: '+'`) are kept. The cursor lives in
+ * the wasm transfer buffer (ts-raw.ts); each step below is one direct wasm call.
  */
-function copyTree(cursor: TreeCursor, g: Grammar, src: Source): PyParse {
+function copyTree(t: number, g: Grammar, src: Source): PyParse {
+  const raw = g.raw;
+  const { types, fields, named } = g;
   let error: PyParse['error'] = null;
   const materialize = (parent: PyNode | null, typeId: number, fieldId: number): PyNode => {
-    const node = new PyNode(g.types[typeId], g.fields[fieldId] ?? null, g.named[typeId], src, cursor.startIndex, cursor.endIndex, parent);
+    const node = new PyNode(types[typeId], fields[fieldId] ?? null, named[typeId], src, raw._ts_tree_cursor_start_index_wasm(t), raw._ts_tree_cursor_end_index_wasm(t), parent);
     if (!error && PY2_ONLY.has(node.type)) {
       error = { line: node.row + 1, column: node.col + 1, message: `Python 2 ${node.type.replace('_', ' ')} is not valid Python 3` };
     }
@@ -151,21 +163,21 @@ function copyTree(cursor: TreeCursor, g: Grammar, src: Source): PyParse {
     return node;
   };
   const make = (parent: PyNode): PyNode | null => {
-    const typeId = cursor.nodeTypeId;
-    const fieldId = cursor.currentFieldId;
-    return !g.named[typeId] && !fieldId ? null : materialize(parent, typeId, fieldId);
+    const typeId = raw._ts_tree_cursor_current_node_type_id_wasm(t);
+    const fieldId = raw._ts_tree_cursor_current_field_id_wasm(t);
+    return !named[typeId] && !fieldId ? null : materialize(parent, typeId, fieldId);
   };
   // iterative: a recursive copy would overflow the stack on deeply nested input
-  const root = materialize(null, cursor.nodeTypeId, 0);
+  const root = materialize(null, raw._ts_tree_cursor_current_node_type_id_wasm(t), 0);
   const parents: PyNode[] = [];
   let current: PyNode | null = root;
   for (;;) {
-    if (cursor.gotoFirstChild()) {
+    if (raw._ts_tree_cursor_goto_first_child_wasm(t)) {
       if (!current) {
         // a skipped token has children after all (an aliased rule): back up and copy it
-        cursor.gotoParent();
-        current = materialize(parents[parents.length - 1], cursor.nodeTypeId, cursor.currentFieldId);
-        cursor.gotoFirstChild();
+        raw._ts_tree_cursor_goto_parent_wasm(t);
+        current = materialize(parents[parents.length - 1], raw._ts_tree_cursor_current_node_type_id_wasm(t), raw._ts_tree_cursor_current_field_id_wasm(t));
+        raw._ts_tree_cursor_goto_first_child_wasm(t);
       }
       if (parents.length + 1 > MAX_DEPTH) {
         return { root: null, error: { line: current.row + 1, column: current.col + 1, message: `nesting deeper than ${MAX_DEPTH} levels` } };
@@ -176,10 +188,10 @@ function copyTree(cursor: TreeCursor, g: Grammar, src: Source): PyParse {
     }
     let moved = false;
     while (!moved) {
-      if (cursor.gotoNextSibling()) {
+      if (raw._ts_tree_cursor_goto_next_sibling_wasm(t)) {
         current = make(parents[parents.length - 1]);
         moved = true;
-      } else if (parents.length > 0 && cursor.gotoParent()) {
+      } else if (parents.length > 0 && raw._ts_tree_cursor_goto_parent_wasm(t)) {
         current = parents.pop() as PyNode;
       } else break;
     }
@@ -199,12 +211,13 @@ export function parsePythonSync(code: string): PyParse {
   }
   try {
     if (tree.rootNode.hasError) return { root: null, error: firstError(tree) };
-    const cursor = tree.walk();
+    const t = treeAddress(tree);
+    openCursor(grammar.raw, t);
     try {
       // CPython's compile-time rejections are checked by the analysis walk (compile-check.ts)
-      return copyTree(cursor, grammar, new Source(code));
+      return copyTree(t, grammar, new Source(code));
     } finally {
-      cursor.delete();
+      grammar.raw._ts_tree_cursor_delete_wasm(t);
     }
   } finally {
     tree.delete();
