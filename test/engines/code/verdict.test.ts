@@ -79,6 +79,8 @@ t.test('unsupported languages are BLOCKED and list the supported ones', async (t
   t.equal(resolveLanguage('py'), 'python');
   t.equal(resolveLanguage(undefined), 'python');
   t.equal(resolveLanguage('cobol'), null);
+  for (const name of ['constructor', 'toString', '__proto__', 'hasOwnProperty']) t.equal(resolveLanguage(name), null, `${name} is no language`);
+  t.equal((await verify({ code: 'x = 1\n', language: 'constructor' })).developer_fields.constraint_id, 'code_verifier.unsupported_language');
 });
 
 t.test('oversized code is refused in the engine too', async (t) => {

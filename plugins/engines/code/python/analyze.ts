@@ -7,18 +7,22 @@ import { isCredentialValue, isSecretName } from '../secrets.js';
 import type { Analysis, Finding, Severity } from '../types.js';
 import { normaliseFindings } from '../types.js';
 
-/** Dunder attributes that walk from an ordinary object to builtins, globals or other classes. */
-const DUNDERS: Record<string, Severity> = {
-  __subclasses__: 'CRITICAL',
-  __globals__: 'CRITICAL',
-  __builtins__: 'CRITICAL',
-  __mro__: 'HIGH',
-  __bases__: 'HIGH',
-  __base__: 'HIGH',
-  __getattribute__: 'HIGH',
-  __code__: 'MEDIUM',
-  __class__: 'MEDIUM',
-};
+/**
+ * Dunder attributes that walk from an ordinary object to builtins, globals or other classes. A Map,
+ * not an object literal: the key is source text, and `x.constructor` or `x.__proto__` must not
+ * find Object.prototype's members.
+ */
+const DUNDERS = new Map<string, Severity>([
+  ['__subclasses__', 'CRITICAL'],
+  ['__globals__', 'CRITICAL'],
+  ['__builtins__', 'CRITICAL'],
+  ['__mro__', 'HIGH'],
+  ['__bases__', 'HIGH'],
+  ['__base__', 'HIGH'],
+  ['__getattribute__', 'HIGH'],
+  ['__code__', 'MEDIUM'],
+  ['__class__', 'MEDIUM'],
+]);
 /** Frame attributes that hand out another scope's globals or builtins. */
 const FRAME_ATTRS = new Set(['f_globals', 'f_builtins', 'f_locals']);
 /**
@@ -147,7 +151,7 @@ class PythonAnalysis {
     const attr = field(n, 'attribute');
     if (!attr) return;
     const name = ident(attr.text);
-    const sev = DUNDERS[name];
+    const sev = DUNDERS.get(name);
     if (sev) this.report(attr, sev, 'sandbox_escape', `dunder.${name.slice(2, -2)}`, `attribute ${name} reaches interpreter internals`);
     if (FRAME_ATTRS.has(name)) this.report(attr, 'HIGH', 'sandbox_escape', 'dunder.frame_scope', `frame attribute ${name} exposes another scope`);
     // `os.system` passed around as a value (the call itself is reported by the call rules)
@@ -182,7 +186,7 @@ class PythonAnalysis {
     if (!ns.length) return;
     if (k !== null) {
       const name = k.normalize('NFKC');
-      if (CODE_BUILTINS.has(name) || name in DUNDERS || name === 'getattr') {
+      if (CODE_BUILTINS.has(name) || DUNDERS.has(name) || name === 'getattr') {
         this.report(n, 'CRITICAL', name === '__builtins__' ? 'sandbox_escape' : 'code_execution', 'dangerous_call.namespace_lookup', `looks up ${JSON.stringify(name)} in a namespace dictionary`);
       }
     } else {

@@ -14,17 +14,17 @@ import type { Report } from './rules.js';
  * tainted value in the same function is tainted; `int()`/`float()`/`bool()`/`len()` clean a value.
  */
 
-/** crypto constructors and the position of their key argument */
-const KEY_ARG: Record<string, number> = {
-  'cryptography.fernet.Fernet': 0,
-  'hmac.new': 0,
-  'hmac.HMAC': 0,
-  'jwt.encode': 1,
-  'nacl.secret.SecretBox': 0,
-  'cryptography.hazmat.primitives.ciphers.aead.AESGCM': 0,
-  'cryptography.hazmat.primitives.ciphers.aead.ChaCha20Poly1305': 0,
-  'cryptography.hazmat.primitives.ciphers.algorithms.AES': 0,
-};
+/** crypto constructors and the position of their key argument (a Map: keys are source names, never Object.prototype's) */
+const KEY_ARG = new Map<string, number>([
+  ['cryptography.fernet.Fernet', 0],
+  ['hmac.new', 0],
+  ['hmac.HMAC', 0],
+  ['jwt.encode', 1],
+  ['nacl.secret.SecretBox', 0],
+  ['cryptography.hazmat.primitives.ciphers.aead.AESGCM', 0],
+  ['cryptography.hazmat.primitives.ciphers.aead.ChaCha20Poly1305', 0],
+  ['cryptography.hazmat.primitives.ciphers.algorithms.AES', 0],
+]);
 const CIPHER_NEW = /^(?:Crypto|Cryptodome)\.Cipher\.(?:AES|DES|DES3|ARC2|ARC4|Blowfish|CAST|ChaCha20|Salsa20)\.new$/;
 const WEAK_HASH = new Set(['md5', 'sha1']);
 const FAST_HASH = new Set(['md5', 'sha1', 'sha224', 'sha256', 'sha384', 'sha512', 'sha3_256', 'sha3_512', 'blake2b', 'blake2s']);
@@ -81,7 +81,7 @@ export class DataFindings {
     const args = positionalArgs(call);
     const method = fn.type === 'attribute' ? ident((field(fn, 'attribute') as PyNode).text) : null;
     for (const q of quals) {
-      const keyAt = KEY_ARG[q] ?? (CIPHER_NEW.test(q) ? 0 : undefined);
+      const keyAt = KEY_ARG.get(q) ?? (CIPHER_NEW.test(q) ? 0 : undefined);
       if (keyAt !== undefined) {
         const key = args[keyAt] ?? keywordArg(call, 'key');
         const v = key ? this.r.fold(key) : null;
