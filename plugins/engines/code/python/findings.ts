@@ -31,6 +31,12 @@ const FAST_HASH = new Set(['md5', 'sha1', 'sha224', 'sha256', 'sha384', 'sha512'
 const REQUEST_FIELDS = new Set(['args', 'form', 'json', 'values', 'cookies', 'headers', 'data', 'files', 'GET', 'POST', 'query_params', 'get_json', 'body', 'params']);
 const SANITIZERS = new Set(['int', 'float', 'bool', 'len', 'abs', 'round']);
 const SQL_SINKS = new Set(['execute', 'executemany', 'executescript', 'raw', 'read_sql', 'read_sql_query']);
+/** the modules every qualified name checked by `call` starts with (a cheap test that rules most calls out) */
+const SINK_HEADS = new Set(['cryptography', 'hmac', 'jwt', 'nacl', 'Crypto', 'Cryptodome', 'hashlib', 'pandas', 'sqlalchemy']);
+function isDataSinkName(q: string): boolean {
+  const dot = q.indexOf('.');
+  return dot > 0 && SINK_HEADS.has(q.slice(0, dot));
+}
 const ROUTE_DECORATOR = /(?:^|\.)(?:route|get|post|put|delete|patch|api_view|websocket)\s*\(/;
 
 function enclosingFunction(n: PyNode): PyNode | null {
@@ -78,9 +84,11 @@ export class DataFindings {
 
   call(call: PyNode, quals: string[]): void {
     const fn = field(call, 'function') as PyNode;
-    const args = positionalArgs(call);
     const method = fn.type === 'attribute' ? ident((field(fn, 'attribute') as PyNode).text) : null;
+    if (!(method && (method === 'eval' || method === 'query' || SQL_SINKS.has(method))) && !quals.some(isDataSinkName)) return;
+    const args = positionalArgs(call);
     for (const q of quals) {
+      if (!isDataSinkName(q)) continue;
       const keyAt = KEY_ARG.get(q) ?? (CIPHER_NEW.test(q) ? 0 : undefined);
       if (keyAt !== undefined) {
         const key = args[keyAt] ?? keywordArg(call, 'key');

@@ -17,8 +17,9 @@ export class PyNode {
     readonly field: string | null,
     readonly named: boolean,
     private readonly src: Source,
-    private readonly start: number,
-    private readonly end: number,
+    /** offsets in UTF-16 code units */
+    readonly start: number,
+    readonly end: number,
     readonly parent: PyNode | null,
   ) {}
 
@@ -34,7 +35,12 @@ export class PyNode {
 
   /** 0-based column in UTF-16 code units */
   get col(): number {
-    return this.start - this.src.lineStarts[this.src.rowOf(this.start)];
+    return this.start - this.lineStart;
+  }
+
+  /** offset of the first character of the line the node starts on */
+  get lineStart(): number {
+    return this.src.lineStarts[this.src.rowOf(this.start)];
   }
 }
 
@@ -62,6 +68,11 @@ export interface PyParse {
   limit?: boolean;
   /** first ERROR / MISSING node, or a Python-2-only statement (fails closed: Python 3 would not run it) */
   error: { line: number; column: number; message: string } | null;
+  /**
+   * every copied node in document order (pre-order), so the resolver and the rules visit the
+   * tree as one flat loop instead of each walking it with a stack
+   */
+  nodes: PyNode[];
 }
 
 interface Grammar {
@@ -70,6 +81,15 @@ interface Grammar {
   types: string[];
   named: boolean[];
   fields: Array<string | null>;
+}
+
+/**
+ * The same string, internalised by V8 (a property key always is). Type and field names are compared
+ * with literals (`n.type === 'call'`) all through the rules; two internalised strings compare by
+ * pointer, while the names as decoded from wasm would be compared character by character.
+ */
+function intern<T extends string | null>(s: T): T {
+  return s === null ? s : (Object.keys({ [s]: 0 })[0] as T);
 }
 
 let ready: Promise<Grammar> | null = null;
@@ -87,11 +107,11 @@ export function initPython(): Promise<Grammar> {
       const types: string[] = [];
       const named: boolean[] = [];
       for (let id = 0; id < lang.nodeTypeCount; id++) {
-        types.push(lang.nodeTypeForId(id) ?? `#${id}`);
+        types.push(intern(lang.nodeTypeForId(id) ?? `#${id}`));
         named.push(lang.nodeTypeIsNamed(id));
       }
       const fields: Array<string | null> = [null];
-      for (let id = 1; id <= lang.fieldCount; id++) fields.push(lang.fieldNameForId(id));
+      for (let id = 1; id <= lang.fieldCount; id++) fields.push(intern(lang.fieldNameForId(id)));
       checkRawWalk(raw, parser);
       grammar = { parser, raw, types, named, fields };
       return grammar;
@@ -154,8 +174,10 @@ function copyTree(t: number, g: Grammar, src: Source): PyParse {
   const raw = g.raw;
   const { types, fields, named } = g;
   let error: PyParse['error'] = null;
+  const nodes: PyNode[] = [];
   const materialize = (parent: PyNode | null, typeId: number, fieldId: number): PyNode => {
     const node = new PyNode(types[typeId], fields[fieldId] ?? null, named[typeId], src, raw._ts_tree_cursor_start_index_wasm(t), raw._ts_tree_cursor_end_index_wasm(t), parent);
+    nodes.push(node);
     if (!error && PY2_ONLY.has(node.type)) {
       error = { line: node.row + 1, column: node.col + 1, message: `Python 2 ${node.type.replace('_', ' ')} is not valid Python 3` };
     }
@@ -180,7 +202,7 @@ function copyTree(t: number, g: Grammar, src: Source): PyParse {
         raw._ts_tree_cursor_goto_first_child_wasm(t);
       }
       if (parents.length + 1 > MAX_DEPTH) {
-        return { root: null, error: { line: current.row + 1, column: current.col + 1, message: `nesting deeper than ${MAX_DEPTH} levels` } };
+        return { root: null, nodes: [], error: { line: current.row + 1, column: current.col + 1, message: `nesting deeper than ${MAX_DEPTH} levels` } };
       }
       parents.push(current);
       current = make(current);
@@ -197,7 +219,7 @@ function copyTree(t: number, g: Grammar, src: Source): PyParse {
     }
     if (!moved) break;
   }
-  return { root, error };
+  return { root, error, nodes };
 }
 
 /** Parses with the already-initialised parser (call `initPython()` first). */
@@ -207,10 +229,10 @@ export function parsePythonSync(code: string): PyParse {
   const tree = grammar.parser.parse(code, null, { progressCallback: () => performance.now() > deadline });
   if (!tree) {
     grammar.parser.reset(); // a cancelled parse would otherwise be resumed by the next call
-    return { root: null, limit: true, error: { line: 1, column: 1, message: `parsing exceeded ${PARSE_BUDGET_MS} ms` } };
+    return { root: null, nodes: [], limit: true, error: { line: 1, column: 1, message: `parsing exceeded ${PARSE_BUDGET_MS} ms` } };
   }
   try {
-    if (tree.rootNode.hasError) return { root: null, error: firstError(tree) };
+    if (tree.rootNode.hasError) return { root: null, nodes: [], error: firstError(tree) };
     const t = treeAddress(tree);
     openCursor(grammar.raw, t);
     try {
