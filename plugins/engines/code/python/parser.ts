@@ -1,6 +1,6 @@
 import { createRequire } from 'node:module';
 import { Parser, Language, type Tree } from 'web-tree-sitter';
-import { type RawCursor, checkRawWalk, initRaw, openCursor, treeAddress } from './ts-raw.js';
+import { type RawCursor, checkRawWalk, initRaw, openCursor, rootHasError, treeAddress } from './ts-raw.js';
 
 /**
  * Python source → a plain JS tree. tree-sitter (wasm) was measured against @lezer/python on the
@@ -9,8 +9,12 @@ import { type RawCursor, checkRawWalk, initRaw, openCursor, treeAddress } from '
  * plain objects once with a cursor, reading only numeric ids and offsets per node through direct
  * wasm calls (ts-raw.ts); names come from per-language caches and positions from a line table.
  */
+/** The children of every leaf: one shared, frozen array instead of an empty one per node. */
+const LEAF: PyNode[] = Object.freeze([]) as unknown as PyNode[];
+
 export class PyNode {
-  readonly children: PyNode[] = [];
+  /** set only by the tree copy (replaced on the first child, since leaves share LEAF) */
+  children: PyNode[] = LEAF;
   constructor(
     readonly type: string,
     /** field name under the parent (`function`, `arguments`, `name`, …), or null */
@@ -80,6 +84,8 @@ interface Grammar {
   raw: RawCursor;
   types: string[];
   named: boolean[];
+  /** by type id: a Python-2-only statement */
+  py2: boolean[];
   fields: Array<string | null>;
 }
 
@@ -113,7 +119,7 @@ export function initPython(): Promise<Grammar> {
       const fields: Array<string | null> = [null];
       for (let id = 1; id <= lang.fieldCount; id++) fields.push(intern(lang.fieldNameForId(id)));
       checkRawWalk(raw, parser);
-      grammar = { parser, raw, types, named, fields };
+      grammar = { parser, raw, types, named, py2: types.map((ty) => PY2_ONLY.has(ty)), fields };
       return grammar;
     })();
     ready.catch(() => {
@@ -172,16 +178,19 @@ function firstError(tree: Tree): { line: number; column: number; message: string
  */
 function copyTree(t: number, g: Grammar, src: Source): PyParse {
   const raw = g.raw;
-  const { types, fields, named } = g;
+  const { types, fields, named, py2 } = g;
   let error: PyParse['error'] = null;
   const nodes: PyNode[] = [];
   const materialize = (parent: PyNode | null, typeId: number, fieldId: number): PyNode => {
     const node = new PyNode(types[typeId], fields[fieldId] ?? null, named[typeId], src, raw._ts_tree_cursor_start_index_wasm(t), raw._ts_tree_cursor_end_index_wasm(t), parent);
     nodes.push(node);
-    if (!error && PY2_ONLY.has(node.type)) {
+    if (py2[typeId] && !error) {
       error = { line: node.row + 1, column: node.col + 1, message: `Python 2 ${node.type.replace('_', ' ')} is not valid Python 3` };
     }
-    if (parent) parent.children.push(node);
+    if (parent) {
+      if (parent.children === LEAF) parent.children = [node];
+      else parent.children.push(node);
+    }
     return node;
   };
   const make = (parent: PyNode): PyNode | null => {
@@ -232,8 +241,8 @@ export function parsePythonSync(code: string): PyParse {
     return { root: null, nodes: [], limit: true, error: { line: 1, column: 1, message: `parsing exceeded ${PARSE_BUDGET_MS} ms` } };
   }
   try {
-    if (tree.rootNode.hasError) return { root: null, nodes: [], error: firstError(tree) };
     const t = treeAddress(tree);
+    if (rootHasError(grammar.raw, t)) return { root: null, nodes: [], error: firstError(tree) };
     openCursor(grammar.raw, t);
     try {
       // CPython's compile-time rejections are checked by the analysis walk (compile-check.ts)

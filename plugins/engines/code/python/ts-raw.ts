@@ -21,13 +21,14 @@ export interface RawCursor {
   _ts_tree_cursor_current_field_id_wasm(tree: number): number;
   _ts_tree_cursor_start_index_wasm(tree: number): number;
   _ts_tree_cursor_end_index_wasm(tree: number): number;
+  _ts_node_has_error_wasm(tree: number): number;
 }
 
 const NEEDED: Array<keyof RawCursor> = [
   '_ts_tree_root_node_wasm', '_ts_tree_cursor_new_wasm', '_ts_tree_cursor_delete_wasm',
   '_ts_tree_cursor_goto_first_child_wasm', '_ts_tree_cursor_goto_next_sibling_wasm', '_ts_tree_cursor_goto_parent_wasm',
   '_ts_tree_cursor_current_node_type_id_wasm', '_ts_tree_cursor_current_field_id_wasm',
-  '_ts_tree_cursor_start_index_wasm', '_ts_tree_cursor_end_index_wasm',
+  '_ts_tree_cursor_start_index_wasm', '_ts_tree_cursor_end_index_wasm', '_ts_node_has_error_wasm',
 ];
 
 let captured: RawCursor | null = null;
@@ -52,6 +53,12 @@ export function treeAddress(tree: Tree): number {
   const address = (tree as unknown as { 0: number })[0];
   if (typeof address !== 'number' || address === 0) throw new Error('web-tree-sitter: tree has no wasm address');
   return address;
+}
+
+/** Whether the tree holds an ERROR or MISSING node (`tree.rootNode.hasError` without building a Node). */
+export function rootHasError(raw: RawCursor, tree: number): boolean {
+  raw._ts_tree_root_node_wasm(tree);
+  return raw._ts_node_has_error_wasm(tree) !== 0;
 }
 
 /** Puts a fresh cursor on the tree's root in the transfer buffer; pair with `_ts_tree_cursor_delete_wasm`. */
@@ -112,8 +119,8 @@ export function checkRawWalk(raw: RawCursor, parser: Parser, sample = SAMPLE): v
   const tree = parser.parse(sample);
   if (!tree) throw new Error('web-tree-sitter: self-check parse failed');
   try {
-    const a = JSON.stringify(rawWalk(raw, tree));
-    const b = JSON.stringify(publicWalk(tree));
+    const a = JSON.stringify([rootHasError(raw, treeAddress(tree)), rawWalk(raw, tree)]);
+    const b = JSON.stringify([tree.rootNode.hasError, publicWalk(tree)]);
     if (a !== b) throw new Error('web-tree-sitter: direct cursor walk disagrees with the public TreeCursor');
   } finally {
     tree.delete();
