@@ -17,15 +17,17 @@ const SUSPICIOUS_HOST = /^(?:\d{1,3}(?:\.\d{1,3}){3}|\[[0-9a-f:]+\])$|\.onion$|(
 
 /**
  * The A2A code guard's layer-2 pattern heuristics (operations-api, code_guard row), by name.
- * Exported so the guard and this engine use one definition.
+ * Exported so the guard and this engine use one definition. `needs`: words of which every match
+ * of `re` contains at least one, so a text holding none of them is passed over without running
+ * the regex (a plain substring search is much cheaper than a scan for `\b…`).
  */
-export const GUARD_PATTERNS: ReadonlyArray<{ name: string; re: RegExp }> = [
-  { name: 'getattr_builtin', re: /\bgetattr\s*\(\s*(?:__builtins__|builtins)\b/ },
-  { name: 'builtins_dict_access', re: /(?:__builtins__|builtins\.__dict__|globals\s*\(\s*\)|vars\s*\(\s*\))\s*\[/ },
-  { name: 'base64_exec', re: /\b(?:exec|eval)\s*\([^)]*\b(?:b64decode|b32decode|decodebytes|atob)\b/ },
-  { name: 'dynamic_import', re: /\b__import__\s*\(|\bimportlib\s*\.\s*import_module\s*\(|\brequire\s*\(\s*[^'"`\s)]/ },
-  { name: 'os_system', re: /\bos\s*\.\s*system\s*\(/ },
-  { name: 'os_popen', re: /\bos\s*\.\s*popen\s*\(/ },
+export const GUARD_PATTERNS: ReadonlyArray<{ name: string; re: RegExp; needs: readonly string[] }> = [
+  { name: 'getattr_builtin', re: /\bgetattr\s*\(\s*(?:__builtins__|builtins)\b/, needs: ['getattr'] },
+  { name: 'builtins_dict_access', re: /(?:__builtins__|builtins\.__dict__|globals\s*\(\s*\)|vars\s*\(\s*\))\s*\[/, needs: ['builtins', 'globals', 'vars'] },
+  { name: 'base64_exec', re: /\b(?:exec|eval)\s*\([^)]*\b(?:b64decode|b32decode|decodebytes|atob)\b/, needs: ['b64decode', 'b32decode', 'decodebytes', 'atob'] },
+  { name: 'dynamic_import', re: /\b__import__\s*\(|\bimportlib\s*\.\s*import_module\s*\(|\brequire\s*\(\s*[^'"`\s)]/, needs: ['__import__', 'importlib', 'require'] },
+  { name: 'os_system', re: /\bos\s*\.\s*system\s*\(/, needs: ['system'] },
+  { name: 'os_popen', re: /\bos\s*\.\s*popen\s*\(/, needs: ['popen'] },
 ];
 
 function lineAt(code: string, index: number): number {
@@ -46,7 +48,8 @@ function entropy(s: string): number {
 /** Raw-text pattern matches, named as the A2A guard names them. */
 export function heuristicSignals(code: string): TextSignal[] {
   const out: TextSignal[] = [];
-  for (const { name, re } of GUARD_PATTERNS) {
+  for (const { name, re, needs } of GUARD_PATTERNS) {
+    if (!needs.some((w) => code.includes(w))) continue;
     const m = re.exec(code);
     if (m) out.push({ name, line: lineAt(code, m.index), detail: m[0].slice(0, 80) });
   }
@@ -62,7 +65,7 @@ export function textSignals(code: string): TextSignal[] {
       out.push({ name: 'high_entropy_string', line: lineAt(code, m.index ?? 0), detail: `${body.length} characters, ${entropy(body).toFixed(2)} bits/char` });
     }
   }
-  for (const m of code.matchAll(URL)) {
+  for (const m of code.includes('://') ? code.matchAll(URL) : []) {
     if (out.length >= MAX_SIGNALS) break;
     let host = '';
     try {

@@ -30,7 +30,8 @@ const LANGUAGE_ALIASES: Record<string, Language> = {
 export function resolveLanguage(value: unknown): Language | null {
   if (value === undefined || value === null) return 'python';
   if (typeof value !== 'string') return null;
-  return LANGUAGE_ALIASES[value.trim().toLowerCase()] ?? null;
+  const key = value.trim().toLowerCase();
+  return Object.hasOwn(LANGUAGE_ALIASES, key) ? LANGUAGE_ALIASES[key] : null; // not `constructor`, `__proto__`, …
 }
 
 /** Fields every code verdict carries, proven or not (legacy keys are copied to the top level by diagnosticBody). */

@@ -1,5 +1,6 @@
 import t from 'tap';
 import { analyzePython, isBlocking } from '../../../plugins/engines/code/index.js';
+import { verify } from '../../../plugins/engines/code/engine.js';
 
 /**
  * Per-rule cases for Python: each unsafe case must produce a blocking finding with the named rule,
@@ -162,6 +163,17 @@ t.test('non-blocking findings are still reported', async (t) => {
   t.ok(a.findings.some((f) => f.rule_id === 'python.import.subprocess' && f.severity === 'LOW'));
   t.ok(a.findings.some((f) => f.rule_id === 'python.process.dynamic_arguments' && f.severity === 'MEDIUM'));
   t.same(a.findings.filter(isBlocking), []);
+});
+
+t.test('attribute and key names that are Object.prototype members are ordinary names', async (t) => {
+  for (const code of ['a.constructor\n', 'x = a.__proto__\n', 'a.toString()\n', "globals()['constructor']\n", 'hmac.constructor(k)\n']) {
+    const d = await verify({ code, language: 'python' });
+    t.equal(d.status, 'VERIFIED', JSON.stringify(code));
+    t.equal(d.admission, 'ADMIT', JSON.stringify(code));
+    t.same(d.developer_fields.vulnerabilities, [], `${JSON.stringify(code)}: no finding`);
+  }
+  const d = await verify({ code: 'k = x.constructor;\n', language: 'javascript' });
+  t.equal(d.admission, 'ADMIT');
 });
 
 t.test('findings carry line, column, type, severity, message, rule_id', async (t) => {

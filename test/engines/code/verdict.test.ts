@@ -1,8 +1,9 @@
 import t from 'tap';
 import { verify } from '../../../plugins/engines/code/engine.js';
-import { advisoryChecks, heuristicSignals, RULES_VERSION, MAX_CODE_BYTES, resolveLanguage } from '../../../plugins/engines/code/index.js';
+import { GUARD_PATTERNS, advisoryChecks, heuristicSignals, RULES_VERSION, MAX_CODE_BYTES, resolveLanguage } from '../../../plugins/engines/code/index.js';
 import { proofRefOf, diagnosticBody } from '../../../core/verdict.js';
 import { sha256Hex } from '../../../core/canonical.js';
+import { corpusLines } from '../../../bench/harness.js';
 
 t.test('proven-unsafe code: VERIFIED, is_valid false, admission BLOCKED', async (t) => {
   const d = await verify({ code: 'import pickle\npickle.loads(b)\n' });
@@ -79,6 +80,8 @@ t.test('unsupported languages are BLOCKED and list the supported ones', async (t
   t.equal(resolveLanguage('py'), 'python');
   t.equal(resolveLanguage(undefined), 'python');
   t.equal(resolveLanguage('cobol'), null);
+  for (const name of ['constructor', 'toString', '__proto__', 'hasOwnProperty']) t.equal(resolveLanguage(name), null, `${name} is no language`);
+  t.equal((await verify({ code: 'x = 1\n', language: 'constructor' })).developer_fields.constraint_id, 'code_verifier.unsupported_language');
 });
 
 t.test('oversized code is refused in the engine too', async (t) => {
@@ -107,6 +110,24 @@ t.test('text-only signals are advisory and never change the verdict', async (t) 
 t.test('guard heuristics use the operations-api names', async (t) => {
   const names = heuristicSignals("getattr(__builtins__, n)\nglobals()['x']\nexec(b64decode(s))\n__import__(m)\nos.system(c)\nos.popen(c)\n").map((s) => s.name);
   t.same(names, ['getattr_builtin', 'builtins_dict_access', 'base64_exec', 'dynamic_import', 'os_system', 'os_popen']);
+});
+
+t.test("a guard pattern's `needs` words are in every text it matches (the substring pre-check never hides a match)", async (t) => {
+  const texts = [
+    "getattr( builtins , n)\nvars ( ) [k]\neval(codecs.decode(atob(s)))\nrequire(name)\nimportlib . import_module (m)\nos .system(c)\n",
+    'x = builtins.__dict__ ["eval"]\nexec(base64.b32decode(p))\nexec(base64.decodebytes(p))\n',
+    ...corpusLines('code.jsonl').map((l) => l.code as string),
+  ];
+  let matched = 0;
+  for (const text of texts) {
+    for (const { name, re, needs } of GUARD_PATTERNS) {
+      const m = re.exec(text);
+      if (!m) continue;
+      matched++;
+      t.ok(needs.some((w) => m[0].includes(w)), `${name} on ${JSON.stringify(m[0])}`);
+    }
+  }
+  t.ok(matched >= 12, `the texts exercise the patterns (${matched} matches)`);
 });
 
 t.test('pathological input fails closed and leaves the parser usable', async (t) => {

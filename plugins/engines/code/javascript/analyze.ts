@@ -5,14 +5,14 @@ import { isCredentialValue, isKeyLiteral, isSecretName, secretByValue } from '..
 import { type Analysis, type Finding, type Language, type Severity, normaliseFindings } from '../types.js';
 
 /** crypto functions and the position of their key argument (a literal there is a hard-coded key) */
-const JS_KEY_ARG: Record<string, number> = {
-  'crypto.createHmac': 1,
-  'crypto.createCipheriv': 1,
-  'crypto.createDecipheriv': 1,
-  'crypto.createSecretKey': 0,
-  'jsonwebtoken.sign': 1,
-  'jsonwebtoken.verify': 1,
-};
+const JS_KEY_ARG = new Map<string, number>([
+  ['crypto.createHmac', 1],
+  ['crypto.createCipheriv', 1],
+  ['crypto.createDecipheriv', 1],
+  ['crypto.createSecretKey', 0],
+  ['jsonwebtoken.sign', 1],
+  ['jsonwebtoken.verify', 1],
+]);
 
 const CHILD = 'child_process';
 const SHELL_EXEC = new Set([`${CHILD}.exec`, `${CHILD}.execSync`]);
@@ -160,7 +160,7 @@ class JsAnalysis {
     }
     for (const q of this.r.qualify(callee)) {
       this.qualified(n, q, args, a0);
-      const keyAt = JS_KEY_ARG[q];
+      const keyAt = JS_KEY_ARG.get(q);
       const key = keyAt !== undefined ? args[keyAt] : undefined;
       const v = key ? this.r.fold(key) : null;
       if (v !== null && isKeyLiteral(v)) this.report(n, 'HIGH', 'hardcoded_credential', 'secrets.literal_crypto_key', `${q}() is given a literal key`);

@@ -7,25 +7,33 @@ import { isCredentialValue, isSecretName } from '../secrets.js';
 import type { Analysis, Finding, Severity } from '../types.js';
 import { normaliseFindings } from '../types.js';
 
-/** Dunder attributes that walk from an ordinary object to builtins, globals or other classes. */
-const DUNDERS: Record<string, Severity> = {
-  __subclasses__: 'CRITICAL',
-  __globals__: 'CRITICAL',
-  __builtins__: 'CRITICAL',
-  __mro__: 'HIGH',
-  __bases__: 'HIGH',
-  __base__: 'HIGH',
-  __getattribute__: 'HIGH',
-  __code__: 'MEDIUM',
-  __class__: 'MEDIUM',
-};
+/**
+ * Dunder attributes that walk from an ordinary object to builtins, globals or other classes. A Map,
+ * not an object literal: the key is source text, and `x.constructor` or `x.__proto__` must not
+ * find Object.prototype's members.
+ */
+const DUNDERS = new Map<string, Severity>([
+  ['__subclasses__', 'CRITICAL'],
+  ['__globals__', 'CRITICAL'],
+  ['__builtins__', 'CRITICAL'],
+  ['__mro__', 'HIGH'],
+  ['__bases__', 'HIGH'],
+  ['__base__', 'HIGH'],
+  ['__getattribute__', 'HIGH'],
+  ['__code__', 'MEDIUM'],
+  ['__class__', 'MEDIUM'],
+]);
 /** Frame attributes that hand out another scope's globals or builtins. */
 const FRAME_ATTRS = new Set(['f_globals', 'f_builtins', 'f_locals']);
+const DANGEROUS_HEADS = new Set(['eval', 'exec', 'compile', '__import__', 'os', 'subprocess', 'popen2', 'pty', 'pickle', 'marshal', 'ctypes']);
 /**
  * Callables that are dangerous when merely passed along (`Thread(target=os.system, args=(c,))`,
  * `map(eval, xs)`, a pickle `__reduce__` returning `os.system`): the call happens out of sight.
  */
 function isDangerousCallable(q: string): boolean {
+  // every name below starts with one of these modules or builtins: most names are rejected here
+  const dot = q.indexOf('.');
+  if (!DANGEROUS_HEADS.has(dot < 0 ? q : q.slice(0, dot))) return false;
   return (
     CODE_BUILTINS.has(q) ||
     /^os\.(system|popen[234]?|exec[lvpe]*|spawn[lvpe]*|posix_spawnp?|startfile)$/.test(q) ||
@@ -86,9 +94,9 @@ class PythonAnalysis {
   private readonly data: DataFindings;
   readonly compile: CompileChecker;
 
-  constructor(root: PyNode, code: string) {
+  constructor(nodes: readonly PyNode[], code: string) {
     this.compile = new CompileChecker(code);
-    this.r = new Resolver(root);
+    this.r = new Resolver(nodes);
     this.ctx = { r: this.r, report: (n, s, t, rule, m) => this.report(n, s, t, rule, m) };
     this.data = new DataFindings(this.r, this.ctx.report);
   }
@@ -97,13 +105,13 @@ class PythonAnalysis {
     this.findings.push({ type, severity, line: node.row + 1, column: node.col + 1, message, rule_id: `python.${rule}` });
   }
 
-  run(root: PyNode): void {
-    const stack: PyNode[] = [root];
-    while (stack.length) {
-      const n = stack.pop() as PyNode;
-      // string contents and comments are data: only f-string interpolations inside them are code
-      if (n.type === 'comment' || n.type === 'string_content') continue;
-      for (let i = n.children.length - 1; i >= 0; i--) stack.push(n.children[i]);
+  /**
+   * One pass over the module's nodes in document order feeds every rule and the compile check.
+   * Comments and string contents (with their escape sequences) match no rule: they are data, and
+   * only the f-string interpolations beside them are code.
+   */
+  run(nodes: readonly PyNode[]): void {
+    for (const n of nodes) {
       this.compile.visit(n);
       switch (n.type) {
         case 'call': {
@@ -147,7 +155,7 @@ class PythonAnalysis {
     const attr = field(n, 'attribute');
     if (!attr) return;
     const name = ident(attr.text);
-    const sev = DUNDERS[name];
+    const sev = DUNDERS.get(name);
     if (sev) this.report(attr, sev, 'sandbox_escape', `dunder.${name.slice(2, -2)}`, `attribute ${name} reaches interpreter internals`);
     if (FRAME_ATTRS.has(name)) this.report(attr, 'HIGH', 'sandbox_escape', 'dunder.frame_scope', `frame attribute ${name} exposes another scope`);
     // `os.system` passed around as a value (the call itself is reported by the call rules)
@@ -182,7 +190,7 @@ class PythonAnalysis {
     if (!ns.length) return;
     if (k !== null) {
       const name = k.normalize('NFKC');
-      if (CODE_BUILTINS.has(name) || name in DUNDERS || name === 'getattr') {
+      if (CODE_BUILTINS.has(name) || DUNDERS.has(name) || name === 'getattr') {
         this.report(n, 'CRITICAL', name === '__builtins__' ? 'sandbox_escape' : 'code_execution', 'dangerous_call.namespace_lookup', `looks up ${JSON.stringify(name)} in a namespace dictionary`);
       }
     } else {
@@ -234,8 +242,8 @@ export function analyzePythonSync(code: string): Analysis {
   }
   let a: PythonAnalysis | null = null;
   try {
-    a = new PythonAnalysis(parsed.root, code);
-    a.run(parsed.root);
+    a = new PythonAnalysis(parsed.nodes, code);
+    a.run(parsed.nodes);
     // code CPython would reject is never answered safe, whatever tree-sitter accepted
     if (a.compile.error) return { language: 'python', parseOk: false, parser: 'tree-sitter-python', parseError: a.compile.error, findings: [] };
   } catch (err) {

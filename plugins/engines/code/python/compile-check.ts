@@ -20,21 +20,25 @@ export interface CompileError {
 const CLAUSES = new Set(['else_clause', 'elif_clause', 'except_clause', 'except_group_clause', 'finally_clause', 'case_clause']);
 const SCOPES = new Set(['function_definition', 'class_definition', 'lambda', 'module']);
 
-/** Indentation of the line a node starts on, or null when something else precedes it on that line. */
-function indentOf(n: PyNode, code: string, lineStart: number): [number, number] | null {
-  const prefix = code.slice(lineStart, lineStart + n.col);
-  if (!/^[ \t\f]*$/.test(prefix)) return null;
-  const lead = prefix.slice(prefix.lastIndexOf('\f') + 1);
+/**
+ * Indentation of the line a node starts on, or null when something else precedes it on that line.
+ * A form feed resets the count (CPython counts only what follows the last one).
+ */
+function indentOf(n: PyNode, code: string): [number, number] | null {
   let t8 = 0;
   let t1 = 0;
-  for (const ch of lead) {
-    if (ch === '\t') {
-      t8 = (Math.floor(t8 / 8) + 1) * 8;
-      t1++;
-    } else {
+  for (let i = n.lineStart; i < n.start; i++) {
+    const ch = code.charCodeAt(i);
+    if (ch === 0x20) {
       t8++;
       t1++;
-    }
+    } else if (ch === 0x09) {
+      t8 = (Math.floor(t8 / 8) + 1) * 8;
+      t1++;
+    } else if (ch === 0x0c) {
+      t8 = 0;
+      t1 = 0;
+    } else return null;
   }
   return [t8, t1];
 }
@@ -53,16 +57,14 @@ function statements(n: PyNode): PyNode[] {
  */
 export class CompileChecker {
   error: CompileError | null = null;
-  private readonly starts: number[] = [0];
   private readonly indentCache = new Map<PyNode, [number, number] | null>();
 
-  constructor(private readonly code: string) {
-    for (let i = code.indexOf('\n'); i !== -1; i = code.indexOf('\n', i + 1)) this.starts.push(i + 1);
-  }
+  constructor(private readonly code: string) {}
 
   private indent(n: PyNode): [number, number] | null {
-    if (!this.indentCache.has(n)) this.indentCache.set(n, indentOf(n, this.code, this.starts[n.row] ?? 0));
-    return this.indentCache.get(n) as [number, number] | null;
+    let i = this.indentCache.get(n);
+    if (i === undefined) this.indentCache.set(n, (i = indentOf(n, this.code)));
+    return i;
   }
 
   /** the indentation of the line holding `n`'s statement (walks up to the node that starts the line) */

@@ -14,23 +14,29 @@ import type { Report } from './rules.js';
  * tainted value in the same function is tainted; `int()`/`float()`/`bool()`/`len()` clean a value.
  */
 
-/** crypto constructors and the position of their key argument */
-const KEY_ARG: Record<string, number> = {
-  'cryptography.fernet.Fernet': 0,
-  'hmac.new': 0,
-  'hmac.HMAC': 0,
-  'jwt.encode': 1,
-  'nacl.secret.SecretBox': 0,
-  'cryptography.hazmat.primitives.ciphers.aead.AESGCM': 0,
-  'cryptography.hazmat.primitives.ciphers.aead.ChaCha20Poly1305': 0,
-  'cryptography.hazmat.primitives.ciphers.algorithms.AES': 0,
-};
+/** crypto constructors and the position of their key argument (a Map: keys are source names, never Object.prototype's) */
+const KEY_ARG = new Map<string, number>([
+  ['cryptography.fernet.Fernet', 0],
+  ['hmac.new', 0],
+  ['hmac.HMAC', 0],
+  ['jwt.encode', 1],
+  ['nacl.secret.SecretBox', 0],
+  ['cryptography.hazmat.primitives.ciphers.aead.AESGCM', 0],
+  ['cryptography.hazmat.primitives.ciphers.aead.ChaCha20Poly1305', 0],
+  ['cryptography.hazmat.primitives.ciphers.algorithms.AES', 0],
+]);
 const CIPHER_NEW = /^(?:Crypto|Cryptodome)\.Cipher\.(?:AES|DES|DES3|ARC2|ARC4|Blowfish|CAST|ChaCha20|Salsa20)\.new$/;
 const WEAK_HASH = new Set(['md5', 'sha1']);
 const FAST_HASH = new Set(['md5', 'sha1', 'sha224', 'sha256', 'sha384', 'sha512', 'sha3_256', 'sha3_512', 'blake2b', 'blake2s']);
 const REQUEST_FIELDS = new Set(['args', 'form', 'json', 'values', 'cookies', 'headers', 'data', 'files', 'GET', 'POST', 'query_params', 'get_json', 'body', 'params']);
 const SANITIZERS = new Set(['int', 'float', 'bool', 'len', 'abs', 'round']);
 const SQL_SINKS = new Set(['execute', 'executemany', 'executescript', 'raw', 'read_sql', 'read_sql_query']);
+/** the modules every qualified name checked by `call` starts with (a cheap test that rules most calls out) */
+const SINK_HEADS = new Set(['cryptography', 'hmac', 'jwt', 'nacl', 'Crypto', 'Cryptodome', 'hashlib', 'pandas', 'sqlalchemy']);
+function isDataSinkName(q: string): boolean {
+  const dot = q.indexOf('.');
+  return dot > 0 && SINK_HEADS.has(q.slice(0, dot));
+}
 const ROUTE_DECORATOR = /(?:^|\.)(?:route|get|post|put|delete|patch|api_view|websocket)\s*\(/;
 
 function enclosingFunction(n: PyNode): PyNode | null {
@@ -78,10 +84,12 @@ export class DataFindings {
 
   call(call: PyNode, quals: string[]): void {
     const fn = field(call, 'function') as PyNode;
-    const args = positionalArgs(call);
     const method = fn.type === 'attribute' ? ident((field(fn, 'attribute') as PyNode).text) : null;
+    if (!(method && (method === 'eval' || method === 'query' || SQL_SINKS.has(method))) && !quals.some(isDataSinkName)) return;
+    const args = positionalArgs(call);
     for (const q of quals) {
-      const keyAt = KEY_ARG[q] ?? (CIPHER_NEW.test(q) ? 0 : undefined);
+      if (!isDataSinkName(q)) continue;
+      const keyAt = KEY_ARG.get(q) ?? (CIPHER_NEW.test(q) ? 0 : undefined);
       if (keyAt !== undefined) {
         const key = args[keyAt] ?? keywordArg(call, 'key');
         const v = key ? this.r.fold(key) : null;

@@ -1,8 +1,9 @@
 import type { PyNode } from './parser.js';
 
-/** NFKC, as CPython applies to identifiers (PEP 3131): `ｅval` is `eval`. */
+/** NFKC, as CPython applies to identifiers (PEP 3131): `ｅval` is `eval`. ASCII is its own NFKC form. */
 export function ident(text: string): string {
-  return text.normalize('NFKC');
+  for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) > 0x7f) return text.normalize('NFKC');
+  return text;
 }
 
 /**

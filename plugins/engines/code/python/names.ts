@@ -1,7 +1,7 @@
 /** How module and attribute names are spelled canonically, so aliases of one module compare equal. */
 
-/** Qualified-name prefixes that mean the same module (aliases of the stdlib's implementation modules). */
-const MODULE_ALIASES: Array<[string, string]> = [
+/** Module names that mean the same module (aliases of the stdlib's implementation modules). */
+const MODULE_ALIASES = new Map<string, string>([
   ['__builtins__', 'builtins'],
   ['posix', 'os'],
   ['nt', 'os'],
@@ -11,7 +11,7 @@ const MODULE_ALIASES: Array<[string, string]> = [
   ['_posixsubprocess', 'subprocess'],
   ['posixpath', 'os.path'],
   ['ntpath', 'os.path'],
-];
+]);
 
 // identifiers are normalised in one place (literals.ts, the lowest module of the folder)
 export { ident } from './literals.js';
@@ -22,17 +22,28 @@ export { ident } from './literals.js';
  */
 const REEXPORTS_OS = /^(?:os\.path|posixpath|ntpath|genericpath|shutil|subprocess|pty|tempfile|glob|pathlib|platform|site|pkgutil|logging|shlex|uuid|webbrowser|zipfile|tarfile|multiprocessing|socket|ctypes\.util)\.os(?=\.|$)/;
 
-export function canonical(q: string): string {
-  let out = q.replace(REEXPORTS_OS, 'os');
-  for (const [from, to] of MODULE_ALIASES) {
-    if (out === from || out.startsWith(from + '.')) {
-      out = to + out.slice(from.length);
-      break;
-    }
-  }
+function step(q: string): string {
+  let out = q.includes('.os') ? q.replace(REEXPORTS_OS, 'os') : q;
+  const dot = out.indexOf('.');
+  const to = MODULE_ALIASES.get(dot < 0 ? out : out.slice(0, dot));
+  if (to !== undefined) out = to + (dot < 0 ? '' : out.slice(dot));
   // builtins.eval is eval; builtins.__dict__ stays qualified
   const rest = out.slice(9);
   if (out.startsWith('builtins.') && rest !== '__dict__' && !rest.includes('.') && !rest.includes('(')) return rest;
   return out;
 }
 
+/**
+ * The canonical spelling of a qualified name, applied until nothing changes (`builtins.posix` →
+ * `posix` → `os`), so canonical names are fixed points: a resolved set can be handed on without
+ * canonicalising its members again.
+ */
+export function canonical(q: string): string {
+  let out = q;
+  for (let i = 0; i < 8; i++) {
+    const next = step(out);
+    if (next === out) return out;
+    out = next;
+  }
+  return out;
+}

@@ -1,23 +1,29 @@
 import { createRequire } from 'node:module';
-import { Parser, Language, type Tree, type TreeCursor } from 'web-tree-sitter';
+import { Parser, Language, type Tree } from 'web-tree-sitter';
+import { type RawCursor, checkRawWalk, initRaw, openCursor, rootHasError, treeAddress } from './ts-raw.js';
 
 /**
  * Python source → a plain JS tree. tree-sitter (wasm) was measured against @lezer/python on the
  * corpus (see docs/engines/code.md): faster, and its grammar has field names (`function:`,
  * `arguments:`, `left:`) that make the rules read like the language. The wasm tree is copied into
- * plain objects once with a cursor, reading only numeric ids and offsets per node (each cursor
- * getter is a wasm call); names come from per-language caches and positions from a line table.
+ * plain objects once with a cursor, reading only numeric ids and offsets per node through direct
+ * wasm calls (ts-raw.ts); names come from per-language caches and positions from a line table.
  */
+/** The children of every leaf: one shared, frozen array instead of an empty one per node. */
+const LEAF: PyNode[] = Object.freeze([]) as unknown as PyNode[];
+
 export class PyNode {
-  readonly children: PyNode[] = [];
+  /** set only by the tree copy (replaced on the first child, since leaves share LEAF) */
+  children: PyNode[] = LEAF;
   constructor(
     readonly type: string,
     /** field name under the parent (`function`, `arguments`, `name`, …), or null */
     readonly field: string | null,
     readonly named: boolean,
     private readonly src: Source,
-    private readonly start: number,
-    private readonly end: number,
+    /** offsets in UTF-16 code units */
+    readonly start: number,
+    readonly end: number,
     readonly parent: PyNode | null,
   ) {}
 
@@ -33,7 +39,12 @@ export class PyNode {
 
   /** 0-based column in UTF-16 code units */
   get col(): number {
-    return this.start - this.src.lineStarts[this.src.rowOf(this.start)];
+    return this.start - this.lineStart;
+  }
+
+  /** offset of the first character of the line the node starts on */
+  get lineStart(): number {
+    return this.src.lineStarts[this.src.rowOf(this.start)];
   }
 }
 
@@ -61,13 +72,30 @@ export interface PyParse {
   limit?: boolean;
   /** first ERROR / MISSING node, or a Python-2-only statement (fails closed: Python 3 would not run it) */
   error: { line: number; column: number; message: string } | null;
+  /**
+   * every copied node in document order (pre-order), so the resolver and the rules visit the
+   * tree as one flat loop instead of each walking it with a stack
+   */
+  nodes: PyNode[];
 }
 
 interface Grammar {
   parser: Parser;
+  raw: RawCursor;
   types: string[];
   named: boolean[];
+  /** by type id: a Python-2-only statement */
+  py2: boolean[];
   fields: Array<string | null>;
+}
+
+/**
+ * The same string, internalised by V8 (a property key always is). Type and field names are compared
+ * with literals (`n.type === 'call'`) all through the rules; two internalised strings compare by
+ * pointer, while the names as decoded from wasm would be compared character by character.
+ */
+function intern<T extends string | null>(s: T): T {
+  return s === null ? s : (Object.keys({ [s]: 0 })[0] as T);
 }
 
 let ready: Promise<Grammar> | null = null;
@@ -77,7 +105,7 @@ let grammar: Grammar | null = null;
 export function initPython(): Promise<Grammar> {
   if (!ready) {
     ready = (async () => {
-      await Parser.init();
+      const raw = await initRaw();
       const wasm = createRequire(import.meta.url).resolve('tree-sitter-python/tree-sitter-python.wasm');
       const lang = await Language.load(wasm);
       const parser = new Parser();
@@ -85,12 +113,13 @@ export function initPython(): Promise<Grammar> {
       const types: string[] = [];
       const named: boolean[] = [];
       for (let id = 0; id < lang.nodeTypeCount; id++) {
-        types.push(lang.nodeTypeForId(id) ?? `#${id}`);
+        types.push(intern(lang.nodeTypeForId(id) ?? `#${id}`));
         named.push(lang.nodeTypeIsNamed(id));
       }
       const fields: Array<string | null> = [null];
-      for (let id = 1; id <= lang.fieldCount; id++) fields.push(lang.fieldNameForId(id));
-      grammar = { parser, types, named, fields };
+      for (let id = 1; id <= lang.fieldCount; id++) fields.push(intern(lang.fieldNameForId(id)));
+      checkRawWalk(raw, parser);
+      grammar = { parser, raw, types, named, py2: types.map((ty) => PY2_ONLY.has(ty)), fields };
       return grammar;
     })();
     ready.catch(() => {
@@ -98,6 +127,12 @@ export function initPython(): Promise<Grammar> {
     });
   }
   return ready;
+}
+
+/** Throws unless the direct wasm walk sees `code`'s tree as the public TreeCursor does (tests). */
+export function checkDirectWalk(code: string): void {
+  if (!grammar) throw new Error('python parser not initialised');
+  checkRawWalk(grammar.raw, grammar.parser, code);
 }
 
 export function pythonReady(): boolean {
@@ -138,37 +173,45 @@ function firstError(tree: Tree): { line: number; column: number; message: string
 /**
  * Copies the wasm tree into PyNodes. Anonymous tokens without a field (keywords, punctuation:
  * `def`, `(`, `:`) are not copied: no rule reads them, and skipping them saves the two wasm calls
- * for their offsets, a fifth of the copy. Anonymous tokens with a field (`operator: '+'`) are kept.
+ * for their offsets. Anonymous tokens with a field (`operator: '+'`) are kept. The cursor lives in
+ * the wasm transfer buffer (ts-raw.ts); each step below is one direct wasm call.
  */
-function copyTree(cursor: TreeCursor, g: Grammar, src: Source): PyParse {
+function copyTree(t: number, g: Grammar, src: Source): PyParse {
+  const raw = g.raw;
+  const { types, fields, named, py2 } = g;
   let error: PyParse['error'] = null;
+  const nodes: PyNode[] = [];
   const materialize = (parent: PyNode | null, typeId: number, fieldId: number): PyNode => {
-    const node = new PyNode(g.types[typeId], g.fields[fieldId] ?? null, g.named[typeId], src, cursor.startIndex, cursor.endIndex, parent);
-    if (!error && PY2_ONLY.has(node.type)) {
+    const node = new PyNode(types[typeId], fields[fieldId] ?? null, named[typeId], src, raw._ts_tree_cursor_start_index_wasm(t), raw._ts_tree_cursor_end_index_wasm(t), parent);
+    nodes.push(node);
+    if (py2[typeId] && !error) {
       error = { line: node.row + 1, column: node.col + 1, message: `Python 2 ${node.type.replace('_', ' ')} is not valid Python 3` };
     }
-    if (parent) parent.children.push(node);
+    if (parent) {
+      if (parent.children === LEAF) parent.children = [node];
+      else parent.children.push(node);
+    }
     return node;
   };
   const make = (parent: PyNode): PyNode | null => {
-    const typeId = cursor.nodeTypeId;
-    const fieldId = cursor.currentFieldId;
-    return !g.named[typeId] && !fieldId ? null : materialize(parent, typeId, fieldId);
+    const typeId = raw._ts_tree_cursor_current_node_type_id_wasm(t);
+    const fieldId = raw._ts_tree_cursor_current_field_id_wasm(t);
+    return !named[typeId] && !fieldId ? null : materialize(parent, typeId, fieldId);
   };
   // iterative: a recursive copy would overflow the stack on deeply nested input
-  const root = materialize(null, cursor.nodeTypeId, 0);
+  const root = materialize(null, raw._ts_tree_cursor_current_node_type_id_wasm(t), 0);
   const parents: PyNode[] = [];
   let current: PyNode | null = root;
   for (;;) {
-    if (cursor.gotoFirstChild()) {
+    if (raw._ts_tree_cursor_goto_first_child_wasm(t)) {
       if (!current) {
         // a skipped token has children after all (an aliased rule): back up and copy it
-        cursor.gotoParent();
-        current = materialize(parents[parents.length - 1], cursor.nodeTypeId, cursor.currentFieldId);
-        cursor.gotoFirstChild();
+        raw._ts_tree_cursor_goto_parent_wasm(t);
+        current = materialize(parents[parents.length - 1], raw._ts_tree_cursor_current_node_type_id_wasm(t), raw._ts_tree_cursor_current_field_id_wasm(t));
+        raw._ts_tree_cursor_goto_first_child_wasm(t);
       }
       if (parents.length + 1 > MAX_DEPTH) {
-        return { root: null, error: { line: current.row + 1, column: current.col + 1, message: `nesting deeper than ${MAX_DEPTH} levels` } };
+        return { root: null, nodes: [], error: { line: current.row + 1, column: current.col + 1, message: `nesting deeper than ${MAX_DEPTH} levels` } };
       }
       parents.push(current);
       current = make(current);
@@ -176,16 +219,16 @@ function copyTree(cursor: TreeCursor, g: Grammar, src: Source): PyParse {
     }
     let moved = false;
     while (!moved) {
-      if (cursor.gotoNextSibling()) {
+      if (raw._ts_tree_cursor_goto_next_sibling_wasm(t)) {
         current = make(parents[parents.length - 1]);
         moved = true;
-      } else if (parents.length > 0 && cursor.gotoParent()) {
+      } else if (parents.length > 0 && raw._ts_tree_cursor_goto_parent_wasm(t)) {
         current = parents.pop() as PyNode;
       } else break;
     }
     if (!moved) break;
   }
-  return { root, error };
+  return { root, error, nodes };
 }
 
 /** Parses with the already-initialised parser (call `initPython()` first). */
@@ -195,16 +238,17 @@ export function parsePythonSync(code: string): PyParse {
   const tree = grammar.parser.parse(code, null, { progressCallback: () => performance.now() > deadline });
   if (!tree) {
     grammar.parser.reset(); // a cancelled parse would otherwise be resumed by the next call
-    return { root: null, limit: true, error: { line: 1, column: 1, message: `parsing exceeded ${PARSE_BUDGET_MS} ms` } };
+    return { root: null, nodes: [], limit: true, error: { line: 1, column: 1, message: `parsing exceeded ${PARSE_BUDGET_MS} ms` } };
   }
   try {
-    if (tree.rootNode.hasError) return { root: null, error: firstError(tree) };
-    const cursor = tree.walk();
+    const t = treeAddress(tree);
+    if (rootHasError(grammar.raw, t)) return { root: null, nodes: [], error: firstError(tree) };
+    openCursor(grammar.raw, t);
     try {
       // CPython's compile-time rejections are checked by the analysis walk (compile-check.ts)
-      return copyTree(cursor, grammar, new Source(code));
+      return copyTree(t, grammar, new Source(code));
     } finally {
-      cursor.delete();
+      grammar.raw._ts_tree_cursor_delete_wasm(t);
     }
   } finally {
     tree.delete();

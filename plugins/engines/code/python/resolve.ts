@@ -43,8 +43,9 @@ export class Resolver {
   private readonly inProgress = new Set<PyNode>();
   private steps = 0;
 
-  constructor(root: PyNode) {
-    this.collect(root);
+  /** `nodes`: the module's nodes in document order (PyParse.nodes) */
+  constructor(nodes: readonly PyNode[]) {
+    this.collect(nodes);
   }
 
   private bind(name: string, b: Binding): void {
@@ -66,11 +67,8 @@ export class Resolver {
     }
   }
 
-  private collect(root: PyNode): void {
-    const stack: PyNode[] = [root];
-    while (stack.length) {
-      const n = stack.pop() as PyNode;
-      for (let i = n.children.length - 1; i >= 0; i--) stack.push(n.children[i]);
+  private collect(nodes: readonly PyNode[]): void {
+    for (const n of nodes) {
       switch (n.type) {
         case 'import_statement':
           for (const c of n.children.filter((x) => x.field === 'name')) {
@@ -153,15 +151,17 @@ export class Resolver {
     }
   }
 
-  /** Possible qualified names of an expression (empty when nothing is known). */
+  /**
+   * Possible qualified names of an expression (empty when nothing is known). The array may be the
+   * resolver's memo of a name: callers read it and never change it.
+   */
   qualify(node: PyNode, depth = 0): string[] {
     this.tick();
     if (depth > MAX_DEPTH) return [];
+    // a name's memoised set is already canonical, capped and free of duplicates
+    if (node.type === 'identifier') return this.nameQuals(ident(node.text), depth);
     const { out, add } = this.quals.collector();
     switch (node.type) {
-      case 'identifier':
-        for (const q of this.nameQuals(ident(node.text), depth)) add(q);
-        break;
       case 'attribute': {
         const attr = field(node, 'attribute');
         const obj = field(node, 'object');

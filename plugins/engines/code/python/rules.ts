@@ -138,12 +138,27 @@ function subprocessFinding(ctx: CallCtx, call: PyNode, fname: string, args: PyNo
   // a fixed program with fixed arguments and no shell is the corpus's safe `subprocess.run([...])`
 }
 
+const headOf = (q: string): string => {
+  const dot = q.indexOf('.');
+  return dot < 0 ? q : q.slice(0, dot);
+};
+/**
+ * The first segment of every name `checkQualified` reacts to: the names it tests one by one, and
+ * those of its tables. A call whose names all start elsewhere (`len`, `self.x`, `str.join`) matches
+ * no call rule, and most calls are rejected by this one lookup instead of the whole chain.
+ */
+const RULE_HEADS = new Set([
+  'eval', 'exec', 'compile', '__import__', 'importlib', 'getattr', 'setattr', 'delattr', 'runpy', 'types', 'code', 'torch', 'numpy',
+  'os', 'yaml', 'pty', NAMESPACE, 'builtins', 'ctypes', 'shutil',
+  ...[...DESERIALIZERS, ...SHELL_STRING_EXEC, ...SUBPROCESS_ARGV, ...NETWORK_PREFIXES, ...SOCKET_PREFIXES].map(headOf),
+]);
+
 /** Applies every call rule to one call node. */
 export function checkCall(ctx: CallCtx, call: PyNode, quals?: string[]): void {
   const fn = field(call, 'function');
   if (!fn) return;
-  const args = positionalArgs(call);
-  for (const q of quals ?? ctx.r.qualify(fn)) checkQualified(ctx, call, q, args);
+  let args: PyNode[] | null = null;
+  for (const q of quals ?? ctx.r.qualify(fn)) if (RULE_HEADS.has(headOf(q))) checkQualified(ctx, call, q, (args ??= positionalArgs(call)));
 }
 
 function checkQualified(ctx: CallCtx, call: PyNode, q: string, args: PyNode[]): void {
