@@ -53,7 +53,7 @@ function statements(n: PyNode): PyNode[] {
 
 /**
  * Fed node by node by the analysis walk (python/analyze.ts), so the check costs no walk of its own;
- * `error` is the first rejection found. `compileCheck` runs it alone over a tree.
+ * `error` is the first rejection found.
  */
 export class CompileChecker {
   error: CompileError | null = null;
@@ -121,17 +121,4 @@ export class CompileChecker {
     }
     return null;
   }
-}
-
-/** The checker alone over a whole tree (strings and comments hold no statements). */
-export function compileCheck(root: PyNode, code: string): CompileError | null {
-  const checker = new CompileChecker(code);
-  const stack: PyNode[] = [root];
-  while (stack.length && !checker.error) {
-    const n = stack.pop() as PyNode;
-    if (n.type === 'string' || n.type === 'comment') continue;
-    for (let i = n.children.length - 1; i >= 0; i--) stack.push(n.children[i]);
-    checker.visit(n);
-  }
-  return checker.error;
 }
