@@ -55,9 +55,24 @@ export function lex(text: string): { text: string; equals: number[] } {
   return { text: out, equals };
 }
 
-function parseText(text: string): MathNode {
+/**
+ * mathjs reports a syntax error by throwing; an equation's whole-text parse (below) throws on every
+ * ordinary equation. The stack such an error captures is never read, and capturing it was a visible
+ * share of the worker's time, so parsing runs with stack capture off.
+ */
+function parseQuiet(text: string): MathNode {
+  const limit = Error.stackTraceLimit;
+  Error.stackTraceLimit = 0;
   try {
     return math.parse(text);
+  } finally {
+    Error.stackTraceLimit = limit;
+  }
+}
+
+function parseText(text: string): MathNode {
+  try {
+    return parseQuiet(text);
   } catch (err) {
     if (err instanceof RangeError) {
       throw new MathRefusal(C.depthExceeded, `Expression nesting exceeds ${MAX_DEPTH} levels.`, { max_depth: MAX_DEPTH });
@@ -85,7 +100,7 @@ export function parseInput(raw: string): Parsed {
     // the whole text first: mathjs recognises `f(x) = …` (a function definition) and `a.b = …` only this way
     let whole: MathNode | null = null;
     try {
-      whole = math.parse(text);
+      whole = parseQuiet(text);
     } catch {
       whole = null;
     }
