@@ -15,8 +15,6 @@ export interface Parsed {
   /** NFKC-normalised input, as bound into the proof evidence */
   normalized: string;
   sides: Ast[];
-  /** mathjs's rendering of what it parsed, per side */
-  rendered: string[];
 }
 
 /**
@@ -127,7 +125,7 @@ export function parseInput(raw: string): Parsed {
       },
     );
   }
-  return { normalized, sides, rendered: nodes.map((n) => n.toString()) };
+  return { normalized, sides };
 }
 
 function disallowed(construct: string): MathRefusal {
