@@ -56,7 +56,7 @@ export async function createApp(opts: CreateOptions): Promise<Kernel> {
   validator.loadDir(SCHEMAS_DIR);
   const router = new Router();
   const store = opts.store ?? (await openStore(config, (err) => log.warn({ err: err.message }, 'store unavailable'), (m) => log.warn({ event: 'data_dir.permissions' }, m)));
-  const pools = new WorkerPools(config.workers.threads, log, config.workers.young_generation_mb);
+  const pools = new WorkerPools(config.workers.threads, log, config.workers.young_generation_mb, config.workers.idle_timeout_ms);
   const authenticators = new Map<string, Authenticator>();
   const credentialPresent = new Map<string, (ctx: RequestContext) => boolean>();
   const hooks = { onRequest: [] as PreHandlerHook[], preHandler: [] as PreHandlerHook[], onReply: [] as OnReplyHook[], onError: [] as OnErrorHook[] };

@@ -16,6 +16,8 @@ export class EngineError extends Error {
 
 /** the young generation a worker thread gets unless workers.young_generation_mb says otherwise */
 export const DEFAULT_YOUNG_GENERATION_MB = 8;
+/** how long a thread beyond a pool's first may idle before it exits, unless workers.idle_timeout_ms says otherwise */
+export const DEFAULT_IDLE_TIMEOUT_MS = 60_000;
 
 const ENTRY = new URL('./worker-entry.js', import.meta.url);
 const TIMEOUT = Symbol('timeout');
@@ -34,7 +36,14 @@ export class WorkerPools {
     private readonly log: Logger,
     /** V8 young generation of each worker thread (MB); see workers.young_generation_mb */
     private readonly youngGenerationMb = DEFAULT_YOUNG_GENERATION_MB,
+    /** a thread beyond the first exits after this long without a task; see workers.idle_timeout_ms */
+    private readonly idleTimeoutMs = DEFAULT_IDLE_TIMEOUT_MS,
   ) {}
+
+  /** threads a pool has now (0 for a pool not created yet) */
+  threads(name: string): number {
+    return this.pools.get(name)?.threads.length ?? 0;
+  }
 
   get ready(): boolean {
     return !this.closed;
@@ -56,9 +65,11 @@ export class WorkerPools {
         // has allocated through it; engine tasks allocate short-lived objects in small amounts, so a
         // smaller nursery costs a few more scavenges and saves ~24 MB per thread (docs: performance)
         resourceLimits: { maxYoungGenerationSizeMb: this.youngGenerationMb },
+        // one thread stays (it holds the warm engine modules); the others a burst started hold a
+        // heap and every module their tasks loaded, so they go after idleTimeoutMs without work
         minThreads: Math.min(1, threads),
         maxThreads: threads,
-        idleTimeout: 10 * 60_000,
+        idleTimeout: this.idleTimeoutMs,
         // queue bounded so overload answers 503 quickly instead of building an unbounded backlog
         maxQueue: threads * 256,
       });
