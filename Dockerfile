@@ -35,5 +35,8 @@ EXPOSE 8080
 # so a container without them refuses to start instead of inventing keys.
 HEALTHCHECK --interval=10s --timeout=3s --start-period=5s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.SVC_PORT||8080)+'/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
-ENTRYPOINT ["node", "dist/sidecar/cli.js"]
+# --max-semi-space-size=2: the main thread's young generation stays at 2 MB semi-spaces instead of
+# growing to 16 MB (all of it resident after start-up): ~25 MB less RSS, no measurable throughput
+# cost (README, performance). The same flag as `npm start`.
+ENTRYPOINT ["node", "--max-semi-space-size=2", "dist/sidecar/cli.js"]
 CMD ["start"]

@@ -22,7 +22,7 @@ import { freePort } from './load.js';
  * Options (env): BENCH_SECONDS per row (default 5), BENCH_CONCURRENCY (default 1,8,32,128),
  * BENCH_MIXED (requests of the RSS phase, default 10000), BENCH_TARGETS (default all), BENCH_A2A_CONCURRENCY (default 50),
  * BENCH_CPU_PROF (directory for a V8 profile of the sidecar), BENCH_RSS_ENGINES (1 or only: RSS per engine),
- * BENCH_NODE_ARGS (extra node flags for the sidecar).
+ * BENCH_NODE_ARGS (node flags for the sidecar instead of the ones `npm start` uses; "none" for none).
  */
 const DIST = fileURLToPath(new URL('..', import.meta.url));
 const CLI = join(DIST, 'sidecar', 'cli.js');
@@ -129,6 +129,14 @@ export function rssMb(pid: number, field = 'VmRSS'): number {
   return m ? round(Number(m[1]) / 1024, 1) : -1;
 }
 
+const sidecarFlags = () => process.env.BENCH_NODE_ARGS ?? startFlags().join(' ');
+
+/** the node flags of `npm start` (package.json), so the bench runs the sidecar as users do */
+export function startFlags(): string[] {
+  const pkg = JSON.parse(readFileSync(join(DIST, '..', 'package.json'), 'utf8')) as { scripts: { start: string } };
+  return pkg.scripts.start.split(/\s+/).filter((a) => a.startsWith('--'));
+}
+
 export async function until(url: string, child: ChildProcess): Promise<void> {
   for (;;) {
     if (child.exitCode !== null) throw new Error(`the process exited with ${child.exitCode}`);
@@ -167,8 +175,8 @@ export async function startSidecar(dataDir: string, disabled: string[]): Promise
   writeFileSync(file, JSON.stringify(config), { mode: 0o600 });
   // BENCH_CPU_PROF=DIR: the sidecar writes a V8 CPU profile there when it stops (profile one route with BENCH_TARGETS)
   const prof = process.env.BENCH_CPU_PROF ? ['--cpu-prof', '--cpu-prof-dir', process.env.BENCH_CPU_PROF] : [];
-  // BENCH_NODE_ARGS: extra node flags for the sidecar (e.g. --max-semi-space-size=2 to weigh a memory setting)
-  if (process.env.BENCH_NODE_ARGS) prof.push(...process.env.BENCH_NODE_ARGS.split(' ').filter(Boolean));
+  // the sidecar runs with the node flags `npm start` gives it; BENCH_NODE_ARGS replaces them to weigh a setting
+  prof.push(...sidecarFlags().split(' ').filter((f) => f && f !== 'none'));
   const child = spawn(process.execPath, [...prof, CLI, 'start', '--config', file], { stdio: ['ignore', 'ignore', 'inherit'], env: { PATH: process.env.PATH ?? '' } });
   return { child, url: `http://127.0.0.1:${port}`, key };
 }
@@ -202,7 +210,7 @@ export async function runHttpBench(): Promise<object> {
     memory.rss_mb_after_start = rssMb(sc.child.pid!);
     await until(`${sc.url}/readyz`, sc.child);
     memory.rss_mb_after_readyz = rssMb(sc.child.pid!);
-    console.log(`commit mode: ${COMMIT_MODE}`);
+    console.log(`commit mode: ${COMMIT_MODE}; sidecar node flags: ${sidecarFlags()}`);
     console.log(`RSS after start ${memory.rss_mb_after_start} MB, after /readyz ${memory.rss_mb_after_readyz} MB`);
     console.log(`${'target'.padEnd(15)} ${'c'.padStart(4)} ${'rps'.padStart(7)} ${'p50 ms'.padStart(8)} ${'p99 ms'.padStart(8)} ${'×raw'.padStart(6)}  statuses`);
     // the A2A target is stated at c=50 (issue 21): that row runs even when 50 is not among the levels
@@ -252,6 +260,7 @@ export async function runHttpBench(): Promise<object> {
     name: 'http',
     machine_note: 'figures depend on the machine and its load; compare ratios to raw node:http within one run',
     commit_mode: COMMIT_MODE,
+    sidecar_node_flags: sidecarFlags(),
     seconds_per_row: seconds,
     rows,
     memory,
@@ -297,7 +306,8 @@ export const ENGINE_PLUGINS = ['engine-math', 'logic', 'code', 'sql', 'fact', 'n
  * saves by disabling an engine a pod does not need (SVC_PLUGINS_DISABLED).
  */
 export async function rssPerEngine(): Promise<Record<string, number | string>> {
-  const out: Record<string, number | string> = {};
+  const out: Record<string, number | string> = { sidecar_node_flags: sidecarFlags() };
+  console.log(`sidecar node flags: ${sidecarFlags()}`);
   const sets: Array<[string, string[]]> = [
     ['none', ENGINE_PLUGINS],
     ...ENGINE_PLUGINS.map((e): [string, string[]] => [e, ENGINE_PLUGINS.filter((x) => x !== e)]),

@@ -14,14 +14,17 @@ import { resolvePlugins } from './plugin.js';
 import { kit } from './kit.js';
 import { buildOpenApi } from './openapi.js';
 import { SERVICE_VERSION } from './version.js';
-import type { App, Authenticator, EngineDef, EngineHandle, OnErrorHook, OnReplyHook, Plugin, PreHandlerHook, RequestContext, RouteDef } from './types.js';
+import type { App, Authenticator, EngineDef, EngineHandle, OnErrorHook, OnReplyHook, Plugin, PluginEntry, PreHandlerHook, RequestContext, RouteDef } from './types.js';
 
 export const SCHEMAS_DIR = new URL('../../schemas/', import.meta.url);
 
 export interface CreateOptions {
   config: Config;
-  /** built-in plugins (the sidecar passes its list; the kernel knows none by name) */
-  plugins: Plugin[];
+  /**
+   * built-in plugins (the sidecar passes its list; the kernel knows none by name); a reference is
+   * imported only when the plugin is enabled
+   */
+  plugins: PluginEntry[];
   logger?: Logger;
   store?: Store;
   /** check every 2xx body against its route's response schema (tests turn this on) */
@@ -52,8 +55,8 @@ export async function createApp(opts: CreateOptions): Promise<Kernel> {
   const validator = new Validator();
   validator.loadDir(SCHEMAS_DIR);
   const router = new Router();
-  const store = opts.store ?? openStore(config, (err) => log.warn({ err: err.message }, 'store unavailable'), (m) => log.warn({ event: 'data_dir.permissions' }, m));
-  const pools = new WorkerPools(config.workers.threads, log, config.workers.young_generation_mb);
+  const store = opts.store ?? (await openStore(config, (err) => log.warn({ err: err.message }, 'store unavailable'), (m) => log.warn({ event: 'data_dir.permissions' }, m)));
+  const pools = new WorkerPools(config.workers.threads, log, config.workers.young_generation_mb, config.workers.idle_timeout_ms);
   const authenticators = new Map<string, Authenticator>();
   const credentialPresent = new Map<string, (ctx: RequestContext) => boolean>();
   const hooks = { onRequest: [] as PreHandlerHook[], preHandler: [] as PreHandlerHook[], onReply: [] as OnReplyHook[], onError: [] as OnErrorHook[] };

@@ -1,6 +1,6 @@
 import { isAbsolute, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import type { Plugin } from './types.js';
+import type { Plugin, PluginEntry } from './types.js';
 
 export class PluginLoadError extends Error {}
 
@@ -24,9 +24,31 @@ export async function importPlugin(path: string, cwd = process.cwd()): Promise<P
   return asPlugin(mod.default ?? mod.plugin, path);
 }
 
-/** Built-ins minus the disabled ones, then operator plugins; names must be unique. */
+const sameNames = (a: readonly string[] | undefined, b: readonly string[] | undefined) => (a ?? []).join('\n') === (b ?? []).join('\n');
+
+/** The plugin an entry names, imported now if it is a reference (only enabled entries get here). */
+async function loadEntry(entry: PluginEntry): Promise<Plugin> {
+  if (!('load' in entry) || typeof entry.load !== 'function') return asPlugin(entry, `built-in ${entry.name}`);
+  let loaded: Plugin;
+  try {
+    loaded = asPlugin(await entry.load(), `built-in ${entry.name}`);
+  } catch (err) {
+    if (err instanceof PluginLoadError) throw err;
+    throw new PluginLoadError(`cannot load built-in plugin ${entry.name}: ${(err as Error).message}`);
+  }
+  // the list is what plugins.disabled is checked against: it must not drift from the plugin itself
+  if (loaded.name !== entry.name || !sameNames(loaded.aliases, entry.aliases)) {
+    throw new PluginLoadError(`built-in entry ${entry.name} loaded plugin ${loaded.name} (aliases ${JSON.stringify(loaded.aliases ?? [])}): the list and the plugin disagree`);
+  }
+  return loaded;
+}
+
+/**
+ * Built-ins minus the disabled ones, then operator plugins; names must be unique. A disabled
+ * built-in given as a reference is never imported.
+ */
 export async function resolvePlugins(
-  builtins: Plugin[],
+  builtins: PluginEntry[],
   disabledNames: string[],
   extra: string[],
   warn: (msg: string) => void = () => undefined,
@@ -41,7 +63,9 @@ export async function resolvePlugins(
   });
   const unknown = disabled.filter((n) => !known.has(n));
   if (unknown.length) throw new PluginLoadError(`cannot disable unknown plugin(s): ${unknown.join(', ')}`);
-  const list = builtins.filter((p) => !disabled.includes(p.name)).map((p) => asPlugin(p, `built-in ${p.name}`));
+  // imported one after the other: registration order is list order, and a failure names its entry
+  const list: Plugin[] = [];
+  for (const entry of builtins) if (!disabled.includes(entry.name)) list.push(await loadEntry(entry));
   for (const path of extra) list.push(await importPlugin(path));
   const seen = new Set<string>();
   for (const p of list) {

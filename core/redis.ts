@@ -1,4 +1,4 @@
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 
 /**
@@ -10,6 +10,8 @@ import type { Logger } from 'pino';
  */
 export async function connectRedis(url: string, log: Logger, o: { what: string; timeoutMs?: number }): Promise<Redis | null> {
   const timeout = o.timeoutMs ?? 2000;
+  // imported on first use: ioredis costs ~20 MB of a process that has no Redis configured
+  const { Redis } = await import('ioredis');
   const client = new Redis(url, {
     lazyConnect: true,
     enableOfflineQueue: false,

@@ -240,3 +240,17 @@ export interface Plugin {
   config?: { key?: string; schema: object };
   register(app: App): void | Promise<void>;
 }
+
+/**
+ * A plugin named before it is loaded: the kernel imports it (`load()`) only when it is enabled, so
+ * a disabled plugin's modules (and the libraries they pull in) never reach the process. `name` and
+ * `aliases` must be the loaded plugin's own; the kernel refuses a mismatch.
+ */
+export interface PluginRef {
+  name: string;
+  aliases?: readonly string[];
+  load(): Promise<Plugin>;
+}
+
+/** what a plugin list holds: plugins, and references to plugins loaded when enabled */
+export type PluginEntry = Plugin | PluginRef;

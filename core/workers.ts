@@ -18,6 +18,13 @@ export class EngineError extends Error {
 
 /** the young generation a worker thread gets unless workers.young_generation_mb says otherwise */
 export const DEFAULT_YOUNG_GENERATION_MB = 8;
+/** how long a shared-pool thread beyond the first may idle before it exits, unless workers.idle_timeout_ms says otherwise */
+export const DEFAULT_IDLE_TIMEOUT_MS = 60_000;
+/**
+ * The same for a dedicated pool's threads: its engine's start-up (z3: seconds on a loaded machine)
+ * is what the pool exists to keep warm, and a thread restarted by a burst would pay it inside a query.
+ */
+const DEDICATED_IDLE_TIMEOUT_MS = 10 * 60_000;
 
 // a path, not a URL: piscina converts a file URL back to a path on every task
 const ENTRY = fileURLToPath(new URL('./worker-entry.js', import.meta.url));
@@ -53,7 +60,14 @@ export class WorkerPools {
     private readonly log: Logger,
     /** V8 young generation of each worker thread (MB); see workers.young_generation_mb */
     private readonly youngGenerationMb = DEFAULT_YOUNG_GENERATION_MB,
+    /** a shared-pool thread beyond the first exits after this long without a task; see workers.idle_timeout_ms */
+    private readonly idleTimeoutMs = DEFAULT_IDLE_TIMEOUT_MS,
   ) {}
+
+  /** threads a pool has now (0 for a pool not created yet) */
+  threads(name: string): number {
+    return this.pools.get(name)?.threads.length ?? 0;
+  }
 
   get ready(): boolean {
     return !this.closed;
@@ -61,10 +75,12 @@ export class WorkerPools {
 
   /** Creates the pool now so its first thread starts while the server boots, not on the first request. */
   prepare(name: string, threads?: number): void {
-    if (!this.closed) this.pool(name, threads ?? this.defaultThreads);
+    if (!this.closed) this.pool(name, threads);
   }
 
-  private pool(name: string, threads: number): Piscina {
+  /** `threads` given: an engine's dedicated pool; absent: a pool of workers.threads (the shared one) */
+  private pool(name: string, sized?: number): Piscina {
+    const threads = sized ?? this.defaultThreads;
     let p = this.pools.get(name);
     if (!p) {
       p = new Piscina({
@@ -77,9 +93,11 @@ export class WorkerPools {
         // has allocated through it; engine tasks allocate short-lived objects in small amounts, so a
         // smaller nursery costs a few more scavenges and saves ~24 MB per thread (docs: performance)
         resourceLimits: { maxYoungGenerationSizeMb: this.youngGenerationMb },
+        // one thread stays (it holds the warm engine modules); the others a burst started hold a
+        // heap and every module their tasks loaded, so they go after idleTimeoutMs without work
         minThreads: Math.min(1, threads),
         maxThreads: threads,
-        idleTimeout: 10 * 60_000,
+        idleTimeout: sized === undefined ? this.idleTimeoutMs : DEDICATED_IDLE_TIMEOUT_MS,
         // queue bounded so overload answers 503 quickly instead of building an unbounded backlog
         maxQueue: threads * 256,
       });
@@ -93,7 +111,7 @@ export class WorkerPools {
     opts: { pool: string; threads?: number; module: URL; fn: string; input: unknown; timeoutMs: number; signal?: AbortSignal },
   ): Promise<O> {
     if (this.closed) throw new EngineError('unavailable', 'worker pool is closed');
-    const pool = this.pool(opts.pool, opts.threads ?? this.defaultThreads);
+    const pool = this.pool(opts.pool, opts.threads);
     const sig = new TaskSignal();
     const timer = setTimeout(() => sig.abort(TIMEOUT), opts.timeoutMs);
     const onOuterAbort = () => sig.abort(opts.signal?.reason);

@@ -1,64 +1,62 @@
-import type { Plugin } from '../core/types.js';
-import health from '../plugins/health/index.js';
-import auth from '../plugins/auth/index.js';
-import agents from '../plugins/agents/index.js';
-import audit from '../plugins/audit/index.js';
-import ops from '../plugins/ops/index.js';
-import batch from '../plugins/batch/index.js';
-import providers from '../plugins/providers/index.js';
-import naturalLanguageEngine from '../plugins/engines/natural-language/index.js';
-import factEngine from '../plugins/engines/fact/index.js';
-import sqlEngine from '../plugins/engines/sql/index.js';
-import codeEngine from '../plugins/engines/code/index.js';
-import logicEngine from '../plugins/engines/logic/index.js';
-import mathEngine from '../plugins/engines/math/index.js';
-import processEngine from '../plugins/engines/process/index.js';
-import ragEngine from '../plugins/engines/rag/index.js';
-import consensusEngine from '../plugins/engines/consensus/index.js';
-import statsEngine from '../plugins/engines/stats/index.js';
-import imageEngine from '../plugins/engines/image/index.js';
-import attestation from '../plugins/attestation/index.js';
-import verificationContext from '../plugins/verification-context/index.js';
-import badges from '../plugins/badges/index.js';
-import a2a from '../plugins/a2a/index.js';
-import mcp from '../plugins/mcp/index.js';
+import type { Plugin, PluginRef } from '../core/types.js';
 import { createProvisioning } from './provision/plugin.js';
 
 /** SVC_BOOTSTRAP_FILE: settings first (plans, trust entries), objects last (docs/ops.md) */
 const provisioning = createProvisioning();
 
+type Loaded = { default: Plugin };
+
+/**
+ * A built-in named here and imported only when enabled: a disabled engine's modules (mathjs, the
+ * z3 and tree-sitter bindings, sql.js and whatever else they import) never load into the process.
+ * The kernel checks that name and aliases match the plugin's own when it loads it.
+ */
+const ref = (name: string, load: () => Promise<Loaded>, aliases?: readonly string[]): PluginRef => ({
+  name,
+  ...(aliases ? { aliases } : {}),
+  load: async () => (await load()).default,
+});
+
 /**
  * The composition root: the one place that names the built-in plugins. Order matters only for
  * hooks (they run in registration order): authentication and limits register first, audit last.
  */
-export const builtinPlugins: Plugin[] = [
+export const builtinPlugins: Array<Plugin | PluginRef> = [
   provisioning.config,
-  health,
-  auth,
+  ref('health', () => import('../plugins/health/index.js')),
+  ref('auth', () => import('../plugins/auth/index.js')),
   // after auth: agent tokens are digested by its key service
-  agents,
+  ref('agents', () => import('../plugins/agents/index.js')),
   // the llm.translator service, before the engines that translate (logic, natural-language)
-  providers,
-  mathEngine,
-  naturalLanguageEngine,
-  factEngine,
-  logicEngine,
-  codeEngine,
-  sqlEngine,
-  processEngine,
-  ragEngine,
-  consensusEngine,
-  statsEngine,
-  imageEngine,
-  batch,
-  attestation,
-  verificationContext,
-  badges,
-  a2a,
+  ref('providers', () => import('../plugins/providers/index.js')),
+  ref('math', () => import('../plugins/engines/math/index.js'), ['engine-math']),
+  ref('natural-language', () => import('../plugins/engines/natural-language/index.js')),
+  ref('fact', () => import('../plugins/engines/fact/index.js')),
+  ref('logic', () => import('../plugins/engines/logic/index.js')),
+  ref('code', () => import('../plugins/engines/code/index.js')),
+  ref('sql', () => import('../plugins/engines/sql/index.js')),
+  ref('process', () => import('../plugins/engines/process/index.js'), ['engine-process']),
+  ref('rag', () => import('../plugins/engines/rag/index.js'), ['engine-rag']),
+  ref('consensus', () => import('../plugins/engines/consensus/index.js'), ['engine-consensus']),
+  ref('stats', () => import('../plugins/engines/stats/index.js'), ['engine-stats']),
+  ref('image', () => import('../plugins/engines/image/index.js'), ['engine-image']),
+  ref('batch', () => import('../plugins/batch/index.js')),
+  ref('attestation', () => import('../plugins/attestation/index.js')),
+  ref('verification-context', () => import('../plugins/verification-context/index.js')),
+  ref('badges', () => import('../plugins/badges/index.js')),
+  ref('a2a', () => import('../plugins/a2a/index.js')),
   // after agents (agent tokens) and a2a (the verdict signer)
-  mcp,
+  ref('mcp', () => import('../plugins/mcp/index.js')),
   // audit after attestation: its onReply hook records the reply as sent, attestation included
-  audit,
-  ops,
+  ref('audit', () => import('../plugins/audit/index.js')),
+  ref('ops', () => import('../plugins/ops/index.js')),
   provisioning.data,
 ];
+
+/**
+ * Imports every built-in plugin. A plugin registers the codecs of its collections when its module
+ * loads, so a tool that reads or copies every collection (`proofgate migrate`) imports them all.
+ */
+export async function importAllBuiltins(): Promise<void> {
+  for (const p of builtinPlugins) if ('load' in p) await p.load();
+}

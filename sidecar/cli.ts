@@ -1,22 +1,40 @@
 #!/usr/bin/env node
 import type { Command } from '../core/cli.js';
-import { initCommand } from './commands/init.js';
-import { startCommand } from './commands/start.js';
-import { openapiCommand } from './commands/openapi.js';
-import { verifyCommand } from './commands/verify.js';
-import { a2aVerifyVerdictCommand } from '../plugins/a2a/index.js';
-import { auditVerifyCommand } from '../plugins/audit/index.js';
-import { mcpApproveCommand, mcpScanCommand } from '../plugins/mcp/index.js';
-import { keysNewCommand } from './commands/keys.js';
-import { orgsListCommand, orgsSetPlanCommand, orgsSetRoleCommand, usersHashPasswordCommand } from './commands/orgs.js';
-import { storeStatsCommand } from './commands/store-stats.js';
-import { migrateCommand } from './commands/migrate.js';
 
-const commands: Command[] = [startCommand, initCommand, verifyCommand, openapiCommand, auditVerifyCommand, a2aVerifyVerdictCommand, storeStatsCommand, migrateCommand, mcpScanCommand, mcpApproveCommand];
-// operating it: provisioning and plans (docs/ops.md)
-commands.push(keysNewCommand, orgsSetPlanCommand, orgsSetRoleCommand, orgsListCommand, usersHashPasswordCommand);
+/**
+ * Where each command lives, in the order `proofgate --help` lists them. A module is imported only
+ * when one of its commands runs (or for the list): `start` then loads no other command's code, and
+ * no plugin the configuration disables (the plugins contribute `audit verify`, `mcp …`, `a2a …`).
+ */
+const SOURCES: Array<{ names: string[]; load: () => Promise<Command[]> }> = [
+  { names: ['start'], load: async () => [(await import('./commands/start.js')).startCommand] },
+  { names: ['init'], load: async () => [(await import('./commands/init.js')).initCommand] },
+  { names: ['verify'], load: async () => [(await import('./commands/verify.js')).verifyCommand] },
+  { names: ['openapi'], load: async () => [(await import('./commands/openapi.js')).openapiCommand] },
+  { names: ['audit verify'], load: async () => [(await import('../plugins/audit/index.js')).auditVerifyCommand] },
+  { names: ['a2a verify-verdict'], load: async () => [(await import('../plugins/a2a/index.js')).a2aVerifyVerdictCommand] },
+  { names: ['store stats'], load: async () => [(await import('./commands/store-stats.js')).storeStatsCommand] },
+  { names: ['migrate'], load: async () => [(await import('./commands/migrate.js')).migrateCommand] },
+  {
+    names: ['mcp scan', 'mcp approve'],
+    load: async () => {
+      const m = await import('../plugins/mcp/index.js');
+      return [m.mcpScanCommand, m.mcpApproveCommand];
+    },
+  },
+  // operating it: provisioning and plans (docs/ops.md)
+  { names: ['keys new'], load: async () => [(await import('./commands/keys.js')).keysNewCommand] },
+  {
+    names: ['orgs set-plan', 'orgs set-role', 'orgs list', 'users hash-password'],
+    load: async () => {
+      const m = await import('./commands/orgs.js');
+      return [m.orgsSetPlanCommand, m.orgsSetRoleCommand, m.orgsListCommand, m.usersHashPasswordCommand];
+    },
+  },
+];
 
-function usage(): string {
+async function usage(): Promise<string> {
+  const commands = (await Promise.all(SOURCES.map((s) => s.load()))).flat();
   const width = Math.max(...commands.map((c) => c.name.length));
   return `proofgate — verification gateway sidecar
 
@@ -25,16 +43,24 @@ usage: proofgate <command> [options]    (proofgate <command> --help for details)
 ${commands.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`).join('\n')}`;
 }
 
+/** the command `argv` names (two-word commands, `audit verify`, are listed with their full name) */
+async function find(name: string, next: string | undefined): Promise<Command | undefined> {
+  for (const wanted of [name, `${name} ${next}`]) {
+    const source = SOURCES.find((s) => s.names.includes(wanted));
+    if (source) return (await source.load()).find((c) => c.name === wanted);
+  }
+  return undefined;
+}
+
 async function main(argv: string[]): Promise<number> {
   const [name, ...rest] = argv;
   if (!name || name === '--help' || name === '-h' || name === 'help') {
-    console.log(usage());
+    console.log(await usage());
     return name ? 0 : 2;
   }
-  // two-word commands (`audit verify`) are registered with their full name
-  const cmd = commands.find((c) => c.name === name) ?? commands.find((c) => c.name === `${name} ${rest[0]}`);
+  const cmd = await find(name, rest[0]);
   if (!cmd) {
-    console.error(`proofgate: unknown command ${name}\n\n${usage()}`);
+    console.error(`proofgate: unknown command ${name}\n\n${await usage()}`);
     return 2;
   }
   const args = cmd.name.includes(' ') ? rest.slice(1) : rest;

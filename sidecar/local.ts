@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Kernel } from '../core/app.js';
 import { loadConfig, type Config, type DeepPartial } from '../core/config.js';
-import type { Plugin } from '../core/types.js';
+import type { PluginEntry } from '../core/types.js';
 
 /**
  * A throwaway in-process kernel for the CLI commands that need the server's own code but no
@@ -22,7 +22,7 @@ export interface LocalKernel {
 const pem = () => generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
 const secret = () => randomBytes(32).toString('base64url');
 
-export async function localKernel(plugins: Plugin[], overrides: DeepPartial<Config> = {}): Promise<LocalKernel> {
+export async function localKernel(plugins: PluginEntry[], overrides: DeepPartial<Config> = {}): Promise<LocalKernel> {
   const dataDir = mkdtempSync(join(tmpdir(), 'proofgate-local-'));
   try {
     const config = loadConfig({

@@ -18,9 +18,13 @@ import { TrustBoundary } from './trust-boundary.js';
 import { createPairBuckets } from './token-bucket-redis.js';
 import { SenderAuthenticator } from './sender-auth.js';
 import { AGENT_SERVICE, type Agents } from '../agents/index.js';
-import { CODE_ANALYZER_SERVICE, type CodeAnalyzer } from '../engines/code/index.js';
+// type only: a value import of the code plugin's index would load tree-sitter into a sidecar that runs
+// A2A without the code engine; the service registry is the seam, its name the contract
+import type { CodeAnalyzer } from '../engines/code/index.js';
 import type { HeuristicFinding } from './guards/code-heuristics.js';
 import { parseBlockedPairs, parseBlocklist, parseTrustedAgents } from './trust-config.js';
+
+const CODE_ANALYZER_SERVICE = 'code.analyzer';
 
 /**
  * The agent-to-agent gateway: every message between agents is posted to /a2a/intercept, passes the

@@ -1,12 +1,19 @@
 import { registerCodec, type Codec } from '../../core/store.js';
+import { subjectOf } from './subject.js';
 import type { AttestationRecord } from './types.js';
 
 /**
- * Stored layout of attestation records (codec of the `attestations` collection): an array, the
- * three SHA-256 references as 32 raw bytes, no `id` (it is the key). Readers get the same
- * AttestationRecord; a value that would not round-trip exactly is stored as it is.
+ * Stored layouts of attestation records (codec of the `attestations` collection), both arrays with
+ * the SHA-256 references as 32 raw bytes and no `id` (it is the key):
+ *  - layout 2, what is written: nothing a reader can recompute — no `sub` (the hash of query_hash
+ *    and proof_hash), `kid` as its fragment when it is `<iss>#…`, `exp` as seconds after `iat`,
+ *    `result.status` null for VERIFIED (the only status issued);
+ *  - layout 1, from earlier releases and for a record whose `sub` is not that hash: every field.
+ * Readers get the same AttestationRecord either way (GET /attestation/{id}, revocation checks); a
+ * value that would not round-trip exactly is stored as it is.
  */
-const LAYOUT = 1;
+const FULL = 1;
+const LEAN = 2;
 const REF = /^sha256:[0-9a-f]{64}$/;
 const ref = (s: string) => Buffer.from(s.slice(7), 'hex');
 const unref = (v: unknown) => (v instanceof Uint8Array ? 'sha256:' + Buffer.from(v).toString('hex') : (v as string));
@@ -18,14 +25,51 @@ function compactable(r: AttestationRecord, key: string): boolean {
   return !!res && typeof res === 'object' && Object.keys(res).length === 4 && ['status', 'verified', 'engine', 'confidence'].every((k) => k in res);
 }
 
+/** the kid as stored in layout 2: its fragment when it is `<iss>#…`; null when it cannot be told apart from one */
+function kidOf(r: AttestationRecord): string | null {
+  if (typeof r.kid !== 'string' || typeof r.iss !== 'string') return null;
+  if (r.kid.startsWith(r.iss + '#')) return r.kid.slice(r.iss.length);
+  return r.kid.startsWith('#') ? null : r.kid;
+}
+
+function lean(r: AttestationRecord): unknown[] | null {
+  const kid = kidOf(r);
+  const life = r.exp - r.iat;
+  if (kid === null || !Number.isSafeInteger(r.iat) || !Number.isSafeInteger(life) || life < 0) return null;
+  if (typeof r.result.status !== 'string' || r.sub !== subjectOf(r.query_hash, r.proof_hash)) return null;
+  const x = r.result;
+  const status = x.status === 'VERIFIED' ? null : x.status;
+  return [LEAN, r.org_id, r.iss, kid, r.iat, life, status, x.verified, x.engine, x.confidence, ref(r.query_hash), ref(r.proof_hash), r.revoked_at, r.revoked_by];
+}
+
 export const attestationCodec: Codec<AttestationRecord> = {
   encode(r, key) {
     if (!compactable(r, key)) return r;
+    const l = lean(r);
+    if (l) return l;
     const x = r.result;
-    return [LAYOUT, r.org_id, r.iss, r.kid, ref(r.sub), r.iat, r.exp, x.status, x.verified, x.engine, x.confidence, ref(r.query_hash), ref(r.proof_hash), r.revoked_at, r.revoked_by];
+    return [FULL, r.org_id, r.iss, r.kid, ref(r.sub), r.iat, r.exp, x.status, x.verified, x.engine, x.confidence, ref(r.query_hash), ref(r.proof_hash), r.revoked_at, r.revoked_by];
   },
   decode(v, key) {
-    if (!Array.isArray(v) || v[0] !== LAYOUT || v.length !== 15) return v as AttestationRecord;
+    if (Array.isArray(v) && v[0] === LEAN && v.length === 14) {
+      const query_hash = unref(v[10]);
+      const proof_hash = unref(v[11]);
+      return {
+        id: key,
+        org_id: v[1],
+        iss: v[2],
+        kid: typeof v[3] === 'string' && v[3].startsWith('#') ? v[2] + v[3] : v[3],
+        sub: subjectOf(query_hash, proof_hash),
+        iat: v[4],
+        exp: v[4] + v[5],
+        result: { status: v[6] ?? 'VERIFIED', verified: v[7], engine: v[8], confidence: v[9] },
+        query_hash,
+        proof_hash,
+        revoked_at: v[12],
+        revoked_by: v[13],
+      };
+    }
+    if (!Array.isArray(v) || v[0] !== FULL || v.length !== 15) return v as AttestationRecord;
     return {
       id: key,
       org_id: v[1],

@@ -7,18 +7,16 @@ import type { DiagnosticResult } from '../../core/verdict.js';
 import type { SigningKey } from './keys.js';
 // records are stored in their compact layout by every store of this process
 import './compact.js';
+import { subjectOf } from './subject.js';
 import type { AttestationClaims, AttestationErrorCode, AttestationRecord, AttestationResult, IssueOptions } from './types.js';
 
 export const TOKEN_TYPE = 'svc-attestation+jwt';
 export const SVC_VERSION = '1.0';
 
-/**
- * `sub` binds the pair (evaluated input, proof): sha256Ref({query_hash, proof_hash}). Either half
- * alone could be shared by two attestations; the pair names exactly what was proven about what.
- */
-export function subjectOf(queryHash: string, proofHash: string): string {
-  return sha256Ref({ query_hash: queryHash, proof_hash: proofHash });
-}
+export { subjectOf } from './subject.js';
+
+let lastMs = -1;
+let lastSeq = 0;
 
 /**
  * CSPRNG bytes drawn 4 KiB at a time: a synchronous randomBytes(16) per token goes through a crypto
@@ -36,16 +34,29 @@ function randomSlice(): Buffer {
 }
 
 /**
- * RFC 9562 UUIDv7: 48 bits of Unix milliseconds, then randomness. Record keys (the jti) therefore
- * sort by issue time, so expired records are pruned by reading the collection from its start.
+ * RFC 9562 UUIDv7: 48 bits of Unix milliseconds, a 12-bit sequence (rand_a, §6.2 method 1), then
+ * 62 random bits. Record keys (the jti) therefore sort by issue time, so expired records are pruned
+ * by reading the collection from its start. Ids of one millisecond count up from a random start
+ * below 1024, so a process's ids sort in issue order: records are appended at the end of the
+ * collection and its pages fill up instead of splitting in half (random ids inside a millisecond
+ * left them two-thirds full). Past 4095 ids in one millisecond the sequence is random again.
  */
 export function uuidv7(ms = Date.now()): string {
   const b = Buffer.from(randomSlice());
+  const seq = ms === lastMs && lastSeq < 0xfff ? lastSeq + 1 : ms === lastMs ? b.readUInt16BE(6) & 0xfff : b.readUInt16BE(6) & 0x3ff;
+  lastMs = ms;
+  lastSeq = seq;
   b.writeUIntBE(ms, 0, 6);
-  b[6] = (b[6] & 0x0f) | 0x70;
+  b.writeUInt16BE(0x7000 | seq, 6);
   b[8] = (b[8] & 0x3f) | 0x80;
   const h = b.toString('hex');
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
+}
+
+/** the id's milliseconds: the clock's inside the second `iat` names (an injected clock's second as it is) */
+function idMillis(iat: number): number {
+  const ms = Date.now();
+  return ms >= iat * 1000 && ms < iat * 1000 + 1000 ? ms : iat * 1000;
 }
 
 /** the kernel's ES256 signer (core/es256.ts); injectable so a test can make signing fail */
@@ -96,7 +107,7 @@ export function createIssuer(deps: IssuerDeps) {
     if (!key) return outcome('UNVERIFIABLE', 'CRYPTO_UNAVAILABLE', 'no attestation signing key is available');
     try {
       const iat = now();
-      const jti = `att_${uuidv7(iat * 1000)}`;
+      const jti = `att_${uuidv7(idMillis(iat))}`;
       const query_hash = sha256Ref(opts.query);
       const proof_hash = diagnostic.proof_ref;
       const result = { status: diagnostic.status, verified: true, engine: String(opts.engine), confidence: confidenceOf(diagnostic) };

@@ -61,7 +61,7 @@ is intact; prints the first problem and exits 1 otherwise; exits 2 when it canno
       return 2;
     }
     // the configured store: the LMDB data directory, or PostgreSQL in shared mode (SVC_STORE_URL)
-    const store = openStore(config);
+    const store = await openStore(config);
     try {
       const pins = values.pin;
       const r = await walkChains(store.collection<unknown>(AUDIT_COLLECTION), secret, { orgId: values.org, anchor: checkpointAnchor(store, pins) });

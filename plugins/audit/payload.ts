@@ -116,6 +116,12 @@ function fastPayloadJson(e: AuditEntry): string | null {
   return out + '"v":2}';
 }
 
+/** the hash of an entry's current (v2) payload: what its payload_hash is when it was sealed by this release */
+export function payloadHashOf(e: AuditEntry): string {
+  const fast = fastPayloadJson(e);
+  return fast !== null ? 'sha256:' + sha256Hex(fast) : sha256Ref(currentPayload(e));
+}
+
 /** Builds a sealed entry (payload hash and HMAC) at position `seq` after `prevHash`. */
 export function sealEntry(secret: string, orgId: string, seq: number, prevHash: string | null, f: AuditFields, now = new Date()): AuditEntry {
   const e: AuditEntry = {
@@ -138,8 +144,7 @@ export function sealEntry(secret: string, orgId: string, seq: number, prevHash: 
     payload_hash: '',
     hmac: '',
   };
-  const fast = fastPayloadJson(e);
-  e.payload_hash = fast !== null ? 'sha256:' + sha256Hex(fast) : sha256Ref(currentPayload(e));
+  e.payload_hash = payloadHashOf(e);
   e.hmac = entryHmac(secret, e.payload_hash);
   return e;
 }

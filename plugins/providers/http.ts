@@ -1,4 +1,7 @@
-import { request } from 'undici';
+import type { request as undiciRequest } from 'undici';
+
+// imported on the first provider call: most sidecars never call a language model
+let undici: Promise<typeof import('undici')> | null = null;
 import { ProviderError } from './types.js';
 
 /** a chat reply is a few KiB; anything far larger is not a translation */
@@ -24,8 +27,9 @@ export async function postJson(url: string, headers: Record<string, string>, bod
     if (deadline.aborted) return new ProviderError('timeout', `the provider did not answer within ${o.timeoutMs} ms`, o.provider);
     return new ProviderError('network_error', 'the provider could not be reached', o.provider);
   };
-  let res: Awaited<ReturnType<typeof request>>;
+  let res: Awaited<ReturnType<typeof undiciRequest>>;
   try {
+    const { request } = await (undici ??= import('undici'));
     res = await request(url, {
       method: 'POST',
       headers: { 'content-type': 'application/json', accept: 'application/json', ...headers },

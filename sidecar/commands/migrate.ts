@@ -6,9 +6,7 @@ import { LmdbStore } from '../../core/store-lmdb.js';
 import { PgStore } from '../../core/store-pg.js';
 import type { Store } from '../../core/store.js';
 import { AUDIT_COLLECTION, checkAgainstCheckpoints, checkpointAnchor, walkChains, type WalkResult } from '../../plugins/audit/index.js';
-// every built-in plugin registers the codecs of its collections at import time: values are read
-// and written in their stored layouts on both sides
-import '../builtin.js';
+import { importAllBuiltins } from '../builtin.js';
 
 const PAGE = 1000;
 
@@ -58,6 +56,9 @@ failed, 2 = cannot run.`,
     }
     const secret = config.secrets.audit_secret_key;
     if (!secret) return fail(2, 'SVC_AUDIT_SECRET_KEY is not set: the audit chains cannot be verified');
+    // every built-in plugin registers the codecs of its collections when it loads: values are read
+    // and written in their stored layouts on both sides
+    await importAllBuiltins();
     if (!existsSync(config.data_dir)) return fail(2, `data directory ${config.data_dir} does not exist`);
 
     const source = new LmdbStore(config.data_dir);

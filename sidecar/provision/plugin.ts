@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { App, Plugin } from '../../core/types.js';
-import { hashPassword, provisionApiKey, provisionedPlanOf, revokeUndeclaredKeys, type Accounts, type ApiKeys, type Plans } from '../../plugins/auth/index.js';
-import { provisionAgent, revokeUndeclaredAgents, type Agents } from '../../plugins/agents/index.js';
+import type { Accounts, ApiKeys, Plans } from '../../plugins/auth/index.js';
+import type { Agents } from '../../plugins/agents/index.js';
 import { loadBootstrap, type BootstrapFile } from './file.js';
 
 const FILE_SERVICE = 'provision.bootstrap';
@@ -65,6 +65,10 @@ export async function applyBootstrap(app: App, b: BootstrapFile, env: NodeJS.Pro
   const n = { organizations: 0, users: 0, keys_created: 0, keys_updated: 0, keys_revoked_kept: 0, agents: 0, pruned: 0 };
   const orgs = b.organizations ?? [];
   if (orgs.length === 0) return n;
+  // imported only when there is something to provision: without a bootstrap file a disabled
+  // plugin's modules stay unloaded, as the built-in list intends
+  const { hashPassword, provisionApiKey, provisionedPlanOf, revokeUndeclaredKeys } = await import('../../plugins/auth/index.js');
+  const { provisionAgent, revokeUndeclaredAgents } = await import('../../plugins/agents/index.js');
   const accounts = need<Accounts>(app, 'auth.accounts', 'organisations');
   const keys = need<ApiKeys>(app, 'auth.keys', 'API keys');
   const plans = need<Plans>(app, 'auth.plans', 'plans');

@@ -18,6 +18,9 @@ t.test('record ids sort by issue time', async (t) => {
   const b = uuidv7(1_700_000_000_001);
   t.match(a, /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
   t.ok(a < b);
+  const sameMs = Array.from({ length: 300 }, () => uuidv7(1_700_000_000_500));
+  t.same([...sameMs].sort(), sameMs, 'ids of one millisecond sort in issue order');
+  t.equal(new Set(sameMs).size, sameMs.length);
 });
 
 t.test('expired records are pruned after the grace period; live ones stay revocable', async (t) => {
@@ -73,4 +76,21 @@ t.test('records are stored compactly and read back unchanged', async (t) => {
   t.ok(Array.isArray(stored));
   t.same(attestationCodec.decode(stored, 'att_x'), rec);
   t.same(attestationCodec.encode(rec, 'att_other'), rec, 'a record under another key is kept as it is');
+  t.equal((stored as unknown[])[0], 1, 'a sub that is not the hash of the pair is stored as it is (layout 1)');
+
+  // what the issuer writes: sub is the hash of the pair, kid a fragment of iss; none of it is stored
+  const { subjectOf } = await import('../../plugins/attestation/issue.js');
+  const issued: AttestationRecord = { ...rec, sub: subjectOf(rec.query_hash, rec.proof_hash), iat: 1_800_000_000, exp: 1_800_003_600 };
+  const lean = attestationCodec.encode(issued, 'att_x') as unknown[];
+  t.equal(lean[0], 2);
+  t.notOk(lean.some((v) => v === issued.kid || v === issued.exp || (v instanceof Uint8Array && Buffer.from(v).equals(Buffer.from(issued.sub.slice(7), 'hex')))));
+  t.same(attestationCodec.decode(lean, 'att_x'), issued);
+  t.same(attestationCodec.decode(attestationCodec.encode({ ...issued, revoked_at: 5, revoked_by: 'usr_1' }, 'att_x'), 'att_x'), { ...issued, revoked_at: 5, revoked_by: 'usr_1' });
+  for (const odd of [{ ...issued, kid: '#k' }, { ...issued, kid: 'other#k' }, { ...issued, result: { ...issued.result, status: 'BLOCKED' as const } }]) {
+    t.same(attestationCodec.decode(attestationCodec.encode(odd, 'att_x'), 'att_x'), odd, `round trip of kid ${odd.kid}, status ${odd.result.status}`);
+  }
+  // a record the previous release wrote (layout 1) reads back unchanged
+  const ref = (s: string) => Buffer.from(s.slice(7), 'hex');
+  const previous = [1, issued.org_id, issued.iss, issued.kid, ref(issued.sub), issued.iat, issued.exp, 'VERIFIED', true, 'math', 1, ref(issued.query_hash), ref(issued.proof_hash), null, null];
+  t.same(attestationCodec.decode(previous, 'att_x'), issued);
 });

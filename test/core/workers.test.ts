@@ -48,3 +48,25 @@ t.test('worker threads get a small young generation by default, and workers.youn
   const r2 = await sized.request('POST', '/probe/task/limits', { body: null });
   t.equal(r2.body.result.maxYoungGenerationSizeMb, 16);
 });
+
+t.test('a thread a burst added exits after workers.idle_timeout_ms; the pool keeps its first', async (t) => {
+  const { WorkerPools } = await import('../../core/workers.js');
+  const { pino } = await import('pino');
+  const pools = new WorkerPools(2, pino({ level: 'silent' }), 8, 50);
+  t.teardown(() => pools.close());
+  const module = new URL('../fixtures/test-engine.js', import.meta.url);
+  pools.prepare('burst');
+  t.equal(pools.threads('burst'), 1, 'one thread before any task');
+  const task = () => pools.run({ pool: 'burst', module, fn: 'spin', input: 300, timeoutMs: 60_000 });
+  let most = 0;
+  let done = false;
+  const both = Promise.all([task(), task()]).finally(() => (done = true));
+  while (!done) {
+    most = Math.max(most, pools.threads('burst'));
+    await new Promise((r) => setTimeout(r, 5));
+  }
+  await both;
+  t.equal(most, 2, 'two tasks at once: a second thread');
+  while (pools.threads('burst') > 1) await new Promise((r) => setTimeout(r, 20));
+  t.equal(pools.threads('burst'), 1, 'the idle one went, the first stays');
+});

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createApp, type Kernel } from '../../core/app.js';
 import { loadConfig, type Config, type DeepPartial } from '../../core/config.js';
-import type { Plugin, Principal, Scope } from '../../core/types.js';
+import type { Plugin, PluginEntry, Principal, Scope } from '../../core/types.js';
 import { HttpError, Problems } from '../../core/errors.js';
 import type { Store } from '../../core/store.js';
 import { waitFor } from './wait.js';
@@ -88,7 +88,7 @@ export interface TestServer {
 }
 
 export async function startServer(
-  opts: { plugins?: Plugin[]; config?: DeepPartial<Config>; env?: NodeJS.ProcessEnv; dataDir?: string; keepData?: boolean; store?: (dataDir: string) => Store } = {},
+  opts: { plugins?: PluginEntry[]; config?: DeepPartial<Config>; env?: NodeJS.ProcessEnv; dataDir?: string; keepData?: boolean; store?: (dataDir: string) => Store } = {},
 ): Promise<TestServer> {
   const dataDir = opts.dataDir ?? mkdtempSync(join(tmpdir(), 'proofgate-test-'));
   const config = loadConfig({

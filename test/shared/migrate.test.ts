@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { LmdbStore } from '../../core/store-lmdb.js';
 import { PgStore } from '../../core/store-pg.js';
-import '../../sidecar/builtin.js';
+import { importAllBuiltins } from '../../sidecar/builtin.js';
 import { AUDIT_COLLECTION, AuditChain } from '../../plugins/audit/index.js';
 import { entryKey } from '../../plugins/audit/payload.js';
 import { createTestDatabase, pgUnavailable } from '../helpers/pg.js';
@@ -25,6 +25,8 @@ if (why) {
 }
 
 async function run() {
+  // the stores this test opens read and write every collection in its stored layout
+  await importAllBuiltins();
   const secrets = {
     SVC_JWT_SECRET_KEY: 'migrate-jwt-secret-0123456789abcdef',
     SVC_API_KEY_LOOKUP_SECRET: 'migrate-lookup-secret-0123456789abcdef',

@@ -1,5 +1,10 @@
 import type { Readable } from 'node:stream';
-import { Pool } from 'undici';
+import type { Pool } from 'undici';
+
+// undici is imported when the first peer is contacted: a sidecar that only intercepts never
+// forwards, and the module costs ~15 MB of RSS at start-up
+let undici: Promise<typeof import('undici')> | null = null;
+const loadUndici = () => (undici ??= import('undici'));
 
 /**
  * One undici keep-alive pool per peer origin, with deadlines: connecting, the response headers, and
@@ -37,8 +42,11 @@ export class Upstreams {
 
   constructor(private readonly o: UpstreamOptions) {}
 
-  private pool(url: URL): Pool {
+  private async pool(url: URL): Promise<Pool> {
     let p = this.pools.get(url.origin);
+    if (p) return p;
+    const { Pool } = await loadUndici();
+    p = this.pools.get(url.origin); // another request may have made it while the module loaded
     if (!p) {
       p = new Pool(url.origin, {
         connections: this.o.connections,
@@ -55,7 +63,7 @@ export class Upstreams {
 
   async request(method: 'GET' | 'POST', url: URL, headers: Record<string, string>, body: Buffer | null, signal?: AbortSignal): Promise<UpstreamResponse> {
     try {
-      const r = await this.pool(url).request({ method, path: url.pathname + url.search, headers, body: body ?? undefined, signal });
+      const r = await (await this.pool(url)).request({ method, path: url.pathname + url.search, headers, body: body ?? undefined, signal });
       const out: Record<string, string> = {};
       for (const [k, v] of Object.entries(r.headers)) {
         if (RELAYED.has(k) && v !== undefined) out[k] = Array.isArray(v) ? v.join(', ') : v;

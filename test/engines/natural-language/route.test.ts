@@ -1,7 +1,7 @@
 import t, { type Test } from 'tap';
 import { builtinPlugins } from '../../../sidecar/builtin.js';
 import { sha256Ref } from '../../../core/canonical.js';
-import type { Plugin } from '../../../core/types.js';
+import type { PluginEntry } from '../../../core/types.js';
 import { startServer, testAuthPlugin, TEST_API_KEY, type TestServer, untilReady } from '../../helpers/server.js';
 import { mathJson, startFakeLlm, type Behaviour, type FakeLlm } from '../../helpers/fake-llm.js';
 
@@ -9,7 +9,7 @@ const LLM_TIMEOUT_MS = 300;
 
 /** the built-ins with the stand-in authenticator instead of the real accounts plugin (and agents, which needs it) */
 const NEEDS_REAL_AUTH = ['auth', 'agents'];
-function plugins(drop: string[] = []): Plugin[] {
+function plugins(drop: string[] = []): PluginEntry[] {
   return [testAuthPlugin(), ...builtinPlugins.filter((p) => !NEEDS_REAL_AUTH.includes(p.name) && !drop.includes(p.name))];
 }
 

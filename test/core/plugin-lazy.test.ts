@@ -1,0 +1,72 @@
+import t from 'tap';
+import { generateKeyPairSync } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { resolvePlugins } from '../../core/plugin.js';
+import type { Plugin, PluginRef } from '../../core/types.js';
+import { builtinPlugins } from '../../sidecar/builtin.js';
+import { startReplica } from '../helpers/replica.js';
+import { waitFor } from '../helpers/wait.js';
+import { TEST_SECRETS } from '../helpers/server.js';
+
+const plugin = (name: string, aliases?: string[]): Plugin => ({ name, aliases, register: () => undefined });
+
+function lazy(name: string, loaded: Plugin, aliases?: string[]): PluginRef & { loads: number } {
+  const ref = { name, aliases, loads: 0, load: async () => (ref.loads++, loaded) };
+  return ref;
+}
+
+t.test('a disabled reference is never loaded; enabled ones load in list order', async (t) => {
+  const math = lazy('math', plugin('math', ['engine-math']), ['engine-math']);
+  const code = lazy('code', plugin('code'));
+  const list = await resolvePlugins([plugin('health'), math, code], ['engine-math'], []);
+  t.same(list.map((p) => p.name), ['health', 'code']);
+  t.equal(math.loads, 0, 'disabled by its former name, and not imported');
+  t.equal(code.loads, 1);
+});
+
+t.test('a reference whose plugin has another name or other aliases is refused', async (t) => {
+  await t.rejects(resolvePlugins([lazy('math', plugin('maths'))], [], []), /built-in entry math loaded plugin maths/);
+  await t.rejects(resolvePlugins([lazy('math', plugin('math', ['engine-math']))], [], []), /the list and the plugin disagree/);
+  const failing: PluginRef = { name: 'broken', load: () => Promise.reject(new Error('no such module')) };
+  await t.rejects(resolvePlugins([failing], [], []), /cannot load built-in plugin broken: no such module/);
+  t.same(await resolvePlugins([failing], ['broken'], []), [], 'unless it is disabled');
+});
+
+t.test("every built-in entry names its plugin's own name and aliases", async (t) => {
+  for (const entry of builtinPlugins) {
+    const p = 'load' in entry ? await entry.load() : entry;
+    t.equal(p.name, entry.name);
+    t.same(p.aliases ?? [], entry.aliases ?? [], `aliases of ${entry.name}`);
+  }
+});
+
+t.test('proofgate start imports no module of a disabled engine (nor pg, ioredis or undici, with A2A enabled)', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'pg-lazy-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const out = join(dir, 'loaded.txt');
+  // a module hook in the sidecar's main thread that writes down every module it loads
+  writeFileSync(join(dir, 'hook.mjs'), `import { appendFileSync } from 'node:fs';\nexport async function load(url, ctx, next) { appendFileSync(${JSON.stringify(out)}, url + '\\n'); return next(url, ctx); }\n`);
+  writeFileSync(join(dir, 'register.mjs'), `import { register } from 'node:module';\nregister(${JSON.stringify(pathToFileURL(join(dir, 'hook.mjs')).href)});\n`);
+  const pem = () => generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
+  const replica = await startReplica({
+    NODE_OPTIONS: `--import=${pathToFileURL(join(dir, 'register.mjs')).href}`,
+    SVC_JWT_SECRET_KEY: TEST_SECRETS.jwt_secret_key,
+    SVC_API_KEY_LOOKUP_SECRET: TEST_SECRETS.api_key_lookup_secret,
+    SVC_AUDIT_SECRET_KEY: TEST_SECRETS.audit_secret_key,
+    SVC_A2A_DEPLOYMENT_ID: 'lazy-test',
+    SVC_A2A_SIGNING_KEY_PEM: pem(),
+    SVC_PLUGINS_DISABLED: 'logic,code,sql,image,consensus,rag,process,stats,fact,natural-language,mcp,batch',
+  });
+  t.teardown(() => replica.stop());
+  await waitFor(async () => (await replica.request('GET', '/readyz')).status === 200, { what: 'the sidecar to be ready', timeoutMs: 120_000, everyMs: 50 });
+  const math = await replica.request('POST', '/verify/math', { body: { expression: '2 + 2', expected_value: '4' } });
+  t.not(math.status, 404, 'the enabled engine serves');
+  const loaded = readFileSync(out, 'utf8').split('\n');
+  t.ok(loaded.some((u) => u.includes('/plugins/engines/math/')), 'the enabled engine was imported');
+  for (const gone of ['/plugins/engines/logic/', '/plugins/engines/code/', '/plugins/engines/sql/', '/plugins/mcp/', '/plugins/batch/', '/node_modules/z3-solver/', '/node_modules/web-tree-sitter/', '/node_modules/sql.js/', '/node_modules/pg/', '/node_modules/ioredis/', '/node_modules/undici/', '/core/store-pg.js']) {
+    t.notOk(loaded.some((u) => u.includes(gone)), `nothing under ${gone}`);
+  }
+});
