@@ -1,4 +1,4 @@
-import { joinUrl, postJson } from './http.js';
+import { joinUrl, loadHttpClient, postJson } from './http.js';
 import { checkEnvelope, parseOutput } from './output.js';
 import { systemPrompt } from './prompts.js';
 import { ProviderError, type Provider, type TranslationOf, type TranslationTarget } from './types.js';
@@ -17,6 +17,8 @@ export interface AnthropicSettings {
 
 /** Anthropic Messages API: one request, temperature 0; the text blocks of the reply must be one JSON object. */
 export function anthropicProvider(s: AnthropicSettings): Provider {
+  // a configured remote provider loads its HTTP client now, not inside the first request's deadline
+  void loadHttpClient().catch(() => undefined);
   const url = joinUrl(s.baseUrl, '/v1/messages');
   const headers = { 'x-api-key': s.apiKey, 'anthropic-version': ANTHROPIC_VERSION };
   return {

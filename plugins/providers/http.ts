@@ -1,7 +1,9 @@
 import type { request as undiciRequest } from 'undici';
 
-// imported on the first provider call: most sidecars never call a language model
+// imported when a remote provider is configured (loadHttpClient, at start-up) or on the first call:
+// most sidecars never call a language model
 let undici: Promise<typeof import('undici')> | null = null;
+export const loadHttpClient = () => (undici ??= import('undici'));
 import { ProviderError } from './types.js';
 
 /** a chat reply is a few KiB; anything far larger is not a translation */
@@ -19,6 +21,8 @@ export interface PostOptions {
  * headers and body. Errors never carry the upstream body (it may echo the prompt or the key).
  */
 export async function postJson(url: string, headers: Record<string, string>, body: unknown, o: PostOptions): Promise<unknown> {
+  // our own module load is not the provider's time: the deadline starts after it
+  const { request } = await loadHttpClient();
   const deadline = AbortSignal.timeout(o.timeoutMs);
   const signal = o.signal ? AbortSignal.any([deadline, o.signal]) : deadline;
   const failed = (err: unknown): ProviderError => {
@@ -29,7 +33,6 @@ export async function postJson(url: string, headers: Record<string, string>, bod
   };
   let res: Awaited<ReturnType<typeof undiciRequest>>;
   try {
-    const { request } = await (undici ??= import('undici'));
     res = await request(url, {
       method: 'POST',
       headers: { 'content-type': 'application/json', accept: 'application/json', ...headers },

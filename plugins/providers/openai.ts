@@ -1,4 +1,4 @@
-import { joinUrl, postJson } from './http.js';
+import { joinUrl, loadHttpClient, postJson } from './http.js';
 import { checkEnvelope, parseOutput } from './output.js';
 import { systemPrompt } from './prompts.js';
 import type { Provider, TranslationOf, TranslationTarget } from './types.js';
@@ -19,6 +19,8 @@ export interface OpenAiSettings {
  * A local server without keys is configured by its base URL alone.
  */
 export function openAiProvider(s: OpenAiSettings): Provider {
+  // a configured remote provider loads its HTTP client now, not inside the first request's deadline
+  void loadHttpClient().catch(() => undefined);
   const url = joinUrl(s.baseUrl, '/chat/completions');
   const headers: Record<string, string> = s.apiKey ? { authorization: `Bearer ${s.apiKey}` } : {};
   return {
