@@ -101,7 +101,7 @@ export async function runSharedBench(o: { drive: Drive; rawRps: Map<number, numb
         attestation: { key_continuity_policy: 'persistent', signing_key_pem: keys.attestation },
         a2a: { deployment_id: 'bench', signing_key_pem: keys.a2a },
         // only /verify/math is driven: the other engines' pools and warm-ups would only compete for the cores
-        plugins: { disabled: ['logic', 'code', 'sql', 'engine-image', 'engine-consensus', 'engine-rag', 'engine-process', 'engine-stats', 'fact', 'natural-language'], extra: [] },
+        plugins: { disabled: ['logic', 'code', 'sql', 'image', 'consensus', 'rag', 'process', 'stats', 'fact', 'natural-language'], extra: [] },
       };
       const file = join(root, `config-${i}.json`);
       writeFileSync(file, JSON.stringify(config), { mode: 0o600 });

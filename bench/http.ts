@@ -299,7 +299,7 @@ async function storageFigures(dataDir: string): Promise<object> {
   }
 }
 
-export const ENGINE_PLUGINS = ['engine-math', 'logic', 'code', 'sql', 'fact', 'natural-language', 'engine-process', 'engine-rag', 'engine-consensus', 'engine-stats', 'engine-image'];
+export const ENGINE_PLUGINS = ['math', 'logic', 'code', 'sql', 'fact', 'natural-language', 'process', 'rag', 'consensus', 'stats', 'image'];
 
 /**
  * RSS after /readyz with no engine, with each engine alone, and with all of them: what an operator
@@ -311,7 +311,7 @@ export async function rssPerEngine(): Promise<Record<string, number | string>> {
   const sets: Array<[string, string[]]> = [
     ['none', ENGINE_PLUGINS],
     ...ENGINE_PLUGINS.map((e): [string, string[]] => [e, ENGINE_PLUGINS.filter((x) => x !== e)]),
-    ['math+a2a only', [...ENGINE_PLUGINS.filter((x) => x !== 'engine-math'), 'batch', 'badges', 'verification-context', 'agents', 'ops', 'providers']],
+    ['math+a2a only', [...ENGINE_PLUGINS.filter((x) => x !== 'math'), 'batch', 'badges', 'verification-context', 'agents', 'ops', 'providers']],
     ['all', []],
   ];
   for (const [name, disabled] of sets) {

@@ -39,7 +39,7 @@ export async function startReplica(env: Record<string, string>, port?: number): 
       SVC_DATA_DIR: join(dir, 'data'),
       SVC_LOG_LEVEL: 'ERROR',
       SVC_WORKER_THREADS: '1',
-      SVC_PLUGINS_DISABLED: 'logic,code,sql,engine-image,engine-consensus,engine-rag,engine-process,engine-stats,fact,natural-language',
+      SVC_PLUGINS_DISABLED: 'logic,code,sql,image,consensus,rag,process,stats,fact,natural-language',
       ...env,
     },
     stdio: ['ignore', 'ignore', 'pipe'],
