@@ -36,6 +36,8 @@ export interface BucketOptions {
    * live bucket, because evicting one would hand its pair a fresh, full bucket.
    */
   maxPairs?: number;
+  /** the interval timer of the sweep (tests pass one they fire by hand) */
+  timers?: { setInterval: typeof setInterval; clearInterval: typeof clearInterval };
 }
 
 export class PairBuckets {
@@ -48,6 +50,7 @@ export class PairBuckets {
   private readonly buckets = new Map<string, Bucket>();
   private readonly perOrg = new Map<string, number>();
   private timer: NodeJS.Timeout | null = null;
+  private readonly timers: NonNullable<BucketOptions['timers']>;
 
   constructor(o: BucketOptions) {
     if (!Number.isInteger(o.capacity) || o.capacity < 1) throw new RangeError('bucket capacity must be a positive integer');
@@ -57,6 +60,7 @@ export class PairBuckets {
     this.idleMs = o.idleMs ?? 5 * 60_000;
     this.sweepEveryMs = o.sweepEveryMs ?? 60_000;
     this.maxPairs = o.maxPairs ?? 100_000;
+    this.timers = o.timers ?? { setInterval, clearInterval };
   }
 
   /** ids cannot hold control characters (schema; organisation ids are generated), so NUL separates them unambiguously */
@@ -122,14 +126,14 @@ export class PairBuckets {
   /** Starts the once-a-minute sweep; unref'd so it never holds the process open. */
   start(): NodeJS.Timeout {
     if (!this.timer) {
-      this.timer = setInterval(() => this.sweep(), this.sweepEveryMs);
+      this.timer = this.timers.setInterval(() => this.sweep(), this.sweepEveryMs);
       this.timer.unref();
     }
     return this.timer;
   }
 
   stop(): void {
-    if (this.timer) clearInterval(this.timer);
+    if (this.timer) this.timers.clearInterval(this.timer);
     this.timer = null;
   }
 }
