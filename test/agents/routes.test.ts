@@ -1,7 +1,6 @@
 import t from 'tap';
 import { hmacSha256Hex } from '../../core/canonical.js';
-import { builtinPlugins } from '../../sidecar/builtin.js';
-import { startServer, TEST_SECRETS, type TestServer, untilReady } from '../helpers/server.js';
+import { startServer, TEST_SECRETS, type TestServer, untilReady, builtinsWithoutHeavyEngines } from '../helpers/server.js';
 import { bearer, createKey, signup, tenant } from '../helpers/tenancy.js';
 import { AGENT_COLLECTIONS, ACTIVITY_COLLECTION, type AgentRecord } from '../../plugins/agents/index.js';
 
@@ -9,7 +8,7 @@ import { AGENT_COLLECTIONS, ACTIVITY_COLLECTION, type AgentRecord } from '../../
 const ctx = { intent: 'answer a user question', requested_by: 'user-42' };
 
 async function setup(t: { teardown(fn: () => unknown): void }) {
-  const s = await startServer({ plugins: builtinPlugins, config: { auth: { anonymous_rate_per_minute: 1000 } } });
+  const s = await startServer({ plugins: builtinsWithoutHeavyEngines, config: { auth: { anonymous_rate_per_minute: 1000 } } });
   t.teardown(() => s.close());
   const org = await tenant(s, ['verify:read', 'agent:write']);
   return { s, org };

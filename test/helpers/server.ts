@@ -8,6 +8,7 @@ import type { Plugin, PluginEntry, Principal, Scope } from '../../core/types.js'
 import { HttpError, Problems } from '../../core/errors.js';
 import type { Store } from '../../core/store.js';
 import { waitFor } from './wait.js';
+import { builtinPlugins } from '../../sidecar/builtin.js';
 
 /** Secrets every test server gets unless a test overrides them (distinct, long enough). */
 export const TEST_SECRETS = {
@@ -128,3 +129,10 @@ export async function startServer(
 export async function untilReady(kernel: Pick<Kernel, 'isReady'>, timeoutMs = 120_000): Promise<void> {
   await waitFor(() => kernel.isReady(), { what: 'the kernel to be ready', timeoutMs });
 }
+
+/**
+ * The built-in plugins without the two engines whose warm-up costs seconds of CPU (z3 for logic,
+ * tree-sitter for code), for tests of auth, audit, ops and agents that never call them: the suite runs
+ * on two cores, and every server started with them warms both in the background.
+ */
+export const builtinsWithoutHeavyEngines: PluginEntry[] = builtinPlugins.filter((p) => p.name !== 'logic' && p.name !== 'code');
