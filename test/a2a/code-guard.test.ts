@@ -1,13 +1,21 @@
 import t from 'tap';
 import { analyzeCode, initPython } from '../../plugins/engines/code/index.js';
-import { CODE_INLINE_CHARS, codeOutcome, createCodeGuard, type SyntaxAnalyzer } from '../../plugins/a2a/guards/code.js';
+import { CODE_INLINE_CHARS, createCodeGuard, type SyntaxAnalyzer } from '../../plugins/a2a/guards/code.js';
 import { scanHeuristics, HEURISTICS } from '../../plugins/a2a/guards/code-heuristics.js';
 import type { SyntaxAnalysis } from '../../plugins/a2a/guards/code-layer1.js';
 import type { GuardContext } from '../../plugins/a2a/guards/types.js';
 
-/** the same two layers code_guard runs (the analysis through code.analyzer), in process */
+const freshCtx = () => ({ signal: new AbortController().signal }) as GuardContext;
+
+/** code_guard itself, its analyzer the code plugin's analysis run in process instead of in its pool */
 async function inspect(code: string, language: 'python' | 'javascript' = 'python') {
-  return codeOutcome(await analyzeCode(code, language), code);
+  const guard = createCodeGuard({ analyzer: () => ({ analyze: (c, l) => analyzeCode(c, l) as Promise<SyntaxAnalysis> }) });
+  return guard.check({ code, language }, freshCtx());
+}
+
+/** code_guard given one fixed analysis, for the shapes a real parse does not produce */
+function guardSeeing(analysis: SyntaxAnalysis) {
+  return createCodeGuard({ analyzer: () => ({ analyze: async () => analysis }) });
 }
 
 t.before(async () => {
@@ -106,13 +114,13 @@ t.test('each of the six heuristics, on text alone', async (t) => {
 
 t.test('fail closed on an incomplete analysis; the guard reads payload.code', async (t) => {
   const partial: SyntaxAnalysis = { parseOk: true, parser: 'fake', findings: [], limitExceeded: true };
-  t.equal(codeOutcome(partial, 'x = 1').status, 'blocked');
+  t.equal((await guardSeeing(partial).check({ code: 'x = 1' }, freshCtx())).status, 'blocked');
   const lowOnly: SyntaxAnalysis = {
     parseOk: true,
     parser: 'fake',
     findings: [{ rule_id: 'python.filesystem.rmtree_dynamic', type: 'x', severity: 'LOW', line: 1, column: 1, message: 'm' }],
   };
-  t.equal(codeOutcome(lowOnly, 'x = 1').status, 'heuristic_pass', 'a LOW finding outside the layer-1 families is not a threat');
+  t.equal((await guardSeeing(lowOnly).check({ code: 'x = 1' }, freshCtx())).status, 'heuristic_pass', 'a LOW finding outside the layer-1 families is not a threat');
 
   const seen: unknown[] = [];
   const clean: SyntaxAnalyzer = {

@@ -64,11 +64,6 @@ export function layer2Outcome(parser: string, heuristics: HeuristicFinding[]): G
   return { status: 'heuristic_pass', reason: 'Neither analysis layer found a threat', details: { layer: 2, parser, heuristics: [] } };
 }
 
-/** Both layers over one analysis plus the raw text, in process; pure. */
-export function codeOutcome(analysis: SyntaxAnalysis, code: string): GuardOutcome {
-  return layer1Outcome(analysis) ?? layer2Outcome(analysis.parser, scanHeuristics(code));
-}
-
 /** no analyzer, no proof: the message is blocked (signed), never passed on unchecked */
 function analyzerUnavailable(): GuardOutcome {
   return {
