@@ -1,5 +1,6 @@
 import { init } from 'z3-solver';
-import type { Solver } from 'z3-solver';
+import type { Solver, Z3LowLevel } from 'z3-solver';
+import { checkNow } from './check.js';
 import { parseQuery, type Formula, type Term } from './dsl.js';
 import { holds } from './evaluate.js';
 import { classify } from './shape.js';
@@ -17,6 +18,7 @@ import { OPS, type Sort, type Z3Arith, type Z3Bool, type Z3Ctx, type Z3Term } fr
  * in-process for the bench and the corpus test.
  */
 interface Z3State {
+  api: Z3LowLevel;
   ctx: Z3Ctx;
   solvers: Map<StrategyName, Solver<'logic'>>;
   version: string;
@@ -26,13 +28,12 @@ interface Z3State {
 let state: Promise<Z3State> | null = null;
 /** the timeout each long-lived solver was last given (parameters outlive push/pop) */
 const timeouts = new WeakMap<Solver<'logic'>, number>();
-/** z3 checks are async; one query at a time keeps push/pop on the shared solvers consistent */
-let queue: Promise<unknown> = Promise.resolve();
 
 function z3State(): Promise<Z3State> {
   state ??= init().then((api) => {
     const ctx: Z3Ctx = new api.Context('logic');
     return {
+      api,
       ctx,
       solvers: new Map(),
       version: `${ENGINE_VERSION}; ${api.getFullVersion()}`,
@@ -80,6 +81,17 @@ export async function warmup(): Promise<{ engine_version: string }> {
   return { engine_version: z.version };
 }
 
+/**
+ * Emscripten threads z3 has started in this worker (each a Node worker thread with its own wasm
+ * instance, alive until the worker ends). Searches run on this thread (check.ts); z3's timer thread,
+ * which enforces the `timeout` parameter, is the one z3 starts.
+ */
+export async function z3Threads(): Promise<{ pthreads: number }> {
+  const { api } = await z3State();
+  const p = api.em.PThread as { runningWorkers: unknown[]; unusedWorkers: unknown[] };
+  return { pthreads: p.runningWorkers.length + p.unusedWorkers.length };
+}
+
 export type { SolveInput, SolveOutcome };
 
 export async function solve(input: SolveInput): Promise<SolveOutcome> {
@@ -95,9 +107,8 @@ export async function solve(input: SolveInput): Promise<SolveOutcome> {
   }
   const timeoutMs = clampTimeout(input.timeoutMs);
   const z = await z3State();
-  const run = queue.then(() => decide(z, parsed.formula, timeoutMs));
-  queue = run.catch(() => undefined);
-  return run;
+  // synchronous from here on: queries cannot interleave on the shared solvers' push/pop
+  return decide(z, parsed.formula, timeoutMs);
 }
 
 function clampTimeout(ms: unknown): number {
@@ -106,22 +117,22 @@ function clampTimeout(ms: unknown): number {
 
 const elapsed = (since: number): number => Math.round((performance.now() - since) * 100) / 100;
 
-async function decide(z: Z3State, f: Formula, timeoutMs: number): Promise<SolveOutcome> {
+function decide(z: Z3State, f: Formula, timeoutMs: number): SolveOutcome {
   const started = performance.now();
   const shape = classify(f);
   const pre = presolve(f, shape);
   if (pre) return { ...pre, canonical: f.canonical, engine_version: z.version, shape, solve_ms: elapsed(started) };
   // a bounds query the interval pre-solver could not settle is a linear one for z3
   const name = STRATEGY_FOR[shape] === 'interval' ? 'linear_simplex' : STRATEGY_FOR[shape];
-  const first = await check(z, f, timeoutMs, name, started);
+  const first = check(z, f, timeoutMs, name, started);
   if (!first.retry || name === 'default') return { ...first.outcome, shape };
   // a strategy outside its fragment answers unknown: z3's default solver decides, same budget
   const left = Math.max(1, Math.round(timeoutMs - (performance.now() - started)));
-  const second = await check(z, f, left, 'default', started);
+  const second = check(z, f, left, 'default', started);
   return { ...second.outcome, shape };
 }
 
-async function check(z: Z3State, f: Formula, timeoutMs: number, name: StrategyName, started: number): Promise<{ outcome: SolveOutcome; retry: boolean }> {
+function check(z: Z3State, f: Formula, timeoutMs: number, name: StrategyName, started: number): { outcome: SolveOutcome; retry: boolean } {
   const { ctx } = z;
   const free = new Map(f.vars.map((v) => [v.name, constant(ctx, v.name, v.sort)]));
   const solver = solverFor(z, name);
@@ -139,7 +150,7 @@ async function check(z: Z3State, f: Formula, timeoutMs: number, name: StrategyNa
     }
     const formula = compile(ctx, f.body, free, []) as Z3Bool;
     solver.add(formula);
-    const result = await solver.check();
+    const result = checkNow(z.api, ctx, solver);
     const base = { canonical: f.canonical, engine_version: z.version, strategy: name, solve_ms: elapsed(started) };
     if (result === 'unsat') return { outcome: { status: 'UNSAT', ...base }, retry: false };
     if (result === 'sat') {
