@@ -1,10 +1,14 @@
+import { readdirSync } from 'node:fs';
 import t from 'tap';
 import { pino } from 'pino';
 import { WorkerPools } from '../../../core/workers.js';
 import { createLogicVerifier } from '../../../plugins/engines/logic/verifier.js';
+import { waitFor } from '../../helpers/wait.js';
 
 /** Cubes summing to 33: z3 cannot finish it in a minute. */
 const HARD_CUBES = '(EQ (PLUS (POW x 3) (POW y 3) (POW z 3)) 33)';
+/** threads of this process (Linux): the pool's z3 worker and every thread z3 started in it are among them */
+const threads = (): number => readdirSync('/proc/self/task').length;
 const module = new URL('../../../plugins/engines/logic/engine.js', import.meta.url);
 
 /**
@@ -27,6 +31,7 @@ t.test('the pool deadline stops a synchronous z3 search that outlives it, and th
   // z3 loaded before the clock starts, so the deadline lands in the search and not in wasm start-up
   const warm = () => pools.run({ pool: 'z3', threads: 1, module, fn: 'warmup', input: null, timeoutMs: 60_000 });
   await warm();
+  const before = threads();
 
   const slow = await verifier.verify({ query: HARD_CUBES });
   t.match(slow.body, {
@@ -38,4 +43,8 @@ t.test('the pool deadline stops a synchronous z3 search that outlives it, and th
   await warm();
   const next = await verifier.verify({ query: '(AND (GT x 5) (LT x 7))' });
   t.match(next.body, { status: 'SAT', model: { x: '6' }, diagnostic: { status: 'VERIFIED' } });
+  // the killed worker took z3's timer thread with it: the replacement has the same threads, no more
+  await waitFor(() => threads() === before, { what: `${before} threads (now ${threads()})` });
+  const z3 = await pools.run<{ pthreads: number }>({ pool: 'z3', threads: 1, module, fn: 'z3Threads', input: null, timeoutMs: 60_000 });
+  t.ok(z3.pthreads <= 1, `z3 threads in the replacement worker: ${z3.pthreads}`);
 });
