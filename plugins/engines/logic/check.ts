@@ -12,8 +12,27 @@ import type { Z3Ctx } from './ops.js';
  */
 export type CheckResult = 'sat' | 'unsat' | 'unknown';
 
+/**
+ * The search stopped inside wasm without returning (a trap, an abort): z3's memory may be left
+ * half-updated, so that instance must not answer again. Z3's own errors are not this: z3 catches
+ * them at its API boundary and leaves a code on the context.
+ */
+export class Z3Trap extends Error {
+  override name = 'Z3Trap';
+}
+
+/** a trap in the search, or a WebAssembly.RuntimeError (trap, emscripten abort) from any other z3 call */
+export function isTrap(err: unknown): boolean {
+  return err instanceof Z3Trap || (err instanceof Error && err.name === 'RuntimeError');
+}
+
 export function checkNow(api: Z3LowLevel, ctx: Z3Ctx, solver: Solver<'logic'>): CheckResult {
-  const result: number = api.em._Z3_solver_check(ctx.ptr, solver.ptr);
+  let result: number;
+  try {
+    result = api.em._Z3_solver_check(ctx.ptr, solver.ptr);
+  } catch (err) {
+    throw new Z3Trap(`z3 stopped inside the search: ${err instanceof Error ? err.message : String(err)}`.slice(0, 200));
+  }
   // the context has z3-solver's no-op error handler: an API error leaves its code on the context,
   // which the high-level API checks after every call (its `check`); so does this
   const code = api.Z3.get_error_code(ctx.ptr);

@@ -1,6 +1,6 @@
 import { init } from 'z3-solver';
 import type { Solver, Z3LowLevel } from 'z3-solver';
-import { checkNow } from './check.js';
+import { checkNow, isTrap } from './check.js';
 import { parseQuery, type Formula, type Term } from './dsl.js';
 import { holds } from './evaluate.js';
 import { classify } from './shape.js';
@@ -23,6 +23,8 @@ interface Z3State {
   solvers: Map<StrategyName, Solver<'logic'>>;
   version: string;
   decimal: (ctx: Z3Ctx, t: Z3Term) => string;
+  /** set when a trap left this instance untrusted (discard) */
+  broken?: boolean;
 }
 
 let state: Promise<Z3State> | null = null;
@@ -44,6 +46,20 @@ function z3State(): Promise<Z3State> {
     state = null;
   });
   return state;
+}
+
+/**
+ * After a trap the instance is not trusted again: the next query loads a fresh one. Its timer
+ * thread holds the old wasm memory, so it is ended too and the old instance can be collected.
+ */
+function discard(z: Z3State): void {
+  z.broken = true;
+  state = null;
+  try {
+    (z.api.em.PThread as { terminateAllThreads(): void }).terminateAllThreads();
+  } catch {
+    // nothing more to free
+  }
 }
 
 function makeSolver(ctx: Z3Ctx, st: Strategy): Solver<'logic'> {
@@ -106,7 +122,9 @@ export async function solve(input: SolveInput): Promise<SolveOutcome> {
     };
   }
   const timeoutMs = clampTimeout(input.timeoutMs);
-  const z = await z3State();
+  let z = await z3State();
+  // a query that was waiting for this instance when another one's trap discarded it takes a fresh one
+  while (z.broken) z = await z3State();
   // synchronous from here on: queries cannot interleave on the shared solvers' push/pop
   return decide(z, parsed.formula, timeoutMs);
 }
@@ -142,6 +160,7 @@ function check(z: Z3State, f: Formula, timeoutMs: number, name: StrategyName, st
   // lands as a check finishes makes z3-solver report `sat` with no model and poisons the next
   // query on the context (an UNSAT formula answered SAT).
   let fresh = false;
+  let trapped = false;
   try {
     // a parameter update makes z3 re-read every solver parameter at the next check: only when it changes
     if (timeouts.get(solver) !== timeoutMs) {
@@ -178,15 +197,20 @@ function check(z: Z3State, f: Formula, timeoutMs: number, name: StrategyName, st
     // a z3 API error is no verdict; report it (without a stack) instead of crashing the worker task
     fresh = true;
     const msg = err instanceof Error ? err.message.slice(0, 200) : 'unknown failure';
-    return { outcome: { status: 'ERROR', kind: 'unknown', error: `solver error: ${msg}`, canonical: f.canonical, engine_version: z.version }, retry: true };
+    // a trap anywhere in z3 (the search, or reading the model after it) leaves the instance untrusted
+    trapped = isTrap(err);
+    return { outcome: { status: 'ERROR', kind: 'unknown', error: `solver error: ${msg}`, canonical: f.canonical, engine_version: z.version }, retry: !trapped };
   } finally {
-    try {
-      solver.pop();
-    } catch {
-      fresh = true;
+    if (trapped) discard(z);
+    else {
+      try {
+        solver.pop();
+      } catch {
+        fresh = true;
+      }
     }
     // after an unfinished search or an API error the solver may hold state we do not want to carry over
-    if (fresh) {
+    if (fresh && !trapped) {
       z.solvers.delete(name);
       solver.release();
     }
