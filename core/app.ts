@@ -65,6 +65,8 @@ export async function createApp(opts: CreateOptions): Promise<Kernel> {
   const services = new Map<string, unknown>();
   const engines: Array<{ def: EngineDef; handle: EngineHandle }> = [];
   const warmups: Array<Promise<unknown>> = [];
+  /** the last warm-up queued on each pool: a pool's warm-ups run one after another (see engine()) */
+  const lastWarmup = new Map<string, Promise<unknown>>();
   const shutdown = new AbortController();
   let closing = false;
 
@@ -103,9 +105,16 @@ export async function createApp(opts: CreateOptions): Promise<Kernel> {
       };
       if (def.module) pools.prepare(def.pool?.name ?? 'engines', poolThreads);
       engines.push({ def, handle });
-      // warm up as soon as the engine is declared, overlapping the rest of start-up; /readyz waits
+      // warm up as soon as the engine is declared, overlapping the rest of start-up; /readyz waits.
+      // Warm-ups sharing a pool run one after another: started together, they make the pool start a
+      // thread per warm-up, each holding one engine warm (a worker isolate and its heap, ~10 MB
+      // idle each), and the idle timeout then retires one of them, engine and all.
       if (def.warmup) {
-        const w = handle.run(def.warmup, null, { timeoutMs: 60_000 });
+        const poolName = def.pool?.name ?? 'engines';
+        const run = () => handle.run(def.warmup!, null, { timeoutMs: 60_000 });
+        const prev = lastWarmup.get(poolName);
+        const w = prev ? prev.then(run, run) : run();
+        lastWarmup.set(poolName, w);
         w.catch(() => undefined); // judged in listen(); never an unhandled rejection if start-up fails first
         warmups.push(w);
       }

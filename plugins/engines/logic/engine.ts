@@ -1,5 +1,6 @@
 import { init } from 'z3-solver';
-import type { Solver } from 'z3-solver';
+import type { Solver, Z3LowLevel } from 'z3-solver';
+import { checkNow, isTrap } from './check.js';
 import { parseQuery, type Formula, type Term } from './dsl.js';
 import { holds } from './evaluate.js';
 import { classify } from './shape.js';
@@ -17,22 +18,24 @@ import { OPS, type Sort, type Z3Arith, type Z3Bool, type Z3Ctx, type Z3Term } fr
  * in-process for the bench and the corpus test.
  */
 interface Z3State {
+  api: Z3LowLevel;
   ctx: Z3Ctx;
   solvers: Map<StrategyName, Solver<'logic'>>;
   version: string;
   decimal: (ctx: Z3Ctx, t: Z3Term) => string;
+  /** set when a trap left this instance untrusted (discard) */
+  broken?: boolean;
 }
 
 let state: Promise<Z3State> | null = null;
 /** the timeout each long-lived solver was last given (parameters outlive push/pop) */
 const timeouts = new WeakMap<Solver<'logic'>, number>();
-/** z3 checks are async; one query at a time keeps push/pop on the shared solvers consistent */
-let queue: Promise<unknown> = Promise.resolve();
 
 function z3State(): Promise<Z3State> {
   state ??= init().then((api) => {
     const ctx: Z3Ctx = new api.Context('logic');
     return {
+      api,
       ctx,
       solvers: new Map(),
       version: `${ENGINE_VERSION}; ${api.getFullVersion()}`,
@@ -43,6 +46,20 @@ function z3State(): Promise<Z3State> {
     state = null;
   });
   return state;
+}
+
+/**
+ * After a trap the instance is not trusted again: the next query loads a fresh one. Its timer
+ * thread holds the old wasm memory, so it is ended too and the old instance can be collected.
+ */
+function discard(z: Z3State): void {
+  z.broken = true;
+  state = null;
+  try {
+    (z.api.em.PThread as { terminateAllThreads(): void }).terminateAllThreads();
+  } catch {
+    // nothing more to free
+  }
 }
 
 function makeSolver(ctx: Z3Ctx, st: Strategy): Solver<'logic'> {
@@ -80,6 +97,17 @@ export async function warmup(): Promise<{ engine_version: string }> {
   return { engine_version: z.version };
 }
 
+/**
+ * Emscripten threads z3 has started in this worker (each a Node worker thread with its own wasm
+ * instance, alive until the worker ends). Searches run on this thread (check.ts); z3's timer thread,
+ * which enforces the `timeout` parameter, is the one z3 starts.
+ */
+export async function z3Threads(): Promise<{ pthreads: number }> {
+  const { api } = await z3State();
+  const p = api.em.PThread as { runningWorkers: unknown[]; unusedWorkers: unknown[] };
+  return { pthreads: p.runningWorkers.length + p.unusedWorkers.length };
+}
+
 export type { SolveInput, SolveOutcome };
 
 export async function solve(input: SolveInput): Promise<SolveOutcome> {
@@ -94,10 +122,11 @@ export async function solve(input: SolveInput): Promise<SolveOutcome> {
     };
   }
   const timeoutMs = clampTimeout(input.timeoutMs);
-  const z = await z3State();
-  const run = queue.then(() => decide(z, parsed.formula, timeoutMs));
-  queue = run.catch(() => undefined);
-  return run;
+  let z = await z3State();
+  // a query that was waiting for this instance when another one's trap discarded it takes a fresh one
+  while (z.broken) z = await z3State();
+  // synchronous from here on: queries cannot interleave on the shared solvers' push/pop
+  return decide(z, parsed.formula, timeoutMs);
 }
 
 function clampTimeout(ms: unknown): number {
@@ -106,22 +135,22 @@ function clampTimeout(ms: unknown): number {
 
 const elapsed = (since: number): number => Math.round((performance.now() - since) * 100) / 100;
 
-async function decide(z: Z3State, f: Formula, timeoutMs: number): Promise<SolveOutcome> {
+function decide(z: Z3State, f: Formula, timeoutMs: number): SolveOutcome {
   const started = performance.now();
   const shape = classify(f);
   const pre = presolve(f, shape);
   if (pre) return { ...pre, canonical: f.canonical, engine_version: z.version, shape, solve_ms: elapsed(started) };
   // a bounds query the interval pre-solver could not settle is a linear one for z3
   const name = STRATEGY_FOR[shape] === 'interval' ? 'linear_simplex' : STRATEGY_FOR[shape];
-  const first = await check(z, f, timeoutMs, name, started);
+  const first = check(z, f, timeoutMs, name, started);
   if (!first.retry || name === 'default') return { ...first.outcome, shape };
   // a strategy outside its fragment answers unknown: z3's default solver decides, same budget
   const left = Math.max(1, Math.round(timeoutMs - (performance.now() - started)));
-  const second = await check(z, f, left, 'default', started);
+  const second = check(z, f, left, 'default', started);
   return { ...second.outcome, shape };
 }
 
-async function check(z: Z3State, f: Formula, timeoutMs: number, name: StrategyName, started: number): Promise<{ outcome: SolveOutcome; retry: boolean }> {
+function check(z: Z3State, f: Formula, timeoutMs: number, name: StrategyName, started: number): { outcome: SolveOutcome; retry: boolean } {
   const { ctx } = z;
   const free = new Map(f.vars.map((v) => [v.name, constant(ctx, v.name, v.sort)]));
   const solver = solverFor(z, name);
@@ -131,6 +160,7 @@ async function check(z: Z3State, f: Formula, timeoutMs: number, name: StrategyNa
   // lands as a check finishes makes z3-solver report `sat` with no model and poisons the next
   // query on the context (an UNSAT formula answered SAT).
   let fresh = false;
+  let trapped = false;
   try {
     // a parameter update makes z3 re-read every solver parameter at the next check: only when it changes
     if (timeouts.get(solver) !== timeoutMs) {
@@ -139,7 +169,7 @@ async function check(z: Z3State, f: Formula, timeoutMs: number, name: StrategyNa
     }
     const formula = compile(ctx, f.body, free, []) as Z3Bool;
     solver.add(formula);
-    const result = await solver.check();
+    const result = checkNow(z.api, ctx, solver);
     const base = { canonical: f.canonical, engine_version: z.version, strategy: name, solve_ms: elapsed(started) };
     if (result === 'unsat') return { outcome: { status: 'UNSAT', ...base }, retry: false };
     if (result === 'sat') {
@@ -167,15 +197,20 @@ async function check(z: Z3State, f: Formula, timeoutMs: number, name: StrategyNa
     // a z3 API error is no verdict; report it (without a stack) instead of crashing the worker task
     fresh = true;
     const msg = err instanceof Error ? err.message.slice(0, 200) : 'unknown failure';
-    return { outcome: { status: 'ERROR', kind: 'unknown', error: `solver error: ${msg}`, canonical: f.canonical, engine_version: z.version }, retry: true };
+    // a trap anywhere in z3 (the search, or reading the model after it) leaves the instance untrusted
+    trapped = isTrap(err);
+    return { outcome: { status: 'ERROR', kind: 'unknown', error: `solver error: ${msg}`, canonical: f.canonical, engine_version: z.version }, retry: !trapped };
   } finally {
-    try {
-      solver.pop();
-    } catch {
-      fresh = true;
+    if (trapped) discard(z);
+    else {
+      try {
+        solver.pop();
+      } catch {
+        fresh = true;
+      }
     }
     // after an unfinished search or an API error the solver may hold state we do not want to carry over
-    if (fresh) {
+    if (fresh && !trapped) {
       z.solvers.delete(name);
       solver.release();
     }

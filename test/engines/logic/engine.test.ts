@@ -1,5 +1,5 @@
 import t from 'tap';
-import { solve, warmup } from '../../../plugins/engines/logic/engine.js';
+import { solve, warmup, z3Threads } from '../../../plugins/engines/logic/engine.js';
 import { evaluate } from './evaluate.js';
 
 /** Cubes summing to 33: the smallest solution has 16-digit numbers; z3 cannot finish it in a second. */
@@ -89,6 +89,13 @@ t.test('a query that times out returns ERROR and the next query still works', as
     const unsat = await solve({ query: '(AND (GT x 5) (LT x 6))' });
     t.equal(unsat.status, 'UNSAT', 'and the one after that');
   }
+});
+
+t.test('searches run on the calling thread: z3 starts no thread but its timer', async (t) => {
+  // warm-up, SAT, UNSAT, quantified and timed-out searches have all run by now (tests run in order);
+  // z3-solver's async check would have left a search thread beside the timer thread
+  const { pthreads } = await z3Threads();
+  t.ok(pthreads <= 1, `z3 threads: ${pthreads} (only the timer that enforces the timeout parameter)`);
 });
 
 t.test('concurrent queries are serialised on the shared solver and keep their own answers', async (t) => {
