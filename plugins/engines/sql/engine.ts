@@ -1,11 +1,11 @@
 import { blocked, verified, type DiagnosticResult } from '../../../core/verdict.js';
-import { sha256Hex } from '../../../core/canonical.js';
 import { resolveDialect, type DialectInfo } from './dialects.js';
 import { clearSchemaCache, parseSchema, parseSql } from './parse.js';
 import { tokenize } from './tokens.js';
 import { commentRules, fallbackRules, treeRules } from './rules.js';
 import { analyzeStatement, type Facts, type Issue } from './schema-check.js';
-import { clearDatabases, dryRun } from './dryrun.js';
+import { dryRun } from './dryrun.js';
+import { clearDatabases } from './schema-db.js';
 import { sqlJs } from './sqljs.js';
 import { ENGINE_NAME, ENGINE_VERSION, LIMITS } from './meta.js';
 
@@ -31,11 +31,11 @@ function publicIssue(i: Issue) {
   return { rule, message, location: { statement, ...(detail ?? {}) } };
 }
 
-function result(d: DialectInfo, input: SqlInput, allowWrites: boolean, fields: Record<string, unknown>, admit: boolean, message: string): DiagnosticResult {
+function result(d: DialectInfo, input: SqlInput, schemaSha256: string, allowWrites: boolean, fields: Record<string, unknown>, admit: boolean, message: string): DiagnosticResult {
   const evidence = {
     engine: ENGINE_NAME,
     engine_version: ENGINE_VERSION,
-    input: { dialect: d.name, query: input.query, schema_sha256: sha256Hex(input.schema_ddl) },
+    input: { dialect: d.name, query: input.query, schema_sha256: schemaSha256 },
     parameters: { allow_writes: allowWrites },
     result: {
       is_valid: fields.is_valid,
@@ -87,7 +87,7 @@ export async function verify(input: SqlInput): Promise<DiagnosticResult> {
     const parseError = { message: parsed.message, line: parsed.line, column: parsed.column };
     if (fb.length) {
       const issues = fb.map(publicIssue);
-      return result(d, input, allowWrites, { ...fields0, malicious_classification: true, issues, parse_error: parseError, decided_on: 'tokens' }, false,
+      return result(d, input, schema.sha256, allowWrites, { ...fields0, malicious_classification: true, issues, parse_error: parseError, decided_on: 'tokens' }, false,
         `malicious SQL: ${[...new Set(fb.map((i) => i.rule))].join(', ')}`);
     }
     return blocked(`query could not be parsed: ${parsed.message}`, C.parse, { ...fields0, error: parsed.message, location: { line: parsed.line, column: parsed.column } }, 'BLOCKED');
@@ -111,7 +111,7 @@ export async function verify(input: SqlInput): Promise<DiagnosticResult> {
 
   if (malicious.length) {
     const issues = malicious.map(publicIssue);
-    return result(d, input, allowWrites, { ...fields, malicious_classification: true, issues }, false,
+    return result(d, input, schema.sha256, allowWrites, { ...fields, malicious_classification: true, issues }, false,
       `malicious SQL: ${[...new Set(malicious.map((i) => i.rule))].join(', ')}`);
   }
   const over = (Object.keys(complexity) as Array<keyof typeof complexity>).filter((k) => complexity[k] > LIMITS[k]);
@@ -121,7 +121,7 @@ export async function verify(input: SqlInput): Promise<DiagnosticResult> {
   const invalid = facts.flatMap((f) => f.issues);
   if (invalid.length) {
     const issues = invalid.map(publicIssue);
-    return result(d, input, allowWrites, { ...fields, issues }, false, `query does not match the schema: ${issues[0].message}`);
+    return result(d, input, schema.sha256, allowWrites, { ...fields, issues }, false, `query does not match the schema: ${issues[0].message}`);
   }
   let dry: Record<string, unknown> = { performed: false, reason: 'dry run is available for the sqlite dialect only' };
   if (d.name === 'sqlite') {
@@ -129,5 +129,5 @@ export async function verify(input: SqlInput): Promise<DiagnosticResult> {
     if (!r.ok) return blocked(`SQLite rejected the query: ${r.message}`, C.execution, { ...fields, error: r.message }, 'BLOCKED');
     dry = { performed: true, mode: 'EXPLAIN QUERY PLAN', plan: r.plan };
   }
-  return result(d, input, allowWrites, { ...fields, is_valid: true, issues: [], dry_run: dry }, true, 'query is valid against the schema and no malicious construct was found');
+  return result(d, input, schema.sha256, allowWrites, { ...fields, is_valid: true, issues: [], dry_run: dry }, true, 'query is valid against the schema and no malicious construct was found');
 }
