@@ -71,3 +71,15 @@ t.test('the dry run runs only when it can change the verdict', async (t) => {
   t.equal(clean.f.dry_run.performed, true);
   t.same(await verify({ query: 'SELECT upper(name) FROM users', schema_ddl: SHOP }), clean.r, 'a second call gives the same verdict');
 });
+
+t.test('the dry run drops trailing separators only, whatever the whitespace inside', async (t) => {
+  const { withoutTrailingSeparators } = await import('../../../plugins/engines/sql/dryrun.js');
+  t.equal(withoutTrailingSeparators('SELECT 1 ; \n\t;\u00a0'), 'SELECT 1');
+  t.equal(withoutTrailingSeparators('SELECT 1'), 'SELECT 1');
+  t.equal(withoutTrailingSeparators(' ;; '), '');
+  const inner = 'SELECT name' + ' '.repeat(19_000) + 'FROM users';
+  t.equal(withoutTrailingSeparators(inner + ' ;'), inner);
+  const r = await run(inner + ';');
+  t.equal(r.verdict, 'clean');
+  t.equal(r.f.dry_run.performed, true);
+});
