@@ -83,3 +83,17 @@ t.test('the dry run drops trailing separators only, whatever the whitespace insi
   t.equal(r.verdict, 'clean');
   t.equal(r.f.dry_run.performed, true);
 });
+
+t.test('a row in any table of a large schema is found (the probe runs in batches)', async (t) => {
+  const { dryRun } = await import('../../../plugins/engines/sql/dryrun.js');
+  const many = Array.from({ length: 250 }, (_, i) => `CREATE TABLE t${i} (a INTEGER);`).join('\n');
+  t.equal((await dryRun(many, 'SELECT a FROM t249')).ok, true);
+  for (const filled of [0, 99, 100, 249]) {
+    const r = await dryRun(`${many}\nINSERT INTO t${filled} VALUES (1);`, 'SELECT a FROM t0');
+    t.equal(r.ok, false, `row in t${filled}`);
+    t.match((r as { message: string }).message, /filled a table with rows/);
+  }
+  const wide = Array.from({ length: 1200 }, (_, i) => `CREATE TABLE w${i} (a INTEGER);`).join('\n');
+  const v = await verify({ query: 'SELECT a FROM w1199', schema_ddl: wide });
+  t.equal(v.admission, 'ADMIT', 'more tables than SQLite allows in one expression');
+});
