@@ -97,3 +97,15 @@ t.test('a row in any table of a large schema is found (the probe runs in batches
   const v = await verify({ query: 'SELECT a FROM w1199', schema_ddl: wide });
   t.equal(v.admission, 'ADMIT', 'more tables than SQLite allows in one expression');
 });
+
+t.test("every dialect is parsed by node-sql-parser's build for that dialect", async (t) => {
+  const ddl = 'CREATE TABLE users (id INTEGER PRIMARY KEY, name TEXT);';
+  for (const dialect of ['sqlite', 'postgresql', 'mysql', 'mariadb', 'bigquery', 'transactsql', 'snowflake']) {
+    const clean = await verify({ query: 'SELECT name FROM users WHERE id = 1', schema_ddl: ddl, dialect });
+    t.equal(clean.admission, 'ADMIT', dialect);
+    const taut = await verify({ query: "SELECT name FROM users WHERE id = 1 OR 1 = 1", schema_ddl: ddl, dialect });
+    t.equal(taut.developer_fields.malicious_classification, true, `${dialect}: tautology`);
+    const broken = await verify({ query: 'SELECT name FROM users WHERE', schema_ddl: ddl, dialect });
+    t.equal(broken.developer_fields.constraint_id, 'sql_verifier.parse_error', `${dialect}: parse error`);
+  }
+});
