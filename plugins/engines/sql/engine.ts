@@ -1,7 +1,7 @@
 import { blocked, verified, type DiagnosticResult } from '../../../core/verdict.js';
 import { resolveDialect, type DialectInfo } from './dialects.js';
 import { clearSchemaCache, parseSchema, parseSql } from './parse.js';
-import { tokenize } from './tokens.js';
+import { mayHoldComment, tokenize } from './tokens.js';
 import { commentRules, fallbackRules, treeRules } from './rules.js';
 import { analyzeStatement, type Facts, type Issue } from './schema-check.js';
 import { dryRun } from './dryrun.js';
@@ -79,9 +79,9 @@ export async function verify(input: SqlInput): Promise<DiagnosticResult> {
   if (!schema.ok) return blocked(`schema_ddl could not be parsed: ${schema.message}`, C.schema, { ...common, error: schema.message }, 'BLOCKED');
   const fields0 = { ...common, schema_source: schema.source, schema_tables: schema.schema.size };
 
-  const tokens = tokenize(input.query, d);
   const parsed = parseSql(input.query, d);
   if (!parsed.ok) {
+    const tokens = tokenize(input.query, d);
     // The grammar rejected the text; a write/admin keyword in statement position still proves intent.
     const fb = [...fallbackRules(tokens), ...commentRules(input.query, tokens, d)];
     const parseError = { message: parsed.message, line: parsed.line, column: parsed.column };
@@ -95,7 +95,9 @@ export async function verify(input: SqlInput): Promise<DiagnosticResult> {
 
   const stmts = parsed.statements;
   const facts: Facts[] = stmts.map((s, i) => analyzeStatement(s, i, schema.schema));
-  const malicious: Issue[] = [...treeRules(stmts, allowWrites, d), ...commentRules(input.query, tokens, d)];
+  // the lexer only matters here for its comments, and without a comment marker in the text it has none
+  const comments = mayHoldComment(input.query, d) ? commentRules(input.query, tokenize(input.query, d), d) : [];
+  const malicious: Issue[] = [...treeRules(stmts, allowWrites, d), ...comments];
   facts.forEach((f, i) => {
     for (const t of new Set(f.catalogReads)) malicious.push({ rule: 'system_catalog', message: `reads system catalog ${t}`, statement: i, detail: { table: t } });
     for (const t of new Set(f.unionForeign)) malicious.push({ rule: 'union_exfiltration', message: `UNION branch reads "${t}", which is not in the schema`, statement: i, detail: { table: t } });

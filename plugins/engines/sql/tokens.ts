@@ -127,6 +127,11 @@ export function tokenize(sql: string, d: DialectInfo): Token[] {
   return out;
 }
 
+/** False only when `tokenize` cannot produce a comment token: no `--`, no `/*`, no `#` where `#` starts one. */
+export function mayHoldComment(sql: string, d: DialectInfo): boolean {
+  return sql.includes('--') || sql.includes('/*') || (d.hashComments && sql.includes('#'));
+}
+
 /** The code tokens (no comments), split into statements at top-level `;`. Empty statements dropped. */
 export function statementsOf(tokens: Token[]): Token[][] {
   const stmts: Token[][] = [];
