@@ -34,8 +34,14 @@ export const DANGEROUS_FUNCTIONS = new Set([
 const CREDENTIAL_WORDS = new Set(['password', 'passwd', 'pwd', 'passphrase', 'secret', 'token', 'credential', 'credentials', 'apikey', 'privatekey']);
 const CREDENTIAL_JOINED = ['api_key', 'private_key', 'secret_key', 'access_key', 'pass_hash', 'pw_hash'];
 
+/** each joined form with the `_` boundaries it may have around it, built once */
+const JOINED_FORMS = CREDENTIAL_JOINED.map((j) => ({ j, prefix: j + '_', suffix: '_' + j, infix: '_' + j + '_' }));
+const NON_ALNUM = /[^a-z0-9]+/;
+
 export function isCredentialColumn(name: string): boolean {
   const n = name.toLowerCase();
-  if (CREDENTIAL_JOINED.some((j) => n === j || n.startsWith(j + '_') || n.endsWith('_' + j) || n.includes('_' + j + '_'))) return true;
-  return n.split(/[^a-z0-9]+/).some((w) => CREDENTIAL_WORDS.has(w));
+  for (const f of JOINED_FORMS) {
+    if (n === f.j || n.startsWith(f.prefix) || n.endsWith(f.suffix) || n.includes(f.infix)) return true;
+  }
+  return n.split(NON_ALNUM).some((w) => CREDENTIAL_WORDS.has(w));
 }

@@ -186,7 +186,12 @@ export function hasColumnRef(e: unknown): boolean {
   if (Array.isArray(e)) return e.some(hasColumnRef);
   const n = e as Node;
   if (n.type === 'column_ref') return true;
-  return Object.entries(n).some(([k, v]) => k !== 'tableList' && k !== 'columnList' && v && typeof v === 'object' && hasColumnRef(v));
+  for (const k of Object.keys(n)) {
+    if (k === 'tableList' || k === 'columnList') continue;
+    const v = n[k];
+    if (v && typeof v === 'object' && hasColumnRef(v)) return true;
+  }
+  return false;
 }
 
 /** true only when the expression is true for every row */

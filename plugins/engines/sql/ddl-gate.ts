@@ -81,12 +81,14 @@ export function capDatabase(db: Db): void {
   db.exec(`PRAGMA max_page_count = ${SCHEMA_DB_MAX_PAGES}`);
 }
 
-/** True when any table holds a row: such a database is never cached or used. */
+/** True when any table holds a row: such a database is never cached or used. One probe for all tables. */
 export function holdsRows(db: Db): boolean {
   const tables = db.exec("SELECT name FROM sqlite_master WHERE type = 'table'")[0]?.values ?? [];
-  for (const [name] of tables) {
-    const quoted = '"' + String(name).replace(/"/g, '""') + '"';
-    if ((db.exec(`SELECT 1 FROM ${quoted} LIMIT 1`)[0]?.values.length ?? 0) > 0) return true;
+  const probes = tables.map(([name]) => `EXISTS (SELECT 1 FROM "${String(name).replace(/"/g, '""')}")`);
+  // in batches: SQLite caps an expression's depth at 1000 and an OR chain is as deep as it is long
+  for (let i = 0; i < probes.length; i += PROBES_PER_STATEMENT) {
+    if (Number(db.exec(`SELECT ${probes.slice(i, i + PROBES_PER_STATEMENT).join(' OR ')}`)[0]?.values[0]?.[0] ?? 0) !== 0) return true;
   }
   return false;
 }
+const PROBES_PER_STATEMENT = 100;

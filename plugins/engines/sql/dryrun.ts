@@ -1,51 +1,19 @@
-import { sqlJs, type SqlJsDatabase } from './sqljs.js';
-import { Lru } from './cache.js';
-import { capDatabase, holdsRows } from './ddl-gate.js';
+import { firstLine, schemaDatabase } from './schema-db.js';
+import { isSpace } from './tokens.js';
 
 export type DryRun = { ok: true; plan: string[] } | { ok: false; message: string };
 
 /**
- * One in-memory database per distinct schema, kept per worker: it only ever holds the schema,
- * because the queries compiled against it are never run (EXPLAIN QUERY PLAN reads the plan).
- */
-const dbs = new Lru<SqlJsDatabase | string>(8, (db) => { if (typeof db !== 'string') db.close(); });
-
-export function clearDatabases(): void {
-  dbs.clear();
-}
-
-async function databaseFor(schemaDdl: string): Promise<SqlJsDatabase | string> {
-  const hit = dbs.get(schemaDdl);
-  if (hit !== undefined) return hit;
-  const SQL = await sqlJs();
-  const db = new SQL.Database();
-  let entry: SqlJsDatabase | string = db;
-  try {
-    capDatabase(db);
-    db.exec(schemaDdl);
-    // a database holding rows is never cached or planned against (the DDL gate should make this unreachable)
-    if (holdsRows(db)) {
-      db.close();
-      entry = 'schema: schema_ddl filled a table with rows';
-    }
-  } catch (e) {
-    db.close();
-    entry = `schema: ${clean(e)}`;
-  }
-  dbs.set(schemaDdl, entry);
-  return entry;
-}
-
-/**
- * SQLite only: compile the query under EXPLAIN QUERY PLAN against the schema. Compiling resolves
- * every name, function and type the way SQLite will; stepping an EXPLAIN QUERY PLAN statement
- * reads the plan and never runs the query itself.
+ * SQLite only: compile the query under EXPLAIN QUERY PLAN against the schema's database (built
+ * once per worker and schema, schema-db.ts). Compiling resolves every name, function and type the
+ * way SQLite will; stepping an EXPLAIN QUERY PLAN statement reads the plan and never runs the
+ * query itself.
  */
 export async function dryRun(schemaDdl: string, query: string): Promise<DryRun> {
-  const db = await databaseFor(schemaDdl);
-  if (typeof db === 'string') return { ok: false, message: db };
+  const s = await schemaDatabase(schemaDdl);
+  if (!s.ok) return { ok: false, message: `schema: ${s.message}` };
   try {
-    const stmt = db.prepare('EXPLAIN QUERY PLAN ' + query.replace(/[\s;]+$/, ''));
+    const stmt = s.db.prepare('EXPLAIN QUERY PLAN ' + withoutTrailingSeparators(query));
     try {
       const plan: string[] = [];
       while (stmt.step() && plan.length < 200) plan.push(String(stmt.get()[3] ?? ''));
@@ -54,10 +22,21 @@ export async function dryRun(schemaDdl: string, query: string): Promise<DryRun> 
       stmt.free();
     }
   } catch (e) {
-    return { ok: false, message: clean(e) };
+    return { ok: false, message: firstLine(e) };
   }
 }
 
-function clean(e: unknown): string {
-  return String((e as Error)?.message ?? e).split('\n')[0].slice(0, 300);
+/**
+ * The query without trailing whitespace and `;`. A loop from the end: the regular expression
+ * `/[\s;]+$/` it replaces retried from every position of an inner whitespace run (a query with
+ * 19,000 spaces in the middle spent over a second there).
+ */
+export function withoutTrailingSeparators(query: string): string {
+  let end = query.length;
+  while (end > 0) {
+    const c = query.charCodeAt(end - 1);
+    if (c !== 0x3b && !isSpace(c)) break;
+    end--;
+  }
+  return query.slice(0, end);
 }

@@ -1,11 +1,11 @@
 import { blocked, verified, type DiagnosticResult } from '../../../core/verdict.js';
-import { sha256Hex } from '../../../core/canonical.js';
 import { resolveDialect, type DialectInfo } from './dialects.js';
 import { clearSchemaCache, parseSchema, parseSql } from './parse.js';
-import { tokenize } from './tokens.js';
+import { mayHoldComment, tokenize } from './tokens.js';
 import { commentRules, fallbackRules, treeRules } from './rules.js';
 import { analyzeStatement, type Facts, type Issue } from './schema-check.js';
-import { clearDatabases, dryRun } from './dryrun.js';
+import { dryRun } from './dryrun.js';
+import { clearDatabases } from './schema-db.js';
 import { sqlJs } from './sqljs.js';
 import { ENGINE_NAME, ENGINE_VERSION, LIMITS } from './meta.js';
 
@@ -31,11 +31,11 @@ function publicIssue(i: Issue) {
   return { rule, message, location: { statement, ...(detail ?? {}) } };
 }
 
-function result(d: DialectInfo, input: SqlInput, allowWrites: boolean, fields: Record<string, unknown>, admit: boolean, message: string): DiagnosticResult {
+function result(d: DialectInfo, input: SqlInput, schemaSha256: string, allowWrites: boolean, fields: Record<string, unknown>, admit: boolean, message: string): DiagnosticResult {
   const evidence = {
     engine: ENGINE_NAME,
     engine_version: ENGINE_VERSION,
-    input: { dialect: d.name, query: input.query, schema_sha256: sha256Hex(input.schema_ddl) },
+    input: { dialect: d.name, query: input.query, schema_sha256: schemaSha256 },
     parameters: { allow_writes: allowWrites },
     result: {
       is_valid: fields.is_valid,
@@ -79,15 +79,15 @@ export async function verify(input: SqlInput): Promise<DiagnosticResult> {
   if (!schema.ok) return blocked(`schema_ddl could not be parsed: ${schema.message}`, C.schema, { ...common, error: schema.message }, 'BLOCKED');
   const fields0 = { ...common, schema_source: schema.source, schema_tables: schema.schema.size };
 
-  const tokens = tokenize(input.query, d);
   const parsed = parseSql(input.query, d);
   if (!parsed.ok) {
+    const tokens = tokenize(input.query, d);
     // The grammar rejected the text; a write/admin keyword in statement position still proves intent.
     const fb = [...fallbackRules(tokens), ...commentRules(input.query, tokens, d)];
     const parseError = { message: parsed.message, line: parsed.line, column: parsed.column };
     if (fb.length) {
       const issues = fb.map(publicIssue);
-      return result(d, input, allowWrites, { ...fields0, malicious_classification: true, issues, parse_error: parseError, decided_on: 'tokens' }, false,
+      return result(d, input, schema.sha256, allowWrites, { ...fields0, malicious_classification: true, issues, parse_error: parseError, decided_on: 'tokens' }, false,
         `malicious SQL: ${[...new Set(fb.map((i) => i.rule))].join(', ')}`);
     }
     return blocked(`query could not be parsed: ${parsed.message}`, C.parse, { ...fields0, error: parsed.message, location: { line: parsed.line, column: parsed.column } }, 'BLOCKED');
@@ -95,7 +95,9 @@ export async function verify(input: SqlInput): Promise<DiagnosticResult> {
 
   const stmts = parsed.statements;
   const facts: Facts[] = stmts.map((s, i) => analyzeStatement(s, i, schema.schema));
-  const malicious: Issue[] = [...treeRules(stmts, allowWrites, d), ...commentRules(input.query, tokens, d)];
+  // the lexer only matters here for its comments, and without a comment marker in the text it has none
+  const comments = mayHoldComment(input.query, d) ? commentRules(input.query, tokenize(input.query, d), d) : [];
+  const malicious: Issue[] = [...treeRules(stmts, allowWrites, d), ...comments];
   facts.forEach((f, i) => {
     for (const t of new Set(f.catalogReads)) malicious.push({ rule: 'system_catalog', message: `reads system catalog ${t}`, statement: i, detail: { table: t } });
     for (const t of new Set(f.unionForeign)) malicious.push({ rule: 'union_exfiltration', message: `UNION branch reads "${t}", which is not in the schema`, statement: i, detail: { table: t } });
@@ -111,7 +113,7 @@ export async function verify(input: SqlInput): Promise<DiagnosticResult> {
 
   if (malicious.length) {
     const issues = malicious.map(publicIssue);
-    return result(d, input, allowWrites, { ...fields, malicious_classification: true, issues }, false,
+    return result(d, input, schema.sha256, allowWrites, { ...fields, malicious_classification: true, issues }, false,
       `malicious SQL: ${[...new Set(malicious.map((i) => i.rule))].join(', ')}`);
   }
   const over = (Object.keys(complexity) as Array<keyof typeof complexity>).filter((k) => complexity[k] > LIMITS[k]);
@@ -121,7 +123,7 @@ export async function verify(input: SqlInput): Promise<DiagnosticResult> {
   const invalid = facts.flatMap((f) => f.issues);
   if (invalid.length) {
     const issues = invalid.map(publicIssue);
-    return result(d, input, allowWrites, { ...fields, issues }, false, `query does not match the schema: ${issues[0].message}`);
+    return result(d, input, schema.sha256, allowWrites, { ...fields, issues }, false, `query does not match the schema: ${issues[0].message}`);
   }
   let dry: Record<string, unknown> = { performed: false, reason: 'dry run is available for the sqlite dialect only' };
   if (d.name === 'sqlite') {
@@ -129,5 +131,5 @@ export async function verify(input: SqlInput): Promise<DiagnosticResult> {
     if (!r.ok) return blocked(`SQLite rejected the query: ${r.message}`, C.execution, { ...fields, error: r.message }, 'BLOCKED');
     dry = { performed: true, mode: 'EXPLAIN QUERY PLAN', plan: r.plan };
   }
-  return result(d, input, allowWrites, { ...fields, is_valid: true, issues: [], dry_run: dry }, true, 'query is valid against the schema and no malicious construct was found');
+  return result(d, input, schema.sha256, allowWrites, { ...fields, is_valid: true, issues: [], dry_run: dry }, true, 'query is valid against the schema and no malicious construct was found');
 }

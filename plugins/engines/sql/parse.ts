@@ -1,13 +1,34 @@
-import nsp from 'node-sql-parser';
-import type { DialectInfo } from './dialects.js';
-import { capDatabase, gateSchemaDdl, holdsRows } from './ddl-gate.js';
-import { sqlJs } from './sqljs.js';
+import { createRequire } from 'node:module';
+import type { DialectInfo, ParserDatabase } from './dialects.js';
+import { gateSchemaDdl } from './ddl-gate.js';
 import { Lru } from './cache.js';
+import { schemaDatabase, tablesOf, type Schema } from './schema-db.js';
+import { sha256Hex } from '../../../core/canonical.js';
+
+export type { Schema } from './schema-db.js';
 
 /** node-sql-parser AST nodes are plain JSON; we read them structurally. */
 export type Node = Record<string, any>;
 
-const parser = new nsp.Parser();
+interface DialectParser { astify(sql: string, opt: { database: string }): unknown }
+
+const require = createRequire(import.meta.url);
+const parsers = new Map<ParserDatabase, DialectParser>();
+
+/**
+ * node-sql-parser's build for one dialect, loaded on first use: the package's main module holds
+ * all fourteen grammars (≈ 70 ms of CPU to load in every thread that verifies SQL), one grammar
+ * ≈ 10 ms. A build parses only its own dialect and refuses any other `database`.
+ */
+function parserFor(db: ParserDatabase): DialectParser {
+  let p = parsers.get(db);
+  if (!p) {
+    const mod = require(`node-sql-parser/build/${db}`) as { Parser: new () => DialectParser };
+    p = new mod.Parser();
+    parsers.set(db, p);
+  }
+  return p;
+}
 
 export interface ParseOk { ok: true; statements: Node[] }
 export interface ParseFail { ok: false; message: string; line?: number; column?: number }
@@ -24,7 +45,7 @@ function failure(e: unknown): ParseFail {
 
 export function parseSql(sql: string, d: DialectInfo): ParseOk | ParseFail {
   try {
-    const ast = parser.astify(sql, { database: d.parserDb }) as unknown;
+    const ast = parserFor(d.parserDb).astify(sql, { database: d.parserDb });
     const list = (Array.isArray(ast) ? ast : [ast]).filter((s): s is Node => !!s && typeof s === 'object');
     if (list.length === 0) return { ok: false, message: 'no statement' };
     return { ok: true, statements: list };
@@ -32,9 +53,6 @@ export function parseSql(sql: string, d: DialectInfo): ParseOk | ParseFail {
     return failure(e);
   }
 }
-
-/** lower-cased table name → its lower-cased column names */
-export type Schema = Map<string, Set<string>>;
 
 export function nameOf(v: unknown): string | null {
   if (typeof v === 'string') return v;
@@ -59,7 +77,8 @@ function viewColumns(sel: Node, schema: Schema): Set<string> {
   return cols;
 }
 
-export type SchemaResult = { ok: true; schema: Schema; source: 'node-sql-parser' | 'sqlite' } | { ok: false; message: string };
+/** `sha256` (of the DDL text) is bound into every proof_ref for this schema; computed once with the reading. */
+export type SchemaResult = { ok: true; schema: Schema; source: 'node-sql-parser' | 'sqlite'; sha256: string } | { ok: false; message: string };
 
 function fromAst(stmts: Node[]): { ok: true; schema: Schema } | { ok: false; message: string } {
   const schema: Schema = new Map();
@@ -85,37 +104,6 @@ function fromAst(stmts: Node[]): { ok: true; schema: Schema } | { ok: false; mes
   return { ok: true, schema };
 }
 
-/**
- * DDL that node-sql-parser's grammar rejects is read by SQLite itself: the DDL is
- * run in a throw-away in-memory database (only after every statement is shown to be a CREATE) and
- * the tables and columns come from sqlite_master and pragma table_info.
- */
-async function fromSqlite(ddl: string): Promise<SchemaResult> {
-  const SQL = await sqlJs();
-  const db = new SQL.Database();
-  try {
-    capDatabase(db);
-    db.exec(ddl);
-    if (holdsRows(db)) return { ok: false, message: 'schema_ddl filled a table with rows' };
-    const schema: Schema = new Map();
-    const names = db.exec("SELECT name FROM sqlite_master WHERE type IN ('table','view')")[0]?.values ?? [];
-    for (const [name] of names) {
-      const info = db.exec(`SELECT name FROM pragma_table_info(${sqlString(String(name))})`)[0]?.values ?? [];
-      schema.set(String(name).toLowerCase(), new Set(info.map((r) => String(r[0]).toLowerCase())));
-    }
-    if (schema.size === 0) return { ok: false, message: 'schema_ddl defines no table' };
-    return { ok: true, schema, source: 'sqlite' };
-  } catch (e) {
-    return { ok: false, message: String((e as Error)?.message ?? e).slice(0, 300) };
-  } finally {
-    db.close();
-  }
-}
-
-export function sqlString(s: string): string {
-  return "'" + s.replace(/'/g, "''") + "'";
-}
-
 const schemas = new Lru<SchemaResult>(32);
 
 export function clearSchemaCache(): void {
@@ -128,21 +116,40 @@ export async function parseSchema(ddl: string, d: DialectInfo): Promise<SchemaRe
   const hit = schemas.get(key);
   if (hit) return hit;
   const r = await readSchema(ddl, d);
-  schemas.set(key, r);
-  return r;
+  const entry: SchemaResult = r.ok ? { ...r, sha256: sha256Hex(ddl) } : r;
+  schemas.set(key, entry);
+  return entry;
 }
 
-async function readSchema(ddl: string, d: DialectInfo): Promise<SchemaResult> {
+type Read = { ok: true; schema: Schema; source: 'node-sql-parser' | 'sqlite' } | { ok: false; message: string };
+
+/** SQLite's reading, from the same database the dry run compiles against (schema-db.ts). */
+async function viaSqlite(ddl: string): Promise<Read> {
+  const db = await schemaDatabase(ddl);
+  if (!db.ok) return db;
+  const t = tablesOf(db.db);
+  return t.ok ? { ok: true, schema: t.schema, source: 'sqlite' } : t;
+}
+
+/**
+ * The schema is read once per dialect. For `sqlite` SQLite itself is the reader: the dry run
+ * needs the schema's database anyway, and reading tables and columns back from it costs a
+ * fraction of a grammar parse of the DDL. node-sql-parser reads it for the other dialects, and
+ * for sqlite only when SQLite's reading failed (then the dry run reports SQLite's error). Its
+ * grammars miss some valid DDL (the mysql grammar rejects column-level REFERENCES, for
+ * instance); SQLite's reading is the fallback for every other dialect.
+ */
+async function readSchema(ddl: string, d: DialectInfo): Promise<Read> {
   // the schema is never a query: refused before node-sql-parser or SQLite read it (ddl-gate.ts)
   const refused = gateSchemaDdl(ddl, d);
   if (refused) return { ok: false, message: refused };
+  const first = d.name === 'sqlite' ? await viaSqlite(ddl) : null;
+  if (first?.ok) return first;
   const r = parseSql(ddl, d);
   if (r.ok) {
     const s = fromAst(r.statements);
     return s.ok ? { ok: true, schema: s.schema, source: 'node-sql-parser' } : s;
   }
-  // node-sql-parser's grammars miss some valid DDL (the mysql grammar rejects column-level
-  // REFERENCES, for instance); SQLite's own reading of it is the fallback for every dialect.
-  const viaSqlite = await fromSqlite(ddl);
-  return viaSqlite.ok ? viaSqlite : { ok: false, message: d.name === 'sqlite' ? viaSqlite.message : r.message };
+  const second = first ?? await viaSqlite(ddl);
+  return second.ok ? second : { ok: false, message: d.name === 'sqlite' ? second.message : r.message };
 }

@@ -27,6 +27,15 @@ export function treeRules(statements: Node[], allowWrites: boolean, d: DialectIn
   return withLogicalPipes(d.name === 'mysql' || d.name === 'mariadb', () => walkRules(statements, allowWrites));
 }
 
+/** Statement kinds that are not reads; every one is reported unless allow_writes admits it. */
+const NOT_READ = new Set([...WRITES, ...DDL, ...DCL, 'attach', 'detach', 'pragma', 'set', 'use', 'exec', 'execute', 'call', 'load_data', 'lock', 'unlock', 'transaction', 'vacuum']);
+const FILTERS = ['where', 'having', 'on'] as const;
+
+/**
+ * One generic walk per statement decides every tree rule. The AST path of a finding is kept as a
+ * stack of keys and only joined into a string when a finding is reported, so the walk allocates
+ * nothing per node.
+ */
 function walkRules(statements: Node[], allowWrites: boolean): Issue[] {
   const issues: Issue[] = [];
   const add = (statement: number, rule: string, message: string, detail?: Record<string, unknown>) => {
@@ -39,48 +48,60 @@ function walkRules(statements: Node[], allowWrites: boolean): Issue[] {
   }
   statements.forEach((root, idx) => {
     const rootType = String(root.type ?? '').toLowerCase();
-    const visit = (n: unknown, path: string, isRoot: boolean): void => {
+    const keys: Array<string | number> = [];
+    const pathOf = (...more: string[]): string => {
+      let p = `$[${idx}]`;
+      for (const k of keys) p += typeof k === 'number' ? `[${k}]` : `.${k}`;
+      for (const k of more) p += `.${k}`;
+      return p;
+    };
+    const visit = (n: unknown, isRoot: boolean): void => {
       if (!n || typeof n !== 'object') return;
-      if (Array.isArray(n)) { n.forEach((x, i) => visit(x, `${path}[${i}]`, false)); return; }
+      if (Array.isArray(n)) {
+        for (let i = 0; i < n.length; i++) { keys.push(i); visit(n[i], false); keys.pop(); }
+        return;
+      }
       const o = n as Node;
       const type = typeof o.type === 'string' ? o.type.toLowerCase() : '';
-      if (type && type !== 'select' && (WRITES.has(type) || DDL.has(type) || DCL.has(type) || ['attach', 'detach', 'pragma', 'set', 'use', 'exec', 'execute', 'call', 'load_data', 'lock', 'unlock', 'transaction', 'vacuum'].includes(type))) {
+      if (type && NOT_READ.has(type)) {
         const where = isRoot ? '' : ' nested inside the query';
         const unbounded = (type === 'delete' || type === 'update') && (!o.where || alwaysTrue(o.where));
         // parts of a non-SELECT root (ALTER's action list, INSERT's SELECT) are judged with the root
         const partOfRoot = !isRoot && rootType !== 'select';
         if (partOfRoot) { /* judged with the root */ } else if (!allowWrites || NEVER.has(type) || !(WRITES.has(type) || type === 'create' || type === 'alter') || unbounded || !isRoot) {
           const rule = !isRoot ? 'nested_write' : unbounded ? 'unbounded_write' : kindRule(type);
-          add(idx, rule, `${type.toUpperCase()} statement${where}${unbounded ? ' without a row-limiting WHERE' : ''}`, { path });
+          add(idx, rule, `${type.toUpperCase()} statement${where}${unbounded ? ' without a row-limiting WHERE' : ''}`, { path: pathOf() });
         }
       }
       if (type === 'function' || type === 'aggr_func') {
         const parts = Array.isArray(o.name?.name) ? o.name.name.map((p: unknown) => nameOf(p)) : [nameOf(o.name)];
         const fn = String(parts[parts.length - 1] ?? '').toLowerCase();
-        if (DANGEROUS_FUNCTIONS.has(fn)) add(idx, 'dangerous_function', `call to ${fn}()`, { function: fn, path });
+        if (DANGEROUS_FUNCTIONS.has(fn)) add(idx, 'dangerous_function', `call to ${fn}()`, { function: fn, path: pathOf() });
       }
       if (type === 'binary_expr' && logicalOp(o.operator) === 'OR') {
         for (const side of ['left', 'right'] as const) {
-          if (alwaysTrue(o[side])) add(idx, 'tautology', 'an OR branch is true for every row', { path: `${path}.${side}` });
+          if (alwaysTrue(o[side])) add(idx, 'tautology', 'an OR branch is true for every row', { path: pathOf(side) });
         }
       }
       // a filter that mentions columns yet is true for every row (`NOT (id = 1 AND 1=0)`, `id = id`);
       // a column-free `WHERE 1=1` is a query-builder prefix, not an injection
-      for (const key of ['where', 'having', 'on']) {
-        if (o[key] && typeof o[key] === 'object' && hasColumnRef(o[key]) && alwaysTrue(o[key])) {
-          add(idx, 'tautology', `the ${key.toUpperCase()} condition is true for every row`, { path: `${path}.${key}` });
+      for (const key of FILTERS) {
+        const f = o[key];
+        if (f && typeof f === 'object' && alwaysTrue(f) && hasColumnRef(f)) {
+          add(idx, 'tautology', `the ${key.toUpperCase()} condition is true for every row`, { path: pathOf(key) });
         }
       }
       if (o.into && typeof o.into === 'object' && (o.into.expr || o.into.keyword)) {
         const kw = String(o.into.keyword ?? 'table').toUpperCase();
-        add(idx, kw === 'OUTFILE' || kw === 'DUMPFILE' ? 'file_write' : 'select_into', `SELECT INTO ${kw}`, { path });
+        add(idx, kw === 'OUTFILE' || kw === 'DUMPFILE' ? 'file_write' : 'select_into', `SELECT INTO ${kw}`, { path: pathOf() });
       }
-      for (const [k, v] of Object.entries(o)) {
+      for (const k of Object.keys(o)) {
         if (k === 'tableList' || k === 'columnList') continue;
-        if (v && typeof v === 'object') visit(v, `${path}.${k}`, false);
+        const v = o[k];
+        if (v && typeof v === 'object') { keys.push(k); visit(v, false); keys.pop(); }
       }
     };
-    visit(root, `$[${idx}]`, true);
+    visit(root, true);
   });
   return issues;
 }

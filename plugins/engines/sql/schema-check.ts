@@ -164,8 +164,9 @@ class Analyzer {
       const sub = n.expr?.ast ?? n.expr;
       if (sub?.type === 'select') { this.subquery(sub, scope, outer, ctes, depth, true); return; }
     }
-    for (const [k, v] of Object.entries(n)) {
+    for (const k of Object.keys(n)) {
       if (k === 'tableList' || k === 'columnList' || k === 'type') continue;
+      const v = n[k];
       if (v && typeof v === 'object') this.walkExpr(v, scope, outer, ctes, depth, aliases, projected);
     }
   }

@@ -31,13 +31,32 @@ function quoted(sql: string, i: number, q: string, backslash: boolean): { end: n
   return { end: sql.length, terminated: false };
 }
 
+/** exactly the characters JavaScript's `\s` matches */
+export function isSpace(c: number): boolean {
+  if (c <= 0x20) return c === 0x20 || (c >= 0x09 && c <= 0x0d);
+  if (c < 0xa0) return false;
+  return c === 0xa0 || c === 0x1680 || (c >= 0x2000 && c <= 0x200a) || c === 0x2028 || c === 0x2029 ||
+    c === 0x202f || c === 0x205f || c === 0x3000 || c === 0xfeff;
+}
+const isDigit = (c: number): boolean => c >= 0x30 && c <= 0x39;
+const isLetter = (c: number): boolean => (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a);
+/** `[A-Za-z_\u0080-\uffff]` */
+const wordStart = (c: number): boolean => isLetter(c) || c === 0x5f || c >= 0x80;
+/** `[A-Za-z0-9_$\u0080-\uffff]` */
+const wordPart = (c: number): boolean => wordStart(c) || isDigit(c) || c === 0x24;
+/** `[0-9A-Za-z_.]` */
+const numberPart = (c: number): boolean => isDigit(c) || isLetter(c) || c === 0x5f || c === 0x2e;
+const DOLLAR_TAG = /\$([A-Za-z_][A-Za-z0-9_]*)?\$/y;
+
+/** Character classes are tested on UTF-16 code units, without a regular expression per character. */
 export function tokenize(sql: string, d: DialectInfo): Token[] {
   const out: Token[] = [];
   let i = 0;
   const n = sql.length;
   while (i < n) {
     const c = sql[i];
-    if (/\s/.test(c)) { i++; continue; }
+    const code = sql.charCodeAt(i);
+    if (isSpace(code)) { i++; continue; }
     const start = i;
     if ((c === '-' && sql[i + 1] === '-') || (c === '#' && d.hashComments)) {
       let j = sql.indexOf('\n', i);
@@ -78,7 +97,8 @@ export function tokenize(sql: string, d: DialectInfo): Token[] {
       continue;
     }
     if (c === '$' && d.dollarQuotes) {
-      const m = /^\$([A-Za-z_][A-Za-z0-9_]*)?\$/.exec(sql.slice(i));
+      DOLLAR_TAG.lastIndex = i;
+      const m = DOLLAR_TAG.exec(sql);
       if (m) {
         const j = sql.indexOf(m[0], i + m[0].length);
         const end = j < 0 ? n : j + m[0].length;
@@ -87,16 +107,16 @@ export function tokenize(sql: string, d: DialectInfo): Token[] {
         continue;
       }
     }
-    if (/[A-Za-z_\u0080-\uffff]/.test(c)) {
+    if (wordStart(code)) {
       let j = i + 1;
-      while (j < n && /[A-Za-z0-9_$\u0080-\uffff]/.test(sql[j])) j++;
+      while (j < n && wordPart(sql.charCodeAt(j))) j++;
       out.push({ kind: 'word', text: sql.slice(i, j), start, end: j });
       i = j;
       continue;
     }
-    if (/[0-9.]/.test(c) && /[0-9]/.test(sql[i + 1] ?? c)) {
+    if ((isDigit(code) || code === 0x2e) && isDigit(i + 1 < n ? sql.charCodeAt(i + 1) : code)) {
       let j = i + 1;
-      while (j < n && /[0-9A-Za-z_.]/.test(sql[j])) j++;
+      while (j < n && numberPart(sql.charCodeAt(j))) j++;
       out.push({ kind: 'number', text: sql.slice(i, j), start, end: j });
       i = j;
       continue;
@@ -105,6 +125,11 @@ export function tokenize(sql: string, d: DialectInfo): Token[] {
     i++;
   }
   return out;
+}
+
+/** False only when `tokenize` cannot produce a comment token: no `--`, no `/*`, no `#` where `#` starts one. */
+export function mayHoldComment(sql: string, d: DialectInfo): boolean {
+  return sql.includes('--') || sql.includes('/*') || (d.hashComments && sql.includes('#'));
 }
 
 /** The code tokens (no comments), split into statements at top-level `;`. Empty statements dropped. */

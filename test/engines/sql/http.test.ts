@@ -20,6 +20,12 @@ t.test('POST /verify/sql through the kernel and the worker pool', async (t) => {
   t.equal(clean.body.is_valid, true);
   t.equal(clean.body.developer_fields.dry_run.performed, true);
 
+  // the sqlite schema is read back from SQLite, whose own sqlite_* tables stay catalogs
+  const seq = await s.request('POST', '/verify/sql', { apiKey: TEST_API_KEY, body: { query: 'SELECT name, seq FROM sqlite_sequence', schema_ddl: 'CREATE TABLE t (id INTEGER PRIMARY KEY AUTOINCREMENT, a TEXT)' } });
+  t.equal(seq.body.admission, 'BLOCKED');
+  t.equal(seq.body.developer_fields.schema_source, 'sqlite');
+  t.same(seq.body.developer_fields.issues.map((i: { rule: string }) => i.rule), ['system_catalog']);
+
   const parse = await s.request('POST', '/verify/sql', { apiKey: TEST_API_KEY, body: { query: 'SELECT name FROM users WHERE', schema_ddl: SHOP } });
   t.equal(parse.body.status, 'BLOCKED');
   t.equal(parse.body.constraint_id, 'sql_verifier.parse_error');

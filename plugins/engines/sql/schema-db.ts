@@ -1,0 +1,73 @@
+import { sqlJs, type SqlJsDatabase } from './sqljs.js';
+import { Lru } from './cache.js';
+import { capDatabase, holdsRows } from './ddl-gate.js';
+
+/** lower-cased table name → its lower-cased column names */
+export type Schema = Map<string, Set<string>>;
+
+export type SchemaDatabase = { ok: true; db: SqlJsDatabase } | { ok: false; message: string };
+
+/**
+ * One in-memory SQLite database per distinct schema_ddl, kept per worker. It only ever holds the
+ * schema: SQLite reads the tables and columns from it (parse.ts) and the dry run compiles queries
+ * against it under EXPLAIN QUERY PLAN, which never runs them. Callers pass DDL that has cleared
+ * the gate in ddl-gate.ts.
+ */
+const dbs = new Lru<SchemaDatabase>(8, (e) => { if (e.ok) e.db.close(); });
+
+export function clearDatabases(): void {
+  dbs.clear();
+}
+
+export async function schemaDatabase(ddl: string): Promise<SchemaDatabase> {
+  const hit = dbs.get(ddl);
+  if (hit !== undefined) return hit;
+  const SQL = await sqlJs();
+  const db = new SQL.Database();
+  let entry: SchemaDatabase = { ok: true, db };
+  try {
+    capDatabase(db);
+    db.exec(ddl);
+    // a database holding rows is never kept or planned against (the DDL gate should make this unreachable)
+    if (holdsRows(db)) {
+      db.close();
+      entry = { ok: false, message: 'schema_ddl filled a table with rows' };
+    }
+  } catch (e) {
+    db.close();
+    entry = { ok: false, message: firstLine(e) };
+  }
+  dbs.set(ddl, entry);
+  return entry;
+}
+
+/**
+ * Tables and views with their columns, as SQLite itself resolves them (table_xinfo also lists
+ * generated columns, which a query may read). SQLite's own `sqlite_*` tables (sqlite_sequence
+ * after AUTOINCREMENT, for one) are left out: they are catalogs, never schema the query may use.
+ * A view whose body names something missing makes SQLite throw here: the message is returned.
+ */
+export function tablesOf(db: SqlJsDatabase): { ok: true; schema: Schema } | { ok: false; message: string } {
+  try {
+    const rows = db.exec(
+      "SELECT m.name, c.name FROM (SELECT name FROM sqlite_schema WHERE type IN ('table','view') " +
+      "UNION ALL SELECT name FROM sqlite_temp_schema WHERE type IN ('table','view')) AS m " +
+      "JOIN pragma_table_xinfo(m.name) AS c WHERE m.name NOT LIKE 'sqlite\\_%' ESCAPE '\\'",
+    )[0]?.values ?? [];
+    const schema: Schema = new Map();
+    for (const [table, column] of rows) {
+      const key = String(table).toLowerCase();
+      let cols = schema.get(key);
+      if (!cols) schema.set(key, (cols = new Set()));
+      cols.add(String(column).toLowerCase());
+    }
+    if (schema.size === 0) return { ok: false, message: 'schema_ddl defines no table' };
+    return { ok: true, schema };
+  } catch (e) {
+    return { ok: false, message: firstLine(e) };
+  }
+}
+
+export function firstLine(e: unknown): string {
+  return String((e as Error)?.message ?? e).split('\n')[0].slice(0, 300);
+}
