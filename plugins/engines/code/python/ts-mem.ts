@@ -109,6 +109,9 @@ export function walkTree(heap: WasmHeap, tree: number, v: TreeVisitor): void {
   // the root: always visible, no alias, no field; its position is its padding
   const f = frames;
   f.top = -1;
+  // a real tree has fewer subtrees than the heap has 8-byte slots; a walk past that is reading
+  // something other than a tree (a changed layout), and must end with an error, not loop
+  let budget = u8.length >> 3;
   if (u8[tree] & 1) {
     const pos = u8[tree + 6];
     v.enter(publicSymbol(u8[tree + 1]), 0, pos >> 1, (pos + u8[tree + 7]) >> 1, false);
@@ -129,6 +132,7 @@ export function walkTree(heap: WasmHeap, tree: number, v: TreeVisitor): void {
       if (f.visible[i]) v.leave();
       continue;
     }
+    if (--budget < 0) throw new Error('web-tree-sitter: the tree walk ran past the wasm heap (memory layout not as expected)');
     const slot = f.children[i] + index * SUBTREE;
     const pos = f.pos[i];
     let symbol: number, flags: number, size: number, p = 0, childCount = 0;
