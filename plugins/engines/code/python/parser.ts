@@ -130,7 +130,7 @@ export function initPython(): Promise<Grammar> {
   return ready;
 }
 
-/** Throws unless the direct wasm walk sees `code`'s tree as the public TreeCursor does (tests). */
+/** Throws unless the walk read from wasm memory sees `code`'s tree as the public TreeCursor does (tests). */
 export function checkDirectWalk(code: string): void {
   if (!grammar) throw new Error('python parser not initialised');
   checkRawWalk(grammar.raw, grammar.parser, code);
