@@ -1,13 +1,14 @@
 import { createRequire } from 'node:module';
 import { Parser, Language, type Tree } from 'web-tree-sitter';
-import { type RawCursor, checkRawWalk, initRaw, openCursor, rootHasError, treeAddress } from './ts-raw.js';
+import { type RawCursor, checkRawWalk, initRaw, rootHasError, treeAddress } from './ts-raw.js';
+import { type TreeVisitor, walkTree } from './ts-mem.js';
 
 /**
  * Python source → a plain JS tree. tree-sitter (wasm) was measured against @lezer/python on the
  * corpus (see docs/engines/code.md): faster, and its grammar has field names (`function:`,
  * `arguments:`, `left:`) that make the rules read like the language. The wasm tree is copied into
- * plain objects once with a cursor, reading only numeric ids and offsets per node through direct
- * wasm calls (ts-raw.ts); names come from per-language caches and positions from a line table.
+ * plain objects once, read straight from wasm memory (ts-mem.ts, held to the public API by
+ * ts-raw.ts); names come from per-language caches and positions from a line table.
  */
 /** The children of every leaf: one shared, frozen array instead of an empty one per node. */
 const LEAF: PyNode[] = Object.freeze([]) as unknown as PyNode[];
@@ -129,7 +130,7 @@ export function initPython(): Promise<Grammar> {
   return ready;
 }
 
-/** Throws unless the direct wasm walk sees `code`'s tree as the public TreeCursor does (tests). */
+/** Throws unless the walk read from wasm memory sees `code`'s tree as the public TreeCursor does (tests). */
 export function checkDirectWalk(code: string): void {
   if (!grammar) throw new Error('python parser not initialised');
   checkRawWalk(grammar.raw, grammar.parser, code);
@@ -171,64 +172,58 @@ function firstError(tree: Tree): { line: number; column: number; message: string
 }
 
 /**
- * Copies the wasm tree into PyNodes. Anonymous tokens without a field (keywords, punctuation:
- * `def`, `(`, `:`) are not copied: no rule reads them, and skipping them saves the two wasm calls
- * for their offsets. Anonymous tokens with a field (`operator: '+'`) are kept. The cursor lives in
- * the wasm transfer buffer (ts-raw.ts); each step below is one direct wasm call.
+ * Copies the wasm tree into PyNodes, fed node by node by the memory walk (ts-mem.ts). Anonymous
+ * tokens without a field (keywords, punctuation: `def`, `(`, `:`) are not copied: no rule reads
+ * them. Anonymous tokens with a field (`operator: '+'`) are kept, and so is an anonymous node with
+ * children (an aliased rule).
  */
-function copyTree(t: number, g: Grammar, src: Source): PyParse {
-  const raw = g.raw;
-  const { types, fields, named, py2 } = g;
-  let error: PyParse['error'] = null;
-  const nodes: PyNode[] = [];
-  const materialize = (parent: PyNode | null, typeId: number, fieldId: number): PyNode => {
-    const node = new PyNode(types[typeId], fields[fieldId] ?? null, named[typeId], src, raw._ts_tree_cursor_start_index_wasm(t), raw._ts_tree_cursor_end_index_wasm(t), parent);
-    nodes.push(node);
-    if (py2[typeId] && !error) {
-      error = { line: node.row + 1, column: node.col + 1, message: `Python 2 ${node.type.replace('_', ' ')} is not valid Python 3` };
+class TreeCopy implements TreeVisitor {
+  readonly nodes: PyNode[] = [];
+  root: PyNode | null = null;
+  error: PyParse['error'] = null;
+  private readonly parents: PyNode[] = [];
+  private py2At: PyNode | null = null;
+
+  constructor(
+    private readonly g: Grammar,
+    private readonly src: Source,
+  ) {}
+
+  enter(typeId: number, fieldId: number, start: number, end: number, parent: boolean): boolean {
+    const g = this.g;
+    if (!parent && !fieldId && !g.named[typeId]) return true;
+    const parents = this.parents;
+    const up = parents.length ? parents[parents.length - 1] : null;
+    const node = new PyNode(g.types[typeId], g.fields[fieldId] ?? null, g.named[typeId], this.src, start, end, up);
+    this.nodes.push(node);
+    if (up) {
+      if (up.children === LEAF) up.children = [node];
+      else up.children.push(node);
+    } else this.root = node;
+    if (g.py2[typeId] && !this.py2At) {
+      this.py2At = node;
+      this.error = { line: node.row + 1, column: node.col + 1, message: `Python 2 ${node.type.replace('_', ' ')} is not valid Python 3` };
     }
     if (parent) {
-      if (parent.children === LEAF) parent.children = [node];
-      else parent.children.push(node);
-    }
-    return node;
-  };
-  const make = (parent: PyNode): PyNode | null => {
-    const typeId = raw._ts_tree_cursor_current_node_type_id_wasm(t);
-    const fieldId = raw._ts_tree_cursor_current_field_id_wasm(t);
-    return !named[typeId] && !fieldId ? null : materialize(parent, typeId, fieldId);
-  };
-  // iterative: a recursive copy would overflow the stack on deeply nested input
-  const root = materialize(null, raw._ts_tree_cursor_current_node_type_id_wasm(t), 0);
-  const parents: PyNode[] = [];
-  let current: PyNode | null = root;
-  for (;;) {
-    if (raw._ts_tree_cursor_goto_first_child_wasm(t)) {
-      if (!current) {
-        // a skipped token has children after all (an aliased rule): back up and copy it
-        raw._ts_tree_cursor_goto_parent_wasm(t);
-        current = materialize(parents[parents.length - 1], raw._ts_tree_cursor_current_node_type_id_wasm(t), raw._ts_tree_cursor_current_field_id_wasm(t));
-        raw._ts_tree_cursor_goto_first_child_wasm(t);
-      }
       if (parents.length + 1 > MAX_DEPTH) {
-        return { root: null, nodes: [], error: { line: current.row + 1, column: current.col + 1, message: `nesting deeper than ${MAX_DEPTH} levels` } };
+        this.error = { line: node.row + 1, column: node.col + 1, message: `nesting deeper than ${MAX_DEPTH} levels` };
+        this.root = null;
+        return false;
       }
-      parents.push(current);
-      current = make(current);
-      continue;
+      parents.push(node);
     }
-    let moved = false;
-    while (!moved) {
-      if (raw._ts_tree_cursor_goto_next_sibling_wasm(t)) {
-        current = make(parents[parents.length - 1]);
-        moved = true;
-      } else if (parents.length > 0 && raw._ts_tree_cursor_goto_parent_wasm(t)) {
-        current = parents.pop() as PyNode;
-      } else break;
-    }
-    if (!moved) break;
+    return true;
   }
-  return { root, error, nodes };
+
+  leave(): void {
+    this.parents.pop();
+  }
+}
+
+function copyTree(t: number, g: Grammar, src: Source): PyParse {
+  const copy = new TreeCopy(g, src);
+  walkTree(g.raw, t, copy);
+  return copy.root ? { root: copy.root, error: copy.error, nodes: copy.nodes } : { root: null, nodes: [], error: copy.error };
 }
 
 /** Parses with the already-initialised parser (call `initPython()` first). */
@@ -243,13 +238,8 @@ export function parsePythonSync(code: string): PyParse {
   try {
     const t = treeAddress(tree);
     if (rootHasError(grammar.raw, t)) return { root: null, nodes: [], error: firstError(tree) };
-    openCursor(grammar.raw, t);
-    try {
-      // CPython's compile-time rejections are checked by the analysis walk (compile-check.ts)
-      return copyTree(t, grammar, new Source(code));
-    } finally {
-      grammar.raw._ts_tree_cursor_delete_wasm(t);
-    }
+    // CPython's compile-time rejections are checked by the analysis walk (compile-check.ts)
+    return copyTree(t, grammar, new Source(code));
   } finally {
     tree.delete();
   }

@@ -1,35 +1,22 @@
 import { Parser, type Tree } from 'web-tree-sitter';
+import { type TreeVisitor, type WasmHeap, walkTree } from './ts-mem.js';
 
 /**
- * Direct calls into web-tree-sitter's wasm exports for the one hot loop, the tree copy. Every
- * getter of the public TreeCursor writes the cursor's four words into the wasm transfer buffer and
- * reads them back afterwards through emscripten's generic `setValue`/`getValue`; over a whole tree
- * that marshalling cost more than the parse itself (profile in docs/engines/code.md). The C side
- * keeps the cursor in that buffer anyway: a `goto_*` call reads it there and writes the moved
- * cursor back, and the numeric getters only read it, so a walk made of those calls alone needs no
- * marshalling at all. `checkRawWalk` compares this walk with the public API once per thread, so a
- * web-tree-sitter whose internals differ fails loudly at start-up instead of copying wrong trees.
+ * What the Python tree copy uses of web-tree-sitter beyond its public API: two wasm exports (the
+ * root's error flag without building a Node) and the wasm memory, which the copy reads directly
+ * (ts-mem.ts). The public TreeCursor marshals the cursor through emscripten's generic
+ * `setValue`/`getValue` on every getter, and even direct cursor calls cost ~0.2 µs per node; over a
+ * whole tree that was a third of an operation (profile in docs/engines/code.md). `checkRawWalk`
+ * compares the memory walk with the public API once per thread, so a web-tree-sitter whose
+ * internals differ fails loudly at start-up instead of copying wrong trees.
  */
-export interface RawCursor {
+export interface RawCursor extends WasmHeap {
   _ts_tree_root_node_wasm(tree: number): void;
-  _ts_tree_cursor_new_wasm(tree: number): void;
-  _ts_tree_cursor_delete_wasm(tree: number): void;
-  _ts_tree_cursor_goto_first_child_wasm(tree: number): number;
-  _ts_tree_cursor_goto_next_sibling_wasm(tree: number): number;
-  _ts_tree_cursor_goto_parent_wasm(tree: number): number;
-  _ts_tree_cursor_current_node_type_id_wasm(tree: number): number;
-  _ts_tree_cursor_current_field_id_wasm(tree: number): number;
-  _ts_tree_cursor_start_index_wasm(tree: number): number;
-  _ts_tree_cursor_end_index_wasm(tree: number): number;
   _ts_node_has_error_wasm(tree: number): number;
 }
 
-const NEEDED: Array<keyof RawCursor> = [
-  '_ts_tree_root_node_wasm', '_ts_tree_cursor_new_wasm', '_ts_tree_cursor_delete_wasm',
-  '_ts_tree_cursor_goto_first_child_wasm', '_ts_tree_cursor_goto_next_sibling_wasm', '_ts_tree_cursor_goto_parent_wasm',
-  '_ts_tree_cursor_current_node_type_id_wasm', '_ts_tree_cursor_current_field_id_wasm',
-  '_ts_tree_cursor_start_index_wasm', '_ts_tree_cursor_end_index_wasm', '_ts_node_has_error_wasm',
-];
+const NEEDED: Array<keyof RawCursor> = ['_ts_tree_root_node_wasm', '_ts_node_has_error_wasm'];
+const VIEWS: Array<keyof WasmHeap> = ['HEAPU8', 'HEAPU16', 'HEAPU32'];
 
 let captured: RawCursor | null = null;
 
@@ -42,7 +29,7 @@ export async function initRaw(): Promise<RawCursor> {
   if (captured) return captured;
   const mod: Record<string, unknown> = {};
   await Parser.init(mod);
-  const missing = NEEDED.filter((k) => typeof mod[k] !== 'function');
+  const missing = [...NEEDED.filter((k) => typeof mod[k] !== 'function'), ...VIEWS.filter((k) => !ArrayBuffer.isView(mod[k]))];
   if (missing.length) throw new Error(`web-tree-sitter: wasm exports not reachable (${missing.join(', ')}); was it initialised elsewhere first?`);
   captured = mod as unknown as RawCursor;
   return captured;
@@ -61,34 +48,24 @@ export function rootHasError(raw: RawCursor, tree: number): boolean {
   return raw._ts_node_has_error_wasm(tree) !== 0;
 }
 
-/** Puts a fresh cursor on the tree's root in the transfer buffer; pair with `_ts_tree_cursor_delete_wasm`. */
-export function openCursor(raw: RawCursor, tree: number): void {
-  raw._ts_tree_root_node_wasm(tree);
-  raw._ts_tree_cursor_new_wasm(tree);
-}
-
 type Visit = [typeId: number, fieldId: number, start: number, end: number, depth: number];
 
-function rawWalk(raw: RawCursor, tree: Tree): Visit[] {
-  const t = treeAddress(tree);
+/** The memory walk as the check compares it: every visible node with its depth. */
+function memoryWalk(raw: RawCursor, tree: Tree): Visit[] {
   const out: Visit[] = [];
-  openCursor(raw, t);
-  try {
-    let depth = 0;
-    for (;;) {
-      out.push([raw._ts_tree_cursor_current_node_type_id_wasm(t), raw._ts_tree_cursor_current_field_id_wasm(t), raw._ts_tree_cursor_start_index_wasm(t), raw._ts_tree_cursor_end_index_wasm(t), depth]);
-      if (raw._ts_tree_cursor_goto_first_child_wasm(t)) {
-        depth++;
-        continue;
-      }
-      while (!raw._ts_tree_cursor_goto_next_sibling_wasm(t)) {
-        if (!raw._ts_tree_cursor_goto_parent_wasm(t)) return out;
-        depth--;
-      }
-    }
-  } finally {
-    raw._ts_tree_cursor_delete_wasm(t);
-  }
+  let depth = 0;
+  const visitor: TreeVisitor = {
+    enter(typeId, fieldId, start, end, parent) {
+      out.push([typeId, fieldId, start, end, depth]);
+      if (parent) depth++;
+      return true;
+    },
+    leave() {
+      depth--;
+    },
+  };
+  walkTree(raw, treeAddress(tree), visitor);
+  return out;
 }
 
 function publicWalk(tree: Tree): Visit[] {
@@ -114,14 +91,14 @@ function publicWalk(tree: Tree): Visit[] {
 
 const SAMPLE = 'import os as o\nx = f"a{b!r}" + "\\u00e9t\\xe9" # é\nclass C:\n    def m(self, *a, k=1):\n        return o.system(a[0], shell=k)\n';
 
-/** Throws unless the raw walk and the public TreeCursor see the same nodes, fields and offsets. */
+/** Throws unless the memory walk and the public TreeCursor see the same nodes, fields and offsets. */
 export function checkRawWalk(raw: RawCursor, parser: Parser, sample = SAMPLE): void {
   const tree = parser.parse(sample);
   if (!tree) throw new Error('web-tree-sitter: self-check parse failed');
   try {
-    const a = JSON.stringify([rootHasError(raw, treeAddress(tree)), rawWalk(raw, tree)]);
+    const a = JSON.stringify([rootHasError(raw, treeAddress(tree)), memoryWalk(raw, tree)]);
     const b = JSON.stringify([tree.rootNode.hasError, publicWalk(tree)]);
-    if (a !== b) throw new Error('web-tree-sitter: direct cursor walk disagrees with the public TreeCursor');
+    if (a !== b) throw new Error('web-tree-sitter: the tree read from wasm memory disagrees with the public TreeCursor');
   } finally {
     tree.delete();
   }
