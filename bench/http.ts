@@ -22,7 +22,10 @@ import { freePort } from './load.js';
  * Options (env): BENCH_SECONDS per row (default 5), BENCH_CONCURRENCY (default 1,8,32,128),
  * BENCH_MIXED (requests of the RSS phase, default 10000), BENCH_TARGETS (default all), BENCH_A2A_CONCURRENCY (default 50),
  * BENCH_CPU_PROF (directory for a V8 profile of the sidecar), BENCH_RSS_ENGINES (1 or only: RSS per engine),
- * BENCH_NODE_ARGS (node flags for the sidecar instead of the ones `npm start` uses; "none" for none).
+ * BENCH_NODE_ARGS (node flags for the sidecar instead of the ones `npm start` uses; "none" for none),
+ * BENCH_WARM_SECONDS (untimed load before each sidecar row, default 2: rows measure the JIT-warm steady state).
+ * Each sidecar row also prints the sidecar's CPU per request: its main thread, and the whole process
+ * (workers included), from /proc over the timed phase only.
  */
 const DIST = fileURLToPath(new URL('..', import.meta.url));
 const CLI = join(DIST, 'sidecar', 'cli.js');
@@ -44,6 +47,9 @@ interface Row {
   p50_ms: number;
   p99_ms: number;
   ratio_to_raw: number | null;
+  /** sidecar CPU µs per request over the timed phase: main thread, and the whole process */
+  main_cpu_us?: number;
+  process_cpu_us?: number;
   statuses: Record<string, number>;
 }
 
@@ -87,6 +93,19 @@ function targets(): Target[] {
     { name: 'a2a_intercept', path: '/a2a/intercept', bodies: financeMessages() },
   ];
 }
+
+/** BENCH_WARM_SECONDS: a fixed request count left the first row JIT-cold (~30% slower than the next) */
+const WARM_SECONDS = Number(process.env.BENCH_WARM_SECONDS ?? 2);
+
+/** CPU seconds (user + system) of one thread (`tid`) or, without it, of the whole process so far */
+export function cpuSeconds(pid: number, tid?: number): number {
+  const stat = readFileSync(tid === undefined ? `/proc/${pid}/stat` : `/proc/${pid}/task/${tid}/stat`, 'utf8');
+  // fields after the parenthesised command name, which may itself hold spaces
+  const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(f[11]) + Number(f[12])) / CLK_TCK;
+}
+/** the kernel's USER_HZ: 100 on every Linux node runs on */
+const CLK_TCK = 100;
 
 const percentile = (s: number[], p: number) => (s.length ? s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)] : 0);
 const round = (n: number, d = 2) => Math.round(n * 10 ** d) / 10 ** d;
@@ -210,9 +229,9 @@ export async function runHttpBench(): Promise<object> {
     memory.rss_mb_after_start = rssMb(sc.child.pid!);
     await until(`${sc.url}/readyz`, sc.child);
     memory.rss_mb_after_readyz = rssMb(sc.child.pid!);
-    console.log(`commit mode: ${COMMIT_MODE}; sidecar node flags: ${sidecarFlags()}`);
+    console.log(`commit mode: ${COMMIT_MODE}; sidecar node flags: ${sidecarFlags()}; warm-up ${WARM_SECONDS} s per row`);
     console.log(`RSS after start ${memory.rss_mb_after_start} MB, after /readyz ${memory.rss_mb_after_readyz} MB`);
-    console.log(`${'target'.padEnd(15)} ${'c'.padStart(4)} ${'rps'.padStart(7)} ${'p50 ms'.padStart(8)} ${'p99 ms'.padStart(8)} ${'×raw'.padStart(6)}  statuses`);
+    console.log(`${'target'.padEnd(15)} ${'c'.padStart(4)} ${'rps'.padStart(7)} ${'p50 ms'.padStart(8)} ${'p99 ms'.padStart(8)} ${'×raw'.padStart(6)} ${'main µs'.padStart(8)} ${'proc µs'.padStart(8)}  statuses`);
     // the A2A target is stated at c=50 (issue 21): that row runs even when 50 is not among the levels
     const a2aOnly = all.filter((t) => t.name === 'a2a_intercept');
     const levels: Array<[number, Target[]]> = [...conc.map((c): [number, Target[]] => [c, all]), ...A2A_CONCURRENCY.filter((c) => !conc.includes(c) && a2aOnly.length).map((c): [number, Target[]] => [c, a2aOnly])];
@@ -221,9 +240,14 @@ export async function runHttpBench(): Promise<object> {
       rows.push({ target: rawTarget.name, concurrency: c, ...r, ratio_to_raw: 1 });
       print(rows[rows.length - 1]);
       for (const t of ts) {
-        await drive(sc.url, t, sc.key, c, { total: Math.min(200, c * 20) }); // warm connections and caches
+        // warm connections and the JIT for this route (at least one request per client)
+        await drive(sc.url, t, sc.key, c, WARM_SECONDS > 0 ? { seconds: WARM_SECONDS } : { total: c });
+        const pid = sc.child.pid!;
+        const cpu0 = [cpuSeconds(pid, pid), cpuSeconds(pid)];
         const m = await drive(sc.url, t, sc.key, c, { seconds });
-        rows.push({ target: t.name, concurrency: c, ...m, ratio_to_raw: round(m.rps / r.rps, 3) });
+        const perReq = (s: number) => Math.round((s * 1e6) / Math.max(1, m.requests));
+        const cpu = { main_cpu_us: perReq(cpuSeconds(pid, pid) - cpu0[0]), process_cpu_us: perReq(cpuSeconds(pid) - cpu0[1]) };
+        rows.push({ target: t.name, concurrency: c, ...m, ratio_to_raw: round(m.rps / r.rps, 3), ...cpu });
         print(rows[rows.length - 1]);
       }
     }
@@ -262,6 +286,7 @@ export async function runHttpBench(): Promise<object> {
     commit_mode: COMMIT_MODE,
     sidecar_node_flags: sidecarFlags(),
     seconds_per_row: seconds,
+    warm_seconds_per_row: WARM_SECONDS,
     rows,
     memory,
     storage,
@@ -272,7 +297,7 @@ export async function runHttpBench(): Promise<object> {
 
 function print(r: Row): void {
   const st = Object.entries(r.statuses).map(([k, v]) => `${k}:${v}`).join(' ');
-  console.log(`${r.target.padEnd(15)} ${String(r.concurrency).padStart(4)} ${String(r.rps).padStart(7)} ${String(r.p50_ms).padStart(8)} ${String(r.p99_ms).padStart(8)} ${String(r.ratio_to_raw ?? '').padStart(6)}  ${st}`);
+  console.log(`${r.target.padEnd(15)} ${String(r.concurrency).padStart(4)} ${String(r.rps).padStart(7)} ${String(r.p50_ms).padStart(8)} ${String(r.p99_ms).padStart(8)} ${String(r.ratio_to_raw ?? '').padStart(6)} ${String(r.main_cpu_us ?? '').padStart(8)} ${String(r.process_cpu_us ?? '').padStart(8)}  ${st}`);
 }
 
 /** bytes of the per-verification collections (LMDB pages, so fill factor included) over the number of audited requests */
