@@ -1,5 +1,6 @@
 import { randomFillSync } from 'node:crypto';
-import { b64urlJson, es256Sign, signJws, type Es256Sign } from '../../core/es256.js';
+import type { KeyObject } from 'node:crypto';
+import { b64urlJson, es256Sign, es256SignAsync, signJwsAsync } from '../../core/es256.js';
 import type { Logger } from 'pino';
 import { sha256Ref, SHA256_REF } from '../../core/canonical.js';
 import type { Collection } from '../../core/store.js';
@@ -59,8 +60,12 @@ function idMillis(iat: number): number {
   return ms >= iat * 1000 && ms < iat * 1000 + 1000 ? ms : iat * 1000;
 }
 
-/** the kernel's ES256 signer (core/es256.ts); injectable so a test can make signing fail */
-export type Signer = Es256Sign;
+/**
+ * The kernel's ES256 signer (core/es256.ts), on libuv's thread pool by default: an ECDSA signature
+ * is ~45 µs of CPU that would otherwise be the event loop's, for every VERIFIED verdict. Injectable
+ * (synchronous or not) so a test can make signing fail.
+ */
+export type Signer = (data: Buffer, key: KeyObject) => Buffer | Promise<Buffer>;
 export { es256Sign };
 
 export interface IssuerDeps {
@@ -92,7 +97,8 @@ function confidenceOf(d: DiagnosticResult): number {
  */
 export function createIssuer(deps: IssuerDeps) {
   const now = deps.now ?? (() => Math.floor(Date.now() / 1000));
-  const sign = deps.sign ?? es256Sign;
+  const given = deps.sign;
+  const sign = given ? async (data: Buffer, key: KeyObject) => given(data, key) : es256SignAsync;
   // the protected header only changes with the key: encoded once per kid, not per token
   let header = { kid: '', segment: '' };
   const headerSegment = (kid: string) => {
@@ -119,7 +125,8 @@ export function createIssuer(deps: IssuerDeps) {
         jti,
         svc: { version: SVC_VERSION, result, query_hash, proof_hash },
       };
-      const token = signJws(headerSegment(key.kid), claims, key.privateKey, sign);
+      // the signature covers exactly these claims; the record below is written before the reply leaves
+      const token = await signJwsAsync(headerSegment(key.kid), claims, key.privateKey, sign);
       const record: AttestationRecord = {
         id: jti,
         org_id: opts.org_id ?? null,
