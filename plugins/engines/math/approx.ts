@@ -19,9 +19,20 @@ export function kToDec(v: K): Dec {
   return kToDecWith(Dec, v);
 }
 
+/**
+ * 1, √2, √3, √6 at each constructor's precision: constants, computed once per constructor instead
+ * of three 50-digit square roots per value converted (they were most of an expected-value check).
+ */
+const ROOTS = new Map<typeof Dec, Dec[]>();
+function rootsOf(D: typeof Dec): Dec[] {
+  let r = ROOTS.get(D);
+  if (!r) ROOTS.set(D, (r = [new D(1), D.sqrt(2), D.sqrt(3), D.sqrt(6)]));
+  return r;
+}
+
 function kToDecWith(D: typeof Dec, v: K): Dec {
   if (!v.isReal()) throw new NeedComplex('complex');
-  const roots = [new D(1), D.sqrt(2), D.sqrt(3), D.sqrt(6)];
+  const roots = rootsOf(D);
   let s = new D(0);
   v.coefficients().forEach((q, m) => {
     if (m < 4 && !q.isZero()) s = s.plus(new D(q.n.toString()).div(q.d.toString()).times(roots[m]));

@@ -80,6 +80,9 @@ function parseText(text: string): MathNode {
   }
 }
 
+/** text that holds no symbol, call, index or string: digits, `.`, arithmetic operators, round brackets, spaces */
+const NUMERIC_ONLY = /^[0-9.+\-*/^() ]*$/;
+
 export function parseInput(raw: string): Parsed {
   if (raw.length > MAX_INPUT_CHARS) {
     throw new MathRefusal(C.inputTooLong, `Expression exceeds ${MAX_INPUT_CHARS} characters.`, { max_chars: MAX_INPUT_CHARS });
@@ -97,10 +100,14 @@ export function parseInput(raw: string): Parsed {
   if (equals.length === 1) {
     // the whole text first: mathjs recognises `f(x) = …` (a function definition) and `a.b = …` only this way
     let whole: MathNode | null = null;
-    try {
-      whole = parseQuiet(text);
-    } catch {
-      whole = null;
+    // a left side of numbers, operators and brackets alone can be neither a name nor a call, so mathjs
+    // would only throw here: skipping that failed parse (an error built and thrown) halves plain arithmetic
+    if (!NUMERIC_ONLY.test(text.slice(0, equals[0]))) {
+      try {
+        whole = parseQuiet(text);
+      } catch {
+        whole = null;
+      }
     }
     // `sin(x) = …` parses as a function definition too; only a definition of a name we do not know is one
     if (whole?.type === 'FunctionAssignmentNode' && !FUNCTION_SET.has((whole as any).name) && !RECIPROCAL[(whole as any).name]) throw disallowed('function definition');
