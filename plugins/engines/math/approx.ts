@@ -1,6 +1,6 @@
 import { Decimal as DecimalLib } from 'decimal.js';
 import type { Complex } from 'mathjs';
-import { create, all } from './mathjs.js';
+import { plain } from './mathjs.js';
 import { K, Q } from './field.js';
 import { EvalError, divZero, exact, type Domain } from './exact.js';
 import type { Ast } from './ast.js';
@@ -10,7 +10,7 @@ export const Dec = DecimalLib.clone({ precision: 50, rounding: 6, toExpNeg: -60,
 export type Dec = InstanceType<typeof Dec>;
 
 /** mathjs in plain double mode, used only for complex values decimal.js cannot carry */
-const mf = create(all);
+const mf = plain;
 
 /** thrown by the decimal evaluator when a value leaves the real line */
 export class NeedComplex extends Error {}

@@ -1,9 +1,9 @@
-import { create, all } from './mathjs.js';
+import { plain } from './mathjs.js';
 import type { K } from './field.js';
 import type { Approx } from './approx.js';
 import { show, type Ast } from './ast.js';
 
-const mf = create(all);
+const mf = plain;
 const SIMPLIFY_MAX_CHARS = 60;
 
 /**

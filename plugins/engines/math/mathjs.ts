@@ -14,3 +14,10 @@ const factories = (await import(new URL('./factoriesAny.js', entry).href)) as Fa
 
 export const create = core.create;
 export const all: FactoryFunctionMap = factories;
+
+/**
+ * The one plain-double instance (complex values in approx.ts, simplification of displayed text in
+ * format.ts): each instance holds its own lazily built functions, so two identical ones would build
+ * and keep the same functions twice in every math worker.
+ */
+export const plain = create(all);
