@@ -136,3 +136,16 @@ export async function untilReady(kernel: Pick<Kernel, 'isReady'>, timeoutMs = 12
  * on two cores, and every server started with them warms both in the background.
  */
 export const builtinsWithoutHeavyEngines: PluginEntry[] = builtinPlugins.filter((p) => p.name !== 'logic' && p.name !== 'code');
+
+/** Every engine plugin among the built-ins (the rest are the gateway: auth, audit, attestation, …). */
+const ENGINES = ['math', 'natural-language', 'fact', 'logic', 'code', 'sql', 'process', 'rag', 'consensus', 'stats', 'image'];
+
+/**
+ * The built-in plugins with only the engines named: for a test that calls those routes and no
+ * other engine's. Each engine left out is one warm-up (mathjs, z3, tree-sitter, sql.js …) that
+ * the server would otherwise run in a worker while the test runs on the suite's two cores.
+ */
+export function builtinsWithEngines(...keep: string[]): PluginEntry[] {
+  for (const k of keep) if (!ENGINES.includes(k)) throw new Error(`${k} is not a built-in engine`);
+  return builtinPlugins.filter((p) => !ENGINES.includes(p.name) || keep.includes(p.name));
+}
