@@ -149,3 +149,6 @@ export function builtinsWithEngines(...keep: string[]): PluginEntry[] {
   for (const k of keep) if (!ENGINES.includes(k)) throw new Error(`${k} is not a built-in engine`);
   return builtinPlugins.filter((p) => !ENGINES.includes(p.name) || keep.includes(p.name));
 }
+
+/** The gateway without any engine, for tests of auth, audit and ops that call no engine route. */
+export const builtinsWithoutEngines: PluginEntry[] = builtinsWithEngines();
