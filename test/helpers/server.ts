@@ -130,13 +130,6 @@ export async function untilReady(kernel: Pick<Kernel, 'isReady'>, timeoutMs = 12
   await waitFor(() => kernel.isReady(), { what: 'the kernel to be ready', timeoutMs });
 }
 
-/**
- * The built-in plugins without the two engines whose warm-up costs seconds of CPU (z3 for logic,
- * tree-sitter for code), for tests of auth, audit, ops and agents that never call them: the suite runs
- * on two cores, and every server started with them warms both in the background.
- */
-export const builtinsWithoutHeavyEngines: PluginEntry[] = builtinPlugins.filter((p) => p.name !== 'logic' && p.name !== 'code');
-
 /** Every engine plugin among the built-ins (the rest are the gateway: auth, audit, attestation, …). */
 const ENGINES = ['math', 'natural-language', 'fact', 'logic', 'code', 'sql', 'process', 'rag', 'consensus', 'stats', 'image'];
 
