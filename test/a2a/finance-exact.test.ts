@@ -3,7 +3,7 @@ import { Decimal } from 'decimal.js';
 import { bindExact, ExactNumber, exactOf, numbersFitDoubles, parseExactJson } from '../../core/exact-json.js';
 import { checkFinanceTask, createFinanceGuard, FINANCE_INLINE_BYTES } from '../../plugins/a2a/guards/finance.js';
 import type { GuardContext, GuardOutcome } from '../../plugins/a2a/guards/types.js';
-import { intercept, invoice, message, startA2A, TEST_API_KEY } from '../helpers/a2a.js';
+import { intercept, invoice, message, startA2AWithoutCode, TEST_API_KEY } from '../helpers/a2a.js';
 
 /** issue 12, item 3: finance numbers are compared exactly as written, never through a double. */
 
@@ -101,7 +101,7 @@ t.test('an unbound JS number that may have lost digits is unverifiable, not trus
 });
 
 t.test('HTTP: /a2a/intercept blocks 9007199254740993 claimed as 9007199254740992', async (t) => {
-  const s = await startA2A({ max_requests_per_minute: 10_000 });
+  const s = await startA2AWithoutCode({ max_requests_per_minute: 10_000 });
   t.teardown(() => s.close());
   const msg = JSON.stringify(message({ payload_type: 'financial_transaction', payload: { data: { claimed_total: 'CLAIM', line_items: [{ description: 'bond', amount: 'AMOUNT' }] } } }));
   const send = (claim: string, amount: string) =>

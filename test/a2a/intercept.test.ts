@@ -1,7 +1,7 @@
 import { createHash, createPublicKey } from 'node:crypto';
 import t from 'tap';
 import { sha256Ref } from '../../core/canonical.js';
-import { decodeJwt, intercept, invoice, message, startA2A, TEST_API_KEY, verifyWithJwk } from '../helpers/a2a.js';
+import { decodeJwt, intercept, invoice, message, startA2A, startA2AWithoutCode, TEST_API_KEY, verifyWithJwk } from '../helpers/a2a.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
@@ -172,7 +172,7 @@ t.test('verdicts over HTTP: one server, default_allow on', async (t) => {
 });
 
 t.test('413: a raw body over max_payload_size_bytes is refused before parsing', async (t) => {
-  const s = await startA2A({ max_payload_size_bytes: 1024 });
+  const s = await startA2AWithoutCode({ max_payload_size_bytes: 1024 });
   t.teardown(() => s.close());
   const big = message({ payload: { blob: 'x'.repeat(2000) } });
   const r = await intercept(s, big);
@@ -185,7 +185,7 @@ t.test('413: a raw body over max_payload_size_bytes is refused before parsing', 
 });
 
 t.test('jwt_lifetime_seconds sets exp', async (t) => {
-  const s = await startA2A({ jwt_lifetime_seconds: 42 });
+  const s = await startA2AWithoutCode({ jwt_lifetime_seconds: 42 });
   t.teardown(() => s.close());
   const r = await intercept(s, message({ payload_type: 'logic_assertion', payload: { assertions: [{ claim: 'p', negated: false }] } }));
   const { claims } = decodeJwt(r.body.attestation_jwt);

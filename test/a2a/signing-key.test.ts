@@ -3,7 +3,7 @@ import t from 'tap';
 import a2a from '../../plugins/a2a/index.js';
 import health from '../../plugins/health/index.js';
 import { startServer, testAuthPlugin } from '../helpers/server.js';
-import { intercept, invoice, message, p256Pem, p384Pem, rsaPem, startA2A } from '../helpers/a2a.js';
+import { intercept, invoice, message, p256Pem, p384Pem, rsaPem, startA2AWithoutCode } from '../helpers/a2a.js';
 import { waitFor } from '../helpers/wait.js';
 
 /** the same kind of P-256 key in SEC1 form (BEGIN EC PRIVATE KEY): not the PKCS#8 the spec requires */
@@ -19,7 +19,7 @@ const BAD_KEYS: Array<[string, () => string | null]> = [
 
 for (const [name, pem] of BAD_KEYS) {
   t.test(`${name} key: the server starts, intercept and JWKS answer 503 Signing key unavailable`, async (t) => {
-    const s = await startA2A({ signing_key_pem: pem() });
+    const s = await startA2AWithoutCode({ signing_key_pem: pem() });
     t.teardown(() => s.close());
     const r = await intercept(s, message({ payload_type: 'financial_transaction', payload: invoice([{ amount: 1 }], 1) }));
     t.equal(r.status, 503);
@@ -38,7 +38,7 @@ for (const [name, pem] of BAD_KEYS) {
 }
 
 t.test('a valid key makes /readyz ready (once the code parser is warm)', async (t) => {
-  const s = await startA2A();
+  const s = await startA2AWithoutCode();
   t.teardown(() => s.close());
   await waitFor(async () => (await s.request('GET', '/readyz')).status === 200, { what: '/readyz to answer 200', timeoutMs: 60_000, everyMs: 50 });
   t.pass('ready');
@@ -58,7 +58,7 @@ t.test('deployment_id is required when the plugin is enabled', async (t) => {
 t.test('the kid is stable across restarts for an unchanged key', async (t) => {
   const pem = p256Pem();
   const kid = async () => {
-    const s = await startA2A({ signing_key_pem: pem });
+    const s = await startA2AWithoutCode({ signing_key_pem: pem });
     try {
       return (await s.request('GET', '/.well-known/jwks.json')).body.keys[0].kid as string;
     } finally {
@@ -67,7 +67,7 @@ t.test('the kid is stable across restarts for an unchanged key', async (t) => {
   };
   const a = await kid();
   t.equal(await kid(), a);
-  const other = await startA2A({ signing_key_pem: p256Pem() });
+  const other = await startA2AWithoutCode({ signing_key_pem: p256Pem() });
   t.teardown(() => other.close());
   t.not((await other.request('GET', '/.well-known/jwks.json')).body.keys[0].kid, a, 'another key, another kid');
 });

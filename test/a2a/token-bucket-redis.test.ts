@@ -66,14 +66,14 @@ t.test('Redis unreachable at start-up: in-process buckets until restart', async 
 });
 
 t.test('two gateways on one Redis share the pair buckets of an organisation (trust step 5)', async (t) => {
-  const { startA2A, message, intercept } = await import('../helpers/a2a.js');
+  const { startA2AWithoutCode, message, intercept } = await import('../helpers/a2a.js');
   const port = await freePort();
   const redis = await startRedis(port);
   t.teardown(() => killProcess(redis));
   const config = { auth: { rate_limit_redis_url: `redis://127.0.0.1:${port}` } } as never;
-  const a = await startA2A({ max_requests_per_minute: 3 }, [], config);
+  const a = await startA2AWithoutCode({ max_requests_per_minute: 3 }, [], config);
   t.teardown(() => a.close());
-  const b = await startA2A({ max_requests_per_minute: 3 }, [], config);
+  const b = await startA2AWithoutCode({ max_requests_per_minute: 3 }, [], config);
   t.teardown(() => b.close());
   const statuses: string[] = [];
   for (const s of [a, b, a, b]) statuses.push((await intercept(s, message({ sender_agent_id: 'shared-x', receiver_agent_id: 'shared-y' }))).body.status);

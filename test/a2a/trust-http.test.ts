@@ -1,8 +1,8 @@
 import t from 'tap';
-import { decodeJwt, intercept, invoice, message, startA2A, verifyWithJwk } from '../helpers/a2a.js';
+import { decodeJwt, intercept, invoice, message, startA2AWithoutCode, verifyWithJwk } from '../helpers/a2a.js';
 
 t.test('every trust step blocks with a signed verdict and HTTP 200', async (t) => {
-  const s = await startA2A({
+  const s = await startA2AWithoutCode({
     default_allow: false,
     blocklist: ['evil'],
     blocked_pairs: ['alice>mallory'],
@@ -36,7 +36,7 @@ t.test('every trust step blocks with a signed verdict and HTTP 200', async (t) =
 });
 
 t.test('trusted agents still go through engine routing', async (t) => {
-  const s = await startA2A({ default_allow: false, trusted_agents: 'billing' });
+  const s = await startA2AWithoutCode({ default_allow: false, trusted_agents: 'billing' });
   t.teardown(() => s.close());
   const bad = await intercept(s, message({ sender_agent_id: 'billing', payload_type: 'financial_transaction', payload: invoice([{ amount: '5' }], '50') }));
   t.equal(bad.body.status, 'blocked');
@@ -50,7 +50,7 @@ t.test('scoped entries from SVC_A2A_TRUSTED_AGENTS JSON', async (t) => {
     { agent_id: 'billing', allowed_receivers: ['ledger'], allowed_payload_types: ['financial_transaction'] },
     { agent_id: 'old', valid_until: '2020-01-01T00:00:00Z' },
   ];
-  const s = await startA2A({ default_allow: false, trusted_agents: JSON.stringify(entries) });
+  const s = await startA2AWithoutCode({ default_allow: false, trusted_agents: JSON.stringify(entries) });
   t.teardown(() => s.close());
   const fin = (over: Record<string, unknown>) => message({ payload_type: 'financial_transaction', payload: invoice([{ amount: 1 }], 1), ...over });
   t.equal((await intercept(s, fin({ sender_agent_id: 'billing', receiver_agent_id: 'ledger' }))).body.status, 'forwarded');
@@ -63,7 +63,7 @@ t.test('scoped entries from SVC_A2A_TRUSTED_AGENTS JSON', async (t) => {
 });
 
 t.test('malformed trust configuration stops start-up', async (t) => {
-  await t.rejects(startA2A({ trusted_agents: '[{"agent_id": 1}]' }), /trusted_agents/);
-  await t.rejects(startA2A({ trusted_agents: '[not json' }), /not valid JSON/);
-  await t.rejects(startA2A({ blocked_pairs: ['nopair'] }), /blocked_pairs/);
+  await t.rejects(startA2AWithoutCode({ trusted_agents: '[{"agent_id": 1}]' }), /trusted_agents/);
+  await t.rejects(startA2AWithoutCode({ trusted_agents: '[not json' }), /not valid JSON/);
+  await t.rejects(startA2AWithoutCode({ blocked_pairs: ['nopair'] }), /blocked_pairs/);
 });

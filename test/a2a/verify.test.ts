@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import t from 'tap';
 import { a2aVerifyVerdictCommand, verifyVerdict } from '../../plugins/a2a/index.js';
 import { sha256Ref } from '../../core/canonical.js';
-import { decodeJwt, intercept, invoice, KEY_PEM, message, p256Pem, startA2A } from '../helpers/a2a.js';
+import { decodeJwt, intercept, invoice, KEY_PEM, message, p256Pem, startA2AWithoutCode } from '../helpers/a2a.js';
 
 /** signs arbitrary header/claims with the gateway's key, to build tokens the gateway never would */
 function forge(header: object, claims: object, pem = KEY_PEM): string {
@@ -15,7 +15,7 @@ function forge(header: object, claims: object, pem = KEY_PEM): string {
 }
 
 t.test('verifyVerdict', async (t) => {
-  const s = await startA2A();
+  const s = await startA2AWithoutCode();
   t.teardown(() => s.close());
   const jwks = (await s.request('GET', '/.well-known/jwks.json')).body;
   const payload = invoice([{ description: 'x', amount: '3.50', quantity: 2 }], '7.00');
@@ -50,7 +50,7 @@ t.test('verifyVerdict', async (t) => {
     const otherKeyToken = forge(header, claims, p256Pem());
     t.same(await verifyVerdict(otherKeyToken, { jwks, payload }), { valid: false, error: 'Invalid token: signature verification failed' }, 'same kid, another key');
 
-    const foreign = await startA2A({ signing_key_pem: p256Pem(), deployment_id: 'test-deploy' });
+    const foreign = await startA2AWithoutCode({ signing_key_pem: p256Pem(), deployment_id: 'test-deploy' });
     t.teardown(() => foreign.close());
     const foreignJwks = (await foreign.request('GET', '/.well-known/jwks.json')).body;
     const wrong = await verifyVerdict(token, { jwks: foreignJwks, payload });

@@ -1,14 +1,15 @@
 import t from 'tap';
 import { hmacSha256Hex } from '../../core/canonical.js';
-import { startServer, TEST_SECRETS, type TestServer, untilReady, builtinsWithoutHeavyEngines } from '../helpers/server.js';
+import { startServer, TEST_SECRETS, type TestServer, untilReady, builtinsWithEngines } from '../helpers/server.js';
 import { bearer, createKey, signup, tenant } from '../helpers/tenancy.js';
 import { AGENT_COLLECTIONS, ACTIVITY_COLLECTION, type AgentRecord } from '../../plugins/agents/index.js';
 
-/** The agent endpoints over HTTP, with the real auth plugin and every built-in loaded. */
+/** The agent endpoints over HTTP, with the real auth plugin and the built-ins (math the only engine). */
 const ctx = { intent: 'answer a user question', requested_by: 'user-42' };
 
 async function setup(t: { teardown(fn: () => unknown): void }) {
-  const s = await startServer({ plugins: builtinsWithoutHeavyEngines, config: { auth: { anonymous_rate_per_minute: 1000 } } });
+  // agents here are granted and routed to math only
+  const s = await startServer({ plugins: builtinsWithEngines('math'), config: { auth: { anonymous_rate_per_minute: 1000 } } });
   t.teardown(() => s.close());
   const org = await tenant(s, ['verify:read', 'agent:write']);
   return { s, org };

@@ -7,7 +7,7 @@ import { AuditChain, entriesToCsv, type AuditFields } from '../../plugins/audit/
 import { AUDIT_COLLECTION } from '../../plugins/audit/payload.js';
 import { walkChains } from '../../plugins/audit/verify.js';
 import { neutralizeCell } from '../../plugins/audit/csv.js';
-import { startServer, TEST_SECRETS, builtinsWithoutHeavyEngines } from '../helpers/server.js';
+import { startServer, TEST_SECRETS, builtinsWithoutEngines } from '../helpers/server.js';
 import { bearer, signup, tenant, verificationTestPlugin } from '../helpers/tenancy.js';
 import type { ApiKeys } from '../../plugins/auth/index.js';
 
@@ -51,7 +51,7 @@ t.test('concurrent appends: contiguous per org, two writers on one store never f
 });
 
 t.test('verification routes fail closed without the audit secret', async (t) => {
-  const s = await startServer({ plugins: [...builtinsWithoutHeavyEngines, verificationTestPlugin], config: { secrets: { audit_secret_key: null } } });
+  const s = await startServer({ plugins: [...builtinsWithoutEngines, verificationTestPlugin], config: { secrets: { audit_secret_key: null } } });
   t.teardown(() => s.close());
   const acct = await signup(s);
   const created = await s.request('POST', '/auth/api-keys', { body: { name: 'k' }, headers: bearer(acct.token) });
@@ -73,13 +73,13 @@ t.test('an unloadable chain head fails closed', async (t) => {
   // the tenant's key creation is the chain's first entry; a new process must load it as the head
   const dir = mkdtempSync(join(tmpdir(), 'pg-head-'));
   t.teardown(() => rmSync(dir, { recursive: true, force: true }));
-  const s1 = await startServer({ plugins: [...builtinsWithoutHeavyEngines, verificationTestPlugin], dataDir: dir });
+  const s1 = await startServer({ plugins: [...builtinsWithoutEngines, verificationTestPlugin], dataDir: dir });
   const tn = await tenant(s1);
   await s1.close();
   const raw = new LmdbStore(dir);
   await raw.collection(AUDIT_COLLECTION).put(`${tn.orgId}/000000000000`, { garbage: true });
   await raw.close();
-  const s = await startServer({ plugins: [...builtinsWithoutHeavyEngines, verificationTestPlugin], dataDir: dir });
+  const s = await startServer({ plugins: [...builtinsWithoutEngines, verificationTestPlugin], dataDir: dir });
   t.teardown(() => s.close());
   const r = await s.request('POST', '/test/verify', { apiKey: tn.key, body: { outcome: 'verified' } });
   t.equal(r.status, 503);
@@ -87,7 +87,7 @@ t.test('an unloadable chain head fails closed', async (t) => {
 });
 
 t.test('audit read routes: JWT, org-scoped, filters, CSV export, /logs pagination', async (t) => {
-  const s = await startServer({ plugins: [...builtinsWithoutHeavyEngines, verificationTestPlugin], config: { auth: { anonymous_rate_per_minute: 100 } } });
+  const s = await startServer({ plugins: [...builtinsWithoutEngines, verificationTestPlugin], config: { auth: { anonymous_rate_per_minute: 100 } } });
   t.teardown(() => s.close());
   const a = await tenant(s);
   const b = await tenant(s);

@@ -10,7 +10,7 @@ import { AuditChain, type AuditFields } from '../../plugins/audit/index.js';
 import { AUDIT_COLLECTION, entryKey } from '../../plugins/audit/payload.js';
 import { CHECKPOINT_COLLECTION, Checkpointer, type Checkpoint, type CheckpointSigner } from '../../plugins/audit/checkpoint.js';
 import { pruneAudit } from '../../plugins/audit/retention.js';
-import { startServer, TEST_SECRETS, builtinsWithoutHeavyEngines } from '../helpers/server.js';
+import { startServer, TEST_SECRETS, builtinsWithoutEngines } from '../helpers/server.js';
 import { tenant, verificationTestPlugin } from '../helpers/tenancy.js';
 import { runCli } from './fixtures/cli.js';
 import { waitFor } from '../helpers/wait.js';
@@ -46,7 +46,7 @@ function tmpDir(t: { teardown(fn: () => unknown): void }) {
 
 t.test('the server checkpoints heads at shutdown; audit verify reports a chain truncated after it', async (t) => {
   const dir = tmpDir(t);
-  const s = await startServer({ plugins: [...builtinsWithoutHeavyEngines, verificationTestPlugin], dataDir: dir });
+  const s = await startServer({ plugins: [...builtinsWithoutEngines, verificationTestPlugin], dataDir: dir });
   const tn = await tenant(s);
   for (let i = 0; i < 5; i++) t.equal((await s.request('POST', '/test/verify', { apiKey: tn.key, body: { outcome: 'verified' } })).status, 200);
   await s.close();

@@ -9,7 +9,7 @@ import type { Store, WriteOp } from '../../core/store.js';
 import { AuditChain, type AuditEntry, type AuditFields } from '../../plugins/audit/index.js';
 import { AUDIT_COLLECTION } from '../../plugins/audit/payload.js';
 import { walkChains } from '../../plugins/audit/verify.js';
-import { startServer, TEST_SECRETS, builtinsWithoutHeavyEngines } from '../helpers/server.js';
+import { startServer, TEST_SECRETS, builtinsWithEngines, builtinsWithoutEngines } from '../helpers/server.js';
 import { tenant, verificationTestPlugin } from '../helpers/tenancy.js';
 
 const CHILD = fileURLToPath(new URL('./fixtures/append-child.js', import.meta.url));
@@ -193,7 +193,7 @@ t.test('a verification reply is sent only after its audit entry is durable', asy
   const events: string[] = [];
   let gated: ReturnType<typeof gatedStore> | undefined;
   const s = await startServer({
-    plugins: [...builtinsWithoutHeavyEngines, verificationTestPlugin],
+    plugins: [...builtinsWithoutEngines, verificationTestPlugin],
     store: (dir) => (gated = gatedStore(new LmdbStore(dir), events)).store,
   });
   t.teardown(() => s.close());
@@ -241,7 +241,7 @@ t.test('a VERIFIED /verify/math request makes one durable commit: its audit entr
     stats: () => inner.stats(),
     close: () => inner.close(),
   });
-  const s = await startServer({ plugins: builtinsWithoutHeavyEngines, store: (dir) => counting(new LmdbStore(dir)) });
+  const s = await startServer({ plugins: builtinsWithEngines('math'), store: (dir) => counting(new LmdbStore(dir)) });
   t.teardown(() => s.close());
   const tn = await tenant(s);
   await s.request('POST', '/verify/math', { apiKey: tn.key, body: { expression: '1+1=2' } }); // warm the chain head

@@ -3,7 +3,7 @@ import { sha256Ref } from '../../core/canonical.js';
 import { type AuditEntry } from '../../plugins/audit/index.js';
 import { AUDIT_COLLECTION, entryKey, legacyPayload, logIdOf } from '../../plugins/audit/payload.js';
 import { hmacSha256Hex } from '../../core/canonical.js';
-import { startServer, TEST_SECRETS, type TestServer, builtinsWithoutHeavyEngines } from '../helpers/server.js';
+import { startServer, TEST_SECRETS, type TestServer, builtinsWithoutEngines } from '../helpers/server.js';
 import { tenant, verificationTestPlugin } from '../helpers/tenancy.js';
 import { runCli } from './fixtures/cli.js';
 
@@ -12,7 +12,7 @@ import { runCli } from './fixtures/cli.js';
  * GET /admin/compliance/verify/{log_id} and by `proofgate audit verify --org`.
  */
 t.test('tampering is detected by the admin route and the CLI', async (t) => {
-  const s = await startServer({ plugins: [...builtinsWithoutHeavyEngines, verificationTestPlugin], config: { auth: { anonymous_rate_per_minute: 100 } } });
+  const s = await startServer({ plugins: [...builtinsWithoutEngines, verificationTestPlugin], config: { auth: { anonymous_rate_per_minute: 100 } } });
   t.teardown(() => s.close());
   const col = s.kernel.app.store.collection<AuditEntry>(AUDIT_COLLECTION);
 
@@ -109,7 +109,7 @@ t.test('tampering is detected by the admin route and the CLI', async (t) => {
 });
 
 t.test('the legacy canonical payload is accepted', async (t) => {
-  const s = await startServer({ plugins: [...builtinsWithoutHeavyEngines, verificationTestPlugin] });
+  const s = await startServer({ plugins: [...builtinsWithoutEngines, verificationTestPlugin] });
   t.teardown(() => s.close());
   const tn = await tenant(s);
   const ids = [];

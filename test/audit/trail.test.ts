@@ -1,6 +1,5 @@
 import t, { type Test } from 'tap';
-import { builtinPlugins } from '../../sidecar/builtin.js';
-import { startServer, TEST_SECRETS, type TestServer } from '../helpers/server.js';
+import { builtinsWithoutEngines, startServer, TEST_SECRETS, type TestServer } from '../helpers/server.js';
 import { attestableRoutes } from '../helpers/attestation/harness.js';
 import { HttpError } from '../../core/errors.js';
 import type { Plugin } from '../../core/types.js';
@@ -41,10 +40,11 @@ const limiter: Plugin = {
     });
   },
 };
-const auditAt = builtinPlugins.findIndex((p) => p.name === 'audit');
+// no engine: every verification here goes through the test routes
+const auditAt = builtinsWithoutEngines.findIndex((p) => p.name === 'audit');
 
 const s: TestServer = await startServer({
-  plugins: [...builtinPlugins.slice(0, auditAt), limiter, ...builtinPlugins.slice(auditAt), verificationTestPlugin, attestableRoutes, refusing],
+  plugins: [...builtinsWithoutEngines.slice(0, auditAt), limiter, ...builtinsWithoutEngines.slice(auditAt), verificationTestPlugin, attestableRoutes, refusing],
   config: { auth: { anonymous_rate_per_minute: 1000 } },
 });
 t.teardown(() => s.close());

@@ -2,13 +2,13 @@ import t from 'tap';
 import { decodeJwt, SignJWT } from 'jose';
 import { loadConfig } from '../../core/config.js';
 import { hmacSha256Hex } from '../../core/canonical.js';
-import { startServer, TEST_SECRETS, builtinsWithoutHeavyEngines } from '../helpers/server.js';
+import { startServer, TEST_SECRETS, builtinsWithoutEngines } from '../helpers/server.js';
 import { grantableScopes } from '../../plugins/auth/routes.js';
 import { KEY_COLLECTIONS, type ApiKeyRecord } from '../../plugins/auth/keys.js';
 import { JWT_ISSUER } from '../../plugins/auth/jwt.js';
 import { bearer, createKey, signup, uniq, verificationTestPlugin } from '../helpers/tenancy.js';
 
-const plugins = [...builtinsWithoutHeavyEngines, verificationTestPlugin];
+const plugins = [...builtinsWithoutEngines, verificationTestPlugin];
 // generous anonymous limit: this file signs up many accounts from one address
 const config = { auth: { anonymous_rate_per_minute: 1000 } };
 

@@ -1,5 +1,5 @@
 import t, { type Test } from 'tap';
-import { startServer, type TestServer, builtinsWithoutHeavyEngines } from '../helpers/server.js';
+import { startServer, type TestServer, builtinsWithoutEngines } from '../helpers/server.js';
 import { KEY_COLLECTIONS, type ApiKeyRecord } from '../../plugins/auth/keys.js';
 import type { ApiKeys } from '../../plugins/auth/index.js';
 import { bearer, createKey, signup, verificationTestPlugin } from '../helpers/tenancy.js';
@@ -9,7 +9,7 @@ import { bearer, createKey, signup, verificationTestPlugin } from '../helpers/te
  * needs admin:all and every scope of the target; another organisation's key is 404. The successor
  * keeps every field of the old record. GET /logs shows other keys' ids only to admin:all callers.
  */
-const s: TestServer = await startServer({ plugins: [...builtinsWithoutHeavyEngines, verificationTestPlugin], config: { auth: { anonymous_rate_per_minute: 1000 } } });
+const s: TestServer = await startServer({ plugins: [...builtinsWithoutEngines, verificationTestPlugin], config: { auth: { anonymous_rate_per_minute: 1000 } } });
 t.teardown(() => s.close());
 
 const ALL = ['verify:read', 'agent:write', 'attestation:read', 'admin:all'];

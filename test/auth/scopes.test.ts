@@ -1,8 +1,17 @@
 import t from 'tap';
 import { builtinPlugins } from '../../sidecar/builtin.js';
-import { startServer } from '../helpers/server.js';
+import { startServer, type TestServer } from '../helpers/server.js';
 import type { RouteDef, Scope } from '../../core/types.js';
 import { bearer, createKey, signup } from '../helpers/tenancy.js';
+
+// one server for the file: the first test reads its route table, the second calls every route
+let builtins: Promise<TestServer> | undefined;
+function builtinServer(): Promise<TestServer> {
+  return (builtins ??= startServer({ plugins: builtinPlugins, config: { auth: { anonymous_rate_per_minute: 1000 } } }).then((s) => {
+    t.teardown(() => s.close());
+    return s;
+  }));
+}
 
 /**
  * Table-driven over EVERY route the built-in plugins register: each declares how it authenticates,
@@ -48,8 +57,7 @@ function concretePath(path: string): string {
 }
 
 t.test('every built-in route declares its authentication, and the scope the decisions require', async (t) => {
-  const s = await startServer({ plugins: builtinPlugins });
-  t.teardown(() => s.close());
+  const s = await builtinServer();
   const routes = s.kernel.routes;
   t.ok(routes.length > 10, `${routes.length} routes`);
   for (const r of routes) {
@@ -66,8 +74,7 @@ t.test('every built-in route declares its authentication, and the scope the deci
 });
 
 t.test('each protected route rejects a missing credential and a wrong-scope credential', async (t) => {
-  const s = await startServer({ plugins: builtinPlugins, config: { auth: { anonymous_rate_per_minute: 1000 } } });
-  t.teardown(() => s.close());
+  const s = await builtinServer();
   const acct = await signup(s);
   // one key per scope, each lacking the others
   const keys = new Map<Scope, string>();

@@ -1,7 +1,6 @@
 import t from 'tap';
-import { builtinPlugins } from '../../sidecar/builtin.js';
 import { jsonDepth } from '../../core/json-depth.js';
-import { startServer } from '../helpers/server.js';
+import { builtinsWithEngines, startServer } from '../helpers/server.js';
 import { tenant } from '../helpers/tenancy.js';
 
 /** issue 12, item 7: the kernel caps nesting before any handler, with a linear scan. */
@@ -22,7 +21,8 @@ t.test('jsonDepth counts containers, ignores brackets inside strings, and does n
 });
 
 t.test('HTTP: deeper than server.max_json_depth is 400 too_deep before any handler', async (t) => {
-  const s = await startServer({ plugins: builtinPlugins });
+  // the engines whose routes it sends bodies to; the cap answers before any of them runs
+  const s = await startServer({ plugins: builtinsWithEngines('math', 'fact', 'logic', 'stats') });
   t.teardown(() => s.close());
   const { key } = await tenant(s);
   const h = { 'x-api-key': key, 'content-type': 'application/json' };
@@ -59,7 +59,7 @@ t.test('HTTP: deeper than server.max_json_depth is 400 too_deep before any handl
 });
 
 t.test('the cap is configurable (SVC_MAX_JSON_DEPTH)', async (t) => {
-  const s = await startServer({ plugins: builtinPlugins, env: { SVC_MAX_JSON_DEPTH: '3' } });
+  const s = await startServer({ plugins: builtinsWithEngines('math'), env: { SVC_MAX_JSON_DEPTH: '3' } });
   t.teardown(() => s.close());
   t.equal(s.kernel.app.config.server.max_json_depth, 3);
   const { key } = await tenant(s);

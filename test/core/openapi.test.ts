@@ -3,11 +3,19 @@ import { Validator as OpenApiValidator } from '@seriousme/openapi-schema-validat
 import { builtinPlugins } from '../../sidecar/builtin.js';
 import { componentName, componentSchema, openApiPath, operationId } from '../../core/openapi.js';
 import { API_PREFIX } from '../../core/router.js';
-import { startServer } from '../helpers/server.js';
+import { startServer, type TestServer } from '../helpers/server.js';
+
+// the first two tests only read the built-ins' route table and document: one server serves both
+let builtins: Promise<TestServer> | undefined;
+function builtinServer(): Promise<TestServer> {
+  return (builtins ??= startServer({ plugins: builtinPlugins }).then((s) => {
+    t.teardown(() => s.close());
+    return s;
+  }));
+}
 
 t.test('GET /openapi.json describes every registered route with the route\'s own schemas', async (t) => {
-  const s = await startServer({ plugins: builtinPlugins });
-  t.teardown(() => s.close());
+  const s = await builtinServer();
   const res = await s.request('GET', '/openapi.json');
   t.equal(res.status, 200, 'public: no credential needed');
   const doc = res.body;
@@ -48,8 +56,7 @@ t.test('GET /openapi.json describes every registered route with the route\'s own
 });
 
 t.test('components are the registered schemas with local references', async (t) => {
-  const s = await startServer({ plugins: builtinPlugins });
-  t.teardown(() => s.close());
+  const s = await builtinServer();
   const doc = s.kernel.openapi() as any;
   const v = await import('../../core/validate.js');
   const { SCHEMAS_DIR } = await import('../../core/app.js');

@@ -18,9 +18,12 @@ function init(path: string, force = false) {
 }
 
 /** Starts the sidecar, resolves with its URL and everything it printed once it serves; stops it on teardown. */
+// files and modes are the kernel's and the store's: no engine is loaded to warm up beside them
+const NO_ENGINES = 'math,natural-language,fact,logic,code,sql,process,rag,consensus,stats,image';
+
 async function start(t: Test, config: string, dataDir: string) {
   const child = spawn(process.execPath, [CLI, 'start', '--config', config], {
-    env: { ...cleanEnv, SVC_PORT: '0', SVC_LOG_LEVEL: 'WARNING', SVC_DATA_DIR: dataDir },
+    env: { ...cleanEnv, SVC_PORT: '0', SVC_LOG_LEVEL: 'WARNING', SVC_DATA_DIR: dataDir, SVC_PLUGINS_DISABLED: NO_ENGINES },
   });
   let out = '';
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));

@@ -243,8 +243,10 @@ if (!why) {
     const admin = new pg.Client({ connectionString: db.url });
     await admin.connect();
     t.teardown(() => admin.end());
+    // only this test's database: the PostgreSQL server is shared with other runs of this same test
     const killed = await waitFor(
-      async () => (await admin.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query LIKE '%marker_for_kill%' AND pid <> pg_backend_pid()")).rowCount,
+      async () =>
+        (await admin.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND query LIKE '%marker_for_kill%' AND pid <> pg_backend_pid()")).rowCount,
       { what: 'the marked backend to be running', timeoutMs: 15_000 },
     );
     t.equal(killed, 1, 'the backend was terminated');

@@ -1,6 +1,5 @@
 import t from 'tap';
-import { builtinPlugins } from '../../sidecar/builtin.js';
-import { startServer, untilReady } from '../helpers/server.js';
+import { builtinsWithEngines, startServer, untilReady } from '../helpers/server.js';
 import { tenant } from '../helpers/tenancy.js';
 import { png } from './image/fixtures.js';
 
@@ -9,7 +8,8 @@ import { png } from './image/fixtures.js';
  * audit. Each call is audited with the verdict's status, and the multipart ones are hashed raw.
  */
 t.test('process, rag, consensus, stats and image through the built-in plugins', async (t) => {
-  const s = await startServer({ plugins: builtinPlugins, config: { workers: { threads: 1, task_timeout_ms: 120_000 } } });
+  // the five engines it calls, and math and logic, which consensus asks
+  const s = await startServer({ plugins: builtinsWithEngines('process', 'rag', 'consensus', 'stats', 'image', 'math', 'logic'), config: { workers: { threads: 1, task_timeout_ms: 120_000 } } });
   t.teardown(() => s.close());
   await untilReady(s.kernel);
   const { key } = await tenant(s, ['verify:read']);

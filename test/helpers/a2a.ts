@@ -34,6 +34,14 @@ export async function startA2A(a2aConfig: A2AConfig = {}, extra: Plugin[] = [], 
   });
 }
 
+/**
+ * The gateway alone, for tests that send no code payload: without the code plugin, no tree-sitter
+ * warm-up runs in a worker beside the test (code_guard then fails closed, which they never reach).
+ */
+export function startA2AWithoutCode(a2aConfig: A2AConfig = {}, extra: Plugin[] = [], config: DeepPartial<Config> = {}): Promise<TestServer> {
+  return startA2A(a2aConfig, extra, config, { withCode: false });
+}
+
 export function message(over: Record<string, unknown> = {}): Record<string, unknown> {
   return {
     sender_agent_id: 'agent-a',

@@ -130,9 +130,18 @@ export async function untilReady(kernel: Pick<Kernel, 'isReady'>, timeoutMs = 12
   await waitFor(() => kernel.isReady(), { what: 'the kernel to be ready', timeoutMs });
 }
 
+/** Every engine plugin among the built-ins (the rest are the gateway: auth, audit, attestation, …). */
+const ENGINES = ['math', 'natural-language', 'fact', 'logic', 'code', 'sql', 'process', 'rag', 'consensus', 'stats', 'image'];
+
 /**
- * The built-in plugins without the two engines whose warm-up costs seconds of CPU (z3 for logic,
- * tree-sitter for code), for tests of auth, audit, ops and agents that never call them: the suite runs
- * on two cores, and every server started with them warms both in the background.
+ * The built-in plugins with only the engines named: for a test that calls those routes and no
+ * other engine's. Each engine left out is one warm-up (mathjs, z3, tree-sitter, sql.js …) that
+ * the server would otherwise run in a worker while the test runs on the suite's two cores.
  */
-export const builtinsWithoutHeavyEngines: PluginEntry[] = builtinPlugins.filter((p) => p.name !== 'logic' && p.name !== 'code');
+export function builtinsWithEngines(...keep: string[]): PluginEntry[] {
+  for (const k of keep) if (!ENGINES.includes(k)) throw new Error(`${k} is not a built-in engine`);
+  return builtinPlugins.filter((p) => !ENGINES.includes(p.name) || keep.includes(p.name));
+}
+
+/** The gateway without any engine, for tests of auth, audit and ops that call no engine route. */
+export const builtinsWithoutEngines: PluginEntry[] = builtinsWithEngines();

@@ -7,20 +7,20 @@ import audit, { type AuditEntry } from '../../plugins/audit/index.js';
 import { AUDIT_COLLECTION, entryKey } from '../../plugins/audit/payload.js';
 import ops from '../../plugins/ops/index.js';
 import { createAuthPlugin, type ApiKeys } from '../../plugins/auth/index.js';
-import { startServer, builtinsWithoutHeavyEngines } from '../helpers/server.js';
+import { startServer, builtinsWithoutEngines } from '../helpers/server.js';
 import { bearer, createKey, tenant, verificationTestPlugin } from '../helpers/tenancy.js';
 
 t.test('metrics: operators by user id only; tenants read their own', async (t) => {
   const dataDir = mkdtempSync(join(tmpdir(), 'pg-ops-'));
   t.teardown(() => rmSync(dataDir, { recursive: true, force: true }));
-  const s = await startServer({ plugins: [...builtinsWithoutHeavyEngines, verificationTestPlugin], dataDir, config: { auth: { anonymous_rate_per_minute: 100 } } });
+  const s = await startServer({ plugins: [...builtinsWithoutEngines, verificationTestPlugin], dataDir, config: { auth: { anonymous_rate_per_minute: 100 } } });
   const op = await tenant(s, ['verify:read']);
   const other = await tenant(s);
   t.equal((await s.request('GET', '/metrics', { apiKey: other.key })).status, 403, 'unset operator list: nobody, not even admin:all owners');
   t.equal((await s.request('GET', '/metrics/prometheus', { apiKey: other.key })).status, 403);
   await s.close();
   const s2 = await startServer({
-    plugins: [...builtinsWithoutHeavyEngines, verificationTestPlugin],
+    plugins: [...builtinsWithoutEngines, verificationTestPlugin],
     dataDir,
     config: { auth: { metrics_operator_user_ids: [op.user.id] } },
   });
@@ -53,7 +53,7 @@ t.test('metrics: operators by user id only; tenants read their own', async (t) =
 });
 
 t.test('SOC 2 report figures come from the store', async (t) => {
-  const s = await startServer({ plugins: [...builtinsWithoutHeavyEngines, verificationTestPlugin], config: { auth: { anonymous_rate_per_minute: 100 } } });
+  const s = await startServer({ plugins: [...builtinsWithoutEngines, verificationTestPlugin], config: { auth: { anonymous_rate_per_minute: 100 } } });
   t.teardown(() => s.close());
   const a = await tenant(s);
   const b = await tenant(s);

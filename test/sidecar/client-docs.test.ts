@@ -2,9 +2,8 @@ import t from 'tap';
 import { execFile } from 'node:child_process';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { builtinPlugins } from '../../sidecar/builtin.js';
 import { ProofgateClient } from '../../sidecar/client/index.js';
-import { startServer, untilReady } from '../helpers/server.js';
+import { builtinsWithEngines, startServer, untilReady } from '../helpers/server.js';
 
 // docs/client.md's example, run as written: a user copies it, so it must work as printed.
 const repo = fileURLToPath(new URL('../../../', import.meta.url));
@@ -13,7 +12,8 @@ t.test('docs/client.md: the usage example runs against a started sidecar', async
   const md = readFileSync(repo + 'docs/client.md', 'utf8');
   const block = /```js\n([\s\S]*?)```/.exec(md);
   if (!t.ok(block, 'the doc has a js example')) return;
-  const s = await startServer({ plugins: builtinPlugins });
+  // the example calls /verify/math and /verify/code: no other engine warms up beside it
+  const s = await startServer({ plugins: builtinsWithEngines('math', 'code') });
   t.teardown(() => s.close());
   await untilReady(s.kernel);
   const anon = new ProofgateClient({ baseUrl: s.url });

@@ -7,13 +7,21 @@ import { builtinPlugins } from '../../sidecar/builtin.js';
 import { ProofgateClient, ProofgateError, toVerificationContext, verifyA2AVerdict } from '../../sidecar/client/index.js';
 import { generateClient } from '../../sidecar/client/generate.js';
 import { openApiPath } from '../../core/openapi.js';
-import { startServer, untilReady } from '../helpers/server.js';
+import { startServer, type TestServer, untilReady } from '../helpers/server.js';
+
+// one sidecar for the file: the generated-client check reads its route table, the round trips call it
+let sidecar: Promise<TestServer> | undefined;
+function builtinServer(): Promise<TestServer> {
+  return (sidecar ??= startServer({ plugins: builtinPlugins, config: { auth: { anonymous_rate_per_minute: 10_000 } } }).then((s) => {
+    t.teardown(() => s.close());
+    return s;
+  }));
+}
 
 const SRC = (f: string) => readFileSync(fileURLToPath(new URL(`../../../sidecar/client/${f}`, import.meta.url)), 'utf8');
 
 t.test('the committed client is what the route table generates (npm run gen:client)', async (t) => {
-  const s = await startServer({ plugins: builtinPlugins });
-  t.teardown(() => s.close());
+  const s = await builtinServer();
   const out = await generateClient(s.kernel.openapi());
   t.equal(SRC('types.gen.ts'), out.types, 'types.gen.ts is current');
   const committed = readdirSync(fileURLToPath(new URL('../../../sidecar/client/types/', import.meta.url))).sort();
@@ -27,8 +35,7 @@ t.test('the committed client is what the route table generates (npm run gen:clie
 });
 
 t.test('round trips against a started sidecar, one per route family', async (t) => {
-  const s = await startServer({ plugins: builtinPlugins, config: { auth: { anonymous_rate_per_minute: 10_000 } } });
-  t.teardown(() => s.close());
+  const s = await builtinServer();
   await untilReady(s.kernel);
   const anon = new ProofgateClient({ baseUrl: s.url });
 

@@ -142,10 +142,10 @@ t.test('usage and service errors exit 2', async (t) => {
 });
 
 t.test('against a running sidecar: the key from PROOFGATE_API_KEY, attested results become VERIFIED documents', async (t) => {
-  const { builtinPlugins } = await import('../../sidecar/builtin.js');
-  const { startServer, untilReady } = await import('../helpers/server.js');
+  const { builtinsWithEngines, startServer, untilReady } = await import('../helpers/server.js');
   const { ProofgateClient } = await import('../../sidecar/client/index.js');
-  const s = await startServer({ plugins: builtinPlugins });
+  // the CLI calls /verify/math and /verify/code only: no other engine warms up beside it
+  const s = await startServer({ plugins: builtinsWithEngines('math', 'code') });
   t.teardown(() => s.close());
   await untilReady(s.kernel);
   const anon = new ProofgateClient({ baseUrl: s.url });

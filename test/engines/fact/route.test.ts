@@ -1,8 +1,7 @@
 import t from 'tap';
-import { builtinPlugins } from '../../../sidecar/builtin.js';
 import { proofRefOf } from '../../../core/verdict.js';
 import { sha256Hex } from '../../../core/canonical.js';
-import { startServer, testAuthPlugin, TEST_API_KEY, type TestServer } from '../../helpers/server.js';
+import { builtinsWithEngines, startServer, testAuthPlugin, TEST_API_KEY, type TestServer } from '../../helpers/server.js';
 import { startFakeLlm, type Behaviour } from '../../helpers/fake-llm.js';
 
 const queue: Behaviour[] = [];
@@ -10,8 +9,9 @@ const openai = await startFakeLlm('openai', () => queue.shift() ?? { status: 599
 t.teardown(() => openai.close());
 
 const s: TestServer = await startServer({
-  // the stand-in authenticator replaces the accounts plugin, and agents, which needs the real one
-  plugins: [testAuthPlugin(), ...builtinPlugins.filter((p) => p.name !== 'auth' && p.name !== 'agents')],
+  // the stand-in authenticator replaces the accounts plugin, and agents, which needs the real one;
+  // of the engines only fact (no other warms up beside it)
+  plugins: [testAuthPlugin(), ...builtinsWithEngines('fact').filter((p) => p.name !== 'auth' && p.name !== 'agents')],
   config: { llm: { openai_base_url: openai.url, openai_model: 'fake-gpt', timeout_ms: 300 } } as never,
 });
 t.teardown(() => s.close());

@@ -1,7 +1,6 @@
 import t from 'tap';
-import { builtinPlugins } from '../../../sidecar/builtin.js';
 import { exactMember, guardNumberRange } from '../../../core/exact-json.js';
-import { startServer, untilReady } from '../../helpers/server.js';
+import { builtinsWithEngines, startServer, untilReady } from '../../helpers/server.js';
 import { tenant } from '../../helpers/tenancy.js';
 
 /** issue 12, item 3: claimed numbers of /verify/math are read as written; Infinity never appears silently. */
@@ -23,7 +22,8 @@ t.test('guardNumberRange: 400 number_out_of_range unless the route reads numbers
 });
 
 t.test('HTTP /verify/math: expected_value and tolerance are exact as written', async (t) => {
-  const s = await startServer({ plugins: builtinPlugins });
+  // math, and logic for the other route's check; no other engine warms up beside them
+  const s = await startServer({ plugins: builtinsWithEngines('math', 'logic') });
   t.teardown(() => s.close());
   const { key } = await tenant(s);
   // the math pool warms up first: a cold first task must not race its deadline on a busy machine

@@ -1,16 +1,18 @@
 import t, { type Test } from 'tap';
-import { builtinPlugins } from '../../../sidecar/builtin.js';
 import { sha256Ref } from '../../../core/canonical.js';
 import type { PluginEntry } from '../../../core/types.js';
-import { startServer, testAuthPlugin, TEST_API_KEY, type TestServer, untilReady } from '../../helpers/server.js';
+import { builtinsWithEngines, startServer, testAuthPlugin, TEST_API_KEY, type TestServer, untilReady } from '../../helpers/server.js';
 import { mathJson, startFakeLlm, type Behaviour, type FakeLlm } from '../../helpers/fake-llm.js';
 
 const LLM_TIMEOUT_MS = 300;
 
-/** the built-ins with the stand-in authenticator instead of the real accounts plugin (and agents, which needs it) */
+/**
+ * the built-ins with the stand-in authenticator instead of the real accounts plugin (and agents, which
+ * needs it); of the engines only this one and math, which evaluates its translations
+ */
 const NEEDS_REAL_AUTH = ['auth', 'agents'];
 function plugins(drop: string[] = []): PluginEntry[] {
-  return [testAuthPlugin(), ...builtinPlugins.filter((p) => !NEEDS_REAL_AUTH.includes(p.name) && !drop.includes(p.name))];
+  return [testAuthPlugin(), ...builtinsWithEngines('natural-language', 'math').filter((p) => !NEEDS_REAL_AUTH.includes(p.name) && !drop.includes(p.name))];
 }
 
 async function server(t: Pick<Test, 'teardown' | 'ok'>, opts: { openai?: FakeLlm; anthropic?: FakeLlm; drop?: string[] } = {}): Promise<TestServer> {
