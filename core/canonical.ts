@@ -1,4 +1,4 @@
-import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import { createHash, createHmac, hash, timingSafeEqual } from 'node:crypto';
 import canonicalizeImpl from 'canonicalize';
 
 /**
@@ -73,8 +73,9 @@ function collectKeys(root: unknown): { names: Set<string>; objects: number } {
   return { names, objects };
 }
 
+/** one-shot `crypto.hash`: no Hash object per call (about half the cost of createHash for a short input) */
 export function sha256Hex(data: string | Buffer): string {
-  return createHash('sha256').update(data).digest('hex');
+  return hash('sha256', data, 'hex');
 }
 
 /** `sha256:<hex>` of the canonical JSON of `value`: the one commitment format of the service. */
