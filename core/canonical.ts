@@ -1,4 +1,4 @@
-import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import { createHash, createHmac, hash, timingSafeEqual } from 'node:crypto';
 import canonicalizeImpl from 'canonicalize';
 
 /**
@@ -8,6 +8,10 @@ import canonicalizeImpl from 'canonicalize';
  * cannot represent (undefined at top level, NaN, Infinity, BigInt) throw instead of hashing "null".
  */
 export function canonicalJson(value: unknown): string {
+  // small plain values (a message payload, a verdict's claims) are written directly: no key set,
+  // no replacer list; anything else, refusals included, takes the general path below
+  const small = writeSmall(value, { nodes: SMALL_NODES }, 0);
+  if (small !== undefined) return small;
   const keys = collectKeys(value);
   // Fast path: JSON.stringify with the sorted list of every key the value holds writes each
   // object's members in RFC 8785 order at native speed (the reference implementation took ~120 ms
@@ -27,6 +31,57 @@ export function canonicalJson(value: unknown): string {
 
 /** objects × distinct keys below which the property-list fast path is linear enough */
 const FAST_PATH_BUDGET = 4_000_000;
+
+/** values and nesting the direct writer takes; beyond, native JSON.stringify with a key list is faster */
+const SMALL_NODES = 200;
+const SMALL_DEPTH = 16;
+
+/**
+ * RFC 8785 text of a small value made only of plain objects, arrays, well-formed strings, finite
+ * numbers, booleans and null — members sorted by UTF-16 code units (Array.prototype.sort's order),
+ * strings and numbers as JSON.stringify writes them (which is what RFC 8785 prescribes). Undefined
+ * for anything else (toJSON, class instances, undefined members, lone surrogates, non-finite
+ * numbers, `__proto__`, too many nodes or too deep): the general path then answers or refuses.
+ */
+function writeSmall(v: unknown, budget: { nodes: number }, depth: number): string | undefined {
+  if (--budget.nodes < 0) return undefined;
+  if (v === null) return 'null';
+  switch (typeof v) {
+    case 'string':
+      return (v as unknown as { isWellFormed(): boolean }).isWellFormed() ? JSON.stringify(v) : undefined;
+    case 'number':
+      return Number.isFinite(v) ? JSON.stringify(v) : undefined;
+    case 'boolean':
+      return v ? 'true' : 'false';
+    case 'object': {
+      if (depth >= SMALL_DEPTH || typeof (v as { toJSON?: unknown }).toJSON === 'function') return undefined;
+      const proto = Object.getPrototypeOf(v);
+      if (Array.isArray(v)) {
+        if (proto !== Array.prototype) return undefined;
+        let out = '[';
+        for (let i = 0; i < v.length; i++) {
+          const item = writeSmall(v[i], budget, depth + 1);
+          if (item === undefined) return undefined;
+          out += i === 0 ? item : ',' + item;
+        }
+        return out + ']';
+      }
+      if (proto !== Object.prototype && proto !== null) return undefined;
+      const names = Object.keys(v).sort();
+      let out = '{';
+      for (let i = 0; i < names.length; i++) {
+        const k = names[i];
+        if (k === '__proto__' || !(k as unknown as { isWellFormed(): boolean }).isWellFormed()) return undefined;
+        const member = writeSmall((v as Record<string, unknown>)[k], budget, depth + 1);
+        if (member === undefined) return undefined;
+        out += (i === 0 ? '' : ',') + JSON.stringify(k) + ':' + member;
+      }
+      return out + '}';
+    }
+    default:
+      return undefined;
+  }
+}
 
 /**
  * One iterative walk: refuses what JCS cannot represent (undefined at top level or in an array,
@@ -73,8 +128,9 @@ function collectKeys(root: unknown): { names: Set<string>; objects: number } {
   return { names, objects };
 }
 
+/** one-shot `crypto.hash`: no Hash object per call (about half the cost of createHash for a short input) */
 export function sha256Hex(data: string | Buffer): string {
-  return createHash('sha256').update(data).digest('hex');
+  return hash('sha256', data, 'hex');
 }
 
 /** `sha256:<hex>` of the canonical JSON of `value`: the one commitment format of the service. */

@@ -11,8 +11,8 @@ import { isGuardOutcome, type Guard, type GuardOutcome } from './guards/types.js
 import type { AgentMessage, PayloadType, VerdictStatus, VerificationVerdict } from './message.js';
 import { TRUST_ENGINE, type A2AMetrics } from './metrics.js';
 import type { VerdictSigner } from './signer.js';
-import type { TrustBoundary } from './trust-boundary.js';
-import { SENDER_NOT_AUTHENTICATED, type SenderAuthenticator, type SenderAuthMethod } from './sender-auth.js';
+import type { TrustBoundary, TrustDecision } from './trust-boundary.js';
+import { SENDER_NOT_AUTHENTICATED, type SenderAuthenticator, type SenderAuthMethod, type SenderDecision } from './sender-auth.js';
 import type { Principal } from '../../core/types.js';
 
 /** who handed the message in: the authenticated principal and the body bytes as sent */
@@ -41,7 +41,17 @@ export interface GatewayOptions {
   /** payload types whose enable_* flag is off, with the flag's name */
   disabled: ReadonlyMap<PayloadType, string>;
   clock?: () => number;
+  /**
+   * Whether the intercept line would be written (the logger's level): lets a request that logs
+   * nothing skip building its child logger. Absent: the line is handed to the logger, which decides.
+   */
+  infoEnabled?: () => boolean;
 }
+
+/** a request's logger, or a getter for one built on first use (a child logger per request costs allocations) */
+export type LogSource = Logger | (() => Logger);
+
+const isThenable = <T>(v: T | Promise<T>): v is Promise<T> => typeof (v as { then?: unknown } | null)?.then === 'function';
 
 /** a guard's outcome, or the gateway's own `error` */
 type Outcome = Omit<GuardOutcome, 'status'> & { status: VerdictStatus };
@@ -63,10 +73,13 @@ export class A2AGateway {
   }
 
   /**
-   * `signal` may be a getter: a request's AbortSignal is built on first access (several µs), and
-   * only a guard that hands work to a worker reads it.
+   * `signal` and `log` may be getters: a request's AbortSignal and child logger are built on first
+   * access, and most intercepts read neither (only a guard handing work to a worker needs the signal,
+   * only an enabled intercept line or a failure the logger). Steps that answer synchronously (sender
+   * check without a signature, in-process buckets, an inline guard) are not awaited: the one await
+   * left on the common path is the signature.
    */
-  async intercept(msg: AgentMessage, caller: Caller, signal: AbortSignal | (() => AbortSignal), log: Logger): Promise<VerificationVerdict> {
+  async intercept(msg: AgentMessage, caller: Caller, signal: AbortSignal | (() => AbortSignal), log: LogSource): Promise<VerificationVerdict> {
     const started = performance.now();
     const traceId = randomUUID();
     const sender = msg.sender_agent_id;
@@ -82,12 +95,18 @@ export class A2AGateway {
     let outcome: Outcome;
     let engine: string;
     // step 0, before the boundary: a sender id is believed only when authenticated (issue 12)
-    const who =
-      caller.vouched !== undefined && caller.vouched !== 'none'
-        ? ({ ok: true, method: caller.vouched } as const)
-        : await this.o.senders.authenticate(sender, msg.signature, caller.raw, caller.principal);
+    let who: SenderDecision;
+    if (caller.vouched !== undefined && caller.vouched !== 'none') who = { ok: true, method: caller.vouched };
+    else {
+      const w = this.o.senders.decide(sender, msg.signature, caller.raw, caller.principal);
+      who = isThenable(w) ? await w : w;
+    }
     const senderAuth: SenderAuthMethod = who.method;
-    const trust = who.ok ? await this.o.boundary.checkShared(caller.principal?.orgId ?? '', sender, receiver, type) : null;
+    let trust: TrustDecision | null = null;
+    if (who.ok) {
+      const t = this.o.boundary.decide(caller.principal?.orgId ?? '', sender, receiver, type);
+      trust = isThenable(t) ? await t : t;
+    }
     if (!who.ok) {
       engine = TRUST_ENGINE;
       outcome = { status: 'blocked', reason: who.reason, details: { trust_step: 0, constraint_id: SENDER_NOT_AUTHENTICATED, failure: who.failure } };
@@ -97,7 +116,10 @@ export class A2AGateway {
     } else {
       const guard = this.guardFor(type);
       engine = guard?.name ?? 'none';
-      outcome = guard ? await this.runGuard(guard, msg, traceId, signal, log) : this.failure('no_guard');
+      if (guard) {
+        const o = this.runGuard(guard, msg, traceId, signal, log);
+        outcome = isThenable(o) ? await o : o;
+      } else outcome = this.failure('no_guard');
     }
 
     const nowMs = this.clock();
@@ -116,13 +138,17 @@ export class A2AGateway {
     };
     const latencyMs = performance.now() - started;
     this.o.metrics.record(status, engine, latencyMs);
-    log.info({ trace_id: traceId, verdict: status, engine, latency_ms: Math.round(latencyMs * 1000) / 1000, sender, receiver, payload_type: type, sender_auth: senderAuth, org_id: caller.principal?.orgId }, 'a2a.intercept');
+    if (this.o.infoEnabled?.() ?? true) {
+      logOf(log).info({ trace_id: traceId, verdict: status, engine, latency_ms: Math.round(latencyMs * 1000) / 1000, sender, receiver, payload_type: type, sender_auth: senderAuth, org_id: caller.principal?.orgId }, 'a2a.intercept');
+    }
     return verdict;
   }
 
-  private async runGuard(guard: Guard, msg: AgentMessage, traceId: string, signal: AbortSignal | (() => AbortSignal), log: Logger): Promise<Outcome> {
+  /** the guard's outcome; synchronous when the guard answered synchronously (the inline checks) */
+  private runGuard(guard: Guard, msg: AgentMessage, traceId: string, signal: AbortSignal | (() => AbortSignal), log: LogSource): Outcome | Promise<Outcome> {
+    let out: GuardOutcome | Promise<GuardOutcome>;
     try {
-      const out = await guard.check(msg.payload, {
+      out = guard.check(msg.payload, {
         payloadType: msg.payload_type,
         sender: msg.sender_agent_id,
         receiver: msg.receiver_agent_id,
@@ -131,16 +157,28 @@ export class A2AGateway {
           return typeof signal === 'function' ? signal() : signal;
         },
       });
-      if (!isGuardOutcome(out)) {
-        log.error({ engine: guard.name, trace_id: traceId }, 'a2a guard returned a malformed outcome');
-        return this.failure('malformed_outcome');
-      }
-      return { status: out.status, reason: out.reason, details: out.details ?? null };
     } catch (err) {
-      const kind = err instanceof EngineError ? `engine_${err.kind}` : 'guard_failed';
-      log.error({ err, engine: guard.name, trace_id: traceId }, 'a2a guard failed');
-      return this.failure(kind);
+      return this.guardFailed(guard, traceId, log, err);
     }
+    if (!isThenable(out)) return this.settle(guard, traceId, log, out);
+    return out.then(
+      (o) => this.settle(guard, traceId, log, o),
+      (err: unknown) => this.guardFailed(guard, traceId, log, err),
+    );
+  }
+
+  private settle(guard: Guard, traceId: string, log: LogSource, out: unknown): Outcome {
+    if (!isGuardOutcome(out)) {
+      logOf(log).error({ engine: guard.name, trace_id: traceId }, 'a2a guard returned a malformed outcome');
+      return this.failure('malformed_outcome');
+    }
+    return { status: out.status, reason: out.reason, details: out.details ?? null };
+  }
+
+  private guardFailed(guard: Guard, traceId: string, log: LogSource, err: unknown): Outcome {
+    const kind = err instanceof EngineError ? `engine_${err.kind}` : 'guard_failed';
+    logOf(log).error({ err, engine: guard.name, trace_id: traceId }, 'a2a guard failed');
+    return this.failure(kind);
   }
 
   /** `error` verdict: the message is blocked unless the operator set block_on_error=false. */
@@ -152,4 +190,8 @@ export class A2AGateway {
       details: { error_kind: kind, blocked },
     };
   }
+}
+
+function logOf(log: LogSource): Logger {
+  return typeof log === 'function' ? log() : log;
 }

@@ -97,7 +97,7 @@ async function register(app: App): Promise<void> {
     },
   });
   if (c.sender_auth === 'off') app.log.warn('a2a.sender_auth is off: sender ids are claimed, not authenticated; only safe when the co-located agent is the only client');
-  const gateway = signer ? new A2AGateway({ signer, boundary, senders, guards, metrics, blockOnError: c.block_on_error, disabled }) : null;
+  const gateway = signer ? new A2AGateway({ signer, boundary, senders, guards, metrics, blockOnError: c.block_on_error, disabled, infoEnabled: () => app.log.isLevelEnabled('info') }) : null;
   if (!signer) {
     // refuse before the body is read: no verdict can be issued, so there is nothing to parse for
     app.hook('onRequest', (ctx) => {

@@ -40,8 +40,9 @@ export function registerRoutes(app: App, d: RouteDeps): void {
       const msg = ctx.body as AgentMessage;
       // guards that compare claimed numbers (finance) re-read them exactly from the body's text
       bindExact(msg.payload, ctx.rawBody, ['payload']);
-      // the signal as a getter: built only if a guard hands work to a worker
-      return { body: await d.gateway.intercept(msg, { principal: ctx.principal, raw: ctx.rawBody }, () => ctx.signal, ctx.log) };
+      // the signal and the logger as getters: each is built on first use (a guard handing work to a
+      // worker, an enabled intercept line or a failure), and most intercepts need neither
+      return { body: await d.gateway.intercept(msg, { principal: ctx.principal, raw: ctx.rawBody }, () => ctx.signal, () => ctx.log) };
     },
   });
 

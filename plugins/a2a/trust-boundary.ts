@@ -39,6 +39,11 @@ export class TrustBoundary {
     return this.policy(sender, receiver, payloadType) ?? this.bucketDecision(this.buckets.take(orgId, sender, receiver), this.buckets.capacity);
   }
 
+  /** checkShared, synchronous with the in-process buckets (no shared limiter to wait for) */
+  decide(orgId: string, sender: string, receiver: string, payloadType: PayloadType): TrustDecision | Promise<TrustDecision> {
+    return this.p.limiter ? this.checkShared(orgId, sender, receiver, payloadType) : this.check(orgId, sender, receiver, payloadType);
+  }
+
   /**
    * The same steps with the configured limiter: the shared (Redis) buckets when there are any. A
    * shared limiter that fails at run time denies at step 5 (fail closed, as the plan limits do).

@@ -20,6 +20,28 @@ t.test('same output as the reference implementation', async (t) => {
   for (const v of values) t.equal(canonicalJson(v), reference(v), JSON.stringify(v).slice(0, 60));
 });
 
+t.test('small values (written directly) and large or unusual ones (general path) agree with the reference', async (t) => {
+  class Point {
+    constructor(readonly y: number, readonly x: number) {}
+  }
+  let deep: unknown = { leaf: ['\u0000"\\', -0, 1e-7] };
+  for (let i = 0; i < 20; i++) deep = { [`l${i}`]: deep, z: i, a: [i] };
+  const nullProto = Object.assign(Object.create(null), { b: [Object.assign(Object.create(null), { y: 1, x: 2 })], a: 'é' });
+  const values: unknown[] = [
+    nullProto,
+    { p: new Point(1, 2), q: [new Point(3, 4)] },
+    deep,
+    Array.from({ length: 199 }, (_, i) => (i % 2 ? `s${i}\n` : i / 7)),
+    Array.from({ length: 201 }, (_, i) => ({ [`k${200 - i}`]: i })),
+    { data: { claimed_total: '12.34', line_items: [{ description: 'widget', amount: '4.11', quantity: 3 }, { description: 'shipping', amount: '3.50' }] } },
+    { toJSON: () => ({ b: 2, a: 1 }) },
+    [[[]], {}, [{}], '', 0, -1.5e300, 123456789012345680000],
+  ];
+  for (const v of values) t.equal(canonicalJson(v), reference(v), JSON.stringify(v).slice(0, 60));
+  // the refusals hold on small values as on large ones
+  for (const v of [{ a: [1, undefined] }, { a: { b: -Infinity } }, { s: Symbol('x') }, [{ f: () => 1 }]]) t.throws(() => canonicalJson(v));
+});
+
 t.test('values RFC 8785 cannot represent are refused, not written as null', async (t) => {
   for (const v of [undefined, [undefined], { a: Infinity }, [NaN], { a: [1n] }, { f: () => 1 }]) t.throws(() => canonicalJson(v));
 });

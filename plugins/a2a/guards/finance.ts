@@ -25,6 +25,9 @@ type Dec = InstanceType<typeof Dec>;
 
 const NUMERIC = /^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$/;
 const TOLERANCE = new Dec(FINANCE_TOLERANCE);
+// decimal.js values are immutable (every operation returns a new one), so constants are shared
+const ZERO = new Dec(0);
+const ONE = new Dec(1);
 /** at most this many line items are summed inline on the event loop; larger invoices go to a worker */
 export const FINANCE_INLINE_ITEMS = 1000;
 /** a bound body larger than this is re-read exactly in a worker, not on the event loop */
@@ -42,7 +45,8 @@ export function toDecimal(v: unknown): Dec | null {
   else if (typeof v === 'number') {
     if (!Number.isFinite(v)) return null;
     text = String(v);
-    if (text.replace(/^-|e.*$|\./gi, '').replace(/^0+/, '').replace(/0+$/, '').length > DOUBLE_EXACT_DIGITS) return null;
+    // an integer below 10^15 has at most 15 digits: the digit count below can only agree
+    if (!(Number.isInteger(v) && Math.abs(v) < 1e15) && text.replace(/^-|e.*$|\./gi, '').replace(/^0+/, '').replace(/0+$/, '').length > DOUBLE_EXACT_DIGITS) return null;
   } else if (typeof v === 'string') text = v;
   else return null;
   if (text.length > NUMBER_TEXT_MAX || !NUMERIC.test(text)) return null;
@@ -66,7 +70,7 @@ export function checkFinancialPayload(payload: Record<string, unknown>): GuardOu
   if (!Array.isArray(items)) return unverifiable('payload.data.line_items is missing or not a list');
   if (items.length === 0) return unverifiable('payload.data.line_items is empty');
 
-  let sum = new Dec(0);
+  let sum: Dec = ZERO;
   for (let i = 0; i < items.length; i++) {
     const item: unknown = items[i];
     if (!isRecord(item)) return unverifiable(`line_items[${i}] is not an object`, { line_item: i });
@@ -75,7 +79,7 @@ export function checkFinancialPayload(payload: Record<string, unknown>): GuardOu
     }
     const amount = toDecimal(item.amount);
     if (!amount) return unverifiable(`line_items[${i}].amount is missing or not a number`, { line_item: i });
-    const quantity = item.quantity === undefined ? new Dec(1) : toDecimal(item.quantity);
+    const quantity = item.quantity === undefined ? ONE : toDecimal(item.quantity);
     if (!quantity) return unverifiable(`line_items[${i}].quantity is not a number`, { line_item: i });
     if (quantity.isNegative() && !quantity.isZero()) return unverifiable(`line_items[${i}].quantity is negative`, { line_item: i });
     sum = sum.plus(amount.times(quantity));
