@@ -53,44 +53,28 @@ export const auditCodec: Codec<AuditEntry> = {
     const p = packable(e, key);
     if (!p) return e;
     const status = AUDIT_STATUSES.indexOf(e.status);
-    if (status >= 0 && e.payload_hash === payloadHashOf(e)) {
-      const method = METHODS.indexOf(e.method);
-      return [
-        LEAN,
-        p.ms,
-        e.route,
-        method >= 0 ? method : e.method,
-        e.key_id,
-        e.user_id,
-        packRef(e.request_hash),
-        status,
-        e.engine,
-        e.http_status,
-        packRef(e.proof_ref),
-        e.constraint_id,
-        e.raw_llm_output,
-        packRef(e.prev_hash),
-        Buffer.from(e.hmac, 'hex'),
-      ];
-    }
-    return [
-      FULL,
+    // lean: the payload hash is the one a reader recomputes, and method and status are table indexes
+    const lean = status >= 0 && e.payload_hash === payloadHashOf(e);
+    const method = METHODS.indexOf(e.method);
+    const row: unknown[] = [
+      lean ? LEAN : FULL,
       p.ms,
       e.route,
-      e.method,
+      lean && method >= 0 ? method : e.method,
       e.key_id,
       e.user_id,
       packRef(e.request_hash),
-      e.status,
+      lean ? status : e.status,
       e.engine,
       e.http_status,
       packRef(e.proof_ref),
       e.constraint_id,
       e.raw_llm_output,
       packRef(e.prev_hash),
-      packRef(e.payload_hash),
-      Buffer.from(e.hmac, 'hex'),
     ];
+    if (!lean) row.push(packRef(e.payload_hash));
+    row.push(Buffer.from(e.hmac, 'hex'));
+    return row;
   },
   decode(v, key) {
     const lean = Array.isArray(v) && v[0] === LEAN && v.length === 15;
