@@ -62,16 +62,10 @@ export class SenderAuthenticator {
   }
 
   /**
-   * `raw` is the request body as sent: the signature covers the message as the sender wrote it, not
-   * the one after schema defaults were filled in.
-   */
-  async authenticate(sender: string, signature: string | undefined, raw: Buffer | null, principal: Principal | null): Promise<SenderDecision> {
-    return this.decide(sender, signature, raw, principal);
-  }
-
-  /**
-   * The same decision, synchronous unless a signature has to be verified (a key lookup and a
-   * verification): the intercept path does not pay a turn of the microtask queue for a credential check.
+   * Synchronous unless a signature has to be verified (a key lookup and a verification): the
+   * intercept path does not pay a turn of the microtask queue for a credential check. `raw` is the
+   * request body as sent: the signature covers the message as the sender wrote it, not the one after
+   * schema defaults were filled in.
    */
   decide(sender: string, signature: string | undefined, raw: Buffer | null, principal: Principal | null): SenderDecision | Promise<SenderDecision> {
     const bound = bindingMethod(sender, principal);
