@@ -108,7 +108,11 @@ export function createPipeline(d: PipelineDeps) {
       ctx = c;
 
       await authenticate(d, route, ctx);
-      for (const hook of d.hooks.onRequest) await hook(ctx);
+      // a hook that answers synchronously is not awaited: an await costs a turn of the microtask queue
+      for (const hook of d.hooks.onRequest) {
+        const r = hook(ctx);
+        if (r) await r;
+      }
 
       const bodyType = route.bodyType ?? (BODY_METHODS.has(method) ? 'json' : 'none');
       if (bodyType !== 'none') {
@@ -134,7 +138,10 @@ export function createPipeline(d: PipelineDeps) {
         d.validator.assert(route.schema.body, target, 'body');
         if (ctx.rawBody && ctx.rawBody.length > YIELD_BODY_BYTES) await turn();
       }
-      for (const hook of d.hooks.preHandler) await hook(ctx);
+      for (const hook of d.hooks.preHandler) {
+        const r = hook(ctx);
+        if (r) await r;
+      }
 
       let reply: Reply = await route.handler(ctx);
       for (const hook of d.hooks.onReply) reply = (await hook(ctx, reply)) ?? reply;
@@ -190,9 +197,11 @@ async function runErrorHooks(d: PipelineDeps, ctx: RequestContext, err: HttpErro
 async function authenticate(d: PipelineDeps, route: RouteDef, ctx: RequestContext): Promise<void> {
   if (route.auth === 'none') return;
   let kind: string = route.auth;
-  if (route.authAlso?.length) {
-    const present = d.credentialPresent;
-    kind = [route.auth, ...route.authAlso].find((k) => d.authenticators.has(k) && present?.get(k)?.(ctx)) ?? route.auth;
+  const also = route.authAlso;
+  if (also?.length) {
+    // the first kind (route.auth, then authAlso in order) whose credential the request carries
+    const carries = (k: string) => d.authenticators.has(k) && !!d.credentialPresent?.get(k)?.(ctx);
+    if (!carries(kind)) kind = also.find(carries) ?? route.auth;
   }
   const auth = d.authenticators.get(kind);
   if (!auth) throw new HttpError(Problems.unauthorized, `no ${kind} authentication is configured on this server`);
