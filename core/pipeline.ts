@@ -80,7 +80,8 @@ export function createPipeline(d: PipelineDeps) {
     const c = new Context(server, id, method, url, q === -1 ? '' : url.slice(q + 1), req.headers, peerAddress(req), responseHeaders);
     // one listener per request, for the count close() waits on and for the handler's abort signal
     inFlight++;
-    res.once('close', () => {
+    // `on`, not `once`: a response closes once, and once() wraps every listener in two more objects
+    res.on('close', () => {
       inFlight--;
       c.closed(res.writableEnded);
     });
