@@ -37,6 +37,8 @@ interface Target {
   name: string;
   path: string;
   bodies: string[];
+  /** POST unless given (the kernel floor rows are GETs) */
+  method?: 'GET' | 'POST';
 }
 
 interface Row {
@@ -94,6 +96,16 @@ function targets(): Target[] {
   ];
 }
 
+/**
+ * The kernel's floor per request, opt-in by name in BENCH_TARGETS: a public GET (/healthz) and an
+ * API-key GET (authentication, rate-limit hook, a small JSON reply). When only these are named the
+ * sidecar starts with no engine, so the rows show the kernel alone.
+ */
+const FLOOR_TARGETS: Target[] = [
+  { name: 'floor_healthz', path: '/healthz', bodies: [''], method: 'GET' },
+  { name: 'floor_apikey_get', path: '/a2a/metrics', bodies: [''], method: 'GET' },
+];
+
 /** BENCH_WARM_SECONDS: a fixed request count left the first row JIT-cold (~30% slower than the next) */
 const WARM_SECONDS = Number(process.env.BENCH_WARM_SECONDS ?? 2);
 
@@ -115,7 +127,8 @@ async function drive(url: string, t: Target, key: string, concurrency: number, o
   const pool = new Pool(url, { connections: concurrency, pipelining: 1, keepAliveTimeout: 60_000 });
   const lat: number[] = [];
   const statuses: Record<string, number> = {};
-  const headers = { 'content-type': 'application/json', 'x-api-key': key };
+  const method = t.method ?? 'POST';
+  const headers: Record<string, string> = method === 'POST' ? { 'content-type': 'application/json', 'x-api-key': key } : { 'x-api-key': key };
   const deadline = o.seconds ? performance.now() + o.seconds * 1000 : Infinity;
   let next = 0;
   const started = performance.now();
@@ -126,7 +139,7 @@ async function drive(url: string, t: Target, key: string, concurrency: number, o
       const t0 = performance.now();
       let status = 'error';
       try {
-        const r = await pool.request({ origin: url, path: t.path, method: 'POST', headers, body: t.bodies[i % t.bodies.length] });
+        const r = await pool.request({ origin: url, path: t.path, method, headers, body: method === 'POST' ? t.bodies[i % t.bodies.length] : undefined });
         await r.body.dump();
         status = String(r.statusCode);
       } catch {
@@ -212,14 +225,15 @@ export async function runHttpBench(): Promise<object> {
   const conc = (process.env.BENCH_CONCURRENCY ?? '1,8,32,128').split(',').map(Number);
   const mixed = Number(process.env.BENCH_MIXED ?? 10_000);
   const only = process.env.BENCH_TARGETS?.split(',');
-  const all = targets().filter((t) => !only || only.includes(t.name));
+  const all = [...targets().filter((t) => !only || only.includes(t.name)), ...FLOOR_TARGETS.filter((t) => only?.includes(t.name))];
+  const floorOnly = all.every((t) => FLOOR_TARGETS.includes(t));
   const root = mkdtempSync(join(tmpdir(), 'proofgate-bench-http-'));
   const dataDir = join(root, 'data');
   const raw = spawn(process.execPath, [RAW], { stdio: ['ignore', 'pipe', 'inherit'] });
   const rawPort = await new Promise<number>((resolve) => raw.stdout!.once('data', (d: Buffer) => resolve(Number(d.toString().trim()))));
   const rawUrl = `http://127.0.0.1:${rawPort}`;
   const rawTarget: Target = { name: 'raw_node_http', path: '/', bodies: ['{"fixed":true}'] };
-  const sc = await startSidecar(dataDir, []);
+  const sc = await startSidecar(dataDir, floorOnly ? ENGINE_PLUGINS : []);
   const rows: Row[] = [];
   const memory: Record<string, number> = {};
   let storage: object = {};
@@ -254,7 +268,7 @@ export async function runHttpBench(): Promise<object> {
     const mix: Target = { name: 'mixed', path: '', bodies: [] };
     let n = 0;
     const per = Math.ceil(mixed / all.length);
-    for (const t of all) n += (await drive(sc.url, { ...mix, path: t.path, bodies: t.bodies }, sc.key, 32, { total: per })).requests;
+    for (const t of all) n += (await drive(sc.url, { ...mix, path: t.path, bodies: t.bodies, method: t.method }, sc.key, 32, { total: per })).requests;
     memory.rss_mb_after_mixed = rssMb(sc.child.pid!);
     // anonymous (heap, stacks) vs file-backed (LMDB's mapped pages follow the data file): a leak shows in the first
     memory.rss_anon_mb_after_mixed = rssMb(sc.child.pid!, 'RssAnon');

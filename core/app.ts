@@ -213,11 +213,6 @@ export async function createApp(opts: CreateOptions): Promise<Kernel> {
   } else {
     server = createServer(timeouts, onRequest);
   }
-  let inFlight = 0;
-  server.on('request', (_req, res) => {
-    inFlight++;
-    res.once('close', () => inFlight--);
-  });
 
   const kernel: Kernel = {
     app: makeApp('kernel'),
@@ -252,7 +247,7 @@ export async function createApp(opts: CreateOptions): Promise<Kernel> {
       server.close();
       server.closeIdleConnections();
       const deadline = Date.now() + config.server.shutdown_grace_ms;
-      while (inFlight > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+      while (handle.inFlight() > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
       shutdown.abort();
       server.closeAllConnections();
       for (const fn of closers.reverse()) {

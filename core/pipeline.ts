@@ -8,6 +8,7 @@ import { assertFieldsDepth, assertJsonDepth, DEFAULT_MAX_JSON_DEPTH } from './js
 import { isStreamReply, problemReply, toHttpError, writeProblem, writeReply, writeStream } from './reply.js';
 import type { Router } from './router.js';
 import { renderVerdict } from './verdict.js';
+import { Context, type ContextServer } from './context.js';
 import type { Validator } from './validate.js';
 import type { Metrics } from './metrics.js';
 import type { Authenticator, OnErrorHook, OnReplyHook, PreHandlerHook, Reply, RequestContext, RouteDef } from './types.js';
@@ -50,16 +51,6 @@ export function peerAddress(req: IncomingMessage): string {
   return a.startsWith('::ffff:') ? a.slice(7) : a;
 }
 
-function parseQuery(qs: string): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  if (!qs) return out;
-  for (const [k, v] of new URLSearchParams(qs)) {
-    const prev = out[k];
-    out[k] = prev === undefined ? v : Array.isArray(prev) ? [...prev, v] : [prev, v];
-  }
-  return out;
-}
-
 /**
  * One request's path through the kernel, in the order of the architecture: route → authenticate →
  * scope → onRequest hooks (rate limits) → body cap and parse → schema validation → preHandler hooks
@@ -70,11 +61,12 @@ function parseQuery(qs: string): Record<string, unknown> {
 export function createPipeline(d: PipelineDeps) {
   const maxDepth = d.maxJsonDepth ?? DEFAULT_MAX_JSON_DEPTH;
   // one shutdown listener for all requests, not one per request (added and removed on the hot path)
-  const inflight = new Set<AbortController>();
+  const server: ContextServer = { log: d.log, shutdownSignal: d.shutdownSignal, live: new Set() };
   d.shutdownSignal.addEventListener('abort', () => {
-    for (const ac of inflight) ac.abort(new Error('server shutting down'));
+    for (const c of server.live) c.shutdown();
   }, { once: true });
-  return async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  let inFlight = 0;
+  const handle = async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const started = process.hrtime.bigint();
     const id = requestId(req);
     const url = req.url ?? '/';
@@ -84,17 +76,16 @@ export function createPipeline(d: PipelineDeps) {
     const responseHeaders: Record<string, string> = { 'x-request-id': id };
     let routeLabel = 'unmatched';
     let status = 500;
-    // the request's child logger is made on first use: most requests never log (pino's child
-    // serialises its bindings when created, on every request otherwise)
-    let reqLog: Logger | undefined;
-    const logger = () => (reqLog ??= d.log.child({ reqId: id }));
-    const ac = new AbortController();
-    const onClose = () => {
-      if (!res.writableEnded) ac.abort(new Error('client closed the connection'));
-    };
-    res.once('close', onClose);
-    inflight.add(ac);
-    let ctx: RequestContext | null = null;
+    // built before routing (an error there still logs with the request id); hooks see it once routed
+    const c = new Context(server, id, method, url, q === -1 ? '' : url.slice(q + 1), req.headers, peerAddress(req), responseHeaders);
+    // one listener per request, for the count close() waits on and for the handler's abort signal
+    inFlight++;
+    // `on`, not `once`: a response closes once, and once() wraps every listener in two more objects
+    res.on('close', () => {
+      inFlight--;
+      c.closed(res.writableEnded);
+    });
+    let ctx: Context | null = null;
 
     try {
       if (d.isClosing()) {
@@ -112,37 +103,22 @@ export function createPipeline(d: PipelineDeps) {
       }
       const route = match.route;
       routeLabel = route.path;
-      ctx = {
-        id,
-        method,
-        routePath: route.path,
-        url,
-        params: match.params,
-        query: parseQuery(q === -1 ? '' : url.slice(q + 1)),
-        headers: req.headers,
-        ip: peerAddress(req),
-        body: undefined,
-        rawBody: null,
-        principal: null,
-        route,
-        get log() {
-          return logger();
-        },
-        // an AbortSignal costs several µs to build: made on first read, only by handlers that pass it on
-        get signal() {
-          return ac.signal;
-        },
-        state: {},
-        responseHeaders,
-      };
+      c.route = route;
+      c.routePath = route.path;
+      c.params = match.params;
+      ctx = c;
 
       await authenticate(d, route, ctx);
-      for (const hook of d.hooks.onRequest) await hook(ctx);
+      // a hook that answers synchronously is not awaited: an await costs a turn of the microtask queue
+      for (const hook of d.hooks.onRequest) {
+        const r = hook(ctx);
+        if (r) await r;
+      }
 
       const bodyType = route.bodyType ?? (BODY_METHODS.has(method) ? 'json' : 'none');
       if (bodyType !== 'none') {
         const raw = await readBody(req, route.bodyLimit ?? d.defaultBodyLimit, d.bodyDrainBytes);
-        (ctx as { rawBody: Buffer | null }).rawBody = raw;
+        ctx.rawBody = raw;
         // the depth cap comes before any parse or walk of the body (docs/errors.md, too_deep)
         const large = raw.length > YIELD_BODY_BYTES;
         if (bodyType === 'json') {
@@ -163,7 +139,10 @@ export function createPipeline(d: PipelineDeps) {
         d.validator.assert(route.schema.body, target, 'body');
         if (ctx.rawBody && ctx.rawBody.length > YIELD_BODY_BYTES) await turn();
       }
-      for (const hook of d.hooks.preHandler) await hook(ctx);
+      for (const hook of d.hooks.preHandler) {
+        const r = hook(ctx);
+        if (r) await r;
+      }
 
       let reply: Reply = await route.handler(ctx);
       for (const hook of d.hooks.onReply) reply = (await hook(ctx, reply)) ?? reply;
@@ -176,14 +155,14 @@ export function createPipeline(d: PipelineDeps) {
       if (d.validateResponses && route.schema?.response && (reply.status ?? 200) < 300) {
         const errors = d.validator.check(route.schema.response, reply.body, 'response');
         if (errors.length) {
-          logger().error({ errors, route: route.path }, 'response does not match its schema');
+          c.log.error({ errors, route: route.path }, 'response does not match its schema');
           throw new HttpError(Problems.internal, 'response failed its schema');
         }
       }
       status = writeReply(res, reply, responseHeaders);
     } catch (err) {
       const httpErr = toHttpError(err);
-      if (httpErr.status >= 500) logger().error({ err, route: routeLabel }, 'request failed');
+      if (httpErr.status >= 500) c.log.error({ err, route: routeLabel }, 'request failed');
       if (res.headersSent) {
         res.destroy();
       } else {
@@ -191,15 +170,16 @@ export function createPipeline(d: PipelineDeps) {
         status = writeProblem(res, httpErr, path, responseHeaders);
       }
     } finally {
-      res.off('close', onClose);
-      inflight.delete(ac);
+      c.finish();
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;
       const labels = { method, route: routeLabel, status: String(status) };
       d.metrics.httpRequests.inc(labels);
       d.metrics.httpDuration.observe(labels, seconds);
-      if (d.log.isLevelEnabled('debug')) logger().debug({ method, route: routeLabel, status, ms: seconds * 1000 }, 'request');
+      if (d.log.isLevelEnabled('debug')) c.log.debug({ method, route: routeLabel, status, ms: seconds * 1000 }, 'request');
     }
   };
+  /** requests whose response has not closed yet (close() waits for them) */
+  return Object.assign(handle, { inFlight: () => inFlight });
 }
 
 /** Observers only: whatever they do or throw, the refusal that was decided is the one written. */
@@ -218,9 +198,11 @@ async function runErrorHooks(d: PipelineDeps, ctx: RequestContext, err: HttpErro
 async function authenticate(d: PipelineDeps, route: RouteDef, ctx: RequestContext): Promise<void> {
   if (route.auth === 'none') return;
   let kind: string = route.auth;
-  if (route.authAlso?.length) {
-    const present = d.credentialPresent;
-    kind = [route.auth, ...route.authAlso].find((k) => d.authenticators.has(k) && present?.get(k)?.(ctx)) ?? route.auth;
+  const also = route.authAlso;
+  if (also?.length) {
+    // the first kind (route.auth, then authAlso in order) whose credential the request carries
+    const carries = (k: string) => d.authenticators.has(k) && !!d.credentialPresent?.get(k)?.(ctx);
+    if (!carries(kind)) kind = also.find(carries) ?? route.auth;
   }
   const auth = d.authenticators.get(kind);
   if (!auth) throw new HttpError(Problems.unauthorized, `no ${kind} authentication is configured on this server`);

@@ -5,19 +5,25 @@ import { HttpError, Problems } from './errors.js';
 import { EngineError } from './workers.js';
 import type { Reply } from './types.js';
 
-const SECURITY_HEADERS: Record<string, string> = {
-  'x-content-type-options': 'nosniff',
-  'cache-control': 'no-store',
-};
+/**
+ * The headers every response starts with (security headers, then the request's own, then the
+ * reply's, lower-cased, each overriding the one before): one literal and two loops, which costs a
+ * fraction of spreading objects and listing entries on every response.
+ */
+function responseHeaders(extraHeaders: Record<string, string>, replyHeaders: Record<string, string> | undefined): Record<string, string> {
+  const headers: Record<string, string> = { 'x-content-type-options': 'nosniff', 'cache-control': 'no-store' };
+  for (const k of Object.keys(extraHeaders)) headers[k] = extraHeaders[k];
+  if (replyHeaders != null) for (const k of Object.keys(replyHeaders)) headers[k.toLowerCase()] = replyHeaders[k];
+  return headers;
+}
 
 export function writeReply(res: ServerResponse, reply: Reply, extraHeaders: Record<string, string>): number {
   const status = reply.status ?? 200;
-  const headers: Record<string, string> = { ...SECURITY_HEADERS, ...extraHeaders };
-  for (const [k, v] of Object.entries(reply.headers ?? {})) headers[k.toLowerCase()] = v;
   if (isStreamReply(reply)) {
     void writeStream(res, reply, extraHeaders);
     return status;
   }
+  const headers = responseHeaders(extraHeaders, reply.headers);
   let payload: string | Buffer | undefined;
   if (reply.body === undefined || status === 204 || status === 304) {
     payload = undefined;
@@ -52,8 +58,7 @@ export function toHttpError(err: unknown): HttpError {
  */
 export async function writeStream(res: ServerResponse, reply: Reply & { body: Readable }, extraHeaders: Record<string, string>): Promise<number> {
   const status = reply.status ?? 200;
-  const headers: Record<string, string> = { ...SECURITY_HEADERS, ...extraHeaders };
-  for (const [k, v] of Object.entries(reply.headers ?? {})) headers[k.toLowerCase()] = v;
+  const headers = responseHeaders(extraHeaders, reply.headers);
   headers['content-type'] ??= 'application/octet-stream';
   res.writeHead(status, headers);
   res.flushHeaders();

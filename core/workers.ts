@@ -116,7 +116,9 @@ export class WorkerPools {
     const timer = setTimeout(() => sig.abort(TIMEOUT), opts.timeoutMs);
     const onOuterAbort = () => sig.abort(opts.signal?.reason);
     if (opts.signal?.aborted) onOuterAbort();
-    else opts.signal?.addEventListener('abort', onOuterAbort, { once: true });
+    // no { once }: an abort fires once, the listener is removed in finally either way, and an options
+    // object costs its validation on every task
+    else opts.signal?.addEventListener('abort', onOuterAbort);
     try {
       return (await pool.run({ module: opts.module.href, fn: opts.fn, input: opts.input }, { signal: sig })) as O;
     } catch (err) {

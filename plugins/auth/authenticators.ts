@@ -20,12 +20,13 @@ export class TierCache {
     private readonly accounts: Accounts,
     private readonly defaultPlan: Tier = 'free',
   ) {}
-  async get(orgId: string): Promise<Tier> {
-    let t = this.cache.get(orgId);
-    if (!t) {
-      t = (await this.accounts.org(orgId))?.tier ?? this.defaultPlan;
-      this.cache.set(orgId, t);
-    }
+  /** the plan itself while cached (no promise, no await on every request), else a promise of it */
+  get(orgId: string): Tier | Promise<Tier> {
+    return this.cache.get(orgId) ?? this.load(orgId);
+  }
+  private async load(orgId: string): Promise<Tier> {
+    const t = (await this.accounts.org(orgId))?.tier ?? this.defaultPlan;
+    this.cache.set(orgId, t);
     return t;
   }
   invalidate(orgId: string): void {
@@ -72,8 +73,8 @@ export function apiKeyAuthenticator(keys: ApiKeys, tiers: TierCache, events: Sec
       keyId: rec.id,
       scopes: rec.scopes,
       tier: await tiers.get(rec.org_id),
-      ...(rec.a2a_senders?.length ? { a2aSenders: rec.a2a_senders } : {}),
     };
+    if (rec.a2a_senders?.length) p.a2aSenders = rec.a2a_senders;
     // who was refused is known from here on: a scope refusal is recorded against this key (audit onError)
     ctx.principal = p;
     checkScope(ctx, p, events);

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { hmacSha256Hex, safeEqual } from '../../core/canonical.js';
-import type { Store } from '../../core/store.js';
+import type { Collection, Store } from '../../core/store.js';
 import type { Role, Scope } from '../../core/types.js';
 import { newId } from './accounts.js';
 
@@ -53,8 +53,10 @@ export class ApiKeys {
     private readonly lookupSecret: string,
   ) {}
 
-  private get records() {
-    return this.store.collection<ApiKeyRecord>(KEY_COLLECTIONS.byDigest);
+  private recordsCollection: Collection<ApiKeyRecord> | undefined;
+  /** looked up once: the store checks the name and finds the collection on every call otherwise */
+  private get records(): Collection<ApiKeyRecord> {
+    return (this.recordsCollection ??= this.store.collection<ApiKeyRecord>(KEY_COLLECTIONS.byDigest));
   }
 
   digest(key: string): string {

@@ -67,7 +67,7 @@ export interface RateLimitOptions {
   limiter: () => RateLimiter;
   plans: Plans;
   /** the organisation's plan name (cached briefly) */
-  planOf: (orgId: string) => Promise<Tier>;
+  planOf: (orgId: string) => Tier | Promise<Tier>;
   anonymousPerMinute: number;
   trustedProxies: BlockList | null;
   now: () => number;
