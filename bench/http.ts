@@ -122,16 +122,18 @@ function threadCpu(pid: number): Map<string, { name: string; s: number }> {
   return out;
 }
 
+/**
+ * Node names none of its threads, so they are listed by creation order (tid): the main thread, V8's
+ * platform threads (GC helpers, compiler), libuv's pool (crypto callbacks, LMDB commits), then the
+ * engine workers, which start later.
+ */
 function printThreads(a: Map<string, { name: string; s: number }>, b: Map<string, { name: string; s: number }>, perReq: (s: number) => number): void {
-  const by = new Map<string, { s: number; n: number }>();
-  for (const [tid, t] of b) {
-    const g = by.get(t.name) ?? { s: 0, n: 0 };
-    g.s += t.s - (a.get(tid)?.s ?? 0);
-    g.n++;
-    by.set(t.name, g);
-  }
-  const parts = [...by].sort((x, y) => y[1].s - x[1].s).map(([name, g]) => `${name}×${g.n} ${perReq(g.s)}`);
-  console.log(`  threads µs/req: ${parts.join(', ')}`);
+  const parts = [...b]
+    .sort((x, y) => Number(x[0]) - Number(y[0]))
+    .map(([tid, t]) => [tid, t.name, perReq(t.s - (a.get(tid)?.s ?? 0))] as const)
+    .filter(([, , us]) => us > 0)
+    .map(([tid, name, us]) => `${tid}${name === 'node' ? '' : `(${name})`} ${us}`);
+  console.log(`  threads µs/req (tid µs): ${parts.join(', ')}`);
 }
 
 /** the kernel's USER_HZ: 100 on every Linux node runs on */
