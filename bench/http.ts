@@ -116,6 +116,38 @@ export function cpuSeconds(pid: number, tid?: number): number {
   const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   return (Number(f[11]) + Number(f[12])) / CLK_TCK;
 }
+/** BENCH_THREADS=1: each sidecar row also prints CPU µs per request by thread name (libuv pool, V8 helpers, workers) */
+const THREADS = process.env.BENCH_THREADS === '1';
+
+/** CPU seconds of every live thread of `pid`, keyed by tid, with its name (`comm`) */
+function threadCpu(pid: number): Map<string, { name: string; s: number }> {
+  const out = new Map<string, { name: string; s: number }>();
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+      const name = tid === String(pid) ? 'main' : stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+      out.set(tid, { name, s: cpuSeconds(pid, Number(tid)) });
+    } catch {
+      // the thread ended between the listing and the read
+    }
+  }
+  return out;
+}
+
+/**
+ * Node names none of its threads, so they are listed by creation order (tid): the main thread, V8's
+ * platform threads (GC helpers, compiler), libuv's pool (crypto callbacks, LMDB commits), then the
+ * engine workers, which start later.
+ */
+function printThreads(a: Map<string, { name: string; s: number }>, b: Map<string, { name: string; s: number }>, perReq: (s: number) => number): void {
+  const parts = [...b]
+    .sort((x, y) => Number(x[0]) - Number(y[0]))
+    .map(([tid, t]) => [tid, t.name, perReq(t.s - (a.get(tid)?.s ?? 0))] as const)
+    .filter(([, , us]) => us > 0)
+    .map(([tid, name, us]) => `${tid}${name === 'node' ? '' : `(${name})`} ${us}`);
+  console.log(`  threads µs/req (tid µs): ${parts.join(', ')}`);
+}
+
 /** the kernel's USER_HZ: 100 on every Linux node runs on */
 const CLK_TCK = 100;
 
@@ -258,9 +290,11 @@ export async function runHttpBench(): Promise<object> {
         await drive(sc.url, t, sc.key, c, WARM_SECONDS > 0 ? { seconds: WARM_SECONDS } : { total: c });
         const pid = sc.child.pid!;
         const cpu0 = [cpuSeconds(pid, pid), cpuSeconds(pid)];
+        const threads0 = THREADS ? threadCpu(pid) : null;
         const m = await drive(sc.url, t, sc.key, c, { seconds });
         const perReq = (s: number) => Math.round((s * 1e6) / Math.max(1, m.requests));
         const cpu = { main_cpu_us: perReq(cpuSeconds(pid, pid) - cpu0[0]), process_cpu_us: perReq(cpuSeconds(pid) - cpu0[1]) };
+        if (threads0) printThreads(threads0, threadCpu(pid), perReq);
         rows.push({ target: t.name, concurrency: c, ...m, ratio_to_raw: round(m.rps / r.rps, 3), ...cpu });
         print(rows[rows.length - 1]);
       }

@@ -113,7 +113,8 @@ export function reviveDiagnostic(value: unknown): DiagnosticResult {
   const problem = diagnosticProblem(value);
   if (problem) throw new TypeError(`malformed DiagnosticResult: ${problem}`);
   const v = value as DiagnosticResult;
-  return make(v.status, v.agent_message, { ...v.developer_fields }, v.status === 'VERIFIED' ? v.proof_ref : null, v.admission);
+  // make() copies developer_fields before freezing them: the received object is never the one kept
+  return make(v.status, v.agent_message, v.developer_fields as Record<string, unknown>, v.status === 'VERIFIED' ? v.proof_ref : null, v.admission);
 }
 
 const RESERVED = new Set(['status', 'agent_message', 'developer_fields', 'proof_ref', 'admission']);

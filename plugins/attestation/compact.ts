@@ -1,5 +1,5 @@
 import { registerCodec, type Codec } from '../../core/store.js';
-import { subjectOf } from './subject.js';
+import { hasOwnSubject, subjectOf } from './subject.js';
 import type { AttestationRecord } from './types.js';
 
 /**
@@ -36,7 +36,7 @@ function lean(r: AttestationRecord): unknown[] | null {
   const kid = kidOf(r);
   const life = r.exp - r.iat;
   if (kid === null || !Number.isSafeInteger(r.iat) || !Number.isSafeInteger(life) || life < 0) return null;
-  if (typeof r.result.status !== 'string' || r.sub !== subjectOf(r.query_hash, r.proof_hash)) return null;
+  if (typeof r.result.status !== 'string' || !hasOwnSubject(r)) return null;
   const x = r.result;
   const status = x.status === 'VERIFIED' ? null : x.status;
   return [LEAN, r.org_id, r.iss, kid, r.iat, life, status, x.verified, x.engine, x.confidence, ref(r.query_hash), ref(r.proof_hash), r.revoked_at, r.revoked_by];

@@ -8,7 +8,7 @@ import type { DiagnosticResult } from '../../core/verdict.js';
 import type { SigningKey } from './keys.js';
 // records are stored in their compact layout by every store of this process
 import './compact.js';
-import { subjectOf } from './subject.js';
+import { markSubject, subjectOf } from './subject.js';
 import type { AttestationClaims, AttestationErrorCode, AttestationRecord, AttestationResult, IssueOptions } from './types.js';
 
 export const TOKEN_TYPE = 'svc-attestation+jwt';
@@ -141,6 +141,7 @@ export function createIssuer(deps: IssuerDeps) {
         revoked_at: null,
         revoked_by: null,
       };
+      markSubject(record);
       const issued: AttestationResult = { status: 'ISSUED', token, error_code: null, error: null, is_issued: true, attestation_id: jti };
       if (opts.deferWrite) return { ...issued, record };
       if (!(await deps.records.insert(jti, record))) throw new Error('attestation id collision');

@@ -1,5 +1,5 @@
 import { registerCodec, type Codec } from '../../core/store.js';
-import { AUDIT_STATUSES, logIdOf, payloadHashOf, type AuditEntry, type AuditStatus } from './payload.js';
+import { AUDIT_STATUSES, hasCurrentPayloadHash, logIdOf, payloadHashOf, type AuditEntry, type AuditStatus } from './payload.js';
 
 /**
  * Stored layouts of audit entries (registered as the codec of `audit.entries`): an array instead
@@ -54,7 +54,7 @@ export const auditCodec: Codec<AuditEntry> = {
     if (!p) return e;
     const status = AUDIT_STATUSES.indexOf(e.status);
     // lean: the payload hash is the one a reader recomputes, and method and status are table indexes
-    const lean = status >= 0 && e.payload_hash === payloadHashOf(e);
+    const lean = status >= 0 && hasCurrentPayloadHash(e);
     const method = METHODS.indexOf(e.method);
     const row: unknown[] = [
       lean ? LEAN : FULL,

@@ -122,6 +122,29 @@ export function payloadHashOf(e: AuditEntry): string {
   return fast !== null ? 'sha256:' + sha256Hex(fast) : sha256Ref(currentPayload(e));
 }
 
+/**
+ * Entries sealed by this process that the store's codec has not checked yet, with the field values
+ * their payload hash was computed over. The codec asks whether payload_hash is still the hash of
+ * the fields right after sealing; an entry whose fields are all unchanged is answered without
+ * hashing its payload again. Each is checked once; entries sealed but never stored are dropped
+ * when the map is full. (A Map, not a WeakMap: V8's ephemeron tables cost more than the hash.)
+ */
+const justSealed = new Map<AuditEntry, unknown[]>();
+const JUST_SEALED_MAX = 4096;
+const HASHED = [...SORTED, 'payload_hash'] as const;
+
+/** whether `e.payload_hash` is the hash of `e`'s current (v2) payload */
+export function hasCurrentPayloadHash(e: AuditEntry): boolean {
+  const s = justSealed.get(e);
+  if (s !== undefined) {
+    justSealed.delete(e);
+    let same = true;
+    for (let i = 0; i < HASHED.length && same; i++) same = e[HASHED[i]] === s[i];
+    if (same) return true;
+  }
+  return e.payload_hash === payloadHashOf(e);
+}
+
 /** Builds a sealed entry (payload hash and HMAC) at position `seq` after `prevHash`. */
 export function sealEntry(secret: string, orgId: string, seq: number, prevHash: string | null, f: AuditFields, now = new Date()): AuditEntry {
   const e: AuditEntry = {
@@ -146,5 +169,9 @@ export function sealEntry(secret: string, orgId: string, seq: number, prevHash: 
   };
   e.payload_hash = payloadHashOf(e);
   e.hmac = entryHmac(secret, e.payload_hash);
+  const snapshot = new Array<unknown>(HASHED.length);
+  for (let i = 0; i < HASHED.length; i++) snapshot[i] = e[HASHED[i]];
+  if (justSealed.size >= JUST_SEALED_MAX) justSealed.clear();
+  justSealed.set(e, snapshot);
   return e;
 }

@@ -94,3 +94,25 @@ t.test('records are stored compactly and read back unchanged', async (t) => {
   const previous = [1, issued.org_id, issued.iss, issued.kid, ref(issued.sub), issued.iat, issued.exp, 'VERIFIED', true, 'math', 1, ref(issued.query_hash), ref(issued.proof_hash), null, null];
   t.same(attestationCodec.decode(previous, 'att_x'), issued);
 });
+
+t.test('a record whose sub or hashes changed after issuance is stored with every field', async (t) => {
+  const { attestationCodec } = await import('../../plugins/attestation/compact.js');
+  const dir = mkdtempSync(join(tmpdir(), 'pg-subject-'));
+  const store = new LmdbStore(dir);
+  t.teardown(async () => {
+    await store.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+  const key = await loadSigningKey(attestationConfig({}), store, log);
+  const issue = createIssuer({ key, lifetimeSeconds: 3600, records: store.collection<AttestationRecord>('attestations'), log });
+  const fresh = async () => (await issue(proven('2+2=4'), { engine: 'math', query: 'q', org_id: 'org_a', deferWrite: true })).record!;
+  const r = await fresh();
+  t.equal((attestationCodec.encode(r, r.id) as unknown[])[0], 2, 'as issued: the lean layout');
+  for (const edit of [(x: AttestationRecord) => (x.sub = 'sha256:' + '01'.repeat(32)), (x: AttestationRecord) => (x.query_hash = 'sha256:' + '02'.repeat(32))]) {
+    const x = await fresh();
+    edit(x);
+    const stored = attestationCodec.encode(x, x.id) as unknown[];
+    t.equal(stored[0], 1, 'a sub that is no longer the hash of the pair is stored as it is');
+    t.same(attestationCodec.decode(stored, x.id), x);
+  }
+});

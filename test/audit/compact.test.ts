@@ -77,3 +77,26 @@ t.test('sealing writes the same canonical form the verifier recomputes, for awkw
     'a lone surrogate has no canonical form: refused, as before',
   );
 });
+
+t.test('an entry edited after sealing keeps its payload_hash in the stored value, so the edit stays visible', async (t) => {
+  const { sealEntry, payloadHashOf } = await import('../../plugins/audit/payload.js');
+  const fields = {
+    route: '/verify/math', method: 'POST', key_id: 'key_1', user_id: null, request_hash: null, status: 'verified' as const,
+    engine: 'math', http_status: 200, proof_ref: null, constraint_id: null, raw_llm_output: null,
+  };
+  // sealed and stored untouched: the lean layout, payload_hash recomputed on read
+  const fresh = sealEntry(SECRET, 'org_a', 1, null, fields);
+  const lean = auditCodec.encode(fresh, 'org_a/000000000001') as unknown[];
+  t.equal(lean[0], 2);
+  t.same(auditCodec.decode(lean, 'org_a/000000000001'), fresh);
+  // edited in place between sealing and the store's encode: the sealed hash no longer describes it
+  for (const edit of [(e: AuditEntry) => (e.engine = 'sql'), (e: AuditEntry) => (e.http_status = 500), (e: AuditEntry) => (e.payload_hash = 'sha256:' + '00'.repeat(32))]) {
+    const e = sealEntry(SECRET, 'org_a', 1, null, fields);
+    edit(e);
+    const stored = auditCodec.encode(e, 'org_a/000000000001') as unknown[];
+    t.equal(stored[0], 1, 'the full layout, with the payload_hash as it is');
+    const back = auditCodec.decode(stored, 'org_a/000000000001');
+    t.same(back, e);
+    t.not(back.payload_hash, payloadHashOf(back), 'the reader still sees a hash that does not match the fields');
+  }
+});

@@ -66,6 +66,13 @@ t.test('diagnosticProblem rejects every broken invariant', async (t) => {
   t.match(diagnosticProblem([]), /not an object/);
   t.throws(() => reviveDiagnostic({ ...good, proof_ref: null }));
   t.equal(reviveDiagnostic(JSON.parse(JSON.stringify(good))).proof_ref, good.proof_ref);
+  // what arrived from a worker stays the sender's: the revived verdict keeps a frozen copy of its fields
+  const received = JSON.parse(JSON.stringify(verified('ok', { is_valid: true }, ev(1))));
+  const revived = reviveDiagnostic(received);
+  received.developer_fields.is_valid = false;
+  t.equal(revived.developer_fields.is_valid, true);
+  t.ok(Object.isFrozen(revived.developer_fields));
+  t.ok(Object.isFrozen(revived));
 });
 
 t.test('wire layout: the DiagnosticResult on top, legacy fields copied beside it', async (t) => {

@@ -80,6 +80,19 @@ function parseText(text: string): MathNode {
   }
 }
 
+function parseOrUndefined(text: string): MathNode | undefined {
+  try {
+    return parseQuiet(text);
+  } catch {
+    return undefined;
+  }
+}
+
+/** the left-hand sides mathjs's parseAssignment turns into an assignment when `=` follows them */
+function mayAssign(n: MathNode): boolean {
+  return n.type === 'SymbolNode' || n.type === 'AccessorNode' || (n.type === 'FunctionNode' && (n as any).fn?.type === 'SymbolNode');
+}
+
 /** text that holds no symbol, call, index or string: digits, `.`, arithmetic operators, round brackets, spaces */
 const NUMERIC_ONLY = /^[0-9.+\-*/^() ]*$/;
 
@@ -97,25 +110,33 @@ export function parseInput(raw: string): Parsed {
     throw new MathRefusal(C.parseError, "An equation must contain exactly one '='.", { error: 'parse_error' });
   }
   let texts = [text];
+  // the left side parsed once, when it was parsed to decide on the whole-text parse below
+  let left: MathNode | undefined;
   if (equals.length === 1) {
+    texts = [text.slice(0, equals[0]), text.slice(equals[0] + 1)];
     // the whole text first: mathjs recognises `f(x) = …` (a function definition) and `a.b = …` only this way
     let whole: MathNode | null = null;
     // a left side of numbers, operators and brackets alone can be neither a name nor a call, so mathjs
     // would only throw here: skipping that failed parse (an error built and thrown) halves plain arithmetic
-    if (!NUMERIC_ONLY.test(text.slice(0, equals[0]))) {
-      try {
-        whole = parseQuiet(text);
-      } catch {
-        whole = null;
+    if (!NUMERIC_ONLY.test(texts[0])) {
+      left = parseOrUndefined(texts[0]);
+      // mathjs reads `L = R` as an assignment only when L is a name, an accessor or a call of a name;
+      // for any other L that parsed, the whole-text parse could only throw (a second parse of L and
+      // an error built), so it runs only for those L or an L that did not parse alone
+      if (left === undefined || mayAssign(left)) {
+        try {
+          whole = parseQuiet(text);
+        } catch {
+          whole = null;
+        }
       }
     }
     // `sin(x) = …` parses as a function definition too; only a definition of a name we do not know is one
     if (whole?.type === 'FunctionAssignmentNode' && !FUNCTION_SET.has((whole as any).name) && !RECIPROCAL[(whole as any).name]) throw disallowed('function definition');
     if (whole?.type === 'AssignmentNode' && (whole as any).object?.type !== 'SymbolNode') throw disallowed('assignment');
-    texts = [text.slice(0, equals[0]), text.slice(equals[0] + 1)];
     if (texts.some((t) => t.trim() === '')) throw new MathRefusal(C.parseError, "Both sides of '=' must be expressions.", { error: 'parse_error' });
   }
-  const nodes = texts.map(parseText);
+  const nodes = texts.map((t, i) => (i === 0 && left !== undefined ? left : parseText(t)));
   const state = { ambiguous: null as null | { node: string; readings: [string, string] } };
   const sides = nodes.map((n) => convert(n, 1, state));
   if (state.ambiguous) {

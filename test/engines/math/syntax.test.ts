@@ -100,3 +100,28 @@ t.test('implicit multiplication after a division is ambiguous (decided on the pa
   t.not(df(v('1/2*(3+1)')).warning, 'ambiguous');
   t.equal(df(v('1/2*(3+1) = 2')).is_valid, true);
 });
+
+t.test("an equation's left side decides whether the whole text is read as an assignment", async (t) => {
+  // the whole-text parse runs only for a left side mathjs could assign to (a name, an accessor, a
+  // call of a name); every other left side is parsed once and the verdicts stay what they were
+  const cases: Array<[string, string, RegExp]> = [
+    ['g(x, y) = x + y', 'math_verifier.disallowed_construct', /function definition/],
+    ['unknownfn(x) = 2', 'math_verifier.disallowed_construct', /function definition/],
+    ['f(2) = 3', 'math_verifier.disallowed_construct', /unknown function 'f'/],
+    ['(f(x)) = 2', 'math_verifier.disallowed_construct', /unknown function 'f'/],
+    ['a?.b = 2', 'math_verifier.disallowed_construct', /property access/],
+    ['x[1 = 2', 'math_verifier.parse_error', /could not be parsed/],
+    ['f(x) =', 'math_verifier.parse_error', /Both sides/],
+  ];
+  for (const [expr, id, why] of cases) {
+    const o = v(expr);
+    t.equal(o.status, 'BLOCKED', expr);
+    t.equal(df(o).constraint_id, id, expr);
+    t.match(o.agent_message, why, expr);
+  }
+  t.equal(v('x = x').status, 'VERIFIED');
+  t.equal(df(v('x = 2')).result, false);
+  t.equal(df(v('x y = y x')).result, true);
+  t.equal(df(v('(x + 1)^2 = x^2 + 2x + 1')).result, true);
+  t.equal(df(v('sin(x) = sin(x)')).result, true);
+});
