@@ -111,6 +111,7 @@ export async function createApp(opts: CreateOptions): Promise<Kernel> {
       // idle each), and the idle timeout then retires one of them, engine and all.
       if (def.warmup) {
         const poolName = def.pool?.name ?? 'engines';
+        if (def.module) pools.warmEveryThread(poolName, def.module, def.warmup);
         const run = () => handle.run(def.warmup!, null, { timeoutMs: 60_000 });
         const prev = lastWarmup.get(poolName);
         const w = prev ? prev.then(run, run) : run();

@@ -1,3 +1,6 @@
+import { workerData } from 'node:worker_threads';
+import type { ThreadWarmups } from './workers.js';
+
 /**
  * The one module piscina runs. It knows no engine: a task names the engine module (a file URL the
  * kernel got from a plugin's `app.engine()` declaration) and the exported function to call. Modules
@@ -22,4 +25,19 @@ export default async function runTask(task: WorkerTask): Promise<unknown> {
   const fn = mod[task.fn];
   if (typeof fn !== 'function') throw new Error(`engine module does not export ${task.fn}()`);
   return await (fn as (input: unknown) => unknown)(task.input);
+}
+
+/**
+ * A thread started after its pool's warm-ups were declared (a burst's extra thread, a replacement
+ * after a deadline) runs them before piscina hands it a task: piscina waits for this module to
+ * finish loading. Otherwise its first tasks would load the engines and run them JIT-cold, inside
+ * their own deadlines, while the warm threads wait. A failing warm-up is left to the engine's own
+ * tasks to report: a module that throws here would stop the thread from ever starting.
+ */
+for (const w of (workerData as ThreadWarmups | undefined)?.warmups ?? []) {
+  try {
+    await runTask({ module: w.module, fn: w.fn, input: null });
+  } catch {
+    // reported by the first task that needs the engine
+  }
 }

@@ -30,6 +30,11 @@ const DEDICATED_IDLE_TIMEOUT_MS = 10 * 60_000;
 const ENTRY = fileURLToPath(new URL('./worker-entry.js', import.meta.url));
 const TIMEOUT = Symbol('timeout');
 
+/** what worker-entry.ts reads from `workerData` */
+export interface ThreadWarmups {
+  warmups: Array<{ module: string; fn: string }>;
+}
+
 /**
  * The abort signal piscina gets for one task (it accepts an emitter of 'abort' with `aborted` and
  * `reason`): the deadline and the caller's signal both end in it. An AbortController per task costs
@@ -53,6 +58,13 @@ class TaskSignal extends EventEmitter {
  */
 export class WorkerPools {
   private readonly pools = new Map<string, Piscina>();
+  /**
+   * Per pool, the warm-ups each thread it starts runs before it takes a task (worker-entry.ts). The
+   * object is the pool's `workerData`: piscina hands the same object to every Worker it creates, and
+   * a Worker clones it when it starts, so warm-ups declared after the pool exists reach every thread
+   * started later (a burst's extra threads, a thread replaced after a deadline).
+   */
+  private readonly warmData = new Map<string, ThreadWarmups>();
   private closed = false;
 
   constructor(
@@ -78,13 +90,24 @@ export class WorkerPools {
     if (!this.closed) this.pool(name, threads);
   }
 
+  /**
+   * Every thread the pool starts from now on runs `fn` of `module` before its first task. The pool's
+   * first thread is already starting: the kernel's own warm-up task (what /readyz waits for) warms it.
+   */
+  warmEveryThread(name: string, module: URL, fn: string): void {
+    this.warmData.get(name)?.warmups.push({ module: module.href, fn });
+  }
+
   /** `threads` given: an engine's dedicated pool; absent: a pool of workers.threads (the shared one) */
   private pool(name: string, sized?: number): Piscina {
     const threads = sized ?? this.defaultThreads;
     let p = this.pools.get(name);
     if (!p) {
+      const workerData: ThreadWarmups = { warmups: [] };
+      this.warmData.set(name, workerData);
       p = new Piscina({
         filename: ENTRY,
+        workerData,
         // svc_engine_task_duration_seconds times tasks already; piscina's own histograms are unread
         recordTiming: false,
         // workers must not inherit a test runner's or profiler's loader hooks: they slow every thread start
