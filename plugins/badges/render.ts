@@ -1,5 +1,3 @@
-import { makeBadge } from 'badge-maker';
-
 /**
  * SVG rendering. badge-maker escapes every text and attribute it writes; on top of that the
  * routes only accept printable text (XML 1.0 cannot carry most control characters even escaped)
@@ -38,6 +36,17 @@ export interface BadgeSpec {
   logo?: boolean;
 }
 
-export function renderBadge(b: BadgeSpec): string {
+/**
+ * badge-maker is imported on the first badge: its font-width tables are ~5 MB of the main thread's
+ * heap, held from start-up by every sidecar whether or not anything asks it for a badge.
+ */
+let maker: Promise<typeof import('badge-maker')> | null = null;
+
+export async function renderBadge(b: BadgeSpec): Promise<string> {
+  maker ??= import('badge-maker');
+  maker.catch(() => {
+    maker = null;
+  });
+  const { makeBadge } = await maker;
   return makeBadge({ label: b.label, message: b.message, color: b.color, style: 'flat', ...(b.logo ? { logoBase64: LOGO_DATA_URI } : {}) });
 }

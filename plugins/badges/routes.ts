@@ -25,8 +25,8 @@ function notModified(ctx: RequestContext, etag: string): boolean {
  * Every badge: SVG with an ETag over its bytes and a Cache-Control, and a 304 without a body when
  * the client already holds it. Badges are public (decisions §5): `<img>` sends no credentials.
  */
-function svg(ctx: RequestContext, spec: BadgeSpec, cacheControl: string, status = 200): Reply {
-  const body = renderBadge(spec);
+async function svg(ctx: RequestContext, spec: BadgeSpec, cacheControl: string, status = 200): Promise<Reply> {
+  const body = await renderBadge(spec);
   const etag = `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"`;
   const headers: Record<string, string> = {
     'content-type': 'image/svg+xml',

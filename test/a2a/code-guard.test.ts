@@ -1,5 +1,5 @@
 import t from 'tap';
-import { analyzeCode, initPython } from '../../plugins/engines/code/index.js';
+import { analyzeCode, initPython } from '../../plugins/engines/code/analyze.js';
 import { CODE_INLINE_CHARS, createCodeGuard, type SyntaxAnalyzer } from '../../plugins/a2a/guards/code.js';
 import { scanHeuristics, HEURISTICS } from '../../plugins/a2a/guards/code-heuristics.js';
 import type { SyntaxAnalysis } from '../../plugins/a2a/guards/code-layer1.js';

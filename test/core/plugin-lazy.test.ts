@@ -1,4 +1,4 @@
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { generateKeyPairSync } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -7,7 +7,7 @@ import { pathToFileURL } from 'node:url';
 import { resolvePlugins } from '../../core/plugin.js';
 import type { Plugin, PluginRef } from '../../core/types.js';
 import { builtinPlugins } from '../../sidecar/builtin.js';
-import { startReplica } from '../helpers/replica.js';
+import { startReplica, type Replica } from '../helpers/replica.js';
 import { waitFor } from '../helpers/wait.js';
 import { TEST_SECRETS } from '../helpers/server.js';
 
@@ -43,12 +43,21 @@ t.test("every built-in entry names its plugin's own name and aliases", async (t)
   }
 });
 
-t.test('proofgate start imports no module of a disabled engine (nor pg, ioredis or undici, with A2A enabled)', async (t) => {
+/**
+ * Starts `proofgate start` with module hooks that write down every module loaded (`loaded`) and, for
+ * each import, the module and its importer (`imports`: "url <- parent"). The hooks also see the
+ * engine workers' imports.
+ */
+async function startRecording(t: Test, disabled: string): Promise<{ request: Replica['request']; loaded: () => string[]; imports: () => string[] }> {
   const dir = mkdtempSync(join(tmpdir(), 'pg-lazy-'));
   t.teardown(() => rmSync(dir, { recursive: true, force: true }));
   const out = join(dir, 'loaded.txt');
-  // a module hook in the sidecar's main thread that writes down every module it loads
-  writeFileSync(join(dir, 'hook.mjs'), `import { appendFileSync } from 'node:fs';\nexport async function load(url, ctx, next) { appendFileSync(${JSON.stringify(out)}, url + '\\n'); return next(url, ctx); }\n`);
+  const edges = join(dir, 'imports.txt');
+  writeFileSync(
+    join(dir, 'hook.mjs'),
+    `import { appendFileSync } from 'node:fs';\nexport async function load(url, ctx, next) { appendFileSync(${JSON.stringify(out)}, url + '\\n'); return next(url, ctx); }\n` +
+      `export async function resolve(spec, ctx, next) { const r = await next(spec, ctx); appendFileSync(${JSON.stringify(edges)}, r.url + ' <- ' + ctx.parentURL + '\\n'); return r; }\n`,
+  );
   writeFileSync(join(dir, 'register.mjs'), `import { register } from 'node:module';\nregister(${JSON.stringify(pathToFileURL(join(dir, 'hook.mjs')).href)});\n`);
   const pem = () => generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
   const replica = await startReplica({
@@ -58,15 +67,34 @@ t.test('proofgate start imports no module of a disabled engine (nor pg, ioredis 
     SVC_AUDIT_SECRET_KEY: TEST_SECRETS.audit_secret_key,
     SVC_A2A_DEPLOYMENT_ID: 'lazy-test',
     SVC_A2A_SIGNING_KEY_PEM: pem(),
-    SVC_PLUGINS_DISABLED: 'logic,code,sql,image,consensus,rag,process,stats,fact,natural-language,mcp,batch',
+    SVC_PLUGINS_DISABLED: disabled,
   });
   t.teardown(() => replica.stop());
   await waitFor(async () => (await replica.request('GET', '/readyz')).status === 200, { what: 'the sidecar to be ready', timeoutMs: 120_000, everyMs: 50 });
+  const lines = (f: string) => readFileSync(f, 'utf8').split('\n').filter(Boolean);
+  return { request: replica.request, loaded: () => lines(out), imports: () => lines(edges) };
+}
+
+t.test('proofgate start imports no module of a disabled engine (nor pg, ioredis or undici, with A2A enabled)', async (t) => {
+  const replica = await startRecording(t, 'logic,code,sql,image,consensus,rag,process,stats,fact,natural-language,mcp,batch');
   const math = await replica.request('POST', '/verify/math', { body: { expression: '2 + 2', expected_value: '4' } });
   t.not(math.status, 404, 'the enabled engine serves');
-  const loaded = readFileSync(out, 'utf8').split('\n');
+  const loaded = replica.loaded();
   t.ok(loaded.some((u) => u.includes('/plugins/engines/math/')), 'the enabled engine was imported');
-  for (const gone of ['/plugins/engines/logic/', '/plugins/engines/code/', '/plugins/engines/sql/', '/plugins/mcp/', '/plugins/batch/', '/node_modules/z3-solver/', '/node_modules/web-tree-sitter/', '/node_modules/sql.js/', '/node_modules/pg/', '/node_modules/ioredis/', '/node_modules/undici/', '/core/store-pg.js']) {
+  // badge-maker loads with the first badge, yaml with a bootstrap file (none here)
+  for (const gone of ['/plugins/engines/logic/', '/plugins/engines/code/', '/plugins/engines/sql/', '/plugins/mcp/', '/plugins/batch/', '/node_modules/z3-solver/', '/node_modules/web-tree-sitter/', '/node_modules/sql.js/', '/node_modules/pg/', '/node_modules/ioredis/', '/node_modules/undici/', '/core/store-pg.js', '/node_modules/badge-maker/', '/node_modules/yaml/']) {
     t.notOk(loaded.some((u) => u.includes(gone)), `nothing under ${gone}`);
   }
+});
+
+t.test("the main thread does not import the code engine's parsers: only its worker does", async (t) => {
+  const replica = await startRecording(t, 'logic,sql,image,consensus,rag,process,stats,fact,natural-language,mcp,batch,math');
+  const code = await replica.request('POST', '/verify/code', { body: { code: 'import os\nos.system("ls")', language: 'python' } });
+  t.not(code.status, 404, 'the code engine serves');
+  const imports = replica.imports();
+  const importers = (file: string) => [...new Set(imports.filter((l) => l.split(' <- ')[0].endsWith(file)).map((l) => l.split(' <- ')[1]))];
+  t.ok(importers('/plugins/engines/code/index.js').length > 0, 'the plugin was imported');
+  // acorn, sucrase and tree-sitter come in through analyze.js, which only the worker's engine module imports
+  t.same(importers('/plugins/engines/code/analyze.js').map((u) => u.replace(/^.*\/dist\//, '')), ['plugins/engines/code/engine.js']);
+  t.same(importers('/plugins/engines/code/engine.js').map((u) => u.replace(/^.*\/dist\//, '')), ['core/worker-entry.js']);
 });

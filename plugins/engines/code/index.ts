@@ -9,8 +9,10 @@ import { ENGINE_NAME, ENGINE_VERSION } from './verdict.js';
  * acorn; parsing and rules run in the worker pool.
  *
  * Reuse (A2A code guard): take the `code.analyzer` service, which runs the same analysis in this
- * plugin's worker pool with a deadline (one parser instance per process); the in-process analysis
- * functions below are for tests and the command line.
+ * plugin's worker pool with a deadline (one parser instance per process). The in-process analysis
+ * functions (tests, benches) are in analyze.ts and deliberately not re-exported here: the main thread
+ * loads this file, and re-exporting them loaded acorn, sucrase and tree-sitter's glue there too, ~10 MB
+ * of RSS that only the worker uses.
  */
 export const CODE_ANALYZER_SERVICE = 'code.analyzer';
 
@@ -30,7 +32,6 @@ function register(app: App): void {
 const plugin: Plugin = { name: 'code', register };
 export default plugin;
 
-export { analyzeCode, analyzeCodeSync, analyzePython, analyzePythonSync, analyzeJavaScript, analyzeTypeScript, initPython, pythonReady } from './analyze.js';
 export { heuristicSignals, textSignals, advisoryChecks, GUARD_PATTERNS, type TextSignal } from './advisory.js';
 export type { CodeAnalyzer } from './verifier.js';
 export { verdictFor, resolveLanguage, ENGINE_NAME, ENGINE_VERSION, MAX_CODE_BYTES, CONSTRAINTS } from './verdict.js';

@@ -8,6 +8,7 @@ import { presolve } from './presolve.js';
 import { STRATEGIES, STRATEGY_FOR, type Strategy, type StrategyName } from './strategy.js';
 import { DEFAULT_TIMEOUT_MS, ENGINE_VERSION, MAX_TIMEOUT_MS, type SolveInput, type SolveOutcome } from './outcome.js';
 import { OPS, type Sort, type Z3Arith, type Z3Bool, type Z3Ctx, type Z3Term } from './ops.js';
+import { instantiateWith, z3Module } from './z3-wasm.js';
 
 /**
  * Runs inside the dedicated z3 worker (one thread): z3's wasm is initialised once per worker and
@@ -32,7 +33,8 @@ let state: Promise<Z3State> | null = null;
 const timeouts = new WeakMap<Solver<'logic'>, number>();
 
 function z3State(): Promise<Z3State> {
-  state ??= init().then((api) => {
+  // z3's binary without its name section (z3-wasm.ts); should that fail, z3-solver loads the whole file
+  state ??= z3Module().then((module) => init({ instantiateWasm: instantiateWith(module) }), () => init()).then((api) => {
     const ctx: Z3Ctx = new api.Context('logic');
     return {
       api,

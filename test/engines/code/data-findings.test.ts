@@ -1,5 +1,6 @@
 import t from 'tap';
-import { analyzeCode, initPython, isBlocking } from '../../../plugins/engines/code/index.js';
+import { isBlocking } from '../../../plugins/engines/code/index.js';
+import { analyzeCode, initPython } from '../../../plugins/engines/code/analyze.js';
 import type { Language } from '../../../plugins/engines/code/types.js';
 
 /**

@@ -1,5 +1,6 @@
 import t from 'tap';
-import { analyzeJavaScript, analyzeTypeScript, isBlocking } from '../../../plugins/engines/code/index.js';
+import { isBlocking } from '../../../plugins/engines/code/index.js';
+import { analyzeJavaScript, analyzeTypeScript } from '../../../plugins/engines/code/analyze.js';
 
 type Case = [name: string, code: string, rule: string];
 

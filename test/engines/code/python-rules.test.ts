@@ -1,5 +1,6 @@
 import t from 'tap';
-import { analyzePython, isBlocking } from '../../../plugins/engines/code/index.js';
+import { isBlocking } from '../../../plugins/engines/code/index.js';
+import { analyzePython } from '../../../plugins/engines/code/analyze.js';
 import { verify } from '../../../plugins/engines/code/engine.js';
 
 /**

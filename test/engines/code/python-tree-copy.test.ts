@@ -1,6 +1,6 @@
 import t from 'tap';
 import { corpusLines } from '../../../bench/harness.js';
-import { analyzePython } from '../../../plugins/engines/code/index.js';
+import { analyzePython } from '../../../plugins/engines/code/analyze.js';
 import { checkDirectWalk, initPython } from '../../../plugins/engines/code/python/parser.js';
 import { checkRawWalk } from '../../../plugins/engines/code/python/ts-raw.js';
 
