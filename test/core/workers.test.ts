@@ -1,4 +1,4 @@
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { startServer } from '../helpers/server.js';
 import { probePlugin } from '../helpers/probe-plugin.js';
 
@@ -71,31 +71,28 @@ t.test('a thread a burst added exits after workers.idle_timeout_ms; the pool kee
   t.equal(pools.threads('burst'), 1, 'the idle one went, the first stays');
 });
 
-t.test('a thread a pool starts after a warm-up was declared runs it before its first task', async (t) => {
+/** a two-thread pool whose threads started from now on run `warmFn` first; two 300 ms tasks at once */
+async function burstAfterWarmup(t: Test, warmFn: string) {
   const { WorkerPools } = await import('../../core/workers.js');
   const { pino } = await import('pino');
   const pools = new WorkerPools(2, pino({ level: 'silent' }), 8, 60_000);
   t.teardown(() => pools.close());
   const module = new URL('../fixtures/test-engine.js', import.meta.url);
-  pools.prepare('warm');
+  pools.prepare(warmFn);
   // the first thread is already starting: only threads started from here on run the declared warm-up
-  pools.warmEveryThread('warm', module, 'markWarm');
-  const task = () => pools.run<{ threadId: number; warmed: boolean }>({ pool: 'warm', module, fn: 'spinReport', input: 300, timeoutMs: 60_000 });
-  const runs = await Promise.all([task(), task()]);
+  pools.warmEveryThread(warmFn, module, warmFn);
+  const task = () => pools.run<{ threadId: number; warmed: boolean }>({ pool: warmFn, module, fn: 'spinReport', input: 300, timeoutMs: 60_000 });
+  return Promise.all([task(), task()]);
+}
+
+t.test('a thread a pool starts after a warm-up was declared runs it before its first task', async (t) => {
+  const runs = await burstAfterWarmup(t, 'markWarm');
   const threads = new Map(runs.map((r) => [r.threadId, r.warmed]));
   t.equal(threads.size, 2, 'two tasks at once ran on two threads');
   t.same([...threads.values()].sort(), [false, true], 'the burst thread ran the warm-up before its task; the first thread did not');
 });
 
 t.test('a warm-up that fails on a new thread does not keep the thread from taking tasks', async (t) => {
-  const { WorkerPools } = await import('../../core/workers.js');
-  const { pino } = await import('pino');
-  const pools = new WorkerPools(2, pino({ level: 'silent' }), 8, 60_000);
-  t.teardown(() => pools.close());
-  const module = new URL('../fixtures/test-engine.js', import.meta.url);
-  pools.prepare('warmfail');
-  pools.warmEveryThread('warmfail', module, 'failWarm');
-  const task = () => pools.run<{ threadId: number; warmed: boolean }>({ pool: 'warmfail', module, fn: 'spinReport', input: 300, timeoutMs: 60_000 });
-  const runs = await Promise.all([task(), task()]);
+  const runs = await burstAfterWarmup(t, 'failWarm');
   t.equal(new Set(runs.map((r) => r.threadId)).size, 2, 'both threads served a task');
 });
