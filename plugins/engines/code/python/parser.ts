@@ -2,6 +2,7 @@ import { createRequire } from 'node:module';
 import { Parser, Language, type Tree } from 'web-tree-sitter';
 import { type RawCursor, checkRawWalk, initRaw, rootHasError, treeAddress } from './ts-raw.js';
 import { type TreeVisitor, walkTree } from './ts-mem.js';
+import { type N, fastTree } from './fast/index.js';
 
 /**
  * Python source → a plain JS tree. tree-sitter (wasm) was measured against @lezer/python on the
@@ -226,8 +227,55 @@ function copyTree(t: number, g: Grammar, src: Source): PyParse {
   return copy.root ? { root: copy.root, error: copy.error, nodes: copy.nodes } : { root: null, nodes: [], error: copy.error };
 }
 
+/**
+ * The fast parser (fast/index.ts) answers for the Python it reproduces tree-sitter's tree for;
+ * `PROOFGATE_PYTHON_FAST=off` sends every input to tree-sitter (docs/engines/code.md).
+ */
+let fastPath = process.env.PROOFGATE_PYTHON_FAST !== 'off';
+
+/** Turns the fast path on or off for this thread (tests, benches); returns the previous setting. */
+export function setFastPython(on: boolean): boolean {
+  const was = fastPath;
+  fastPath = on;
+  return was;
+}
+
+/** the fast parser's tree as PyNodes, in pre-order; null past the copy's depth limit (tree-sitter reports it) */
+function fromFast(root: N, src: Source): PyParse | null {
+  const nodes: PyNode[] = [];
+  const visit = (n: N, up: PyNode | null, depth: number): PyNode | null => {
+    if (depth > MAX_DEPTH) return null;
+    const node = new PyNode(n.type, n.field, n.named, src, n.start, n.end, up);
+    nodes.push(node);
+    const kids = n.kids;
+    if (kids.length) {
+      const children: PyNode[] = new Array(kids.length);
+      for (let i = 0; i < kids.length; i++) {
+        const c = visit(kids[i], node, depth + 1);
+        if (!c) return null;
+        children[i] = c;
+      }
+      node.children = children;
+    }
+    return node;
+  };
+  const top = visit(root, null, 1);
+  return top ? { root: top, error: null, nodes } : null;
+}
+
 /** Parses with the already-initialised parser (call `initPython()` first). */
 export function parsePythonSync(code: string): PyParse {
+  if (!grammar) throw new Error('python parser not initialised');
+  if (fastPath) {
+    const fast = fastTree(code);
+    const parsed = fast && fromFast(fast, new Source(code));
+    if (parsed) return parsed;
+  }
+  return parseTreeSitter(code);
+}
+
+/** tree-sitter's answer, whatever the fast path would say (the tests compare the two) */
+export function parseTreeSitter(code: string): PyParse {
   if (!grammar) throw new Error('python parser not initialised');
   const deadline = performance.now() + PARSE_BUDGET_MS;
   const tree = grammar.parser.parse(code, null, { progressCallback: () => performance.now() > deadline });

@@ -1,0 +1,53 @@
+import t from 'tap';
+import { analyzePythonSync } from '../../../plugins/engines/code/index.js';
+import { initPython, parsePythonSync, setFastPython } from '../../../plugins/engines/code/python/parser.js';
+import { fastTree } from '../../../plugins/engines/code/python/fast/index.js';
+import { checkAll as run, corpusInputs, snippetInputs } from '../../helpers/python-trees.js';
+
+/**
+ * The fast Python parser must give tree-sitter's tree whenever it accepts an input: a wrong tree
+ * would be a wrong verdict. Checked on every corpus line, every string literal of the code and A2A
+ * tests (python-fast-stdlib.test.ts: the local standard library; python-fast-fuzz.test.ts: mutations).
+ * The acceptance rates are printed: the speed gain is proportional to them.
+ */
+t.before(async () => {
+  await initPython();
+});
+
+t.test('corpus: all accepted, identical trees', async (t) => {
+  const inputs = corpusInputs();
+  t.equal(run(t, 'corpus', inputs), inputs.length, 'the whole corpus takes the fast path');
+});
+
+t.test('test snippets: identical trees where accepted', async (t) => {
+  const inputs = snippetInputs();
+  t.ok(inputs.length > 500, `${inputs.length} string literals collected`);
+  t.ok(run(t, 'snippets', inputs) > 0);
+});
+
+t.test('what the fast parser refuses goes to tree-sitter, with its errors', async (t) => {
+  const refused = [
+    'print "py2"\n', // Python 2: tree-sitter flags it
+    'def f(:\n    pass\n', // syntax error
+    'x = 1 + \\\n    2\n', // line continuation
+    'if x:\n\ty = 1\n', // tab indentation
+    'match p:\n    case 1:\n        pass\n', // soft keyword
+    'x = (' + '('.repeat(150) + '1' + ')'.repeat(150) + ')\n', // deeper than the fast path goes
+  ];
+  for (const code of refused) t.equal(fastTree(code), null, JSON.stringify(code.slice(0, 30)));
+  t.match(parsePythonSync('print "py2"\n').error, { message: /Python 2 print statement/ });
+  t.match(parsePythonSync('def f(:\n    pass\n').error, { line: 1 });
+});
+
+t.test('PROOFGATE_PYTHON_FAST=off: the same analysis from tree-sitter alone', async (t) => {
+  let checked = 0;
+  for (const [id, code] of [...corpusInputs(), ...snippetInputs()]) {
+    const fast = analyzePythonSync(code);
+    const was = setFastPython(false);
+    const slow = analyzePythonSync(code);
+    setFastPython(was);
+    if (JSON.stringify(fast) !== JSON.stringify(slow)) t.same(fast, slow, id);
+    else checked++;
+  }
+  t.ok(checked > 1000, `${checked} analyses identical with and without the fast path`);
+});
