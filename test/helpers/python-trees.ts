@@ -5,8 +5,9 @@ import { fileURLToPath } from 'node:url';
 import type { Test } from 'tap';
 import ts from 'typescript';
 import { corpusLines } from '../../bench/harness.js';
-import { type PyNode, parsePythonSync, parseTreeSitter, setFastPython } from '../../plugins/engines/code/python/parser.js';
-import { fastTreeStrict } from '../../plugins/engines/code/python/fast/index.js';
+import { MAX_DEPTH, type PyNode, parsePythonSync, parseTreeSitter, setFastPython } from '../../plugins/engines/code/python/parser.js';
+import { Source } from '../../plugins/engines/code/python/pynode.js';
+import { fastParseStrict } from '../../plugins/engines/code/python/fast/index.js';
 
 /**
  * The differential check of the fast Python parser (plugins/engines/code/python/fast/): whenever it
@@ -22,10 +23,13 @@ function line(n: PyNode): string {
 /** The first difference between the two parses, or null: every node in pre-order, and the error. */
 export function compareParses(code: string): Verdict {
   // any fault other than "unsupported" throws here (the production path would fall back silently)
-  if (!fastTreeStrict(code)) return { accepted: false };
+  const fast = fastParseStrict(code, new Source(code), MAX_DEPTH);
+  if (!fast) return { accepted: false };
+  // and the production entry takes the fast path for it
   const was = setFastPython(true);
-  const fast = parsePythonSync(code);
+  const entry = parsePythonSync(code);
   setFastPython(was);
+  if (entry.nodes.length !== fast.nodes.length) return { accepted: true, mismatch: 'parsePythonSync did not take the fast path' };
   const slow = parseTreeSitter(code);
   if (fast.error || !fast.root) return { accepted: true, mismatch: 'the fast path gave no tree' };
   if (slow.error || !slow.root) return { accepted: true, mismatch: `tree-sitter: ${JSON.stringify(slow.error ?? 'no tree')}` };

@@ -9,7 +9,7 @@ import { compareParses, corpusInputs, snippetInputs } from '../../helpers/python
  * the identical tree. Deterministic (the seed is fixed); PY_FAST_FUZZ=N runs N mutants instead of
  * the default, PY_FAST_FUZZ_SEED another seed (the offline run in docs/engines/code.md used a much larger N).
  */
-const COUNT = Number(process.env.PY_FAST_FUZZ ?? 20000);
+const COUNT = Number(process.env.PY_FAST_FUZZ ?? 12000);
 const SEED = Number(process.env.PY_FAST_FUZZ_SEED ?? 20);
 const INSERTS = ["'", '"', '"""', '(', ')', '[', ']', '{', '}', '\\', '\n', '\n    ', '    ', '#', '# c\n', ':', ',', '=', '*', '**', '.', '@',
   'f"{', '}"', "r'", 'b"', 'not ', ' in ', 'lambda ', 'if ', 'else ', 'yield ', '\t', ';', '\\\n', 'u"', '\r\n', '->', ':='];

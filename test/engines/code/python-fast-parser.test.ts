@@ -1,7 +1,8 @@
 import t from 'tap';
 import { analyzePythonSync } from '../../../plugins/engines/code/index.js';
-import { initPython, parsePythonSync, setFastPython } from '../../../plugins/engines/code/python/parser.js';
-import { fastTree } from '../../../plugins/engines/code/python/fast/index.js';
+import { MAX_DEPTH, initPython, parsePythonSync, setFastPython } from '../../../plugins/engines/code/python/parser.js';
+import { Source } from '../../../plugins/engines/code/python/pynode.js';
+import { fastParse } from '../../../plugins/engines/code/python/fast/index.js';
 import { checkAll as run, corpusInputs, snippetInputs } from '../../helpers/python-trees.js';
 
 /**
@@ -34,7 +35,7 @@ t.test('what the fast parser refuses goes to tree-sitter, with its errors', asyn
     'match p:\n    case 1:\n        pass\n', // soft keyword
     'x = (' + '('.repeat(150) + '1' + ')'.repeat(150) + ')\n', // deeper than the fast path goes
   ];
-  for (const code of refused) t.equal(fastTree(code), null, JSON.stringify(code.slice(0, 30)));
+  for (const code of refused) t.equal(fastParse(code, new Source(code), MAX_DEPTH), null, JSON.stringify(code.slice(0, 30)));
   t.match(parsePythonSync('print "py2"\n').error, { message: /Python 2 print statement/ });
   t.match(parsePythonSync('def f(:\n    pass\n').error, { line: 1 });
 });

@@ -2,7 +2,10 @@ import { createRequire } from 'node:module';
 import { Parser, Language, type Tree } from 'web-tree-sitter';
 import { type RawCursor, checkRawWalk, initRaw, rootHasError, treeAddress } from './ts-raw.js';
 import { type TreeVisitor, walkTree } from './ts-mem.js';
-import { type N, fastTree } from './fast/index.js';
+import { fastParse } from './fast/index.js';
+import { LEAF, PyNode, type PyParse, Source } from './pynode.js';
+
+export { PyNode, type PyParse } from './pynode.js';
 
 /**
  * Python source → a plain JS tree. tree-sitter (wasm) was measured against @lezer/python on the
@@ -11,76 +14,6 @@ import { type N, fastTree } from './fast/index.js';
  * plain objects once, read straight from wasm memory (ts-mem.ts, held to the public API by
  * ts-raw.ts); names come from per-language caches and positions from a line table.
  */
-/** The children of every leaf: one shared, frozen array instead of an empty one per node. */
-const LEAF: PyNode[] = Object.freeze([]) as unknown as PyNode[];
-
-export class PyNode {
-  /** set only by the tree copy (replaced on the first child, since leaves share LEAF) */
-  children: PyNode[] = LEAF;
-  constructor(
-    readonly type: string,
-    /** field name under the parent (`function`, `arguments`, `name`, …), or null */
-    readonly field: string | null,
-    readonly named: boolean,
-    private readonly src: Source,
-    /** offsets in UTF-16 code units */
-    readonly start: number,
-    readonly end: number,
-    readonly parent: PyNode | null,
-  ) {}
-
-  /** Source text, sliced on demand: storing it per node would cost O(size × depth) memory. */
-  get text(): string {
-    return this.src.code.slice(this.start, this.end);
-  }
-
-  /** 0-based row */
-  get row(): number {
-    return this.src.rowOf(this.start);
-  }
-
-  /** 0-based column in UTF-16 code units */
-  get col(): number {
-    return this.start - this.lineStart;
-  }
-
-  /** offset of the first character of the line the node starts on */
-  get lineStart(): number {
-    return this.src.lineStarts[this.src.rowOf(this.start)];
-  }
-}
-
-class Source {
-  readonly lineStarts: number[] = [0];
-  constructor(readonly code: string) {
-    for (let i = code.indexOf('\n'); i !== -1; i = code.indexOf('\n', i + 1)) this.lineStarts.push(i + 1);
-  }
-
-  rowOf(index: number): number {
-    let lo = 0;
-    let hi = this.lineStarts.length - 1;
-    while (lo < hi) {
-      const mid = (lo + hi + 1) >> 1;
-      if (this.lineStarts[mid] <= index) lo = mid;
-      else hi = mid - 1;
-    }
-    return lo;
-  }
-}
-
-export interface PyParse {
-  root: PyNode | null;
-  /** parsing was cancelled at its time budget (pathological input): nothing is known */
-  limit?: boolean;
-  /** first ERROR / MISSING node, or a Python-2-only statement (fails closed: Python 3 would not run it) */
-  error: { line: number; column: number; message: string } | null;
-  /**
-   * every copied node in document order (pre-order), so the resolver and the rules visit the
-   * tree as one flat loop instead of each walking it with a stack
-   */
-  nodes: PyNode[];
-}
-
 interface Grammar {
   parser: Parser;
   raw: RawCursor;
@@ -240,35 +173,11 @@ export function setFastPython(on: boolean): boolean {
   return was;
 }
 
-/** the fast parser's tree as PyNodes, in pre-order; null past the copy's depth limit (tree-sitter reports it) */
-function fromFast(root: N, src: Source): PyParse | null {
-  const nodes: PyNode[] = [];
-  const visit = (n: N, up: PyNode | null, depth: number): PyNode | null => {
-    if (depth > MAX_DEPTH) return null;
-    const node = new PyNode(n.type, n.field, n.named, src, n.start, n.end, up);
-    nodes.push(node);
-    const kids = n.kids;
-    if (kids.length) {
-      const children: PyNode[] = new Array(kids.length);
-      for (let i = 0; i < kids.length; i++) {
-        const c = visit(kids[i], node, depth + 1);
-        if (!c) return null;
-        children[i] = c;
-      }
-      node.children = children;
-    }
-    return node;
-  };
-  const top = visit(root, null, 1);
-  return top ? { root: top, error: null, nodes } : null;
-}
-
 /** Parses with the already-initialised parser (call `initPython()` first). */
 export function parsePythonSync(code: string): PyParse {
   if (!grammar) throw new Error('python parser not initialised');
   if (fastPath) {
-    const fast = fastTree(code);
-    const parsed = fast && fromFast(fast, new Source(code));
+    const parsed = fastParse(code, new Source(code), MAX_DEPTH);
     if (parsed) return parsed;
   }
   return parseTreeSitter(code);

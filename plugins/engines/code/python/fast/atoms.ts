@@ -51,21 +51,21 @@ export class AtomParser extends ExprParser {
   }
 
   private parens(): N {
-    const s = this.expect('(')[0];
-    if (this.is(')')) return node('tuple', [], s, this.expect(')')[1]);
+    const s = this.expect('(');
+    if (this.is(')')) return node('tuple', [], s, this.expectEnd(')'));
     if (this.is('yield')) {
       const y = this.yieldExpr();
-      return node('parenthesized_expression', [y], s, this.expect(')')[1]);
+      return node('parenthesized_expression', [y], s, this.expectEnd(')'));
     }
     if (this.is('*') && this.isAt(1, '(')) unsupported('parenthesized splat');
     const first = this.starred(() => this.expression());
     if (this.is('for')) {
       const cl = this.clauses();
-      return node('generator_expression', [withField(first, 'body'), ...cl], s, this.expect(')')[1]);
+      return node('generator_expression', [withField(first, 'body'), ...cl], s, this.expectEnd(')'));
     }
     if (this.is(')')) {
       if (first.type === 'list_splat') unsupported('parenthesized list splat');
-      return node('parenthesized_expression', [first], s, this.expect(')')[1]);
+      return node('parenthesized_expression', [first], s, this.expectEnd(')'));
     }
     const kids = [first];
     while (this.is(',')) {
@@ -73,30 +73,30 @@ export class AtomParser extends ExprParser {
       if (this.is(')')) break;
       kids.push(this.starred(() => this.expression()));
     }
-    return node('tuple', kids, s, this.expect(')')[1]);
+    return node('tuple', kids, s, this.expectEnd(')'));
   }
 
   private collection(open: string, close: string, type: string, comp: string): N {
-    const s = this.expect(open)[0];
+    const s = this.expect(open);
     const kids: N[] = [];
     while (!this.is(close)) {
       const item = this.starred(() => this.expression());
       if (!kids.length && this.is('for')) {
         const cl = this.clauses();
-        return node(comp, [withField(item, 'body'), ...cl], s, this.expect(close)[1]);
+        return node(comp, [withField(item, 'body'), ...cl], s, this.expectEnd(close));
       }
       kids.push(item);
       if (!this.is(',')) break;
       this.p++;
     }
-    return node(type, kids, s, this.expect(close)[1]);
+    return node(type, kids, s, this.expectEnd(close));
   }
 
   private braces(): N {
     const s = this.startOf();
     if (this.isAt(1, '}')) {
       this.p++;
-      return node('dictionary', [], s, this.expect('}')[1]);
+      return node('dictionary', [], s, this.expectEnd('}'));
     }
     if (this.isAt(1, '*')) return this.collection('{', '}', 'set', 'set_comprehension');
     const save = this.p;
@@ -113,7 +113,7 @@ export class AtomParser extends ExprParser {
     while (!this.is('}')) {
       let item: N;
       if (this.is('**')) {
-        const st = this.expect('**')[0];
+        const st = this.expect('**');
         item = node('dictionary_splat', [this.expression()], st);
       } else {
         const key = withField(this.expression(), 'key');
@@ -121,14 +121,14 @@ export class AtomParser extends ExprParser {
         item = node('pair', [key, withField(this.expression(), 'value')]);
         if (!kids.length && this.is('for')) {
           const cl = this.clauses();
-          return node('dictionary_comprehension', [withField(item, 'body'), ...cl], s, this.expect('}')[1]);
+          return node('dictionary_comprehension', [withField(item, 'body'), ...cl], s, this.expectEnd('}'));
         }
       }
       kids.push(item);
       if (!this.is(',')) break;
       this.p++;
     }
-    return node('dictionary', kids, s, this.expect('}')[1]);
+    return node('dictionary', kids, s, this.expectEnd('}'));
   }
 
   /** comprehension clauses: for_in_clause, then for_in_clause / if_clause */

@@ -33,11 +33,19 @@ export class Cursor {
   protected startOf(): number {
     return this.t.start[this.p];
   }
-  /** consumes `v` and returns its [start, end] */
-  protected expect(v: string): [number, number] {
+  /** consumes `v` and returns its start */
+  protected expect(v: string): number {
     if (!this.is(v)) unsupported(`expected ${v}`);
-    const at = this.p++;
-    return [this.t.start[at], this.t.end[at]];
+    return this.t.start[this.p++];
+  }
+  /** consumes `v` and returns its end */
+  protected expectEnd(v: string): number {
+    if (!this.is(v)) unsupported(`expected ${v}`);
+    return this.t.end[this.p++];
+  }
+  /** the end of the token just consumed */
+  protected prevEnd(): number {
+    return this.t.end[this.p - 1];
   }
   protected name(): N {
     if (this.kind() !== K.NAME || KEYWORDS.has(this.t.val[this.p])) unsupported('expected a name');

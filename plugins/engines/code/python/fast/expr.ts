@@ -2,8 +2,35 @@ import { Cursor } from './cursor.js';
 import { K, unsupported } from './lexer.js';
 import { type N, leaf, node, token, withField } from './tree.js';
 
-/** binary operator levels, loosest first (tree-sitter-python's PREC: bitwise_or … times) */
-const LEVELS = [['|'], ['^'], ['&'], ['<<', '>>'], ['+', '-'], ['*', '/', '//', '%', '@']];
+/**
+ * Binary operator level, loosest first (tree-sitter-python's PREC: `|` 0, `^` 1, `&` 2, shifts 3,
+ * `+ -` 4, `* / // % @` 5), or -1; by character codes, so no operator string is hashed.
+ */
+function binaryLevel(v: string): number {
+  if (v.length === 1) {
+    switch (v.charCodeAt(0)) {
+      case 124:
+        return 0;
+      case 94:
+        return 1;
+      case 38:
+        return 2;
+      case 43:
+      case 45:
+        return 4;
+      case 42:
+      case 47:
+      case 37:
+      case 64:
+        return 5;
+      default:
+        return -1;
+    }
+  }
+  const a = v.charCodeAt(0);
+  if (v.length !== 2 || v.charCodeAt(1) !== a) return -1;
+  return a === 60 || a === 62 ? 3 : a === 47 ? 5 : -1;
+}
 const COMPARE = new Set(['<', '>', '==', '>=', '<=', '!=']);
 /** expression shapes a `type` annotation is accepted with (others: tree-sitter's type rules differ) */
 const TYPE_REFUSED = new Set(['lambda', 'conditional_expression', 'boolean_operator', 'not_operator', 'comparison_operator']);
@@ -32,7 +59,7 @@ export abstract class ExprParser extends Cursor {
   }
 
   private lambda(): N {
-    const start = this.expect('lambda')[0];
+    const start = this.expect('lambda');
     const kids: N[] = [];
     if (!this.is(':')) kids.push(withField(this.params('lambda_parameters', false), 'parameters'));
     this.expect(':');
@@ -47,7 +74,8 @@ export abstract class ExprParser extends Cursor {
     while (!this.is(')') && !this.is(':')) {
       let p: N;
       if (this.is('*') || this.is('**')) {
-        const [s, e] = this.expect(this.t.val[this.p]);
+        const s = this.expect(this.t.val[this.p]);
+        const e = this.prevEnd();
         const star = e - s === 1;
         if (star && (this.is(',') || this.is(')'))) p = leaf('keyword_separator', s, e);
         else p = node(star ? 'list_splat_pattern' : 'dictionary_splat_pattern', [this.name()], s);
@@ -56,7 +84,8 @@ export abstract class ExprParser extends Cursor {
           p = node('typed_parameter', [p, withField(this.type(), 'type')]);
         }
       } else if (this.is('/')) {
-        const [s, e] = this.expect('/');
+        const s = this.expect('/');
+        const e = this.prevEnd();
         p = leaf('positional_separator', s, e);
       } else {
         const name = this.name();
@@ -91,7 +120,7 @@ export abstract class ExprParser extends Cursor {
         if (!this.is(',')) break;
         this.p++;
       }
-      const end = this.expect(']')[1];
+      const end = this.expectEnd(']');
       if (!this.is('=') && !this.is(',') && !this.is(')') && !this.is(']') && !this.is(':') && this.kind() !== K.NEWLINE) unsupported('type after generic');
       return node('type', [node('generic_type', [id, node('type_parameter', params, id.end, end)])], s);
     }
@@ -103,7 +132,8 @@ export abstract class ExprParser extends Cursor {
   disjunction(): N {
     let e = this.conjunction();
     while (this.is('or')) {
-      const [s, en] = this.expect('or');
+      const s = this.expect('or');
+      const en = this.prevEnd();
       e = node('boolean_operator', [withField(e, 'left'), token('or', 'operator', s, en), withField(this.conjunction(), 'right')]);
     }
     return e;
@@ -112,7 +142,8 @@ export abstract class ExprParser extends Cursor {
   private conjunction(): N {
     let e = this.inversion();
     while (this.is('and')) {
-      const [s, en] = this.expect('and');
+      const s = this.expect('and');
+      const en = this.prevEnd();
       e = node('boolean_operator', [withField(e, 'left'), token('and', 'operator', s, en), withField(this.inversion(), 'right')]);
     }
     return e;
@@ -120,7 +151,7 @@ export abstract class ExprParser extends Cursor {
 
   private inversion(): N {
     if (!this.is('not')) return this.comparison();
-    const s = this.expect('not')[0];
+    const s = this.expect('not');
     this.deeper();
     const arg = this.inversion();
     this.nesting--;
@@ -150,16 +181,17 @@ export abstract class ExprParser extends Cursor {
     return kids ? node('comparison_operator', kids) : first;
   }
 
-  protected binary(level: number): N {
-    if (level === LEVELS.length) return this.unary();
-    let e = this.binary(level + 1);
-    const ops = LEVELS[level];
-    while (this.kind() === K.OP && ops.includes(this.t.val[this.p])) {
+  /** binary operators by precedence climbing over binaryLevel: left-associative; `**` is in unary() */
+  protected binary(min: number): N {
+    let e = this.unary();
+    for (;;) {
+      if (this.kind() !== K.OP) return e;
       const v = this.t.val[this.p];
+      const level = binaryLevel(v);
+      if (level < 0 || level < min) return e;
       const op = token(v, 'operator', this.t.start[this.p], this.t.end[this.p++]);
       e = node('binary_operator', [withField(e, 'left'), op, withField(this.binary(level + 1), 'right')]);
     }
-    return e;
   }
 
   private unary(): N {
@@ -200,7 +232,7 @@ export abstract class ExprParser extends Cursor {
           this.p++;
           if (this.is(']')) break;
         }
-        e = node('subscript', kids, e.start, this.expect(']')[1]);
+        e = node('subscript', kids, e.start, this.expectEnd(']'));
       } else return e;
     }
   }
@@ -213,13 +245,13 @@ export abstract class ExprParser extends Cursor {
       if (!this.is(':')) return e;
       kids.push(e);
     }
-    let end = this.expect(':')[1];
+    let end = this.expectEnd(':');
     if (!this.is(':') && !this.is(']') && !this.is(',')) {
       kids.push(this.expression());
       end = kids[kids.length - 1].end;
     }
     if (this.is(':')) {
-      end = this.expect(':')[1];
+      end = this.expectEnd(':');
       if (!this.is(']') && !this.is(',')) {
         kids.push(this.expression());
         end = kids[kids.length - 1].end;
@@ -229,13 +261,13 @@ export abstract class ExprParser extends Cursor {
   }
 
   protected argumentList(): N {
-    const s = this.expect('(')[0];
+    const s = this.expect('(');
     const kids: N[] = [];
     while (!this.is(')')) {
       let a: N;
       if (this.is('*') || this.is('**')) {
         const v = this.t.val[this.p];
-        const st = this.expect(v)[0];
+        const st = this.expect(v);
         if (this.is('(')) unsupported('parenthesized splat');
         a = node(v === '*' ? 'list_splat' : 'dictionary_splat', [this.expression()], st);
       } else if (this.kind() === K.NAME && this.isAt(1, '=')) {
@@ -247,7 +279,7 @@ export abstract class ExprParser extends Cursor {
         if (this.is('for')) {
           if (kids.length) unsupported('generator after arguments');
           const body = withField(a, 'body');
-          const g = node('generator_expression', [body, ...this.clauses()], s, this.expect(')')[1]);
+          const g = node('generator_expression', [body, ...this.clauses()], s, this.expectEnd(')'));
           return g;
         }
       }
@@ -255,7 +287,7 @@ export abstract class ExprParser extends Cursor {
       if (!this.is(',')) break;
       this.p++;
     }
-    return node('argument_list', kids, s, this.expect(')')[1]);
+    return node('argument_list', kids, s, this.expectEnd(')'));
   }
 
 
@@ -280,7 +312,7 @@ export abstract class ExprParser extends Cursor {
    */
   protected starred(inner: () => N): N {
     if (!this.is('*')) return inner();
-    const s = this.expect('*')[0];
+    const s = this.expect('*');
     const name = this.name();
     if (!this.is(',') && !this.is(')') && !this.is(']') && !this.is('}') && !this.is('=') && !this.is('in')) unsupported('starred operand');
     return node('list_splat', [name], s);
@@ -293,7 +325,8 @@ export abstract class ExprParser extends Cursor {
 
   /** `yield`, `yield from x`, `yield a, b` */
   yieldExpr(): N {
-    const [s, e] = this.expect('yield');
+    const s = this.expect('yield');
+    const e = this.prevEnd();
     if (this.is('from')) {
       this.p++;
       return node('yield', [this.expression()], s);
@@ -327,14 +360,14 @@ export function toPattern(n: N): N {
     case 'subscript':
       return n;
     case 'list_splat':
-      if (!['identifier', 'attribute', 'subscript'].includes(n.kids[0].type)) unsupported('splat target');
-      return node('list_splat_pattern', n.kids, n.start, n.end);
+      if (!['identifier', 'attribute', 'subscript'].includes(n.children[0].type)) unsupported('splat target');
+      return node('list_splat_pattern', n.children, n.start, n.end);
     case 'tuple':
-      if (!n.kids.length) unsupported('empty tuple target');
-      return node('tuple_pattern', n.kids.map(toPattern), n.start, n.end);
+      if (!n.children.length) unsupported('empty tuple target');
+      return node('tuple_pattern', n.children.map(toPattern), n.start, n.end);
     case 'list':
-      if (!n.kids.length) unsupported('empty list target');
-      return node('list_pattern', n.kids.map(toPattern), n.start, n.end);
+      if (!n.children.length) unsupported('empty list target');
+      return node('list_pattern', n.children.map(toPattern), n.start, n.end);
     default:
       return unsupported(`target ${n.type}`);
   }

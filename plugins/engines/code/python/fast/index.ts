@@ -1,30 +1,38 @@
+import type { PyParse, Source } from '../pynode.js';
 import { Unsupported, tokenize } from './lexer.js';
 import { StmtParser } from './stmt.js';
-import { type N, placeComments } from './tree.js';
+import { type N, link, placeComments, useSource } from './tree.js';
 
 /**
  * The fast path of the Python parser: a hand-written parser for the part of Python whose
  * tree-sitter-python tree it reproduces exactly, node for node (type, field, named, offsets,
  * comments). Everything else — any construct it does not implement, any syntax error, any layout
  * where tree-sitter's placement is quirky — is `null`, and parser.ts parses with tree-sitter.
- * The equality is held by test/engines/code/python-fast-parser.test.ts (corpus, every test snippet,
- * the stdlib when present, and a seeded mutation fuzz).
+ * The equality is held by test/engines/code/python-fast-*.test.ts (corpus, every test snippet,
+ * the stdlib when present, and a seeded mutation fuzz); docs/engines/code.md has the argument.
  */
-export function fastTree(code: string): N | null {
+export function fastParse(code: string, src: Source, maxDepth: number): PyParse | null {
   try {
-    return fastTreeStrict(code);
+    return fastParseStrict(code, src, maxDepth);
   } catch {
     // Unsupported, or a fault of this parser: either way tree-sitter answers (tests use the strict form)
     return null;
   }
 }
 
-/** As `fastTree`, but only `Unsupported` becomes null: any other fault throws (tests). */
-export function fastTreeStrict(code: string): N | null {
+/** As `fastParse`, but only `Unsupported` becomes null: any other fault throws (tests). */
+export function fastParseStrict(code: string, src: Source, maxDepth: number): PyParse | null {
+  const root = fastTreeStrict(code, src);
+  if (!root) return null;
+  const nodes: N[] = [];
+  return link(root, nodes, maxDepth) ? { root, error: null, nodes } : null;
+}
+
+function fastTreeStrict(code: string, src: Source): N | null {
   try {
+    useSource(src);
     const t = tokenize(code);
-    const p = new StmtParser(code, t);
-    const root = p.module();
+    const root = new StmtParser(code, t).module();
     placeComments(root, t.comments);
     return root;
   } catch (e) {
@@ -32,5 +40,3 @@ export function fastTreeStrict(code: string): N | null {
     throw e;
   }
 }
-
-export type { N } from './tree.js';

@@ -34,9 +34,21 @@ export interface Tokens {
   comments: number[]; // start, end pairs
 }
 
-const OPS3 = new Set(['**=', '//=', '>>=', '<<=', '...']);
-const OPS2 = new Set(['**', '//', '<<', '>>', '<=', '>=', '==', '!=', '->', '+=', '-=', '*=', '/=', '%=', '&=', '|=', '^=', '@=', ':=']);
 const OPS1 = '()[]{},:;.=+-*/%&|^~<>@';
+/** the characters an operator ending in `=` can start with (`==`, `<=`, `+=`, `:=`, …) */
+const BEFORE_EQ = '=!<>+-*/%&|^@:';
+
+/** Length of the operator at i: `**=` `//=` `>>=` `<<=` `...`, the two-character ones, or one of OPS1. */
+function opLength(code: string, i: number): number {
+  const c = code.charCodeAt(i);
+  const c2 = code.charCodeAt(i + 1);
+  if ((c === 42 || c === 47 || c === 60 || c === 62) && c2 === c) return code.charCodeAt(i + 2) === 61 ? 3 : 2;
+  if (c === 46 && c2 === 46 && code.charCodeAt(i + 2) === 46) return 3;
+  if (c2 === 61 && BEFORE_EQ.includes(code[i])) return 2;
+  if (c === 45 && c2 === 62) return 2;
+  if (!OPS1.includes(code[i])) unsupported(`character ${JSON.stringify(code[i])}`);
+  return 1;
+}
 /** names tree-sitter-python treats as keywords in some positions only: their trees are quirky */
 const SOFT = new Set(['print', 'exec', 'async', 'await', 'match', 'type', '__future__', 'case']);
 
@@ -255,7 +267,8 @@ export function tokenize(code: string, from = 0, to = code.length, bracketed = f
       while (isIdChar(code.charCodeAt(j))) j++;
       if (j < to && code.charCodeAt(j) > 127) unsupported('non-ASCII identifier');
       const v = code.slice(i, j);
-      if (SOFT.has(v)) {
+      // the first letters of SOFT (p e a m t _ c): most names skip hashing into the set
+      if ((c === 112 || c === 101 || c === 97 || c === 109 || c === 116 || c === 95 || c === 99) && SOFT.has(v)) {
         // an attribute name, and print(…) / exec(…) as a plain call, are identifiers in both trees;
         // every other use of a soft keyword is refused
         const n = t.kind.length - 1;
@@ -279,13 +292,8 @@ export function tokenize(code: string, from = 0, to = code.length, bracketed = f
       lineEnd = i = e;
       continue;
     }
-    let op = '';
-    const s3 = code.slice(i, i + 3);
-    const s2 = code.slice(i, i + 2);
-    if (OPS3.has(s3)) op = s3;
-    else if (OPS2.has(s2)) op = s2;
-    else if (OPS1.includes(code[i])) op = code[i];
-    else unsupported(`character ${JSON.stringify(code[i])}`);
+    const len = opLength(code, i);
+    const op = code.slice(i, i + len);
     if (i + op.length > to) unsupported('operator past range');
     if (op === '(' || op === '[' || op === '{') depth++;
     else if (op === ')' || op === ']' || op === '}') {

@@ -95,10 +95,10 @@ export class StmtParser extends AtomParser {
   }
 
   private ifStatement(): N {
-    const s = this.expect('if')[0];
+    const s = this.expect('if');
     const kids = [withField(this.expression(), 'condition'), withField(this.suite(), 'consequence')];
     while (this.is('elif')) {
-      const es = this.expect('elif')[0];
+      const es = this.expect('elif');
       const cond = withField(this.expression(), 'condition');
       kids.push(withField(node('elif_clause', [cond, withField(this.suite(), 'consequence')], es), 'alternative'));
     }
@@ -107,12 +107,12 @@ export class StmtParser extends AtomParser {
   }
 
   private elseClause(): N {
-    const s = this.expect('else')[0];
+    const s = this.expect('else');
     return node('else_clause', [withField(this.suite(), 'body')], s);
   }
 
   private loop(type: string): N {
-    const [s] = this.expect(type === 'for_statement' ? 'for' : 'while');
+    const s = this.expect(type === 'for_statement' ? 'for' : 'while');
     const kids: N[] = [];
     if (type === 'for_statement') {
       kids.push(withField(this.targets('in'), 'left'));
@@ -125,10 +125,10 @@ export class StmtParser extends AtomParser {
   }
 
   private tryStatement(): N {
-    const s = this.expect('try')[0];
+    const s = this.expect('try');
     const kids = [withField(this.suite(), 'body')];
     while (this.is('except')) {
-      const es = this.expect('except')[0];
+      const es = this.expect('except');
       const ck: N[] = [];
       if (!this.is(':')) {
         if (this.is('*')) unsupported('except*');
@@ -140,7 +140,7 @@ export class StmtParser extends AtomParser {
     }
     if (this.is('else')) kids.push(this.elseClause());
     if (this.is('finally')) {
-      const fs = this.expect('finally')[0];
+      const fs = this.expect('finally');
       kids.push(node('finally_clause', [this.suite()], fs));
     }
     if (kids.length === 1) unsupported('try without handlers');
@@ -158,7 +158,7 @@ export class StmtParser extends AtomParser {
   }
 
   private withStatement(): N {
-    const s = this.expect('with')[0];
+    const s = this.expect('with');
     if (this.is('(')) unsupported('parenthesized with');
     const items: N[] = [];
     for (;;) {
@@ -170,11 +170,11 @@ export class StmtParser extends AtomParser {
   }
 
   private functionDefinition(): N {
-    const s = this.expect('def')[0];
+    const s = this.expect('def');
     const kids = [withField(this.name(), 'name')];
-    const ps = this.expect('(')[0];
+    const ps = this.expect('(');
     const params = this.params('parameters', true);
-    kids.push(withField(node('parameters', params.kids, ps, this.expect(')')[1]), 'parameters'));
+    kids.push(withField(node('parameters', params.children, ps, this.expectEnd(')')), 'parameters'));
     if (this.is('->')) {
       this.p++;
       kids.push(withField(this.type(), 'return_type'));
@@ -184,7 +184,7 @@ export class StmtParser extends AtomParser {
   }
 
   private classDefinition(): N {
-    const s = this.expect('class')[0];
+    const s = this.expect('class');
     const kids = [withField(this.name(), 'name')];
     if (this.is('(')) kids.push(withField(this.argumentList(), 'superclasses'));
     kids.push(withField(this.suite(), 'body'));
@@ -194,7 +194,7 @@ export class StmtParser extends AtomParser {
   private decorated(): N {
     const decorators: N[] = [];
     while (this.is('@')) {
-      const s = this.expect('@')[0];
+      const s = this.expect('@');
       const e = this.expression();
       if (this.kind() !== K.NEWLINE) unsupported('decorator end');
       decorators.push(node('decorator', [e], s, this.t.start[this.p++]));
@@ -218,12 +218,12 @@ export class StmtParser extends AtomParser {
           this.p++;
           return leaf(`${v}_statement`, s, this.t.end[this.p - 1]);
         case 'return': {
-          const e = this.expect('return')[1];
+          const e = this.expectEnd('return');
           if (this.endsExpressions()) return leaf('return_statement', s, e);
           return node('return_statement', [this.expressions()], s);
         }
         case 'raise': {
-          const e = this.expect('raise')[1];
+          const e = this.expectEnd('raise');
           if (this.endsExpressions()) return leaf('raise_statement', s, e);
           const kids = [this.expressions()];
           if (this.is('from')) {
@@ -274,7 +274,7 @@ export class StmtParser extends AtomParser {
   }
 
   private importStatement(): N {
-    const s = this.expect('import')[0];
+    const s = this.expect('import');
     const kids = [this.importName()];
     while (this.is(',')) {
       this.p++;
@@ -284,7 +284,7 @@ export class StmtParser extends AtomParser {
   }
 
   private importFrom(): N {
-    const s = this.expect('from')[0];
+    const s = this.expect('from');
     let module: N;
     if (this.is('.') || this.is('...')) {
       const ds = this.startOf();
@@ -296,7 +296,8 @@ export class StmtParser extends AtomParser {
     const kids = [withField(module, 'module_name')];
     this.expect('import');
     if (this.is('*')) {
-      const [ws, we] = this.expect('*');
+      const ws = this.expect('*');
+      const we = this.prevEnd();
       kids.push(leaf('wildcard_import', ws, we));
       return node('import_from_statement', kids, s);
     }
@@ -308,7 +309,7 @@ export class StmtParser extends AtomParser {
       this.p++;
       if (paren && this.is(')')) break;
     }
-    const end = paren ? this.expect(')')[1] : kids[kids.length - 1].end;
+    const end = paren ? this.expectEnd(')') : kids[kids.length - 1].end;
     return node('import_from_statement', kids, s, end);
   }
 
