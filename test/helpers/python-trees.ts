@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Test } from 'tap';
 import ts from 'typescript';
@@ -114,3 +114,20 @@ export function checkAll(t: Test, name: string, inputs: Array<[string, string]>)
   return accepted;
 }
 
+/** The local standard library's files (its test suites, or the rest) compared; says so when there is no python3. */
+export function checkStdlib(t: Test, tests: boolean): void {
+  const dir = stdlibDir();
+  if (!dir) {
+    t.comment('stdlib: no python3 on this machine, its standard library was NOT compared');
+    t.pass('nothing to compare here');
+    return;
+  }
+  const files = stdlibFiles(dir).filter((f) => {
+    const parts = relative(dir, f).split(sep);
+    return !parts.includes('site-packages') && (parts.includes('test') || parts.includes('tests')) === tests;
+  });
+  const inputs = files.map((f): [string, string] => [relative(dir, f), readFileSync(f, 'utf8')]);
+  const name = tests ? 'stdlib test suites' : 'stdlib';
+  t.comment(`${name}: ${inputs.length} files under ${dir}`);
+  t.ok(checkAll(t, name, inputs) > 0, 'some of the standard library takes the fast path');
+}

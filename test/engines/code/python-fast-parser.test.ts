@@ -26,6 +26,21 @@ t.test('test snippets: identical trees where accepted', async (t) => {
   t.ok(run(t, 'snippets', inputs) > 0);
 });
 
+t.test('every pair of operators groups as in tree-sitter\'s tree', async (t) => {
+  // tree-sitter-python's precedences are not all Python's (`^` binds tighter than `&` there)
+  const binary = ['|', '^', '&', '<<', '>>', '+', '-', '*', '/', '//', '%', '@', '**', '<', '==', 'in', 'not in', 'is', 'is not', 'and', 'or'];
+  const plain: Array<[string, string]> = [];
+  const mixed: Array<[string, string]> = [];
+  for (const a of binary) {
+    for (const b of binary) {
+      plain.push([`${a} ${b}`, `x = p ${a} q ${b} r\n`]);
+      mixed.push([`${a} ${b} unary`, `x = -p ${a} not q ${b} ~r\n`], [`${a} ${b} ternary`, `x = p ${a} q if r ${b} s else lambda: t ${a} u\n`]);
+    }
+  }
+  t.equal(run(t, 'operator pairs', plain), plain.length, 'every pair is accepted');
+  t.ok(run(t, 'operator pairs with unary, not, conditional, lambda', mixed) > mixed.length / 2);
+});
+
 t.test('what the fast parser refuses goes to tree-sitter, with its errors', async (t) => {
   const refused = [
     'print "py2"\n', // Python 2: tree-sitter flags it

@@ -3,6 +3,7 @@ import { Parser, Language, type Tree } from 'web-tree-sitter';
 import { type RawCursor, checkRawWalk, initRaw, rootHasError, treeAddress } from './ts-raw.js';
 import { type TreeVisitor, walkTree } from './ts-mem.js';
 import { fastParse } from './fast/index.js';
+import { SAMPLE, sameTrees } from './fast/selfcheck.js';
 import { LEAF, PyNode, type PyParse, Source } from './pynode.js';
 
 export { PyNode, type PyParse } from './pynode.js';
@@ -55,6 +56,7 @@ export function initPython(): Promise<Grammar> {
       for (let id = 1; id <= lang.fieldCount; id++) fields.push(intern(lang.fieldNameForId(id)));
       checkRawWalk(raw, parser);
       grammar = { parser, raw, types, named, py2: types.map((ty) => PY2_ONLY.has(ty)), fields };
+      if (fastPath) fastPath = checkFastPath();
       return grammar;
     })();
     ready.catch(() => {
@@ -171,6 +173,22 @@ export function setFastPython(on: boolean): boolean {
   const was = fastPath;
   fastPath = on;
   return was;
+}
+
+/** repetitions of the start-up sample: enough for V8 to compile the fast parser's hot functions */
+const WARM_UP = 40;
+
+/** The start-up check and warm-up of the fast path (fast/selfcheck.ts); false turns the path off. */
+function checkFastPath(): boolean {
+  const src = new Source(SAMPLE);
+  if (!sameTrees(fastParse(SAMPLE, src, MAX_DEPTH), parseTreeSitter(SAMPLE))) return false;
+  for (let i = 0; i < WARM_UP; i++) fastParse(SAMPLE, src, MAX_DEPTH);
+  return true;
+}
+
+/** Whether this thread answers with the fast path (on unless switched off or its start-up check failed). */
+export function fastPythonOn(): boolean {
+  return fastPath;
 }
 
 /** Parses with the already-initialised parser (call `initPython()` first). */

@@ -3,17 +3,18 @@ import { K, unsupported } from './lexer.js';
 import { type N, leaf, node, token, withField } from './tree.js';
 
 /**
- * Binary operator level, loosest first (tree-sitter-python's PREC: `|` 0, `^` 1, `&` 2, shifts 3,
- * `+ -` 4, `* / // % @` 5), or -1; by character codes, so no operator string is hashed.
+ * Binary operator level, loosest first, as tree-sitter-python's PREC has them: `|` 0, `&` 1, `^` 2
+ * (tighter than `&`, unlike Python's grammar: its tree, not Python's, is what must be reproduced),
+ * shifts 3, `+ -` 4, `* / // % @` 5; else -1. By character codes, so no operator string is hashed.
  */
 function binaryLevel(v: string): number {
   if (v.length === 1) {
     switch (v.charCodeAt(0)) {
       case 124:
         return 0;
-      case 94:
-        return 1;
       case 38:
+        return 1;
+      case 94:
         return 2;
       case 43:
       case 45:
