@@ -1,6 +1,7 @@
 import t from 'tap';
 import { analyzePythonSync } from '../../../plugins/engines/code/index.js';
-import { MAX_DEPTH, initPython, parsePythonSync, setFastPython } from '../../../plugins/engines/code/python/parser.js';
+import { MAX_DEPTH, fastPythonOn, initPython, parsePythonSync, parseTreeSitter, setFastPython } from '../../../plugins/engines/code/python/parser.js';
+import { SAMPLE, sameTrees } from '../../../plugins/engines/code/python/fast/selfcheck.js';
 import { Source } from '../../../plugins/engines/code/python/pynode.js';
 import { fastParse } from '../../../plugins/engines/code/python/fast/index.js';
 import { checkAll as run, corpusInputs, snippetInputs } from '../../helpers/python-trees.js';
@@ -66,4 +67,16 @@ t.test('PROOFGATE_PYTHON_FAST=off: the same analysis from tree-sitter alone', as
     else checked++;
   }
   t.ok(checked > 1000, `${checked} analyses identical with and without the fast path`);
+});
+
+t.test('the start-up check: the sample parses to tree-sitter\'s tree, and a difference turns the path off', async (t) => {
+  t.ok(fastPythonOn(), 'the check passed at initPython(): the fast path is on');
+  const fast = fastParse(SAMPLE, new Source(SAMPLE), MAX_DEPTH);
+  t.ok(sameTrees(fast, parseTreeSitter(SAMPLE)), 'the sample is the same tree both ways');
+  t.notOk(sameTrees(null, parseTreeSitter(SAMPLE)), 'a sample the fast parser refuses fails the check');
+  const moved = fastParse(SAMPLE, new Source(SAMPLE), MAX_DEPTH);
+  const op = moved?.nodes.find((n) => n.field === 'operator');
+  if (op) (op as unknown as { field: string }).field = 'operators';
+  t.ok(op, 'the sample has a field-carrying operator');
+  t.notOk(sameTrees(moved, parseTreeSitter(SAMPLE)), 'one field differing fails the check');
 });
