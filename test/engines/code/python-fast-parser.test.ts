@@ -46,7 +46,7 @@ t.test('what the fast parser refuses goes to tree-sitter, with its errors', asyn
   const refused = [
     'print "py2"\n', // Python 2: tree-sitter flags it
     'def f(:\n    pass\n', // syntax error
-    'x = 1 + \\\n    2\n', // line continuation
+    'x = 1 + \\\n\n', // a line continuation before a blank line
     'if x:\n\ty = 1\n', // tab indentation
     'match p:\n    case 1:\n        pass\n', // soft keyword
     'x = (' + '('.repeat(150) + '1' + ')'.repeat(150) + ')\n', // deeper than the fast path goes

@@ -1,7 +1,7 @@
 import type { PyParse, Source } from '../pynode.js';
 import { Unsupported, tokenize } from './lexer.js';
 import { StmtParser } from './stmt.js';
-import { type N, link, placeComments, useSource } from './tree.js';
+import { type N, link, placeExtras, useSource } from './tree.js';
 
 /**
  * The fast path of the Python parser: a hand-written parser for the part of Python whose
@@ -33,7 +33,8 @@ function fastTreeStrict(code: string, src: Source): N | null {
     useSource(src);
     const t = tokenize(code);
     const root = new StmtParser(code, t).module();
-    placeComments(root, t.comments);
+    placeExtras(root, t.comments, 'comment');
+    placeExtras(root, t.continuations, 'line_continuation');
     return root;
   } catch (e) {
     if (e instanceof Unsupported) return null;

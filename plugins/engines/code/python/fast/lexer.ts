@@ -4,7 +4,7 @@
  * line's last token or trailing comment, INDENT at the end of the header line, and DEDENT where the
  * scanner would emit it (after the comment lines it keeps in the closing block). Comments are kept
  * aside; the tree places them by position (tree.ts). Anything this lexer does not model exactly
- * (tabs, CR, form feeds, line continuations, non-ASCII outside strings and comments, odd number
+ * (tabs, CR, form feeds, odd line continuations, non-ASCII outside strings and comments, odd number
  * forms, soft keywords) throws `Unsupported`, and the caller falls back to tree-sitter.
  */
 export class Unsupported extends Error {}
@@ -32,6 +32,7 @@ export interface Tokens {
   /** the text of NAME and OP tokens, '' otherwise */
   val: string[];
   comments: number[]; // start, end pairs
+  continuations: number[]; // start, end pairs of `\` + line break
 }
 
 const OPS1 = '()[]{},:;.=+-*/%&|^~<>@';
@@ -150,7 +151,7 @@ function lessIndented(code: string, i: number, to: number, indent: number): bool
  * comments, no nested f-strings.
  */
 export function tokenize(code: string, from = 0, to = code.length, bracketed = false): Tokens {
-  const t: Tokens = { kind: [], start: [], end: [], val: [], comments: [] };
+  const t: Tokens = { kind: [], start: [], end: [], val: [], comments: [], continuations: [] };
   const push = (k: K, s: number, e: number, v: string): void => {
     t.kind.push(k);
     t.start.push(s);
@@ -243,6 +244,19 @@ export function tokenize(code: string, from = 0, to = code.length, bracketed = f
       }
       continue;
     }
+    if (c === 92) {
+      // a line continuation: an extra like a comment (tree.ts places both); the next line must
+      // hold code (a blank or comment line after it is not modelled)
+      if (bracketed || code.charCodeAt(i + 1) !== 10) unsupported('backslash');
+      let j = i + 2;
+      while (code.charCodeAt(j) === 32) j++;
+      const n = code.charCodeAt(j);
+      if (j >= to || n === 10 || n === 35 || n === 92 || n === 13 || n === 9 || n === 12) unsupported('continuation before no code');
+      // before a string the external scanner takes it as the string_start's padding: no node
+      if (n !== 34 && n !== 39 && !(isIdStart(n) && stringStart(code, j))) t.continuations.push(i, i + 2);
+      i += 2;
+      continue;
+    }
     if (c === 35) {
       if (bracketed) unsupported('comment in interpolation');
       let e = code.indexOf('\n', i);
@@ -273,7 +287,11 @@ export function tokenize(code: string, from = 0, to = code.length, bracketed = f
         // every other use of a soft keyword is refused
         const n = t.kind.length - 1;
         const afterDot = n >= 0 && t.kind[n] === K.OP && t.val[n] === '.';
-        if (!afterDot && !((v === 'print' || v === 'exec') && code.charCodeAt(j) === 40)) unsupported(`soft keyword ${v}`);
+        // `type` / `match` start their statements only at a statement's start: elsewhere a name
+        const pv = n >= 0 ? t.val[n] : '';
+        const midStatement = n >= 0 && (t.kind[n] === K.OP || t.kind[n] === K.NAME) && pv !== ';' && pv !== ':';
+        const name = afterDot || ((v === 'type' || v === 'match') && midStatement && !bracketed);
+        if (!name && !((v === 'print' || v === 'exec') && code.charCodeAt(j) === 40)) unsupported(`soft keyword ${v}`);
       }
       push(K.NAME, i, j, v);
       lineEnd = i = j;

@@ -50,7 +50,7 @@ export function stringNode(code: string, s: number, e: number, expr: (from: numb
       }
       if (c === 125) unsupported('lone } in f-string');
       flush(i);
-      const end = interpolation(code, i, bodyEnd, expr, kids);
+      const end = interpolation(code, i, bodyEnd, code[q], expr, kids);
       i = end;
       continue;
     }
@@ -82,7 +82,7 @@ function escapeEnd(code: string, i: number, bytes: boolean): number {
 }
 
 /** `{expr[!c][:spec]}` starting at `{` (i); pushes the interpolation node and returns its end. */
-function interpolation(code: string, i: number, limit: number, expr: (from: number, to: number) => N, kids: N[]): number {
+function interpolation(code: string, i: number, limit: number, quote: string, expr: (from: number, to: number) => N, kids: N[]): number {
   let depth = 0;
   let j = i + 1;
   let exprEnd = -1;
@@ -90,7 +90,13 @@ function interpolation(code: string, i: number, limit: number, expr: (from: numb
     const c = code[j];
     if (c === '(' || c === '[') depth++;
     else if (c === ')' || c === ']') depth--;
-    else if (c === '{' || c === '\\' || c === '#' || c === '\n' || c === '"' || c === "'") unsupported('complex interpolation');
+    else if (c === '"' || c === "'") {
+      // a plain single-quoted string inside, with the other quote (the same one is refused: it
+      // ends a single-quoted f-string); the interpolation's own tokenizer reads it
+      const close = code.indexOf(c, j + 1);
+      if (c === quote || code[j + 1] === c || close < 0 || close >= limit || /[\\\n{}]/.test(code.slice(j + 1, close))) unsupported('string in interpolation');
+      j = close;
+    } else if (c === '{' || c === '\\' || c === '#' || c === '\n') unsupported('complex interpolation');
     else if (depth === 0 && (c === '}' || c === ':' || (c === '!' && code[j + 1] !== '='))) {
       exprEnd = j;
       break;

@@ -38,11 +38,11 @@ export function withField<T extends N>(n: T, field: string): T {
 }
 
 /**
- * Puts each comment where tree-sitter puts an extra: inside the deepest node that has tokens on
+ * Puts each comment or line continuation where tree-sitter puts an extra: inside the deepest node that has tokens on
  * both sides of it, i.e. whose span contains it (zero-width NEWLINE/INDENT/DEDENT tokens included:
  * the lexer places them, and the statement parser extends block spans to them).
  */
-export function placeComments(root: N, comments: number[]): void {
+export function placeExtras(root: N, comments: number[], type: 'comment' | 'line_continuation'): void {
   for (let k = 0; k < comments.length; k += 2) {
     const s = comments[k];
     const e = comments[k + 1];
@@ -69,7 +69,7 @@ export function placeComments(root: N, comments: number[]): void {
       n = inner;
     }
     if (n.children === LEAF) n.children = [];
-    n.children.splice(at, 0, leaf('comment', s, e));
+    n.children.splice(at, 0, leaf(type, s, e));
   }
 }
 
