@@ -60,12 +60,12 @@ export function corpusInputs(): Array<[string, string]> {
 const TEST_DIR = fileURLToPath(new URL('../../../test/', import.meta.url));
 
 /**
- * Every string literal in the code-engine and A2A test sources: a superset of their Python
+ * Every string literal in the code-engine, A2A and batch test sources: a superset of their Python
  * snippets (the rest is refused by the fast parser or parses the same both ways).
  */
 export function snippetInputs(): Array<[string, string]> {
   const out: Array<[string, string]> = [];
-  for (const dir of ['engines/code', 'a2a']) {
+  for (const dir of ['engines/code', 'a2a', 'batch']) {
     for (const f of readdirSync(join(TEST_DIR, dir)).sort()) {
       if (!f.endsWith('.ts')) continue;
       const src = readFileSync(join(TEST_DIR, dir, f), 'utf8');
