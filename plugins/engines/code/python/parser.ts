@@ -175,15 +175,9 @@ export function setFastPython(on: boolean): boolean {
   return was;
 }
 
-/** repetitions of the start-up sample: enough for V8 to compile the fast parser's hot functions */
-const WARM_UP = 40;
-
-/** The start-up check and warm-up of the fast path (fast/selfcheck.ts); false turns the path off. */
+/** The start-up check of the fast path (fast/selfcheck.ts); false turns the path off. */
 function checkFastPath(): boolean {
-  const src = new Source(SAMPLE);
-  if (!sameTrees(fastParse(SAMPLE, src, MAX_DEPTH), parseTreeSitter(SAMPLE))) return false;
-  for (let i = 0; i < WARM_UP; i++) fastParse(SAMPLE, src, MAX_DEPTH);
-  return true;
+  return sameTrees(fastParse(SAMPLE, new Source(SAMPLE), MAX_DEPTH), parseTreeSitter(SAMPLE));
 }
 
 /** Whether this thread answers with the fast path (on unless switched off or its start-up check failed). */

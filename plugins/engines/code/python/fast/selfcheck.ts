@@ -4,8 +4,7 @@ import type { PyNode, PyParse } from '../pynode.js';
  * The start-up check of the fast path: on a sample that uses every construct the fast parser
  * builds, its tree must be tree-sitter's, node for node. A tree-sitter-python whose trees differ
  * (an upgrade that renames or reshapes nodes) turns the fast path off for the thread instead of
- * handing the rules trees of the old shape. The repetitions compile the parser's hot functions
- * before the first request, as the grammar is loaded before it (the sidecar's warm-up).
+ * handing the rules trees of the old shape.
  */
 export const SAMPLE = `# sample: every construct of the fast path
 import os, sys as system
