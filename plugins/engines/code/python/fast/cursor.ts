@@ -48,7 +48,8 @@ export class Cursor {
     return this.t.end[this.p - 1];
   }
   protected name(): N {
-    if (this.kind() !== K.NAME || KEYWORDS.has(this.t.val[this.p])) unsupported('expected a name');
+    const v = this.t.val[this.p];
+    if (this.kind() !== K.NAME || KEYWORDS.has(v) || v === 'async' || v === 'await') unsupported('expected a name');
     const at = this.p++;
     return leaf('identifier', this.t.start[at], this.t.end[at]);
   }

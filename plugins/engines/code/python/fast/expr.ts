@@ -196,6 +196,14 @@ export abstract class ExprParser extends Cursor {
   }
 
   private unary(): N {
+    if (this.is('await')) {
+      // tree-sitter's `await` takes a primary at unary precedence: `await a ** b` is await(a ** b)
+      const s = this.expect('await');
+      this.deeper();
+      const arg = this.unary();
+      this.nesting--;
+      return node('await', [arg], s);
+    }
     const v = this.t.val[this.p];
     if (this.kind() === K.OP && (v === '-' || v === '+' || v === '~')) {
       const op = token(v, 'operator', this.t.start[this.p], this.t.end[this.p++]);

@@ -291,7 +291,13 @@ export function tokenize(code: string, from = 0, to = code.length, bracketed = f
         const pv = n >= 0 ? t.val[n] : '';
         const midStatement = n >= 0 && (t.kind[n] === K.OP || t.kind[n] === K.NAME) && pv !== ';' && pv !== ':';
         const name = afterDot || ((v === 'type' || v === 'match') && midStatement && !bracketed);
-        if (!name && !((v === 'print' || v === 'exec') && code.charCodeAt(j) === 40)) unsupported(`soft keyword ${v}`);
+        const call = (v === 'print' || v === 'exec') && code.charCodeAt(j) === 40;
+        // `async` opening a def / for / with statement, `await` before an operand (the parser checks the rest)
+        const statementStart = n < 0 || t.kind[n] === K.NEWLINE || t.kind[n] === K.INDENT || t.kind[n] === K.DEDENT;
+        const async = v === 'async' && statementStart && !bracketed && /^ (def|for|with) /.test(code.slice(j, j + 6));
+        const a = code.charCodeAt(j + 1);
+        const await_ = v === 'await' && code.charCodeAt(j) === 32 && (isIdStart(a) || a === 40 || a === 91 || a === 123 || a === 34 || a === 39 || isDigit(a));
+        if (!name && !call && !async && !await_) unsupported(`soft keyword ${v}`);
       }
       push(K.NAME, i, j, v);
       lineEnd = i = j;

@@ -50,6 +50,12 @@ class C(Base, metaclass=M):
         v = f"{a!r:>10} {b.c[0]} {{}}" rb"x\\d" 'q' + ~1 // 2 << 3 | 4 & 5 ^ 6 @ m
         w = [*args], (*args,), {**kw}, (), [], {}, ..., 1.5e3, 0x1F, True, False
         return a, b
+
+
+async def co(session, *urls):
+    async with session.get(urls[0]) as r:
+        async for chunk in r:
+            yield await chunk.read() ** 2
 `;
 
 function line(n: PyNode, at: Map<PyNode, number>): string {

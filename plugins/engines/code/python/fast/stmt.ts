@@ -28,6 +28,15 @@ export class StmtParser extends AtomParser {
     if (k === K.INDENT || k === K.DEDENT) unsupported('unexpected indentation');
     if (k === K.NAME) {
       switch (this.t.val[this.p]) {
+        case 'async': {
+          // `async def` / `async for` / `async with`: the node starts at `async` (not itself a node)
+          const s = this.expect('async');
+          if (this.is('def')) out.push(this.functionDefinition(s));
+          else if (this.is('for')) out.push(this.loop('for_statement', s));
+          else if (this.is('with')) out.push(this.withStatement(s));
+          else unsupported('async');
+          return;
+        }
         case 'if':
           out.push(this.ifStatement());
           return;
@@ -111,8 +120,9 @@ export class StmtParser extends AtomParser {
     return node('else_clause', [withField(this.suite(), 'body')], s);
   }
 
-  private loop(type: string): N {
-    const s = this.expect(type === 'for_statement' ? 'for' : 'while');
+  private loop(type: string, start?: number): N {
+    const s = start ?? this.startOf();
+    this.expect(type === 'for_statement' ? 'for' : 'while');
     const kids: N[] = [];
     if (type === 'for_statement') {
       kids.push(withField(this.targets('in'), 'left'));
@@ -157,8 +167,9 @@ export class StmtParser extends AtomParser {
     return node('as_pattern', [e, withField(node('as_pattern_target', [target]), 'alias')]);
   }
 
-  private withStatement(): N {
-    const s = this.expect('with');
+  private withStatement(start?: number): N {
+    const s = start ?? this.startOf();
+    this.expect('with');
     if (this.is('(')) unsupported('parenthesized with');
     const items: N[] = [];
     for (;;) {
@@ -169,8 +180,9 @@ export class StmtParser extends AtomParser {
     return node('with_statement', [node('with_clause', items), withField(this.suite(), 'body')], s);
   }
 
-  private functionDefinition(): N {
-    const s = this.expect('def');
+  private functionDefinition(start?: number): N {
+    const s = start ?? this.startOf();
+    this.expect('def');
     const kids = [withField(this.name(), 'name')];
     const ps = this.expect('(');
     const params = this.params('parameters', true);
@@ -200,7 +212,8 @@ export class StmtParser extends AtomParser {
       decorators.push(node('decorator', [e], s, this.t.start[this.p++]));
     }
     let def: N;
-    if (this.is('def')) def = this.functionDefinition();
+    if (this.is('async') && this.isAt(1, 'def')) def = this.functionDefinition(this.expect('async'));
+    else if (this.is('def')) def = this.functionDefinition();
     else if (this.is('class')) def = this.classDefinition();
     else return unsupported('decorated statement');
     return node('decorated_definition', [...decorators, withField(def, 'definition')]);
