@@ -14,7 +14,9 @@ const SEED = Number(process.env.PY_FAST_FUZZ_SEED ?? 20);
 const INSERTS = ["'", '"', '"""', '(', ')', '[', ']', '{', '}', '\\', '\n', '\n    ', '    ', '#', '# c\n', ':', ',', '=', '*', '**', '.', '@',
   'f"{', '}"', "r'", 'b"', 'not ', ' in ', 'lambda ', 'if ', 'else ', 'yield ', '\t', ';', '\\\n', 'u"', '\r\n', '->', ':=',
   // operators in place of others: their grouping must stay tree-sitter's
-  ' & ', ' ^ ', ' | ', ' << ', ' % ', ' @ ', ' ** ', ' and ', ' or ', ' < ', ' is ', ' is not ', '-', '~', ' if ', ' for ', 'async ', 'await ', ' type ', ' match '];
+  ' & ', ' ^ ', ' | ', ' << ', ' % ', ' @ ', ' ** ', ' and ', ' or ', ' < ', ' is ', ' is not ', '-', '~', ' if ', ' for ', 'async ', 'await ', ' type ', ' match ',
+  // raw strings opening with backslash pairs
+  "r'\\\\", 'r"\\', "r'\\'", '\\\\'];
 
 function rng(seed: number): () => number {
   let a = seed >>> 0;

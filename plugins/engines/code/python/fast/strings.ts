@@ -15,8 +15,9 @@ export function stringNode(code: string, s: number, e: number, expr: (from: numb
   const bytes = prefix.includes('b');
   const fmt = prefix.includes('f');
   const bodyEnd = e - ql;
-  // tree-sitter folds a raw body of only escaped pairs (r'\\') into string_end: refused
-  if (raw && code.charCodeAt(q + ql) === 92) unsupported('raw string starting with a backslash');
+  // in a raw f-string every interpolation starts a new content token, each with the quirk below
+  if (raw && fmt && code.slice(q + ql, bodyEnd).includes('\\')) unsupported('backslash in a raw f-string');
+  if (raw && code.charCodeAt(q + ql) === 92) rawOpening(code, q + ql, bodyEnd, code[q]);
   const kids: N[] = [leaf('string_start', s, q + ql)];
   let runStart = -1;
   let run: N[] = [];
@@ -59,6 +60,19 @@ export function stringNode(code: string, s: number, e: number, expr: (from: numb
   flush(bodyEnd);
   kids.push(leaf('string_end', bodyEnd, e));
   return node('string', kids, s, e);
+}
+
+/**
+ * A raw body that starts with a backslash: the scanner steps over `\\` and `\<quote>` pairs without
+ * counting them as content, so a body of nothing but such pairs (r'\\\\') becomes part of string_end.
+ * That body, and a pair run ending in a line break, are refused; any other
+ * character after the pairs makes an ordinary string_content.
+ */
+function rawOpening(code: string, from: number, bodyEnd: number, quote: string): void {
+  let k = from;
+  while (k < bodyEnd && code[k] === '\\' && (code[k + 1] === quote || code[k + 1] === '\\')) k += 2;
+  const c = code[k];
+  if (k >= bodyEnd || c === '\n' || (c === '\\' && code[k + 1] === '\n')) unsupported('raw string of escaped pairs');
 }
 
 /** End of the escape sequence whose letter is at i, or 0 when the backslash escapes nothing. */
