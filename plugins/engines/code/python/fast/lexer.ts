@@ -290,7 +290,11 @@ export function tokenize(code: string, from = 0, to = code.length, bracketed = f
         // `type` / `match` start their statements only at a statement's start: elsewhere a name
         const pv = n >= 0 ? t.val[n] : '';
         const midStatement = n >= 0 && (t.kind[n] === K.OP || t.kind[n] === K.NAME) && pv !== ';' && pv !== ':';
-        const name = afterDot || ((v === 'type' || v === 'match') && midStatement && !bracketed);
+        // at a statement's start only before `=` or `.`, which cannot open a type alias's or a match
+        // statement's operand (`type(x).y = 1` is a type alias there)
+        const after = code.charCodeAt(j) === 32 ? code.charCodeAt(j + 1) : code.charCodeAt(j);
+        const plainStart = (after === 61 && code.charCodeAt(code.indexOf('=', j) + 1) !== 61) || after === 46;
+        const name = afterDot || ((v === 'type' || v === 'match') && (midStatement || plainStart) && !bracketed);
         const call = (v === 'print' || v === 'exec') && code.charCodeAt(j) === 40;
         // `async` opening a def / for / with statement, `await` before an operand (the parser checks the rest)
         const statementStart = n < 0 || t.kind[n] === K.NEWLINE || t.kind[n] === K.INDENT || t.kind[n] === K.DEDENT;

@@ -124,6 +124,8 @@ function interpolation(code: string, i: number, limit: number, quote: string, ex
     inner.push(withField(leaf('type_conversion', j, j + 2), 'type_conversion'));
     j += 2;
   }
+  // `{x:=…}`: tree-sitter reads `:=` as the walrus operator, not a format spec starting with `=`
+  if (code[j] === ':' && code[j + 1] === '=') unsupported('format spec starting with =');
   if (code[j] === ':') {
     const close = code.indexOf('}', j);
     if (close < 0 || close > limit) unsupported('format spec');
