@@ -1,4 +1,5 @@
 import t from 'tap';
+import { execFileSync } from 'node:child_process';
 import { analyzePythonSync } from '../../../plugins/engines/code/index.js';
 import { MAX_DEPTH, fastPythonOn, initPython, parsePythonSync, parseTreeSitter, setFastPython } from '../../../plugins/engines/code/python/parser.js';
 import { SAMPLE, sameTrees } from '../../../plugins/engines/code/python/fast/selfcheck.js';
@@ -79,4 +80,17 @@ t.test('the start-up check: the sample parses to tree-sitter\'s tree, and a diff
   if (op) (op as unknown as { field: string }).field = 'operators';
   t.ok(op, 'the sample has a field-carrying operator');
   t.notOk(sameTrees(moved, parseTreeSitter(SAMPLE)), 'one field differing fails the check');
+});
+
+t.test('PROOFGATE_PYTHON_FAST=off in the environment turns the fast path off for the process', async (t) => {
+  const parser = new URL('../../../plugins/engines/code/python/parser.js', import.meta.url).href;
+  const script = `const m = await import(${JSON.stringify(parser)}); await m.initPython(); console.log(m.fastPythonOn());`;
+  const run = (value: string | undefined): string => {
+    const env = { ...process.env };
+    if (value === undefined) delete env.PROOFGATE_PYTHON_FAST;
+    else env.PROOFGATE_PYTHON_FAST = value;
+    return execFileSync(process.execPath, ['--input-type=module', '-e', script], { env, encoding: 'utf8' }).trim();
+  };
+  t.equal(run('off'), 'false', 'off: every input goes to tree-sitter');
+  t.equal(run(undefined), 'true', 'unset: the fast path is on');
 });
