@@ -2,6 +2,11 @@ import { createRequire } from 'node:module';
 import { Parser, Language, type Tree } from 'web-tree-sitter';
 import { type RawCursor, checkRawWalk, initRaw, rootHasError, treeAddress } from './ts-raw.js';
 import { type TreeVisitor, walkTree } from './ts-mem.js';
+import { fastParse } from './fast/index.js';
+import { SAMPLE, sameTrees } from './fast/selfcheck.js';
+import { LEAF, PyNode, type PyParse, Source } from './pynode.js';
+
+export { PyNode, type PyParse } from './pynode.js';
 
 /**
  * Python source → a plain JS tree. tree-sitter (wasm) was measured against @lezer/python on the
@@ -10,76 +15,6 @@ import { type TreeVisitor, walkTree } from './ts-mem.js';
  * plain objects once, read straight from wasm memory (ts-mem.ts, held to the public API by
  * ts-raw.ts); names come from per-language caches and positions from a line table.
  */
-/** The children of every leaf: one shared, frozen array instead of an empty one per node. */
-const LEAF: PyNode[] = Object.freeze([]) as unknown as PyNode[];
-
-export class PyNode {
-  /** set only by the tree copy (replaced on the first child, since leaves share LEAF) */
-  children: PyNode[] = LEAF;
-  constructor(
-    readonly type: string,
-    /** field name under the parent (`function`, `arguments`, `name`, …), or null */
-    readonly field: string | null,
-    readonly named: boolean,
-    private readonly src: Source,
-    /** offsets in UTF-16 code units */
-    readonly start: number,
-    readonly end: number,
-    readonly parent: PyNode | null,
-  ) {}
-
-  /** Source text, sliced on demand: storing it per node would cost O(size × depth) memory. */
-  get text(): string {
-    return this.src.code.slice(this.start, this.end);
-  }
-
-  /** 0-based row */
-  get row(): number {
-    return this.src.rowOf(this.start);
-  }
-
-  /** 0-based column in UTF-16 code units */
-  get col(): number {
-    return this.start - this.lineStart;
-  }
-
-  /** offset of the first character of the line the node starts on */
-  get lineStart(): number {
-    return this.src.lineStarts[this.src.rowOf(this.start)];
-  }
-}
-
-class Source {
-  readonly lineStarts: number[] = [0];
-  constructor(readonly code: string) {
-    for (let i = code.indexOf('\n'); i !== -1; i = code.indexOf('\n', i + 1)) this.lineStarts.push(i + 1);
-  }
-
-  rowOf(index: number): number {
-    let lo = 0;
-    let hi = this.lineStarts.length - 1;
-    while (lo < hi) {
-      const mid = (lo + hi + 1) >> 1;
-      if (this.lineStarts[mid] <= index) lo = mid;
-      else hi = mid - 1;
-    }
-    return lo;
-  }
-}
-
-export interface PyParse {
-  root: PyNode | null;
-  /** parsing was cancelled at its time budget (pathological input): nothing is known */
-  limit?: boolean;
-  /** first ERROR / MISSING node, or a Python-2-only statement (fails closed: Python 3 would not run it) */
-  error: { line: number; column: number; message: string } | null;
-  /**
-   * every copied node in document order (pre-order), so the resolver and the rules visit the
-   * tree as one flat loop instead of each walking it with a stack
-   */
-  nodes: PyNode[];
-}
-
 interface Grammar {
   parser: Parser;
   raw: RawCursor;
@@ -121,6 +56,7 @@ export function initPython(): Promise<Grammar> {
       for (let id = 1; id <= lang.fieldCount; id++) fields.push(intern(lang.fieldNameForId(id)));
       checkRawWalk(raw, parser);
       grammar = { parser, raw, types, named, py2: types.map((ty) => PY2_ONLY.has(ty)), fields };
+      if (fastPath) fastPath = checkFastPath();
       return grammar;
     })();
     ready.catch(() => {
@@ -226,8 +162,41 @@ function copyTree(t: number, g: Grammar, src: Source): PyParse {
   return copy.root ? { root: copy.root, error: copy.error, nodes: copy.nodes } : { root: null, nodes: [], error: copy.error };
 }
 
+/**
+ * The fast parser (fast/index.ts) answers for the Python it reproduces tree-sitter's tree for;
+ * `PROOFGATE_PYTHON_FAST=off` sends every input to tree-sitter (docs/engines/code.md).
+ */
+let fastPath = process.env.PROOFGATE_PYTHON_FAST !== 'off';
+
+/** Turns the fast path on or off for this thread (tests, benches); returns the previous setting. */
+export function setFastPython(on: boolean): boolean {
+  const was = fastPath;
+  fastPath = on;
+  return was;
+}
+
+/** The start-up check of the fast path (fast/selfcheck.ts); false turns the path off. */
+function checkFastPath(): boolean {
+  return sameTrees(fastParse(SAMPLE, new Source(SAMPLE), MAX_DEPTH), parseTreeSitter(SAMPLE));
+}
+
+/** Whether this thread answers with the fast path (on unless switched off or its start-up check failed). */
+export function fastPythonOn(): boolean {
+  return fastPath;
+}
+
 /** Parses with the already-initialised parser (call `initPython()` first). */
 export function parsePythonSync(code: string): PyParse {
+  if (!grammar) throw new Error('python parser not initialised');
+  if (fastPath) {
+    const parsed = fastParse(code, new Source(code), MAX_DEPTH);
+    if (parsed) return parsed;
+  }
+  return parseTreeSitter(code);
+}
+
+/** tree-sitter's answer, whatever the fast path would say (the tests compare the two) */
+export function parseTreeSitter(code: string): PyParse {
   if (!grammar) throw new Error('python parser not initialised');
   const deadline = performance.now() + PARSE_BUDGET_MS;
   const tree = grammar.parser.parse(code, null, { progressCallback: () => performance.now() > deadline });

@@ -1,0 +1,73 @@
+/**
+ * The plain tree both Python parsers produce (tree-sitter's copy in parser.ts, the fast parser in
+ * fast/): the rules read only this.
+ */
+/** The children of every leaf: one shared, frozen array instead of an empty one per node. */
+export const LEAF: PyNode[] = Object.freeze([]) as unknown as PyNode[];
+
+export class PyNode {
+  /** set only by the tree copy (replaced on the first child, since leaves share LEAF) */
+  children: PyNode[] = LEAF;
+  constructor(
+    readonly type: string,
+    /** field name under the parent (`function`, `arguments`, `name`, …), or null */
+    readonly field: string | null,
+    readonly named: boolean,
+    private readonly src: Source,
+    /** offsets in UTF-16 code units */
+    readonly start: number,
+    readonly end: number,
+    readonly parent: PyNode | null,
+  ) {}
+
+  /** Source text, sliced on demand: storing it per node would cost O(size × depth) memory. */
+  get text(): string {
+    return this.src.code.slice(this.start, this.end);
+  }
+
+  /** 0-based row */
+  get row(): number {
+    return this.src.rowOf(this.start);
+  }
+
+  /** 0-based column in UTF-16 code units */
+  get col(): number {
+    return this.start - this.lineStart;
+  }
+
+  /** offset of the first character of the line the node starts on */
+  get lineStart(): number {
+    return this.src.lineStarts[this.src.rowOf(this.start)];
+  }
+}
+
+export class Source {
+  readonly lineStarts: number[] = [0];
+  constructor(readonly code: string) {
+    for (let i = code.indexOf('\n'); i !== -1; i = code.indexOf('\n', i + 1)) this.lineStarts.push(i + 1);
+  }
+
+  rowOf(index: number): number {
+    let lo = 0;
+    let hi = this.lineStarts.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if (this.lineStarts[mid] <= index) lo = mid;
+      else hi = mid - 1;
+    }
+    return lo;
+  }
+}
+
+export interface PyParse {
+  root: PyNode | null;
+  /** parsing was cancelled at its time budget (pathological input): nothing is known */
+  limit?: boolean;
+  /** first ERROR / MISSING node, or a Python-2-only statement (fails closed: Python 3 would not run it) */
+  error: { line: number; column: number; message: string } | null;
+  /**
+   * every copied node in document order (pre-order), so the resolver and the rules visit the
+   * tree as one flat loop instead of each walking it with a stack
+   */
+  nodes: PyNode[];
+}

@@ -1,0 +1,96 @@
+import t from 'tap';
+import { execFileSync } from 'node:child_process';
+import { analyzePythonSync } from '../../../plugins/engines/code/index.js';
+import { MAX_DEPTH, fastPythonOn, initPython, parsePythonSync, parseTreeSitter, setFastPython } from '../../../plugins/engines/code/python/parser.js';
+import { SAMPLE, sameTrees } from '../../../plugins/engines/code/python/fast/selfcheck.js';
+import { Source } from '../../../plugins/engines/code/python/pynode.js';
+import { fastParse } from '../../../plugins/engines/code/python/fast/index.js';
+import { checkAll as run, corpusInputs, snippetInputs } from '../../helpers/python-trees.js';
+
+/**
+ * The fast Python parser must give tree-sitter's tree whenever it accepts an input: a wrong tree
+ * would be a wrong verdict. Checked on every corpus line, every string literal of the code and A2A
+ * tests (python-fast-stdlib.test.ts: the local standard library; python-fast-fuzz.test.ts: mutations).
+ * The acceptance rates are printed: the speed gain is proportional to them.
+ */
+t.before(async () => {
+  await initPython();
+});
+
+t.test('corpus: all accepted, identical trees', async (t) => {
+  const inputs = corpusInputs();
+  t.equal(run(t, 'corpus', inputs), inputs.length, 'the whole corpus takes the fast path');
+});
+
+t.test('test snippets: identical trees where accepted', async (t) => {
+  const inputs = snippetInputs();
+  t.ok(inputs.length > 500, `${inputs.length} string literals collected`);
+  t.ok(run(t, 'snippets', inputs) > 0);
+});
+
+t.test('every pair of operators groups as in tree-sitter\'s tree', async (t) => {
+  // tree-sitter-python's precedences are not all Python's (`^` binds tighter than `&` there)
+  const binary = ['|', '^', '&', '<<', '>>', '+', '-', '*', '/', '//', '%', '@', '**', '<', '==', 'in', 'not in', 'is', 'is not', 'and', 'or'];
+  const plain: Array<[string, string]> = [];
+  const mixed: Array<[string, string]> = [];
+  for (const a of binary) {
+    for (const b of binary) {
+      plain.push([`${a} ${b}`, `x = p ${a} q ${b} r\n`]);
+      mixed.push([`${a} ${b} unary`, `x = -p ${a} not q ${b} ~r\n`], [`${a} ${b} ternary`, `x = p ${a} q if r ${b} s else lambda: t ${a} u\n`]);
+    }
+  }
+  t.equal(run(t, 'operator pairs', plain), plain.length, 'every pair is accepted');
+  t.ok(run(t, 'operator pairs with unary, not, conditional, lambda', mixed) > mixed.length / 2);
+});
+
+t.test('what the fast parser refuses goes to tree-sitter, with its errors', async (t) => {
+  const refused = [
+    'print "py2"\n', // Python 2: tree-sitter flags it
+    'def f(:\n    pass\n', // syntax error
+    'x = 1 + \\\n\n', // a line continuation before a blank line
+    'if x:\n\ty = 1\n', // tab indentation
+    'match p:\n    case 1:\n        pass\n', // soft keyword
+    'x = (' + '('.repeat(150) + '1' + ')'.repeat(150) + ')\n', // deeper than the fast path goes
+  ];
+  for (const code of refused) t.equal(fastParse(code, new Source(code), MAX_DEPTH), null, JSON.stringify(code.slice(0, 30)));
+  t.match(parsePythonSync('print "py2"\n').error, { message: /Python 2 print statement/ });
+  t.match(parsePythonSync('def f(:\n    pass\n').error, { line: 1 });
+});
+
+t.test('PROOFGATE_PYTHON_FAST=off: the same analysis from tree-sitter alone', async (t) => {
+  let checked = 0;
+  for (const [id, code] of [...corpusInputs(), ...snippetInputs()]) {
+    const fast = analyzePythonSync(code);
+    const was = setFastPython(false);
+    const slow = analyzePythonSync(code);
+    setFastPython(was);
+    if (JSON.stringify(fast) !== JSON.stringify(slow)) t.same(fast, slow, id);
+    else checked++;
+  }
+  t.ok(checked > 1000, `${checked} analyses identical with and without the fast path`);
+});
+
+t.test('the start-up check: the sample parses to tree-sitter\'s tree, and a difference turns the path off', async (t) => {
+  t.ok(fastPythonOn(), 'the check passed at initPython(): the fast path is on');
+  const fast = fastParse(SAMPLE, new Source(SAMPLE), MAX_DEPTH);
+  t.ok(sameTrees(fast, parseTreeSitter(SAMPLE)), 'the sample is the same tree both ways');
+  t.notOk(sameTrees(null, parseTreeSitter(SAMPLE)), 'a sample the fast parser refuses fails the check');
+  const moved = fastParse(SAMPLE, new Source(SAMPLE), MAX_DEPTH);
+  const op = moved?.nodes.find((n) => n.field === 'operator');
+  if (op) (op as unknown as { field: string }).field = 'operators';
+  t.ok(op, 'the sample has a field-carrying operator');
+  t.notOk(sameTrees(moved, parseTreeSitter(SAMPLE)), 'one field differing fails the check');
+});
+
+t.test('PROOFGATE_PYTHON_FAST=off in the environment turns the fast path off for the process', async (t) => {
+  const parser = new URL('../../../plugins/engines/code/python/parser.js', import.meta.url).href;
+  const script = `const m = await import(${JSON.stringify(parser)}); await m.initPython(); console.log(m.fastPythonOn());`;
+  const run = (value: string | undefined): string => {
+    const env = { ...process.env };
+    if (value === undefined) delete env.PROOFGATE_PYTHON_FAST;
+    else env.PROOFGATE_PYTHON_FAST = value;
+    return execFileSync(process.execPath, ['--input-type=module', '-e', script], { env, encoding: 'utf8' }).trim();
+  };
+  t.equal(run('off'), 'false', 'off: every input goes to tree-sitter');
+  t.equal(run(undefined), 'true', 'unset: the fast path is on');
+});
