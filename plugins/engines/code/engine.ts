@@ -1,6 +1,6 @@
 import type { DiagnosticResult } from '../../../core/verdict.js';
 import { analyzeCode } from './analyze.js';
-import { initPython } from './python/parser.js';
+import { initPython, setFastPython } from './python/parser.js';
 import { CONSTRAINTS, MAX_CODE_BYTES, failed, resolveLanguage, unsupportedLanguage, verdictFor } from './verdict.js';
 import type { Analysis, Language } from './types.js';
 
@@ -11,6 +11,8 @@ import type { Analysis, Language } from './types.js';
 export interface CodeInput {
   code: string;
   language?: string;
+  /** present (false) only when the operator turned the Python fast path off (plugin_config.code.python_fast_parser) */
+  python_fast?: false;
 }
 
 export async function warmup(): Promise<{ ready: true }> {
@@ -20,6 +22,7 @@ export async function warmup(): Promise<{ ready: true }> {
 
 /** The verdict for one request. */
 export async function verify(input: CodeInput): Promise<DiagnosticResult> {
+  setFastPython(input.python_fast !== false);
   const language = resolveLanguage(input.language);
   if (!language) return unsupportedLanguage(input.language);
   if (typeof input.code !== 'string') return failed(language, CONSTRAINTS.parseError, 'code must be a string');
@@ -30,6 +33,7 @@ export async function verify(input: CodeInput): Promise<DiagnosticResult> {
 }
 
 /** The bare analysis (findings, parse status) for other plugins, e.g. the A2A code guard. */
-export async function analyze(input: { code: string; language: Language }): Promise<Analysis> {
+export async function analyze(input: { code: string; language: Language; python_fast?: false }): Promise<Analysis> {
+  setFastPython(input.python_fast !== false);
   return analyzeCode(input.code, input.language);
 }

@@ -1,12 +1,13 @@
 import type { App, Plugin } from '../../../core/types.js';
 import { registerRoutes } from './routes.js';
-import { codeAnalyzer, codeVerifier, type CodeAnalyzer } from './verifier.js';
+import { codeAnalyzer, codeVerifier, withPythonSwitch, type CodeAnalyzer } from './verifier.js';
 import { ENGINE_NAME, ENGINE_VERSION } from './verdict.js';
 
 /**
  * POST /verify/code: proves code unsafe (or free of every construct the rule set names) on its
- * syntax tree. Python is parsed by tree-sitter (wasm), JavaScript by acorn, TypeScript by sucrase +
- * acorn; parsing and rules run in the worker pool.
+ * syntax tree. Python is parsed by a hand-written parser where it reproduces tree-sitter's tree, and by
+ * tree-sitter (wasm) elsewhere; JavaScript by acorn, TypeScript by sucrase + acorn; parsing and rules
+ * run in the worker pool.
  *
  * Reuse (A2A code guard): take the `code.analyzer` service, which runs the same analysis in this
  * plugin's worker pool with a deadline (one parser instance per process). The in-process analysis
@@ -16,20 +17,27 @@ import { ENGINE_NAME, ENGINE_VERSION } from './verdict.js';
  */
 export const CODE_ANALYZER_SERVICE = 'code.analyzer';
 
+/** plugin_config.code, checked by the kernel at start-up */
+const CONFIG_SCHEMA = {
+  type: 'object',
+  additionalProperties: false,
+  properties: { python_fast_parser: { type: 'boolean' } },
+};
+
 function register(app: App): void {
-  const engine = app.engine({
+  const engine = withPythonSwitch(app, app.engine({
     name: ENGINE_NAME,
     version: ENGINE_VERSION,
     module: new URL('./engine.js', import.meta.url),
     warmup: 'warmup',
-  });
+  }));
   registerRoutes(app, engine);
   app.provide<CodeAnalyzer>(CODE_ANALYZER_SERVICE, codeAnalyzer(engine));
   // composite routes (batch items of type `code`, consensus, agents) reach the engine through this service
   app.provide('verifier.code', codeVerifier(app, engine));
 }
 
-const plugin: Plugin = { name: 'code', register };
+const plugin: Plugin = { name: 'code', config: { schema: CONFIG_SCHEMA }, register };
 export default plugin;
 
 export { heuristicSignals, textSignals, advisoryChecks, GUARD_PATTERNS, type TextSignal } from './advisory.js';

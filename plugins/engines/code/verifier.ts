@@ -73,3 +73,17 @@ export function codeVerifier(app: App, engine: EngineHandle): Verifier {
     },
   };
 }
+
+/**
+ * plugin_config.code.python_fast_parser: false sends every Python input to tree-sitter (the fast
+ * parser is held to tree-sitter's trees by tests; this is the operator's way around it should one
+ * ever be doubted). Each task then says so; with the default, tasks carry nothing extra.
+ */
+export function withPythonSwitch(app: App, engine: EngineHandle): EngineHandle {
+  if (app.config.plugin_config?.code?.python_fast_parser !== false) return engine;
+  return {
+    name: engine.name,
+    version: engine.version,
+    run: (fn, input, opts) => engine.run(fn, { ...(input as Record<string, unknown>), python_fast: false }, opts),
+  };
+}

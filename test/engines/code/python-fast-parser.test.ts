@@ -1,6 +1,5 @@
 import t from 'tap';
-import { execFileSync } from 'node:child_process';
-import { analyzePythonSync } from '../../../plugins/engines/code/index.js';
+import { analyzePythonSync } from '../../../plugins/engines/code/analyze.js';
 import { MAX_DEPTH, fastPythonOn, initPython, parsePythonSync, parseTreeSitter, setFastPython } from '../../../plugins/engines/code/python/parser.js';
 import { SAMPLE, sameTrees } from '../../../plugins/engines/code/python/fast/selfcheck.js';
 import { Source } from '../../../plugins/engines/code/python/pynode.js';
@@ -57,7 +56,7 @@ t.test('what the fast parser refuses goes to tree-sitter, with its errors', asyn
   t.match(parsePythonSync('def f(:\n    pass\n').error, { line: 1 });
 });
 
-t.test('PROOFGATE_PYTHON_FAST=off: the same analysis from tree-sitter alone', async (t) => {
+t.test('with the fast path off: the same analysis from tree-sitter alone', async (t) => {
   let checked = 0;
   for (const [id, code] of [...corpusInputs(), ...snippetInputs()]) {
     const fast = analyzePythonSync(code);
@@ -82,15 +81,36 @@ t.test('the start-up check: the sample parses to tree-sitter\'s tree, and a diff
   t.notOk(sameTrees(moved, parseTreeSitter(SAMPLE)), 'one field differing fails the check');
 });
 
-t.test('PROOFGATE_PYTHON_FAST=off in the environment turns the fast path off for the process', async (t) => {
-  const parser = new URL('../../../plugins/engines/code/python/parser.js', import.meta.url).href;
-  const script = `const m = await import(${JSON.stringify(parser)}); await m.initPython(); console.log(m.fastPythonOn());`;
-  const run = (value: string | undefined): string => {
-    const env = { ...process.env };
-    if (value === undefined) delete env.PROOFGATE_PYTHON_FAST;
-    else env.PROOFGATE_PYTHON_FAST = value;
-    return execFileSync(process.execPath, ['--input-type=module', '-e', script], { env, encoding: 'utf8' }).trim();
-  };
-  t.equal(run('off'), 'false', 'off: every input goes to tree-sitter');
-  t.equal(run(undefined), 'true', 'unset: the fast path is on');
+t.test('plugin_config.code.python_fast_parser: false reaches the worker with every task and turns the fast path off there', async (t) => {
+  const { withPythonSwitch } = await import('../../../plugins/engines/code/verifier.js');
+  const seen: unknown[] = [];
+  const engine = { name: 'code', version: '1', run: async <O>(_fn: string, input: unknown) => (seen.push(input), undefined as O) };
+  const app = (code: unknown) => ({ config: { plugin_config: code === undefined ? {} : { code } } }) as unknown as Parameters<typeof withPythonSwitch>[0];
+  t.equal(withPythonSwitch(app(undefined), engine), engine, 'default: the handle as it is, tasks carry nothing extra');
+  t.equal(withPythonSwitch(app({ python_fast_parser: true }), engine), engine, 'true: the same');
+  await withPythonSwitch(app({ python_fast_parser: false }), engine).run('verify', { code: 'x = 1\n', language: 'python' });
+  t.same(seen, [{ code: 'x = 1\n', language: 'python', python_fast: false }], 'false: each task says so');
+
+  const { verify } = await import('../../../plugins/engines/code/engine.js');
+  const code = 'import os\nos.system(cmd)\n';
+  const off = await verify({ code, language: 'python', python_fast: false });
+  t.notOk(fastPythonOn(), 'a task with python_fast: false leaves the thread on tree-sitter');
+  const on = await verify({ code, language: 'python' });
+  t.ok(fastPythonOn(), 'a task without it turns the fast path back on');
+  t.same(off, on, 'the same verdict either way');
+});
+
+t.test('plugin_config.code is checked at start-up: a non-boolean switch or an unknown key stops the server', async (t) => {
+  const { startServer, testAuthPlugin, TEST_API_KEY } = await import('../../helpers/server.js');
+  const { default: code } = await import('../../../plugins/engines/code/index.js');
+  const plugins = [testAuthPlugin(), code];
+  for (const bad of [{ python_fast_parser: 'off' }, { python_fast: false }]) {
+    await t.rejects(startServer({ plugins, config: { plugin_config: { code: bad } } }), /plugin_config\.code/, JSON.stringify(bad));
+  }
+  const s = await startServer({ plugins, config: { plugin_config: { code: { python_fast_parser: false } } } });
+  t.teardown(() => s.close());
+  const r = await s.request('POST', '/verify/code', { body: { code: 'import os\nos.system(cmd)\n', language: 'python' }, apiKey: TEST_API_KEY });
+  t.equal(r.status, 200);
+  t.equal(r.body.admission, 'BLOCKED', 'switched off, the engine still finds os.system');
+  t.ok(r.body.vulnerabilities.some((v: { rule_id: string }) => v.rule_id.startsWith('python.process.')));
 });

@@ -56,7 +56,7 @@ export function initPython(): Promise<Grammar> {
       for (let id = 1; id <= lang.fieldCount; id++) fields.push(intern(lang.fieldNameForId(id)));
       checkRawWalk(raw, parser);
       grammar = { parser, raw, types, named, py2: types.map((ty) => PY2_ONLY.has(ty)), fields };
-      if (fastPath) fastPath = checkFastPath();
+      fastChecked = checkFastPath();
       return grammar;
     })();
     ready.catch(() => {
@@ -163,15 +163,18 @@ function copyTree(t: number, g: Grammar, src: Source): PyParse {
 }
 
 /**
- * The fast parser (fast/index.ts) answers for the Python it reproduces tree-sitter's tree for;
- * `PROOFGATE_PYTHON_FAST=off` sends every input to tree-sitter (docs/engines/code.md).
+ * The fast parser (fast/index.ts) answers for the Python it reproduces tree-sitter's tree for.
+ * `fastChecked` is this thread's start-up check (false: the two parsers differ on the sample, so the
+ * fast path stays off for the thread's life); `fastWanted` is the operator's switch,
+ * `plugin_config.code.python_fast_parser`, which each task carries (docs/engines/code.md).
  */
-let fastPath = process.env.PROOFGATE_PYTHON_FAST !== 'off';
+let fastChecked = true;
+let fastWanted = true;
 
-/** Turns the fast path on or off for this thread (tests, benches); returns the previous setting. */
+/** Turns the fast path on or off for this thread (the operator's switch, tests); returns the previous setting. */
 export function setFastPython(on: boolean): boolean {
-  const was = fastPath;
-  fastPath = on;
+  const was = fastWanted;
+  fastWanted = on;
   return was;
 }
 
@@ -182,13 +185,13 @@ function checkFastPath(): boolean {
 
 /** Whether this thread answers with the fast path (on unless switched off or its start-up check failed). */
 export function fastPythonOn(): boolean {
-  return fastPath;
+  return fastWanted && fastChecked;
 }
 
 /** Parses with the already-initialised parser (call `initPython()` first). */
 export function parsePythonSync(code: string): PyParse {
   if (!grammar) throw new Error('python parser not initialised');
-  if (fastPath) {
+  if (fastWanted && fastChecked) {
     const parsed = fastParse(code, new Source(code), MAX_DEPTH);
     if (parsed) return parsed;
   }
