@@ -114,3 +114,35 @@ t.test('plugin_config.code is checked at start-up: a non-boolean switch or an un
   t.equal(r.body.admission, 'BLOCKED', 'switched off, the engine still finds os.system');
   t.ok(r.body.vulnerabilities.some((v: { rule_id: string }) => v.rule_id.startsWith('python.process.')));
 });
+
+t.test('hostile layouts around dangerous calls: the same findings with the fast path on and off, and the call found', async (t) => {
+  const dangerous = [
+    'import subprocess as sp  # harmless\nsp.Popen(cmd, shell=True)\n',
+    'from os import system as s\n# s is fine\ns(user)\n',
+    'import os\nos.\\\nsystem(x)\n',
+    'x = \'os.system(1)\'  # "\nimport os; os.system(x)\n',
+    "s = '''\n'''\nimport os\nos.system(s)\n",
+    "getattr(__import__('os'), 'system')(cmd)\n",
+    'x = f"{__import__(\'os\').system(c)}"\n',
+    "def f(a=__import__('os').system('id')):\n    pass\n",
+    'if True:\n    import os\n  # dedent comment\n    os.system(x)\n',
+    "x = 1 if a else __import__('subprocess').call(c, shell=True)\n",
+  ];
+  const both = (code: string) => {
+    const fast = analyzePythonSync(code);
+    const was = setFastPython(false);
+    const slow = analyzePythonSync(code);
+    setFastPython(was);
+    return { fast, slow };
+  };
+  for (const code of dangerous) {
+    const { fast, slow } = both(code);
+    t.same(fast, slow, JSON.stringify(code));
+    t.ok(fast.findings.some((f) => /^python\.(process|dangerous_call)\./.test(f.rule_id)), `found: ${JSON.stringify(code)}`);
+  }
+  // a raw string cannot end in one backslash: the rest of the line is inside the literal, nothing runs
+  const inString = "x = r'\\'; import os; os.system(y) #'\n";
+  const { fast, slow } = both(inString);
+  t.same(fast, slow);
+  t.equal(fast.findings.length, 0, 'the os.system is text inside a string');
+});
