@@ -9,7 +9,7 @@ import { benchEngine, corpusDir as findCorpus, repeatOption, type EngineAdapter,
  */
 const ENGINES = ['math', 'logic', 'sql', 'code'];
 
-const { passes, rest: only } = repeatOption(process.argv.slice(2));
+const { passes, warm, rest: only } = repeatOption(process.argv.slice(2));
 
 async function main(): Promise<void> {
   // the HTTP bench (bench/http.ts) runs on its own: sidecar and raw server as separate processes
@@ -27,11 +27,11 @@ async function main(): Promise<void> {
       continue;
     }
     const adapter = (await import(file.href)) as EngineAdapter;
-    const r = await benchEngine(name, adapter, corpusDir, passes);
+    const r = await benchEngine(name, adapter, corpusDir, passes, warm);
     reports.push(r);
     console.log(
       `${name.padEnd(6)} ${String(r.lines).padStart(4)} lines  ${String(r.ops_per_sec).padStart(9)} ops/s (${r.cpu_ops_per_sec} per CPU-second)  p50 ${r.p50_ms} ms  p99 ${r.p99_ms} ms  ` +
-        `correct ${r.correct}  wrong ${r.wrong}  error ${r.error}  crash ${r.crash}  (median of ${r.passes} passes; no caching across passes)`,
+        `correct ${r.correct}  wrong ${r.wrong}  error ${r.error}  crash ${r.crash}  (median of ${r.passes} timed passes after ${r.warm_passes} untimed (${warm} s); no caching across passes)`,
     );
     for (const [tag, c] of Object.entries(r.by_tag)) {
       const sp = r.speed_by_tag[tag];
