@@ -52,3 +52,27 @@ async function run(orgs: number, seconds: number, inFlight = 256) {
 export async function auditAppendBench(seconds = 3): Promise<object> {
   return { commit_mode: COMMIT_MODE, one_org: await run(1, seconds), sixteen_orgs: await run(16, seconds) };
 }
+
+/** bytes of the per-verification collections (LMDB pages, so fill factor included) over the number of audited requests */
+export async function storageFigures(dataDir: string): Promise<object> {
+  const store = new LmdbStore(dataDir);
+  try {
+    const stats = await store.stats();
+    const by = Object.fromEntries(stats.map((s) => [s.name, s]));
+    const entries = by['audit.entries']?.entries ?? 0;
+    const bytes = (n: string) => by[n]?.bytes ?? 0;
+    const perVerification = ['audit.entries', 'attestations', 'audit.checkpoints'].reduce((a, n) => a + bytes(n), 0);
+    return {
+      audit_entries: entries,
+      attestation_records: by.attestations?.entries ?? 0,
+      bytes_audit: bytes('audit.entries'),
+      bytes_attestations: bytes('attestations'),
+      bytes_per_verification: entries ? Math.round(perVerification / entries) : null,
+      bytes_per_audit_entry: entries ? Math.round(bytes('audit.entries') / entries) : null,
+      bytes_per_attestation_record: by.attestations?.entries ? Math.round(bytes('attestations') / by.attestations.entries) : null,
+      collections: stats,
+    };
+  } finally {
+    await store.close();
+  }
+}
