@@ -1,43 +1,106 @@
-import { workerData } from 'node:worker_threads';
-import type { ThreadWarmups } from './workers.js';
+import { parentPort, workerData } from 'node:worker_threads';
+import {
+  REPLY_ERROR,
+  REPLY_OK,
+  REPLY_SKIPPED,
+  SLOT_DONE,
+  SLOT_PENDING,
+  SLOT_RUNNING,
+  type ReplyMessage,
+  type TaskMessage,
+  type ThreadData,
+} from './worker-protocol.js';
 
 /**
- * The one module piscina runs. It knows no engine: a task names the engine module (a file URL the
- * kernel got from a plugin's `app.engine()` declaration) and the exported function to call. Modules
- * are imported once per thread and stay warm for the thread's life.
+ * The one module a worker thread runs. It knows no engine: a task names the engine module (a file
+ * URL the kernel got from a plugin's `app.engine()` declaration) and the exported function to call.
+ * Modules are imported once per thread and stay warm for the thread's life.
+ *
+ * Tasks run one at a time, in the order they came. The kernel keeps a few in flight per thread, so
+ * under load the next task is already here when one ends, and the thread drains them without
+ * sleeping in between (docs/operations.md, "The worker hop").
  */
-const modules = new Map<string, Promise<Record<string, unknown>>>();
+const data = workerData as ThreadData;
+const slots = new Int32Array(data.slots);
+const port = parentPort!;
+const loading = new Map<string, Promise<Record<string, unknown>>>();
+const loaded = new Map<string, Record<string, unknown>>();
 
-export interface WorkerTask {
-  module: string;
-  fn: string;
-  input: unknown;
+function load(module: string): Promise<Record<string, unknown>> {
+  let p = loading.get(module);
+  if (!p) {
+    p = import(module) as Promise<Record<string, unknown>>;
+    loading.set(module, p);
+    p.then(
+      (m) => loaded.set(module, m),
+      () => loading.delete(module),
+    );
+  }
+  return p;
 }
 
-export default async function runTask(task: WorkerTask): Promise<unknown> {
-  let loading = modules.get(task.module);
-  if (!loading) {
-    loading = import(task.module) as Promise<Record<string, unknown>>;
-    modules.set(task.module, loading);
-    loading.catch(() => modules.delete(task.module));
+function call(mod: Record<string, unknown>, fn: string, input: unknown): unknown {
+  const f = mod[fn];
+  if (typeof f !== 'function') throw new Error(`engine module does not export ${fn}()`);
+  return (f as (input: unknown) => unknown)(input);
+}
+
+async function runTask(module: string, fn: string, input: unknown): Promise<unknown> {
+  // a loaded module is called without a promise in between: most engine functions are synchronous
+  const mod = loaded.get(module) ?? (await load(module));
+  const out = call(mod, fn, input);
+  return out instanceof Promise ? await out : out;
+}
+
+function reply(msg: Exclude<ReplyMessage, 'ready'>): void {
+  try {
+    port.postMessage(msg);
+  } catch {
+    // a value structured clone cannot carry (a function, a class instance with private state)
+    port.postMessage([msg[0], REPLY_ERROR, 'engine result could not be sent to the main thread'] satisfies ReplyMessage);
   }
-  const mod = await loading;
-  const fn = mod[task.fn];
-  if (typeof fn !== 'function') throw new Error(`engine module does not export ${task.fn}()`);
-  return await (fn as (input: unknown) => unknown)(task.input);
+}
+
+const queue: TaskMessage[] = [];
+let draining = false;
+
+async function drain(): Promise<void> {
+  draining = true;
+  for (let task = queue.shift(); task; task = queue.shift()) {
+    const [slot, module, fn, input] = task;
+    // the kernel took it back (deadline, cancelled request) before it started: nothing ran
+    if (Atomics.compareExchange(slots, slot, SLOT_PENDING, SLOT_RUNNING) !== SLOT_PENDING) {
+      reply([slot, REPLY_SKIPPED]);
+      continue;
+    }
+    let msg: Exclude<ReplyMessage, 'ready'>;
+    try {
+      msg = [slot, REPLY_OK, await runTask(module, fn, input)];
+    } catch (err) {
+      msg = [slot, REPLY_ERROR, (err as Error)?.message ?? String(err)];
+    }
+    Atomics.store(slots, slot, SLOT_DONE);
+    reply(msg);
+  }
+  draining = false;
 }
 
 /**
  * A thread started after its pool's warm-ups were declared (a burst's extra thread, a replacement
- * after a deadline) runs them before piscina hands it a task: piscina waits for this module to
- * finish loading. Otherwise its first tasks would load the engines and run them JIT-cold, inside
- * their own deadlines, while the warm threads wait. A failing warm-up is left to the engine's own
- * tasks to report: a module that throws here would stop the thread from ever starting.
+ * after a deadline) runs them before it says 'ready' and gets its first task. Otherwise its first
+ * tasks would load the engines and run them JIT-cold, inside their own deadlines, while the warm
+ * threads wait. A failing warm-up is left to the engine's own tasks to report.
  */
-for (const w of (workerData as ThreadWarmups | undefined)?.warmups ?? []) {
+for (const w of data.warmups) {
   try {
-    await runTask({ module: w.module, fn: w.fn, input: null });
+    await runTask(w.module, w.fn, null);
   } catch {
     // reported by the first task that needs the engine
   }
 }
+
+port.on('message', (task: TaskMessage) => {
+  queue.push(task);
+  if (!draining) void drain();
+});
+port.postMessage('ready' satisfies ReplyMessage);

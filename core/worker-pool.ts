@@ -1,0 +1,346 @@
+import { Worker } from 'node:worker_threads';
+import type { Logger } from 'pino';
+import { EngineError } from './engine-error.js';
+import {
+  REPLY_ERROR,
+  REPLY_OK,
+  SLOT_CANCELLED,
+  SLOT_DONE,
+  SLOT_FREE,
+  SLOT_PENDING,
+  SLOT_RUNNING,
+  type ReplyMessage,
+  type TaskMessage,
+  type ThreadData,
+} from './worker-protocol.js';
+
+export interface PoolOptions {
+  name: string;
+  /** worker-entry.js */
+  entry: string;
+  minThreads: number;
+  maxThreads: number;
+  /** a thread beyond minThreads exits after this long without a task */
+  idleTimeoutMs: number;
+  /** tasks waiting for a slot beyond this are refused (503) rather than queued without bound */
+  maxQueue: number;
+  /** tasks sent to one thread ahead of its answers (see dispatch) */
+  slotsPerThread: number;
+  youngGenerationMb: number;
+  /** the pool's warm-ups; a thread gets the list as it is when the thread starts */
+  warmups: ThreadData['warmups'];
+  log: Logger;
+}
+
+interface Task {
+  module: string;
+  fn: string;
+  input: unknown;
+  timeoutMs: number;
+  resolve(value: unknown): void;
+  reject(err: EngineError): void;
+  settled: boolean;
+  timer: NodeJS.Timeout | undefined;
+  signal: AbortSignal | undefined;
+  onAbort: (() => void) | undefined;
+  /** set while the task sits in one of the thread's slots */
+  thread: Thread | undefined;
+  slot: number;
+}
+
+interface Thread {
+  worker: Worker;
+  slots: Int32Array;
+  tasks: Array<Task | undefined>;
+  free: number[];
+  inFlight: number;
+  ready: boolean;
+  /** ended by the pool (deadline, idle, close) or exited: nothing it sends counts any more */
+  dead: boolean;
+  idleTimer: NodeJS.Timeout | undefined;
+}
+
+/** after a thread dies before it was ready (a broken engine module), the next start waits this long */
+const RESTART_BACKOFF_MS = 1000;
+
+/**
+ * One named pool of worker threads.
+ *
+ * A deadline or a cancelled request takes back a task that has not started (its slot's state in
+ * shared memory says so, see worker-protocol.ts); a task that overruns its deadline while running
+ * ends its thread, and the tasks queued behind it on that thread, which never started, run
+ * elsewhere. So a runaway computation costs one thread restart, never a hung request, and tasks can
+ * be sent to a thread ahead of its answers: under load a thread finds its next task waiting and
+ * the main thread reads several answers per wake-up, where one task per thread per round trip cost
+ * both sides a full sleep-and-wake cycle (docs/operations.md, "The worker hop").
+ */
+export class WorkerPool {
+  private readonly threads: Thread[] = [];
+  private readonly queue: Task[] = [];
+  private closed = false;
+  private restartAt = 0;
+  private restartTimer: NodeJS.Timeout | undefined;
+
+  constructor(private readonly o: PoolOptions) {
+    for (let i = 0; i < o.minThreads; i++) this.start();
+  }
+
+  /** threads alive, including those still starting */
+  get size(): number {
+    return this.threads.length;
+  }
+
+  run(module: string, fn: string, input: unknown, timeoutMs: number, signal?: AbortSignal): Promise<unknown> {
+    return new Promise((resolve, reject) => {
+      if (this.closed) return reject(new EngineError('unavailable', 'worker pool is closed'));
+      if (this.queue.length >= this.o.maxQueue) return reject(new EngineError('unavailable', 'engine queue is full'));
+      if (signal?.aborted) return reject(new EngineError('cancelled', 'engine task cancelled'));
+      const task: Task = { module, fn, input, timeoutMs, resolve, reject, settled: false, timer: undefined, signal, onAbort: undefined, thread: undefined, slot: -1 };
+      task.timer = setTimeout(() => this.expire(task), timeoutMs);
+      if (signal) {
+        task.onAbort = () => this.cancel(task);
+        signal.addEventListener('abort', task.onAbort);
+      }
+      this.queue.push(task);
+      this.pump();
+    });
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    clearTimeout(this.restartTimer);
+    const gone = new EngineError('unavailable', 'worker pool is closed');
+    for (const task of this.queue.splice(0)) {
+      clearTimeout(task.timer);
+      this.end(task, gone);
+    }
+    const exits: Array<Promise<unknown>> = [];
+    for (const th of this.threads.splice(0)) {
+      th.dead = true;
+      clearTimeout(th.idleTimer);
+      for (const task of th.tasks) {
+        if (!task) continue;
+        clearTimeout(task.timer);
+        this.end(task, gone);
+      }
+      exits.push(th.worker.terminate());
+    }
+    await Promise.allSettled(exits);
+  }
+
+  /** hands queued tasks to threads with a free slot; starts a thread when a task has none to go to */
+  private pump(): void {
+    while (this.queue.length > 0) {
+      const th = this.pick();
+      if (!th) return;
+      this.dispatch(th, this.queue.shift()!);
+    }
+  }
+
+  /**
+   * An idle thread first. While the pool may still grow, or a thread is starting, a task waits for
+   * a thread of its own, as it would for a free one: stacking it behind a busy thread's task would
+   * delay it by that task. At full size it goes to the least-loaded thread with a free slot.
+   */
+  private pick(): Thread | undefined {
+    let best: Thread | undefined;
+    let starting = 0;
+    for (const th of this.threads) {
+      if (!th.ready) {
+        starting++;
+        continue;
+      }
+      if (th.inFlight === 0) return th;
+      if (th.inFlight < this.o.slotsPerThread && (!best || th.inFlight < best.inFlight)) best = th;
+    }
+    if (this.threads.length < this.o.maxThreads) {
+      if (starting < this.queue.length) this.start();
+      return undefined;
+    }
+    return starting > 0 ? undefined : best;
+  }
+
+  private dispatch(th: Thread, task: Task): void {
+    const slot = th.free.pop()!;
+    th.tasks[slot] = task;
+    th.inFlight++;
+    task.thread = th;
+    task.slot = slot;
+    if (th.idleTimer) {
+      clearTimeout(th.idleTimer);
+      th.idleTimer = undefined;
+    }
+    Atomics.store(th.slots, slot, SLOT_PENDING);
+    try {
+      th.worker.postMessage([slot, task.module, task.fn, task.input] satisfies TaskMessage);
+    } catch (err) {
+      // an input structured clone cannot carry: nothing reached the thread
+      this.release(th, slot);
+      clearTimeout(task.timer);
+      this.o.log.warn({ err, fn: task.fn }, 'engine task input could not be sent to a worker');
+      this.end(task, new EngineError('failed', 'engine task failed'));
+    }
+  }
+
+  private start(): void {
+    if (this.closed) return;
+    const wait = this.restartAt - Date.now();
+    if (wait > 0) {
+      this.restartTimer ??= setTimeout(() => {
+        this.restartTimer = undefined;
+        if (this.threads.length < this.o.minThreads) this.start();
+        this.pump();
+      }, wait);
+      return;
+    }
+    const n = this.o.slotsPerThread;
+    const data: ThreadData = { warmups: [...this.o.warmups], slots: new SharedArrayBuffer(4 * n) };
+    const worker = new Worker(this.o.entry, {
+      workerData: data,
+      // workers must not inherit a test runner's or profiler's loader hooks: they slow every thread start
+      execArgv: [],
+      // V8 lets a thread's young generation grow to 32 MB, all of it resident once an engine's warm-up
+      // has allocated through it; engine tasks allocate short-lived objects in small amounts, so a
+      // smaller nursery costs a few more scavenges and saves ~24 MB per thread (docs: performance)
+      resourceLimits: { maxYoungGenerationSizeMb: this.o.youngGenerationMb },
+    });
+    // a pool never keeps the process alive: pending tasks hold their deadline timers, which do
+    worker.unref();
+    const th: Thread = {
+      worker,
+      slots: new Int32Array(data.slots),
+      tasks: new Array<Task | undefined>(n).fill(undefined),
+      free: Array.from({ length: n }, (_, i) => n - 1 - i),
+      inFlight: 0,
+      ready: false,
+      dead: false,
+      idleTimer: undefined,
+    };
+    this.threads.push(th);
+    worker.on('message', (msg: ReplyMessage) => this.onReply(th, msg));
+    worker.on('error', (err) => this.o.log.error({ err, pool: this.o.name }, 'engine worker error'));
+    worker.on('exit', (code) => this.onExit(th, code));
+  }
+
+  private onReply(th: Thread, msg: ReplyMessage): void {
+    if (th.dead) return;
+    if (msg === 'ready') {
+      th.ready = true;
+      this.pump();
+      if (th.inFlight === 0) this.idle(th);
+      return;
+    }
+    const slot = msg[0];
+    const task = th.tasks[slot];
+    this.release(th, slot);
+    if (task) {
+      clearTimeout(task.timer);
+      if (msg[1] === REPLY_OK) this.end(task, undefined, msg[2]);
+      else if (msg[1] === REPLY_ERROR) {
+        if (!task.settled) this.o.log.warn({ err: { message: msg[2] }, fn: task.fn }, 'engine task failed');
+        this.end(task, new EngineError('failed', 'engine task failed'));
+      }
+      // REPLY_SKIPPED: the task was taken back and already answered
+    }
+    if (this.queue.length > 0) this.pump();
+    if (th.inFlight === 0 && !th.dead) this.idle(th);
+  }
+
+  private release(th: Thread, slot: number): void {
+    th.tasks[slot] = undefined;
+    th.free.push(slot);
+    th.inFlight--;
+    Atomics.store(th.slots, slot, SLOT_FREE);
+  }
+
+  /** a deadline: a task not started is taken back; a running one ends its thread */
+  private expire(task: Task): void {
+    task.timer = undefined;
+    const th = task.thread;
+    const late = new EngineError('timeout', `engine task exceeded ${task.timeoutMs} ms`);
+    if (!th) return this.unqueue(task, late);
+    const was = Atomics.compareExchange(th.slots, task.slot, SLOT_PENDING, SLOT_CANCELLED);
+    this.end(task, late);
+    if (was === SLOT_RUNNING) this.retire(th, false);
+  }
+
+  /**
+   * The caller gave up (client gone, consensus deadline). A task not started is taken back; one
+   * already running is left to finish, its answer unread: its deadline timer stays armed and still
+   * ends the thread if it overruns. Ending a warm thread for every dropped connection would let any
+   * client make the pool restart engines (z3's start-up takes seconds) at will.
+   */
+  private cancel(task: Task): void {
+    if (task.settled) return;
+    const stop = new EngineError('cancelled', 'engine task cancelled');
+    const th = task.thread;
+    if (!th) {
+      clearTimeout(task.timer);
+      return this.unqueue(task, stop);
+    }
+    if (Atomics.compareExchange(th.slots, task.slot, SLOT_PENDING, SLOT_CANCELLED) === SLOT_PENDING) clearTimeout(task.timer);
+    this.end(task, stop);
+  }
+
+  private unqueue(task: Task, err: EngineError): void {
+    const i = this.queue.indexOf(task);
+    if (i >= 0) this.queue.splice(i, 1);
+    this.end(task, err);
+  }
+
+  private end(task: Task, err: EngineError | undefined, value?: unknown): void {
+    if (task.settled) return;
+    task.settled = true;
+    if (task.onAbort) task.signal!.removeEventListener('abort', task.onAbort);
+    if (err) task.reject(err);
+    else task.resolve(value);
+  }
+
+  private onExit(th: Thread, code: number): void {
+    if (th.dead) return;
+    this.o.log.error({ pool: this.o.name, code, ready: th.ready }, 'engine worker exited');
+    if (!th.ready) this.restartAt = Date.now() + RESTART_BACKOFF_MS;
+    this.retire(th, true);
+  }
+
+  /**
+   * Takes a thread out of the pool (deadline, crash, idle). Tasks that never started on it go back
+   * to the front of the queue; a task that had started gets `crashed` when the thread died under it
+   * (a deadline has answered its task already).
+   */
+  private retire(th: Thread, crashed: boolean): void {
+    th.dead = true;
+    clearTimeout(th.idleTimer);
+    const i = this.threads.indexOf(th);
+    if (i >= 0) this.threads.splice(i, 1);
+    if (!crashed) void th.worker.terminate();
+    const again: Task[] = [];
+    th.tasks.forEach((task, slot) => {
+      if (!task) return;
+      if (task.settled) return clearTimeout(task.timer);
+      // never started, or finished with its answer lost with the thread: engines are deterministic, so run it again
+      const state = Atomics.load(th.slots, slot);
+      if (state === SLOT_PENDING || state === SLOT_DONE) {
+        task.thread = undefined;
+        task.slot = -1;
+        again.push(task);
+        return;
+      }
+      clearTimeout(task.timer);
+      this.end(task, new EngineError('crashed', 'engine worker exited'));
+    });
+    this.queue.unshift(...again);
+    if (this.closed) return;
+    if (this.threads.length < this.o.minThreads) this.start();
+    this.pump();
+  }
+
+  private idle(th: Thread): void {
+    if (th.idleTimer || this.threads.length <= this.o.minThreads) return;
+    th.idleTimer = setTimeout(() => {
+      th.idleTimer = undefined;
+      if (th.inFlight === 0 && this.threads.length > this.o.minThreads) this.retire(th, false);
+    }, this.o.idleTimeoutMs);
+    th.idleTimer.unref();
+  }
+}

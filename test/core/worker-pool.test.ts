@@ -1,0 +1,98 @@
+import t, { type Test } from 'tap';
+import { pino } from 'pino';
+import { EngineError, WorkerPools, SLOTS_PER_THREAD } from '../../core/workers.js';
+
+// Several tasks are in flight per thread (core/worker-pool.ts); these pin what that must not change:
+// a deadline ends only a thread whose task is running, tasks queued behind it run elsewhere, and a
+// task taken back before it started never runs.
+const module = new URL('../fixtures/test-engine.js', import.meta.url);
+
+function onePool(t: Test, threads = 1) {
+  const pools = new WorkerPools(threads, pino({ level: 'silent' }), 8, 60_000);
+  t.teardown(() => pools.close());
+  const name = `p${Math.random()}`;
+  pools.prepare(name);
+  const run = <O>(fn: string, input: unknown, timeoutMs = 30_000, signal?: AbortSignal) => pools.run<O>({ pool: name, module, fn, input, timeoutMs, signal });
+  return { pools, run, name };
+}
+
+const report = (r: ReturnType<typeof onePool>['run']) => r<{ threadId: number; counted: number }>('countReport', null);
+const kind = (p: Promise<unknown>) => p.then(() => 'ok', (e: EngineError) => e.kind);
+
+t.test('a task past its deadline while running ends its thread; the tasks queued behind it on that thread run on the next', async (t) => {
+  const { run } = onePool(t);
+  const first = await report(run);
+  const runaway = kind(run('spin', 60_000, 300));
+  const behind = Array.from({ length: SLOTS_PER_THREAD - 1 }, () => report(run));
+  t.equal(await runaway, 'timeout');
+  const after = await Promise.all(behind);
+  for (const r of after) t.not(r.threadId, first.threadId, 'ran on the replacement thread');
+});
+
+t.test('a task whose deadline passes while it waits behind another is answered and never runs; the thread is kept', async (t) => {
+  const { run } = onePool(t);
+  const first = await report(run);
+  const slow = run<number>('spin', 400, 30_000);
+  const late = kind(run('count', null, 50));
+  t.equal(await late, 'timeout', 'answered at its deadline, not when the thread got to it');
+  t.ok((await slow) > 0, 'the running task finished');
+  const after = await report(run);
+  t.equal(after.threadId, first.threadId, 'same thread: nothing was running past its deadline');
+  t.equal(after.counted, 0, 'the taken-back task never ran');
+});
+
+t.test('a cancelled request: a waiting task never runs, a running one is answered at once and its thread kept', async (t) => {
+  const { run } = onePool(t);
+  const first = await report(run);
+  const ac = new AbortController();
+  const running = kind(run('spin', 300, 30_000, ac.signal));
+  const waiting = kind(run('count', null, 30_000, ac.signal));
+  const started = Date.now();
+  ac.abort();
+  t.same(await Promise.all([running, waiting]), ['cancelled', 'cancelled']);
+  t.ok(Date.now() - started < 250, 'answered before the running task ended');
+  const after = await report(run);
+  t.equal(after.threadId, first.threadId, 'a dropped request does not cost a warm thread');
+  t.equal(after.counted, 0, 'the waiting task never ran');
+  t.equal(await kind(run('echo', 1, 30_000, ac.signal)), 'cancelled', 'a task of a request already cancelled is not sent');
+});
+
+t.test('a thread that exits under a task fails that task only; the tasks behind it run on the next thread', async (t) => {
+  const { run } = onePool(t);
+  await report(run);
+  const dying = kind(run('die', null));
+  const behind = Array.from({ length: SLOTS_PER_THREAD - 1 }, (_, i) => run('echo', i));
+  t.equal(await dying, 'crashed');
+  t.same(await Promise.all(behind), [0, 1, 2].slice(0, SLOTS_PER_THREAD - 1));
+});
+
+t.test('the queue is bounded: past it a task is refused at once as unavailable', async (t) => {
+  const { run } = onePool(t);
+  // the thread is still starting: every task waits in the pool's queue (256 per thread)
+  const queued = Array.from({ length: 256 }, (_, i) => run<number>('echo', i));
+  t.equal(await kind(run('echo', -1)), 'unavailable');
+  t.same(await Promise.all(queued), Array.from({ length: 256 }, (_, i) => i), 'the queued ones all ran, in order');
+});
+
+t.test('an input or result structured clone cannot carry is a failed task, and the thread keeps working', async (t) => {
+  const { run } = onePool(t);
+  t.equal(await kind(run('echo', { f: () => 1 })), 'failed');
+  t.equal(await kind(run('unsendable', null)), 'failed');
+  t.equal(await run('echo', 'fine'), 'fine');
+});
+
+t.test('closing a pool answers every task it holds', async (t) => {
+  const { pools, run } = onePool(t);
+  const held = [kind(run('spin', 2000)), kind(run('echo', 1)), kind(run('echo', 2))];
+  await pools.close();
+  t.same(await Promise.all(held), ['unavailable', 'unavailable', 'unavailable']);
+  t.equal(await kind(run('echo', 3)), 'unavailable');
+});
+
+t.test('under load a thread holds several tasks at once, and every answer reaches its own caller', async (t) => {
+  const { run, pools, name } = onePool(t, 2);
+  const n = 400;
+  const got = await Promise.all(Array.from({ length: n }, (_, i) => run<{ i: number }>('echo', { i })));
+  t.same(got.map((g) => g.i), Array.from({ length: n }, (_, i) => i));
+  t.ok(pools.threads(name) <= 2);
+});
