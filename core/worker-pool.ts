@@ -138,9 +138,11 @@ export class WorkerPool {
   }
 
   /**
-   * An idle thread first. While the pool may still grow, or a thread is starting, a task waits for
-   * a thread of its own, as it would for a free one: stacking it behind a busy thread's task would
-   * delay it by that task. At full size it goes to the least-loaded thread with a free slot.
+   * An idle thread first. Otherwise a task waits for a thread that is starting (one is started for
+   * it if the pool may grow) rather than stack behind a busy thread's task; only tasks beyond what
+   * the starting threads will take go to the least-loaded busy thread with a free slot. A burst on a
+   * pool whose second thread is still running its warm-ups (a second or more) is then not served
+   * one task per round trip meanwhile.
    */
   private pick(): Thread | undefined {
     let best: Thread | undefined;
@@ -153,11 +155,12 @@ export class WorkerPool {
       if (th.inFlight === 0) return th;
       if (th.inFlight < this.o.slotsPerThread && (!best || th.inFlight < best.inFlight)) best = th;
     }
-    if (this.threads.length < this.o.maxThreads) {
-      if (starting < this.queue.length) this.start();
-      return undefined;
+    if (this.threads.length < this.o.maxThreads && starting < this.queue.length) {
+      this.start();
+      starting++;
     }
-    return starting > 0 ? undefined : best;
+    // more waiting than starting threads will take: the surplus shares the busy threads meanwhile
+    return this.queue.length > starting ? best : undefined;
   }
 
   private dispatch(th: Thread, task: Task): void {
