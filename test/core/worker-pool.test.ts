@@ -96,3 +96,25 @@ t.test('under load a thread holds several tasks at once, and every answer reache
   t.same(got.map((g) => g.i), Array.from({ length: n }, (_, i) => i));
   t.ok(pools.threads(name) <= 2);
 });
+
+t.test('a thread that dies before it is ready is restarted at most once a second, and a task waiting meanwhile ends at its deadline', async (t) => {
+  let exits = 0;
+  const log = pino({ level: 'error' }, { write: (line: string) => void (exits += Number(line.includes('engine worker exited'))) });
+  const pools = new WorkerPools(1, log, 8, 60_000);
+  t.teardown(() => pools.close());
+  pools.prepare('broken');
+  const run = (fn: string, timeoutMs: number) => pools.run({ pool: 'broken', module, fn, input: null, timeoutMs });
+  await run('echo', 30_000);
+  // every thread started from now on dies in its warm-up: the next one is the replacement of the one `die` takes down
+  pools.warmEveryThread('broken', module, 'dieWarm');
+  t.equal(await kind(run('die', 30_000)), 'crashed');
+  const started = Date.now();
+  t.equal(await kind(run('echo', 400)), 'timeout', 'no thread ever becomes ready: the task fails closed at its deadline');
+  t.ok(Date.now() - started >= 350, 'not before');
+  t.ok(pools.threads('broken') <= 1, 'one thread (re)starting at a time, not a pile of them');
+  const before = exits;
+  await new Promise((r) => setTimeout(r, 1500));
+  t.ok(exits - before <= 2, `at most one restart a second (${exits - before} exits in 1.5 s)`);
+  await pools.close();
+  t.equal(await kind(run('echo', 400)), 'unavailable');
+});
