@@ -15,12 +15,15 @@ import type { WriteOp } from './store.js';
  *  - every commit with ifAbsent ops takes a transaction-level advisory lock per "chain" it inserts
  *    into — (collection, key up to its last '/'), e.g. one organisation's audit chain — in the
  *    same round trip as BEGIN, so commits of one chain queue in arrival order;
- *  - a commit that loses (a position exists) takes the same locks at session level before its
- *    ROLLBACK and keeps that connection: no one else can extend the chain while the caller
- *    re-reads the head, and its retry (on the kept connection) is sure to find it current. The
- *    session locks are released when that retry ends, after `holdMs` if no retry comes, at close,
- *    or by PostgreSQL if the process dies. At most `maxHeld` connections are kept at once (the
- *    re-reads need free ones); a loser past that retries unprotected, as without the lock.
+ *  - a commit that loses (a position exists) and whose caller said it will retry
+ *    (`retryOnConflict`) takes the same locks at session level before its ROLLBACK and keeps that
+ *    connection: no one else can extend the chain while the caller re-reads the head, and its retry
+ *    (on the kept connection) is sure to find it current. The session locks are released when that
+ *    retry ends, after `holdMs` if no retry comes, at close, or by PostgreSQL if the process dies.
+ *    A loser that will not retry (the chain's last attempt, a caller without retries) keeps
+ *    nothing: held for it, the chain would stall every other writer for `holdMs`. At most `maxHeld`
+ *    connections are kept at once (the re-reads need free ones); a loser past that retries
+ *    unprotected, as without the lock.
  */
 export interface CommitPlan {
   ins: { c: string[]; k: string[]; v: Buffer[] };
@@ -84,10 +87,11 @@ export class PgCommitter {
     private readonly maxHeld = 4,
   ) {}
 
-  async commit(plan: CommitPlan): Promise<boolean> {
+  /** `retry`: the caller commits again after a lost race, so the chain is kept for it */
+  async commit(plan: CommitPlan, retry = false): Promise<boolean> {
     for (let attempt = 0; ; attempt++) {
       try {
-        return await this.once(plan);
+        return await this.once(plan, retry);
       } catch (err) {
         // a deadlock between companion writes of concurrent batches: nothing was written, run again
         if (attempt < 5 && RETRYABLE.has((err as { code?: string }).code ?? '')) continue;
@@ -96,7 +100,7 @@ export class PgCommitter {
     }
   }
 
-  private async once(plan: CommitPlan): Promise<boolean> {
+  private async once(plan: CommitPlan, retry: boolean): Promise<boolean> {
     const t = this.table;
     const key = plan.locks.join(',');
     let h = plan.locks.length ? this.held.get(key) : undefined;
@@ -115,7 +119,8 @@ export class PgCommitter {
     }
     const lockSql = (fn: string) => plan.locks.map((id) => `SELECT ${fn}(${id});`).join(' ');
     let conflict = false;
-    let keep = true;
+    // whether a lost race leaves the chain held for the caller's retry
+    let keep = false;
     try {
       // ids are integers computed here, so they are inlined: BEGIN and the locks cost one round trip
       await c.query(plan.locks.length ? `BEGIN; ${lockSql('pg_advisory_xact_lock')}` : 'BEGIN');
@@ -127,9 +132,10 @@ export class PgCommitter {
         conflict = r.rowCount !== plan.ins.k.length;
       }
       if (conflict) {
-        // keep the chain for our retry: session locks outlive the ROLLBACK
-        if (!h && this.held.size < this.maxHeld) await c.query(lockSql('pg_advisory_lock'));
-        else if (!h) keep = false;
+        // keep the chain for the caller's retry: session locks outlive the ROLLBACK (a kept
+        // connection already holds them)
+        keep = retry && (h !== undefined || this.held.size < this.maxHeld);
+        if (keep && !h) await c.query(lockSql('pg_advisory_lock'));
         await c.query('ROLLBACK');
       } else {
         if (plan.put.k.length)
@@ -151,8 +157,13 @@ export class PgCommitter {
       this.finish(c, h?.onError ?? onError, broken);
       throw err;
     }
-    if (conflict && !h && !keep) {
-      this.finish(c, onError, broken);
+    if (conflict && !keep) {
+      if (h) {
+        // a retry that lost again and will not come back: give the chain up now
+        this.held.delete(key);
+        await c.query('SELECT pg_advisory_unlock_all()').catch((e) => (broken ??= e as Error));
+      }
+      this.finish(c, h?.onError ?? onError, broken);
       return false;
     }
     if (conflict) {

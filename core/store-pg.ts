@@ -1,6 +1,6 @@
 import pg from 'pg';
 import { Packr } from 'msgpackr';
-import { codecOf, type Codec, type Collection, type CollectionStats, type Entry, type ListOptions, type Store, type WriteOp } from './store.js';
+import { codecOf, type Codec, type Collection, type CollectionStats, type CommitOptions, type Entry, type ListOptions, type Store, type WriteOp } from './store.js';
 import { migrate } from './store-pg-migrate.js';
 import { PgCommitter, planCommit } from './store-pg-commit.js';
 
@@ -296,7 +296,7 @@ export class PgStore implements Store {
     return c as Collection<T>;
   }
 
-  async commit(ops: readonly WriteOp[]): Promise<boolean> {
+  async commit(ops: readonly WriteOp[], opts?: CommitOptions): Promise<boolean> {
     if (ops.length === 0) return true;
     for (const op of ops) {
       if (!NAME.test(op.collection)) throw new TypeError(`invalid collection name ${JSON.stringify(op.collection)}`);
@@ -311,7 +311,7 @@ export class PgStore implements Store {
       () => enc(null),
     );
     if (!this.migrated) await this.whenOpen();
-    return this.committer.commit(plan);
+    return this.committer.commit(plan, opts?.retryOnConflict === true);
   }
 
   async stats(): Promise<CollectionStats[]> {

@@ -47,6 +47,16 @@ export interface WriteOp {
   ifAbsent?: boolean;
 }
 
+/** How a `Store.commit` caller behaves when the commit loses an ifAbsent race. */
+export interface CommitOptions {
+  /**
+   * The caller re-reads and commits again after a lost race (the audit chain does, up to its retry
+   * limit). A shared backend may then keep the contested chain for that retry, so the loser is not
+   * overtaken again (PostgreSQL: core/store-pg-commit.ts); a loser that will not retry holds nothing.
+   */
+  retryOnConflict?: boolean;
+}
+
 /** Sizes of one collection (`proofgate store stats`); bytes are the backend's own accounting. */
 export interface CollectionStats {
   name: string;
@@ -72,7 +82,7 @@ export interface Store {
    *    per ifAbsent op (any row count 0 → ROLLBACK and resolve false), upserts/deletes for the rest,
    *    `COMMIT` (synchronous_commit on). One transaction per call, never one per op.
    */
-  commit(ops: readonly WriteOp[]): Promise<boolean>;
+  commit(ops: readonly WriteOp[], opts?: CommitOptions): Promise<boolean>;
   /** entries and bytes per collection, for operators (`proofgate store stats`) */
   stats(): Promise<CollectionStats[]>;
   /** true once open and until closed */

@@ -154,7 +154,8 @@ export class AuditChain {
       }
       let written: boolean;
       try {
-        written = await this.store.commit(ops);
+        // a loss before the last attempt is retried: a shared backend may keep the chain for it
+        written = await this.store.commit(ops, { retryOnConflict: attempt < this.maxRetries - 1 });
       } catch (err) {
         // the outcome is unknown (the transaction may or may not have landed): re-read the head next time
         this.heads.delete(orgId);
