@@ -230,6 +230,7 @@ export class WorkerPool {
     if (msg === 'ready') {
       th.ready = true;
       this.pump();
+      if (th.inFlight === 0) this.steal(th);
       if (th.inFlight === 0) this.idle(th);
       return;
     }
@@ -246,7 +247,28 @@ export class WorkerPool {
       // REPLY_SKIPPED: the task was taken back and already answered
     }
     if (this.queue.length > 0) this.pump();
+    if (th.inFlight === 0 && !th.dead) this.steal(th);
     if (th.inFlight === 0 && !th.dead) this.idle(th);
+  }
+
+  /**
+   * A thread with nothing to do takes over a task waiting behind another thread's running one:
+   * tasks sent ahead to a busy thread must not wait out a slow task there while this one idles.
+   * The task is taken back from its slot first (the worker answers SKIPPED for it, which frees the
+   * slot), so it runs exactly once.
+   */
+  private steal(into: Thread): void {
+    for (const th of this.threads) {
+      if (th === into || th.inFlight < 2) continue;
+      for (let slot = 0; slot < th.tasks.length; slot++) {
+        const task = th.tasks[slot];
+        if (!task || task.settled || Atomics.compareExchange(th.slots, slot, SLOT_PENDING, SLOT_CANCELLED) !== SLOT_PENDING) continue;
+        // the old slot stays counted in flight until its SKIPPED answer; nothing there refers to the task now
+        th.tasks[slot] = undefined;
+        this.dispatch(into, task);
+        return;
+      }
+    }
   }
 
   private release(th: Thread, slot: number): void {

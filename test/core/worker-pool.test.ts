@@ -47,10 +47,14 @@ t.test('a cancelled request: a waiting task never runs, a running one is answere
   const ac = new AbortController();
   const running = kind(run('spin', 300, 30_000, ac.signal));
   const waiting = kind(run('count', null, 30_000, ac.signal));
-  const started = Date.now();
+  // queued behind the spin on the same thread: it can only finish after the spin has
+  const order: string[] = [];
+  const behind = run('echo', 'behind').then(() => order.push('behind'));
+  void running.then(() => order.push('cancelled'));
   ac.abort();
   t.same(await Promise.all([running, waiting]), ['cancelled', 'cancelled']);
-  t.ok(Date.now() - started < 250, 'answered before the running task ended');
+  await behind;
+  t.same(order, ['cancelled', 'behind'], 'answered before the running task ended');
   const after = await report(run);
   t.equal(after.threadId, first.threadId, 'a dropped request does not cost a warm thread');
   t.equal(after.counted, 0, 'the waiting task never ran');
@@ -118,3 +122,18 @@ t.test('a thread that dies before it is ready is restarted at most once a second
   await pools.close();
   t.equal(await kind(run('echo', 400)), 'unavailable');
 });
+
+t.test('a thread that goes idle takes over a task waiting behind a slow one on another thread', async (t) => {
+  const { run } = onePool(t, 2);
+  await report(run);
+  const order: string[] = [];
+  const slow = run<{ threadId: number }>('spinReport', 2000).then((r) => (order.push('slow'), r));
+  // the pool grows for this one; until the new thread is ready it is sent ahead to the busy thread
+  const stacked = run<{ threadId: number }>('spinReport', 10).then((r) => (order.push('stacked'), r));
+  const other = run('echo', 'other');
+  const [s, st] = await Promise.all([slow, stacked, other]);
+  t.same(order, ['stacked', 'slow'], 'it did not wait out the slow task');
+  t.not(st.threadId, s.threadId, 'it ran on the thread that went idle');
+  t.equal((await report(run)).counted, 0);
+});
+
