@@ -37,3 +37,20 @@ t.test('a failing signature rejects; no token is produced', async (t) => {
   const { publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
   await t.rejects(es256SignAsync(Buffer.from('x'), publicKey), 'a public key cannot sign');
 });
+
+t.test('one turn\'s signatures go out together: a key that cannot sign fails only its own, each answer is its own', async (t) => {
+  const { publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+  const inputs = Array.from({ length: 12 }, (_, i) => Buffer.from(`input-${i}`));
+  // all asked within one turn, the fourth with a key that cannot sign
+  const results = await Promise.allSettled(inputs.map((d, i) => es256SignAsync(d, i === 3 ? publicKey : privateKey)));
+  t.equal(results[3].status, 'rejected', 'the public key\'s signature fails');
+  for (const [i, r] of results.entries()) {
+    if (i === 3) continue;
+    t.equal(r.status, 'fulfilled');
+    const sig = (r as PromiseFulfilledResult<Buffer>).value;
+    t.ok(verify('sha256', inputs[i], { key: pub, dsaEncoding: 'ieee-p1363' }, sig), `signature ${i} is over its own input`);
+    t.notOk(verify('sha256', inputs[(i + 1) % inputs.length], { key: pub, dsaEncoding: 'ieee-p1363' }, sig), `signature ${i} is not over another's`);
+  }
+  // asked again after the batch went out: a new batch forms and answers too
+  t.ok(verify('sha256', Buffer.from('later'), { key: pub, dsaEncoding: 'ieee-p1363' }, await es256SignAsync(Buffer.from('later'), privateKey)));
+});
