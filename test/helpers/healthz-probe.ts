@@ -1,9 +1,17 @@
 /**
  * A separate client process for event-loop tests: polls GET <url>/healthz back to back, one at a
  * time. Between the parent's 'start' and 'stop' it records the slowest answer and reports
- * `{max, samples}`; 'exit' ends it. Being another process, neither its clock nor its requests wait
- * on the server's event loop. Run with child_process.fork(<this file>, [baseUrl]).
+ * `{max, held, samples, corrected}`; 'exit' ends it. Being another process, neither its clock nor its requests
+ * wait on the server's event loop. Run with child_process.fork(<this file>, [baseUrl, serverPid]).
+ *
+ * `held` is each answer's latency less the time the scheduler kept the server's main thread (or
+ * this probe) runnable but off a CPU, read from Linux's per-thread schedstat. On a 2-core machine
+ * shared with another test job, a thread can wait tens of milliseconds for a core while no work
+ * holds the event loop at all; the bound is about work holding the loop, so that wait is not
+ * counted. Only the larger of the two waits is taken off (they may overlap), so the correction can
+ * never hide time the loop spent running. Without schedstat, `held` is the latency itself.
  */
+import { readFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 
 const url = new URL('/healthz', process.argv[2]);
@@ -11,15 +19,39 @@ const agent = new Agent({ keepAlive: true, maxSockets: 1 });
 let measuring = false;
 let exiting = false;
 let max = 0;
+let held = 0;
 let samples = 0;
+
+/** nanoseconds a thread spent runnable but waiting for a CPU (the second field of schedstat), or null */
+function waitNs(file: string): number | null {
+  try {
+    const ns = Number(readFileSync(file, 'latin1').split(' ')[1]);
+    return Number.isFinite(ns) ? ns : null;
+  } catch {
+    return null;
+  }
+}
+const serverPid = process.argv[3];
+// the main thread's task id is the process id
+const serverStat = serverPid ? `/proc/${serverPid}/task/${serverPid}/schedstat` : null;
+const ownStat = '/proc/thread-self/schedstat';
+const corrected = serverStat !== null && waitNs(serverStat) !== null && waitNs(ownStat) !== null;
 let wake: (() => void) | null = null;
 
-function once(): Promise<number> {
+/** one answer: [latency, latency less the scheduler wait] in ms */
+function once(): Promise<[number, number]> {
   return new Promise((resolve, reject) => {
+    const serverWait = corrected ? waitNs(serverStat!)! : 0;
+    const ownWait = corrected ? waitNs(ownStat)! : 0;
     const started = performance.now();
     const req = request(url, { agent }, (res) => {
       res.resume();
-      res.on('end', () => (res.statusCode === 200 ? resolve(performance.now() - started) : reject(new Error(`healthz answered ${res.statusCode}`))));
+      res.on('end', () => {
+        const ms = performance.now() - started;
+        if (res.statusCode !== 200) return reject(new Error(`healthz answered ${res.statusCode}`));
+        const waited = corrected ? Math.max(waitNs(serverStat!)! - serverWait, waitNs(ownStat)! - ownWait) / 1e6 : 0;
+        resolve([ms, Math.max(0, ms - waited)]);
+      });
     });
     req.on('error', reject);
     req.end();
@@ -32,13 +64,14 @@ process.on('disconnect', () => process.exit(0));
 process.on('message', (m) => {
   if (m === 'start') {
     max = 0;
+    held = 0;
     samples = 0;
     measuring = true;
     wake?.();
     process.send!('started');
   } else if (m === 'stop') {
     measuring = false;
-    process.send!({ max, samples });
+    process.send!({ max, held, samples, corrected });
   } else if (m === 'exit') {
     exiting = true;
     wake?.();
@@ -53,9 +86,10 @@ while (!exiting) {
     await new Promise<void>((r) => (wake = r));
     continue;
   }
-  const ms = await once();
+  const [ms, heldMs] = await once();
   if (measuring) {
     max = Math.max(max, ms);
+    held = Math.max(held, heldMs);
     samples++;
   }
 }
