@@ -145,6 +145,9 @@ export function createPipeline(d: PipelineDeps) {
       }
 
       let reply: Reply = await route.handler(ctx);
+      // a large body's handler and the reply hooks both walk it (a proof hash, the audit's request
+      // hash): a turn between them keeps the two from holding the loop as one block
+      if (ctx.rawBody && ctx.rawBody.length > YIELD_BODY_BYTES) await turn();
       for (const hook of d.hooks.onReply) reply = (await hook(ctx, reply)) ?? reply;
       // hooks saw the verdict itself; the wire body is rendered from it once they are done
       reply = renderVerdict(reply);
