@@ -1,6 +1,7 @@
 /**
  * A separate client process for event-loop tests: polls GET <url>/healthz back to back, one at a
- * time. Between the parent's 'start' and 'stop' it records the slowest answer and reports
+ * time. Every request sent between the parent's 'start' and 'stop' is counted (its answer is
+ * awaited before 'stop' is answered); it records the slowest answer and reports
  * `{max, held, samples, corrected}`; 'exit' ends it. Being another process, neither its clock nor its requests
  * wait on the server's event loop. Run with child_process.fork(<this file>, [baseUrl, serverPid]).
  *
@@ -37,6 +38,8 @@ const serverStat = serverPid ? `/proc/${serverPid}/task/${serverPid}/schedstat` 
 const ownStat = '/proc/thread-self/schedstat';
 const corrected = serverStat !== null && waitNs(serverStat) !== null && waitNs(ownStat) !== null;
 let wake: (() => void) | null = null;
+/** the request on the wire, if any: an answer to a request sent while measuring counts even if it lands after 'stop' */
+let inFlight: Promise<unknown> = Promise.resolve();
 
 /** one answer: [latency, latency less the scheduler wait] in ms */
 function once(): Promise<[number, number]> {
@@ -71,7 +74,7 @@ process.on('message', (m) => {
     process.send!('started');
   } else if (m === 'stop') {
     measuring = false;
-    process.send!({ max, held, samples, corrected });
+    void inFlight.then(() => process.send!({ max, held, samples, corrected }));
   } else if (m === 'exit') {
     exiting = true;
     wake?.();
@@ -86,12 +89,14 @@ while (!exiting) {
     await new Promise<void>((r) => (wake = r));
     continue;
   }
-  const [ms, heldMs] = await once();
-  if (measuring) {
-    max = Math.max(max, ms);
-    held = Math.max(held, heldMs);
-    samples++;
-  }
+  // sent while measuring, so counted even when 'stop' came in meanwhile: 'stop' answers only once
+  // inFlight settles, and inFlight's reaction runs after this loop's await on the same request
+  const p = once();
+  inFlight = p.catch(() => undefined);
+  const [ms, heldMs] = await p;
+  max = Math.max(max, ms);
+  held = Math.max(held, heldMs);
+  samples++;
 }
 agent.destroy();
 process.disconnect();
