@@ -5,6 +5,7 @@ import { PgStore } from '../../core/store-pg.js';
 import { AuditChain, AUDIT_COLLECTION, walkChains, type AuditEntry, type AuditFields } from '../../plugins/audit/index.js';
 import { TEST_SECRETS } from '../helpers/server.js';
 import { createTestDatabase, freshSchema, pgUnavailable } from '../helpers/pg.js';
+import { nodeCommand } from '../helpers/child.js';
 
 /**
  * The audit chain's group commit on the shared PostgreSQL store: writers with their own head

@@ -10,6 +10,7 @@ import { AUDIT_COLLECTION } from '../../plugins/audit/payload.js';
 import { walkChains } from '../../plugins/audit/verify.js';
 import { TEST_SECRETS } from '../helpers/server.js';
 import { runCli } from './fixtures/cli.js';
+import { nodeCommand } from '../helpers/child.js';
 
 const CHILD = fileURLToPath(new URL('./fixtures/append-child.js', import.meta.url));
 const SECRET = TEST_SECRETS.audit_secret_key;
@@ -17,7 +18,7 @@ const SECRET = TEST_SECRETS.audit_secret_key;
 t.test('a writer killed with SIGKILL mid-append leaves chains that verify and continue', async (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'pg-crash-'));
   t.teardown(() => rmSync(dir, { recursive: true, force: true }));
-  const child = spawn(process.execPath, [CHILD, dir, SECRET], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(...nodeCommand([CHILD, dir, SECRET]), { stdio: ['ignore', 'pipe', 'inherit'] });
   let acknowledged = 0;
   await new Promise<void>((resolve, reject) => {
     let buf = '';

@@ -11,6 +11,7 @@ import { AUDIT_COLLECTION } from '../../plugins/audit/payload.js';
 import { walkChains } from '../../plugins/audit/verify.js';
 import { startServer, TEST_SECRETS, builtinsWithEngines, builtinsWithoutEngines } from '../helpers/server.js';
 import { tenant, verificationTestPlugin } from '../helpers/tenancy.js';
+import { nodeCommand } from '../helpers/child.js';
 
 const CHILD = fileURLToPath(new URL('./fixtures/append-child.js', import.meta.url));
 const SECRET = TEST_SECRETS.audit_secret_key;
@@ -130,7 +131,7 @@ t.test('companion writes share the entry transaction; a failed commit rejects ev
 
 function runChild(args: string[]): Promise<{ out: string; code: number | null }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CHILD, ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(...nodeCommand([CHILD, ...args]), { stdio: ['ignore', 'pipe', 'inherit'] });
     let out = '';
     child.stdout.on('data', (d: Buffer) => (out += d.toString()));
     child.once('error', reject);
@@ -161,7 +162,7 @@ t.test('a writer killed in the middle of a large batch leaves a valid chain pref
   const dir = mkdtempSync(join(tmpdir(), 'pg-batchcrash-'));
   t.teardown(() => rmSync(dir, { recursive: true, force: true }));
   // one organisation, rounds of 400: every commit after the first carries hundreds of entries
-  const child = spawn(process.execPath, [CHILD, dir, SECRET, '1', '400'], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(...nodeCommand([CHILD, dir, SECRET, '1', '400']), { stdio: ['ignore', 'pipe', 'inherit'] });
   let acknowledged = 0;
   await new Promise<void>((resolve, reject) => {
     let buf = '';

@@ -5,28 +5,29 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createPrivateKey } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
+import { nodeCommand } from '../helpers/child.js';
 
 const CLI = fileURLToPath(new URL('../../sidecar/cli.js', import.meta.url));
 const cleanEnv = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('SVC_') && !k.startsWith('TAP')));
 
 t.test('--help works on the CLI and on every command', async (t) => {
-  const top = spawnSync(process.execPath, [CLI, '--help'], { encoding: 'utf8' });
+  const top = spawnSync(...nodeCommand([CLI, '--help']), { encoding: 'utf8' });
   t.equal(top.status, 0);
   const names = [...top.stdout.matchAll(/^ {2}(\S+(?: \S+)?) {2,}/gm)].map((m) => m[1]);
   t.ok(names.includes('start') && names.includes('init'), 'lists its commands');
   for (const name of names) {
-    const r = spawnSync(process.execPath, [CLI, ...name.split(' '), '--help'], { encoding: 'utf8' });
+    const r = spawnSync(...nodeCommand([CLI, ...name.split(' '), '--help']), { encoding: 'utf8' });
     t.equal(r.status, 0, `${name} --help exits 0`);
     t.match(r.stdout, new RegExp(`proofgate ${name}`), `${name} --help prints its usage`);
   }
-  const unknown = spawnSync(process.execPath, [CLI, 'frobnicate'], { encoding: 'utf8' });
+  const unknown = spawnSync(...nodeCommand([CLI, 'frobnicate']), { encoding: 'utf8' });
   t.equal(unknown.status, 2);
 });
 
 t.test('init writes secrets and P-256 PKCS#8 keys, readable only by the owner', async (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'pg-cli-'));
   const path = join(dir, 'c.json');
-  const r = spawnSync(process.execPath, [CLI, 'init', '--config', path], { encoding: 'utf8' });
+  const r = spawnSync(...nodeCommand([CLI, 'init', '--config', path]), { encoding: 'utf8' });
   t.equal(r.status, 0, r.stderr);
   t.equal(statSync(path).mode & 0o777, 0o600);
   const c = JSON.parse(readFileSync(path, 'utf8'));
@@ -37,13 +38,13 @@ t.test('init writes secrets and P-256 PKCS#8 keys, readable only by the owner', 
     t.equal(k.asymmetricKeyType, 'ec');
     t.equal(k.asymmetricKeyDetails?.namedCurve, 'prime256v1');
   }
-  const again = spawnSync(process.execPath, [CLI, 'init', '--config', path], { encoding: 'utf8' });
+  const again = spawnSync(...nodeCommand([CLI, 'init', '--config', path]), { encoding: 'utf8' });
   t.not(again.status, 0, 'never overwrites without --force');
 });
 
 t.test('start on a clean directory initialises itself, answers /health, and stops on SIGTERM', async (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'pg-cli-'));
-  const child = spawn(process.execPath, [CLI, 'start'], { cwd: dir, env: { ...cleanEnv, SVC_PORT: '0', SVC_LOG_LEVEL: 'ERROR' } });
+  const child = spawn(...nodeCommand([CLI, 'start']), { cwd: dir, env: { ...cleanEnv, SVC_PORT: '0', SVC_LOG_LEVEL: 'ERROR' } });
   t.teardown(() => child.kill('SIGKILL'));
   let stderr = '';
   const url = await new Promise<string>((resolve, reject) => {
@@ -67,7 +68,7 @@ t.test('start on a clean directory initialises itself, answers /health, and stop
 
 t.test('start refuses an invalid configuration with a clear message', async (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'pg-cli-'));
-  const r = spawnSync(process.execPath, [CLI, 'start'], {
+  const r = spawnSync(...nodeCommand([CLI, 'start']), {
     cwd: dir,
     encoding: 'utf8',
     env: { ...cleanEnv, SVC_CONFIG: join(dir, 'none.json'), SVC_JWT_SECRET_KEY: 'same-secret-0123456789', SVC_API_KEY_LOOKUP_SECRET: 'same-secret-0123456789' },
@@ -76,7 +77,7 @@ t.test('start refuses an invalid configuration with a clear message', async (t) 
   t.equal(r.status, 78);
   t.match(r.stderr, /cannot start/);
   t.match(r.stderr, /file not found/);
-  const r2 = spawnSync(process.execPath, [CLI, 'start'], {
+  const r2 = spawnSync(...nodeCommand([CLI, 'start']), {
     cwd: dir,
     encoding: 'utf8',
     env: { ...cleanEnv, SVC_JWT_SECRET_KEY: 'same-secret-0123456789', SVC_API_KEY_LOOKUP_SECRET: 'same-secret-0123456789', SVC_CONFIG: '' },

@@ -4,6 +4,7 @@ import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, statSync, 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { nodeCommand } from '../helpers/child.js';
 
 /**
  * Files are private (issue 12, item 11): the config file holds every secret and the data directory
@@ -14,7 +15,7 @@ const cleanEnv = Object.fromEntries(Object.entries(process.env).filter(([k]) => 
 const modeOf = (p: string) => statSync(p).mode & 0o777;
 
 function init(path: string, force = false) {
-  return spawnSync(process.execPath, [CLI, 'init', '--config', path, ...(force ? ['--force'] : [])], { encoding: 'utf8' });
+  return spawnSync(...nodeCommand([CLI, 'init', '--config', path, ...(force ? ['--force'] : [])]), { encoding: 'utf8' });
 }
 
 /** Starts the sidecar, resolves with its URL and everything it printed once it serves; stops it on teardown. */
@@ -22,7 +23,7 @@ function init(path: string, force = false) {
 const NO_ENGINES = 'math,natural-language,fact,logic,code,sql,process,rag,consensus,stats,image';
 
 async function start(t: Test, config: string, dataDir: string) {
-  const child = spawn(process.execPath, [CLI, 'start', '--config', config], {
+  const child = spawn(...nodeCommand([CLI, 'start', '--config', config]), {
     env: { ...cleanEnv, SVC_PORT: '0', SVC_LOG_LEVEL: 'WARNING', SVC_DATA_DIR: dataDir, SVC_PLUGINS_DISABLED: NO_ENGINES },
   });
   let out = '';

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { killProcess } from './redis.js';
 import { waitFor } from './wait.js';
+import { nodeCommand } from './child.js';
 
 /**
  * A sidecar as a separate process (`node dist/sidecar/cli.js start`), configured only through the
@@ -29,7 +30,7 @@ export interface Replica {
 export async function startReplica(env: Record<string, string>, port?: number): Promise<Replica> {
   const dir = mkdtempSync(join(tmpdir(), 'pg-replica-'));
   writeFileSync(join(dir, 'config.json'), '{}');
-  const child = spawn(process.execPath, [CLI, 'start'], {
+  const child = spawn(...nodeCommand([CLI, 'start'], env.NODE_OPTIONS), {
     cwd: dir,
     env: {
       ...baseEnv,

@@ -14,6 +14,7 @@ import mcp, { definitionHash, DENIAL_META, VERDICT_META } from '../../plugins/mc
 import { startServer, type TestServer } from '../helpers/server.js';
 import { registerAgent, tenant } from '../helpers/tenancy.js';
 import { connectClient, POISONED_DESCRIPTION, startUpstream, toolList } from './fixtures.js';
+import { nodeCommand } from '../helpers/child.js';
 
 /**
  * The issue's acceptance path with the official MCP SDK on both ends: an SDK server behind the
@@ -199,7 +200,7 @@ const CLI = fileURLToPath(new URL('../../sidecar/cli.js', import.meta.url));
 function cli(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const base = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('SVC_') && !k.startsWith('TAP')));
   return new Promise((resolve) => {
-    const p = spawn(process.execPath, [CLI, ...args], { env: { ...base, ...env } });
+    const p = spawn(...nodeCommand([CLI, ...args]), { env: { ...base, ...env } });
     let stdout = '';
     let stderr = '';
     p.stdout.on('data', (d) => (stdout += d));

@@ -8,6 +8,7 @@ import { Ajv } from 'ajv';
 import addFormats from 'ajv-formats';
 import { definitionHash } from '../../plugins/mcp/index.js';
 import { startUpstream, toolList } from './fixtures.js';
+import { nodeCommand } from '../helpers/child.js';
 
 /** `proofgate mcp scan` through the real CLI: saved lists, live SDK servers, pins, formats, exit codes. */
 const CLI = fileURLToPath(new URL('../../sidecar/cli.js', import.meta.url));
@@ -15,7 +16,7 @@ const cleanEnv = Object.fromEntries(Object.entries(process.env).filter(([k]) => 
 
 function run(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const p = spawn(process.execPath, [CLI, ...args], { env: cleanEnv });
+    const p = spawn(...nodeCommand([CLI, ...args]), { env: cleanEnv });
     let stdout = '';
     let stderr = '';
     p.stdout.on('data', (d) => (stdout += d));

@@ -14,6 +14,7 @@ import { createProvisioning } from '../../sidecar/provision/plugin.js';
 import { startServer, TEST_SECRETS, type TestServer } from '../helpers/server.js';
 import { verificationTestPlugin } from '../helpers/tenancy.js';
 import type { Config, DeepPartial } from '../../core/config.js';
+import { nodeCommand } from '../helpers/child.js';
 
 const run = promisify(execFile);
 const CLI = new URL('../../sidecar/cli.js', import.meta.url).pathname;
@@ -22,7 +23,7 @@ const dir = mkdtempSync(join(tmpdir(), 'pg-bootstrap-'));
 t.teardown(() => rmSync(dir, { recursive: true, force: true }));
 
 async function keysNew(args: string[]): Promise<{ key: string; digest: string; entry: Record<string, unknown> }> {
-  const { stdout } = await run(process.execPath, [CLI, 'keys', 'new', '--json', ...args], {
+  const { stdout } = await run(...nodeCommand([CLI, 'keys', 'new', '--json', ...args]), {
     env: { PATH: process.env.PATH, SVC_API_KEY_LOOKUP_SECRET: TEST_SECRETS.api_key_lookup_secret, SVC_JWT_SECRET_KEY: TEST_SECRETS.jwt_secret_key },
     cwd: dir,
   });
@@ -168,14 +169,14 @@ t.test('orgs set-plan / set-role on the data directory', async (t) => {
   const s = await start(file, env);
   const dataDir = s.dataDir;
   const cliEnv = { PATH: process.env.PATH, SVC_API_KEY_LOOKUP_SECRET: TEST_SECRETS.api_key_lookup_secret, SVC_JWT_SECRET_KEY: TEST_SECRETS.jwt_secret_key, SVC_DATA_DIR: dataDir };
-  const cli = (args: string[]) => run(process.execPath, [CLI, ...args], { env: cliEnv, cwd: dir }).then(
+  const cli = (args: string[]) => run(...nodeCommand([CLI, ...args]), { env: cliEnv, cwd: dir }).then(
     (r) => ({ code: 0, out: r.stdout, err: r.stderr }),
     (e: { code: number; stdout: string; stderr: string }) => ({ code: e.code, out: e.stdout, err: e.stderr }),
   );
   const bad = await cli(['orgs', 'set-plan', 'org_billing', 'gold']);
   t.equal(bad.code, 2);
   t.match(bad.err, /allowed: free, pro, enterprise, unlimited/);
-  const team = await run(process.execPath, [CLI, 'orgs', 'set-plan', 'org_billing', 'team'], { env: { ...cliEnv, SVC_BOOTSTRAP_FILE: file }, cwd: dir });
+  const team = await run(...nodeCommand([CLI, 'orgs', 'set-plan', 'org_billing', 'team']), { env: { ...cliEnv, SVC_BOOTSTRAP_FILE: file }, cwd: dir });
   t.match(team.stdout, /plan team/, 'a plan the bootstrap file declares is known to the CLI');
   const ok = await cli(['orgs', 'set-plan', 'org_billing', 'pro']);
   t.equal(ok.code, 0, ok.err);
@@ -191,7 +192,7 @@ t.test('orgs set-plan / set-role on the data directory', async (t) => {
 });
 
 t.test('a declared user signs in with the password behind its hash', async (t) => {
-  const child = execFile(process.execPath, [CLI, 'users', 'hash-password'], { env: { PATH: process.env.PATH }, cwd: dir });
+  const child = execFile(...nodeCommand([CLI, 'users', 'hash-password']), { env: { PATH: process.env.PATH }, cwd: dir });
   const out = new Promise<string>((resolve, reject) => {
     let buf = '';
     child.stdout!.on('data', (d) => (buf += d));

@@ -12,6 +12,7 @@ import { entryKey } from '../../plugins/audit/payload.js';
 import { createTestDatabase, pgUnavailable } from '../helpers/pg.js';
 import { CLI, startReplica } from '../helpers/replica.js';
 import { waitFor } from '../helpers/wait.js';
+import { nodeCommand } from '../helpers/child.js';
 
 /**
  * `proofgate migrate`: a sidecar's LMDB data directory moves into PostgreSQL; what the sidecar
@@ -41,7 +42,7 @@ async function run() {
     SVC_A2A_SIGNING_KEY_PEM: pem(),
   };
   const migrate = (dataDir: string, to: string, extra: string[] = []) =>
-    spawnSync(process.execPath, [CLI, 'migrate', '--to', to, ...extra], {
+    spawnSync(...nodeCommand([CLI, 'migrate', '--to', to, ...extra]), {
       encoding: 'utf8',
       env: { PATH: process.env.PATH, ...secrets, SVC_DATA_DIR: dataDir, SVC_CONFIG: '' },
     });
@@ -96,7 +97,7 @@ async function run() {
     t.equal((await shared.request('POST', '/verify/math', { apiKey: key.body.key, body: { expression: '2+2=4' } })).status, 200, 'the key works');
     const av = await shared.request('POST', '/attestation/verify', { apiKey: key.body.key, body: { jwt: attestation } });
     t.equal(av.body.valid, true, 'an attestation issued before the move verifies');
-    const cli = spawnSync(process.execPath, [CLI, 'audit', 'verify'], { encoding: 'utf8', env: { PATH: process.env.PATH, ...secrets, SVC_STORE_URL: db.url, SVC_CONFIG: '' } });
+    const cli = spawnSync(...nodeCommand([CLI, 'audit', 'verify']), { encoding: 'utf8', env: { PATH: process.env.PATH, ...secrets, SVC_STORE_URL: db.url, SVC_CONFIG: '' } });
     t.equal(cli.status, 0, cli.stdout + cli.stderr);
     t.match(cli.stdout, /^OK: /m, 'the moved chain, extended in shared mode, verifies');
   });

@@ -9,6 +9,7 @@ import { createTestDatabase, pgUnavailable } from '../helpers/pg.js';
 import { freePort, killProcess, startRedis } from '../helpers/redis.js';
 import { CLI, startReplica, type Replica } from '../helpers/replica.js';
 import { waitFor } from '../helpers/wait.js';
+import { nodeCommand } from '../helpers/child.js';
 
 /**
  * Shared mode end to end: two sidecar processes (replicas A and B) on one PostgreSQL database and
@@ -145,7 +146,7 @@ async function run() {
     t.equal(walk.broken, null);
     t.equal(walk.orgs, 1);
     t.equal(verifications, 500, 'every verification of both replicas is in the one chain');
-    const cli = spawnSync(process.execPath, [CLI, 'audit', 'verify', '--org', acct.orgId], {
+    const cli = spawnSync(...nodeCommand([CLI, 'audit', 'verify', '--org', acct.orgId]), {
       encoding: 'utf8',
       env: { PATH: process.env.PATH, ...secrets, SVC_STORE_URL: db.url, SVC_CONFIG: '' },
     });

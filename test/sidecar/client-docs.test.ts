@@ -4,6 +4,7 @@ import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { ProofgateClient } from '../../sidecar/client/index.js';
 import { builtinsWithEngines, startServer, untilReady } from '../helpers/server.js';
+import { nodeCommand } from '../helpers/child.js';
 
 // docs/client.md's example, run as written: a user copies it, so it must work as printed.
 const repo = fileURLToPath(new URL('../../../', import.meta.url));
@@ -24,7 +25,7 @@ t.test('docs/client.md: the usage example runs against a started sidecar', async
   writeFileSync(file, block![1]);
   t.teardown(() => rmSync(file, { force: true }));
   const out = await new Promise<{ code: number; stdout: string; stderr: string }>((resolve) =>
-    execFile(process.execPath, [file], { env: { ...process.env, PROOFGATE_URL: s.url, PROOFGATE_API_KEY: key.key }, timeout: 60_000 }, (err, stdout, stderr) =>
+    execFile(...nodeCommand([file]), { env: { ...process.env, PROOFGATE_URL: s.url, PROOFGATE_API_KEY: key.key }, timeout: 60_000 }, (err, stdout, stderr) =>
       resolve({ code: err ? 1 : 0, stdout, stderr }),
     ),
   );

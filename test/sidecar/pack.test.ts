@@ -4,6 +4,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { unpreloaded } from '../helpers/child.js';
 
 // What `npm pack` ships must work from a clean directory: the bin and the ./client export.
 const repo = fileURLToPath(new URL('../../../', import.meta.url));
@@ -11,7 +12,7 @@ const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
 
 function sh(cmd: string, args: string[], cwd: string, timeout = 240_000): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) =>
-    execFile(cmd, args, { cwd, timeout, maxBuffer: 32 * 1024 * 1024, env: { ...process.env, npm_config_audit: 'false', npm_config_fund: 'false' } }, (err, stdout, stderr) =>
+    execFile(...unpreloaded(cmd, args), { cwd, timeout, maxBuffer: 32 * 1024 * 1024, env: { ...process.env, npm_config_audit: 'false', npm_config_fund: 'false' } }, (err, stdout, stderr) =>
       resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
     ),
   );

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import AjvDraft04Import from 'ajv-draft-04';
 import addFormatsImport from 'ajv-formats';
+import { nodeCommand } from '../helpers/child.js';
 
 // both packages are CommonJS; under NodeNext their default import is the module object
 const AjvDraft04 = ((AjvDraft04Import as unknown as { default?: unknown }).default ?? AjvDraft04Import) as unknown as new (o: object) => import('ajv').default;
@@ -24,7 +25,7 @@ function run(args: string[], env: Record<string, string> = {}): Promise<{ code: 
     const clean = { ...process.env };
     delete clean.PROOFGATE_API_KEY;
     delete clean.GITHUB_OUTPUT;
-    execFile(process.execPath, [CLI, ...args], { env: { ...clean, ...env }, timeout: 60_000 }, (err, stdout, stderr) => {
+    execFile(...nodeCommand([CLI, ...args]), { env: { ...clean, ...env }, timeout: 60_000 }, (err, stdout, stderr) => {
       resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr });
     });
   });

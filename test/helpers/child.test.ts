@@ -1,0 +1,27 @@
+import t from 'tap';
+import { spawnSync } from 'node:child_process';
+import { nodeCommand, unpreloaded } from './child.js';
+
+const probe = ['-e', 'process.stdout.write(JSON.stringify({ options: process.env.NODE_OPTIONS ?? null, argv: process.argv.slice(1) }))'];
+
+t.test('a child started through nodeCommand sees no NODE_OPTIONS, whatever the parent carries', async (t) => {
+  const r = spawnSync(...nodeCommand([...probe, 'a b', '--x']), { encoding: 'utf8', env: { ...process.env, NODE_OPTIONS: '--no-deprecation' } });
+  t.equal(r.status, 0, r.stderr);
+  t.same(JSON.parse(r.stdout), { options: null, argv: ['a b', '--x'] }, 'no NODE_OPTIONS; arguments arrive unchanged');
+});
+
+t.test('without it, a child of a test under tap inherits the runner preload (what the helper exists to drop)', async (t) => {
+  if (!process.env.NODE_OPTIONS) return t.pass('not run under a runner that sets NODE_OPTIONS');
+  const r = spawnSync(process.execPath, probe, { encoding: 'utf8', env: { PATH: process.env.PATH } });
+  t.match(JSON.parse(r.stdout).options, /--import/, 'an explicit env is rewritten by the runner');
+});
+
+t.test('NODE_OPTIONS given to nodeCommand is what the child gets, and only that', async (t) => {
+  const r = spawnSync(...nodeCommand(probe, '--no-deprecation'), { encoding: 'utf8' });
+  t.equal(JSON.parse(r.stdout).options, '--no-deprecation');
+});
+
+t.test('unpreloaded runs any command, found on PATH', async (t) => {
+  const r = spawnSync(...unpreloaded('sh', ['-c', 'echo "${NODE_OPTIONS-unset}"']), { encoding: 'utf8', env: { PATH: process.env.PATH, NODE_OPTIONS: '--no-deprecation' } });
+  t.equal(r.stdout.trim(), 'unset');
+});
