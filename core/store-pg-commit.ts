@@ -17,13 +17,13 @@ import type { WriteOp } from './store.js';
  *    same round trip as BEGIN, so commits of one chain queue in arrival order;
  *  - a commit that loses (a position exists) and whose caller said it will retry
  *    (`retryOnConflict`) takes the same locks at session level before its ROLLBACK and keeps that
- *    connection: no one else can extend the chain while the caller re-reads the head, and its retry
- *    (on the kept connection) is sure to find it current. The session locks are released when that
- *    retry ends, after `holdMs` if no retry comes, at close, or by PostgreSQL if the process dies.
- *    A loser that will not retry (the chain's last attempt, a caller without retries) keeps
- *    nothing: held for it, the chain would stall every other writer for `holdMs`. At most `maxHeld`
- *    connections are kept at once (the re-reads need free ones); a loser past that retries
- *    unprotected, as without the lock.
+ *    connection: no one else can extend the chain while the caller re-reads the head (over that
+ *    same connection, `readHeld`), and its retry (on it too) is sure to find it current. The
+ *    session locks are released when that retry ends, after `holdMs` if no retry comes, at close,
+ *    or by PostgreSQL if the process dies. A loser that will not retry (the chain's last attempt, a
+ *    caller without retries) keeps nothing: held for it, the chain would stall every other writer
+ *    for `holdMs`. At most `maxHeld` connections are kept at once (other work needs the pool); a
+ *    loser past that retries unprotected, as without the lock.
  */
 export interface CommitPlan {
   ins: { c: string[]; k: string[]; v: Buffer[] };
@@ -34,6 +34,13 @@ export interface CommitPlan {
 }
 
 /** Only the final state of each key matters inside one transaction: the ops collapse to three statements. */
+/**
+ * The advisory lock id (signed 64-bit, decimal) of a chain: a collection and a key prefix ending
+ * in '/' (one organisation's audit entries), or a whole key that has no '/'.
+ */
+export const chainLock = (collection: string, prefix: string): string =>
+  createHash('sha256').update(`${collection}\0${prefix}`).digest().readBigInt64BE(0).toString();
+
 export function planCommit(ops: readonly WriteOp[], encode: (op: WriteOp) => Buffer, encodeNull: () => Buffer): CommitPlan {
   const id = (op: WriteOp) => `${op.collection}\0${op.key}`;
   const last = new Map<string, WriteOp>();
@@ -50,7 +57,7 @@ export function planCommit(ops: readonly WriteOp[], encode: (op: WriteOp) => Buf
     plan.ins.k.push(op.key);
     // checked against the state before the commit (as on LMDB); the key ends with its last value
     plan.ins.v.push(fin.value === undefined ? encodeNull() : encode(fin));
-    chains.add(`${op.collection}\0${op.key.slice(0, op.key.lastIndexOf('/') + 1) || op.key}`);
+    chains.add(chainLock(op.collection, op.key.slice(0, op.key.lastIndexOf('/') + 1) || op.key));
   }
   for (const [k, op] of last) {
     if (op.value === undefined) {
@@ -63,7 +70,7 @@ export function planCommit(ops: readonly WriteOp[], encode: (op: WriteOp) => Buf
     }
   }
   // sorted, so two commits naming several chains always lock them in the same order
-  plan.locks = [...chains].map((c) => createHash('sha256').update(c).digest().readBigInt64BE(0).toString()).sort();
+  plan.locks = [...chains].sort();
   return plan;
 }
 
@@ -78,12 +85,14 @@ const RETRYABLE = new Set(['40P01', '40001']);
 
 export class PgCommitter {
   private readonly held = new Map<string, Held>();
+  /** chains kept for a retry, and those given up after `holdMs` because the retry did not come */
+  readonly stats = { kept: 0, expired: 0 };
 
   constructor(
     private readonly connect: () => Promise<pg.PoolClient>,
     private readonly table: string,
     private readonly holdMs = 2000,
-    /** at most this many kept connections, so head re-reads always find one free in the pool */
+    /** at most this many kept connections, so other work always finds some free in the pool */
     private readonly maxHeld = 4,
   ) {}
 
@@ -170,9 +179,10 @@ export class PgCommitter {
       if (!h) {
         h = { client: c, busy: false, timer: undefined, onError };
         this.held.set(key, h);
+        this.stats.kept++;
       }
       h.busy = false;
-      h.timer = setTimeout(() => void this.release(key), this.holdMs);
+      h.timer = setTimeout(() => void this.release(key, true), this.holdMs);
       return false;
     }
     if (h) {
@@ -188,11 +198,44 @@ export class PgCommitter {
     c.release(broken);
   }
 
+  /**
+   * Runs a read of a chain kept for its caller's retry over the connection that keeps it, or
+   * returns undefined when this process keeps no idle connection for that chain.
+   *
+   * The caller re-reads the head before it retries; through the pool, that read could wait for a
+   * free connection while every one is taken by kept chains and by commits queued (inside
+   * PostgreSQL) behind another replica's kept chains, whose own re-reads wait the same way: each
+   * kept chain then stalls until `holdMs` gives it up (seconds, seen with two writers on twelve
+   * organisations). On the kept connection the read needs nothing from the pool, and it sees the
+   * current head, since no one else can extend the chain meanwhile.
+   */
+  async readHeld(lock: string, run: (c: pg.PoolClient) => Promise<pg.QueryResult>): Promise<pg.QueryResult | undefined> {
+    const h = this.held.get(lock);
+    if (!h || h.busy) return undefined;
+    h.busy = true;
+    clearTimeout(h.timer);
+    try {
+      return await run(h.client);
+    } catch (err) {
+      // a connection that fails a plain read is not kept for a retry: give the chain up
+      this.held.delete(lock);
+      await h.client.query('SELECT pg_advisory_unlock_all()').catch(() => undefined);
+      this.finish(h.client, h.onError, err as Error);
+      throw err;
+    } finally {
+      if (this.held.get(lock) === h) {
+        h.busy = false;
+        h.timer = setTimeout(() => void this.release(lock, true), this.holdMs);
+      }
+    }
+  }
+
   /** gives a kept chain back when its retry did not come */
-  private async release(key: string): Promise<void> {
+  private async release(key: string, expired = false): Promise<void> {
     const h = this.held.get(key);
     if (!h || h.busy) return;
     this.held.delete(key);
+    if (expired) this.stats.expired++;
     clearTimeout(h.timer);
     let broken: Error | undefined;
     await h.client.query('SELECT pg_advisory_unlock_all()').catch((e) => (broken = e as Error));

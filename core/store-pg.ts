@@ -2,7 +2,7 @@ import pg from 'pg';
 import { Packr } from 'msgpackr';
 import { codecOf, type Codec, type Collection, type CollectionStats, type CommitOptions, type Entry, type ListOptions, type Store, type WriteOp } from './store.js';
 import { migrate } from './store-pg-migrate.js';
-import { PgCommitter, planCommit } from './store-pg-commit.js';
+import { chainLock, PgCommitter, planCommit } from './store-pg-commit.js';
 
 /**
  * PostgreSQL backend (shared mode: every replica opens the same database). One table holds every
@@ -150,7 +150,8 @@ class PgCollection<T> implements Collection<T> {
       params.push(Math.max(0, Math.floor(opts.limit)));
       sql += ` LIMIT $${params.length}`;
     }
-    const r = await this.s.query(sql, params);
+    // a chain's entries (prefix up to '/') are read over the connection that keeps the chain, if any
+    const r = (prefix.endsWith('/') ? await this.s.readHeld(chainLock(this.name, prefix), sql, params) : undefined) ?? (await this.s.query(sql, params));
     return r.rows.map((row: { key: string; value: Buffer }) => ({ key: row.key, value: this.decode(row.key, row.value) }));
   }
 
@@ -257,6 +258,16 @@ export class PgStore implements Store {
   async query(sql: string, params: unknown[]): Promise<pg.QueryResult> {
     if (!this.migrated) await this.whenOpen();
     return this.pool.query(sql, params);
+  }
+
+  /** chains this process kept for a lost race's retry, and how many it gave up on a timeout */
+  get keptChains(): { kept: number; expired: number } {
+    return { ...this.committer.stats };
+  }
+
+  /** A read over the connection kept for a chain's retry (store-pg-commit.ts), or undefined if none is kept. */
+  readHeld(lock: string, sql: string, params: unknown[]): Promise<pg.QueryResult | undefined> {
+    return this.committer.readHeld(lock, (c) => c.query(sql, params));
   }
 
   /** Runs `fn` in one transaction on one pooled connection; any throw rolls it back. */

@@ -107,13 +107,40 @@ if (why) {
     t.equal(walk.broken, null);
     t.equal(walk.orgs, orgs.length);
     t.equal(walk.entries, orgs.length * 2 * 80);
+    t.same([s1.keptChains.expired, s2.keptChains.expired], [0, 0], 'every kept chain was retried, none waited out its hold');
+  });
+
+  t.test('pools taken whole by kept chains: each loser re-reads over its kept connection, and no chain waits out its hold', async (t) => {
+    // four connections each, all of which the committer may keep: a head re-read through the pool
+    // would find none free while the other store's queued commits wait (in PostgreSQL) on chains
+    // that store keeps, and both would stall until the hold timed out (2 s), again and again
+    const schema = freshSchema();
+    const s1 = new PgStore({ url: db.url, schema, max: 4 });
+    const s2 = new PgStore({ url: db.url, schema, max: 4 });
+    t.teardown(async () => {
+      await s1.close();
+      await s2.close();
+    });
+    const chains = [new AuditChain(s1, SECRET), new AuditChain(s2, SECRET)];
+    const orgs = Array.from({ length: 8 }, (_, i) => `org_small_${i}`);
+    await Promise.all(
+      chains.flatMap((chain, w) => orgs.map(async (org) => {
+        for (let round = 0; round < 6; round++) await Promise.all(Array.from({ length: 4 }, (_, i) => chain.append(org, fields(round * 4 + i, `key_${w}`))));
+      })),
+    );
+    const kept = s1.keptChains.kept + s2.keptChains.kept;
+    t.ok(kept > 0, `races were lost and chains kept for their retries (${kept})`);
+    t.same([s1.keptChains.expired, s2.keptChains.expired], [0, 0], 'no kept chain was given up for want of its retry');
+    const walk = await walkChains(s1.collection(AUDIT_COLLECTION), SECRET);
+    t.equal(walk.broken, null);
+    t.equal(walk.entries, orgs.length * 2 * 24);
   });
 
   t.test('two processes appending to one organisation leave one valid chain', async (t) => {
     const schema = freshSchema();
     const run = (tag: string) =>
       new Promise<{ out: string; code: number | null }>((resolve, reject) => {
-        const child = spawn(process.execPath, [CHILD, db.url, schema, SECRET, '600', '50', tag], { stdio: ['ignore', 'pipe', 'inherit'] });
+        const child = spawn(...nodeCommand([CHILD, db.url, schema, SECRET, '600', '50', tag]), { stdio: ['ignore', 'pipe', 'inherit'] });
         let out = '';
         child.stdout.on('data', (d: Buffer) => (out += d.toString()));
         child.once('error', reject);

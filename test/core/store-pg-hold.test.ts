@@ -91,6 +91,26 @@ if (why) {
     t.equal(await advisory(true), 0, 'the kept chain is given back once the retry has landed');
   });
 
+  t.test("a loser re-reads its kept chain over the kept connection: its pool's only one", async (t) => {
+    const schema = freshSchema();
+    const a = new PgStore({ url: db.url, schema });
+    const b = new PgStore({ url: db.url, schema, max: 1 });
+    t.teardown(async () => {
+      await a.close();
+      await b.close();
+    });
+    t.equal(await a.commit(claim('org/0001', 'a')), true);
+    t.equal(await b.commit(claim('org/0001', 'b'), { retryOnConflict: true }), false);
+    t.ok((await advisory(true)) > 0, 'the chain is held, on the one connection b has');
+    // through the pool this read would wait for that connection (and fail after the pool's 5 s)
+    const head = await b.collection('chain').list({ prefix: 'org/', reverse: true, limit: 1 });
+    t.same(head.map((e) => [e.key, e.value]), [['org/0001', 'a']], 'the current head');
+    t.ok((await advisory(true)) > 0, 'still held for the retry after the read');
+    t.equal(await b.commit(claim('org/0002', 'b'), { retryOnConflict: true }), true, 'the retry lands');
+    t.equal(await advisory(true), 0);
+    t.same(b.keptChains, { kept: 1, expired: 0 });
+  });
+
   t.test('a kept chain whose retry loses again without retrying is given back at once', async (t) => {
     const { a, b } = replicas();
     t.equal(await a.commit(claim('org/0001', 'a')), true);
