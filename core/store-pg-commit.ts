@@ -200,7 +200,8 @@ export class PgCommitter {
 
   /**
    * Runs a read of a chain kept for its caller's retry over the connection that keeps it, or
-   * returns undefined when this process keeps no idle connection for that chain.
+   * returns undefined when this process keeps no idle connection for that chain, or when that
+   * connection fails (the chain is then given up, and the caller reads through the pool).
    *
    * The caller re-reads the head before it retries; through the pool, that read could wait for a
    * free connection while every one is taken by kept chains and by commits queued (inside
@@ -221,7 +222,7 @@ export class PgCommitter {
       this.held.delete(lock);
       await h.client.query('SELECT pg_advisory_unlock_all()').catch(() => undefined);
       this.finish(h.client, h.onError, err as Error);
-      throw err;
+      return undefined;
     } finally {
       if (this.held.get(lock) === h) {
         h.busy = false;

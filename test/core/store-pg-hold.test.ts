@@ -111,6 +111,20 @@ if (why) {
     t.same(b.keptChains, { kept: 1, expired: 0 });
   });
 
+  t.test('a kept connection that dies is given up: the re-read goes through the pool and the retry lands', async (t) => {
+    const { a, b } = replicas();
+    t.equal(await a.commit(claim('org/0001', 'a')), true);
+    t.equal(await b.commit(claim('org/0001', 'b'), { retryOnConflict: true }), false);
+    const holder = await admin.query(`SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND granted AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`);
+    t.equal(holder.rowCount, 1, 'one connection keeps the chain');
+    await admin.query('SELECT pg_terminate_backend($1)', [holder.rows[0].pid]);
+    await waitFor(async () => (await advisory(true)) === 0, { what: 'PostgreSQL to drop the killed session and its lock' });
+    const head = await b.collection('chain').list({ prefix: 'org/', reverse: true, limit: 1 });
+    t.same(head.map((e) => e.value), ['a'], 'the head, read through the pool');
+    t.equal(await b.commit(claim('org/0002', 'b'), { retryOnConflict: true }), true, 'the retry lands on a fresh connection');
+    t.same((await a.collection('chain').list()).map((e) => e.value), ['a', 'b']);
+  });
+
   t.test('a kept chain whose retry loses again without retrying is given back at once', async (t) => {
     const { a, b } = replicas();
     t.equal(await a.commit(claim('org/0001', 'a')), true);
