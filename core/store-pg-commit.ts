@@ -79,6 +79,8 @@ interface Held {
   busy: boolean;
   timer: NodeJS.Timeout | undefined;
   onError: (err: Error) => void;
+  /** settles when a read that borrowed the connection (`readHeld`) has given it back */
+  reading?: Promise<void>;
 }
 
 const RETRYABLE = new Set(['40P01', '40001']);
@@ -113,6 +115,12 @@ export class PgCommitter {
     const t = this.table;
     const key = plan.locks.join(',');
     let h = plan.locks.length ? this.held.get(key) : undefined;
+    // a read has the kept connection for one round trip: wait for it. Through the pool, this
+    // commit would queue in PostgreSQL behind the lock that very connection keeps for it
+    while (h?.reading) {
+      await h.reading;
+      h = this.held.get(key);
+    }
     if (h?.busy) h = undefined;
     let c: pg.PoolClient;
     let broken: Error | undefined;
@@ -215,6 +223,8 @@ export class PgCommitter {
     if (!h || h.busy) return undefined;
     h.busy = true;
     clearTimeout(h.timer);
+    let given!: () => void;
+    h.reading = new Promise<void>((r) => (given = r));
     try {
       return await run(h.client);
     } catch (err) {
@@ -224,10 +234,12 @@ export class PgCommitter {
       this.finish(h.client, h.onError, err as Error);
       return undefined;
     } finally {
+      h.reading = undefined;
       if (this.held.get(lock) === h) {
         h.busy = false;
         h.timer = setTimeout(() => void this.release(lock, true), this.holdMs);
       }
+      given();
     }
   }
 
