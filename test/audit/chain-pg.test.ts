@@ -1,4 +1,4 @@
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { PgStore } from '../../core/store-pg.js';
@@ -34,15 +34,19 @@ if (why) {
 } else {
   const db = await createTestDatabase();
   t.teardown(() => db.drop());
+  /** two stores on one fresh schema, as two replicas (`max`: each one's pool size) */
+  const replicas = (t: Test, max?: number): [PgStore, PgStore] => {
+    const schema = freshSchema();
+    const s = [new PgStore({ url: db.url, schema, max }), new PgStore({ url: db.url, schema, max })] as [PgStore, PgStore];
+    t.teardown(async () => {
+      await s[0].close();
+      await s[1].close();
+    });
+    return s;
+  };
 
   t.test('two stores (two pools) appending at once: one chain, no gaps, races resealed', async (t) => {
-    const schema = freshSchema();
-    const s1 = new PgStore({ url: db.url, schema });
-    const s2 = new PgStore({ url: db.url, schema });
-    t.teardown(async () => {
-      await s1.close();
-      await s2.close();
-    });
+    const [s1, s2] = replicas(t);
     const a = new AuditChain(s1, SECRET);
     const b = new AuditChain(s2, SECRET);
     const entries = await Promise.all(Array.from({ length: 200 }, (_, i) => (i % 2 ? a : b).append(i % 3 ? 'org_a' : 'org_b', fields(i))));
@@ -57,13 +61,7 @@ if (why) {
   });
 
   t.test('sustained appends from two writers: the one with the stale head is not starved', async (t) => {
-    const schema = freshSchema();
-    const s1 = new PgStore({ url: db.url, schema });
-    const s2 = new PgStore({ url: db.url, schema });
-    t.teardown(async () => {
-      await s1.close();
-      await s2.close();
-    });
+    const [s1, s2] = replicas(t);
     const chains = [new AuditChain(s1, SECRET), new AuditChain(s2, SECRET)];
     // each writer keeps 128 appends in flight until it has written 5000: the winner of a race always
     // has work queued, so without the kept lock the loser re-reads, loses again, and gives up
@@ -88,13 +86,7 @@ if (why) {
   });
 
   t.test('two writers contending on many organisations at once: every chain complete and valid', async (t) => {
-    const schema = freshSchema();
-    const s1 = new PgStore({ url: db.url, schema });
-    const s2 = new PgStore({ url: db.url, schema });
-    t.teardown(async () => {
-      await s1.close();
-      await s2.close();
-    });
+    const [s1, s2] = replicas(t);
     const chains = [new AuditChain(s1, SECRET), new AuditChain(s2, SECRET)];
     // more contended organisations than connections a store may keep for its retries
     const orgs = Array.from({ length: 12 }, (_, i) => `org_many_${i}`);
@@ -114,13 +106,7 @@ if (why) {
     // four connections each, all of which the committer may keep: a head re-read through the pool
     // would find none free while the other store's queued commits wait (in PostgreSQL) on chains
     // that store keeps, and both would stall until the hold timed out (2 s), again and again
-    const schema = freshSchema();
-    const s1 = new PgStore({ url: db.url, schema, max: 4 });
-    const s2 = new PgStore({ url: db.url, schema, max: 4 });
-    t.teardown(async () => {
-      await s1.close();
-      await s2.close();
-    });
+    const [s1, s2] = replicas(t, 4);
     const chains = [new AuditChain(s1, SECRET), new AuditChain(s2, SECRET)];
     const orgs = Array.from({ length: 8 }, (_, i) => `org_small_${i}`);
     await Promise.all(
