@@ -33,7 +33,6 @@ export interface CommitPlan {
   locks: string[];
 }
 
-/** Only the final state of each key matters inside one transaction: the ops collapse to three statements. */
 /**
  * The advisory lock id (signed 64-bit, decimal) of a chain: a collection and a key prefix ending
  * in '/' (one organisation's audit entries), or a whole key that has no '/'.
@@ -41,6 +40,7 @@ export interface CommitPlan {
 export const chainLock = (collection: string, prefix: string): string =>
   createHash('sha256').update(`${collection}\0${prefix}`).digest().readBigInt64BE(0).toString();
 
+/** Only the final state of each key matters inside one transaction: the ops collapse to three statements. */
 export function planCommit(ops: readonly WriteOp[], encode: (op: WriteOp) => Buffer, encodeNull: () => Buffer): CommitPlan {
   const id = (op: WriteOp) => `${op.collection}\0${op.key}`;
   const last = new Map<string, WriteOp>();

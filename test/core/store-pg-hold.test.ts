@@ -56,10 +56,11 @@ if (why) {
   t.teardown(() => admin.end());
   const advisory = async (granted: boolean) =>
     Number((await admin.query(`SELECT count(*) AS n FROM pg_locks WHERE locktype = 'advisory' AND granted = $1 AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`, [granted])).rows[0].n);
-  const replicas = () => {
+  /** two stores on one schema; `bMax`: the second one's pool size */
+  const replicas = (bMax?: number) => {
     const schema = freshSchema();
     const a = new PgStore({ url: db.url, schema });
-    const b = new PgStore({ url: db.url, schema });
+    const b = new PgStore({ url: db.url, schema, max: bMax });
     t.teardown(async () => {
       await a.close();
       await b.close();
@@ -92,17 +93,11 @@ if (why) {
   });
 
   t.test("a loser re-reads its kept chain over the kept connection: its pool's only one", async (t) => {
-    const schema = freshSchema();
-    const a = new PgStore({ url: db.url, schema });
-    const b = new PgStore({ url: db.url, schema, max: 1 });
-    t.teardown(async () => {
-      await a.close();
-      await b.close();
-    });
+    const { a, b } = replicas(1);
     t.equal(await a.commit(claim('org/0001', 'a')), true);
     t.equal(await b.commit(claim('org/0001', 'b'), { retryOnConflict: true }), false);
     t.ok((await advisory(true)) > 0, 'the chain is held, on the one connection b has');
-    // through the pool this read would wait for that connection (and fail after the pool's 5 s)
+    // through the pool this read would wait for that connection until the hold expired (2 s)
     const head = await b.collection('chain').list({ prefix: 'org/', reverse: true, limit: 1 });
     t.same(head.map((e) => [e.key, e.value]), [['org/0001', 'a']], 'the current head');
     t.ok((await advisory(true)) > 0, 'still held for the retry after the read');

@@ -5,7 +5,7 @@
  * NODE_OPTIONS=--import=<its coverage loader>, whatever `env` the test passes. With coverage off
  * the loader records nothing anyone reads, yet every module the child loads goes through a
  * loader-hooks thread: `proofgate --help` takes 0.47 s instead of 0.24 s, and the suite starts
- * some hundreds of CLI, sidecar and fixture processes (a quarter of its CPU time, measured).
+ * some hundreds of CLI, sidecar and fixture processes (a fifth of its CPU time, measured).
  * `env -u NODE_OPTIONS` drops the variable after the patch has run, as the stats sandbox drops its
  * parent's whole environment with `env -i`. A test that sets NODE_OPTIONS on purpose
  * (core/plugin-lazy's module recorder) passes it here, and the child gets exactly that.
