@@ -200,8 +200,11 @@ export class WorkerPool {
     const data: ThreadData = { warmups: [...this.o.warmups], slots: new SharedArrayBuffer(4 * n) };
     const worker = new Worker(this.o.entry, {
       workerData: data,
-      // workers must not inherit a test runner's or profiler's loader hooks: they slow every thread start
+      // workers must not inherit a test runner's, profiler's or APM agent's preloads: each loads its
+      // module hooks per thread and sends every engine module through them. `execArgv: []` drops the
+      // command line's; NODE_OPTIONS is re-read by every thread from its env, so it goes too
       execArgv: [],
+      env: workerEnv(),
       // V8 lets a thread's young generation grow to 32 MB, all of it resident once an engine's warm-up
       // has allocated through it; engine tasks allocate short-lived objects in small amounts, so a
       // smaller nursery costs a few more scavenges and saves ~24 MB per thread (docs: performance)
@@ -368,4 +371,10 @@ export class WorkerPool {
     }, this.o.idleTimeoutMs);
     th.idleTimer.unref();
   }
+}
+
+/** The process's environment without NODE_OPTIONS (see the Worker options above). */
+function workerEnv(): NodeJS.ProcessEnv {
+  const { NODE_OPTIONS: _dropped, ...env } = process.env;
+  return env;
 }

@@ -137,3 +137,22 @@ t.test('a thread that goes idle takes over a task waiting behind a slow one on a
   t.equal((await report(run)).counted, 0);
 });
 
+
+t.test("a preload in NODE_OPTIONS (a test runner's, an APM agent's) runs in the main thread only, not in every engine thread", async (t) => {
+  const saved = { options: process.env.NODE_OPTIONS, mark: process.env.PROBE_ENV_MARK };
+  // Node re-reads NODE_OPTIONS for every new thread, whatever execArgv says (tap's coverage loader
+  // doubled the suite's engine-thread CPU this way)
+  process.env.NODE_OPTIONS = `--import=${new URL('../fixtures/preload-marker.js', import.meta.url).href}`;
+  process.env.PROBE_ENV_MARK = 'seen';
+  t.teardown(() => {
+    for (const [k, v] of [['NODE_OPTIONS', saved.options], ['PROBE_ENV_MARK', saved.mark]] as const) {
+      if (v === undefined) delete process.env[k];
+      else process.env[k] = v;
+    }
+  });
+  const { run } = onePool(t);
+  const seen = await run<{ preloaded: boolean; nodeOptions?: string; mark?: string }>('environment', null);
+  t.equal(seen.preloaded, false, 'the preload did not run in the engine thread');
+  t.equal(seen.nodeOptions, undefined, 'nor does the thread see NODE_OPTIONS');
+  t.equal(seen.mark, 'seen', 'the rest of the environment is there');
+});
