@@ -1,4 +1,4 @@
-import { HttpError } from '../../core/errors.js';
+import { HttpError, Problems } from '../../core/errors.js';
 import type { App, RequestContext } from '../../core/types.js';
 import { csvReply, entriesToCsv, MalformedEntryError, parseLogId } from '../audit/index.js';
 import type { ApiKeys, SecurityEvents } from '../auth/index.js';
@@ -14,6 +14,27 @@ export function auditSecret(app: App): string {
   const s = app.config.secrets.audit_secret_key;
   if (!s) throw new HttpError(OpsProblems.unavailable, 'SVC_AUDIT_SECRET_KEY is not set: audit entries cannot be verified');
   return s;
+}
+
+/**
+ * A period bound as the instant it names, in the stored form (`toISOString`, UTC, milliseconds).
+ * The schema's `date-time` is RFC 3339, which also allows offsets, a space or a lower-case `t`/`z`,
+ * and a leap second; timestamps are compared as text, so a bound in any other form than the stored
+ * one counted the wrong entries, and `:60` (which Date cannot hold) threw a 500. A leap second is
+ * the instant after `:59`, as POSIX time counts it.
+ */
+export function periodBound(v: string | undefined, field: 'from' | 'to'): string | undefined {
+  if (v === undefined) return undefined;
+  let ms = Date.parse(v);
+  if (Number.isNaN(ms)) {
+    const leap = /^(.{16}):60(?=[.zZ+-]|$)/.exec(v);
+    if (leap) ms = Date.parse(`${leap[1]}:59${v.slice(19)}`) + 1000;
+  }
+  if (!Number.isFinite(ms) || Math.abs(ms) > 8.64e15) {
+    const error = { field: `/query/${field}`, message: 'is not a date-time this server can represent' };
+    throw new HttpError(Problems.validation, `${error.field}: ${error.message}`, { errors: [error] });
+  }
+  return new Date(ms).toISOString();
 }
 
 /** Admin routes act on the caller's own organisation: another one is 403 (existence is never checked). */
@@ -76,8 +97,8 @@ export function registerComplianceRoutes(app: App, services: { keys(): ApiKeys; 
       // refused up front without the secret: the entries could not be vouched for
       auditSecret(app);
       const q = ctx.query as { from?: string; to?: string };
-      const to = q.to ?? new Date().toISOString();
-      const from = q.from ?? new Date(Date.parse(to) - 30 * 86_400_000).toISOString();
+      const to = periodBound(q.to, 'to') ?? new Date().toISOString();
+      const from = periodBound(q.from, 'from') ?? new Date(Date.parse(to) - 30 * 86_400_000).toISOString();
       const counts = emptyCounts();
       // integrity is checked over the whole chain: an entry inside the period is only as sound as its links
       // a chain pruned by retention is checked from its signed prune checkpoint, not from entry 1
