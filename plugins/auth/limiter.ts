@@ -71,45 +71,62 @@ interface Counter {
  * concurrent requests cannot both take the last slot. Memory is bounded: past `maxKeys` counters,
  * expired windows are swept, then the oldest-touched counters are evicted (an evicted counter
  * restarts at zero — the bound on memory wins over exactness for the least recently active keys).
+ *
+ * The bound applies per class of key (what comes before the first `:`, `ip` or `org`), each class
+ * evicting only among its own counters: anonymous requests make one `ip:` counter per client
+ * address, and an IPv6 client holds a /64 of addresses, so with one shared bound a spray of
+ * sign-in attempts evicted — reset — the organisations' plan quotas.
  */
 export class MemoryLimiter implements RateLimiter {
   readonly kind = 'memory' as const;
-  private readonly counters = new Map<string, Counter>();
+  private readonly classes = new Map<string, Map<string, Counter>>();
 
   constructor(private readonly maxKeys = 100_000) {}
 
+  private counters(key: string): Map<string, Counter> {
+    const i = key.indexOf(':');
+    const cls = i === -1 ? '' : key.slice(0, i);
+    let m = this.classes.get(cls);
+    if (!m) this.classes.set(cls, (m = new Map()));
+    return m;
+  }
+
   async consume(rules: readonly Rule[], now: number, cost = 1): Promise<Decision> {
-    const current = rules.map((r) => {
+    const maps = rules.map((r) => this.counters(r.key));
+    const current = rules.map((r, i) => {
       const w = windowStart(now, r.windowMs);
-      const c = this.counters.get(r.key);
+      const c = maps[i].get(r.key);
       return c && c.window === w ? c.count : 0;
     });
     const allowed = rules.every((r, i) => current[i] + cost <= r.limit);
     if (!allowed) return decide(rules, current, now, false, cost);
     rules.forEach((r, i) => {
       // delete + set moves the key to the end of the Map's order: iteration order = least recently used first
-      this.counters.delete(r.key);
-      this.counters.set(r.key, { window: windowStart(now, r.windowMs), windowMs: r.windowMs, count: current[i] + cost });
+      maps[i].delete(r.key);
+      maps[i].set(r.key, { window: windowStart(now, r.windowMs), windowMs: r.windowMs, count: current[i] + cost });
     });
-    if (this.counters.size > this.maxKeys) this.evict(now);
+    for (const m of new Set(maps)) if (m.size > this.maxKeys) this.evict(m, now);
     return decide(rules, current.map((c) => c + cost), now, true);
   }
 
-  private evict(now: number): void {
-    for (const [k, c] of this.counters) if (c.window + c.windowMs <= now) this.counters.delete(k);
+  private evict(counters: Map<string, Counter>, now: number): void {
+    for (const [k, c] of counters) if (c.window + c.windowMs <= now) counters.delete(k);
     // evict down to 90% so a full map does not sweep on every new key
     const target = Math.floor(this.maxKeys * 0.9);
-    for (const k of this.counters.keys()) {
-      if (this.counters.size <= target) break;
-      this.counters.delete(k);
+    for (const k of counters.keys()) {
+      if (counters.size <= target) break;
+      counters.delete(k);
     }
   }
 
+  /** counters held, all classes together */
   get size(): number {
-    return this.counters.size;
+    let n = 0;
+    for (const m of this.classes.values()) n += m.size;
+    return n;
   }
 
   async close(): Promise<void> {
-    this.counters.clear();
+    this.classes.clear();
   }
 }
