@@ -34,7 +34,9 @@ export function summarize(ctx: RequestContext, reply: Reply): AuditFields {
   const http = reply.status ?? 200;
   const status: AuditStatus =
     v?.status === 'VERIFIED' ? 'verified' : v?.status === 'BLOCKED' ? 'blocked' : v?.status === 'UNVERIFIABLE' ? 'unverifiable' : http === 403 ? 'blocked' : 'unverifiable';
-  const llm = typeof df.raw_llm_output === 'string' ? df.raw_llm_output.slice(0, MAX_LLM_OUTPUT) : null;
+  // a cut inside a surrogate pair leaves a lone surrogate, which has no RFC 8785 form: the entry
+  // could not be hashed and the verdict would be withheld (503); the half character becomes U+FFFD
+  const llm = typeof df.raw_llm_output === 'string' ? (df.raw_llm_output.slice(0, MAX_LLM_OUTPUT) as string & { toWellFormed(): string }).toWellFormed() : null;
   return {
     route: ctx.routePath,
     method: ctx.method,
