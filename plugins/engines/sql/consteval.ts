@@ -70,6 +70,8 @@ export function evalConst(e: unknown): R {
   const n = e as Node;
   switch (n.type) {
     case 'number': return typeof n.value === 'number' ? n.value : Number(n.value);
+    case 'bigint': return bigLiteral(String(n.value));
+    case 'case': return evalCase(n);
     case 'bool': case 'boolean': return !!n.value;
     case 'null': return null;
     case 'single_quote_string': case 'string': case 'natural_string': case 'double_quote_string':
@@ -92,6 +94,13 @@ export function evalConst(e: unknown): R {
       if (op === 'NOT' || op === '!') { const t = truthy(v); return t === null ? null : !t; }
       if (op === '-') { const x = num(v); return x === null ? null : -x; }
       if (op === '+') return v;
+      if (op === '~') {
+        // SQLite's ~ works on the 64-bit integer of its operand; -t-1 is that exactly while t is a safe integer
+        const x = num(v);
+        if (x === null) return null;
+        const t = Math.trunc(x);
+        return Number.isSafeInteger(t) ? -t - 1 : UNKNOWN;
+      }
       return UNKNOWN;
     }
     case undefined:
@@ -128,7 +137,9 @@ export function evalConst(e: unknown): R {
       }
       const r = evalConst(n.right);
       if (r === UNKNOWN) return UNKNOWN;
-      if (op === 'LIKE' && typeof l === 'string' && likeAll(r)) return true;
+      // any non-NULL value matches a pattern of only wildcards (SQLite compares its text form)
+      if (op === 'LIKE' && l !== null && likeAll(r)) return true;
+      if (op === 'GLOB' && l !== null && typeof r === 'string' && /^\*+$/.test(r)) return true;
       if (['+', '-', '*', '/', '%'].includes(op)) {
         const a = num(l); const b = num(r);
         if (a === null || b === null) return null;
@@ -140,6 +151,32 @@ export function evalConst(e: unknown): R {
     }
   }
   return UNKNOWN;
+}
+
+/**
+ * The parser returns literals past 2^53 and every exponent form (`1e0`, `1e3`) as `bigint` text.
+ * SQLite reads an exponent form, or an integer beyond 64 bits, as a double, as Number() does; an
+ * integer within 64 bits but past 2^53 is exact there and is not folded here.
+ */
+function bigLiteral(text: string): R {
+  if (/^\d+$/.test(text) && !Number.isSafeInteger(Number(text)) && BigInt(text) <= 9223372036854775807n) return UNKNOWN;
+  const v = Number(text);
+  return Number.isFinite(v) ? v : UNKNOWN;
+}
+
+/** CASE [x] WHEN … THEN … [ELSE …] END: the first branch that is decided true; no ELSE is NULL. */
+function evalCase(n: Node): R {
+  const subject = n.expr ? evalConst(n.expr) : undefined;
+  if (subject === UNKNOWN) return UNKNOWN;
+  for (const arm of Array.isArray(n.args) ? n.args : []) {
+    if (arm?.type === 'else') return evalConst(arm.result);
+    if (arm?.type !== 'when') return UNKNOWN;
+    const c = evalConst(arm.cond);
+    if (c === UNKNOWN) return UNKNOWN;
+    const hit = subject === undefined ? truthy(c) === true : cmp('=', subject, c) === true;
+    if (hit) return evalConst(arm.result);
+  }
+  return null;
 }
 
 /** A SELECT with no FROM, WHERE or set operation yields exactly its one constant column. */

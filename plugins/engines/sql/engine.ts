@@ -94,7 +94,7 @@ export async function verify(input: SqlInput): Promise<DiagnosticResult> {
   }
 
   const stmts = parsed.statements;
-  const facts: Facts[] = stmts.map((s, i) => analyzeStatement(s, i, schema.schema));
+  const facts: Facts[] = stmts.map((s, i) => analyzeStatement(s, i, schema.schema, d.name === 'sqlite'));
   // the lexer only matters here for its comments, and without a comment marker in the text it has none
   const comments = mayHoldComment(input.query, d) ? commentRules(input.query, tokenize(input.query, d), d) : [];
   const malicious: Issue[] = [...treeRules(stmts, allowWrites, d), ...comments];

@@ -24,7 +24,12 @@ type Scope = Source[];
 
 class Analyzer {
   facts: Facts = { issues: [], unionForeign: [], catalogReads: [], credentialReads: [], complexity: { tables: 0, joins: 0, subquery_depth: 0, set_operations: 0 } };
-  constructor(private schema: Schema, private stmt: number) {}
+  /**
+   * SQLite reads a double-quoted word as a column when a source in scope has a column of that name
+   * and as a string literal only otherwise; its grammar here always returns a string literal, so
+   * `SELECT "password_hash" FROM users` read as a literal projected the credential unseen.
+   */
+  constructor(private schema: Schema, private stmt: number, private quotedColumns = false) {}
 
   private issue(rule: string, message: string, detail?: Record<string, unknown>) {
     if (!this.facts.issues.some((i) => i.rule === rule && i.message === message)) {
@@ -149,6 +154,11 @@ class Analyzer {
       if (projected && isCredentialColumn(col)) this.facts.credentialReads.push(col.toLowerCase());
       return;
     }
+    if (n.type === 'double_quote_string' && this.quotedColumns && projected) {
+      const col = String(n.value).toLowerCase();
+      if (isCredentialColumn(col) && [scope, ...outer].some((sc) => sc.some((x) => !x.columns || x.columns.has(col)))) this.facts.credentialReads.push(col);
+      return;
+    }
     if (n.type === 'function' && String(nameOf(n.name?.name?.[0]) ?? '').toUpperCase() === 'EXISTS') {
       // some grammars (sqlite) return EXISTS as a function call: the subquery's rows are not projected
       const sub = n.args?.value?.[0]?.ast;
@@ -207,8 +217,9 @@ class Analyzer {
   }
 }
 
-export function analyzeStatement(stmt: Node, index: number, schema: Schema): Facts {
-  const a = new Analyzer(schema, index);
+/** `quotedColumns`: the dialect resolves a double-quoted string that names a column in scope as that column (SQLite). */
+export function analyzeStatement(stmt: Node, index: number, schema: Schema, quotedColumns = false): Facts {
+  const a = new Analyzer(schema, index, quotedColumns);
   if (stmt.type === 'select') a.select(stmt, [], new Map(), 0);
   else if (['insert', 'replace', 'update', 'delete'].includes(stmt.type)) a.write(stmt);
   return a.facts;
