@@ -158,8 +158,12 @@ class PythonAnalysis {
     const sev = DUNDERS.get(name);
     if (sev) this.report(attr, sev, 'sandbox_escape', `dunder.${name.slice(2, -2)}`, `attribute ${name} reaches interpreter internals`);
     if (FRAME_ATTRS.has(name)) this.report(attr, 'HIGH', 'sandbox_escape', 'dunder.frame_scope', `frame attribute ${name} exposes another scope`);
-    // `os.system` passed around as a value (the call itself is reported by the call rules)
     const p = n.parent;
+    // `f.__code__ = compile(src, …)` then `f()` runs src: replacing a code object is not introspection
+    if (name === '__code__' && p && p.type === 'assignment' && n.field === 'left') {
+      this.report(n, 'HIGH', 'code_execution', 'dangerous_call.code_object', 'assigning __code__ replaces what a function runs');
+    }
+    // `os.system` passed around as a value (the call itself is reported by the call rules)
     if (!(p && p.type === 'call' && n.field === 'function')) {
       for (const q of this.r.qualify(n)) if (isDangerousCallable(q)) this.report(n, 'HIGH', 'code_execution', 'dangerous_call.reference', `${q} is taken as a value`);
     }

@@ -38,6 +38,8 @@ export class Resolver {
   readonly starModules: string[] = [];
   /** module names imported anywhere (by `import` or `from … import`), canonical */
   readonly importedModules = new Set<string>();
+  /** names bound by a `def` somewhere in the module */
+  private readonly defNames = new Set<string>();
   private readonly quals = new QualMemo(canonical, MAX_QUALS);
   private readonly foldMemo = new Map<PyNode, string | null>();
   private readonly inProgress = new Set<PyNode>();
@@ -134,6 +136,7 @@ export class Resolver {
         case 'class_definition': {
           const name = field(n, 'name');
           if (name) this.bind(name.text, { kind: 'opaque' });
+          if (name && n.type === 'function_definition') this.defNames.add(ident(name.text));
           break;
         }
         case 'for_statement':
@@ -167,6 +170,7 @@ export class Resolver {
         const obj = field(node, 'object');
         if (!attr || !obj) break;
         for (const q of this.qualify(obj, depth + 1)) add(`${q}.${ident(attr.text)}`);
+        if (ident(attr.text) === '__class__' && this.isFunctionValue(obj)) add('types.FunctionType');
         if (this.bindings.has(`.${ident(attr.text)}`)) for (const q of this.nameQuals(`.${ident(attr.text)}`, depth)) add(q);
         break;
       }
@@ -225,6 +229,20 @@ export class Resolver {
     return [...out];
   }
 
+  /** Every binding of the name is a `def` or a lambda: the value is a plain Python function. */
+  isFunctionName(name: string): boolean {
+    const key = ident(name);
+    const list = this.bindings.get(key) ?? [];
+    return list.length > 0 && list.every((b) => (b.kind === 'opaque' && this.defNames.has(key)) || (b.kind === 'expr' && b.node.type === 'lambda'));
+  }
+
+  /** A lambda or a name bound only to functions: its type is types.FunctionType. */
+  private isFunctionValue(node: PyNode | undefined): boolean {
+    if (!node) return false;
+    if (node.type === 'parenthesized_expression') return this.isFunctionValue(namedChildren(node)[0]);
+    return node.type === 'lambda' || (node.type === 'identifier' && this.isFunctionName(node.text));
+  }
+
   private qualifyCall(node: PyNode, depth: number): string[] {
     const fn = field(node, 'function') as PyNode;
     const args = positionalArgs(node);
@@ -239,6 +257,9 @@ export class Resolver {
         const targets = args[0] ? this.qualify(args[0], depth + 1) : [];
         for (const t of targets) out.push(name !== null ? `${t}.${ident(name)}` : `${t}.<dynamic>`);
         out.push('getattr()');
+      } else if (f === 'type' && args.length === 1 && this.isFunctionValue(args[0])) {
+        // type(lambda: 0) is types.FunctionType: called with a code object it builds a runnable function
+        out.push('types.FunctionType', 'type()');
       } else if (f === 'globals' || f === 'locals' || f === 'vars') {
         if (args.length && f === 'vars') for (const q of this.qualify(args[0], depth + 1)) out.push(`${q}.__dict__`);
         else out.push(NAMESPACE);

@@ -27,6 +27,19 @@ const SAFE_YAML_LOADERS = /(^|\.)(C?SafeLoader|C?BaseLoader)$/;
 // `commands` is canonicalised to `subprocess` (commands.getstatus too); popen2 is the Python 2 module
 const SHELL_STRING_EXEC = new Set(['os.system', 'os.popen', 'os.popen2', 'os.popen3', 'os.popen4', 'subprocess.getoutput', 'subprocess.getstatusoutput', 'subprocess.getstatus', 'asyncio.create_subprocess_shell', 'platform.popen', 'popen2.popen2', 'popen2.popen3', 'popen2.popen4', 'popen2.Popen3', 'popen2.Popen4']);
 const SUBPROCESS_ARGV = new Set(['subprocess.run', 'subprocess.call', 'subprocess.check_call', 'subprocess.check_output', 'subprocess.Popen', 'asyncio.create_subprocess_exec']);
+/**
+ * Standard-library entry points that compile and run a string of Python source, as exec() does:
+ * `pdb.run("__import__('os').system('id')")` runs the command. Instance forms (`cProfile.Profile().run`)
+ * are reached through the resolver's `()` qualification.
+ */
+const CODE_STRING_RUNNERS = new Set([
+  'pdb.run', 'pdb.runeval', 'pdb.Pdb().run', 'pdb.Pdb().runeval', 'bdb.Bdb().run', 'bdb.Bdb().runeval',
+  'profile.run', 'profile.runctx', 'profile.Profile().run', 'profile.Profile().runctx',
+  'cProfile.run', 'cProfile.runctx', 'cProfile.Profile().run', 'cProfile.Profile().runctx',
+  'trace.Trace().run', 'trace.Trace().runctx',
+]);
+/** timeit runs its stmt/setup as source when they are strings (a callable is merely called). */
+const TIMEIT = new Set(['timeit.timeit', 'timeit.repeat', 'timeit.Timer']);
 const DANGEROUS_ATTR_NAMES = new Set(['eval', 'exec', 'compile', '__import__', 'system', 'popen', 'execv', 'execve', 'execvp', 'spawnv', 'loads', '__subclasses__', '__globals__', '__builtins__', '__bases__', '__mro__', '__code__', '__class__', '__base__', '__getattribute__']);
 
 function isNetwork(q: string): boolean {
@@ -52,6 +65,12 @@ function reaches(ctx: CallCtx, node: PyNode, pred: (n: PyNode, quals: string[]) 
     for (const c of n.children) if (c.named && !(n.type === 'lambda' && c.field === 'parameters')) stack.push(c);
   }
   return false;
+}
+
+/** A lambda, or a name every binding of which is a lambda or a def: called by timeit, not compiled. */
+function isCallableValue(ctx: CallCtx, node: PyNode): boolean {
+  if (node.type === 'lambda') return true;
+  return node.type === 'identifier' && ctx.r.isFunctionName(node.text);
 }
 
 function fetchesContent(ctx: CallCtx, node: PyNode): boolean {
@@ -117,7 +136,10 @@ function subprocessFinding(ctx: CallCtx, call: PyNode, fname: string, args: PyNo
     return;
   }
   const argv = fname === 'asyncio.create_subprocess_exec' ? { kind: 'argv' as const, items: args.map((a) => ctx.r.fold(a)) } : cmd;
-  const program = argv.kind === 'string' ? argv.text : argv.kind === 'argv' ? argv.items[0] : null;
+  // executable= is the program that runs; argv[0] is then only the name it is shown under
+  const exe = keywordArg(call, 'executable');
+  const named = argv.kind === 'string' ? argv.text : argv.kind === 'argv' ? argv.items[0] : null;
+  const program = exe && exe.type !== 'none' ? ctx.r.fold(exe) : named;
   if (program === null || program === undefined || hasSplat(call, 'list_splat')) {
     ctx.report(call, 'HIGH', 'command_injection', 'process.dynamic_program', `${fname} runs a program chosen at run time`);
     return;
@@ -149,7 +171,8 @@ const headOf = (q: string): string => {
  */
 const RULE_HEADS = new Set([
   'eval', 'exec', 'compile', '__import__', 'importlib', 'getattr', 'setattr', 'delattr', 'runpy', 'types', 'code', 'torch', 'numpy',
-  'os', 'yaml', 'pty', NAMESPACE, 'builtins', 'ctypes', 'shutil',
+  'os', 'yaml', 'pty', NAMESPACE, 'builtins', 'ctypes', 'shutil', 'operator',
+  ...[...CODE_STRING_RUNNERS, ...TIMEIT].map(headOf),
   ...[...DESERIALIZERS, ...SHELL_STRING_EXEC, ...SUBPROCESS_ARGV, ...NETWORK_PREFIXES, ...SOCKET_PREFIXES].map(headOf),
 ]);
 
@@ -183,6 +206,30 @@ function checkQualified(ctx: CallCtx, call: PyNode, q: string, args: PyNode[]): 
     checkAttrAccess(ctx, call, q, args);
   } else if (q === 'runpy.run_path' || q === 'runpy.run_module' || q === 'types.FunctionType' || q === 'types.CodeType' || q === 'code.InteractiveInterpreter' || q === 'code.interact') {
     report(call, 'HIGH', 'code_execution', 'dangerous_call.code_object', `${q}() builds or runs code outside the normal import path`);
+  } else if (CODE_STRING_RUNNERS.has(q)) {
+    const src = a0 ?? keywordArg(call, 'cmd') ?? keywordArg(call, 'statement') ?? keywordArg(call, 'expression');
+    const computed = !src || !isConstant(ctx, src);
+    report(call, computed ? 'CRITICAL' : 'HIGH', 'code_execution', 'dangerous_call.code_string', `${q}() runs ${computed ? 'a computed' : 'a constant'} string as Python source, as exec() does`);
+  } else if (TIMEIT.has(q)) {
+    for (const src of [a0 ?? keywordArg(call, 'stmt'), args[1] ?? keywordArg(call, 'setup')]) {
+      if (!src || isCallableValue(ctx, src)) continue;
+      report(call, 'HIGH', 'code_execution', 'dangerous_call.code_string', `${q}() runs ${isConstant(ctx, src) ? 'a constant string' : 'a value that may be a string'} as Python source, as exec() does`);
+      break;
+    }
+  } else if (q === 'operator.attrgetter' || q === 'operator.methodcaller') {
+    // attrgetter('system')(os) and methodcaller('system', 'id')(os) are getattr by another name
+    for (const a of q === 'operator.attrgetter' ? args : args.slice(0, 1)) {
+      const name = ctx.r.fold(a);
+      if (name === null) {
+        report(call, 'MEDIUM', 'reflection', 'dangerous_call.getattr_dynamic', `${q}() with a computed attribute name`);
+        break;
+      }
+      const bad = name.split('.').map((part) => part.normalize('NFKC')).find((part) => DANGEROUS_ATTR_NAMES.has(part) || /^(exec|spawn)[lvpe]+$/.test(part));
+      if (bad !== undefined) {
+        report(call, 'CRITICAL', 'code_execution', 'dangerous_call.getattr_dangerous_name', `${q}() looks up ${JSON.stringify(bad)} by name`);
+        break;
+      }
+    }
   } else if (DESERIALIZERS.has(q)) {
     // shelve unpickles every value it reads: HIGH (a constant path is still a file someone may write)
     report(call, q.startsWith('shelve.') ? 'HIGH' : 'CRITICAL', 'unsafe_deserialization', q.startsWith('marshal') ? 'deserialization.marshal' : 'deserialization.pickle', `${q}() can execute code embedded in the data`);

@@ -1,0 +1,75 @@
+import t from 'tap';
+import code, { isBlocking } from '../../../plugins/engines/code/index.js';
+import { analyzePython } from '../../../plugins/engines/code/analyze.js';
+import { setFastPython } from '../../../plugins/engines/code/python/parser.js';
+import { startServer, testAuthPlugin, TEST_API_KEY } from '../../helpers/server.js';
+
+/**
+ * Ways to run arbitrary Python without naming exec/eval/os.system that the engine proved safe
+ * (VERIFIED, is_valid true, ADMIT) before: standard-library functions that run a source string,
+ * building a function from a code object through type(<function>), replacing __code__,
+ * operator.attrgetter/methodcaller as getattr, and subprocess's executable= keyword.
+ */
+const CMD = `"__import__('os').system('id')"`;
+const UNSAFE: Array<[name: string, src: string, rule: string]> = [
+  ['pdb.run', `import pdb\npdb.run(${CMD})\n`, 'python.dangerous_call.code_string'],
+  ['pdb.Pdb().runeval', `import pdb\npdb.Pdb().runeval(src)\n`, 'python.dangerous_call.code_string'],
+  ['profile.run', `import profile\nprofile.run(${CMD})\n`, 'python.dangerous_call.code_string'],
+  ['cProfile.runctx', `import cProfile\ncProfile.runctx(${CMD}, {}, {})\n`, 'python.dangerous_call.code_string'],
+  ['cProfile.Profile().run through a name', `import cProfile\np = cProfile.Profile()\np.run(${CMD})\n`, 'python.dangerous_call.code_string'],
+  ['trace.Trace().run', `import trace\ntrace.Trace().run(${CMD})\n`, 'python.dangerous_call.code_string'],
+  ['timeit.timeit of a string', `import timeit\ntimeit.timeit(${CMD}, number=1)\n`, 'python.dangerous_call.code_string'],
+  ['timeit.Timer stmt keyword', `from timeit import Timer\nTimer(stmt=${CMD}).timeit(1)\n`, 'python.dangerous_call.code_string'],
+  ['timeit setup string', `import timeit\ntimeit.repeat(lambda: 0, ${CMD})\n`, 'python.dangerous_call.code_string'],
+  ['type(lambda) builds a function', `f = type(lambda: 0)(compile(${CMD}, '', 'exec'), {})\nf()\n`, 'python.dangerous_call.code_object'],
+  ['type(def) through a name', `def g():\n    pass\nFT = type(g)\nFT(compile(${CMD}, '', 'exec'), {})()\n`, 'python.dangerous_call.code_object'],
+  ['lambda __class__', `f = (lambda: 0).__class__(compile(${CMD}, '', 'exec'), {})\nf()\n`, 'python.dangerous_call.code_object'],
+  ['__code__ replaced', `def g():\n    pass\ng.__code__ = compile(${CMD}, '', 'exec')\ng()\n`, 'python.dangerous_call.code_object'],
+  ['operator.attrgetter', `import operator, os\noperator.attrgetter('system')(os)('id')\n`, 'python.dangerous_call.getattr_dangerous_name'],
+  ['operator.attrgetter dotted', `import operator, os\noperator.attrgetter('path.os.sys' + 'tem')(os)('id')\n`, 'python.dangerous_call.getattr_dangerous_name'],
+  ['operator.methodcaller', `from operator import methodcaller\nimport os\nmethodcaller('system', 'id')(os)\n`, 'python.dangerous_call.getattr_dangerous_name'],
+  ['subprocess executable= shell', `import subprocess\nsubprocess.run(['x', '-c', 'id'], executable='/bin/sh')\n`, 'python.process.interpreter'],
+  ['subprocess executable= computed', `import subprocess\nsubprocess.run(['ls'], executable=prog)\n`, 'python.process.dynamic_program'],
+];
+
+const SAFE: Array<[name: string, src: string]> = [
+  ['timeit of a lambda', 'import timeit\ntimeit.timeit(lambda: sum(range(10)), number=5)\n'],
+  ['timeit of a def', 'import timeit\ndef work():\n    return 1\ntimeit.timeit(work, number=5)\n'],
+  ['type() of data', 'x = 3\nprint(type(x).__name__, type(x)(4))\n'],
+  ['class name of a function', 'def g():\n    pass\nprint(g.__class__.__name__)\n'],
+  ['reading __code__', 'def g():\n    pass\nprint(g.__code__.co_name)\n'],
+  ['attrgetter of data', 'import operator\nrows.sort(key=operator.attrgetter("name", "address.city"))\n'],
+  ['methodcaller of data', 'from operator import methodcaller\nlist(map(methodcaller("strip"), lines))\n'],
+  ['cProfile around a call', 'import cProfile\np = cProfile.Profile()\np.enable()\nwork()\np.disable()\n'],
+  ['subprocess executable= program', "import subprocess\nsubprocess.run(['ls', '-l'], executable='/bin/ls')\n"],
+  ['subprocess executable=None', "import subprocess\nsubprocess.run(['ls', '-l'], executable=None)\n"],
+];
+
+for (const fast of [true, false]) {
+  t.test(`python code runners (fast parser ${fast ? 'on' : 'off'})`, async (t) => {
+    setFastPython(fast);
+    t.teardown(() => void setFastPython(true));
+    for (const [name, src, rule] of UNSAFE) {
+      const a = await analyzePython(src);
+      t.ok(a.parseOk, `${name}: parses`);
+      t.ok(a.findings.some((f) => f.rule_id === rule && isBlocking(f)), `${name}: blocking ${rule} in [${a.findings.map((f) => f.rule_id).join(', ')}]`);
+    }
+    for (const [name, src] of SAFE) {
+      const a = await analyzePython(src);
+      t.ok(a.parseOk, `${name}: parses`);
+      t.same(a.findings.filter(isBlocking).map((f) => f.rule_id), [], `${name}: nothing blocking`);
+    }
+  });
+}
+
+t.test('POST /verify/code answers BLOCKED admission for pdb.run and type(lambda)', async (t) => {
+  const s = await startServer({ plugins: [testAuthPlugin(), code], config: { workers: { threads: 1, task_timeout_ms: 10_000 } } });
+  t.teardown(() => s.close());
+  for (const [name, src] of UNSAFE.filter(([n]) => n === 'pdb.run' || n === 'type(lambda) builds a function')) {
+    const r = await s.request('POST', '/verify/code', { apiKey: TEST_API_KEY, body: { code: src } });
+    t.equal(r.status, 200, name);
+    t.equal(r.body.status, 'VERIFIED');
+    t.equal(r.body.admission, 'BLOCKED', name);
+    t.equal(r.body.developer_fields.is_valid, false);
+  }
+});
