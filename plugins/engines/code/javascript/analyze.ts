@@ -147,6 +147,13 @@ class JsAnalysis {
     }
   }
 
+  /** An options object whose `eval` is not literally false/absent (a computed value may be true). */
+  private evalOption(opts: JsNode | undefined): boolean {
+    if (!opts) return false;
+    if (opts.type !== 'ObjectExpression') return true;
+    return (opts.properties as JsNode[]).some((p) => p.type === 'SpreadElement' || (p.type === 'Property' && propKey(p) === 'eval' && !((p.value as JsNode).type === 'Literal' && !(p.value as JsNode).value)));
+  }
+
   private call(n: JsNode): void {
     const callee = n.callee as JsNode;
     const args = n.arguments as JsNode[];
@@ -190,6 +197,9 @@ class JsAnalysis {
       else this.argv(n, q, a0, args[1]);
     } else if (q === 'document.write' || q === 'document.writeln') {
       if (args.some((a) => !this.isConst(a))) this.report(n, 'HIGH', 'xss', 'xss.document_write', `${q}() with a computed value`);
+    } else if (q === 'worker_threads.Worker' && n.type === 'NewExpression' && this.evalOption(args[1])) {
+      // new Worker(src, { eval: true }) runs src as a script in a new thread
+      this.report(n, a0 && this.isConst(a0) ? 'HIGH' : 'CRITICAL', 'code_execution', 'dangerous_call.code_string', 'new Worker() with eval: true runs a string as code');
     } else if (q === 'process.binding' || q === 'process.dlopen' || q === 'process._linkedBinding') {
       this.report(n, 'HIGH', 'code_execution', 'dangerous_call.native_binding', `${q}() loads native code or internal bindings`);
     } else if (FS_DELETE.test(q) && a0) {

@@ -9,6 +9,9 @@ import { QualMemo } from '../qual-memo.js';
 type Binding = { kind: 'module'; qual: string } | { kind: 'expr'; node: JsNode } | { kind: 'member'; node: JsNode; prop: string } | { kind: 'opaque' };
 
 /** Globals whose bare name keeps its meaning even where a binding shadows it somewhere in the file. */
+/** Node's Module._load (also as module.constructor._load) loads a module as require() does. */
+const MODULE_LOAD = /^module(\.constructor|\.Module)?\._load$/;
+const REQUIRE_FACTORY = /^module(\.constructor|\.Module)?\.(createRequire|createRequireFromPath)$/;
 const RISKY_GLOBALS = new Set(['eval', 'Function', 'setTimeout', 'setInterval', 'setImmediate', 'execScript', 'require', 'process', 'globalThis', 'window', 'global', 'self', 'document']);
 const GLOBAL_OBJECTS = ['globalThis', 'window', 'global', 'self', 'frames', 'top', 'parent'];
 const MAX_QUALS = 24;
@@ -54,6 +57,32 @@ export class JsResolver {
     const list = this.bindings.get(name);
     if (list) list.push(b);
     else this.bindings.set(name, [b]);
+  }
+
+  /** names declared by `function f() {}` somewhere in the file */
+  private readonly functionNames = new Set<string>();
+
+  /**
+   * A function value, whose `.constructor` is Function, AsyncFunction or GeneratorFunction — each
+   * compiles source text: a function or arrow expression, a name bound only to functions, or
+   * Object/Reflect.getPrototypeOf of one (the prototype's constructor is the same).
+   */
+  private isFunctionValue(node: JsNode | undefined, depth: number): boolean {
+    if (!node || depth > MAX_DEPTH) return false;
+    if (node.type === 'FunctionExpression' || node.type === 'ArrowFunctionExpression') return true;
+    if (node.type === 'ParenthesizedExpression') return this.isFunctionValue(node.expression as JsNode, depth + 1);
+    if (node.type === 'Identifier') {
+      const name = node.name as string;
+      const list = this.bindings.get(name) ?? [];
+      return list.length > 0 && list.every((b) => (b.kind === 'opaque' && this.functionNames.has(name)) || (b.kind === 'expr' && (b.node.type === 'FunctionExpression' || b.node.type === 'ArrowFunctionExpression')));
+    }
+    if (node.type === 'CallExpression') {
+      const callee = node.callee as JsNode;
+      const getProto = callee.type === 'MemberExpression' && propName(callee, (x) => this.fold(x)) === 'getPrototypeOf' &&
+        (callee.object as JsNode).type === 'Identifier' && ['Object', 'Reflect'].includes((callee.object as JsNode).name as string);
+      return getProto && this.isFunctionValue((node.arguments as JsNode[])[0], depth + 1);
+    }
+    return false;
   }
 
   private bindPattern(pattern: JsNode | null | undefined, init: JsNode | null): void {
@@ -117,6 +146,7 @@ export class JsResolver {
       case 'FunctionExpression':
       case 'ArrowFunctionExpression':
         if (n.id) this.bind((n.id as JsNode).name as string, { kind: 'opaque' });
+        if (n.id && n.type === 'FunctionDeclaration') this.functionNames.add((n.id as JsNode).name as string);
         for (const p of n.params as JsNode[]) this.bindPattern(p, null);
         break;
       case 'CallExpression': {
@@ -166,6 +196,8 @@ export class JsResolver {
       case 'MemberExpression': {
         const prop = propName(node, (n) => this.fold(n, depth + 1));
         for (const q of this.qualify(node.object as JsNode, depth + 1)) add(`${q}.${prop ?? '<dynamic>'}`);
+        // `const F = (() => {}).constructor; F(src)` is the Function constructor by another name
+        if (prop === 'constructor' && this.isFunctionValue(node.object as JsNode, depth + 1)) add('Function');
         if (prop !== null && this.bindings.has(`.${prop}`)) for (const q of this.nameQuals(`.${prop}`, depth)) add(q);
         break;
       }
@@ -174,9 +206,12 @@ export class JsResolver {
         const args = node.arguments as JsNode[];
         for (const f of this.qualify(node.callee as JsNode, depth + 1)) {
           // require, module.require, process.mainModule.require
-          if ((f === 'require' || f.endsWith('.require')) && node.type === 'CallExpression') {
+          if (((f === 'require' || f.endsWith('.require')) && node.type === 'CallExpression') || MODULE_LOAD.test(f)) {
             const mod = args[0] ? this.fold(args[0], depth + 1) : null;
             add(mod !== null ? mod : 'require()');
+          } else if (REQUIRE_FACTORY.test(f)) {
+            // module.createRequire(__filename) returns a require function
+            add('require');
           } else add(`${f}()`);
         }
         break;
