@@ -8,10 +8,11 @@ import { QualMemo } from '../qual-memo.js';
  */
 type Binding = { kind: 'module'; qual: string } | { kind: 'expr'; node: JsNode } | { kind: 'member'; node: JsNode; prop: string } | { kind: 'opaque' };
 
-/** Globals whose bare name keeps its meaning even where a binding shadows it somewhere in the file. */
 /** Node's Module._load (also as module.constructor._load) loads a module as require() does. */
 const MODULE_LOAD = /^module(\.constructor|\.Module)?\._load$/;
+/** module.createRequire(path) returns a require function. */
 const REQUIRE_FACTORY = /^module(\.constructor|\.Module)?\.(createRequire|createRequireFromPath)$/;
+/** Globals whose bare name keeps its meaning even where a binding shadows it somewhere in the file. */
 const RISKY_GLOBALS = new Set(['eval', 'Function', 'setTimeout', 'setInterval', 'setImmediate', 'execScript', 'require', 'process', 'globalThis', 'window', 'global', 'self', 'document']);
 const GLOBAL_OBJECTS = ['globalThis', 'window', 'global', 'self', 'frames', 'top', 'parent'];
 const MAX_QUALS = 24;
