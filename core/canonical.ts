@@ -170,3 +170,14 @@ export function safeEqual(a: string, b: string): boolean {
 }
 
 export const SHA256_REF = /^sha256:[0-9a-f]{64}$/;
+
+/**
+ * At most `max` UTF-16 units of `s`, one fewer where the cut would split a surrogate pair. Half an
+ * emoji is a lone surrogate, which canonical JSON cannot hold (a hash over it throws) and a JSON
+ * client cannot send back; every caller-supplied text a service shortens goes through here.
+ */
+export function clipText(s: string, max: number): string {
+  if (s.length <= max) return s;
+  const last = s.charCodeAt(max - 1);
+  return s.slice(0, last >= 0xd800 && last <= 0xdbff ? max - 1 : max);
+}

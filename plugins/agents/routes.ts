@@ -1,4 +1,4 @@
-import { sha256Ref } from '../../core/canonical.js';
+import { clipText, sha256Ref } from '../../core/canonical.js';
 import { HttpError, Problems } from '../../core/errors.js';
 import type { App, RequestContext, Verifier } from '../../core/types.js';
 import { unverifiable } from '../../core/verdict.js';
@@ -12,6 +12,8 @@ import { SERVICES, type AdminAudit } from '../auth/index.js';
 
 const S = (f: string) => `https://proofgate.dev/schemas/agents/${f}.json`;
 export const SCREENING_ENGINE = 'agents.screening';
+/** an activity entry keeps the start of the intent, cut by clipText: never half a character */
+const INTENT_MAX_CHARS = 200;
 
 export interface RouteDeps {
   agents: Agents;
@@ -147,7 +149,7 @@ export function registerAgentRoutes(app: App, d: RouteDeps): void {
     async handler(ctx) {
       const agent = agentOf(ctx);
       const b = ctx.body as VerifyBody;
-      const base = { action: 'verify' as const, query_hash: sha256Ref(b.query), intent: b.action_context.intent.slice(0, 200) };
+      const base = { action: 'verify' as const, query_hash: sha256Ref(b.query), intent: clipText(b.action_context.intent, INTENT_MAX_CHARS) };
       if (b.engine !== undefined && b.engine_input === undefined) {
         throw new HttpError(Problems.validation, 'engine_input is required with engine', { errors: [{ field: '/body/engine_input', message: 'required with engine' }] });
       }
@@ -202,7 +204,7 @@ export function registerAgentRoutes(app: App, d: RouteDeps): void {
       const b = (ctx.body ?? {}) as { arguments?: Record<string, unknown>; action_context?: { intent?: string } };
       const ev = evaluateTool(ctx.params.tool, b.arguments ?? {});
       // recorded before answering: a decision nobody can find later did not happen
-      await d.activity.record(agent.agent_id, { action: 'tool_call', outcome: ev.decision, tool: ev.tool, risk_score: ev.risk_score, reasons: ev.reasons, ...(b.action_context?.intent ? { intent: b.action_context.intent.slice(0, 200) } : {}) });
+      await d.activity.record(agent.agent_id, { action: 'tool_call', outcome: ev.decision, tool: ev.tool, risk_score: ev.risk_score, reasons: ev.reasons, ...(b.action_context?.intent ? { intent: clipText(b.action_context.intent, INTENT_MAX_CHARS) } : {}) });
       return { body: ev };
     },
   });

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import type { ValidateFunction } from 'ajv';
-import { canonicalJson, sha256Ref } from '../../core/canonical.js';
+import { canonicalJson, clipText, sha256Ref } from '../../core/canonical.js';
 import { compileSchema } from '../../core/validate.js';
 import type { DiagnosticResult, Status } from '../../core/verdict.js';
 
@@ -89,17 +89,6 @@ function statementOf(query: unknown): { statement: string | null; statement_hash
 export const SUMMARY_MAX_CHARS = 4096;
 export const CONSTRAINT_ID_MAX_CHARS = 256;
 
-/**
- * At most `max` UTF-16 units of `s`, one fewer where the cut would split a surrogate pair: half an
- * emoji is a lone surrogate, which has no RFC 8785 form (the proof_ref could not be computed) and
- * which a JSON client cannot send back to /validate.
- */
-export function clip(s: string, max: number): string {
-  if (s.length <= max) return s;
-  const last = s.charCodeAt(max - 1);
-  return s.slice(0, last >= 0xd800 && last <= 0xdbff ? max - 1 : max);
-}
-
 export function buildDocument(b: BuildInput, verdict: Status): VcDocument {
   const d = b.diagnostic;
   const isVerified = verdict === 'VERIFIED' && d?.status === 'VERIFIED';
@@ -107,12 +96,12 @@ export function buildDocument(b: BuildInput, verdict: Status): VcDocument {
   const raw = b.constraintId !== undefined ? b.constraintId : typeof d?.developer_fields.constraint_id === 'string' ? d.developer_fields.constraint_id : null;
   // the diagnostic is the caller's: its texts are clipped to what a document may hold, or the
   // service would hand out documents its own schema (and /validate, /resolve) refuses
-  const cid = raw === null ? null : clip(raw, CONSTRAINT_ID_MAX_CHARS);
+  const cid = raw === null ? null : clipText(raw, CONSTRAINT_ID_MAX_CHARS);
   const doc: VcDocument = {
     spec_version: '1.0',
     object: { ...st, formalization: { source: st.statement === null ? 'none' : 'caller_supplied', verified: false } },
     context: {
-      interpretation: { scope: 'formal_statement_only', summary: clip(b.summary ?? d?.agent_message ?? '', SUMMARY_MAX_CHARS), constraint_id: cid },
+      interpretation: { scope: 'formal_statement_only', summary: clipText(b.summary ?? d?.agent_message ?? '', SUMMARY_MAX_CHARS), constraint_id: cid },
       proof: {
         verifier: b.verifier,
         version: b.version,

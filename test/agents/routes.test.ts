@@ -206,3 +206,18 @@ t.test('the plugin refuses to start without the auth plugin (no key service to d
   const { default: agents } = await import('../../plugins/agents/index.js');
   await t.rejects(startServer({ plugins: [agents] }), /auth plugin must be registered first/);
 });
+
+t.test('an intent cut at 200 characters never keeps half an emoji (verify and tool activity)', async (t) => {
+  const { s, org } = await setup(t);
+  const a = await register(s, org.key);
+  // 199 letters, then an emoji whose first half is the 200th UTF-16 unit
+  const intent = `${'a'.repeat(199)}😀 and the rest of a long intent`;
+  await s.request('POST', `/agents/${a.agent_id}/tools/read_file`, { headers: agentHeaders(a.agent_token), body: { arguments: { path: '/sandbox/x' }, action_context: { intent } } });
+  await s.request('POST', `/agents/${a.agent_id}/verify`, { headers: agentHeaders(a.agent_token), body: { query: 'hi', action_context: { ...ctx, intent } } });
+  const act = await s.request('GET', `/agents/${a.agent_id}/activity`, { headers: agentHeaders(a.agent_token) });
+  t.equal(act.status, 200);
+  // half an emoji is a lone surrogate, which reaches the client as U+FFFD once encoded as UTF-8
+  t.notOk(act.text.includes('\uFFFD'), 'no half emoji in the answer');
+  const intents = (act.body.items as Array<{ action: string; intent?: string }>).filter((i) => i.intent !== undefined).map((i) => [i.action, i.intent]);
+  t.same(intents, [['verify', 'a'.repeat(199)], ['tool_call', 'a'.repeat(199)]]);
+});
