@@ -45,6 +45,32 @@ export interface PublicKey {
   a2a_senders?: string[];
 }
 
+/**
+ * The scopes a key keeps when its creator holds `role` (null: deleted), or null when it keeps none
+ * and is to be revoked. decisions §5: a key acts for its creator and the privileged scopes belong
+ * to owners and admins only, so a demotion to member takes them away; a promotion restores
+ * nothing, since the key holds what was asked for when it was created.
+ */
+export function scopesUnder(scopes: readonly Scope[], role: Role | null): Scope[] | null {
+  if (role === null) return null;
+  const kept = role === 'member' ? scopes.filter((s) => !PRIVILEGED_SCOPES.includes(s)) : [...scopes];
+  return kept.length ? kept : null;
+}
+
+/** What an active `rec` becomes when its creator now holds `role` (null: deleted); undefined when it stays as it is. */
+export function followedRecord(rec: ApiKeyRecord, role: Role | null, now: string): ApiKeyRecord | undefined {
+  if (rec.revoked_at !== null) return undefined;
+  const scopes = scopesUnder(rec.scopes, role);
+  if (scopes === null) return { ...rec, ...(role ? { role } : {}), revoked_at: now };
+  if (rec.role === role && scopes.length === rec.scopes.length) return undefined;
+  return { ...rec, role: role!, scopes };
+}
+
+export interface Followed {
+  before: ApiKeyRecord;
+  after: ApiKeyRecord;
+}
+
 export const KEY_COLLECTIONS = { byDigest: 'auth.keys', ids: 'auth.key_ids', byOrg: 'auth.org_keys' } as const;
 
 export class ApiKeys {
@@ -139,6 +165,36 @@ export class ApiKeys {
 
   async countActive(orgId: string): Promise<number> {
     return (await this.listActive(orgId)).length;
+  }
+
+  /**
+   * Brings one key in line with its creator's `role` (null: deleted) — one atomic update of the
+   * record as it is now, so a concurrent revocation or rotation is never undone. Undefined when
+   * nothing changed.
+   */
+  async follow(rec: ApiKeyRecord, role: Role | null): Promise<Followed | undefined> {
+    let out: Followed | undefined;
+    await this.records.update(rec.digest, (cur) => {
+      const next = cur && cur.id === rec.id ? followedRecord(cur, role, new Date().toISOString()) : undefined;
+      out = next ? { before: cur!, after: next } : undefined;
+      return next;
+    });
+    return out;
+  }
+
+  /**
+   * Every active key `userId` created in `orgId`, brought in line with the user's new `role` (null:
+   * deleted), but those named in `except`. Called after the user record is written: a key written before that is listed here, one
+   * written after it is settled by its writer re-reading the user (routes.ts, rotate.ts).
+   */
+  async followCreator(orgId: string, userId: string, role: Role | null, except?: ReadonlySet<string>): Promise<Followed[]> {
+    const out: Followed[] = [];
+    for (const k of await this.listActive(orgId)) {
+      if (k.user_id !== userId || except?.has(k.id)) continue;
+      const f = await this.follow(k, role);
+      if (f) out.push(f);
+    }
+    return out;
   }
 
   /** Soft delete. Returns the revoked record, or undefined when it is not an active key of `orgId`. */
