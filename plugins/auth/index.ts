@@ -64,7 +64,7 @@ export function createAuthPlugin(opts: AuthOptions = {}): Plugin {
       app.provide(SERVICES.events, events);
       app.provide(SERVICES.limiter, { get: () => limiter, kind: () => limiter.kind });
       app.provide(SERVICES.plans, plans);
-      app.provide(SERVICES.orgs, new OrgAdmin(accounts, plans, tiers));
+      app.provide(SERVICES.orgs, new OrgAdmin(accounts, plans, tiers, keys, events));
       // shared mode: a replica whose shared limiter cannot answer denies limited requests, so it is not ready
       app.readiness('auth.limiter', () => limiter.ready?.() ?? true);
 
@@ -128,5 +128,6 @@ export { provisionApiKey, revokeUndeclaredKeys, type DeclaredKey, type KeyOutcom
 export { hashPassword, type PasswordHash } from './passwords.js';
 export { OrgAdmin, UnknownValueError, defaultPlanOf, provisionedPlanOf, signupOpen } from './org-admin.js';
 export { ROLES } from './accounts.js';
+export { creatorChanged } from './creators.js';
 export type { AdminAudit } from './routes.js';
 export { KEY_COLLECTIONS } from './keys.js';

@@ -2,6 +2,9 @@ import type { Config } from '../../core/config.js';
 import type { Role, Tier } from '../../core/types.js';
 import { ROLES, type Accounts, type Organization, type User } from './accounts.js';
 import type { TierCache } from './authenticators.js';
+import { creatorChanged } from './creators.js';
+import type { SecurityEvents } from './events.js';
+import type { ApiKeys } from './keys.js';
 import type { Plans } from './ratelimit.js';
 
 /**
@@ -35,6 +38,9 @@ export class OrgAdmin {
     readonly accounts: Accounts,
     readonly plans: Plans,
     private readonly cache: TierCache | null,
+    private readonly keys: ApiKeys,
+    /** null where nothing flushes them (the CLI records none) */
+    private readonly events: SecurityEvents | null,
   ) {}
 
   async setPlan(orgId: string, plan: Tier): Promise<Organization | undefined> {
@@ -46,6 +52,10 @@ export class OrgAdmin {
 
   async setRole(orgId: string, userId: string, role: Role): Promise<User | undefined> {
     if (!ROLES.includes(role)) throw new UnknownValueError(`unknown role ${JSON.stringify(role)}; allowed: ${ROLES.join(', ')}`);
-    return this.accounts.setRole(orgId, userId, role);
+    const user = await this.accounts.setRole(orgId, userId, role);
+    // on every call, not only on a change: setting the same role again repairs keys that an
+    // interrupted earlier call (user written, keys not yet) left with the old role's scopes
+    if (user) await creatorChanged(this.keys, this.events, orgId, userId, role);
+    return user;
   }
 }

@@ -4,7 +4,7 @@ import type { Command } from '../../core/cli.js';
 import { ConfigError, DEFAULT_CONFIG_PATH, loadConfig, type Config } from '../../core/config.js';
 import { LmdbStore } from '../../core/store-lmdb.js';
 import type { Role } from '../../core/types.js';
-import { Accounts, defaultPlanOf, hashPassword, OrgAdmin, Plans, UnknownValueError } from '../../plugins/auth/index.js';
+import { Accounts, ApiKeys, defaultPlanOf, hashPassword, OrgAdmin, Plans, SecurityEvents, UnknownValueError } from '../../plugins/auth/index.js';
 import { loadBootstrap } from '../provision/file.js';
 
 /**
@@ -51,10 +51,14 @@ async function withOrgs(name: string, argv: string[], positional: number, fn: (a
     }
   }
   const store = new LmdbStore(config.data_dir);
+  const events = new SecurityEvents(store);
   try {
     const defaultPlan = defaultPlanOf(config);
     const accounts = new Accounts(store, defaultPlan);
-    return await fn(new OrgAdmin(accounts, new Plans(plans, defaultPlan), null), positionals, config);
+    // set-role brings the user's API keys in line with the new role (docs/auth.md); following keys
+    // needs no digest, so the lookup secret only has to be a string here
+    const keys = new ApiKeys(store, config.secrets.api_key_lookup_secret ?? '');
+    return await fn(new OrgAdmin(accounts, new Plans(plans, defaultPlan), null, keys, events), positionals, config);
   } catch (err) {
     if (err instanceof UnknownValueError) {
       console.error(`proofgate ${name}: ${err.message}`);
@@ -62,6 +66,7 @@ async function withOrgs(name: string, argv: string[], positional: number, fn: (a
     }
     throw err;
   } finally {
+    await events.flush();
     await store.close();
   }
 }
@@ -93,8 +98,9 @@ export const orgsSetRoleCommand: Command = {
   summary: "set a user's role in an organisation (operator, on the data directory)",
   usage: `proofgate orgs set-role ORG_ID USER_ID ROLE [--data-dir DIR] [--config PATH]
 
-Sets the role (owner, admin, member) of user USER_ID in organisation ORG_ID. Keys keep the role they
-were created with; new sessions and keys get the new one.
+Sets the role (owner, admin, member) of user USER_ID in organisation ORG_ID. The user's API keys
+follow at once: to member, they lose agent:write and admin:all (a key left with no scope is
+revoked); to owner or admin, they take the new role with their scopes unchanged.
 ${COMMON}`,
   async run(argv) {
     if (argv.includes('--help') || argv.includes('-h')) return (console.log(this.usage), 0);
