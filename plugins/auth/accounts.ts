@@ -138,7 +138,8 @@ export class Accounts {
   }
 
   /** Create-or-update of a user with a chosen id and a given password hash (provisioning). */
-  async upsertUser(u: { id: string; email: string; orgId: string; role: Role; password: PasswordHash }): Promise<{ user: User; created: boolean }> {
+  /** `previousRole`: what the record held before this write (null when created), read in the same atomic update. */
+  async upsertUser(u: { id: string; email: string; orgId: string; role: Role; password: PasswordHash }): Promise<{ user: User; created: boolean; previousRole: Role | null }> {
     const emails = this.store.collection<string>(COLLECTIONS.emails);
     const cur = await this.users.get(u.id);
     if (cur && cur.org_id !== u.orgId) throw new Error(`user ${u.id} belongs to another organisation`);
@@ -149,11 +150,13 @@ export class Accounts {
       if (cur) await emails.delete(cur.email);
     }
     let created = false;
+    let previousRole: Role | null = null;
     const user = (await this.users.update(u.id, (c) => {
       created = !c;
+      previousRole = c?.role ?? null;
       return { id: u.id, email: norm(u.email), org_id: u.orgId, role: u.role, password: u.password, created_at: c?.created_at ?? new Date().toISOString() };
     }))!;
-    return { user, created };
+    return { user, created, previousRole };
   }
 
   /** Deletes a user and frees its email (provisioning prune). */

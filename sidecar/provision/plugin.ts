@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { App, Plugin } from '../../core/types.js';
-import type { Accounts, ApiKeys, Plans } from '../../plugins/auth/index.js';
+import type { Accounts, ApiKeys, Plans, SecurityEvents } from '../../plugins/auth/index.js';
 import type { Agents } from '../../plugins/agents/index.js';
 import { loadBootstrap, type BootstrapFile } from './file.js';
 
@@ -67,11 +67,12 @@ export async function applyBootstrap(app: App, b: BootstrapFile, env: NodeJS.Pro
   if (orgs.length === 0) return n;
   // imported only when there is something to provision: without a bootstrap file a disabled
   // plugin's modules stay unloaded, as the built-in list intends
-  const { hashPassword, provisionApiKey, provisionedPlanOf, revokeUndeclaredKeys } = await import('../../plugins/auth/index.js');
+  const { creatorChanged, hashPassword, provisionApiKey, provisionedPlanOf, revokeUndeclaredKeys } = await import('../../plugins/auth/index.js');
   const { provisionAgent, revokeUndeclaredAgents } = await import('../../plugins/agents/index.js');
   const accounts = need<Accounts>(app, 'auth.accounts', 'organisations');
   const keys = need<ApiKeys>(app, 'auth.keys', 'API keys');
   const plans = need<Plans>(app, 'auth.plans', 'plans');
+  const events = app.service<SecurityEvents>('security.events') ?? null;
   for (const org of orgs) {
     if (org.plan !== undefined && !plans.has(org.plan)) {
       throw new Error(`bootstrap file: organisation ${org.id}: unknown plan ${JSON.stringify(org.plan)}; allowed: ${plans.names().join(', ')}`);
@@ -81,11 +82,18 @@ export async function applyBootstrap(app: App, b: BootstrapFile, env: NodeJS.Pro
     await accounts.upsertOrg({ id: org.id, name: org.name, plan: org.plan, planIfNew: provisionedPlanOf(app.config) });
     n.organizations++;
     const users = org.users ?? [];
+    const declared = new Set((org.api_keys ?? []).map((k) => k.id));
     for (const u of users) {
       const existing = await accounts.user(u.id);
       // no declared hash: keep the one the user has, else one nobody knows (the user cannot sign in)
       const password = u.password_hash ?? existing?.password ?? (await hashPassword(randomBytes(32).toString('base64url')));
-      await accounts.upsertUser({ id: u.id, email: u.email, orgId: org.id, role: u.role ?? 'member', password });
+      const { previousRole, user } = await accounts.upsertUser({ id: u.id, email: u.email, orgId: org.id, role: u.role ?? 'member', password });
+      // the keys the user made over HTTP follow the role the file now gives them (docs/auth.md);
+      // the keys the file declares are left to the file, which writes them just below: revoking
+      // one here would keep it revoked at every later start ('revoked_kept')
+      if (previousRole !== null && previousRole !== user.role) {
+        await creatorChanged(keys, events, org.id, u.id, user.role, declared);
+      }
       n.users++;
     }
     for (const k of org.api_keys ?? []) {
@@ -128,11 +136,15 @@ export async function applyBootstrap(app: App, b: BootstrapFile, env: NodeJS.Pro
       n.agents++;
     }
     if (b.prune) {
-      n.pruned += (await revokeUndeclaredKeys(keys, org.id, new Set((org.api_keys ?? []).map((k) => k.id)))).length;
+      n.pruned += (await revokeUndeclaredKeys(keys, org.id, declared)).length;
       if (registry) n.pruned += (await revokeUndeclaredAgents(registry, org.id, new Set(agentDecls.map((a) => a.agent_id)))).length;
       const keepUsers = new Set(users.map((u) => u.id));
       for (const u of await accounts.listUsers(org.id)) {
-        if (!keepUsers.has(u.id) && (await accounts.deleteUser(u.id))) n.pruned++;
+        if (keepUsers.has(u.id) || !(await accounts.deleteUser(u.id))) continue;
+        n.pruned++;
+        // after the delete: a key another replica wrote for this user since the revocation above
+        // is caught here, or by that replica's re-read of its creator (plugins/auth/creators.ts)
+        await creatorChanged(keys, events, org.id, u.id, null);
       }
     }
   }
