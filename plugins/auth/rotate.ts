@@ -1,7 +1,8 @@
 import { HttpError } from '../../core/errors.js';
 import type { App, Principal } from '../../core/types.js';
 import { AuthProblems } from './errors.js';
-import type { ApiKeyRecord } from './keys.js';
+import { creatorRole, settleNewKey } from './creators.js';
+import { scopesUnder, type ApiKeyRecord } from './keys.js';
 import type { AuthDeps } from './routes.js';
 
 /**
@@ -17,6 +18,28 @@ export function rotationRefusal(p: Principal, target: ApiKeyRecord): string | nu
   const missing = target.scopes.filter((s) => !p.scopes.includes(s));
   if (missing.length) return `rotating this key needs every scope it has; this key lacks ${missing.join(', ')}`;
   return null;
+}
+
+/**
+ * The caller's authority and the copied role were read before the successor was written; a
+ * demotion or deletion written since then may have listed the keys before the successor existed.
+ * Re-read both users and answer as if that change had come first: the successor follows its
+ * creator (a copy of a key the demotion downgraded is downgraded too), and a caller whose own key
+ * the change leaves without the authority to rotate is refused as it would then have been — the
+ * successor, whose plaintext nobody got, revoked, and the old key left to the change.
+ */
+async function settleRotation(d: AuthDeps, p: Principal, old: ApiKeyRecord, made: ApiKeyRecord): Promise<ApiKeyRecord> {
+  const { role, record } = await settleNewKey(d, made);
+  const callerRole = p.userId === made.user_id ? role : await creatorRole(d.accounts, p.orgId, p.userId);
+  const callerScopes = scopesUnder(p.scopes, callerRole);
+  const gone = callerScopes === null || record.revoked_at !== null;
+  const refusal = gone ? null : rotationRefusal({ ...p, scopes: callerScopes }, old);
+  if (!gone && !refusal) return record;
+  await d.keys.revoke(p.orgId, made.id);
+  if (callerScopes === null) throw new HttpError(AuthProblems.invalidApiKey, 'invalid API key');
+  if (record.revoked_at !== null) throw new HttpError(AuthProblems.keyNotFound, 'no active API key with this id in your organisation');
+  d.events.record(p.orgId, 'auth_failure', { keyId: p.keyId ?? null, detail: `rotation of ${old.id} refused` });
+  throw new HttpError(AuthProblems.insufficientScope, refusal!);
 }
 
 /**
@@ -44,7 +67,9 @@ export function registerRotateRoute(app: App, d: AuthDeps): void {
       }
       await d.audit.ready(ctx);
       // create before revoking: a failure in between must not leave the organisation without the key
-      const { record, key } = await d.keys.successor(old);
+      const made = await d.keys.successor(old);
+      const record = await settleRotation(d, p, old, made.record);
+      const key = made.key;
       const revoked = await d.keys.revoke(p.orgId, old.id);
       if (!revoked) {
         // a concurrent rotation or revocation won: this one did not happen

@@ -1,6 +1,7 @@
 import { HttpError } from '../../core/errors.js';
 import type { App, Principal, RequestContext, Scope } from '../../core/types.js';
 import { publicUser, type Accounts, type User } from './accounts.js';
+import { settleNewKey } from './creators.js';
 import { AuthProblems } from './errors.js';
 import type { SecurityEvents } from './events.js';
 import type { UserTokens } from './jwt.js';
@@ -100,13 +101,28 @@ export function registerAuthRoutes(app: App, d: AuthDeps): void {
     async handler(ctx) {
       const p = principal(ctx);
       const b = ctx.body as { name: string; scopes?: Scope[]; test?: boolean; a2a_senders?: string[] };
-      const scopes = grantableScopes(b.scopes, p.role);
-      // binding a key to A2A sender ids lets it speak as them: the same authority as a privileged scope
-      if (b.a2a_senders?.length && p.role !== 'owner' && p.role !== 'admin') {
-        throw new HttpError(AuthProblems.forbiddenScope, 'only an owner or admin may bind a key to A2A senders');
-      }
+      const allowed = (role: Principal['role']) => {
+        const scopes = grantableScopes(b.scopes, role);
+        // binding a key to A2A sender ids lets it speak as them: the same authority as a privileged scope
+        if (b.a2a_senders?.length && role !== 'owner' && role !== 'admin') {
+          throw new HttpError(AuthProblems.forbiddenScope, 'only an owner or admin may bind a key to A2A senders');
+        }
+        return scopes;
+      };
+      const scopes = allowed(p.role);
       await d.audit.ready(ctx);
       const { record, key } = await d.keys.create({ orgId: p.orgId, userId: p.userId!, role: p.role ?? 'member', name: b.name, scopes, test: b.test, a2aSenders: b.a2a_senders });
+      // p.role was read when the request began; a demotion or deletion written since then may have
+      // listed the user's keys before this one existed. Re-read the user and answer as if that change
+      // had come first: the same 401 / 403 as then, and the key, whose plaintext nobody got, revoked.
+      const now = await settleNewKey(d, record);
+      if (now.role === null) throw new HttpError(AuthProblems.invalidToken, 'invalid or expired access token');
+      try {
+        allowed(now.role);
+      } catch (err) {
+        if (await d.keys.revoke(p.orgId, record.id)) d.events.record(p.orgId, 'key_revoked', { keyId: record.id, detail: 'creator demoted' });
+        throw err;
+      }
       await d.audit.record(ctx, 'api_key.create', `api_key:${record.id}`);
       return {
         status: 201,
