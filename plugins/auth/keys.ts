@@ -48,7 +48,8 @@ export interface PublicKey {
 /**
  * The scopes a key keeps when its creator holds `role` (null: deleted), or null when it keeps none
  * and is to be revoked. decisions §5: a key acts for its creator and the privileged scopes belong
- * to owners and admins only, so a demotion to member takes them away; a promotion restores
+ * to owners and admins only, so a demotion to member takes them away (and a key's A2A sender
+ * binding, followedRecord); a promotion restores
  * nothing, since the key holds what was asked for when it was created.
  */
 export function scopesUnder(scopes: readonly Scope[], role: Role | null): Scope[] | null {
@@ -62,8 +63,13 @@ export function followedRecord(rec: ApiKeyRecord, role: Role | null, now: string
   if (rec.revoked_at !== null) return undefined;
   const scopes = scopesUnder(rec.scopes, role);
   if (scopes === null) return { ...rec, ...(role ? { role } : {}), revoked_at: now };
-  if (rec.role === role && scopes.length === rec.scopes.length) return undefined;
-  return { ...rec, role: role!, scopes };
+  // a binding to A2A sender ids lets a key speak as them, which only owners and admins may grant
+  // (routes.ts): a member's key speaks for nobody
+  const unbind = role === 'member' && !!rec.a2a_senders?.length;
+  if (rec.role === role && scopes.length === rec.scopes.length && !unbind) return undefined;
+  const next: ApiKeyRecord = { ...rec, role: role!, scopes };
+  if (unbind) delete next.a2a_senders;
+  return next;
 }
 
 export interface Followed {

@@ -60,6 +60,19 @@ t.test('demotion to member: the key loses admin:all at once, keeps the rest; an 
   t.ok(events.some((e) => e.type === 'key_revoked' && e.key_id === only.id && e.detail === 'creator demoted'), 'the revocation is a security event');
 });
 
+t.test('demotion to member: a key bound to A2A senders loses the binding, which only owners and admins grant', async (t) => {
+  const { s, op } = await operated();
+  const x = await tenant(s, ADMIN);
+  const bound = await createKey(s, x.token, { name: 'billing-key', a2a_senders: ['billing'] });
+  t.same((await keyRecord(s, bound.id)).a2a_senders, ['billing']);
+  t.equal((await s.request('PATCH', `/admin/orgs/${x.orgId}`, { apiKey: op.key, body: { user_roles: { [x.user.id]: 'member' } } })).status, 200);
+  const rec = await keyRecord(s, bound.id);
+  t.equal(rec.a2a_senders, undefined, 'the binding is gone');
+  t.same([rec.revoked_at, rec.scopes], [null, ['verify:read', 'attestation:read']], 'the key itself stays, with its scopes');
+  const list = await s.request('GET', '/auth/api-keys', { headers: bearer(x.token) });
+  t.equal(list.body.keys.find((k: { id: string }) => k.id === bound.id).a2a_senders, undefined, 'the listing shows no binding');
+});
+
 t.test('promotion: keys take the new role, scopes unchanged (a promotion never widens a key)', async (t) => {
   const { s, op } = await operated();
   const x = await tenant(s, ADMIN);
