@@ -25,7 +25,7 @@ const DUNDERS = new Map<string, Severity>([
 ]);
 /** Frame attributes that hand out another scope's globals or builtins. */
 const FRAME_ATTRS = new Set(['f_globals', 'f_builtins', 'f_locals']);
-const DANGEROUS_HEADS = new Set(['eval', 'exec', 'compile', '__import__', 'os', 'subprocess', 'popen2', 'pty', 'pickle', 'marshal', 'ctypes']);
+const DANGEROUS_HEADS = new Set(['eval', 'exec', 'compile', '__import__', 'os', 'subprocess', 'popen2', 'pty', 'pickle', 'marshal', 'ctypes', 'distutils']);
 /**
  * Callables that are dangerous when merely passed along (`Thread(target=os.system, args=(c,))`,
  * `map(eval, xs)`, a pickle `__reduce__` returning `os.system`): the call happens out of sight.
@@ -39,7 +39,7 @@ function isDangerousCallable(q: string): boolean {
     /^os\.(system|popen[234]?|exec[lvpe]*|spawn[lvpe]*|posix_spawnp?|startfile)$/.test(q) ||
     /^subprocess\.(run|call|check_call|check_output|Popen|getoutput|getstatusoutput|getstatus)$/.test(q) ||
     /^popen2\.(popen[234]|Popen[34])$/.test(q) ||
-    ['pty.spawn', 'pickle.loads', 'pickle.load', 'marshal.loads', 'ctypes.memmove', 'ctypes.memset'].includes(q)
+    ['pty.spawn', 'distutils.spawn.spawn', 'pickle.loads', 'pickle.load', 'marshal.loads', 'ctypes.memmove', 'ctypes.memset'].includes(q)
   );
 }
 const DANGEROUS_IMPORTS = new Set(['subprocess', 'importlib', 'ctypes', 'pty', 'popen2', 'commands']);

@@ -12,6 +12,8 @@ const MODULE_ALIASES = new Map<string, string>([
   ['posixpath', 'os.path'],
   ['ntpath', 'os.path'],
 ]);
+/** setuptools vendors distutils, and installs it as `distutils` where the stdlib has none (3.12+). */
+const VENDORED_DISTUTILS = /^setuptools\._distutils(?=\.|$)/;
 
 // identifiers are normalised in one place (literals.ts, the lowest module of the folder)
 export { ident } from './literals.js';
@@ -24,6 +26,7 @@ const REEXPORTS_OS = /^(?:os\.path|posixpath|ntpath|genericpath|shutil|subproces
 
 function step(q: string): string {
   let out = q.includes('.os') ? q.replace(REEXPORTS_OS, 'os') : q;
+  if (out.startsWith('setuptools._distutils')) out = out.replace(VENDORED_DISTUTILS, 'distutils');
   const dot = out.indexOf('.');
   const to = MODULE_ALIASES.get(dot < 0 ? out : out.slice(0, dot));
   if (to !== undefined) out = to + (dot < 0 ? '' : out.slice(dot));

@@ -26,7 +26,8 @@ const RISKY_MODULES = new Set(['os', 'subprocess', 'pty', 'ctypes', 'builtins', 
 const SAFE_YAML_LOADERS = /(^|\.)(C?SafeLoader|C?BaseLoader)$/;
 // `commands` is canonicalised to `subprocess` (commands.getstatus too); popen2 is the Python 2 module
 const SHELL_STRING_EXEC = new Set(['os.system', 'os.popen', 'os.popen2', 'os.popen3', 'os.popen4', 'subprocess.getoutput', 'subprocess.getstatusoutput', 'subprocess.getstatus', 'asyncio.create_subprocess_shell', 'platform.popen', 'popen2.popen2', 'popen2.popen3', 'popen2.popen4', 'popen2.Popen3', 'popen2.Popen4']);
-const SUBPROCESS_ARGV = new Set(['subprocess.run', 'subprocess.call', 'subprocess.check_call', 'subprocess.check_output', 'subprocess.Popen', 'asyncio.create_subprocess_exec']);
+// distutils.spawn.spawn(argv) runs argv[0] as subprocess does without a shell (setuptools ships it as setuptools._distutils)
+const SUBPROCESS_ARGV = new Set(['subprocess.run', 'subprocess.call', 'subprocess.check_call', 'subprocess.check_output', 'subprocess.Popen', 'asyncio.create_subprocess_exec', 'distutils.spawn.spawn']);
 /**
  * Standard-library entry points that compile and run a string of Python source, as exec() does:
  * `pdb.run("__import__('os').system('id')")` runs the command. Instance forms (`cProfile.Profile().run`)
