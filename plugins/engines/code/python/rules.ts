@@ -1,5 +1,5 @@
 import { type PyNode, field, namedChildren } from './parser.js';
-import { type Resolver, NAMESPACE, hasSplat, intValue, keywordArg, positionalArgs } from './resolve.js';
+import { type Resolver, NAMESPACE, hasSplat, ident, intValue, keywordArg, positionalArgs } from './resolve.js';
 import { classifyArgv, classifyShellCommand, isCriticalPath, isInterpreter, isReconProgram, shellSyntaxInArgv } from '../shell.js';
 import type { Severity } from '../types.js';
 
@@ -177,12 +177,30 @@ const RULE_HEADS = new Set([
   ...[...DESERIALIZERS, ...SHELL_STRING_EXEC, ...SUBPROCESS_ARGV, ...NETWORK_PREFIXES, ...SOCKET_PREFIXES].map(headOf),
 ]);
 
+/** imp's loaders read a file of Python source or bytecode and run it as a module. */
+const IMP_LOADERS = new Set(['imp.load_source', 'imp.load_compiled', 'imp.load_package', 'imp.load_module', 'importlib._bootstrap._load', 'importlib._bootstrap._exec']);
+
+/**
+ * The import loader protocol: `loader.exec_module(m)` runs the module's code whatever made the loader
+ * (`spec_from_file_location(name, path).loader` runs that file), so it is matched by name on any
+ * receiver, even one the resolver cannot name. `load_module` is a common method name outside import
+ * machinery, so it counts only on a loader the resolver traces to the import modules or a spec.
+ */
+function runsModuleCode(q: string): boolean {
+  if (q.endsWith('.exec_module') || IMP_LOADERS.has(q)) return true;
+  return q.endsWith('.load_module') && (/^(importlib|imp|zipimport|pkgutil)\./.test(q) || /\.(loader|find_module\(\))\.load_module$/.test(q));
+}
+
 /** Applies every call rule to one call node. */
 export function checkCall(ctx: CallCtx, call: PyNode, quals?: string[]): void {
   const fn = field(call, 'function');
   if (!fn) return;
   let args: PyNode[] | null = null;
-  for (const q of quals ?? ctx.r.qualify(fn)) if (RULE_HEADS.has(headOf(q))) checkQualified(ctx, call, q, (args ??= positionalArgs(call)));
+  const qs = quals ?? ctx.r.qualify(fn);
+  const attr = fn.type === 'attribute' ? field(fn, 'attribute') : null;
+  const loader = qs.find(runsModuleCode) ?? (attr && ident(attr.text) === 'exec_module' ? 'exec_module' : undefined);
+  if (loader !== undefined) ctx.report(call, 'HIGH', 'code_execution', 'dangerous_call.code_object', `${loader}() runs a module's code from a file or loader, outside the import statement`);
+  for (const q of qs) if (RULE_HEADS.has(headOf(q))) checkQualified(ctx, call, q, (args ??= positionalArgs(call)));
 }
 
 function checkQualified(ctx: CallCtx, call: PyNode, q: string, args: PyNode[]): void {
@@ -205,7 +223,7 @@ function checkQualified(ctx: CallCtx, call: PyNode, q: string, args: PyNode[]): 
     report(call, sev, 'dynamic_import', q === '__import__' ? 'dangerous_call.__import__' : 'import.dynamic', mod === null ? `${q}() of a computed module name` : `${q}(${JSON.stringify(mod)})`);
   } else if (q === 'getattr' || q === 'setattr' || q === 'delattr') {
     checkAttrAccess(ctx, call, q, args);
-  } else if (q === 'runpy.run_path' || q === 'runpy.run_module' || q === 'types.FunctionType' || q === 'types.CodeType' || q === 'code.InteractiveInterpreter' || q === 'code.interact') {
+  } else if (q === 'runpy.run_path' || q === 'runpy.run_module' || q === 'types.FunctionType' || q === 'types.CodeType' || q === 'code.InteractiveInterpreter' || q === 'code.InteractiveConsole' || q === 'code.interact') {
     report(call, 'HIGH', 'code_execution', 'dangerous_call.code_object', `${q}() builds or runs code outside the normal import path`);
   } else if (CODE_STRING_RUNNERS.has(q)) {
     const src = a0 ?? keywordArg(call, 'cmd') ?? keywordArg(call, 'statement') ?? keywordArg(call, 'expression');
