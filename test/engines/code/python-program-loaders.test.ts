@@ -8,7 +8,8 @@ import { startServer, testAuthPlugin, TEST_API_KEY } from '../../helpers/server.
  * Python that runs a program, a file or arbitrary code through names the rules did not resolve, each
  * proven safe (VERIFIED, is_valid true, ADMIT) before: distutils' spawn; a file loaded and run as a
  * module through the import loader protocol (exec_module/load_module, imp.load_source), and
- * code.InteractiveConsole, whose push() runs source.
+ * code.InteractiveConsole, whose push() runs source; a module's namespace dictionary read by a
+ * computed name or enumerated (`vars(os).items()`, `os.__dict__.get(name)`, `inspect.getmembers(os)`).
  */
 const UNSAFE: Array<[name: string, src: string, rule: string]> = [
   ['distutils.spawn.spawn of a shell', "from distutils.spawn import spawn\nspawn(['sh', '-c', cmd])\n", 'python.process.interpreter'],
@@ -25,10 +26,25 @@ const UNSAFE: Array<[name: string, src: string, rule: string]> = [
   ['zipimporter.load_module', "import zipimport\nzipimport.zipimporter('/tmp/x.zip').load_module('m')\n", 'python.dangerous_call.code_object'],
   ['find_module().load_module on an unknown finder', 'import pkgutil\nfor finder, name, _ in pkgutil.iter_modules([d]):\n    finder.find_module(name).load_module(name)\n', 'python.dangerous_call.code_object'],
   ['code.InteractiveConsole().push', 'import code\ncode.InteractiveConsole().push(src)\n', 'python.dangerous_call.code_object'],
+  ['vars(os).items() filtered by a computed name', "import os\n[v for k, v in vars(os).items() if k == 'sys' + 'tem'][0]('id')\n", 'python.dangerous_call.namespace_dynamic'],
+  ['os.__dict__.values()', "import os\nfor f in os.__dict__.values():\n    if getattr(f, '__name__', '') == n:\n        f('id')\n", 'python.dangerous_call.namespace_dynamic'],
+  ["getattr(os, '__dict__')[name]", "import os\ngetattr(os, '__dict__')[name]('id')\n", 'python.dangerous_call.namespace_dynamic'],
+  ['vars(os).get(name)', "import os\nvars(os).get(name)('id')\n", 'python.dangerous_call.namespace_dynamic'],
+  ['vars(os) through a name', "import os\nns = vars(os)\nns[name]('id')\n", 'python.dangerous_call.namespace_dynamic'],
+  ['vars(os) copied', "import os\nd = dict(vars(os))\nd[name]('id')\n", 'python.dangerous_call.namespace_dynamic'],
+  ["sys.modules['os'].__dict__", "import sys\nsys.modules['os'].__dict__[name]('id')\n", 'python.dangerous_call.namespace_dynamic'],
+  ['vars(builtins).items()', "import builtins\n[v for k, v in vars(builtins).items() if k == 'ev' + 'al'][0]('1')\n", 'python.dangerous_call.namespace_dynamic'],
+  ['inspect.getmembers(os)', "import inspect, os\ndict(inspect.getmembers(os))[name]('id')\n", 'python.dangerous_call.namespace_dynamic'],
   ['distutils spawn as a thread target', 'import threading, distutils.spawn\nthreading.Thread(target=distutils.spawn.spawn, args=(argv,)).start()\n', 'python.dangerous_call.reference'],
 ];
 
 const SAFE: Array<[name: string, src: string]> = [
+  ['vars() of a plain object', "class A:\n    pass\nprint(vars(A()))\nfor k, v in vars(args).items():\n    print(k, v)\n"],
+  ['an instance __dict__ updated', 'class A:\n    def __init__(self, **kw):\n        self.__dict__.update(kw)\n'],
+  ["a module's namespace by constant key", "import os\nns = vars(os)\nprint(ns['getcwd']())\nprint(vars(os).get('sep'))\n"],
+  ["a module's names only", "import os\nprint('fork' in vars(os), sorted(os.__dict__.keys()))\n"],
+  ["a module's namespace written", "import config\nconfig.__dict__[name] = value\nvars(config).update(overrides)\ndel vars(config)[name]\n"],
+  ['inspect.getmembers of an object', 'import inspect\nprint(inspect.getmembers(obj))\n'],
   ['importlib.import_module of a plain module', "import importlib\njson = importlib.import_module('json')\n"],
   ['find_spec as an availability check', "import importlib.util\nHAS_NUMPY = importlib.util.find_spec('numpy') is not None\n"],
   ['a spec built but never run', "import importlib.util\nspec = importlib.util.spec_from_file_location('m', path)\nprint(spec.origin)\n"],
@@ -55,7 +71,7 @@ for (const fast of [true, false]) {
 }
 
 /** One case per kind of gap, answered over HTTP by the worker pool. */
-const OVER_HTTP = ['distutils.spawn.spawn of a shell', 'spec_from_file_location + exec_module'];
+const OVER_HTTP = ['distutils.spawn.spawn of a shell', 'spec_from_file_location + exec_module', 'vars(os).items() filtered by a computed name'];
 
 t.test('POST /verify/code answers BLOCKED admission for each kind', async (t) => {
   const s = await startServer({ plugins: [testAuthPlugin(), code], config: { workers: { threads: 1, task_timeout_ms: 10_000 } } });

@@ -3,6 +3,7 @@ import { AnalysisLimitError, NAMESPACE, Resolver, ident } from './resolve.js';
 import { type CallCtx, checkCall } from './rules.js';
 import { DataFindings } from './findings.js';
 import { CompileChecker } from './compile-check.js';
+import { ModuleNamespace } from './namespace.js';
 import { isCredentialValue, isSecretName } from '../secrets.js';
 import type { Analysis, Finding, Severity } from '../types.js';
 import { normaliseFindings } from '../types.js';
@@ -92,6 +93,7 @@ class PythonAnalysis {
   readonly r: Resolver;
   private readonly ctx: CallCtx;
   private readonly data: DataFindings;
+  private readonly ns: ModuleNamespace;
   readonly compile: CompileChecker;
 
   constructor(nodes: readonly PyNode[], code: string) {
@@ -99,6 +101,7 @@ class PythonAnalysis {
     this.r = new Resolver(nodes);
     this.ctx = { r: this.r, report: (n, s, t, rule, m) => this.report(n, s, t, rule, m) };
     this.data = new DataFindings(this.r, this.ctx.report);
+    this.ns = new ModuleNamespace(this.r, this.ctx.report);
   }
 
   report(node: PyNode, severity: Severity, type: string, rule: string, message: string): void {
@@ -119,6 +122,9 @@ class PythonAnalysis {
           const quals = fn ? this.r.qualify(fn) : [];
           checkCall(this.ctx, n, quals);
           this.data.call(n, quals);
+          // vars(os) and getattr(os, '__dict__') are where a module's namespace enters as a value
+          if (quals.includes('vars') || quals.includes('getattr')) this.ns.check(n, this.r.qualify(n));
+          this.ns.getmembers(n, quals);
           break;
         }
         case 'string':
@@ -165,7 +171,9 @@ class PythonAnalysis {
     }
     // `os.system` passed around as a value (the call itself is reported by the call rules)
     if (!(p && p.type === 'call' && n.field === 'function')) {
-      for (const q of this.r.qualify(n)) if (isDangerousCallable(q)) this.report(n, 'HIGH', 'code_execution', 'dangerous_call.reference', `${q} is taken as a value`);
+      const quals = this.r.qualify(n);
+      for (const q of quals) if (isDangerousCallable(q)) this.report(n, 'HIGH', 'code_execution', 'dangerous_call.reference', `${q} is taken as a value`);
+      this.ns.check(n, quals);
     }
   }
 
@@ -175,9 +183,11 @@ class PythonAnalysis {
       this.report(n, 'CRITICAL', 'sandbox_escape', 'dunder.builtins', '__builtins__ is accessed directly');
       return;
     }
-    for (const q of this.r.qualify(n)) {
+    const quals = this.r.qualify(n);
+    for (const q of quals) {
       if (isDangerousCallable(q)) this.report(n, 'HIGH', 'code_execution', 'dangerous_call.reference', `${q} is taken as a value (${name})`);
     }
+    this.ns.check(n, quals);
   }
 
   private subscript(n: PyNode): void {

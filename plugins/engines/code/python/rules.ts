@@ -22,7 +22,8 @@ const DESERIALIZERS = new Set([
   'marshal.loads', 'marshal.load', 'shelve.open', 'shelve.Shelf', 'shelve.DbfilenameShelf', 'shelve.BsdDbShelf',
   'pandas.read_pickle', 'joblib.load', 'sklearn.externals.joblib.load', 'dask.dataframe.read_pickle',
 ]);
-const RISKY_MODULES = new Set(['os', 'subprocess', 'pty', 'ctypes', 'builtins', 'sys', 'importlib', 'shutil', 'socket', 'posix', 'nt', 'marshal', 'pickle', 'runpy', 'code']);
+/** Modules that reach programs, code or the network: named by an assembled string, or read through their namespace, they are not an ordinary lookup. */
+export const RISKY_MODULES = new Set(['os', 'subprocess', 'pty', 'ctypes', 'builtins', 'sys', 'importlib', 'shutil', 'socket', 'posix', 'nt', 'marshal', 'pickle', 'runpy', 'code']);
 const SAFE_YAML_LOADERS = /(^|\.)(C?SafeLoader|C?BaseLoader)$/;
 // `commands` is canonicalised to `subprocess` (commands.getstatus too); popen2 is the Python 2 module
 const SHELL_STRING_EXEC = new Set(['os.system', 'os.popen', 'os.popen2', 'os.popen3', 'os.popen4', 'subprocess.getoutput', 'subprocess.getstatusoutput', 'subprocess.getstatus', 'asyncio.create_subprocess_shell', 'platform.popen', 'popen2.popen2', 'popen2.popen3', 'popen2.popen4', 'popen2.Popen3', 'popen2.Popen4']);
