@@ -9,7 +9,8 @@ import { startServer, testAuthPlugin, TEST_API_KEY } from '../../helpers/server.
  * proven safe (VERIFIED, is_valid true, ADMIT) before: distutils' spawn; a file loaded and run as a
  * module through the import loader protocol (exec_module/load_module, imp.load_source), and
  * code.InteractiveConsole, whose push() runs source; a module's namespace dictionary read by a
- * computed name or enumerated (`vars(os).items()`, `os.__dict__.get(name)`, `inspect.getmembers(os)`).
+ * computed name or enumerated (`vars(os).items()`, `os.__dict__.get(name)`, `inspect.getmembers(os)`);
+ * breakpoint() and the debuggers behind it, which run whatever statement is typed at (or sent to) them.
  */
 const UNSAFE: Array<[name: string, src: string, rule: string]> = [
   ['distutils.spawn.spawn of a shell', "from distutils.spawn import spawn\nspawn(['sh', '-c', cmd])\n", 'python.process.interpreter'],
@@ -35,6 +36,12 @@ const UNSAFE: Array<[name: string, src: string, rule: string]> = [
   ["sys.modules['os'].__dict__", "import sys\nsys.modules['os'].__dict__[name]('id')\n", 'python.dangerous_call.namespace_dynamic'],
   ['vars(builtins).items()', "import builtins\n[v for k, v in vars(builtins).items() if k == 'ev' + 'al'][0]('1')\n", 'python.dangerous_call.namespace_dynamic'],
   ['inspect.getmembers(os)', "import inspect, os\ndict(inspect.getmembers(os))[name]('id')\n", 'python.dangerous_call.namespace_dynamic'],
+  ['breakpoint()', 'def handler(req):\n    breakpoint()\n    return req\n', 'python.dangerous_call.debugger'],
+  ['breakpoint() with arguments for PYTHONBREAKPOINT', "import os\nos.environ['PYTHONBREAKPOINT'] = 'os.system'\nbreakpoint('id')\n", 'python.dangerous_call.debugger'],
+  ['pdb.set_trace', 'import pdb\npdb.set_trace()\n', 'python.dangerous_call.debugger'],
+  ['pdb.Pdb() through a name', 'import pdb as p\ndbg = p.Pdb()\ndbg.set_trace()\n', 'python.dangerous_call.debugger'],
+  ['remote_pdb on a socket', "from remote_pdb import RemotePdb\nRemotePdb('0.0.0.0', 4444).set_trace()\n", 'python.dangerous_call.debugger'],
+  ['debugpy.listen', "import debugpy\ndebugpy.listen(('0.0.0.0', 5678))\n", 'python.dangerous_call.debugger'],
   ['distutils spawn as a thread target', 'import threading, distutils.spawn\nthreading.Thread(target=distutils.spawn.spawn, args=(argv,)).start()\n', 'python.dangerous_call.reference'],
 ];
 
@@ -45,6 +52,9 @@ const SAFE: Array<[name: string, src: string]> = [
   ["a module's names only", "import os\nprint('fork' in vars(os), sorted(os.__dict__.keys()))\n"],
   ["a module's namespace written", "import config\nconfig.__dict__[name] = value\nvars(config).update(overrides)\ndel vars(config)[name]\n"],
   ['inspect.getmembers of an object', 'import inspect\nprint(inspect.getmembers(obj))\n'],
+  // fork copies this (already analysed) program and kill sends a signal: neither runs new code
+  ['os.fork and os.kill', 'import os, signal\npid = os.fork()\nif pid:\n    os.kill(pid, signal.SIGTERM)\n'],
+  ['pdb imported, never entered', 'import pdb, sys\nprint(pdb.__name__, sys.breakpointhook)\n'],
   ['importlib.import_module of a plain module', "import importlib\njson = importlib.import_module('json')\n"],
   ['find_spec as an availability check', "import importlib.util\nHAS_NUMPY = importlib.util.find_spec('numpy') is not None\n"],
   ['a spec built but never run', "import importlib.util\nspec = importlib.util.spec_from_file_location('m', path)\nprint(spec.origin)\n"],
@@ -71,7 +81,7 @@ for (const fast of [true, false]) {
 }
 
 /** One case per kind of gap, answered over HTTP by the worker pool. */
-const OVER_HTTP = ['distutils.spawn.spawn of a shell', 'spec_from_file_location + exec_module', 'vars(os).items() filtered by a computed name'];
+const OVER_HTTP = ['distutils.spawn.spawn of a shell', 'spec_from_file_location + exec_module', 'vars(os).items() filtered by a computed name', 'breakpoint()'];
 
 t.test('POST /verify/code answers BLOCKED admission for each kind', async (t) => {
   const s = await startServer({ plugins: [testAuthPlugin(), code], config: { workers: { threads: 1, task_timeout_ms: 10_000 } } });

@@ -40,6 +40,16 @@ const CODE_STRING_RUNNERS = new Set([
   'cProfile.run', 'cProfile.runctx', 'cProfile.Profile().run', 'cProfile.Profile().runctx',
   'trace.Trace().run', 'trace.Trace().runctx',
 ]);
+/**
+ * Debuggers that stop and run whatever Python is typed at them (pdb's `!stmt`), on the terminal or a
+ * socket (remote_pdb, rpdb, web_pdb, debugpy). breakpoint() is pdb.set_trace() unless
+ * PYTHONBREAKPOINT names another callable, which it then calls with breakpoint's arguments.
+ */
+const DEBUGGERS = new Set([
+  'breakpoint', 'sys.breakpointhook', 'pdb.set_trace', 'pdb.post_mortem', 'pdb.pm', 'pdb.Pdb().set_trace', 'pdb.Pdb().interaction', 'bdb.Bdb().set_trace',
+  'pytest.set_trace', 'ipdb.set_trace', 'ipdb.post_mortem', 'ipdb.pm', 'pudb.set_trace', 'pudb.post_mortem', 'IPython.embed', 'IPython.start_ipython',
+  'remote_pdb.set_trace', 'remote_pdb.RemotePdb', 'rpdb.set_trace', 'rpdb.Rpdb', 'web_pdb.set_trace', 'web_pdb.WebPdb', 'debugpy.listen', 'ptvsd.enable_attach',
+]);
 /** timeit runs its stmt/setup as source when they are strings (a callable is merely called). */
 const TIMEIT = new Set(['timeit.timeit', 'timeit.repeat', 'timeit.Timer']);
 const DANGEROUS_ATTR_NAMES = new Set(['eval', 'exec', 'compile', '__import__', 'system', 'popen', 'execv', 'execve', 'execvp', 'spawnv', 'loads', '__subclasses__', '__globals__', '__builtins__', '__bases__', '__mro__', '__code__', '__class__', '__base__', '__getattribute__']);
@@ -174,7 +184,7 @@ const headOf = (q: string): string => {
 const RULE_HEADS = new Set([
   'eval', 'exec', 'compile', '__import__', 'importlib', 'getattr', 'setattr', 'delattr', 'runpy', 'types', 'code', 'torch', 'numpy',
   'os', 'yaml', 'pty', NAMESPACE, 'builtins', 'ctypes', 'shutil', 'operator',
-  ...[...CODE_STRING_RUNNERS, ...TIMEIT].map(headOf),
+  ...[...CODE_STRING_RUNNERS, ...TIMEIT, ...DEBUGGERS].map(headOf),
   ...[...DESERIALIZERS, ...SHELL_STRING_EXEC, ...SUBPROCESS_ARGV, ...NETWORK_PREFIXES, ...SOCKET_PREFIXES].map(headOf),
 ]);
 
@@ -226,6 +236,8 @@ function checkQualified(ctx: CallCtx, call: PyNode, q: string, args: PyNode[]): 
     checkAttrAccess(ctx, call, q, args);
   } else if (q === 'runpy.run_path' || q === 'runpy.run_module' || q === 'types.FunctionType' || q === 'types.CodeType' || q === 'code.InteractiveInterpreter' || q === 'code.InteractiveConsole' || q === 'code.interact') {
     report(call, 'HIGH', 'code_execution', 'dangerous_call.code_object', `${q}() builds or runs code outside the normal import path`);
+  } else if (DEBUGGERS.has(q)) {
+    report(call, 'HIGH', 'code_execution', 'dangerous_call.debugger', `${q}() opens a debugger that runs the statements sent to it`);
   } else if (CODE_STRING_RUNNERS.has(q)) {
     const src = a0 ?? keywordArg(call, 'cmd') ?? keywordArg(call, 'statement') ?? keywordArg(call, 'expression');
     const computed = !src || !isConstant(ctx, src);
