@@ -19,6 +19,14 @@ const SHELL_EXEC = new Set([`${CHILD}.exec`, `${CHILD}.execSync`]);
 const ARGV_EXEC = new Set([`${CHILD}.spawn`, `${CHILD}.spawnSync`, `${CHILD}.execFile`, `${CHILD}.execFileSync`, `${CHILD}.fork`]);
 const VM_EXEC = new Set(['vm.runInNewContext', 'vm.runInThisContext', 'vm.runInContext', 'vm.compileFunction', 'vm.Script', 'vm.SourceTextModule']);
 const TIMERS = new Set(['setTimeout', 'setInterval', 'setImmediate', 'execScript']);
+/**
+ * A debugger or REPL that runs whatever code a client sends: inspector.open() listens for DevTools
+ * (Runtime.evaluate), process._debugProcess(pid) opens that in another node process, repl.start()
+ * evaluates the lines of its input stream (a socket, given one).
+ */
+const DEBUGGERS = new Set(['inspector.open', 'inspector/promises.open', 'process._debugProcess', 'repl.start', 'repl.REPLServer']);
+/** inspector Session methods that compile or run source in this process. */
+const INSPECTOR_EVAL = new Set(['Runtime.evaluate', 'Runtime.compileScript', 'Runtime.runScript', 'Runtime.callFunctionOn', 'Debugger.evaluateOnCallFrame', 'Debugger.setScriptSource']);
 const NETWORK = /^(fetch|axios(\..*)?|got(\..*)?|superagent\..*|needle\..*|(http|https|http2)\.(request|get)|navigator\.sendBeacon|XMLHttpRequest\(\)\.send|WebSocket\(\)\.send|net\.connect|net\.createConnection|net\.Socket\(\)\.write)$/;
 const FS_DELETE = /^(fs|fs\/promises|fs\.promises|fsPromises)\.(rm|rmSync|rmdir|rmdirSync|unlink|unlinkSync)$/;
 const HTML_SINK_PROPS = new Set(['innerHTML', 'outerHTML']);
@@ -154,6 +162,12 @@ class JsAnalysis {
     return (opts.properties as JsNode[]).some((p) => p.type === 'SpreadElement' || (p.type === 'Property' && propKey(p) === 'eval' && !((p.value as JsNode).type === 'Literal' && !(p.value as JsNode).value)));
   }
 
+  /** A Session.post whose method compiles or runs source, or is computed (and may). */
+  private inspectorEval(method: JsNode | undefined, params: JsNode | undefined): boolean {
+    const m = method ? this.r.fold(method) : null;
+    return m === null || (INSPECTOR_EVAL.has(m) && params !== undefined);
+  }
+
   private call(n: JsNode): void {
     const callee = n.callee as JsNode;
     const args = n.arguments as JsNode[];
@@ -200,6 +214,16 @@ class JsAnalysis {
     } else if (q === 'worker_threads.Worker' && n.type === 'NewExpression' && this.evalOption(args[1])) {
       // new Worker(src, { eval: true }) runs src as a script in a new thread
       this.report(n, a0 && this.isConst(a0) ? 'HIGH' : 'CRITICAL', 'code_execution', 'dangerous_call.code_string', 'new Worker() with eval: true runs a string as code');
+    } else if (DEBUGGERS.has(q) || (q === 'process.kill' && args[1] && this.r.fold(args[1]) === 'SIGUSR1')) {
+      // SIGUSR1 is how node is told to start its inspector (process._debugProcess sends it)
+      this.report(n, 'HIGH', 'code_execution', 'dangerous_call.debugger', `${q}() opens a debugger or REPL that runs the code sent to it`);
+    } else if ((q === 'inspector.Session().post' || q === 'inspector/promises.Session().post') && this.inspectorEval(a0, args[1])) {
+      const src = args[1]?.type === 'ObjectExpression' ? (args[1].properties as JsNode[]).find((p) => p.type === 'Property' && ['expression', 'functionDeclaration', 'scriptSource'].includes(propKey(p) ?? '')) : undefined;
+      const constant = !!src && this.isConst(src.value as JsNode);
+      this.report(n, constant ? 'HIGH' : 'CRITICAL', 'code_execution', 'dangerous_call.code_string', `inspector Session.post(${a0 ? (this.r.fold(a0) ?? 'a computed method') : ''}) runs ${constant ? 'a constant' : 'a computed'} string as code`);
+    } else if (q === 'process.execve') {
+      // Node 23.11+: replaces this process with the program, as os.execve does
+      this.report(n, 'CRITICAL', 'process_execution', 'process.exec_replace', 'process.execve() replaces the process with another program');
     } else if (q === 'process.binding' || q === 'process.dlopen' || q === 'process._linkedBinding') {
       this.report(n, 'HIGH', 'code_execution', 'dangerous_call.native_binding', `${q}() loads native code or internal bindings`);
     } else if (FS_DELETE.test(q) && a0) {

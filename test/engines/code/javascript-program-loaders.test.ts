@@ -1,0 +1,57 @@
+import t from 'tap';
+import code, { isBlocking } from '../../../plugins/engines/code/index.js';
+import { analyzeJavaScript, analyzeTypeScript } from '../../../plugins/engines/code/analyze.js';
+import { startServer, testAuthPlugin, TEST_API_KEY } from '../../helpers/server.js';
+
+/**
+ * JavaScript that runs code or programs by routes the rules did not follow, each proven safe
+ * (VERIFIED, is_valid true, ADMIT) before: a debugger or REPL opened for clients to send code to
+ * (inspector.open, an inspector Session's Runtime.evaluate, SIGUSR1, repl.start), process.execve.
+ */
+const UNSAFE: Array<[name: string, src: string, rule: string]> = [
+  ['inspector.open', "require('inspector').open(9229, '0.0.0.0');\n", 'javascript.dangerous_call.debugger'],
+  ['inspector.open from an import', "import inspector from 'node:inspector';\ninspector.open();\n", 'javascript.dangerous_call.debugger'],
+  ['inspector.open destructured', "const { open } = require('inspector/promises');\nopen(0);\n", 'javascript.dangerous_call.debugger'],
+  ['Session Runtime.evaluate', "const inspector = require('inspector');\nconst s = new inspector.Session();\ns.connect();\ns.post('Runtime.evaluate', { expression: src });\n", 'javascript.dangerous_call.code_string'],
+  ['Session with a computed method', "const { Session } = require('node:inspector');\nconst s = new Session();\ns.connect();\ns.post(method, params);\n", 'javascript.dangerous_call.code_string'],
+  ['SIGUSR1 starts the inspector', "process.kill(process.pid, 'SIGUSR1');\n", 'javascript.dangerous_call.debugger'],
+  ['process._debugProcess', 'process._debugProcess(pid);\n', 'javascript.dangerous_call.debugger'],
+  ['repl.start on a socket', "const net = require('net');\nconst repl = require('repl');\nnet.createServer((s) => repl.start({ input: s, output: s })).listen(5001);\n", 'javascript.dangerous_call.debugger'],
+  ['process.execve', "process.execve('/bin/sh', ['sh']);\n", 'javascript.process.exec_replace'],
+];
+
+const SAFE: Array<[name: string, src: string]> = [
+  ['inspector never opened', "const inspector = require('inspector');\nconsole.log(inspector.url() ?? 'no debugger');\n"],
+  ['Session profiling', "const { Session } = require('inspector');\nconst s = new Session();\ns.connect();\ns.post('Profiler.enable', () => s.post('Profiler.start'));\n"],
+  ['process.kill with SIGTERM', "process.kill(pid, 'SIGTERM');\n"],
+];
+
+t.test('javascript: code and programs run by other routes block', async (t) => {
+  for (const [name, src, rule] of UNSAFE) {
+    const a = await analyzeJavaScript(src);
+    t.ok(a.parseOk, `${name}: parses`);
+    t.ok(a.findings.some((f) => f.rule_id === rule && isBlocking(f)), `${name}: blocking ${rule} in [${a.findings.map((f) => f.rule_id).join(', ')}]`);
+  }
+  for (const [name, src] of SAFE) {
+    const a = await analyzeJavaScript(src);
+    t.ok(a.parseOk, `${name}: parses`);
+    t.same(a.findings.filter(isBlocking).map((f) => f.rule_id), [], `${name}: nothing blocking`);
+  }
+  const ts = await analyzeTypeScript("import * as inspector from 'node:inspector';\nconst port: number = 9229;\ninspector.open(port);\n");
+  t.ok(ts.findings.some((f) => f.rule_id === 'typescript.dangerous_call.debugger' && isBlocking(f)), 'TypeScript takes the same path');
+});
+
+/** One case per kind of gap, answered over HTTP by the worker pool. */
+const OVER_HTTP = ['inspector.open'];
+
+t.test('POST /verify/code answers BLOCKED admission for each kind', async (t) => {
+  const s = await startServer({ plugins: [testAuthPlugin(), code], config: { workers: { threads: 1, task_timeout_ms: 10_000 } } });
+  t.teardown(() => s.close());
+  for (const [name, src] of UNSAFE.filter(([n]) => OVER_HTTP.includes(n))) {
+    const r = await s.request('POST', '/verify/code', { apiKey: TEST_API_KEY, body: { language: 'javascript', code: src } });
+    t.equal(r.status, 200, name);
+    t.equal(r.body.status, 'VERIFIED', name);
+    t.equal(r.body.admission, 'BLOCKED', name);
+    t.equal(r.body.developer_fields.is_valid, false, name);
+  }
+});
