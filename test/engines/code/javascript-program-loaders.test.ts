@@ -6,7 +6,9 @@ import { startServer, testAuthPlugin, TEST_API_KEY } from '../../helpers/server.
 /**
  * JavaScript that runs code or programs by routes the rules did not follow, each proven safe
  * (VERIFIED, is_valid true, ADMIT) before: a debugger or REPL opened for clients to send code to
- * (inspector.open, an inspector Session's Runtime.evaluate, SIGUSR1, repl.start), process.execve.
+ * (inspector.open, an inspector Session's Runtime.evaluate, SIGUSR1, repl.start), process.execve;
+ * child_process loaded through the Module class reached from a Module instance
+ * (process.mainModule.constructor._load), and Module's _compile(src) running a string as a module.
  */
 const UNSAFE: Array<[name: string, src: string, rule: string]> = [
   ['inspector.open', "require('inspector').open(9229, '0.0.0.0');\n", 'javascript.dangerous_call.debugger'],
@@ -17,12 +19,20 @@ const UNSAFE: Array<[name: string, src: string, rule: string]> = [
   ['SIGUSR1 starts the inspector', "process.kill(process.pid, 'SIGUSR1');\n", 'javascript.dangerous_call.debugger'],
   ['process._debugProcess', 'process._debugProcess(pid);\n', 'javascript.dangerous_call.debugger'],
   ['repl.start on a socket', "const net = require('net');\nconst repl = require('repl');\nnet.createServer((s) => repl.start({ input: s, output: s })).listen(5001);\n", 'javascript.dangerous_call.debugger'],
+  ['process.mainModule.constructor._load', "process.mainModule.constructor._load('child_process').execSync('id');\n", 'javascript.process.shell_exec'],
+  ['Module class through a name', "const M = process.mainModule.constructor;\nM._load('child_process').exec(cmd);\n", 'javascript.process.shell_injection'],
+  ['require.main.constructor._load', "require.main.constructor._load('child_process').spawn('sh', ['-c', cmd]);\n", 'javascript.process.interpreter'],
+  ['module.parent.constructor.createRequire', "module.parent.constructor.createRequire(__filename)('child_process').exec(cmd);\n", 'javascript.process.shell_injection'],
+  ['new Module()._compile', "const m = new module.constructor();\nm._compile(src, 'x.js');\n", 'javascript.dangerous_call.code_string'],
+  ['Module.prototype._compile.call', "const Module = require('module');\nModule.prototype._compile.call(m, 'require(\"child_process\").execSync(\"id\")', 'x.js');\n", 'javascript.dangerous_call.code_string'],
   ['process.execve', "process.execve('/bin/sh', ['sh']);\n", 'javascript.process.exec_replace'],
 ];
 
 const SAFE: Array<[name: string, src: string]> = [
   ['inspector never opened', "const inspector = require('inspector');\nconsole.log(inspector.url() ?? 'no debugger');\n"],
   ['Session profiling', "const { Session } = require('inspector');\nconst s = new Session();\ns.connect();\ns.post('Profiler.enable', () => s.post('Profiler.start'));\n"],
+  ['the main module read', "console.log(process.mainModule.filename, require.main === module, module.constructor.name);\n"],
+  ['an application _compile method', 'class Template { _compile(src) { return src.split("{{"); } }\nnew Template()._compile(text);\n'],
   ['process.kill with SIGTERM', "process.kill(pid, 'SIGTERM');\n"],
 ];
 
@@ -42,7 +52,7 @@ t.test('javascript: code and programs run by other routes block', async (t) => {
 });
 
 /** One case per kind of gap, answered over HTTP by the worker pool. */
-const OVER_HTTP = ['inspector.open'];
+const OVER_HTTP = ['inspector.open', 'process.mainModule.constructor._load'];
 
 t.test('POST /verify/code answers BLOCKED admission for each kind', async (t) => {
   const s = await startServer({ plugins: [testAuthPlugin(), code], config: { workers: { threads: 1, task_timeout_ms: 10_000 } } });

@@ -1,5 +1,5 @@
 import { type JsNode, type JsParse, linkParents, parentOf, parseJavaScript, parseTypeScript } from './parser.js';
-import { JsLimitError, JsResolver, propName } from './resolve.js';
+import { JsLimitError, JsResolver, MODULE_COMPILE, propName } from './resolve.js';
 import { classifyArgv, classifyShellCommand, isCriticalPath, isInterpreter, isReconProgram, shellSyntaxInArgv } from '../shell.js';
 import { isCredentialValue, isKeyLiteral, isSecretName, secretByValue } from '../secrets.js';
 import { type Analysis, type Finding, type Language, type Severity, normaliseFindings } from '../types.js';
@@ -221,6 +221,10 @@ class JsAnalysis {
       const src = args[1]?.type === 'ObjectExpression' ? (args[1].properties as JsNode[]).find((p) => p.type === 'Property' && ['expression', 'functionDeclaration', 'scriptSource'].includes(propKey(p) ?? '')) : undefined;
       const constant = !!src && this.isConst(src.value as JsNode);
       this.report(n, constant ? 'HIGH' : 'CRITICAL', 'code_execution', 'dangerous_call.code_string', `inspector Session.post(${a0 ? (this.r.fold(a0) ?? 'a computed method') : ''}) runs ${constant ? 'a constant' : 'a computed'} string as code`);
+    } else if (MODULE_COMPILE.test(q)) {
+      // new Module()._compile(src, file): src is run as a CommonJS module's body
+      const src = q.endsWith('.call') ? args[1] : q.endsWith('.apply') ? undefined : a0;
+      this.report(n, src && this.isConst(src) ? 'HIGH' : 'CRITICAL', 'code_execution', 'dangerous_call.code_string', 'Module._compile() runs a string as a module\'s code');
     } else if (q === 'process.execve') {
       // Node 23.11+: replaces this process with the program, as os.execve does
       this.report(n, 'CRITICAL', 'process_execution', 'process.exec_replace', 'process.execve() replaces the process with another program');

@@ -8,10 +8,18 @@ import { QualMemo } from '../qual-memo.js';
  */
 type Binding = { kind: 'module'; qual: string } | { kind: 'expr'; node: JsNode } | { kind: 'member'; node: JsNode; prop: string } | { kind: 'opaque' };
 
-/** Node's Module._load (also as module.constructor._load) loads a module as require() does. */
-const MODULE_LOAD = /^module(\.constructor|\.Module)?\._load$/;
+/**
+ * Node's Module class, by the names a program can reach it: the `module` builtin, and the
+ * constructor of any Module instance (this file's `module`, `process.mainModule`, `require.main`,
+ * `module.parent`).
+ */
+const MODULE_CLASS = String.raw`(?:module(?:\.constructor|\.Module)?|(?:process\.mainModule|require\.main|module\.parent)\.constructor)`;
+/** Module._load loads a module as require() does. */
+const MODULE_LOAD = new RegExp(String.raw`^${MODULE_CLASS}\._load$`);
 /** module.createRequire(path) returns a require function. */
-const REQUIRE_FACTORY = /^module(\.constructor|\.Module)?\.(createRequire|createRequireFromPath)$/;
+const REQUIRE_FACTORY = new RegExp(String.raw`^${MODULE_CLASS}\.(createRequire|createRequireFromPath)$`);
+/** A Module's _compile(source, filename) runs source as that module's code. */
+export const MODULE_COMPILE = new RegExp(String.raw`^${MODULE_CLASS}(\(\)|\.prototype)\._compile(\.call|\.apply)?$`);
 /** Globals whose bare name keeps its meaning even where a binding shadows it somewhere in the file. */
 const RISKY_GLOBALS = new Set(['eval', 'Function', 'setTimeout', 'setInterval', 'setImmediate', 'execScript', 'require', 'process', 'globalThis', 'window', 'global', 'self', 'document']);
 const GLOBAL_OBJECTS = ['globalThis', 'window', 'global', 'self', 'frames', 'top', 'parent'];
