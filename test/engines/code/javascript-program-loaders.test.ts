@@ -8,7 +8,9 @@ import { startServer, testAuthPlugin, TEST_API_KEY } from '../../helpers/server.
  * (VERIFIED, is_valid true, ADMIT) before: a debugger or REPL opened for clients to send code to
  * (inspector.open, an inspector Session's Runtime.evaluate, SIGUSR1, repl.start), process.execve;
  * child_process loaded through the Module class reached from a Module instance
- * (process.mainModule.constructor._load), and Module's _compile(src) running a string as a module.
+ * (process.mainModule.constructor._load), and Module's _compile(src) running a string as a module; a
+ * module named at run time (`import(m)`, `require(m)`: it may be child_process) whose exec/spawn/… or a
+ * computed member is called.
  */
 const UNSAFE: Array<[name: string, src: string, rule: string]> = [
   ['inspector.open', "require('inspector').open(9229, '0.0.0.0');\n", 'javascript.dangerous_call.debugger'],
@@ -25,6 +27,11 @@ const UNSAFE: Array<[name: string, src: string, rule: string]> = [
   ['module.parent.constructor.createRequire', "module.parent.constructor.createRequire(__filename)('child_process').exec(cmd);\n", 'javascript.process.shell_injection'],
   ['new Module()._compile', "const m = new module.constructor();\nm._compile(src, 'x.js');\n", 'javascript.dangerous_call.code_string'],
   ['Module.prototype._compile.call', "const Module = require('module');\nModule.prototype._compile.call(m, 'require(\"child_process\").execSync(\"id\")', 'x.js');\n", 'javascript.dangerous_call.code_string'],
+  ['import() of a computed name, then exec', "const m = 'child_' + suffix;\nimport(m).then((cp) => cp.exec(cmd));\n", 'javascript.import.dynamic'],
+  ['import() destructured in then', 'import(name).then(({ execSync }) => execSync(cmd));\n', 'javascript.import.dynamic'],
+  ['awaited import() destructured', 'const { spawn } = await import(name);\nspawn(prog, args);\n', 'javascript.import.dynamic'],
+  ['import().default.exec', '(await import(name)).default.exec(cmd);\n', 'javascript.import.dynamic'],
+  ['require() of a computed name, computed member', 'require(mod)[fn](cmd);\n', 'javascript.import.dynamic'],
   ['process.execve', "process.execve('/bin/sh', ['sh']);\n", 'javascript.process.exec_replace'],
 ];
 
@@ -33,6 +40,7 @@ const SAFE: Array<[name: string, src: string]> = [
   ['Session profiling', "const { Session } = require('inspector');\nconst s = new Session();\ns.connect();\ns.post('Profiler.enable', () => s.post('Profiler.start'));\n"],
   ['the main module read', "console.log(process.mainModule.filename, require.main === module, module.constructor.name);\n"],
   ['an application _compile method', 'class Template { _compile(src) { return src.split("{{"); } }\nnew Template()._compile(text);\n'],
+  ['a plugin loaded by a computed name', "const plugin = require(path.join(dir, name));\nplugin.register(app);\nimport(url).then((m) => m.default(app));\n"],
   ['process.kill with SIGTERM', "process.kill(pid, 'SIGTERM');\n"],
 ];
 
@@ -52,7 +60,7 @@ t.test('javascript: code and programs run by other routes block', async (t) => {
 });
 
 /** One case per kind of gap, answered over HTTP by the worker pool. */
-const OVER_HTTP = ['inspector.open', 'process.mainModule.constructor._load'];
+const OVER_HTTP = ['inspector.open', 'process.mainModule.constructor._load', 'import() of a computed name, then exec'];
 
 t.test('POST /verify/code answers BLOCKED admission for each kind', async (t) => {
   const s = await startServer({ plugins: [testAuthPlugin(), code], config: { workers: { threads: 1, task_timeout_ms: 10_000 } } });

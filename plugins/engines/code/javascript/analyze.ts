@@ -20,6 +20,12 @@ const ARGV_EXEC = new Set([`${CHILD}.spawn`, `${CHILD}.spawnSync`, `${CHILD}.exe
 const VM_EXEC = new Set(['vm.runInNewContext', 'vm.runInThisContext', 'vm.runInContext', 'vm.compileFunction', 'vm.Script', 'vm.SourceTextModule']);
 const TIMERS = new Set(['setTimeout', 'setInterval', 'setImmediate', 'execScript']);
 /**
+ * A function of a module whose name is computed (`require(m)`, `import(m)`), called by a name that
+ * child_process or vm gives to what runs a program or code, or by a computed name: the module may be
+ * child_process (`import('child_' + p).then((cp) => cp.exec(cmd))` with p unknown).
+ */
+const RUN_ON_COMPUTED_MODULE = /^(require|import)\(\)\.(default\.)?(exec|execSync|execFile|execFileSync|spawn|spawnSync|fork|runInNewContext|runInThisContext|runInContext|compileFunction|Script|<dynamic>)$/;
+/**
  * A debugger or REPL that runs whatever code a client sends: inspector.open() listens for DevTools
  * (Runtime.evaluate), process._debugProcess(pid) opens that in another node process, repl.start()
  * evaluates the lines of its input stream (a socket, given one).
@@ -202,6 +208,8 @@ class JsAnalysis {
     } else if ((q === 'require' || q.endsWith('.require')) && n.type === 'CallExpression') {
       if (!a0 || !this.isConst(a0)) this.report(n, 'MEDIUM', 'dynamic_import', 'import.dynamic', 'require() of a computed module name');
       else if (this.r.fold(a0)?.replace(/^node:/, '') === CHILD) this.report(n, 'LOW', 'dangerous_import', 'import.child_process', 'requires child_process');
+    } else if (RUN_ON_COMPUTED_MODULE.test(q)) {
+      this.report(n, 'HIGH', 'dynamic_import', 'import.dynamic', `${q.replace(/^(\w+)\(\)/, '$1(<computed>)')}: a module named at run time is asked to run something, and may be child_process or vm`);
     } else if (SHELL_EXEC.has(q)) {
       this.command(n, q, a0, true);
     } else if (ARGV_EXEC.has(q)) {

@@ -165,6 +165,8 @@ export class JsResolver {
         if (callee.type === 'MemberExpression' && !callee.computed && (callee.property as JsNode).name === 'then' && cb && (cb.type === 'ArrowFunctionExpression' || cb.type === 'FunctionExpression')) {
           const first = (cb.params as JsNode[])[0];
           if (first && first.type === 'Identifier') this.bind(first.name as string, { kind: 'expr', node: callee.object as JsNode });
+          // .then(({ exec }) => exec(cmd)): the destructured names are members of the promised module
+          else if (first && first.type === 'ObjectPattern') this.bindPattern(first, callee.object as JsNode);
         }
         break;
       }
