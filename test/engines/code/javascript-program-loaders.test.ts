@@ -10,7 +10,8 @@ import { startServer, testAuthPlugin, TEST_API_KEY } from '../../helpers/server.
  * child_process loaded through the Module class reached from a Module instance
  * (process.mainModule.constructor._load), and Module's _compile(src) running a string as a module; a
  * module named at run time (`import(m)`, `require(m)`: it may be child_process) whose exec/spawn/… or a
- * computed member is called.
+ * computed member is called; NODE_OPTIONS set to load code into every node process or worker started
+ * later (which the rules may admit as fixed programs: `execFile('npm', ['test'])`, a Worker from a file).
  */
 const UNSAFE: Array<[name: string, src: string, rule: string]> = [
   ['inspector.open', "require('inspector').open(9229, '0.0.0.0');\n", 'javascript.dangerous_call.debugger'],
@@ -32,6 +33,11 @@ const UNSAFE: Array<[name: string, src: string, rule: string]> = [
   ['awaited import() destructured', 'const { spawn } = await import(name);\nspawn(prog, args);\n', 'javascript.import.dynamic'],
   ['import().default.exec', '(await import(name)).default.exec(cmd);\n', 'javascript.import.dynamic'],
   ['require() of a computed name, computed member', 'require(mod)[fn](cmd);\n', 'javascript.import.dynamic'],
+  ['NODE_OPTIONS --require', "process.env.NODE_OPTIONS = '--require /tmp/hook.js';\nrequire('child_process').execFile('npm', ['test']);\n", 'javascript.process.node_options'],
+  ['NODE_OPTIONS --import of a data: URL', "process.env['NODE_OPTIONS'] = '--import=data:text/javascript,process.exit(7)';\nnew (require('worker_threads').Worker)('./w.js');\n", 'javascript.process.node_options'],
+  ['NODE_OPTIONS --inspect appended', "process.env.NODE_OPTIONS += ' --inspect=0.0.0.0:9229';\n", 'javascript.process.node_options'],
+  ['NODE_OPTIONS computed', 'process.env.NODE_OPTIONS = opts;\n', 'javascript.process.node_options'],
+  ['NODE_OPTIONS in a spawn environment', "require('child_process').execFile('npm', ['ci'], { env: { ...process.env, NODE_OPTIONS: '-r ./hook.js' } });\n", 'javascript.process.node_options'],
   ['process.execve', "process.execve('/bin/sh', ['sh']);\n", 'javascript.process.exec_replace'],
 ];
 
@@ -41,6 +47,9 @@ const SAFE: Array<[name: string, src: string]> = [
   ['the main module read', "console.log(process.mainModule.filename, require.main === module, module.constructor.name);\n"],
   ['an application _compile method', 'class Template { _compile(src) { return src.split("{{"); } }\nnew Template()._compile(text);\n'],
   ['a plugin loaded by a computed name', "const plugin = require(path.join(dir, name));\nplugin.register(app);\nimport(url).then((m) => m.default(app));\n"],
+  ['NODE_OPTIONS read', "const opts = process.env.NODE_OPTIONS || '';\nif (opts.includes('--inspect')) console.warn('debugger on');\n"],
+  ['NODE_OPTIONS heap size', "process.env.NODE_OPTIONS = '--max-old-space-size=4096 --enable-source-maps';\nrequire('child_process').execFile('npm', ['run', 'build'], { env: { ...process.env, NODE_OPTIONS: '--no-warnings' } });\n"],
+  ['NODE_OPTIONS removed', 'delete process.env.NODE_OPTIONS;\n'],
   ['process.kill with SIGTERM', "process.kill(pid, 'SIGTERM');\n"],
 ];
 
@@ -57,10 +66,12 @@ t.test('javascript: code and programs run by other routes block', async (t) => {
   }
   const ts = await analyzeTypeScript("import * as inspector from 'node:inspector';\nconst port: number = 9229;\ninspector.open(port);\n");
   t.ok(ts.findings.some((f) => f.rule_id === 'typescript.dangerous_call.debugger' && isBlocking(f)), 'TypeScript takes the same path');
+  const tsEnv = await analyzeTypeScript("const hook: string = '--require ./hook.js';\nprocess.env.NODE_OPTIONS = hook;\n");
+  t.ok(tsEnv.findings.some((f) => f.rule_id === 'typescript.process.node_options' && isBlocking(f)), 'TypeScript: NODE_OPTIONS');
 });
 
 /** One case per kind of gap, answered over HTTP by the worker pool. */
-const OVER_HTTP = ['inspector.open', 'process.mainModule.constructor._load', 'import() of a computed name, then exec'];
+const OVER_HTTP = ['inspector.open', 'process.mainModule.constructor._load', 'import() of a computed name, then exec', 'NODE_OPTIONS --require'];
 
 t.test('POST /verify/code answers BLOCKED admission for each kind', async (t) => {
   const s = await startServer({ plugins: [testAuthPlugin(), code], config: { workers: { threads: 1, task_timeout_ms: 10_000 } } });
