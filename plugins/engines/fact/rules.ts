@@ -10,7 +10,8 @@
  * Nothing else is inferred: paraphrases, units, synonyms, arithmetic and world knowledge are out.
  */
 export const ENGINE_NAME = 'fact';
-export const ENGINE_VERSION = '1.0.0';
+/** 1.1.0: symbols and words of every script are tokens, more negations and bounds (what the rules prove changed) */
+export const ENGINE_VERSION = '1.1.0';
 
 export const LIMITS = { claimChars: 4000, contextChars: 200_000 } as const;
 
@@ -22,6 +23,14 @@ export const INEXACT: ReadonlySet<string> = new Set([
   'exceed', 'exceeds', 'exceeded', 'exceeding', 'times', 'fold', 'twice', 'half', 'or', 'plus', 'minus',
   'if', 'unless', 'whether', 'may', 'might', 'could', 'would', 'should', 'perhaps', 'possibly', 'probably', 'likely', 'unlikely',
   'reportedly', 'allegedly', 'claimed', 'claims', 'claim', 'said', 'says', 'believed', 'thought', 'rumored', 'rumoured', 'expected', 'projected', 'forecast',
+  // negations spelt without "n't": "cannot carry 500 kg" and "cannot carry 600 kg" do not conflict
+  'cannot', 'nobody', 'nothing', 'nowhere', 'hardly', 'barely', 'scarcely',
+  'isnt', 'arent', 'wasnt', 'werent', 'dont', 'doesnt', 'didnt', 'cant', 'wont', 'couldnt', 'shouldnt', 'wouldnt',
+  'hasnt', 'havent', 'hadnt', 'aint', 'mustnt', 'neednt', 'mightnt', 'shant',
+  // bounds in time and size: "founded before 1990" and "founded before 2000" can both hold
+  'before', 'after', 'since', 'until', 'till', 'prior', 'earlier', 'later', 'max', 'maximum', 'min', 'minimum', 'upto',
+  // the same, as symbols (tokens() keeps them)
+  '<', '>', '≤', '≥', '≦', '≧', '⩽', '⩾', '≪', '≫', '≲', '≳', '~', '∼', '≈', '≃', '≅', '±', '∓', '≠', '¬',
 ]);
 
 const ARTICLES = new Set(['a', 'an', 'the']);
@@ -57,19 +66,38 @@ export function canonicalDecimal(raw: string, shift = 0): string {
 
 const NUMBER = /^-?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?$/;
 
+/** superscript digits: NFKC would glue "10²" into "102"; they become "^2" first */
+const SUPERSCRIPT: Record<string, string> = { '⁰': '0', '¹': '1', '²': '2', '³': '3', '⁴': '4', '⁵': '5', '⁶': '6', '⁷': '7', '⁸': '8', '⁹': '9' };
+/**
+ * One token per occurrence of: a number (canonicalised below), a word in any script (a claim in
+ * Greek or Chinese is not reduced to its digits), or a symbol (\p{S}: `<`, `≥`, `$`, `€`, `°`, `^`,
+ * `±`…), which changes what a sentence states and so is never dropped as punctuation would be.
+ * A prime after a digit is a unit (5′ feet, 5″ inches, which NFKC spells ′′), not a quote.
+ */
+const TOKEN = /(?<![\p{L}\p{M}\p{N}])-?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?|(?<=\d)′+|[\p{L}\p{M}\p{N}]+(?:'[\p{L}\p{M}]+)?|\p{S}/gu;
+
 /** Normalised tokens of one sentence (NFKC, lower case, punctuation dropped, articles dropped, numbers canonical). */
 export function tokens(sentence: string): string[] {
   const s = sentence
+    // invisible characters (zero-width space, soft hyphen, bidi controls) must not split "not" into "n ot"
+    .replace(/\p{Default_Ignorable_Code_Point}/gu, '')
+    .replace(/[⁰¹²³⁴-⁹]+/g, (m) => '^' + [...m].map((c) => SUPERSCRIPT[c]).join(''))
+    // a vulgar fraction is not glued to the digits before it by NFKC ("1½" is not "11⁄2")
+    .replace(/(?<=\d)(?=[¼-¾⅐-⅟↉])/g, ' ')
     .normalize('NFKC')
     .toLowerCase()
-    .replace(/[‘’`´]/g, "'")
-    .replace(/−/g, '-')
+    .replace(/[‘’`´ʼ]/g, "'")
+    .replace(/(?<=\d)'/g, '′')
+    .replace(/(?<=\d)"/g, '′′')
+    .replace(/[−‐‑‒]/g, '-')
+    // an en or em dash right before a digit, after no letter or digit, is a minus sign ("–5 °C")
+    .replace(/(?<![\p{L}\p{M}\p{N}])[–—](?=\d)/gu, '-')
     .replace(/[–—]/g, ' ')
     .replace(/%/g, ' percent ')
     .replace(/\bper cent\b/g, 'percent');
-  // numbers keep their comma groups and decimal point; everything else splits on non-word characters
+  // numbers keep their comma groups and decimal point; everything else splits on punctuation and space
   // a minus sign counts only where no letter or digit precedes it ("2010-2020" is a range, not -2020)
-  const raw = s.match(/(?<![a-z0-9])-?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?|[a-z0-9]+(?:'[a-z]+)?/g) ?? [];
+  const raw = s.match(TOKEN) ?? [];
   const out: string[] = [];
   for (let i = 0; i < raw.length; i++) {
     const w = raw[i];
