@@ -31,14 +31,26 @@ const FORMAT_WORDS: Record<string, ImageFormat> = { png: 'png', jpeg: 'jpeg', jp
 const UNITS: Record<string, number> = { b: 1, byte: 1, bytes: 1, kb: 1000, kib: 1024, mb: 1_000_000, mib: 1024 * 1024 };
 const LESS = ['less', 'smaller', 'under', 'below', 'at most', 'no more'];
 
+/**
+ * Not "of": "a picture of a square", "a portrait of Lincoln" name what the picture shows, so the
+ * word is content and keeps the claim from being read as one about the file.
+ */
 const FILLER = new Set(
-  ('a an the this that it its image picture photo photograph file graphic is are was has have with of in and ' +
+  ('a an the this that it its image picture photo photograph file graphic is are was has have with in and ' +
     'format formatted encoded as size sized dimension dimensions resolution pixel pixels px wide tall high by exactly ' +
     'than in orientation oriented mode shape measures measuring total bytes').split(' '),
 );
 
 const NEGATION = /\b(?:not|no|never|neither|nor|isn't|aren't|wasn't|doesn't|don't|without)\b|n't\b/i;
 const DISJUNCTION = /\bor\b|\beither\b/i;
+/** a symbol left after the fragments ("≠ 800x600", "< 2 MB", "~800x600", "!= PNG") changes what a fragment states */
+const SYMBOL = /!=|[^\P{S}=]/u;
+
+/** `<number> <unit>` in bytes as an exact fraction: "1.005 KB" is 1005 bytes, not the double 1004.999… */
+function bytesOf(num: string, unit: number): { n: bigint; d: bigint } {
+  const [int, frac = ''] = num.split('.');
+  return { n: BigInt(int + frac) * BigInt(unit), d: 10n ** BigInt(frac.length) };
+}
 
 export function analyseClaim(claim: string, info: ImageInfo, byteSize: number): ClaimAnalysis {
   const checks: Check[] = [];
@@ -60,12 +72,15 @@ export function analyseClaim(claim: string, info: ImageInfo, byteSize: number): 
   take(
     /\b(less|smaller|under|below|at most|no more|more|larger|bigger|over|above|at least)\s+(?:than\s+)?(\d+(?:\.\d+)?)\s*(bytes?|b|kib|kb|mib|mb)\b/,
     (m) => {
-      const limit = Number(m[2]) * UNITS[m[3].toLowerCase()];
+      const limit = bytesOf(m[2], UNITS[m[3].toLowerCase()]);
       const op = m[1].toLowerCase();
       const strict = !op.startsWith('at ') && op !== 'no more';
       const less = LESS.includes(op);
-      const holds = less ? (strict ? byteSize < limit : byteSize <= limit) : strict ? byteSize > limit : byteSize >= limit;
-      checks.push({ kind: 'byte_size', fragment: m[0].trim(), expected: `${less ? (strict ? '<' : '<=') : strict ? '>' : '>='} ${limit} bytes`, actual: `${byteSize} bytes`, holds });
+      // byteSize against n/d, cross-multiplied in BigInt
+      const size = BigInt(byteSize) * limit.d;
+      const holds = less ? (strict ? size < limit.n : size <= limit.n) : strict ? size > limit.n : size >= limit.n;
+      const shown = limit.n % limit.d === 0n ? `${limit.n / limit.d}` : `${limit.n}/${limit.d}`;
+      checks.push({ kind: 'byte_size', fragment: m[0].trim(), expected: `${less ? (strict ? '<' : '<=') : strict ? '>' : '>='} ${shown} bytes`, actual: `${byteSize} bytes`, holds });
     },
   );
   const orientation = info.width > info.height ? 'landscape' : info.width < info.height ? 'portrait' : 'square';
@@ -77,7 +92,7 @@ export function analyseClaim(claim: string, info: ImageInfo, byteSize: number): 
     checks.push({ kind: 'format', fragment: m[0], expected: f, actual: info.format, holds: f === info.format });
   });
   // looked for after the fragments are removed, so "no more than 2 MB" is a size bound, not a negation
-  const neg = NEGATION.exec(rest) ?? DISJUNCTION.exec(rest);
+  const neg = NEGATION.exec(rest) ?? DISJUNCTION.exec(rest) ?? SYMBOL.exec(rest);
   const uncovered = rest
     .split(/[^\p{L}\p{N}']+/u)
     .filter((w) => w && !FILLER.has(w));

@@ -6,7 +6,8 @@ import { C } from './errors.js';
 import { HeaderError, readImageHeader, type ImageInfo } from './header.js';
 
 export const ENGINE_NAME = 'image';
-export const ENGINE_VERSION = '1.0.0';
+/** 1.1.0: claims with content words are never judged; exact byte sizes; symbols are not interpreted */
+export const ENGINE_VERSION = '1.1.0';
 /** spec: 10 MB per image */
 export const MAX_IMAGE_BYTES = 10 * 1024 * 1024;
 
@@ -20,8 +21,8 @@ export interface ImageOutcome {
 /**
  * decisions §1: what the header proves is VERIFIED, true or false (`800x600` on a 640x480 file is
  * VERIFIED with is_valid false); anything about the picture's content is UNVERIFIABLE and needs a
- * vision model, which this service does not run. A conjunction with one proven-false part is
- * refuted whatever the rest says.
+ * vision model, which this service does not run. A claim with content words is not judged at all,
+ * not even refuted: its format or size words cannot be told apart from words about the content.
  */
 /** `digest`: sha256 hex of the file, computed by the caller in slices (sha256HexYielding) */
 export function judge(claim: string, info: ImageInfo, data: Buffer, declaredType: string, digest: string): ImageOutcome {
@@ -36,7 +37,9 @@ export function judge(claim: string, info: ImageInfo, data: Buffer, declaredType
     const reasoning = `The claim uses "${a.uninterpretable}", which is not interpreted; the file is ${summary}.`;
     return { fields: { verdict: 'INCONCLUSIVE', confidence: 0, reasoning, methods_used: methods }, diagnostic: unverifiable(reasoning, base) };
   }
-  if (failed.length > 0 || (a.checks.length > 0 && a.uncovered.length === 0)) {
+  // only a claim wholly about the file is judged: with content words left, a fragment may be about the
+  // picture ("a portrait of Lincoln", "a 4x4 grid", "a PNG logo"), so a false one proves nothing
+  if (a.checks.length > 0 && a.uncovered.length === 0) {
     const holds = failed.length === 0;
     const reasoning = holds
       ? `Read from the file header: ${summary}; every part of the claim holds.`
@@ -50,7 +53,7 @@ export function judge(claim: string, info: ImageInfo, data: Buffer, declaredType
     return { fields: { verdict: holds ? 'SUPPORTED' : 'REFUTED', confidence: 1, reasoning, methods_used: methods }, diagnostic };
   }
   const reasoning = a.checks.length
-    ? `The format and size parts hold (${summary}), but "${a.uncovered.join(' ')}" is about the picture's content, which needs a vision model.`
+    ? `"${a.uncovered.join(' ')}" is about the picture's content, which needs a vision model; the format and size words may describe the content too (${summary}), so they decide nothing.`
     : `Nothing in the claim is about the file's format, dimensions or size (${summary}); judging the picture's content needs a vision model.`;
   return { fields: { verdict: 'VLM_REQUIRED', confidence: 0, reasoning, methods_used: methods }, diagnostic: unverifiable(reasoning, base) };
 }

@@ -39,7 +39,7 @@ t.test('claim analysis', async (t) => {
   t.same(analyseClaim('at most 1 KB', info, 1000).checks.map((c) => c.holds), [true]);
   t.same(analyseClaim('no more than 1 KiB', info, 1000).checks.map((c) => c.holds), [true]);
   t.equal(analyseClaim('no more than 1 KiB', info, 1000).uninterpretable, null, '"no more than" is a bound, not a negation');
-  t.same(analyseClaim('a JPEG photo of a cat', info, 10).uncovered, ['cat']);
+  t.same(analyseClaim('a JPEG photo of a cat', info, 10).uncovered, ['of', 'cat'], '"of" introduces what the picture shows');
   t.equal(analyseClaim('is not a PNG', info, 10).uninterpretable, 'not');
   t.equal(analyseClaim('a PNG or a GIF', info, 10).uninterpretable, 'or');
 });

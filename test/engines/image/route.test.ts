@@ -48,7 +48,8 @@ t.test('POST /verify/image', async (t) => {
   const mixed = await upload(s, { image: png(800, 600), claim: 'an 800x600 picture of a cat' });
   t.equal(mixed.body.verdict, 'VLM_REQUIRED', 'true size, but the content part is unchecked');
   const mixedFalse = await upload(s, { image: png(800, 600), claim: 'a 1024x768 picture of a cat' });
-  t.equal(mixedFalse.body.verdict, 'REFUTED', 'one false part refutes the conjunction');
+  t.equal(mixedFalse.body.verdict, 'VLM_REQUIRED', 'with content words, "1024x768" may be about the content: nothing is judged');
+  t.equal(mixedFalse.body.proof_ref, null);
   const neg = await upload(s, { image: png(800, 600), claim: 'is not a GIF' });
   t.equal(neg.body.verdict, 'INCONCLUSIVE');
   t.equal(neg.body.status, 'UNVERIFIABLE');
