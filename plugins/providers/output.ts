@@ -1,5 +1,6 @@
 import type { ValidateFunction } from 'ajv';
 import { compileSchema } from '../../core/validate.js';
+import { exactMember } from '../../core/exact-json.js';
 import { ProviderError, type FactOpinion, type LogicTranslation, type MathTranslation, type TranslationOf, type TranslationTarget } from './types.js';
 
 /**
@@ -121,8 +122,11 @@ export function firstObject(text: string): string | null {
 
 const refused = (message: string, provider: string, text: string) => new ProviderError('malformed_output', message, provider, undefined, text);
 
-/** The model's text as JSON: the whole text when it is JSON, else the first balanced object in it. */
-function parseJsonText(text: string, provider: string): unknown {
+/**
+ * The model's text as JSON: the whole text when it is JSON, else the first balanced object in it;
+ * `json` is the object's text, where a number can still be read as written.
+ */
+function parseJsonText(text: string, provider: string): { value: unknown; json: string } {
   const s = text.trim();
   let whole: unknown;
   try {
@@ -133,12 +137,12 @@ function parseJsonText(text: string, provider: string): unknown {
   if (whole !== undefined) {
     // a bare array or number is not a translation, and is not searched for one
     if (whole === null || typeof whole !== 'object' || Array.isArray(whole)) throw refused('the provider did not answer with a JSON object', provider, text);
-    return whole;
+    return { value: whole, json: s };
   }
   const obj = firstObject(s);
   if (obj === null) throw refused('the provider did not answer with JSON', provider, text);
   try {
-    return JSON.parse(obj);
+    return { value: JSON.parse(obj), json: obj };
   } catch {
     throw refused('the provider did not answer with JSON', provider, text);
   }
@@ -147,17 +151,19 @@ function parseJsonText(text: string, provider: string): unknown {
 /** a confidence the schema accepted, as a number */
 const unit = (v: number | string): number => (typeof v === 'number' ? v : Number(v));
 
-/** An exact decimal for the math engine: strings as given, numbers through their shortest form. */
-function exactOf(v: number | string | null): string | null {
+/**
+ * An exact decimal for the math engine: strings as given, a JSON number as the model wrote it. Its
+ * double would not do: `0.30000000000000001` reads as 0.3, so the claim "0.1 + 0.2 = 0.3…01" was
+ * checked as "= 0.3" and held. An exponent form the math engine refuses fails closed there.
+ */
+function exactOf(v: number | string | null, json: string): string | null {
   if (v === null) return null;
   if (typeof v === 'string') return v;
-  if (!Number.isFinite(v)) return null;
-  // shortest round-trip form; an exponent form (1e21) that the math engine refuses fails closed there
-  return String(v);
+  return exactMember(json, 'claimed_answer') ?? null;
 }
 
 export function parseOutput<T extends TranslationTarget>(target: T, text: string, provider: string): TranslationOf[T] {
-  const value = parseJsonText(text, provider);
+  const { value, json } = parseJsonText(text, provider);
   if (!validator(target)(value)) {
     throw refused(`the provider's JSON does not match the ${target} translation schema`, provider, text);
   }
@@ -174,11 +180,11 @@ export function parseOutput<T extends TranslationTarget>(target: T, text: string
   const v = value as { is_math?: boolean; expression: string | null; claimed_answer: number | string | null; reasoning: string; confidence: number | string };
   // absent is_math: the translation is arithmetic exactly when it gives an expression
   const isMath = v.is_math ?? (typeof v.expression === 'string' && v.expression.trim() !== '');
-  const exact = isMath ? exactOf(v.claimed_answer) : null;
+  const exact = isMath ? exactOf(v.claimed_answer, json) : null;
   const out: MathTranslation = {
     is_math: isMath,
     expression: isMath ? v.expression : null,
-    claimed_answer: exact === null ? null : Number(exact),
+    claimed_answer: exact === null || !Number.isFinite(Number(exact)) ? null : Number(exact),
     claimed_answer_exact: exact,
     reasoning: v.reasoning,
     confidence: unit(v.confidence),
