@@ -182,7 +182,8 @@ export function evaluate(input: EvalInput): EvalOutput {
       if (!g) groups.set(k, (g = []));
       g.push(i);
     }
-    const out: Record<string, EvalValue> = {};
+    // no prototype: a group named "__proto__" set the object's prototype and vanished from the result
+    const out: Record<string, EvalValue> = Object.create(null);
     for (const k of [...groups.keys()].sort()) out[k] = aggregate(q, cellsOf(groups.get(k)!)) as EvalValue;
     return { ok: true, value: null, groups: out };
   } catch (err) {
