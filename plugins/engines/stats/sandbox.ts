@@ -56,10 +56,28 @@ export class Sandbox {
 
   constructor(private readonly opts: SandboxOptions) {}
 
-  private async slot(): Promise<(() => void) | null> {
+  /**
+   * A slot, or null when the queue is full, or 'cancelled' when the request was aborted while it
+   * waited: it then leaves the queue at once, and starts no child once a slot frees (a client that
+   * hung up used to keep its place and cost a full evaluation).
+   */
+  private async slot(signal?: AbortSignal): Promise<(() => void) | null | 'cancelled'> {
     if (this.running >= this.opts.concurrency) {
       if (this.waiting.length >= this.opts.maxQueue) return null;
-      await new Promise<void>((r) => this.waiting.push(r));
+      const got = await new Promise<boolean>((resolve) => {
+        const wake = () => {
+          signal?.removeEventListener('abort', onAbort);
+          resolve(true);
+        };
+        const onAbort = () => {
+          const at = this.waiting.indexOf(wake);
+          if (at >= 0) this.waiting.splice(at, 1);
+          resolve(false);
+        };
+        this.waiting.push(wake);
+        signal?.addEventListener('abort', onAbort, { once: true });
+      });
+      if (!got) return 'cancelled';
     }
     this.running++;
     return () => {
@@ -71,7 +89,8 @@ export class Sandbox {
   /** `input` may come already serialised (a worker prepared it), so the event loop never stringifies a big table */
   async run(input: EvalInput | { probe: true } | string, signal?: AbortSignal): Promise<SandboxOutcome> {
     if (signal?.aborted) return { kind: 'failure', reason: 'cancelled' };
-    const release = await this.slot();
+    const release = await this.slot(signal);
+    if (release === 'cancelled') return { kind: 'failure', reason: 'cancelled' };
     if (!release) return { kind: 'unavailable', reason: 'sandbox queue is full' };
     try {
       return await this.spawnOnce(input, signal);

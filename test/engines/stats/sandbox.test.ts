@@ -44,3 +44,17 @@ t.test('runs the evaluator; kills on the deadline; reports an unstartable runtim
   ac.abort();
   t.same(await s.run({ probe: true }, ac.signal), { kind: 'failure', reason: 'cancelled' }, 'an aborted request starts no child');
 });
+
+t.test('a request aborted while queued leaves the queue and starts no child', async (t) => {
+  // one slot: the first run holds it while the second waits
+  const s = new Sandbox({ timeoutMs: 20_000, heapMb: 64, concurrency: 1, maxQueue: 1 });
+  const first = s.run({ probe: true });
+  const ac = new AbortController();
+  const queued = s.run({ probe: true }, ac.signal);
+  t.equal((await s.run({ probe: true })).kind, 'unavailable', 'the queue (1) is full while it waits');
+  ac.abort();
+  t.same(await queued, { kind: 'failure', reason: 'cancelled' }, 'answered at once, not after an evaluation');
+  const third = s.run({ probe: true });
+  t.equal((await first).kind, 'result');
+  t.equal((await third).kind, 'result', 'its place in the queue was given up');
+});
