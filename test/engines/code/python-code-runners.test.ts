@@ -8,7 +8,8 @@ import { startServer, testAuthPlugin, TEST_API_KEY } from '../../helpers/server.
  * Ways to run arbitrary Python without naming exec/eval/os.system that the engine proved safe
  * (VERIFIED, is_valid true, ADMIT) before: standard-library functions that run a source string,
  * building a function from a code object through type(<function>), replacing __code__,
- * operator.attrgetter/methodcaller as getattr, and subprocess's executable= keyword.
+ * operator.attrgetter/methodcaller as getattr, subprocess's executable= keyword, and a builtin reached
+ * through globals() by a computed key, which may be '__builtins__' (`globals()[k].exec(src)`).
  */
 const CMD = `"__import__('os').system('id')"`;
 const UNSAFE: Array<[name: string, src: string, rule: string]> = [
@@ -30,6 +31,10 @@ const UNSAFE: Array<[name: string, src: string, rule: string]> = [
   ['operator.methodcaller', `from operator import methodcaller\nimport os\nmethodcaller('system', 'id')(os)\n`, 'python.dangerous_call.getattr_dangerous_name'],
   ['subprocess executable= shell', `import subprocess\nsubprocess.run(['x', '-c', 'id'], executable='/bin/sh')\n`, 'python.process.interpreter'],
   ['subprocess executable= computed', `import subprocess\nsubprocess.run(['ls'], executable=prog)\n`, 'python.process.dynamic_program'],
+  // globals() holds '__builtins__' (the builtins module in __main__, its dict in other modules)
+  ['globals()[computed].exec', "k = input()\nglobals()[k].exec('import os; os.system(\"id\")')\n", 'python.dangerous_call.exec'],
+  ['globals()[computed][exec]', "globals()[k]['exec'](src)\n", 'python.dangerous_call.exec'],
+  ['globals().get(computed).eval', 'b = globals().get(k)\nb.eval(src)\n', 'python.dangerous_call.eval'],
 ];
 
 const SAFE: Array<[name: string, src: string]> = [
@@ -38,6 +43,8 @@ const SAFE: Array<[name: string, src: string]> = [
   ['type() of data', 'x = 3\nprint(type(x).__name__, type(x)(4))\n'],
   ['class name of a function', 'def g():\n    pass\nprint(g.__class__.__name__)\n'],
   ['reading __code__', 'def g():\n    pass\nprint(g.__code__.co_name)\n'],
+  // a computed globals() lookup stays MEDIUM unless a dangerous builtin is then called on it
+  ['globals()[computed] as a factory', "class A:\n    pass\nobj = globals()[name](**kw)\nglobals()[name] = obj\nprint(globals()[name].__doc__)\n"],
   ['attrgetter of data', 'import operator\nrows.sort(key=operator.attrgetter("name", "address.city"))\n'],
   ['methodcaller of data', 'from operator import methodcaller\nlist(map(methodcaller("strip"), lines))\n'],
   ['cProfile around a call', 'import cProfile\np = cProfile.Profile()\np.enable()\nwork()\np.disable()\n'],
@@ -62,10 +69,10 @@ for (const fast of [true, false]) {
   });
 }
 
-t.test('POST /verify/code answers BLOCKED admission for pdb.run and type(lambda)', async (t) => {
+t.test('POST /verify/code answers BLOCKED admission for pdb.run, type(lambda) and globals()[k].exec', async (t) => {
   const s = await startServer({ plugins: [testAuthPlugin(), code], config: { workers: { threads: 1, task_timeout_ms: 10_000 } } });
   t.teardown(() => s.close());
-  for (const [name, src] of UNSAFE.filter(([n]) => n === 'pdb.run' || n === 'type(lambda) builds a function')) {
+  for (const [name, src] of UNSAFE.filter(([n]) => ['pdb.run', 'type(lambda) builds a function', 'globals()[computed].exec'].includes(n))) {
     const r = await s.request('POST', '/verify/code', { apiKey: TEST_API_KEY, body: { code: src } });
     t.equal(r.status, 200, name);
     t.equal(r.body.status, 'VERIFIED');

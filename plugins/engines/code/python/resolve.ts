@@ -208,6 +208,8 @@ export class Resolver {
           else if (keyStr !== null && q.endsWith('.__dict__')) add(`${q.slice(0, -9)}.${keyStr}`);
           else if (keyStr !== null && q === 'sys.modules') add(keyStr);
           else add(`${q}[]`);
+          // the computed key may be '__builtins__': builtins itself in __main__, its dict elsewhere
+          if (keyStr === null && q === NAMESPACE) add('builtins');
         }
         break;
       }
@@ -268,6 +270,7 @@ export class Resolver {
         const key = args[0] ? this.fold(args[0], depth + 1) : null;
         const base = f.slice(0, -4);
         if (key !== null) out.push(base === NAMESPACE || base === 'builtins.__dict__' || base === 'builtins' ? key : `${base.slice(0, -9)}.${key}`);
+        else if (base === NAMESPACE) out.push('builtins');
         out.push(`${f}()`);
       } else {
         out.push(`${f}()`);
