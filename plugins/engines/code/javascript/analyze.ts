@@ -1,6 +1,6 @@
 import { type JsNode, type JsParse, linkParents, parentOf, parseJavaScript, parseTypeScript } from './parser.js';
 import { JsLimitError, JsResolver, MODULE_COMPILE, propName } from './resolve.js';
-import { nodeOptionsFinding } from './node-options.js';
+import { envHookFinding, isEnvHookName } from '../env-hooks.js';
 import { classifyArgv, classifyShellCommand, isCriticalPath, isInterpreter, isReconProgram, shellSyntaxInArgv } from '../shell.js';
 import { isCredentialValue, isKeyLiteral, isSecretName, secretByValue } from '../secrets.js';
 import { type Analysis, type Finding, type Language, type Severity, normaliseFindings } from '../types.js';
@@ -108,8 +108,8 @@ class JsAnalysis {
         const key = n.key as JsNode;
         const name = !n.computed && key.type === 'Identifier' ? (key.name as string) : this.r.fold(key);
         if (name !== null && n.value) this.credential(n.value as JsNode, name);
-        // { ...process.env, NODE_OPTIONS: '--require x' } given to spawn, or Object.assign(process.env, {…})
-        if (name === 'NODE_OPTIONS' && n.value && n.type === 'Property') this.nodeOptions(n, n.value as JsNode);
+        // { ...process.env, LD_PRELOAD: '/tmp/x.so' } given to spawn, or Object.assign(process.env, {…})
+        if (name !== null && n.value && n.type === 'Property') this.envHook(n, name, n.value as JsNode);
         if (name === 'dangerouslySetInnerHTML' && (n.value as JsNode)?.type === 'ObjectExpression') {
           const html = ((n.value as JsNode).properties as JsNode[]).find((p) => p.type === 'Property' && propKey(p) === '__html');
           if (html && !this.isConst(html.value as JsNode)) this.report(n, 'HIGH', 'xss', 'xss.dangerously_set_inner_html', 'dangerouslySetInnerHTML with a computed __html');
@@ -303,7 +303,7 @@ class JsAnalysis {
     }
     if (prop !== null) this.credential(n.right as JsNode, prop);
     // with += (or ||=, ??=) the right side is what this program adds: the old value was the caller's
-    if (prop === 'NODE_OPTIONS') this.nodeOptions(n, n.right as JsNode);
+    if (prop !== null) this.envHook(n, prop, n.right as JsNode);
     // walk the target chain: a.__proto__.x = …, a.constructor.prototype.x = …, Object.prototype.x = …
     let cur: JsNode = left;
     let prev: string | null = null;
@@ -328,9 +328,11 @@ class JsAnalysis {
     }
   }
 
-  private nodeOptions(n: JsNode, value: JsNode): void {
-    const why = nodeOptionsFinding(this.r.fold(value));
-    if (why !== null) this.report(n, 'HIGH', 'code_execution', 'process.node_options', why);
+  /** An environment variable that makes programs started later load code (env-hooks.ts). */
+  private envHook(n: JsNode, name: string, value: JsNode): void {
+    if (!isEnvHookName(name)) return;
+    const hit = envHookFinding(name, this.r.fold(value));
+    if (hit !== null) this.report(n, 'HIGH', 'code_execution', hit.rule, hit.message);
   }
 
   private credential(value: JsNode, name: string): void {

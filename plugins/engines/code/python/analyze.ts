@@ -4,6 +4,7 @@ import { type CallCtx, checkCall } from './rules.js';
 import { DataFindings } from './findings.js';
 import { CompileChecker } from './compile-check.js';
 import { ModuleNamespace } from './namespace.js';
+import { EnvWrites } from './env.js';
 import { isCredentialValue, isSecretName } from '../secrets.js';
 import type { Analysis, Finding, Severity } from '../types.js';
 import { normaliseFindings } from '../types.js';
@@ -94,6 +95,7 @@ class PythonAnalysis {
   private readonly ctx: CallCtx;
   private readonly data: DataFindings;
   private readonly ns: ModuleNamespace;
+  private readonly env: EnvWrites;
   readonly compile: CompileChecker;
 
   constructor(nodes: readonly PyNode[], code: string) {
@@ -102,6 +104,7 @@ class PythonAnalysis {
     this.ctx = { r: this.r, report: (n, s, t, rule, m) => this.report(n, s, t, rule, m) };
     this.data = new DataFindings(this.r, this.ctx.report);
     this.ns = new ModuleNamespace(this.r, this.ctx.report);
+    this.env = new EnvWrites(this.r, this.ctx.report);
   }
 
   report(node: PyNode, severity: Severity, type: string, rule: string, message: string): void {
@@ -125,6 +128,7 @@ class PythonAnalysis {
           // vars(os) and getattr(os, '__dict__') are where a module's namespace enters as a value
           if (quals.includes('vars') || quals.includes('getattr')) this.ns.check(n, this.r.qualify(n));
           this.ns.getmembers(n, quals);
+          this.env.call(n, quals);
           break;
         }
         case 'string':
@@ -146,12 +150,18 @@ class PythonAnalysis {
           break;
         case 'assignment':
           this.credentialAssignment(field(n, 'left'), field(n, 'right'));
+          this.env.assignment(n);
+          break;
+        case 'augmented_assignment':
+          this.env.assignment(n);
           break;
         case 'keyword_argument':
           this.credentialAssignment(field(n, 'name'), field(n, 'value'));
+          this.env.keyword(n);
           break;
         case 'pair':
           this.credentialAssignment(field(n, 'key'), field(n, 'value'));
+          this.env.pair(n);
           break;
       }
     }
