@@ -1,6 +1,7 @@
 import { type JsNode, type JsParse, linkParents, parentOf, parseJavaScript, parseTypeScript } from './parser.js';
 import { JsLimitError, JsResolver, MODULE_COMPILE, propName } from './resolve.js';
 import { envHookFinding, isEnvHookName } from '../env-hooks.js';
+import { JsWrittenCode } from './written.js';
 import { classifyArgv, classifyShellCommand, isCriticalPath, isInterpreter, isReconProgram, shellSyntaxInArgv } from '../shell.js';
 import { isCredentialValue, isKeyLiteral, isSecretName, secretByValue } from '../secrets.js';
 import { type Analysis, type Finding, type Language, type Severity, normaliseFindings } from '../types.js';
@@ -48,7 +49,7 @@ class JsAnalysis {
     private readonly prefix: string,
   ) {}
 
-  private report(n: JsNode, severity: Severity, type: string, rule: string, message: string): void {
+  report(n: JsNode, severity: Severity, type: string, rule: string, message: string): void {
     const loc = n.loc?.start ?? { line: 1, column: 0 };
     this.findings.push({ type, severity, line: loc.line, column: loc.column + 1, message, rule_id: `${this.prefix}.${rule}` });
   }
@@ -357,8 +358,14 @@ function analyze(parsed: JsParse, language: Language): Analysis {
   }
   let a: JsAnalysis | null = null;
   try {
-    a = new JsAnalysis(new JsResolver(order), prefix);
-    for (const n of order) a.visit(n);
+    const r = new JsResolver(order);
+    const analysis = (a = new JsAnalysis(r, prefix));
+    const written = new JsWrittenCode(r, (n, s, t, rule, m) => analysis.report(n, s, t, rule, m));
+    for (const n of order) {
+      a.visit(n);
+      written.visit(n);
+    }
+    written.finish();
   } catch (err) {
     if (err instanceof JsLimitError) return { language, parseOk: true, parser: parsed.parser, findings: normaliseFindings(a?.findings ?? []), limitExceeded: true };
     throw err;

@@ -5,6 +5,7 @@ import { DataFindings } from './findings.js';
 import { CompileChecker } from './compile-check.js';
 import { ModuleNamespace } from './namespace.js';
 import { EnvWrites } from './env.js';
+import { WrittenCode } from './written.js';
 import { isCredentialValue, isSecretName } from '../secrets.js';
 import type { Analysis, Finding, Severity } from '../types.js';
 import { normaliseFindings } from '../types.js';
@@ -96,6 +97,7 @@ class PythonAnalysis {
   private readonly data: DataFindings;
   private readonly ns: ModuleNamespace;
   private readonly env: EnvWrites;
+  private readonly written: WrittenCode;
   readonly compile: CompileChecker;
 
   constructor(nodes: readonly PyNode[], code: string) {
@@ -105,6 +107,7 @@ class PythonAnalysis {
     this.data = new DataFindings(this.r, this.ctx.report);
     this.ns = new ModuleNamespace(this.r, this.ctx.report);
     this.env = new EnvWrites(this.r, this.ctx.report);
+    this.written = new WrittenCode(this.r, this.ctx.report);
   }
 
   report(node: PyNode, severity: Severity, type: string, rule: string, message: string): void {
@@ -129,6 +132,7 @@ class PythonAnalysis {
           if (quals.includes('vars') || quals.includes('getattr')) this.ns.check(n, this.r.qualify(n));
           this.ns.getmembers(n, quals);
           this.env.call(n, quals);
+          this.written.call(n, quals);
           break;
         }
         case 'string':
@@ -147,6 +151,7 @@ class PythonAnalysis {
         case 'import_statement':
         case 'import_from_statement':
           this.imports(n);
+          this.written.importStatement(n);
           break;
         case 'assignment':
           this.credentialAssignment(field(n, 'left'), field(n, 'right'));
@@ -165,6 +170,7 @@ class PythonAnalysis {
           break;
       }
     }
+    this.written.finish();
   }
 
   private attribute(n: PyNode): void {
