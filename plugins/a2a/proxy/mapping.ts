@@ -31,6 +31,29 @@ export function proofgateMetadata(message: Record<string, unknown>): Record<stri
   return isObject(m) && isObject(m.proofgate) ? m.proofgate : {};
 }
 
+/** the members that hold a part's content, in either version (v1.0: text, raw, url, data; v0.3: text, file, data) */
+const CONTENT = ['text', 'data', 'file', 'raw', 'url'] as const;
+const KIND_MEMBER: Readonly<Record<string, string>> = { text: 'text', data: 'data', file: 'file' };
+
+/**
+ * Why a part cannot be read one way only, or null. The guards and the peer must read the same
+ * content: the official SDK's v1.0 reader ignores `kind` and takes the first of text, raw, url, data
+ * that is set (and makes any text a string), its v0.3 reader goes by `kind` alone. A part with two
+ * contents, a `kind` that names another content or none A2A knows, or a text that is not a string
+ * would be judged as one thing and delivered as another.
+ */
+function ambiguity(p: Record<string, unknown>): string | null {
+  const held = CONTENT.filter((k) => Object.hasOwn(p, k));
+  if (held.length > 1) return `a part holds more than one content (${held.join(', ')})`;
+  if (p.kind !== undefined) {
+    const member = typeof p.kind === 'string' && Object.hasOwn(KIND_MEMBER, p.kind) ? KIND_MEMBER[p.kind] : undefined;
+    if (!member) return 'a part has a kind other than text, data or file';
+    if (held.length === 1 && held[0] !== member) return `a part of kind ${p.kind as string} holds ${held[0]}`;
+  }
+  if (Object.hasOwn(p, 'text') && typeof p.text !== 'string') return 'a text part must hold a string';
+  return null;
+}
+
 function partData(p: Record<string, unknown>): Record<string, unknown> | undefined {
   if (p.kind === 'data' || (p.kind === undefined && 'data' in p)) return isObject(p.data) ? p.data : undefined;
   return undefined;
@@ -78,6 +101,8 @@ export function mapMessage(message: unknown, raw: Buffer | null = null): MappedM
   const texts: string[] = [];
   for (const [i, part] of parts.entries()) {
     if (!isObject(part)) return { ok: false, reason: 'every part must be an object' };
+    const ambiguous = ambiguity(part);
+    if (ambiguous) return { ok: false, reason: ambiguous };
     const data = partData(part);
     if (data) {
       bindExact(data, raw, ['params', 'message', 'parts', i, 'data']);
