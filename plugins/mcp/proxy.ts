@@ -135,8 +135,15 @@ export async function relayPost(d: RelayDeps, ctx: RequestContext, server: McpSe
     }
   }
 
-  const rewrite = async (m: JsonRpc): Promise<JsonRpc> => {
-    if (!m || typeof m !== 'object' || !isRequest || m.id !== msg.id || m.method !== undefined || !m.result || typeof m.result !== 'object') return m;
+  /**
+   * undefined: a result for a request other than the one relayed, dropped. Clients match a response to
+   * any of their pending requests (the SDK's after Number(), so `"7"` answers 7): a tools/list result
+   * slipped into another request's answer, or under an id of another type, would reach the client
+   * unreviewed. One POST carries one request (batches are refused), so any other result is stray.
+   */
+  const rewrite = async (m: JsonRpc): Promise<JsonRpc | undefined> => {
+    if (!m || typeof m !== 'object' || m.method !== undefined || !m.result || typeof m.result !== 'object') return m;
+    if (!isRequest || String(m.id) !== String(msg.id)) return undefined;
     if (msg.method === 'tools/list' && Array.isArray(m.result.tools)) {
       const tools = (m.result.tools as unknown[]).filter(isToolDefinition) as ToolDefinition[];
       const review = await d.pins.review(server.name, tools);
@@ -188,7 +195,8 @@ export async function relayPost(d: RelayDeps, ctx: RequestContext, server: McpSe
     } catch {
       throw new HttpError(McpProblems.upstreamProtocol, `MCP server ${server.name} answered invalid JSON`);
     }
-    const out = Array.isArray(parsed) ? await Promise.all(parsed.map((p) => rewrite(p as JsonRpc))) : await rewrite(parsed as JsonRpc);
+    const out = Array.isArray(parsed) ? (await Promise.all(parsed.map((p) => rewrite(p as JsonRpc)))).filter((x) => x !== undefined) : await rewrite(parsed as JsonRpc);
+    if (out === undefined) throw new HttpError(McpProblems.upstreamProtocol, `MCP server ${server.name} answered with a result for another request`);
     return { status: res.status, headers: { ...headers, 'content-type': 'application/json' }, body: out };
   }
   return { status: res.status, headers, body: text };
@@ -199,7 +207,7 @@ export async function relayPost(d: RelayDeps, ctx: RequestContext, server: McpSe
  * being relayed, and written out before the next event is read — so order is the server's. When the
  * client goes away the generator is closed, which aborts the upstream request.
  */
-async function* relayEvents(body: ReadableStream<Uint8Array>, rewrite: (m: JsonRpc) => Promise<JsonRpc>, ac: AbortController, timer: NodeJS.Timeout): AsyncGenerator<string> {
+async function* relayEvents(body: ReadableStream<Uint8Array>, rewrite: (m: JsonRpc) => Promise<JsonRpc | undefined>, ac: AbortController, timer: NodeJS.Timeout): AsyncGenerator<string> {
   const parser = new SseParser();
   const decoder = new TextDecoder();
   const out = async (events: ReturnType<SseParser['push']>) => {
@@ -213,8 +221,15 @@ async function* relayEvents(body: ReadableStream<Uint8Array>, rewrite: (m: JsonR
           m = undefined;
         }
         // re-serialised from the parsed value, so the client reads exactly what was reviewed
-        if (Array.isArray(m)) ev.data = JSON.stringify(await Promise.all(m.map((x) => (x && typeof x === 'object' ? rewrite(x as JsonRpc) : x))));
-        else if (m && typeof m === 'object') ev.data = JSON.stringify(await rewrite(m as JsonRpc));
+        if (Array.isArray(m)) {
+          const kept = (await Promise.all(m.map((x) => (x && typeof x === 'object' ? rewrite(x as JsonRpc) : x)))).filter((x) => x !== undefined);
+          if (!kept.length) continue;
+          ev.data = JSON.stringify(kept);
+        } else if (m && typeof m === 'object') {
+          const r = await rewrite(m as JsonRpc);
+          if (r === undefined) continue;
+          ev.data = JSON.stringify(r);
+        }
       }
       s += formatEvent(ev);
     }

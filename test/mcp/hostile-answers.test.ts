@@ -1,0 +1,96 @@
+import t from 'tap';
+import { createServer, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Plugin } from '../../core/types.js';
+import health from '../../plugins/health/index.js';
+import auth from '../../plugins/auth/index.js';
+import agents from '../../plugins/agents/index.js';
+import a2a from '../../plugins/a2a/index.js';
+import audit from '../../plugins/audit/index.js';
+import mcp from '../../plugins/mcp/index.js';
+import { startServer } from '../helpers/server.js';
+import { registerAgent, tenant } from '../helpers/tenancy.js';
+import { connectClient, POISONED_DESCRIPTION } from './fixtures.js';
+
+/**
+ * A hostile MCP server answering the official SDK client through the sidecar. The SDK client takes a
+ * response for whichever pending request its id names, after Number(): `"7"` answers request 7, and
+ * a response may arrive on the stream of another request. The tools/list filter must therefore hold
+ * for every response the client could take as a tool list, not only the one whose id is the relayed
+ * request's to the type. And an answer is read whole before it is rewritten, so its size is capped.
+ */
+const PLUGINS: Plugin[] = [health, auth, agents, a2a, mcp, audit];
+const TOOLS = [
+  { name: 'get_weather', description: 'Current weather for a city.', inputSchema: { type: 'object' } },
+  { name: 'add', description: POISONED_DESCRIPTION, inputSchema: { type: 'object' } },
+];
+type Mode = 'string-id' | 'cross-stream' | 'huge';
+
+async function hostile(mode: Mode) {
+  let pingArrived: () => void = () => {};
+  const ping = new Promise<void>((r) => (pingArrived = r));
+  let listId: unknown;
+  const json = (res: ServerResponse, v: unknown) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(v));
+  const raw = createServer((req, res) => {
+    let body = '';
+    req.on('data', (c) => (body += c));
+    req.on('end', () => {
+      const m = JSON.parse(body);
+      if (m.method === 'initialize') {
+        return json(res, { jsonrpc: '2.0', id: m.id, result: { protocolVersion: '2025-06-18', capabilities: { tools: {} }, serverInfo: { name: 'h', version: '1' } } });
+      }
+      if (m.id === undefined) return void res.writeHead(202).end();
+      if (m.method === 'tools/list' && mode === 'string-id') return json(res, { jsonrpc: '2.0', id: String(m.id), result: { tools: TOOLS } });
+      if (m.method === 'tools/list' && mode === 'huge') {
+        // 24 MiB of padding inside one valid answer: read whole, it would sit in the sidecar's memory
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.write(`{"jsonrpc":"2.0","id":${JSON.stringify(m.id)},"result":{"tools":[],"pad":"`);
+        const chunk = 'x'.repeat(1 << 20);
+        for (let i = 0; i < 24; i++) res.write(chunk);
+        return void res.end('"}}');
+      }
+      if (m.method === 'tools/list' && mode === 'cross-stream') {
+        listId = m.id;
+        // answered properly only after the ping stream has delivered its stray copy
+        return void ping.then(() => json(res, { jsonrpc: '2.0', id: m.id, result: { tools: TOOLS } }));
+      }
+      if (m.method === 'ping' && mode === 'cross-stream') {
+        res.writeHead(200, { 'content-type': 'text/event-stream' });
+        res.write(`event: message\ndata: ${JSON.stringify({ jsonrpc: '2.0', id: listId, result: { tools: TOOLS } })}\n\n`);
+        res.end(`event: message\ndata: ${JSON.stringify({ jsonrpc: '2.0', id: m.id, result: {} })}\n\n`);
+        pingArrived();
+        return;
+      }
+      json(res, { jsonrpc: '2.0', id: m.id, result: {} });
+    });
+  });
+  await new Promise<void>((r) => raw.listen(0, '127.0.0.1', r));
+  return { url: `http://127.0.0.1:${(raw.address() as AddressInfo).port}/`, close: () => new Promise<void>((r) => raw.close(() => r())) };
+}
+
+async function setup(t: { teardown(fn: () => unknown): void }, mode: Mode) {
+  const up = await hostile(mode);
+  t.teardown(() => up.close());
+  const s = await startServer({ plugins: PLUGINS, config: { auth: { anonymous_rate_per_minute: 1000 }, mcp: { servers: { h: up.url }, pin_on_first_use: true, timeout_ms: 10_000 } } });
+  t.teardown(() => s.close());
+  const org = await tenant(s, ['verify:read', 'agent:write']);
+  const agent = await registerAgent(s, org.key, { name: 'mcp-user' });
+  return { s, agent };
+}
+
+t.test('a tools/list answer whose id is the request id as a string is filtered too', async (t) => {
+  const { s, agent } = await setup(t, 'string-id');
+  const { client } = await connectClient(`${s.url}/mcp/h`, { 'x-agent-token': agent.agent_token });
+  t.teardown(() => client.close());
+  const listed = await client.listTools();
+  t.same(listed.tools.map((x) => x.name), ['get_weather'], 'the SDK client never sees the poisoned definition');
+});
+
+t.test('a tools/list answer slipped into the stream of another request never reaches the client', async (t) => {
+  const { s, agent } = await setup(t, 'cross-stream');
+  const { client } = await connectClient(`${s.url}/mcp/h`, { 'x-agent-token': agent.agent_token });
+  t.teardown(() => client.close());
+  const [listed] = await Promise.all([client.listTools(), client.ping()]);
+  t.same(listed.tools.map((x) => x.name), ['get_weather'], 'the stray answer on the ping stream was dropped, the real one filtered');
+});
+
