@@ -44,6 +44,11 @@ interface JsonRpc {
 }
 
 const FORWARD_HEADERS = ['accept', 'mcp-protocol-version', 'last-event-id'];
+/**
+ * An answer read whole (to be reviewed, or relayed as text) is capped like one SSE event: past it the
+ * upstream request is aborted, so a server cannot make the sidecar hold an answer of any size.
+ */
+const MAX_ANSWER_BYTES = 8 * 1024 * 1024;
 const sessionKey = (server: string, sid: string) => sha256Hex(`${server}\0${sid}`);
 const header = (ctx: RequestContext, name: string) => {
   const v = ctx.headers[name];
@@ -182,8 +187,9 @@ export async function relayPost(d: RelayDeps, ctx: RequestContext, server: McpSe
   }
   let text: string;
   try {
-    text = await res.text();
-  } catch {
+    text = await readCapped(res.body, MAX_ANSWER_BYTES, ac);
+  } catch (err) {
+    if (err instanceof HttpError) throw err;
     throw new HttpError(ac.signal.aborted ? McpProblems.upstreamTimeout : McpProblems.upstreamUnavailable, `MCP server ${server.name} broke off its answer`);
   } finally {
     clearTimeout(timer);
@@ -208,7 +214,7 @@ export async function relayPost(d: RelayDeps, ctx: RequestContext, server: McpSe
  * client goes away the generator is closed, which aborts the upstream request.
  */
 async function* relayEvents(body: ReadableStream<Uint8Array>, rewrite: (m: JsonRpc) => Promise<JsonRpc | undefined>, ac: AbortController, timer: NodeJS.Timeout): AsyncGenerator<string> {
-  const parser = new SseParser();
+  const parser = new SseParser(MAX_ANSWER_BYTES);
   const decoder = new TextDecoder();
   const out = async (events: ReturnType<SseParser['push']>) => {
     let s = '';
@@ -248,12 +254,27 @@ async function* relayEvents(body: ReadableStream<Uint8Array>, rewrite: (m: JsonR
   }
 }
 
+async function readCapped(body: ReadableStream<Uint8Array> | null, cap: number, ac: AbortController): Promise<string> {
+  if (!body) return '';
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for await (const c of body as unknown as AsyncIterable<Uint8Array>) {
+    size += c.byteLength;
+    if (size > cap) {
+      ac.abort();
+      throw new HttpError(McpProblems.upstreamProtocol, `the MCP server's answer is larger than ${cap} bytes`);
+    }
+    chunks.push(c);
+  }
+  return new TextDecoder().decode(Buffer.concat(chunks));
+}
+
 export async function relayDelete(d: RelayDeps, ctx: RequestContext, server: McpServer): Promise<Reply> {
   const agent = agentOf(ctx);
   const sid = await checkSession(d, ctx, server.name, agent.agent_id);
   if (sid === undefined) throw new HttpError(McpProblems.sessionRequired, 'DELETE needs the Mcp-Session-Id header of the session to end');
-  const { res, timer } = await upstream(d, ctx, server, 'DELETE', sid);
-  const text = await res.text().catch(() => '');
+  const { res, ac, timer } = await upstream(d, ctx, server, 'DELETE', sid);
+  const text = await readCapped(res.body, MAX_ANSWER_BYTES, ac).catch(() => '');
   clearTimeout(timer);
   if (res.ok) await d.store.collection<SessionRecord>(SESSION_COLLECTION).delete(sessionKey(server.name, sid));
   const type = res.headers.get('content-type');

@@ -94,3 +94,11 @@ t.test('a tools/list answer slipped into the stream of another request never rea
   t.same(listed.tools.map((x) => x.name), ['get_weather'], 'the stray answer on the ping stream was dropped, the real one filtered');
 });
 
+t.test('an answer larger than an event may be is refused, not buffered', async (t) => {
+  const { s, agent } = await setup(t, 'huge');
+  const h = { accept: 'application/json, text/event-stream', 'x-agent-token': agent.agent_token };
+  const r = await s.request('POST', '/mcp/h', { headers: h, body: { jsonrpc: '2.0', id: 2, method: 'tools/list' } });
+  t.equal(r.status, 502);
+  t.equal(r.body.code, 'mcp_upstream_protocol');
+  t.match(r.body.detail, /larger than/);
+});
