@@ -25,16 +25,25 @@ export interface ExtAuthzDeps {
   forwardStatuses: ReadonlySet<VerdictStatus>;
 }
 
-function receiverOf(ctx: RequestContext, peers: ReadonlyMap<string, PeerConfig>): string | null {
-  const named = ctx.headers['x-a2a-receiver'];
-  if (typeof named === 'string' && named) return named;
+/**
+ * The receiver the request goes to, or why none can be named. `x-a2a-receiver` comes from the caller
+ * (Envoy passes it through): it may choose among the peers behind the request's Host, never one on
+ * another host, or the check would apply another receiver's trust boundary than the one Envoy
+ * delivers to. Without the header the Host decides.
+ */
+function receiverOf(ctx: RequestContext, peers: ReadonlyMap<string, PeerConfig>): { id: string } | { refused: string } {
   const host = ctx.headers.host;
-  if (!host) return null;
-  for (const p of peers.values()) {
+  const atHost = host ? [...peers.values()].filter((p) => {
     const u = p.endpoint ?? p.cardUrl;
-    if (u.host === host || u.hostname === host) return p.id;
+    return u.host === host || u.hostname === host;
+  }) : [];
+  const named = ctx.headers['x-a2a-receiver'];
+  if (typeof named === 'string' && named) {
+    if (!peers.has(named)) return { refused: 'x-a2a-receiver names no configured peer' };
+    if (atHost.length && !atHost.some((p) => p.id === named)) return { refused: 'x-a2a-receiver names a peer on another host than the request goes to' };
+    return { id: named };
   }
-  return null;
+  return atHost.length ? { id: atHost[0].id } : { refused: 'no receiver: set x-a2a-receiver or call a configured peer host' };
 }
 
 function deny(detail: string, extensions: Record<string, unknown> = {}, constraintId?: string): HttpError {
@@ -43,8 +52,9 @@ function deny(detail: string, extensions: Record<string, unknown> = {}, constrai
 
 export async function handleExtAuthz(d: ExtAuthzDeps, ctx: RequestContext): Promise<Reply> {
   if (ctx.method === 'GET') return { status: 200, body: { allowed: true } };
-  const receiver = receiverOf(ctx, d.peers);
-  if (!receiver) throw deny('no receiver: set x-a2a-receiver or call a configured peer host');
+  const to = receiverOf(ctx, d.peers);
+  if ('refused' in to) throw deny(to.refused);
+  const receiver = to.id;
   const parsed = parseRpc(ctx.body);
   if (!parsed.ok) throw deny('the request is not an A2A JSON-RPC call the gateway passes');
   const req = parsed.req;
