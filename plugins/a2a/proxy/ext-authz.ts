@@ -6,7 +6,7 @@ import type { VerdictStatus } from '../message.js';
 import type { PeerConfig } from './config.js';
 import { decide, senderOf, UnverifiablePayload } from './decide.js';
 import { parseRpc } from './jsonrpc.js';
-import { mapMessage, proofgateMetadata } from './mapping.js';
+import { mapMessage, namedSender } from './mapping.js';
 import type { ProxyMetrics } from './metrics.js';
 import { VERDICT_HEADER } from './outbound.js';
 
@@ -62,7 +62,9 @@ export async function handleExtAuthz(d: ExtAuthzDeps, ctx: RequestContext): Prom
   if (req.kind === 'get' || req.kind === 'cancel') return { status: 200, body: { allowed: true } };
   const mapped = mapMessage(req.params.message, ctx.rawBody);
   if (!mapped.ok) throw deny(`invalid message: ${mapped.reason}`);
-  const sender = senderOf(ctx.principal, mapped.metadata.sender_agent_id ?? proofgateMetadata(req.params).sender_agent_id);
+  const named = namedSender(req.params.message, req.params);
+  if (!named.ok) throw deny(`invalid message: ${named.reason}`);
+  const sender = senderOf(ctx.principal, named.id);
   if (!sender) throw deny('sender unknown: use an agent token, a key bound to one sender, or name it in metadata.proofgate.sender_agent_id');
   let decided;
   try {

@@ -9,7 +9,7 @@ import type { SenderAuthMethod } from '../sender-auth.js';
 import type { TrustedIssuer } from './config.js';
 import { decide, UnverifiablePayload } from './decide.js';
 import { parseRpc, rpcError, RpcCodes } from './jsonrpc.js';
-import { mapMessage, proofgateMetadata, type VerificationItem } from './mapping.js';
+import { mapMessage, namedSender, type VerificationItem } from './mapping.js';
 import type { ProxyMetrics } from './metrics.js';
 import { forwardHeaders, refusal, relay, VERDICT_HEADER } from './outbound.js';
 import type { Upstreams } from './upstream.js';
@@ -99,8 +99,9 @@ export async function handleInbound(d: InboundDeps, vouchers: Vouchers, ctx: Req
 
   const header = typeof ctx.headers[VERDICT_HEADER] === 'string' ? (ctx.headers[VERDICT_HEADER] as string) : '';
   const voucher = header ? await vouchers.check(header, mapped.items, d.agentId, d.forwardStatuses) : ({ ok: false, reason: 'no verdict' } as Voucher);
-  const named = mapped.metadata.sender_agent_id ?? proofgateMetadata(req.params).sender_agent_id;
-  const sender = voucher.ok ? voucher.sender : typeof named === 'string' && named ? named : 'unknown';
+  const named = namedSender(req.params.message, req.params);
+  if (!named.ok) return rpcError(req.id, RpcCodes.invalidParams, `Invalid params: ${named.reason}`);
+  const sender = voucher.ok ? voucher.sender : (named.id ?? 'unknown');
   const caller = { principal: null, raw: null, vouched: voucher.ok ? voucher.senderAuth : undefined };
   let decided;
   try {

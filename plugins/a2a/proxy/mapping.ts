@@ -54,6 +54,19 @@ function ambiguity(p: Record<string, unknown>): string | null {
   return null;
 }
 
+/**
+ * The sender id a message names: `metadata.proofgate.sender_agent_id` of the message or of `params`.
+ * A name that is there must be a non-empty string, and the two must agree: otherwise the verdict
+ * would be issued for one sender (or for the credential's own id) while the forwarded message names
+ * another, the silent re-attribution docs/a2a-proxy.md rules out.
+ */
+export function namedSender(message: unknown, params: Record<string, unknown>): { ok: true; id: string | undefined } | { ok: false; reason: string } {
+  const names = [isObject(message) ? proofgateMetadata(message).sender_agent_id : undefined, proofgateMetadata(params).sender_agent_id].filter((n) => n !== undefined);
+  if (names.some((n) => typeof n !== 'string' || n === '')) return { ok: false, reason: 'metadata.proofgate.sender_agent_id must be a non-empty string' };
+  if (names.length === 2 && names[0] !== names[1]) return { ok: false, reason: 'the message and params name different senders' };
+  return { ok: true, id: names[0] as string | undefined };
+}
+
 function partData(p: Record<string, unknown>): Record<string, unknown> | undefined {
   if (p.kind === 'data' || (p.kind === undefined && 'data' in p)) return isObject(p.data) ? p.data : undefined;
   return undefined;

@@ -6,7 +6,7 @@ import { CardRefused, type PeerCards } from './cards.js';
 import type { PeerConfig } from './config.js';
 import { decide, senderOf, UnverifiablePayload, type Decided } from './decide.js';
 import { parseRpc, rpcError, RpcCodes, type RpcRequest } from './jsonrpc.js';
-import { mapMessage, proofgateMetadata } from './mapping.js';
+import { mapMessage, namedSender } from './mapping.js';
 import type { ProxyMetrics } from './metrics.js';
 import { UpstreamError, type Upstreams } from './upstream.js';
 
@@ -89,8 +89,9 @@ export async function handleOutbound(d: OutboundDeps, ctx: RequestContext): Prom
   if (req.kind === 'send' || req.kind === 'stream') {
     const mapped = mapMessage(req.params.message, ctx.rawBody);
     if (!mapped.ok) return rpcError(req.id, RpcCodes.invalidParams, `Invalid params: ${mapped.reason}`);
-    const named = mapped.metadata.sender_agent_id ?? proofgateMetadata(req.params).sender_agent_id;
-    const sender = senderOf(ctx.principal, named);
+    const named = namedSender(req.params.message, req.params);
+    if (!named.ok) return rpcError(req.id, RpcCodes.invalidParams, `Invalid params: ${named.reason}`);
+    const sender = senderOf(ctx.principal, named.id);
     if (!sender) return rpcError(req.id, RpcCodes.senderUnknown, 'Sender unknown: use an agent token, a key bound to one sender, or name it in metadata.proofgate.sender_agent_id');
     try {
       decided = await decide(d.gateway, d.forwardStatuses, { sender, receiver, items: mapped.items, caller: { principal: ctx.principal, raw: null }, signal: ctx.signal, log: ctx.log });
