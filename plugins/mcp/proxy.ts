@@ -1,6 +1,6 @@
 import { Readable } from 'node:stream';
 import { sha256Hex } from '../../core/canonical.js';
-import { HttpError } from '../../core/errors.js';
+import { HttpError, Problems } from '../../core/errors.js';
 import type { Reply, RequestContext } from '../../core/types.js';
 import type { McpServer } from './config.js';
 import { isToolDefinition, type ToolDefinition } from './definitions.js';
@@ -103,6 +103,11 @@ export async function relayPost(d: RelayDeps, ctx: RequestContext, server: McpSe
   const isRequest = typeof msg.method === 'string' && msg.id !== undefined && msg.id !== null;
   d.metrics.requests.inc({ server: server.name, method: methodLabel(msg.method) });
 
+  if (msg.method === 'tools/call' && !isRequest) {
+    // JSON-RPC runs a notification's method and only skips the reply: a tools/call without an id
+    // would reach a server that follows it without passing the gate below
+    throw new HttpError(Problems.validation, 'tools/call is a request: it needs an id', { errors: [{ field: '/body/id', message: 'required for tools/call' }] });
+  }
   let verdict: { jwt: string; id: string } | null = null;
   const clientMeta = msg.params?._meta;
   if (clientMeta && typeof clientMeta === 'object' && Object.hasOwn(clientMeta, VERDICT_META)) {

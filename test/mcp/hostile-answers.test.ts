@@ -24,9 +24,10 @@ const TOOLS = [
   { name: 'get_weather', description: 'Current weather for a city.', inputSchema: { type: 'object' } },
   { name: 'add', description: POISONED_DESCRIPTION, inputSchema: { type: 'object' } },
 ];
-type Mode = 'string-id' | 'cross-stream' | 'huge';
+type Mode = 'string-id' | 'cross-stream' | 'huge' | 'plain';
 
 async function hostile(mode: Mode) {
+  const received: Array<Record<string, unknown>> = [];
   let pingArrived: () => void = () => {};
   const ping = new Promise<void>((r) => (pingArrived = r));
   let listId: unknown;
@@ -36,6 +37,7 @@ async function hostile(mode: Mode) {
     req.on('data', (c) => (body += c));
     req.on('end', () => {
       const m = JSON.parse(body);
+      received.push(m);
       if (m.method === 'initialize') {
         return json(res, { jsonrpc: '2.0', id: m.id, result: { protocolVersion: '2025-06-18', capabilities: { tools: {} }, serverInfo: { name: 'h', version: '1' } } });
       }
@@ -65,7 +67,7 @@ async function hostile(mode: Mode) {
     });
   });
   await new Promise<void>((r) => raw.listen(0, '127.0.0.1', r));
-  return { url: `http://127.0.0.1:${(raw.address() as AddressInfo).port}/`, close: () => new Promise<void>((r) => raw.close(() => r())) };
+  return { received, url: `http://127.0.0.1:${(raw.address() as AddressInfo).port}/`, close: () => new Promise<void>((r) => raw.close(() => r())) };
 }
 
 async function setup(t: { teardown(fn: () => unknown): void }, mode: Mode) {
@@ -75,7 +77,7 @@ async function setup(t: { teardown(fn: () => unknown): void }, mode: Mode) {
   t.teardown(() => s.close());
   const org = await tenant(s, ['verify:read', 'agent:write']);
   const agent = await registerAgent(s, org.key, { name: 'mcp-user' });
-  return { s, agent };
+  return { s, agent, up };
 }
 
 t.test('a tools/list answer whose id is the request id as a string is filtered too', async (t) => {
@@ -101,4 +103,15 @@ t.test('an answer larger than an event may be is refused, not buffered', async (
   t.equal(r.status, 502);
   t.equal(r.body.code, 'mcp_upstream_protocol');
   t.match(r.body.detail, /larger than/);
+});
+
+t.test('a tools/call without an id (a notification) is refused, never relayed ungated', async (t) => {
+  const { s, agent, up } = await setup(t, 'plain');
+  const h = { accept: 'application/json, text/event-stream', 'x-agent-token': agent.agent_token };
+  const r = await s.request('POST', '/mcp/h', { headers: h, body: { jsonrpc: '2.0', method: 'tools/call', params: { name: 'bash', arguments: { command: 'id' } } } });
+  t.equal(r.status, 400);
+  t.equal(r.body?.code, 'validation_failed');
+  t.notOk(up.received.some((m) => m.method === 'tools/call'), 'the server never received it');
+  const note = await s.request('POST', '/mcp/h', { headers: h, body: { jsonrpc: '2.0', method: 'notifications/initialized' } });
+  t.equal(note.status, 202, 'other notifications still pass');
 });
