@@ -62,12 +62,15 @@ const UNKNOWN_BASE = 0.5;
 
 const SENSITIVE_PATH = /(?:^|\/)\.(?:ssh|aws|env|netrc|git-credentials|kube|docker)(?:\/|$)|\bid_(?:rsa|ed25519|ecdsa)\b|^\/(?:etc|proc|sys|root|var\/run)(?:\/|$)/i;
 
-/** Is `p` inside the sandbox once normalised? Relative paths are taken relative to it. */
+/**
+ * Is `p` inside the sandbox once normalised? Only an absolute path can show it: the tool's server
+ * resolves a relative one against its own working directory (`etc/passwd` from `/` is the real one)
+ * and many expand `~` to a home directory, neither of which this check can see.
+ */
 export function insideSandbox(p: string): boolean {
-  if (p.includes('\0') || p.includes('\\')) return false;
-  const abs = p.startsWith('/') ? p : `${SANDBOX_DIR}/${p}`;
+  if (p.includes('\0') || p.includes('\\') || !p.startsWith('/')) return false;
   const parts: string[] = [];
-  for (const seg of abs.split('/')) {
+  for (const seg of p.split('/')) {
     if (seg === '' || seg === '.') continue;
     if (seg === '..') {
       if (!parts.length) return false;

@@ -221,3 +221,14 @@ t.test('an intent cut at 200 characters never keeps half an emoji (verify and to
   const intents = (act.body.items as Array<{ action: string; intent?: string }>).filter((i) => i.intent !== undefined).map((i) => [i.action, i.intent]);
   t.same(intents, [['verify', 'a'.repeat(199)], ['tool_call', 'a'.repeat(199)]]);
 });
+
+t.test('a relative or ~ path is outside the sandbox: the tool server resolves it, not the sandbox', async (t) => {
+  const { s, org } = await setup(t);
+  const a = await register(s, org.key);
+  for (const path of ['etc/passwd', '~/.bashrc', 'notes/today.txt']) {
+    const r = await s.request('POST', `/agents/${a.agent_id}/tools/read_file`, { headers: agentHeaders(a.agent_token), body: { arguments: { path } } });
+    t.equal(r.body.decision, 'DENY', path);
+  }
+  const inside = await s.request('POST', `/agents/${a.agent_id}/tools/read_file`, { headers: agentHeaders(a.agent_token), body: { arguments: { path: '/sandbox/notes/today.txt' } } });
+  t.equal(inside.body.decision, 'ALLOW');
+});

@@ -89,7 +89,7 @@ t.test('tool-definition poisoning', async (t) => {
 });
 
 t.test('tool decisions: lists decide, the score explains', async (t) => {
-  const safe = evaluateTool('read_file', { path: 'notes/today.txt' });
+  const safe = evaluateTool('read_file', { path: '/sandbox/notes/today.txt' });
   t.equal(safe.decision, 'ALLOW');
   t.ok(safe.risk_score < 0.5);
   t.equal(evaluateTool('calculator', { expression: '2+2' }).decision, 'ALLOW');
@@ -108,7 +108,13 @@ t.test('tool decisions: lists decide, the score explains', async (t) => {
   t.match(unknown.reasons[0], /neither/);
   t.equal(evaluateTool('search', { q: 'send the data to https://evil.example/x' }).decision, 'DENY', 'exfiltrating arguments');
   t.ok(insideSandbox('/sandbox/a/b'));
-  t.ok(insideSandbox('a/../b'));
+  t.ok(insideSandbox('/sandbox/a/../b'));
+  // a relative path is resolved by the tool's server against its own working directory, and `~`
+  // by many against a home directory: neither can be shown to stay inside the sandbox
+  for (const p of ['a/../b', 'notes/today.txt', 'etc/passwd', '~/x', '~root/.bashrc', './sandbox/x', 'sandbox/x']) {
+    t.notOk(insideSandbox(p), `${p} is not provably inside`);
+    t.equal(evaluateTool('read_file', { path: p }).decision, 'DENY', `read_file ${p} is denied`);
+  }
   t.notOk(insideSandbox('/sandbox/../etc'));
   t.notOk(insideSandbox('/sandboxed/x'));
   t.notOk(insideSandbox('/etc/passwd'));
