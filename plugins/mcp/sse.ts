@@ -13,31 +13,60 @@ export interface SseEvent {
   comment?: string;
 }
 
+/** the blank line that ends an event; its longest form is 4 characters */
+const EVENT_END = /\r\n\r\n|\n\n|\r\r/g;
+
 export class SseParser {
-  private buf = '';
+  /**
+   * The unfinished event, in the chunks it came in, joined only once its blank line arrives: one
+   * buffer searched from its start on every chunk cost ~0.7 s of event loop for a single 8 MiB event
+   * in 64 KiB chunks. It never holds a blank line (each is consumed when found).
+   */
+  private pending: string[] = [];
+  private pendingLength = 0;
   constructor(private readonly maxEvent = 8 * 1024 * 1024) {}
 
   push(chunk: string): SseEvent[] {
-    this.buf += chunk;
-    const out: SseEvent[] = [];
-    for (;;) {
-      const m = /\r\n\r\n|\n\n|\r\r/.exec(this.buf);
-      if (!m) break;
-      const block = this.buf.slice(0, m.index);
-      this.buf = this.buf.slice(m.index + m[0].length);
-      const ev = parseBlock(block);
-      if (ev) out.push(ev);
+    // a blank line split across chunks starts in the last 3 characters before this one
+    const carry = this.carry();
+    EVENT_END.lastIndex = 0;
+    const first = EVENT_END.exec(carry + chunk);
+    if (!first) {
+      this.pending.push(chunk);
+      this.pendingLength += chunk.length;
+      if (this.pendingLength > this.maxEvent) throw new Error('server-sent event too large');
+      return [];
     }
-    if (this.buf.length > this.maxEvent) throw new Error('server-sent event too large');
+    const text = this.pending.join('') + chunk;
+    const out: SseEvent[] = [];
+    let start = 0;
+    EVENT_END.lastIndex = this.pendingLength - carry.length + first.index;
+    for (let m = EVENT_END.exec(text); m !== null; m = EVENT_END.exec(text)) {
+      const ev = parseBlock(text.slice(start, m.index));
+      if (ev) out.push(ev);
+      start = EVENT_END.lastIndex;
+    }
+    const rest = text.slice(start);
+    this.pending = rest ? [rest] : [];
+    this.pendingLength = rest.length;
+    if (this.pendingLength > this.maxEvent) throw new Error('server-sent event too large');
     return out;
   }
 
   /** what is left at the end of the stream: a last event without its blank line still counts */
   end(): SseEvent[] {
-    const rest = this.buf;
-    this.buf = '';
+    const rest = this.pending.join('');
+    this.pending = [];
+    this.pendingLength = 0;
     const ev = rest.trim() ? parseBlock(rest) : null;
     return ev ? [ev] : [];
+  }
+
+  /** the last 3 characters of the pending text */
+  private carry(): string {
+    let c = '';
+    for (let i = this.pending.length - 1; i >= 0 && c.length < 3; i--) c = this.pending[i].slice(-(3 - c.length)) + c;
+    return c;
   }
 }
 

@@ -26,6 +26,26 @@ t.test('SSE parser: events split anywhere, CRLF, multi-line data, comments, a la
   t.throws(() => small.push('data: ' + 'x'.repeat(32)), /too large/, 'an unterminated event is bounded');
 });
 
+t.test('SSE parser: a blank line of any form split across chunks anywhere ends its event, as when read whole', async (t) => {
+  const stream = 'data: a\r\n\r\ndata: b\n\ndata: c\r\rid: 7\r\ndata: d\r\n\r\n: ping\r\r\ndata: e\n\n\n\ndata: f';
+  const whole = new SseParser();
+  const expected = [...whole.push(stream), ...whole.end()];
+  t.equal(expected.length, 7);
+  for (let size = 1; size <= 9; size++) {
+    for (let offset = 0; offset < size; offset++) {
+      const p = new SseParser();
+      const got = [...p.push(stream.slice(0, offset))];
+      for (let i = offset; i < stream.length; i += size) got.push(...p.push(stream.slice(i, i + size)));
+      got.push(...p.end());
+      if (!t.same(got, expected, `chunks of ${size} from ${offset}`)) return;
+    }
+  }
+  // the bound counts the unfinished event across chunks, not one chunk
+  const small = new SseParser(16);
+  t.same(small.push('data: xxxx'), []);
+  t.throws(() => small.push('xxxxxxxx'), /too large/);
+});
+
 t.test('server config: names, URLs, headers from the environment, fail closed', async (t) => {
   const ok = parseServers({ a: 'http://127.0.0.1:1/mcp', b: { url: 'https://x.example/mcp', headers_from_env: { Authorization: 'MCP_B_AUTH' } } }, { MCP_B_AUTH: 'Bearer s3cret' });
   t.equal(ok.get('a')!.url.href, 'http://127.0.0.1:1/mcp');
