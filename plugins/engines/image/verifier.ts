@@ -1,13 +1,16 @@
 import type { Verifier } from '../../../core/types.js';
 import { sha256HexYielding } from '../../../core/canonical.js';
 import { blocked, unverifiable, verified, type DiagnosticResult } from '../../../core/verdict.js';
-import { analyseClaim } from './claims.js';
+import { analyseClaim, type CheckKind } from './claims.js';
 import { C } from './errors.js';
 import { HeaderError, readImageHeader, type ImageInfo } from './header.js';
+import { turnsQuarter } from './exif.js';
 
 export const ENGINE_NAME = 'image';
-/** 1.1.0: claims with content words are never judged; exact byte sizes; symbols are not interpreted */
-export const ENGINE_VERSION = '1.1.0';
+/** 1.1.0: claims with content words are never judged; exact byte sizes; symbols are not interpreted. 1.2.0: EXIF orientation */
+export const ENGINE_VERSION = '1.2.0';
+/** the checks a quarter turn on display changes */
+const SIZE_KINDS: ReadonlySet<CheckKind> = new Set<CheckKind>(['dimensions', 'width', 'height', 'orientation']);
 /** spec: 10 MB per image */
 export const MAX_IMAGE_BYTES = 10 * 1024 * 1024;
 
@@ -28,13 +31,20 @@ export interface ImageOutcome {
 export function judge(claim: string, info: ImageInfo, data: Buffer, declaredType: string, digest: string): ImageOutcome {
   const a = analyseClaim(claim, info, data.length);
   const methods = ['header_parse', ...new Set(a.checks.map((c) => `${c.kind}_check`))];
-  const facts = { format: info.format, width: info.width, height: info.height, byte_size: data.length, header_source: info.source, declared_mime_type: declaredType };
+  const facts = { format: info.format, width: info.width, height: info.height, byte_size: data.length, header_source: info.source, declared_mime_type: declaredType, ...(info.exif_orientation !== undefined ? { exif_orientation: info.exif_orientation } : {}) };
   const base = { ...facts, checks: a.checks, uncovered_terms: a.uncovered };
   const failed = a.checks.filter((c) => !c.holds);
   const summary = `${info.format.toUpperCase()} ${info.width}x${info.height}, ${data.length} bytes`;
 
   if (a.uninterpretable) {
     const reasoning = `The claim uses "${a.uninterpretable}", which is not interpreted; the file is ${summary}.`;
+    return { fields: { verdict: 'INCONCLUSIVE', confidence: 0, reasoning, methods_used: methods }, diagnostic: unverifiable(reasoning, base) };
+  }
+  // a quarter turn on display: the stored and the shown size disagree, and the claim does not say which it means
+  const turned = turnsQuarter(info.exif_orientation) ? a.checks.filter((c) => SIZE_KINDS.has(c.kind)) : [];
+  if (turned.length) {
+    const shown = `${info.height}x${info.width}`;
+    const reasoning = `The file is stored ${info.width}x${info.height} but its EXIF orientation (${info.exif_orientation}) turns it a quarter turn when shown (${shown}); "${turned.map((c) => c.fragment).join('", "')}" may mean either, so it is not judged.`;
     return { fields: { verdict: 'INCONCLUSIVE', confidence: 0, reasoning, methods_used: methods }, diagnostic: unverifiable(reasoning, base) };
   }
   // only a claim wholly about the file is judged: with content words left, a fragment may be about the

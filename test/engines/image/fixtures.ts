@@ -72,3 +72,49 @@ export function webp(width: number, height: number, kind: 'VP8 ' | 'VP8L' | 'VP8
   p.writeUIntLE(height - 1, 7, 3);
   return riff(kind, p);
 }
+
+/** A TIFF structure whose first IFD holds only the orientation tag (little- or big-endian). */
+export function tiffWithOrientation(orientation: number, order: 'II' | 'MM' = 'II'): Buffer {
+  const b = Buffer.alloc(8 + 2 + 12 + 4);
+  const le = order === 'II';
+  const u16 = (v: number, at: number) => (le ? b.writeUInt16LE(v, at) : b.writeUInt16BE(v, at));
+  const u32 = (v: number, at: number) => (le ? b.writeUInt32LE(v, at) : b.writeUInt32BE(v, at));
+  b.write(order, 0, 'latin1');
+  u16(42, 2);
+  u32(8, 4);
+  u16(1, 8);
+  u16(0x0112, 10);
+  u16(3, 12);
+  u32(1, 14);
+  u16(orientation, 18);
+  return b;
+}
+
+/** `jpeg()` with an APP1 "Exif" segment (before the frame, or after it when `afterFrame`) */
+export function jpegWithExif(width: number, height: number, tiff: Buffer, afterFrame = false): Buffer {
+  const plain = jpeg(width, height);
+  const payload = Buffer.concat([Buffer.from('Exif\0\0', 'latin1'), tiff]);
+  const app1 = Buffer.concat([Buffer.from([0xff, 0xe1, (payload.length + 2) >> 8, (payload.length + 2) & 0xff]), payload]);
+  // SOI (2) + APP0 (18) + SOF0 (13) + EOI (2)
+  const at = afterFrame ? 33 : 20;
+  return Buffer.concat([plain.subarray(0, at), app1, plain.subarray(at)]);
+}
+
+/** `png()` with an eXIf chunk before the image data */
+export function pngWithExif(width: number, height: number, tiff: Buffer): Buffer {
+  const plain = png(width, height);
+  // signature (8) + IHDR chunk (25)
+  return Buffer.concat([plain.subarray(0, 33), pngChunk('eXIf', tiff), plain.subarray(33)]);
+}
+
+/** an extended WebP (VP8X, EXIF flag set) followed by an EXIF chunk */
+export function webpWithExif(width: number, height: number, tiff: Buffer): Buffer {
+  const base = webp(width, height, 'VP8X');
+  base[20] |= 0x08;
+  const head = Buffer.alloc(8);
+  head.write('EXIF', 0, 'latin1');
+  head.writeUInt32LE(tiff.length, 4);
+  const out = Buffer.concat([base, head, tiff, tiff.length & 1 ? Buffer.alloc(1) : Buffer.alloc(0)]);
+  out.writeUInt32LE(out.length - 8, 4);
+  return out;
+}
