@@ -103,13 +103,17 @@ export async function latestCheckpoints(store: Store, orgId?: string): Promise<M
   }
 }
 
-/** Walk anchor: a valid checkpoint at exactly (org, seq) lets a pruned chain start after it. */
+/**
+ * Walk anchor: a valid `prune` checkpoint at exactly (org, seq) lets a pruned chain start after it.
+ * Only `prune`: periodic and shutdown checkpoints sit at nearly every seq, so accepting them would
+ * let anyone who deletes the oldest entries up to one of them pass for retention, pins or not.
+ */
 export function checkpointAnchor(store: Store, pins?: readonly string[]): Anchor {
   return async (org, seq) => {
     const v = await store.collection<unknown>(CHECKPOINT_COLLECTION).get(checkpointKey(org, seq));
     if (v === undefined) return null;
     const r = await checkCheckpoint(v, pins);
-    return r.ok && r.cp.org_id === org && r.cp.seq === seq ? { hash: r.cp.head_hash } : null;
+    return r.ok && r.cp.org_id === org && r.cp.seq === seq && r.cp.reason === 'prune' ? { hash: r.cp.head_hash } : null;
   };
 }
 

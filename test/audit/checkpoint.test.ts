@@ -168,3 +168,24 @@ t.test('retention exports, checkpoints and prunes old entries; audit verify star
   t.equal(broken.code, 1);
   t.match(broken.stdout, /BROKEN org=org_a seq=0 .*entry 0 is missing/);
 });
+
+t.test('only a prune checkpoint anchors a chain: deleting the oldest entries up to a periodic checkpoint is reported', async (t) => {
+  const dir = tmpDir(t);
+  const store = new LmdbStore(dir);
+  const chain = new AuditChain(store, SECRET);
+  const signer = await testSigner();
+  const cps = new Checkpointer(store, chain, signer, silent);
+  for (let i = 0; i < 3; i++) await chain.append('org_a', fields(i));
+  t.equal(await cps.checkpoint('periodic'), 1, 'a periodic checkpoint at seq 2');
+  for (let i = 3; i < 5; i++) await chain.append('org_a', fields(i));
+  await cps.stop();
+  // no retention ran: remove the three oldest entries, the ones that periodic checkpoint covers
+  const col = store.collection<unknown>(AUDIT_COLLECTION);
+  for (let seq = 0; seq < 3; seq++) await col.delete(entryKey('org_a', seq));
+  await store.close();
+
+  // even with the operator's key pinned: the checkpoint is genuine, but nothing was pruned
+  const r = await runCli(['audit', 'verify', '--data-dir', dir, '--pin', signer.thumbprint]);
+  t.equal(r.code, 1, r.stdout + r.stderr);
+  t.match(r.stdout, /BROKEN org=org_a seq=0 .*entry 0 is missing/);
+});
