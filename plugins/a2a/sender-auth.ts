@@ -1,6 +1,8 @@
 import { createPublicKey, type JsonWebKey, type KeyObject } from 'node:crypto';
+import { Decimal } from 'decimal.js';
 import { compactVerify } from 'jose';
 import { canonicalJson } from '../../core/canonical.js';
+import { isExactNumber, numbersFitDoubles, parseExactJson } from '../../core/exact-json.js';
 import type { Principal } from '../../core/types.js';
 import { jwkAlgorithm, type AgentPublicJwk } from '../agents/index.js';
 import type { Allowlist } from './trust-config.js';
@@ -115,6 +117,27 @@ export function signedBytes(message: Record<string, unknown>): Buffer {
 }
 
 /**
+ * True when every number of the message is the decimal its double stands for. RFC 8785 writes a
+ * number as the double it reads as, so `100000000000000007.995` and `100000000000000000` sign the
+ * same bytes; but the guards read numbers exactly as written (core/exact-json.ts), so a relay could
+ * rewrite a signed invoice into one the sender never wrote without breaking the signature.
+ */
+function numbersAsSigned(raw: Buffer): boolean {
+  if (numbersFitDoubles(raw)) return true;
+  const stack: unknown[] = [parseExactJson(raw)];
+  while (stack.length) {
+    const v = stack.pop();
+    if (isExactNumber(v)) {
+      const n = v.toNumber();
+      if (!Number.isFinite(n) || !new Decimal(v.text).equals(new Decimal(String(n)))) return false;
+    } else if (v && typeof v === 'object') {
+      for (const x of Object.values(v as Record<string, unknown>)) stack.push(x);
+    }
+  }
+  return true;
+}
+
+/**
  * Compact JWS, either with the canonical message as its payload or detached (`header..signature`).
  * The algorithm is pinned by the registered key's type, so `none`, HS256 and any other alg fail.
  */
@@ -124,6 +147,7 @@ async function verifySignature(jws: string, raw: Buffer | null, keys: readonly V
   try {
     const msg = JSON.parse(raw.toString('utf8')) as Record<string, unknown>;
     expected = signedBytes(msg);
+    if (!numbersAsSigned(raw)) return false;
   } catch {
     return false;
   }

@@ -216,3 +216,25 @@ t.test('a trust entry jwk with private members stops start-up', async (t) => {
   const priv = ed().privateKey.export({ format: 'jwk' });
   await t.rejects(start({ trusted_agents: JSON.stringify([{ agent_id: 'x', jwk: priv }]) }), /jwk of "x" holds private key members/);
 });
+
+t.test('a signature covers the numbers the guards read: none may be written beyond what the signed doubles hold', async (t) => {
+  const s = await start();
+  t.teardown(() => s.close());
+  const a = await org(s);
+  const relay = await createKey(s, a.token, { name: 'relay' });
+  // the sender's invoice is wrong by 20 (JSON numbers, as a JS client writes them): finance_guard blocks it
+  const msg = fin('trusted-signer', { payload: invoice([{ amount: 100000000000000020, quantity: 1 }], 100000000000000000) });
+  const signature = await sign(msg, TRUSTED_SIGNER.privateKey, 'ES256');
+  const honest = JSON.stringify({ ...msg, signature });
+  const sent = await s.request('POST', '/a2a/intercept', { raw: honest, headers: { 'x-api-key': relay.key, 'content-type': 'application/json' } });
+  t.equal(sent.body.status, 'blocked', 'the signed invoice as written is blocked');
+  t.equal(sent.body.engine_used, 'finance_guard');
+  // a relay rewrites both numbers to decimals that read as the same doubles (so RFC 8785, and the
+  // signature, see no change) but that the exact-decimal guard reads as an invoice that adds up
+  const forged = honest.replace('"claimed_total":100000000000000000', '"claimed_total":100000000000000007.995').replace('"amount":100000000000000020', '"amount":100000000000000008.004');
+  t.not(forged, honest);
+  t.equal(JSON.stringify(JSON.parse(forged)), honest, 'the same message once read as doubles');
+  const r = await s.request('POST', '/a2a/intercept', { raw: forged, headers: { 'x-api-key': relay.key, 'content-type': 'application/json' } });
+  t.equal(r.body.status, 'blocked', 'the rewritten invoice is not forwarded under the sender signature');
+  t.same([r.body.details?.constraint_id, r.body.details?.failure], ['a2a.sender_not_authenticated', 'signature_invalid']);
+});
