@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import type { ValidateFunction } from 'ajv';
-import { canonicalJson, clipText, sha256Ref } from '../../core/canonical.js';
+import { canonicalJson, clipText, sha256Hex, sha256Ref } from '../../core/canonical.js';
 import { compileSchema } from '../../core/validate.js';
 import type { DiagnosticResult, Status } from '../../core/verdict.js';
 
@@ -121,6 +121,22 @@ export interface ValidationDetail {
   message: string;
 }
 
+/**
+ * statement_hash is sha256Ref(query) and the statement is the query as text (a string as it is,
+ * anything else as its canonical JSON), so the hash is one of two forms of the statement. It is the
+ * only link from the attestation (svc.query_hash) to the statement: a document whose statement
+ * does not hash to it says a statement was verified that the attestation never covered.
+ */
+function statementHashMatches(statement: string | null, hash: string | null): boolean {
+  if (statement === null || hash === null) return statement === hash;
+  try {
+    if (hash === sha256Ref(statement)) return true;
+    return canonicalJson(JSON.parse(statement)) === statement && hash === 'sha256:' + sha256Hex(statement);
+  } catch {
+    return false;
+  }
+}
+
 /** Schema plus the invariants re-checked in code (the schema is one line of defence, not the only one). */
 export function validateDocument(doc: unknown): ValidationDetail[] {
   const check = schemaCheck();
@@ -136,6 +152,7 @@ export function validateDocument(doc: unknown): ValidationDetail[] {
   if (d.verdict === 'VERIFIED' && ev.proof_ref === null) out.push({ path: '/context/proof/evidence/proof_ref', message: 'VERIFIED requires a proof_ref' });
   if (d.verdict !== 'VERIFIED' && ev.proof_ref !== null) out.push({ path: '/context/proof/evidence/proof_ref', message: 'proof_ref is only allowed with VERIFIED' });
   if (d.verdict !== 'VERIFIED' && d.context.decision.admission !== 'DENY') out.push({ path: '/context/decision/admission', message: 'a non-VERIFIED verdict must DENY' });
+  if (!statementHashMatches(d.object.statement, d.object.statement_hash)) out.push({ path: '/object/statement_hash', message: 'is not the hash of the statement' });
   return out;
 }
 

@@ -145,9 +145,28 @@ t.test('verification context endpoints', async (t) => {
       const r = await h.request('POST', '/verification-context/resolve', { body: { document: tamper(doc, p) } });
       t.equal(r.body.resolved, false, `tampered ${p.join('.')}`);
     }
-    const resealed = tamper(doc, ['object', 'statement']) as any;
+    const resealed = tamper(doc, ['context', 'interpretation', 'summary']) as any;
     resealed.context.proof.evidence.proof_ref = documentProofRef(resealed);
     t.equal(resolveDocument(resealed), true, 'only a re-derived commitment matches (resolve is integrity, not authenticity)');
+  });
+
+  t.test('a statement that is not the one statement_hash (and so the attestation) covers neither validates nor resolves', async (t) => {
+    // a genuine document, its statement swapped and re-sealed: the attestation still matches statement_hash
+    const swapped = structuredClone(doc);
+    swapped.object.statement = '1+1=3';
+    swapped.context.proof.evidence.proof_ref = documentProofRef(swapped);
+    const v = await h.request('POST', '/verification-context/validate', { body: { document: swapped } });
+    t.equal(v.body.valid, false);
+    t.same(v.body.details, [{ path: '/object/statement_hash', message: 'is not the hash of the statement' }]);
+    t.same((await h.request('POST', '/verification-context/resolve', { body: { document: swapped } })).body, { resolved: false });
+    const unhashed = structuredClone(doc);
+    unhashed.object.statement_hash = null;
+    unhashed.context.proof.evidence.proof_ref = documentProofRef(unhashed);
+    t.equal(resolveDocument(unhashed), false, 'a statement without its hash');
+    // a non-string query: the statement is its canonical JSON, statement_hash the hash of that text
+    const fromObject = await convert({ diagnostic: {}, query: { b: [1, 2], a: 'x' } });
+    t.equal(fromObject.body.object.statement, '{"a":"x","b":[1,2]}');
+    t.same(validateDocument(fromObject.body), [], 'documents built from a JSON query still validate');
   });
 });
 
