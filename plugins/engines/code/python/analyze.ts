@@ -6,6 +6,7 @@ import { CompileChecker } from './compile-check.js';
 import { ModuleNamespace } from './namespace.js';
 import { EnvWrites } from './env.js';
 import { WrittenCode } from './written.js';
+import { pythonSourceText } from './source.js';
 import { isCredentialValue, isSecretName } from '../secrets.js';
 import type { Analysis, Finding, Severity } from '../types.js';
 import { normaliseFindings } from '../types.js';
@@ -264,7 +265,10 @@ export async function analyzePython(code: string): Promise<Analysis> {
 }
 
 /** Same as analyzePython once `initPython()` has resolved (used inside workers and the bench loop). */
-export function analyzePythonSync(code: string): Analysis {
+export function analyzePythonSync(submitted: string): Analysis {
+  const source = pythonSourceText(submitted);
+  if ('error' in source) return { language: 'python', parseOk: false, parser: 'tree-sitter-python', parseError: source.error, findings: [] };
+  const code = source.code;
   const parsed = parsePythonSync(code);
   if (parsed.error || !parsed.root) {
     const limit = parsed.limit ? { limitExceeded: true } : {};
