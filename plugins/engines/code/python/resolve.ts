@@ -2,6 +2,7 @@ import { type PyNode, field, namedChildren } from './parser.js';
 import { MAX_FOLD, intValue, stringParts } from './literals.js';
 import { positionalArgs } from './args.js';
 import { foldCall } from './fold.js';
+import { ImportShadow } from './shadow.js';
 import { QualMemo } from '../qual-memo.js';
 import { canonical, ident } from './names.js';
 
@@ -44,10 +45,12 @@ export class Resolver {
   private readonly foldMemo = new Map<PyNode, string | null>();
   private readonly inProgress = new Set<PyNode>();
   private steps = 0;
+  private readonly shadow: ImportShadow;
 
   /** `nodes`: the module's nodes in document order (PyParse.nodes) */
   constructor(nodes: readonly PyNode[]) {
     this.collect(nodes);
+    this.shadow = new ImportShadow(nodes);
   }
 
   private bind(name: string, b: Binding): void {
@@ -287,8 +290,8 @@ export class Resolver {
   private nameQuals(name: string, depth: number): string[] {
     return this.quals.resolve(name, (add) => {
       const list = this.bindings.get(name);
-      // a risky builtin keeps its builtin meaning unless every binding is an import (`from re import compile`)
-      const shadowedByImport = !!list && list.every((b) => b.kind === 'module');
+      // a risky builtin keeps its builtin meaning unless every binding is a trusted import (shadow.ts)
+      const shadowedByImport = !!list && list.every((b) => b.kind === 'module') && this.shadow.holds(name);
       if (!list || (RISKY_BUILTINS.has(name) && !shadowedByImport) || list.some((b) => b.kind === 'opaque')) add(name);
       if (!list) for (const m of this.starModules) add(`${m}.${name}`);
       for (const b of list ?? []) {
