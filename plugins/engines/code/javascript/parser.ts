@@ -1,5 +1,6 @@
 import { parse as acornParse } from 'acorn';
 import { transform } from 'sucrase';
+import { elidedNamespace } from './ts-namespace.js';
 
 /**
  * JavaScript / TypeScript source → ESTree. acorn has no error recovery, so any tree it returns is
@@ -29,8 +30,23 @@ export interface JsParse {
 /** Same depth bound as the Python side: deeper input is refused rather than walked. */
 export const MAX_DEPTH = 1000;
 
+/**
+ * `<!--` and a line-leading `-->` start comments only in a sloppy-mode script (Annex B); a module,
+ * TypeScript and other tools read what follows as code (`x\n--> eval(s)` is `x-- > eval(s)`). Which
+ * reading runs depends on how the file is loaded, which the engine is not told, so such input is
+ * refused rather than analysed under one reading.
+ */
+class HtmlComment extends Error {
+  constructor(readonly loc: { line: number; column: number }) {
+    super('HTML-like comment (<!-- or -->): a comment only in a sloppy-mode script, code elsewhere');
+  }
+}
+
 function attempt(code: string, sourceType: 'module' | 'script'): JsNode {
   return acornParse(code, {
+    onComment: (block, _text, start, _end, loc) => {
+      if (!block && !code.startsWith('//', start) && !code.startsWith('#!', start)) throw new HtmlComment({ line: loc?.line ?? 1, column: loc?.column ?? 0 });
+    },
     ecmaVersion: 'latest',
     sourceType,
     locations: true,
@@ -53,8 +69,8 @@ function parseAcorn(code: string, prefix: string): JsParse {
   } catch (moduleErr) {
     try {
       return { ast: attempt(code, 'script'), parser: `${prefix}acorn(script)`, error: null, source: code };
-    } catch {
-      return { ast: null, parser: `${prefix}acorn`, error: syntaxError(moduleErr), source: code };
+    } catch (scriptErr) {
+      return { ast: null, parser: `${prefix}acorn`, error: syntaxError(scriptErr instanceof HtmlComment ? scriptErr : moduleErr), source: code };
     }
   }
 }
@@ -73,6 +89,8 @@ export function parseJavaScript(code: string): JsParse {
 
 /** TypeScript, then TSX when the plain TypeScript transform fails. */
 export function parseTypeScript(code: string): JsParse {
+  const ns = elidedNamespace(code, false) ?? (/<[A-Za-z>]/.test(code) ? elidedNamespace(code, true) : null);
+  if (ns) return { ast: null, parser: 'sucrase', error: ns, source: code };
   const ts = viaSucrase(code, ['typescript'], 'sucrase+');
   if (ts.ast || !/<[A-Za-z>]/.test(code)) return ts;
   const tsx = viaSucrase(code, ['typescript', 'jsx'], 'sucrase(tsx)+');
