@@ -19,6 +19,10 @@ const UNSAFE: Array<[name: string, src: string, rule: string]> = [
   ['createRequire', "require('module').createRequire(__filename)('child_process').execSync('id');\n", 'javascript.process.shell_exec'],
   ['createRequire through a name', "import { createRequire } from 'module';\nconst r = createRequire(import.meta.url);\nr('child_process').exec(cmd);\n", 'javascript.process.shell_injection'],
   ['Module._load', "module.constructor._load('child_process').execSync('id');\n", 'javascript.process.shell_exec'],
+  // eval reached through a member and taken as a value
+  ['globalThis.eval.call', 'globalThis.eval.call(null, src);\n', 'javascript.dangerous_call.reference'],
+  ['window.Function.apply', 'window.Function.apply(null, [src])();\n', 'javascript.dangerous_call.reference'],
+  ['Reflect.apply of self.eval', 'Reflect.apply(self.eval, null, [src]);\n', 'javascript.dangerous_call.reference'],
 ];
 
 const SAFE: Array<[name: string, src: string]> = [
@@ -26,6 +30,7 @@ const SAFE: Array<[name: string, src: string]> = [
   ['class constructor name', 'class A { m() { return this.constructor.name; } }\n'],
   ['Worker from a file', "const { Worker } = require('worker_threads');\nnew Worker('./worker.js', { workerData: 1 });\n"],
   ['Worker eval: false', "const { Worker } = require('worker_threads');\nnew Worker('./worker.js', { eval: false });\n"],
+  ['call/apply of other members', 'obj.method.call(this, x);\nconsole.log.apply(console, args);\nrunner.eval.call(runner, y);\n'],
   ['createRequire of data', "import { createRequire } from 'module';\nconst r = createRequire(import.meta.url);\nconst pkg = r('./package.json');\n"],
 ];
 

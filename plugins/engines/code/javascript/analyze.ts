@@ -122,6 +122,8 @@ class JsAnalysis {
         break;
       case 'MemberExpression':
         this.globalLookup(n);
+        // globalThis.eval.call(null, src) / Reflect.apply(window.eval, …): eval taken as a value through a member
+        this.reference(n);
         break;
       case 'Literal':
       case 'TemplateLiteral': {
@@ -161,7 +163,7 @@ class JsAnalysis {
       if (prop === null || !['call', 'apply', 'bind', 'constructor'].includes(prop)) return;
     }
     for (const q of this.r.qualify(n)) {
-      if (q === 'eval' || q === 'Function') this.report(n, 'HIGH', 'code_execution', 'dangerous_call.reference', `${q} is taken as a value (${n.name as string})`);
+      if (q === 'eval' || q === 'Function') this.report(n, 'HIGH', 'code_execution', 'dangerous_call.reference', `${q} is taken as a value (${(n.name as string | undefined) ?? q})`);
     }
   }
 
