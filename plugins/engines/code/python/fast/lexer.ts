@@ -189,7 +189,7 @@ export function tokenize(code: string, from = 0, to = code.length, bracketed = f
         if (c === 35) {
           let e = code.indexOf('\n', j);
           if (e === -1 || e > to) e = to;
-          if (code.slice(j, e).includes('\r')) unsupported('CR in comment');
+          if (/[\r\0]/.test(code.slice(j, e))) unsupported('CR or NUL in comment'); // tree-sitter errors on a NUL
           lines.push(indent, j, e);
           j = e;
           continue;
@@ -261,7 +261,7 @@ export function tokenize(code: string, from = 0, to = code.length, bracketed = f
       if (bracketed) unsupported('comment in interpolation');
       let e = code.indexOf('\n', i);
       if (e === -1 || e > to) e = to;
-      if (code.slice(i, e).includes('\r')) unsupported('CR in comment');
+      if (/[\r\0]/.test(code.slice(i, e))) unsupported('CR or NUL in comment');
       t.comments.push(i, e);
       lineEnd = e;
       i = e;
