@@ -2,6 +2,8 @@ import { type JsNode, type JsParse, linkParents, parentOf, parseJavaScript, pars
 import { JsLimitError, JsResolver, MODULE_COMPILE, propName } from './resolve.js';
 import { envHookFinding, isEnvHookName } from '../env-hooks.js';
 import { JsWrittenCode } from './written.js';
+import { JsDataUrls } from './data-urls.js';
+import { withMemberCalls } from './with-scope.js';
 import { classifyArgv, classifyShellCommand, isCriticalPath, isInterpreter, isReconProgram, shellSyntaxInArgv } from '../shell.js';
 import { isCredentialValue, isKeyLiteral, isSecretName, secretByValue } from '../secrets.js';
 import { type Analysis, type Finding, type Language, type Severity, normaliseFindings } from '../types.js';
@@ -100,6 +102,9 @@ class JsAnalysis {
         break;
       case 'AssignmentExpression':
         this.assignment(n);
+        break;
+      case 'WithStatement':
+        for (const [call, q] of withMemberCalls(n, this.r.qualify(n.object as JsNode))) this.qualified(call, q, call.arguments as JsNode[], (call.arguments as JsNode[])[0]);
         break;
       case 'VariableDeclarator':
         if ((n.id as JsNode).type === 'Identifier' && n.init) this.credential(n.init as JsNode, (n.id as JsNode).name as string);
@@ -362,10 +367,13 @@ function analyze(parsed: JsParse, language: Language): Analysis {
   try {
     const r = new JsResolver(order);
     const analysis = (a = new JsAnalysis(r, prefix));
-    const written = new JsWrittenCode(r, (n, s, t, rule, m) => analysis.report(n, s, t, rule, m));
+    const report = (n: JsNode, s: Severity, t: string, rule: string, m: string) => analysis.report(n, s, t, rule, m);
+    const written = new JsWrittenCode(r, report);
+    const urls = new JsDataUrls(r, report);
     for (const n of order) {
       a.visit(n);
       written.visit(n);
+      urls.visit(n);
     }
     written.finish();
   } catch (err) {
