@@ -1,6 +1,7 @@
 import { createRequire } from 'node:module';
 import type { DialectInfo, ParserDatabase } from './dialects.js';
 import { gateSchemaDdl } from './ddl-gate.js';
+import { parserText } from './reading.js';
 import { Lru } from './cache.js';
 import { schemaDatabase, tablesOf, type Schema } from './schema-db.js';
 import { sha256Hex } from '../../../core/canonical.js';
@@ -45,7 +46,7 @@ function failure(e: unknown): ParseFail {
 
 export function parseSql(sql: string, d: DialectInfo): ParseOk | ParseFail {
   try {
-    const ast = parserFor(d.parserDb).astify(sql, { database: d.parserDb });
+    const ast = parserFor(d.parserDb).astify(parserText(sql, d), { database: d.parserDb });
     const list = (Array.isArray(ast) ? ast : [ast]).filter((s): s is Node => !!s && typeof s === 'object');
     if (list.length === 0) return { ok: false, message: 'no statement' };
     return { ok: true, statements: list };

@@ -1,0 +1,33 @@
+import type { DialectInfo } from './dialects.js';
+import { tokenize } from './tokens.js';
+
+/**
+ * The text node-sql-parser is given, rewritten so that its grammar reads the query the way the
+ * database will. The rules must judge the database's reading: where the two lexers disagree on the
+ * extent of a literal, the parser would see a harmless string where the database runs code.
+ *
+ * Backslashes: the sqlite, postgresql and transactsql grammars take `\'` inside '…' as an escaped
+ * quote, but SQLite, PostgreSQL (standard_conforming_strings, on since 9.1) and SQL Server end the
+ * literal at that quote. `name = 'a\'; DROP TABLE users; SELECT '` was one SELECT to the parser and
+ * admitted; the database runs the DROP. Doubling every backslash inside such a literal makes the
+ * grammar end it where the database does (`\\` is one backslash to the grammar, and the database's
+ * literal keeps its text). PostgreSQL's E'…' strings do honour backslashes and are left alone.
+ */
+export function parserText(sql: string, d: DialectInfo): string {
+  if (d.backslashEscapes || !sql.includes('\\')) return sql;
+  let out = '';
+  let at = 0;
+  for (const t of tokenize(sql, d)) {
+    if (t.kind !== 'string' || !t.text.includes('\\') || !plainQuoted(t.text, d)) continue;
+    out += sql.slice(at, t.start) + t.text.replace(/\\/g, '\\\\');
+    at = t.end;
+  }
+  return at === 0 ? sql : out + sql.slice(at);
+}
+
+/** '…', N'…', X'…': the literals whose backslashes the database keeps as text */
+function plainQuoted(text: string, d: DialectInfo): boolean {
+  if (text[0] === "'") return true;
+  if (text[1] !== "'") return false;
+  return !(d.dollarQuotes && (text[0] === 'E' || text[0] === 'e'));
+}

@@ -1,0 +1,57 @@
+import t, { type Test } from 'tap';
+import sql from '../../../plugins/engines/sql/index.js';
+import { startServer, testAuthPlugin, TEST_API_KEY } from '../../helpers/server.js';
+import { run, SHOP } from './fixtures/helpers.js';
+
+/**
+ * Text that node-sql-parser reads one way and the dialect's database another. Every malicious
+ * query here was admitted (VERIFIED, ADMIT) before its fix: the rules judged the parser's reading.
+ */
+
+async function expectRules(t: Test, q: string, dialect: string, rules: string[]) {
+  const { verdict, rules: got, r } = await run(q, { dialect });
+  t.equal(verdict, 'malicious', `malicious (${dialect}): ${q}`);
+  for (const rule of rules) t.ok(got.includes(rule), `${rule} in [${got.join(',')}] for (${dialect}): ${q}`);
+  t.equal(r.admission, 'BLOCKED');
+}
+
+async function expectNotAdmitted(t: Test, q: string, dialect: string) {
+  const { r } = await run(q, { dialect });
+  t.not(r.admission, 'ADMIT', `not admitted (${dialect}): ${q}`);
+}
+
+async function expectClean(t: Test, q: string, dialect: string) {
+  const { verdict, rules, r } = await run(q, { dialect });
+  t.equal(verdict, 'clean', `clean (${dialect}): ${q} (${rules.join(',')})`);
+  t.equal(r.admission, 'ADMIT');
+}
+
+t.test("a backslash does not escape a quote in SQLite, PostgreSQL or SQL Server literals", async (t) => {
+  for (const dialect of ['sqlite', 'postgresql', 'transactsql']) {
+    // the database ends the literal at \' and runs what follows; the parser read one literal up to x'
+    await expectRules(t, "SELECT name FROM users WHERE name = 'a\\'; DROP TABLE users; -- x'", dialect, ['stacked_statements', 'ddl_statement']);
+    await expectRules(t, "SELECT name FROM users WHERE name = 'a\\' OR 1=1 -- x'", dialect, ['tautology']);
+    await expectRules(t, "SELECT name FROM users WHERE name = 'a\\' UNION SELECT password_hash FROM users -- x'", dialect, ['credential_read']);
+    // its literal is unterminated for the database: never admitted
+    await expectNotAdmitted(t, "SELECT name FROM users WHERE name = 'a\\' OR 1=1 OR name = '", dialect);
+    // a backslash in a literal is just a character there
+    await expectClean(t, "SELECT name FROM users WHERE name = 'C:\\dir\\' AND id = 2", dialect);
+  }
+  // PostgreSQL's E'…' strings do escape with a backslash: one literal, no OR
+  await expectClean(t, "SELECT name FROM users WHERE name = E'a\\' OR 1=1 OR name = '", 'postgresql');
+  await expectClean(t, "SELECT name FROM users WHERE name = $$a'$$ AND id = 2", 'postgresql');
+  // MySQL honours the backslash: the text after it is inside the literal
+  await expectClean(t, "SELECT name FROM users WHERE name = 'a\\' OR 1=1 OR name = '", 'mysql');
+});
+
+t.test('POST /verify/sql judges the database reading of a backslash', async (t) => {
+  const s = await startServer({ plugins: [testAuthPlugin(), sql] });
+  t.teardown(() => s.close());
+  const query = "SELECT name FROM users WHERE name = 'a\\'; DROP TABLE users; -- x'";
+  const res = await s.request('POST', '/v1/verify/sql', { apiKey: TEST_API_KEY, body: { query, schema_ddl: SHOP, dialect: 'postgresql' } });
+  t.equal(res.status, 200);
+  t.equal(res.body.status, 'VERIFIED');
+  t.equal(res.body.admission, 'BLOCKED');
+  t.equal(res.body.developer_fields.malicious_classification, true);
+  t.ok(res.body.developer_fields.issues.some((i: { rule: string }) => i.rule === 'ddl_statement'));
+});
