@@ -12,13 +12,15 @@ import { tokenize } from './tokens.js';
  * admitted; the database runs the DROP. Doubling every backslash inside such a literal makes the
  * grammar end it where the database does (`\\` is one backslash to the grammar, and the database's
  * literal keeps its text). PostgreSQL's E'…' strings do honour backslashes and are left alone.
+ * The grammars read `\"` inside a double-quoted identifier the same way (`SELECT "x\" FROM users;
+ * DROP TABLE users; -- y"` was one column reference to them), so those are doubled too.
  */
 export function parserText(sql: string, d: DialectInfo): string {
   if (d.backslashEscapes || !sql.includes('\\')) return sql;
   let out = '';
   let at = 0;
   for (const t of tokenize(sql, d)) {
-    if (t.kind !== 'string' || !t.text.includes('\\') || !plainQuoted(t.text, d)) continue;
+    if (!t.text.includes('\\') || !(t.kind === 'string' ? plainQuoted(t.text, d) : t.kind === 'ident' && t.text[0] === '"')) continue;
     out += sql.slice(at, t.start) + t.text.replace(/\\/g, '\\\\');
     at = t.end;
   }

@@ -44,6 +44,13 @@ t.test("a backslash does not escape a quote in SQLite, PostgreSQL or SQL Server 
   await expectClean(t, "SELECT name FROM users WHERE name = 'a\\' OR 1=1 OR name = '", 'mysql');
 });
 
+t.test('a backslash does not escape a double quote in an identifier there either', async (t) => {
+  for (const dialect of ['sqlite', 'postgresql', 'transactsql']) {
+    await expectRules(t, 'SELECT "x\\" FROM users; DROP TABLE users; -- y"', dialect, ['stacked_statements', 'ddl_statement']);
+    await expectClean(t, 'SELECT name AS "a\\b" FROM users WHERE id = 2', dialect);
+  }
+});
+
 t.test('POST /verify/sql judges the database reading of a backslash', async (t) => {
   const s = await startServer({ plugins: [testAuthPlugin(), sql] });
   t.teardown(() => s.close());
