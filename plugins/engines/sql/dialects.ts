@@ -17,16 +17,18 @@ export interface DialectInfo {
   dollarQuotes: boolean;
   /** `[ident]` quoting (T-SQL, SQLite) */
   bracketIdents: boolean;
+  /** `--` starts a comment only before whitespace, a control character or the end (MySQL, MariaDB) */
+  dashCommentNeedsSpace: boolean;
 }
 
 const INFO: Record<ParserDatabase, DialectInfo> = {
-  sqlite: { name: 'sqlite', parserDb: 'sqlite', backslashEscapes: false, hashComments: false, dollarQuotes: false, bracketIdents: true },
-  postgresql: { name: 'postgresql', parserDb: 'postgresql', backslashEscapes: false, hashComments: false, dollarQuotes: true, bracketIdents: false },
-  mysql: { name: 'mysql', parserDb: 'mysql', backslashEscapes: true, hashComments: true, dollarQuotes: false, bracketIdents: false },
-  mariadb: { name: 'mariadb', parserDb: 'mariadb', backslashEscapes: true, hashComments: true, dollarQuotes: false, bracketIdents: false },
-  bigquery: { name: 'bigquery', parserDb: 'bigquery', backslashEscapes: true, hashComments: true, dollarQuotes: false, bracketIdents: false },
-  transactsql: { name: 'transactsql', parserDb: 'transactsql', backslashEscapes: false, hashComments: false, dollarQuotes: false, bracketIdents: true },
-  snowflake: { name: 'snowflake', parserDb: 'snowflake', backslashEscapes: true, hashComments: false, dollarQuotes: true, bracketIdents: false },
+  sqlite: { name: 'sqlite', parserDb: 'sqlite', backslashEscapes: false, hashComments: false, dollarQuotes: false, bracketIdents: true, dashCommentNeedsSpace: false },
+  postgresql: { name: 'postgresql', parserDb: 'postgresql', backslashEscapes: false, hashComments: false, dollarQuotes: true, bracketIdents: false, dashCommentNeedsSpace: false },
+  mysql: { name: 'mysql', parserDb: 'mysql', backslashEscapes: true, hashComments: true, dollarQuotes: false, bracketIdents: false, dashCommentNeedsSpace: true },
+  mariadb: { name: 'mariadb', parserDb: 'mariadb', backslashEscapes: true, hashComments: true, dollarQuotes: false, bracketIdents: false, dashCommentNeedsSpace: true },
+  bigquery: { name: 'bigquery', parserDb: 'bigquery', backslashEscapes: true, hashComments: true, dollarQuotes: false, bracketIdents: false, dashCommentNeedsSpace: false },
+  transactsql: { name: 'transactsql', parserDb: 'transactsql', backslashEscapes: false, hashComments: false, dollarQuotes: false, bracketIdents: true, dashCommentNeedsSpace: false },
+  snowflake: { name: 'snowflake', parserDb: 'snowflake', backslashEscapes: true, hashComments: false, dollarQuotes: true, bracketIdents: false, dashCommentNeedsSpace: false },
 };
 
 const ALIASES: Record<string, ParserDatabase> = {

@@ -14,13 +14,25 @@ import { tokenize } from './tokens.js';
  * literal keeps its text). PostgreSQL's E'…' strings do honour backslashes and are left alone.
  * The grammars read `\"` inside a double-quoted identifier the same way (`SELECT "x\" FROM users;
  * DROP TABLE users; -- y"` was one column reference to them), so those are doubled too.
+ *
+ * Dashes: MySQL and MariaDB start a `--` comment only before whitespace or a control character
+ * (tokens.ts); their grammars start one at any `--`, so `id = 1 --1 OR 1=1` was `id = 1` to the
+ * parser and a tautology to MySQL. A space between the two signs gives the grammar MySQL's reading.
  */
 export function parserText(sql: string, d: DialectInfo): string {
-  if (d.backslashEscapes || !sql.includes('\\')) return sql;
+  const backslashes = !d.backslashEscapes && sql.includes('\\');
+  const dashes = d.dashCommentNeedsSpace && sql.includes('--');
+  if (!backslashes && !dashes) return sql;
   let out = '';
   let at = 0;
   for (const t of tokenize(sql, d)) {
-    if (!t.text.includes('\\') || !(t.kind === 'string' ? plainQuoted(t.text, d) : t.kind === 'ident' && t.text[0] === '"')) continue;
+    if (dashes && t.kind === 'punct' && t.text === '-' && sql[t.end] === '-') {
+      // MySQL's `--` before a non-space is two minus signs; the grammar would start a comment
+      out += sql.slice(at, t.end) + ' ';
+      at = t.end;
+      continue;
+    }
+    if (!backslashes || !t.text.includes('\\') || !(t.kind === 'string' ? plainQuoted(t.text, d) : t.kind === 'ident' && t.text[0] === '"')) continue;
     out += sql.slice(at, t.start) + t.text.replace(/\\/g, '\\\\');
     at = t.end;
   }

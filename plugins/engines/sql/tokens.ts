@@ -48,6 +48,16 @@ const wordPart = (c: number): boolean => wordStart(c) || isDigit(c) || c === 0x2
 const numberPart = (c: number): boolean => isDigit(c) || isLetter(c) || c === 0x5f || c === 0x2e;
 const DOLLAR_TAG = /\$([A-Za-z_][A-Za-z0-9_]*)?\$/y;
 
+/**
+ * MySQL starts a `--` comment only when a space, a control character or the end follows: `1 --1`
+ * is 1 - -1 there, and `id = 1 --1 OR 1=1` an OR that is true for every row.
+ */
+function dashComment(sql: string, after: number, d: DialectInfo): boolean {
+  if (!d.dashCommentNeedsSpace || after >= sql.length) return true;
+  const c = sql.charCodeAt(after);
+  return c <= 0x20 || c === 0x7f;
+}
+
 /** Character classes are tested on UTF-16 code units, without a regular expression per character. */
 export function tokenize(sql: string, d: DialectInfo): Token[] {
   const out: Token[] = [];
@@ -58,7 +68,7 @@ export function tokenize(sql: string, d: DialectInfo): Token[] {
     const code = sql.charCodeAt(i);
     if (isSpace(code)) { i++; continue; }
     const start = i;
-    if ((c === '-' && sql[i + 1] === '-') || (c === '#' && d.hashComments)) {
+    if ((c === '-' && sql[i + 1] === '-' && dashComment(sql, i + 2, d)) || (c === '#' && d.hashComments)) {
       let j = sql.indexOf('\n', i);
       if (j < 0) j = n;
       out.push({ kind: 'comment', text: sql.slice(i, j), start, end: j, style: 'line', terminated: true });

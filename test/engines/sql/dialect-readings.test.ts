@@ -51,14 +51,36 @@ t.test('a backslash does not escape a double quote in an identifier there either
   }
 });
 
-t.test('POST /verify/sql judges the database reading of a backslash', async (t) => {
+t.test('MySQL starts a -- comment only before a space or a control character', async (t) => {
+  for (const dialect of ['mysql', 'mariadb']) {
+    // `--1` is minus minus one to MySQL: the OR is read
+    await expectRules(t, 'SELECT name FROM users WHERE id = 1 --1 OR 1=1', dialect, ['tautology']);
+    await expectRules(t, 'SELECT name FROM users WHERE id = 1 --1 UNION SELECT password_hash FROM users', dialect, ['credential_read']);
+    await expectRules(t, 'SELECT name FROM users WHERE id = 1 --1; DROP TABLE users', dialect, ['stacked_statements', 'ddl_statement']);
+    // comments MySQL does start stay notes
+    await expectClean(t, 'SELECT name FROM users WHERE id = 2 -- OR 1=1', dialect);
+    await expectClean(t, 'SELECT name FROM users WHERE id = 2 --\tnote', dialect);
+    await expectClean(t, 'SELECT name FROM users WHERE id = 2 --', dialect);
+    await expectClean(t, 'SELECT name FROM users WHERE id = 2 # OR 1=1', dialect);
+    await expectClean(t, "SELECT name FROM users WHERE name = '#--x' OR name = 'y'", dialect);
+    await expectClean(t, 'SELECT name FROM users WHERE id = 3 --1', dialect);
+  }
+  // every other dialect starts a comment at any --
+  await expectClean(t, 'SELECT name FROM users WHERE id = 1 --1 OR 1=1', 'postgresql');
+});
+
+t.test('POST /verify/sql judges the database reading', async (t) => {
   const s = await startServer({ plugins: [testAuthPlugin(), sql] });
   t.teardown(() => s.close());
-  const query = "SELECT name FROM users WHERE name = 'a\\'; DROP TABLE users; -- x'";
-  const res = await s.request('POST', '/v1/verify/sql', { apiKey: TEST_API_KEY, body: { query, schema_ddl: SHOP, dialect: 'postgresql' } });
-  t.equal(res.status, 200);
-  t.equal(res.body.status, 'VERIFIED');
-  t.equal(res.body.admission, 'BLOCKED');
-  t.equal(res.body.developer_fields.malicious_classification, true);
-  t.ok(res.body.developer_fields.issues.some((i: { rule: string }) => i.rule === 'ddl_statement'));
+  for (const [query, dialect, rule] of [
+    ["SELECT name FROM users WHERE name = 'a\\'; DROP TABLE users; -- x'", 'postgresql', 'ddl_statement'],
+    ['SELECT name FROM users WHERE id = 1 --1 OR 1=1', 'mysql', 'tautology'],
+  ]) {
+    const res = await s.request('POST', '/v1/verify/sql', { apiKey: TEST_API_KEY, body: { query, schema_ddl: SHOP, dialect } });
+    t.equal(res.status, 200);
+    t.equal(res.body.status, 'VERIFIED');
+    t.equal(res.body.admission, 'BLOCKED', query);
+    t.equal(res.body.developer_fields.malicious_classification, true);
+    t.ok(res.body.developer_fields.issues.some((i: { rule: string }) => i.rule === rule), `${rule}: ${query}`);
+  }
 });
