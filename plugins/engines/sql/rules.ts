@@ -120,7 +120,7 @@ function body(c: Token): string {
  *    (`WHERE id = 1 -- OR 1=1`) only narrows what the query reads: it is a note, not an attack, and
  *    its text is never read as a tautology (tautologies come from the parse tree only),
  *  - a block comment is never closed (SQLite ignores the rest of the input),
- * and MySQL `/*! … *\/` comments are executed by MySQL although a parser skips them.
+ * and MySQL `/*! … *\/` (MariaDB `/*M! … *\/`) comments are executed by the server although a parser skips them.
  */
 export function commentRules(sql: string, tokens: Token[], d: DialectInfo): Issue[] {
   const issues: Issue[] = [];
@@ -129,8 +129,9 @@ export function commentRules(sql: string, tokens: Token[], d: DialectInfo): Issu
     const text = body(c);
     const trimmed = text.trimStart();
     const at = { offset: c.start };
-    if (c.style === 'block' && text.startsWith('!')) {
-      issues.push({ rule: 'executable_comment', message: 'MySQL executable comment /*! … */', statement: 0, detail: at });
+    // MariaDB also runs `/*M! … */` and `/*M!100100 … */`; a server behind a mysql dialect may be MariaDB
+    if (c.style === 'block' && (text.startsWith('!') || /^[Mm]!/.test(text))) {
+      issues.push({ rule: 'executable_comment', message: `${text[0] === '!' ? 'MySQL' : 'MariaDB'} executable comment /*${text[0] === '!' ? '' : 'M'}! … */`, statement: 0, detail: at });
     } else if (/^['"`]/.test(trimmed)) {
       issues.push({ rule: 'comment_truncation', message: 'a comment swallows the closing quote of a string literal', statement: 0, detail: at });
     } else if (c.style === 'block' && !c.terminated && trimmed.length > 0) {

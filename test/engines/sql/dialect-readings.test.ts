@@ -69,6 +69,15 @@ t.test('MySQL starts a -- comment only before a space or a control character', a
   await expectClean(t, 'SELECT name FROM users WHERE id = 1 --1 OR 1=1', 'postgresql');
 });
 
+t.test('MariaDB runs /*M! … */ comments', async (t) => {
+  for (const dialect of ['mariadb', 'mysql']) {
+    await expectRules(t, 'SELECT name FROM users WHERE id = 1 /*M! OR 1=1 */', dialect, ['executable_comment']);
+    await expectRules(t, 'SELECT name FROM users WHERE id = 1 /*M!100100 UNION SELECT password_hash FROM users */', dialect, ['executable_comment']);
+    await expectClean(t, 'SELECT name FROM users WHERE id = 1 /* Monthly report */', dialect);
+    await expectClean(t, "SELECT name FROM users WHERE name = '/*M! x */'", dialect);
+  }
+});
+
 t.test('POST /verify/sql judges the database reading', async (t) => {
   const s = await startServer({ plugins: [testAuthPlugin(), sql] });
   t.teardown(() => s.close());
