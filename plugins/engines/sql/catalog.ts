@@ -24,6 +24,16 @@ export const DANGEROUS_FUNCTIONS = new Set([
   'pg_read_file', 'pg_read_binary_file', 'pg_ls_dir', 'pg_stat_file', 'lo_import', 'lo_export',
   'dblink', 'dblink_exec', 'dblink_connect', 'xp_cmdshell', 'xp_dirtree', 'xp_fileexist', 'xp_regread',
   'sys_exec', 'sys_eval', 'openrowset', 'opendatasource', 'openquery', 'sp_oacreate', 'sp_execute_external_script',
+  // PostgreSQL functions that run the SQL text they are given: the rules never see that query
+  'query_to_xml', 'query_to_xmlschema', 'query_to_xml_and_xmlschema', 'cursor_to_xml', 'cursor_to_xmlschema', 'ts_stat',
+  // … or dump whole tables, schemas or databases by name, catalogs included
+  'table_to_xml', 'table_to_xmlschema', 'table_to_xml_and_xmlschema', 'schema_to_xml', 'schema_to_xmlschema',
+  'schema_to_xml_and_xmlschema', 'database_to_xml', 'database_to_xmlschema', 'database_to_xml_and_xmlschema',
+  // server settings (the function form of the pg_settings catalog), other sessions, server files, large objects
+  'current_setting', 'set_config', 'pg_terminate_backend', 'pg_cancel_backend', 'pg_reload_conf', 'pg_rotate_logfile',
+  'pg_ls_logdir', 'pg_ls_waldir', 'pg_ls_tmpdir', 'pg_ls_archive_statusdir', 'pg_file_write', 'pg_file_rename',
+  'pg_file_unlink', 'pg_logdir_ls', 'lo_from_bytea', 'lo_get', 'lo_put', 'lo_create', 'lo_creat', 'lo_unlink', 'lo_open',
+  'loread', 'lowrite', 'dblink_send_query', 'dblink_open', 'dblink_fetch', 'dblink_get_result', 'setval',
 ]);
 
 /**

@@ -78,6 +78,24 @@ t.test('MariaDB runs /*M! … */ comments', async (t) => {
   }
 });
 
+t.test('PostgreSQL functions that run SQL text, dump tables or reach the server are dangerous', async (t) => {
+  for (const q of [
+    // the catalog read is inside a string the rules never parse
+    "SELECT query_to_xml('select rolpassword from pg_authid', true, true, '')",
+    "SELECT name FROM users WHERE id = 1 AND query_to_xml('delete from users returning 1', true, true, '') IS NOT NULL",
+    "SELECT * FROM ts_stat('select to_tsvector(rolpassword) from pg_authid')",
+    "SELECT table_to_xml('pg_authid', true, false, '')",
+    "SELECT pg_catalog.database_to_xml(true, false, '')",
+    "SELECT current_setting('data_directory')",
+    "SELECT set_config('search_path', 'evil', false)",
+    'SELECT pg_terminate_backend(1)',
+    "SELECT setval('users_id_seq', 1)",
+    'SELECT lo_get(16401)',
+  ]) await expectRules(t, q, 'postgresql', ['dangerous_function']);
+  // ordinary functions stay clean
+  await expectClean(t, "SELECT upper(name), to_char(created_at::date, 'YYYY') FROM users WHERE id = 2", 'postgresql');
+});
+
 t.test('POST /verify/sql judges the database reading', async (t) => {
   const s = await startServer({ plugins: [testAuthPlugin(), sql] });
   t.teardown(() => s.close());
