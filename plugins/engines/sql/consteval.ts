@@ -8,20 +8,37 @@ import { nameOf, type Node } from './parse.js';
 type V = number | string | boolean | null;
 
 /**
- * MySQL and MariaDB read `||` as OR and `&&` as AND (default sql_mode). Set for the duration of one
- * synchronous rule pass by `withLogicalPipes`.
+ * How the dialect's database folds constants, set for the duration of one synchronous rule pass by
+ * `withDialect`. MySQL and MariaDB read `||` as OR and `&&` as AND (default sql_mode), compare a
+ * string with a number as numbers (`'a' = 0` is true) and strings without regard to case (the
+ * default collations are _ci). PostgreSQL reads a quoted literal in a boolean or numeric position as
+ * that type (`'yes'` is true, `1 = '01'` is true, `'abc'` there is an error).
  */
-let pipesAreLogical = false;
-export function withLogicalPipes<T>(on: boolean, fn: () => T): T {
-  const before = pipesAreLogical;
-  pipesAreLogical = on;
-  try { return fn(); } finally { pipesAreLogical = before; }
+type Family = 'mysql' | 'postgresql' | 'other';
+let family: Family = 'other';
+export function withDialect<T>(name: string, fn: () => T): T {
+  const before = family;
+  family = name === 'mysql' || name === 'mariadb' ? 'mysql' : name === 'postgresql' ? 'postgresql' : 'other';
+  try { return fn(); } finally { family = before; }
 }
 export function logicalOp(op: unknown): string {
   const o = String(op).toUpperCase();
-  if (pipesAreLogical && o === '||') return 'OR';
+  if (family === 'mysql' && o === '||') return 'OR';
   if (o === '&&') return 'AND';
   return o;
+}
+
+/** PostgreSQL's boolean input: t/true/y/yes/on/1 and f/false/n/no/off/0, any unique prefix; null is an error */
+function pgBool(text: string): boolean | null {
+  const t = text.trim().toLowerCase();
+  if (!t) return null;
+  if (t === '1' || t === 'on' || 'true'.startsWith(t) || 'yes'.startsWith(t)) return true;
+  if (t === '0' || t === 'of' || t === 'off' || 'false'.startsWith(t) || 'no'.startsWith(t)) return false;
+  return null;
+}
+/** PostgreSQL's numeric input for a quoted literal compared with a number; null is an error */
+function pgNumber(text: string): number | null {
+  return /^\s*[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?\s*$/.test(text) ? Number(text) : null;
 }
 const UNKNOWN = Symbol('unknown');
 type R = V | typeof UNKNOWN;
@@ -35,6 +52,7 @@ function num(v: V): number | null {
 }
 
 export function truthy(v: V): boolean | null {
+  if (family === 'postgresql' && typeof v === 'string') return pgBool(v);
   const n = num(v);
   return n === null ? null : n !== 0;
 }
@@ -47,9 +65,20 @@ function sameColumn(a: Node, b: Node): boolean {
 
 function cmp(op: string, a: V, b: V): R {
   if (a === null || b === null) return null;
-  const bothNum = typeof a !== 'string' && typeof b !== 'string';
-  const x: number | string = bothNum ? num(a)! : String(a);
-  const y: number | string = bothNum ? num(b)! : String(b);
+  if (family === 'postgresql' && typeof a === 'string' !== (typeof b === 'string')) {
+    // the quoted side is read as the other side's type, or the query fails
+    const [s, o] = typeof a === 'string' ? [a, b] : [b as string, a];
+    const x = typeof o === 'boolean' ? pgBool(s) : pgNumber(s);
+    if (x === null) return UNKNOWN;
+    return typeof a === 'string' ? cmp(op, x, b) : cmp(op, a, x);
+  }
+  if (family === 'mysql' && typeof a === 'string' && typeof b === 'string') return cmpValues(op, a.toLowerCase(), b.toLowerCase());
+  // MySQL compares a string with a number as doubles: 'a' is 0, '1abc' is 1
+  const bothNum = family === 'mysql' || (typeof a !== 'string' && typeof b !== 'string');
+  return cmpValues(op, bothNum ? num(a)! : String(a), bothNum ? num(b)! : String(b));
+}
+
+function cmpValues(op: string, x: number | string, y: number | string): R {
   switch (op) {
     case '=': case '==': case 'IS': return x === y;
     case '!=': case '<>': case 'IS NOT': return x !== y;
@@ -81,6 +110,7 @@ export function evalConst(e: unknown): R {
       const v = evalConst(n.expr);
       if (v === UNKNOWN || v === null) return v;
       const target = String(n.target?.[0]?.dataType ?? n.target?.dataType ?? '').toUpperCase();
+      if (family === 'postgresql' && typeof v === 'string' && /BOOL/.test(target)) { const b = pgBool(v); return b === null ? UNKNOWN : b; }
       if (/INT|NUM|REAL|FLOA|DOUB|DEC|BOOL/.test(target)) { const x = num(v); return x === null ? null : /INT|BOOL/.test(target) ? Math.trunc(x) : x; }
       if (/CHAR|TEXT|STRING|CLOB/.test(target)) return typeof v === 'boolean' ? (v ? '1' : '0') : String(v);
       return UNKNOWN;
@@ -138,7 +168,7 @@ export function evalConst(e: unknown): R {
       const r = evalConst(n.right);
       if (r === UNKNOWN) return UNKNOWN;
       // any non-NULL value matches a pattern of only wildcards (SQLite compares its text form)
-      if (op === 'LIKE' && l !== null && likeAll(r)) return true;
+      if ((op === 'LIKE' || op === 'ILIKE' || op === 'SIMILAR TO') && l !== null && likeAll(r)) return true;
       if (op === 'GLOB' && l !== null && typeof r === 'string' && /^\*+$/.test(r)) return true;
       if (['+', '-', '*', '/', '%'].includes(op)) {
         const a = num(l); const b = num(r);
@@ -210,6 +240,8 @@ function evalFunction(n: Node): R {
   const v = vals as V[];
   switch (fn) {
     case 'coalesce': case 'ifnull': case 'nvl': case 'isnull': return v.find((x) => x !== null) ?? null;
+    case 'nullif': return v.length === 2 ? (v[0] === null ? null : cmp('=', v[0], v[1]) === true ? null : v[0]) : UNKNOWN;
+    case 'if': case 'iif': return v.length === 3 ? (truthy(v[0]) === true ? v[1] : v[2]) : UNKNOWN;
     case 'abs': { const x = v.length === 1 ? num(v[0]) : null; return x === null ? null : Math.abs(x); }
     case 'lower': return v.length === 1 && v[0] !== null ? String(v[0]).toLowerCase() : UNKNOWN;
     case 'upper': return v.length === 1 && v[0] !== null ? String(v[0]).toUpperCase() : UNKNOWN;

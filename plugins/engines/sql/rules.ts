@@ -1,6 +1,6 @@
 import type { DialectInfo } from './dialects.js';
 import { nameOf, parseSql, type Node } from './parse.js';
-import { alwaysTrue, hasColumnRef, logicalOp, withLogicalPipes } from './consteval.js';
+import { alwaysTrue, hasColumnRef, logicalOp, withDialect } from './consteval.js';
 import { DANGEROUS_FUNCTIONS } from './catalog.js';
 import { statementsOf, type Token } from './tokens.js';
 import type { Issue } from './schema-check.js';
@@ -24,7 +24,7 @@ function kindRule(type: string): string {
  * write inside a CTE, a function in a subquery or an OR in a JOIN condition cannot hide).
  */
 export function treeRules(statements: Node[], allowWrites: boolean, d: DialectInfo): Issue[] {
-  return withLogicalPipes(d.name === 'mysql' || d.name === 'mariadb', () => walkRules(statements, allowWrites));
+  return withDialect(d.name, () => walkRules(statements, allowWrites));
 }
 
 /** Statement kinds that are not reads; every one is reported unless allow_writes admits it. */
