@@ -94,6 +94,24 @@ function likeAll(pattern: V): boolean {
   return typeof pattern === 'string' && /^%+$/.test(pattern);
 }
 
+/**
+ * LIKE and GLOB of two constants, so that a false one is decided false (an undecided branch that
+ * cannot depend on the row is reported). Patterns with an ESCAPE clause or GLOB classes stay unknown.
+ */
+function matchPattern(op: string, text: V, pattern: V, escape: unknown): R {
+  if (text === null || pattern === null) return null;
+  if (escape || typeof pattern !== 'string') return UNKNOWN;
+  const p = String(pattern);
+  if (op === 'GLOB' && p.includes('[')) return UNKNOWN;
+  const any = op === 'GLOB' ? '*' : '%';
+  const one = op === 'GLOB' ? '?' : '_';
+  let re = '';
+  for (const ch of p) re += ch === any ? '[\\s\\S]*' : ch === one ? '[\\s\\S]' : ch.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  // SQLite's LIKE folds ASCII case, MySQL's _ci collations fold case; PostgreSQL's LIKE does not
+  const fold = op === 'ILIKE' || (op === 'LIKE' && family !== 'postgresql');
+  return new RegExp(`^${re}$`, fold ? 'i' : '').test(String(text));
+}
+
 export function evalConst(e: unknown): R {
   if (!e || typeof e !== 'object') return UNKNOWN;
   const n = e as Node;
@@ -106,6 +124,13 @@ export function evalConst(e: unknown): R {
     case 'single_quote_string': case 'string': case 'natural_string': case 'double_quote_string':
       return String(n.value);
     case 'full_hex_string': { const v = parseInt(String(n.value), 16); return Number.isFinite(v) ? v : UNKNOWN; }
+    case 'hex_string': {
+      // X'…': MySQL reads a number in a numeric context; elsewhere it is a blob, read as its bytes' text
+      const hex = String(n.value);
+      if (!/^([0-9a-fA-F]{2})*$/.test(hex)) return UNKNOWN;
+      if (family === 'mysql') { const v = parseInt(hex || '0', 16); return Number.isSafeInteger(v) ? v : UNKNOWN; }
+      return hex.replace(/../g, (b) => String.fromCharCode(parseInt(b, 16)));
+    }
     case 'cast': {
       const v = evalConst(n.expr);
       if (v === UNKNOWN || v === null) return v;
@@ -150,6 +175,16 @@ export function evalConst(e: unknown): R {
       }
       if (op === 'OR') { const r = evalConst(n.right); if ((l !== UNKNOWN && truthy(l) === true) || (r !== UNKNOWN && truthy(r) === true)) return true; if (l === UNKNOWN || r === UNKNOWN) return UNKNOWN; return (truthy(l) === false && truthy(r) === false) ? false : null; }
       if (op === 'AND') { const r = evalConst(n.right); if ((l !== UNKNOWN && truthy(l) === false) || (r !== UNKNOWN && truthy(r) === false)) return false; if (l === UNKNOWN || r === UNKNOWN) return UNKNOWN; return truthy(l) && truthy(r); }
+      // integers within 64 bits but past 2^53 are exact in the database: compared as BigInt, not doubles
+      if (n.left?.type === 'bigint' && n.right?.type === 'bigint' && /^\d+$/.test(String(n.left.value)) && /^\d+$/.test(String(n.right.value))) {
+        const a = BigInt(n.left.value); const b = BigInt(n.right.value);
+        const lim = 9223372036854775807n;
+        if (a <= lim && b <= lim) {
+          const c = a === b ? 0 : a < b ? -1 : 1;
+          const byOp: Record<string, boolean> = { '=': c === 0, '==': c === 0, '!=': c !== 0, '<>': c !== 0, '<': c < 0, '>': c > 0, '<=': c <= 0, '>=': c >= 0 };
+          if (op in byOp) return byOp[op];
+        }
+      }
       if (l === UNKNOWN) return UNKNOWN;
       if (op === 'IN' || op === 'NOT IN') {
         const list = n.right?.type === 'expr_list' && Array.isArray(n.right.value) ? n.right.value.map(evalConst) : null;
@@ -170,6 +205,11 @@ export function evalConst(e: unknown): R {
       // any non-NULL value matches a pattern of only wildcards (SQLite compares its text form)
       if ((op === 'LIKE' || op === 'ILIKE' || op === 'SIMILAR TO') && l !== null && likeAll(r)) return true;
       if (op === 'GLOB' && l !== null && typeof r === 'string' && /^\*+$/.test(r)) return true;
+      if (op === 'LIKE' || op === 'ILIKE' || op === 'GLOB') return matchPattern(op, l, r, n.escape);
+      if (op === 'NOT LIKE' || op === 'NOT ILIKE' || op === 'NOT GLOB') {
+        const m = matchPattern(op.slice(4), l, r, n.escape);
+        return m === UNKNOWN || m === null ? m : !m;
+      }
       if (['+', '-', '*', '/', '%'].includes(op)) {
         const a = num(l); const b = num(r);
         if (a === null || b === null) return null;
@@ -261,6 +301,44 @@ export function hasColumnRef(e: unknown): boolean {
     if (v && typeof v === 'object' && hasColumnRef(v)) return true;
   }
   return false;
+}
+
+/** per-row random values: a branch on them samples rows, it does not select them all */
+const PER_ROW = new Set(['random', 'rand', 'randomblob', 'random_bytes', 'uuid', 'gen_random_uuid', 'newid', 'uuid_generate_v4']);
+
+/**
+ * True when the expression cannot depend on the row or the caller: no column (in any subquery
+ * either), no bind parameter or user variable, no per-row random value. Such an OR branch is true
+ * for every row or for none, whatever functions it calls (`max(1,2)`, `instr('abc','a')`,
+ * `@@version`): the folder need not know them all.
+ */
+export function rowIndependent(e: unknown): boolean {
+  if (!e || typeof e !== 'object') return true;
+  if (Array.isArray(e)) return e.every(rowIndependent);
+  const n = e as Node;
+  // a subquery that reads a table depends on the data (`EXISTS (SELECT 1 FROM orders)`)
+  if (n.type === 'select' && Array.isArray(n.from) && n.from.length) return false;
+  switch (n.type) {
+    case 'column_ref': case 'param': case 'double_quote_string': return false;
+    case 'origin': if (n.value === '?') return false; break;
+    case 'var': if (n.prefix !== '@@') return false; break;
+    case 'function': case 'aggr_func': {
+      const parts = Array.isArray(n.name?.name) ? n.name.name : [n.name];
+      if (PER_ROW.has(String(nameOf(parts[parts.length - 1]) ?? '').toLowerCase())) return false;
+    }
+  }
+  for (const k of Object.keys(n)) {
+    if (k === 'tableList' || k === 'columnList') continue;
+    const v = n[k];
+    if (v && typeof v === 'object' && !rowIndependent(v)) return false;
+  }
+  return true;
+}
+
+/** true when the value is known and is not true (false or NULL) */
+export function decidedNotTrue(e: unknown): boolean {
+  const v = evalConst(e);
+  return v !== UNKNOWN && truthy(v) !== true;
 }
 
 /** true only when the expression is true for every row */

@@ -1,6 +1,6 @@
 import type { DialectInfo } from './dialects.js';
 import { nameOf, parseSql, type Node } from './parse.js';
-import { alwaysTrue, hasColumnRef, logicalOp, withDialect } from './consteval.js';
+import { alwaysTrue, decidedNotTrue, hasColumnRef, logicalOp, rowIndependent, withDialect } from './consteval.js';
 import { DANGEROUS_FUNCTIONS } from './catalog.js';
 import { statementsOf, type Token } from './tokens.js';
 import type { Issue } from './schema-check.js';
@@ -65,7 +65,7 @@ function walkRules(statements: Node[], allowWrites: boolean): Issue[] {
       const type = typeof o.type === 'string' ? o.type.toLowerCase() : '';
       if (type && NOT_READ.has(type)) {
         const where = isRoot ? '' : ' nested inside the query';
-        const unbounded = (type === 'delete' || type === 'update') && (!o.where || alwaysTrue(o.where));
+        const unbounded = (type === 'delete' || type === 'update') && (!o.where || alwaysTrue(o.where) || (rowIndependent(o.where) && !decidedNotTrue(o.where)));
         // parts of a non-SELECT root (ALTER's action list, INSERT's SELECT) are judged with the root
         const partOfRoot = !isRoot && rootType !== 'select';
         if (partOfRoot) { /* judged with the root */ } else if (!allowWrites || NEVER.has(type) || !(WRITES.has(type) || type === 'create' || type === 'alter') || unbounded || !isRoot) {
@@ -81,6 +81,7 @@ function walkRules(statements: Node[], allowWrites: boolean): Issue[] {
       if (type === 'binary_expr' && logicalOp(o.operator) === 'OR') {
         for (const side of ['left', 'right'] as const) {
           if (alwaysTrue(o[side])) add(idx, 'tautology', 'an OR branch is true for every row', { path: pathOf(side) });
+          else if (rowIndependent(o[side]) && !decidedNotTrue(o[side])) add(idx, 'tautology', 'an OR branch does not depend on the row: it is true for every row or for none', { path: pathOf(side) });
         }
       }
       // a filter that mentions columns yet is true for every row (`NOT (id = 1 AND 1=0)`, `id = id`);
