@@ -217,6 +217,9 @@ export function evalConst(e: unknown): R {
         return op === '+' ? a + b : op === '-' ? a - b : op === '*' ? a * b : op === '/' ? a / b : a % b;
       }
       if (op === '||') return l === null || r === null ? null : String(l) + String(r);
+      // MySQL compares a hex literal with a string as the string of its bytes: 0x61646d696e = 'admin'
+      if (family === 'mysql' && typeof r === 'string' && hexText(n.left) !== null) return cmp(op, hexText(n.left), r);
+      if (family === 'mysql' && typeof l === 'string' && hexText(n.right) !== null) return cmp(op, l, hexText(n.right));
       return cmp(op, l as V, r as V);
     }
   }
@@ -232,6 +235,12 @@ function bigLiteral(text: string): R {
   if (/^\d+$/.test(text) && !Number.isSafeInteger(Number(text)) && BigInt(text) <= 9223372036854775807n) return UNKNOWN;
   const v = Number(text);
   return Number.isFinite(v) ? v : UNKNOWN;
+}
+
+function hexText(n: Node): string | null {
+  if (n?.type !== 'hex_string' && n?.type !== 'full_hex_string') return null;
+  const hex = String(n.value);
+  return /^([0-9a-fA-F]{2})+$/.test(hex) ? hex.replace(/../g, (b) => String.fromCharCode(parseInt(b, 16))) : null;
 }
 
 /** CASE [x] WHEN … THEN … [ELSE …] END: the first branch that is decided true; no ELSE is NULL. */

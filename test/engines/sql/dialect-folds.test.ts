@@ -28,6 +28,9 @@ t.test('MySQL compares a string with a number as numbers and strings without cas
     for (const tail of ["'a' = 0", "'1abc' = 1", "'admin' = 'ADMIN'", "'x' <> 1"]) await expectTautology(t, W + tail, dialect);
     // false there too
     for (const tail of ["'a' = 1", "'2abc' = 1", "'a' = 'b'"]) await expectClean(t, W + tail, dialect);
+    // a hex literal compared with a string is the string of its bytes (the quote-free injection)
+    for (const tail of ["0x61646d696e = 'admin'", "X'31' = '1'", "'a' = 0x61"]) await expectTautology(t, W + tail, dialect);
+    await expectClean(t, W + "0x62 = 'a'", dialect);
   }
   // SQLite compares TEXT with INTEGER by storage class and strings with BINARY: false
   for (const tail of ["'a' = 0", "'admin' = 'ADMIN'"]) await expectClean(t, W + tail, 'sqlite');
