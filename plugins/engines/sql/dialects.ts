@@ -19,16 +19,18 @@ export interface DialectInfo {
   bracketIdents: boolean;
   /** `--` starts a comment only before whitespace, a control character or the end (MySQL, MariaDB) */
   dashCommentNeedsSpace: boolean;
+  /** `/* /* *\/ *\/` nests: a block comment ends at its matching `*\/` (PostgreSQL, SQL Server) */
+  nestedComments: boolean;
 }
 
 const INFO: Record<ParserDatabase, DialectInfo> = {
-  sqlite: { name: 'sqlite', parserDb: 'sqlite', backslashEscapes: false, hashComments: false, dollarQuotes: false, bracketIdents: true, dashCommentNeedsSpace: false },
-  postgresql: { name: 'postgresql', parserDb: 'postgresql', backslashEscapes: false, hashComments: false, dollarQuotes: true, bracketIdents: false, dashCommentNeedsSpace: false },
-  mysql: { name: 'mysql', parserDb: 'mysql', backslashEscapes: true, hashComments: true, dollarQuotes: false, bracketIdents: false, dashCommentNeedsSpace: true },
-  mariadb: { name: 'mariadb', parserDb: 'mariadb', backslashEscapes: true, hashComments: true, dollarQuotes: false, bracketIdents: false, dashCommentNeedsSpace: true },
-  bigquery: { name: 'bigquery', parserDb: 'bigquery', backslashEscapes: true, hashComments: true, dollarQuotes: false, bracketIdents: false, dashCommentNeedsSpace: false },
-  transactsql: { name: 'transactsql', parserDb: 'transactsql', backslashEscapes: false, hashComments: false, dollarQuotes: false, bracketIdents: true, dashCommentNeedsSpace: false },
-  snowflake: { name: 'snowflake', parserDb: 'snowflake', backslashEscapes: true, hashComments: false, dollarQuotes: true, bracketIdents: false, dashCommentNeedsSpace: false },
+  sqlite: { name: 'sqlite', parserDb: 'sqlite', backslashEscapes: false, hashComments: false, dollarQuotes: false, bracketIdents: true, dashCommentNeedsSpace: false, nestedComments: false },
+  postgresql: { name: 'postgresql', parserDb: 'postgresql', backslashEscapes: false, hashComments: false, dollarQuotes: true, bracketIdents: false, dashCommentNeedsSpace: false, nestedComments: true },
+  mysql: { name: 'mysql', parserDb: 'mysql', backslashEscapes: true, hashComments: true, dollarQuotes: false, bracketIdents: false, dashCommentNeedsSpace: true, nestedComments: false },
+  mariadb: { name: 'mariadb', parserDb: 'mariadb', backslashEscapes: true, hashComments: true, dollarQuotes: false, bracketIdents: false, dashCommentNeedsSpace: true, nestedComments: false },
+  bigquery: { name: 'bigquery', parserDb: 'bigquery', backslashEscapes: true, hashComments: true, dollarQuotes: false, bracketIdents: false, dashCommentNeedsSpace: false, nestedComments: false },
+  transactsql: { name: 'transactsql', parserDb: 'transactsql', backslashEscapes: false, hashComments: false, dollarQuotes: false, bracketIdents: true, dashCommentNeedsSpace: false, nestedComments: true },
+  snowflake: { name: 'snowflake', parserDb: 'snowflake', backslashEscapes: true, hashComments: false, dollarQuotes: true, bracketIdents: false, dashCommentNeedsSpace: false, nestedComments: false },
 };
 
 const ALIASES: Record<string, ParserDatabase> = {

@@ -58,6 +58,22 @@ function dashComment(sql: string, after: number, d: DialectInfo): boolean {
   return c <= 0x20 || c === 0x7f;
 }
 
+/**
+ * Where a nesting block comment opened before `from` closes (the index of its last `*\/`), or -1.
+ * PostgreSQL reads `/* /* *\/ ' *\/` as one comment; ending it at the first `*\/` would start a
+ * string at the quote and hide a `--` that follows from the comment rules.
+ */
+function nestedEnd(sql: string, from: number): number {
+  let depth = 1;
+  let k = from;
+  while (k < sql.length - 1) {
+    if (sql[k] === '/' && sql[k + 1] === '*') { depth++; k += 2; continue; }
+    if (sql[k] === '*' && sql[k + 1] === '/') { if (--depth === 0) return k; k += 2; continue; }
+    k++;
+  }
+  return -1;
+}
+
 /** Character classes are tested on UTF-16 code units, without a regular expression per character. */
 export function tokenize(sql: string, d: DialectInfo): Token[] {
   const out: Token[] = [];
@@ -76,7 +92,7 @@ export function tokenize(sql: string, d: DialectInfo): Token[] {
       continue;
     }
     if (c === '/' && sql[i + 1] === '*') {
-      const j = sql.indexOf('*/', i + 2);
+      const j = d.nestedComments ? nestedEnd(sql, i + 2) : sql.indexOf('*/', i + 2);
       const end = j < 0 ? n : j + 2;
       out.push({ kind: 'comment', text: sql.slice(i, end), start, end, style: 'block', terminated: j >= 0 });
       i = end;

@@ -96,6 +96,16 @@ t.test('PostgreSQL functions that run SQL text, dump tables or reach the server 
   await expectClean(t, "SELECT upper(name), to_char(created_at::date, 'YYYY') FROM users WHERE id = 2", 'postgresql');
 });
 
+t.test('PostgreSQL and SQL Server block comments nest', async (t) => {
+  for (const dialect of ['postgresql', 'transactsql']) {
+    // the whole /* /* */ ' */ is a comment there: the quote inside starts no string and the -- is read
+    await expectRules(t, "SELECT name FROM users WHERE name = 'admin' /* /* */ ' */ -- AND id = 5", dialect, ['comment_truncation']);
+    await expectClean(t, 'SELECT name FROM users WHERE id = 2 /* a /* b */ c */', dialect);
+  }
+  // PostgreSQL does not run /*! … */; nested inside a comment it is text
+  await expectClean(t, 'SELECT name FROM users WHERE id = 2 /* /* */ /*! OR 1=1 */ */', 'postgresql');
+});
+
 t.test('POST /verify/sql judges the database reading', async (t) => {
   const s = await startServer({ plugins: [testAuthPlugin(), sql] });
   t.teardown(() => s.close());
