@@ -63,7 +63,8 @@ function walkRules(statements: Node[], allowWrites: boolean): Issue[] {
       }
       const o = n as Node;
       const type = typeof o.type === 'string' ? o.type.toLowerCase() : '';
-      if (type && NOT_READ.has(type)) {
+      // only a SELECT reads: a root of any other kind (SHOW GRANTS, DESCRIBE, EXPLAIN …) is not one
+      if (type && (NOT_READ.has(type) || (isRoot && type !== 'select'))) {
         const where = isRoot ? '' : ' nested inside the query';
         const unbounded = (type === 'delete' || type === 'update') && (!o.where || alwaysTrue(o.where) || (rowIndependent(o.where) && !decidedNotTrue(o.where)));
         // parts of a non-SELECT root (ALTER's action list, INSERT's SELECT) are judged with the root
@@ -77,6 +78,8 @@ function walkRules(statements: Node[], allowWrites: boolean): Issue[] {
         const parts = Array.isArray(o.name?.name) ? o.name.name.map((p: unknown) => nameOf(p)) : [nameOf(o.name)];
         const fn = String(parts[parts.length - 1] ?? '').toLowerCase();
         if (DANGEROUS_FUNCTIONS.has(fn)) add(idx, 'dangerous_function', `call to ${fn}()`, { function: fn, path: pathOf() });
+        // SQLite's table-valued pragma_* functions are its PRAGMA statements: schema and database state
+        if (fn.startsWith('pragma_')) add(idx, 'system_catalog', `reads ${fn}`, { table: fn, path: pathOf() });
       }
       if (type === 'binary_expr' && logicalOp(o.operator) === 'OR') {
         for (const side of ['left', 'right'] as const) {

@@ -106,6 +106,15 @@ t.test('PostgreSQL and SQL Server block comments nest', async (t) => {
   await expectClean(t, 'SELECT name FROM users WHERE id = 2 /* /* */ /*! OR 1=1 */ */', 'postgresql');
 });
 
+t.test('only a SELECT is a read: SHOW, DESCRIBE and EXPLAIN are admin statements', async (t) => {
+  for (const q of ['SHOW GRANTS', 'SHOW DATABASES', 'SHOW TABLES', 'DESCRIBE users', 'EXPLAIN SELECT * FROM mysql.user']) {
+    await expectRules(t, q, 'mysql', ['admin_statement']);
+  }
+  // SQLite's pragma_* table-valued functions are its PRAGMA statements
+  await expectRules(t, "SELECT * FROM pragma_table_info('users')", 'sqlite', ['system_catalog']);
+  await expectClean(t, 'SELECT name FROM users WHERE id = 2', 'mysql');
+});
+
 t.test('POST /verify/sql judges the database reading', async (t) => {
   const s = await startServer({ plugins: [testAuthPlugin(), sql] });
   t.teardown(() => s.close());
