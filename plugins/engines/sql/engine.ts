@@ -7,6 +7,7 @@ import { analyzeStatement, type Facts, type Issue } from './schema-check.js';
 import { dryRun } from './dryrun.js';
 import { clearDatabases } from './schema-db.js';
 import { sqlJs } from './sqljs.js';
+import { misreadXor } from './reading.js';
 import { ENGINE_NAME, ENGINE_VERSION, LIMITS } from './meta.js';
 
 /** Runs inside a worker thread: plain JSON in, a DiagnosticResult out. */
@@ -94,6 +95,10 @@ export async function verify(input: SqlInput): Promise<DiagnosticResult> {
   }
 
   const stmts = parsed.statements;
+  if (misreadXor(stmts, d)) {
+    const message = 'XOR without parentheses next to a comparison, AND or NOT: the parser groups it unlike MySQL; parenthesise its operands';
+    return blocked(`query could not be read as ${d.name} reads it: ${message}`, C.parse, { ...fields0, error: message }, 'BLOCKED');
+  }
   const facts: Facts[] = stmts.map((s, i) => analyzeStatement(s, i, schema.schema, d.name === 'sqlite'));
   // the lexer only matters here for its comments, and without a comment marker in the text it has none
   const comments = mayHoldComment(input.query, d) ? commentRules(input.query, tokenize(input.query, d), d) : [];

@@ -45,3 +45,27 @@ function plainQuoted(text: string, d: DialectInfo): boolean {
   if (text[1] !== "'") return false;
   return !(d.dollarQuotes && (text[0] === 'E' || text[0] === 'e'));
 }
+
+/**
+ * The mysql and mariadb grammars give XOR the precedence of an arithmetic operator; MySQL's XOR
+ * binds looser than comparisons, NOT and AND. `id = 5 XOR 1` is `id = (5 XOR 1)` in the tree and
+ * `NOT (id = 5)` in MySQL. A XOR written without parentheses under a comparison, an arithmetic
+ * operator, AND or NOT was grouped differently from MySQL's reading: the query is not read.
+ */
+export function misreadXor(statements: unknown[], d: DialectInfo): boolean {
+  if (d.name !== 'mysql' && d.name !== 'mariadb') return false;
+  const seen = (n: unknown, parentOp: string | null): boolean => {
+    if (!n || typeof n !== 'object') return false;
+    if (Array.isArray(n)) return n.some((x) => seen(x, null));
+    const o = n as Record<string, unknown>;
+    const op = o.type === 'binary_expr' || o.type === 'unary_expr' ? String(o.operator).toUpperCase() : null;
+    if (o.type === 'binary_expr' && op === 'XOR' && !o.parentheses && parentOp !== null && !['OR', 'XOR', '||'].includes(parentOp)) return true;
+    for (const k of Object.keys(o)) {
+      if (k === 'tableList' || k === 'columnList') continue;
+      const v = o[k];
+      if (v && typeof v === 'object' && seen(v, op !== null && (k === 'left' || k === 'right' || k === 'expr') ? op : null)) return true;
+    }
+    return false;
+  };
+  return statements.some((s) => seen(s, null));
+}

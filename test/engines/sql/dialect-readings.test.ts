@@ -115,6 +115,21 @@ t.test('only a SELECT is a read: SHOW, DESCRIBE and EXPLAIN are admin statements
   await expectClean(t, 'SELECT name FROM users WHERE id = 2', 'mysql');
 });
 
+t.test('a XOR the mysql grammar groups unlike MySQL is not read', async (t) => {
+  for (const dialect of ['mysql', 'mariadb']) {
+    // MySQL: NOT (id = 5), every row but one; the tree: id = (5 XOR 1)
+    for (const q of ['SELECT name FROM users WHERE id = 5 XOR 1', "SELECT name FROM users WHERE id = 1 AND name = 'a' XOR id = 2", 'SELECT name FROM users WHERE NOT id = 1 XOR id = 2']) {
+      const { r, f } = await run(q, { dialect });
+      t.equal(r.status, 'BLOCKED', q);
+      t.equal(f.constraint_id, 'sql_verifier.parse_error');
+      t.not(r.admission, 'ADMIT');
+    }
+    // parenthesised operands are grouped the same way by both
+    await expectClean(t, 'SELECT name FROM users WHERE (id = 1) XOR (id = 2)', dialect);
+    await expectClean(t, 'SELECT name FROM users WHERE id = 3 OR (id = 1) XOR (id = 2)', dialect);
+  }
+});
+
 t.test('POST /verify/sql judges the database reading', async (t) => {
   const s = await startServer({ plugins: [testAuthPlugin(), sql] });
   t.teardown(() => s.close());
