@@ -6,7 +6,9 @@ const CATALOG_TABLES = new Set([
   'sqlite_stat4', 'sysobjects', 'syscolumns', 'sysusers', 'syslogins', 'sysdatabases', 'all_tables', 'all_users',
   'dba_users', 'user_tables',
 ]);
-const CATALOG_SCHEMAS = new Set(['information_schema', 'pg_catalog', 'mysql', 'performance_schema', 'sys', 'master', 'msdb']);
+const CATALOG_SCHEMAS = new Set(['information_schema', 'pg_catalog', 'mysql', 'performance_schema', 'sys', 'master', 'msdb',
+  // Snowflake's account database and its views of users, logins and queries
+  'snowflake', 'account_usage', 'reader_account_usage', 'organization_usage', 'data_sharing_usage']);
 
 export function isCatalog(db: string | null, table: string): boolean {
   const t = table.toLowerCase();

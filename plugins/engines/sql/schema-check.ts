@@ -70,14 +70,16 @@ class Analyzer {
       } else if (f.table !== undefined) {
         this.facts.complexity.tables++;
         const table = String(nameOf(f.table) ?? '').toLowerCase();
-        const db = f.db ? String(f.db) : null;
+        const quals = qualifiers(f);
+        const db = quals.length ? quals.join('.') : null;
         const alias = String(nameOf(f.as) ?? table).toLowerCase();
         if (!db && ctes.has(table)) scope.push({ alias, columns: ctes.get(table) ?? null });
-        else if (this.schema.has(table) && (!db || !isCatalog(db, table))) scope.push({ alias, columns: this.schema.get(table)! });
-        else if (isCatalog(db, table)) { this.facts.catalogReads.push(db ? `${db}.${table}` : table); scope.push({ alias, columns: null }); }
+        else if (!db && this.schema.has(table)) scope.push({ alias, columns: this.schema.get(table)! });
+        else if (isCatalog(null, table) || quals.some((q) => isCatalog(q, table))) { this.facts.catalogReads.push(db ? `${db}.${table}` : table); scope.push({ alias, columns: null }); }
+        else if (this.schema.has(table) && !foreignNamespace(quals)) scope.push({ alias, columns: this.schema.get(table)! });
         else {
-          if (unionBranch) this.facts.unionForeign.push(table);
-          else this.issue('unknown_table', `table "${table}" is not defined in schema_ddl`, { table });
+          if (unionBranch) this.facts.unionForeign.push(db ? `${db}.${table}` : table);
+          else this.issue('unknown_table', `table "${db ? `${db}.${table}` : table}" is not defined in schema_ddl`, { table });
           scope.push({ alias, columns: null });
         }
       } else if (f.expr) {
@@ -193,8 +195,9 @@ class Analyzer {
       const table = String(nameOf(t.table) ?? '').toLowerCase();
       if (!table) continue;
       this.facts.complexity.tables++;
-      if (isCatalog(t.db ?? null, table)) { this.facts.catalogReads.push(table); continue; }
-      const cols = this.schema.get(table);
+      const quals = qualifiers(t);
+      if (isCatalog(null, table) || quals.some((q) => isCatalog(q, table))) { this.facts.catalogReads.push(table); continue; }
+      const cols = foreignNamespace(quals) ? undefined : this.schema.get(table);
       if (!cols) this.issue('unknown_table', `table "${table}" is not defined in schema_ddl`, { table });
       scope.push({ alias: String(nameOf(t.as) ?? table).toLowerCase(), columns: cols ?? null });
       if (t.table && table !== String(nameOf(t.as) ?? table).toLowerCase()) scope.push({ alias: table, columns: cols ?? null });
@@ -215,6 +218,28 @@ class Analyzer {
     else if (values) this.walkExpr(values, scope, [], new Map(), 0, null);
     if (s.select) this.select(s.select, [], new Map(), 1);
   }
+}
+
+/**
+ * The qualifiers of a table reference (`catalog.schema.table`, `db.table`), lower case. Grammars
+ * put them in `db`, `schema` and `catalog`; the Snowflake one puts the database in both `db` and
+ * `catalog`, and only `db` was read, so SNOWFLAKE.ACCOUNT_USAGE.USERS was the schema's users table.
+ */
+function qualifiers(f: Node): string[] {
+  const out: string[] = [];
+  for (const q of [f.catalog, f.db, f.schema]) {
+    const v = nameOf(q);
+    if (v && !out.includes(v.toLowerCase())) out.push(v.toLowerCase());
+  }
+  return out;
+}
+
+/** the namespaces an unqualified name resolves to by default; schema_ddl describes no other */
+const DEFAULT_NAMESPACES = new Set(['public', 'main', 'dbo']);
+
+/** another database or schema: `otherdb.users` is not the `users` schema_ddl defines */
+function foreignNamespace(quals: string[]): boolean {
+  return quals.some((q) => !DEFAULT_NAMESPACES.has(q));
 }
 
 /** `quotedColumns`: the dialect resolves a double-quoted string that names a column in scope as that column (SQLite). */
