@@ -36,6 +36,9 @@ export const DANGEROUS_FUNCTIONS = new Set([
   'pg_ls_logdir', 'pg_ls_waldir', 'pg_ls_tmpdir', 'pg_ls_archive_statusdir', 'pg_file_write', 'pg_file_rename',
   'pg_file_unlink', 'pg_logdir_ls', 'lo_from_bytea', 'lo_get', 'lo_put', 'lo_create', 'lo_creat', 'lo_unlink', 'lo_open',
   'loread', 'lowrite', 'dblink_send_query', 'dblink_open', 'dblink_fetch', 'dblink_get_result', 'setval',
+  // MySQL: an invalid XPath makes these raise an error that carries their argument out (error-based
+  // exfiltration, `EXTRACTVALUE(1, CONCAT(0x7e, @@version))`); a named lock outlives the query
+  'extractvalue', 'updatexml', 'get_lock',
 ]);
 
 /**

@@ -24,7 +24,7 @@ function kindRule(type: string): string {
  * write inside a CTE, a function in a subquery or an OR in a JOIN condition cannot hide).
  */
 export function treeRules(statements: Node[], allowWrites: boolean, d: DialectInfo): Issue[] {
-  return withDialect(d.name, () => walkRules(statements, allowWrites));
+  return withDialect(d.name, () => walkRules(statements, allowWrites, d.name === 'mysql' || d.name === 'mariadb'));
 }
 
 /** Statement kinds that are not reads; every one is reported unless allow_writes admits it. */
@@ -36,7 +36,7 @@ const FILTERS = ['where', 'having', 'on'] as const;
  * stack of keys and only joined into a string when a finding is reported, so the walk allocates
  * nothing per node.
  */
-function walkRules(statements: Node[], allowWrites: boolean): Issue[] {
+function walkRules(statements: Node[], allowWrites: boolean, serverVars: boolean): Issue[] {
   const issues: Issue[] = [];
   const add = (statement: number, rule: string, message: string, detail?: Record<string, unknown>) => {
     if (!issues.some((i) => i.statement === statement && i.rule === rule && i.message === message)) {
@@ -80,6 +80,11 @@ function walkRules(statements: Node[], allowWrites: boolean): Issue[] {
         if (DANGEROUS_FUNCTIONS.has(fn)) add(idx, 'dangerous_function', `call to ${fn}()`, { function: fn, path: pathOf() });
         // SQLite's table-valued pragma_* functions are its PRAGMA statements: schema and database state
         if (fn.startsWith('pragma_')) add(idx, 'system_catalog', `reads ${fn}`, { table: fn, path: pathOf() });
+      }
+      // MySQL's @@variables are server settings: the function-free form of current_setting()
+      if (serverVars && type === 'var' && o.prefix === '@@') {
+        const v = [o.name, ...(Array.isArray(o.members) ? o.members : [])].map(String).join('.');
+        add(idx, 'system_catalog', `reads server variable @@${v}`, { variable: v, path: pathOf() });
       }
       if (type === 'binary_expr' && logicalOp(o.operator) === 'OR') {
         for (const side of ['left', 'right'] as const) {

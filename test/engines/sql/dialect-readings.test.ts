@@ -130,6 +130,18 @@ t.test('a XOR the mysql grammar groups unlike MySQL is not read', async (t) => {
   }
 });
 
+t.test('MySQL server variables and error-based exfiltration functions', async (t) => {
+  for (const dialect of ['mysql', 'mariadb']) {
+    await expectRules(t, 'SELECT @@datadir', dialect, ['system_catalog']);
+    await expectRules(t, 'SELECT name FROM users WHERE id = 2 AND @@session.sql_mode IS NOT NULL', dialect, ['system_catalog']);
+    await expectRules(t, "SELECT name FROM users WHERE id = 1 AND EXTRACTVALUE(1, CONCAT(0x7e, (SELECT name FROM users LIMIT 1)))", dialect, ['dangerous_function']);
+    await expectRules(t, "SELECT name FROM users WHERE id = 1 AND UPDATEXML(1, CONCAT(0x7e, 'x'), 1)", dialect, ['dangerous_function']);
+    await expectRules(t, "SELECT GET_LOCK('x', 10)", dialect, ['dangerous_function']);
+    // a user variable is the caller's own value
+    await expectClean(t, 'SELECT name FROM users WHERE id = @uid', dialect);
+  }
+});
+
 t.test('POST /verify/sql judges the database reading', async (t) => {
   const s = await startServer({ plugins: [testAuthPlugin(), sql] });
   t.teardown(() => s.close());
