@@ -45,12 +45,12 @@ export class Resolver {
   private readonly foldMemo = new Map<PyNode, string | null>();
   private readonly inProgress = new Set<PyNode>();
   private steps = 0;
-  private readonly shadow: ImportShadow;
+  /** built on first need, a risky builtin bound only by imports: a pass over every node otherwise */
+  private shadow: ImportShadow | undefined;
 
   /** `nodes`: the module's nodes in document order (PyParse.nodes) */
-  constructor(nodes: readonly PyNode[]) {
+  constructor(private readonly nodes: readonly PyNode[]) {
     this.collect(nodes);
-    this.shadow = new ImportShadow(nodes);
   }
 
   private bind(name: string, b: Binding): void {
@@ -291,7 +291,7 @@ export class Resolver {
     return this.quals.resolve(name, (add) => {
       const list = this.bindings.get(name);
       // a risky builtin keeps its builtin meaning unless every binding is a trusted import (shadow.ts)
-      const shadowedByImport = !!list && list.every((b) => b.kind === 'module') && this.shadow.holds(name);
+      const shadowedByImport = !!list && list.every((b) => b.kind === 'module') && RISKY_BUILTINS.has(name) && (this.shadow ??= new ImportShadow(this.nodes)).holds(name);
       if (!list || (RISKY_BUILTINS.has(name) && !shadowedByImport) || list.some((b) => b.kind === 'opaque')) add(name);
       if (!list) for (const m of this.starModules) add(`${m}.${name}`);
       for (const b of list ?? []) {
