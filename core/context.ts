@@ -84,12 +84,18 @@ export class Context implements RequestContext {
   }
 }
 
+/**
+ * Collected in a Map, not on a plain object: `out[k]` would read Object.prototype for keys such as
+ * `constructor` or `toString` (a single `?constructor=a` became `[Function, 'a']`), and a repeated
+ * `__proto__` went through the prototype setter and replaced the query object's prototype.
+ * Object.fromEntries defines own data properties, as JSON.parse does for a body.
+ */
 export function parseQuery(qs: string): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  if (!qs) return out;
+  if (!qs) return {};
+  const acc = new Map<string, string | string[]>();
   for (const [k, v] of new URLSearchParams(qs)) {
-    const prev = out[k];
-    out[k] = prev === undefined ? v : Array.isArray(prev) ? [...prev, v] : [prev, v];
+    const prev = acc.get(k);
+    acc.set(k, prev === undefined ? v : Array.isArray(prev) ? [...prev, v] : [prev, v]);
   }
-  return out;
+  return Object.fromEntries(acc);
 }
