@@ -1,3 +1,5 @@
+import { existsSync, statSync } from 'node:fs';
+import { join } from 'node:path';
 import type { Config } from './config.js';
 import type { Store } from './store.js';
 
@@ -15,4 +17,23 @@ export async function openStore(config: Pick<Config, 'data_dir' | 'store'>, onEr
   }
   const { LmdbStore } = await import('./store-lmdb.js');
   return new LmdbStore(config.data_dir, warn ? { warn } : undefined);
+}
+
+/**
+ * Why the offline commands (store stats, audit verify, orgs, migrate) cannot read `dir` as an
+ * existing LMDB store, or null when they can. Opening a directory that holds no store creates one
+ * there and tightens the directory to 0700, so a mistyped --data-dir used to change another
+ * directory's mode and report an empty store as a result (`audit verify`: "OK: 0 entries").
+ */
+export function existingStoreProblem(dir: string): string | null {
+  let isDir: boolean;
+  try {
+    isDir = statSync(dir).isDirectory();
+  } catch {
+    return `data directory ${dir} does not exist`;
+  }
+  if (!isDir) return `data directory ${dir} is not a directory`;
+  // LMDB creates data.mdb when a store is first opened, before anything is written
+  if (!existsSync(join(dir, 'data.mdb'))) return `data directory ${dir} holds no store (no data.mdb)`;
+  return null;
 }

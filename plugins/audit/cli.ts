@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { ConfigError, DEFAULT_CONFIG_PATH, loadConfig } from '../../core/config.js';
 import type { Command } from '../../core/cli.js';
-import { openStore } from '../../core/store-open.js';
+import { existingStoreProblem, openStore } from '../../core/store-open.js';
 import { AUDIT_COLLECTION } from './payload.js';
 import { checkAgainstCheckpoints, checkpointAnchor } from './checkpoint.js';
 import { walkChains } from './verify.js';
@@ -56,8 +56,9 @@ is intact; prints the first problem and exits 1 otherwise; exits 2 when it canno
       console.error('proofgate audit verify: SVC_AUDIT_SECRET_KEY is not set: HMACs cannot be checked');
       return 2;
     }
-    if (!config.store?.url && !existsSync(config.data_dir)) {
-      console.error(`proofgate audit verify: data directory ${config.data_dir} does not exist`);
+    const problem = config.store?.url ? null : existingStoreProblem(config.data_dir);
+    if (problem) {
+      console.error(`proofgate audit verify: ${problem}`);
       return 2;
     }
     // the configured store: the LMDB data directory, or PostgreSQL in shared mode (SVC_STORE_URL)

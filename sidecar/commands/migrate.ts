@@ -3,6 +3,7 @@ import { parseArgs } from 'node:util';
 import { ConfigError, DEFAULT_CONFIG_PATH, loadConfig } from '../../core/config.js';
 import { wantsHelp, type Command } from '../../core/cli.js';
 import { LmdbStore } from '../../core/store-lmdb.js';
+import { existingStoreProblem } from '../../core/store-open.js';
 import { PgStore } from '../../core/store-pg.js';
 import type { Store } from '../../core/store.js';
 import { AUDIT_COLLECTION, checkAgainstCheckpoints, checkpointAnchor, walkChains, type WalkResult } from '../../plugins/audit/index.js';
@@ -59,7 +60,8 @@ failed, 2 = cannot run.`,
     // every built-in plugin registers the codecs of its collections when it loads: values are read
     // and written in their stored layouts on both sides
     await importAllBuiltins();
-    if (!existsSync(config.data_dir)) return fail(2, `data directory ${config.data_dir} does not exist`);
+    const problem = existingStoreProblem(config.data_dir);
+    if (problem) return fail(2, problem);
 
     const source = new LmdbStore(config.data_dir);
     let target: PgStore | undefined;

@@ -3,6 +3,7 @@ import { parseArgs } from 'node:util';
 import type { Command } from '../../core/cli.js';
 import { ConfigError, DEFAULT_CONFIG_PATH, loadConfig, type Config } from '../../core/config.js';
 import { LmdbStore } from '../../core/store-lmdb.js';
+import { existingStoreProblem } from '../../core/store-open.js';
 import type { Role } from '../../core/types.js';
 import { Accounts, ApiKeys, defaultPlanOf, hashPassword, OrgAdmin, Plans, SecurityEvents, UnknownValueError } from '../../plugins/auth/index.js';
 import { loadBootstrap } from '../provision/file.js';
@@ -36,8 +37,9 @@ async function withOrgs(name: string, argv: string[], positional: number, fn: (a
     console.error(`proofgate ${name}: ${err instanceof ConfigError ? err.message : (err as Error).message}`);
     return 2;
   }
-  if (!existsSync(config.data_dir)) {
-    console.error(`proofgate ${name}: data directory ${config.data_dir} does not exist`);
+  const problem = existingStoreProblem(config.data_dir);
+  if (problem) {
+    console.error(`proofgate ${name}: ${problem}`);
     return 2;
   }
   // the plans the server knows: config, plus those the bootstrap file adds

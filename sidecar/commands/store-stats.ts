@@ -4,6 +4,7 @@ import { parseArgs } from 'node:util';
 import type { Command } from '../../core/cli.js';
 import { ConfigError, DEFAULT_CONFIG_PATH, loadConfig } from '../../core/config.js';
 import { LmdbStore } from '../../core/store-lmdb.js';
+import { existingStoreProblem } from '../../core/store-open.js';
 
 /**
  * `proofgate store stats`: entries and bytes per collection of the data directory, read offline
@@ -42,8 +43,9 @@ for reuse). Exits 2 when it cannot run.
         return 2;
       }
     }
-    if (!existsSync(dataDir)) {
-      console.error(`proofgate store stats: data directory ${dataDir} does not exist`);
+    const problem = existingStoreProblem(dataDir);
+    if (problem) {
+      console.error(`proofgate store stats: ${problem}`);
       return 2;
     }
     const store = new LmdbStore(dataDir);

@@ -1,0 +1,70 @@
+import t from 'tap';
+import { execFile } from 'node:child_process';
+import { chmodSync, existsSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { nodeCommand } from '../helpers/child.js';
+import { TEST_SECRETS } from '../helpers/server.js';
+import { LmdbStore } from '../../core/store-lmdb.js';
+
+const CLI = fileURLToPath(new URL('../../sidecar/cli.js', import.meta.url));
+const ENV = {
+  SVC_JWT_SECRET_KEY: TEST_SECRETS.jwt_secret_key,
+  SVC_API_KEY_LOOKUP_SECRET: TEST_SECRETS.api_key_lookup_secret,
+  SVC_AUDIT_SECRET_KEY: TEST_SECRETS.audit_secret_key,
+};
+
+function run(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: process.env.HOME, ...ENV };
+    execFile(...nodeCommand([CLI, ...args]), { env, cwd: tmpdir(), timeout: 60_000 }, (err, stdout, stderr) => {
+      resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr });
+    });
+  });
+}
+
+const root = mkdtempSync(join(tmpdir(), 'proofgate-offline-'));
+t.teardown(() => rmSync(root, { recursive: true, force: true }));
+
+// the offline commands read a store; a directory holding none is a mistyped path, never an empty store
+const COMMANDS: string[][] = [['store', 'stats'], ['audit', 'verify'], ['orgs', 'list']];
+
+t.test('a directory that holds no store is refused with exit 2 and left as it was', async (t) => {
+  for (const cmd of COMMANDS) {
+    const dir = mkdtempSync(join(root, 'plain-'));
+    writeFileSync(join(dir, 'notes.txt'), 'not a store\n');
+    chmodSync(dir, 0o755);
+    const r = await run([...cmd, '--data-dir', dir]);
+    t.equal(r.code, 2, `${cmd.join(' ')} exits 2`);
+    t.match(r.stderr, /holds no store/, `${cmd.join(' ')} says why`);
+    t.notMatch(r.stderr, /\n\s+at /, 'no stack trace');
+    t.notOk(existsSync(join(dir, 'data.mdb')), `${cmd.join(' ')} creates no store there`);
+    t.equal(statSync(dir).mode & 0o777, 0o755, `${cmd.join(' ')} leaves the directory's mode alone`);
+    t.same(readdirSync(dir), ['notes.txt']);
+  }
+});
+
+t.test('a file given as the data directory is refused with exit 2, not an EEXIST from mkdir', async (t) => {
+  const file = join(root, 'a-file');
+  writeFileSync(file, 'x');
+  for (const cmd of COMMANDS) {
+    const r = await run([...cmd, '--data-dir', file]);
+    t.equal(r.code, 2, `${cmd.join(' ')} exits 2`);
+    t.match(r.stderr, /is not a directory/);
+    t.notMatch(r.stderr, /EEXIST|ENOTDIR/);
+  }
+});
+
+t.test('an existing store is still read', async (t) => {
+  const dir = join(root, 'store');
+  const store = new LmdbStore(dir);
+  await store.collection<{ n: number }>('probe').put('k', { n: 1 });
+  await store.close();
+  const stats = await run(['store', 'stats', '--json', '--data-dir', dir]);
+  t.equal(stats.code, 0, stats.stderr);
+  t.match(JSON.parse(stats.stdout).collections, [{ name: 'probe', entries: 1 }]);
+  const audit = await run(['audit', 'verify', '--data-dir', dir]);
+  t.equal(audit.code, 0, audit.stderr);
+  t.match(audit.stdout, /^OK: 0 entries/);
+});
