@@ -202,6 +202,12 @@ export async function createApp(opts: CreateOptions): Promise<Kernel> {
   const onRequest = (req: IncomingMessage, res: ServerResponse) => {
     void handle(req, res);
   };
+  // Expect: 100-continue. Without this listener Node sends 100 Continue before the request event, so
+  // a client uploads its whole body even when routing, authentication or the declared-size cap then
+  // refuses it; the pipeline sends 100 itself, only once it is about to read the body.
+  const onContinue = (req: IncomingMessage, res: ServerResponse) => {
+    void handle(req, res, true);
+  };
   const timeouts = { requestTimeout: config.server.request_timeout_ms, headersTimeout: Math.min(config.server.request_timeout_ms, 60_000) };
   let server: Server;
   if (opts.server) {
@@ -211,9 +217,11 @@ export async function createApp(opts: CreateOptions): Promise<Kernel> {
     // one synchronous swap: every request from here on reaches the pipeline, none is dropped
     server.removeAllListeners('request');
     server.on('request', onRequest);
+    server.removeAllListeners('checkContinue');
   } else {
     server = createServer(timeouts, onRequest);
   }
+  server.on('checkContinue', onContinue);
 
   const kernel: Kernel = {
     app: makeApp('kernel'),

@@ -13,9 +13,15 @@ export const DEFAULT_DRAIN_BYTES = 64 * 1024 * 1024;
  * through listeners, not an async iterator, because leaving an iterator early destroys the request
  * and with it the socket, and the client then sees a reset instead of the 413.
  */
+/** the request announces a Content-Length past `limit`: refused before a byte of the body is read */
+export function tooLargeDeclared(req: IncomingMessage, limit: number): boolean {
+  const declared = req.headers['content-length'];
+  return declared !== undefined && Number(declared) > limit;
+}
+
 export function readBody(req: IncomingMessage, limit: number, drainBytes = DEFAULT_DRAIN_BYTES): Promise<Buffer> {
   const declared = req.headers['content-length'];
-  if (declared !== undefined && Number(declared) > limit) {
+  if (tooLargeDeclared(req, limit)) {
     return Promise.reject(refuse(req, `body of ${declared} bytes exceeds the ${limit}-byte limit of this route`, 0, Number(declared), drainBytes));
   }
   return new Promise<Buffer>((resolve, reject) => {

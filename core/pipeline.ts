@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import { HttpError, Problems } from './errors.js';
-import { readBody, mediaType, parseJson, parseMultipart } from './body.js';
+import { readBody, mediaType, parseJson, parseMultipart, tooLargeDeclared } from './body.js';
 import { guardNumberRange } from './exact-json.js';
 import { assertFieldsDepth, assertJsonDepth, DEFAULT_MAX_JSON_DEPTH } from './json-depth.js';
 import { isStreamReply, problemReply, toHttpError, writeProblem, writeReply, writeStream } from './reply.js';
@@ -66,7 +66,8 @@ export function createPipeline(d: PipelineDeps) {
     for (const c of server.live) c.shutdown();
   }, { once: true });
   let inFlight = 0;
-  const handle = async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  /** `expectsContinue`: the client sent Expect: 100-continue and waits for 100 before its body */
+  const handle = async function handle(req: IncomingMessage, res: ServerResponse, expectsContinue = false): Promise<void> {
     const started = process.hrtime.bigint();
     const id = requestId(req);
     const url = req.url ?? '/';
@@ -117,6 +118,8 @@ export function createPipeline(d: PipelineDeps) {
 
       const bodyType = route.bodyType ?? (BODY_METHODS.has(method) ? 'json' : 'none');
       if (bodyType !== 'none') {
+        // every refusal that needs no body (route, credential, rate limit) has been decided by now
+        if (expectsContinue && !tooLargeDeclared(req, route.bodyLimit ?? d.defaultBodyLimit)) res.writeContinue();
         const raw = await readBody(req, route.bodyLimit ?? d.defaultBodyLimit, d.bodyDrainBytes);
         ctx.rawBody = raw;
         // the depth cap comes before any parse or walk of the body (docs/errors.md, too_deep)
