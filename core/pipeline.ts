@@ -173,7 +173,7 @@ export function createPipeline(d: PipelineDeps) {
         res.destroy();
       } else {
         if (ctx) await runErrorHooks(d, ctx, httpErr, path);
-        status = writeProblem(res, httpErr, path, responseHeaders);
+        status = writeProblemOrBare(res, httpErr, path, responseHeaders, id, c.log);
       }
     } finally {
       c.finish();
@@ -186,6 +186,24 @@ export function createPipeline(d: PipelineDeps) {
   };
   /** requests whose response has not closed yet (close() waits for them) */
   return Object.assign(handle, { inFlight: () => inFlight });
+}
+
+/**
+ * The refusal with its headers, or, when one of them cannot be written (a plugin put a CR/LF or
+ * other invalid value in the error's or the request's headers), a bare 500 problem: a throw from
+ * the catch block would leave the client without an answer and the request in flight for good.
+ */
+function writeProblemOrBare(res: ServerResponse, err: HttpError, instance: string, headers: Record<string, string>, id: string, log: Logger): number {
+  try {
+    return writeProblem(res, err, instance, headers);
+  } catch (writeErr) {
+    log.error({ err: writeErr, status: err.status }, 'the error response could not be written; sent a bare 500');
+    if (res.headersSent) {
+      res.destroy();
+      return err.status;
+    }
+    return writeProblem(res, new HttpError(Problems.internal, 'an internal error occurred'), instance, { 'x-request-id': id });
+  }
 }
 
 /** Observers only: whatever they do or throw, the refusal that was decided is the one written. */
