@@ -1,8 +1,8 @@
 import t from 'tap';
 import code, { isBlocking } from '../../../plugins/engines/code/index.js';
-import { analyzeJavaScript, analyzePython, analyzeTypeScript } from '../../../plugins/engines/code/analyze.js';
-import { setFastPython } from '../../../plugins/engines/code/python/parser.js';
+import { analyzeTypeScript } from '../../../plugins/engines/code/analyze.js';
 import { startServer, testAuthPlugin, TEST_API_KEY } from '../../helpers/server.js';
+import { ruleTable } from './rule-table.js';
 
 /**
  * Environment variables that make a program started later — one the rules admit as fixed
@@ -60,34 +60,11 @@ const JS_SAFE: Array<[name: string, src: string]> = [
   ['a .env loader', 'for (const [k, v] of Object.entries(parsed)) process.env[k] = v;\n'],
 ];
 
-for (const fast of [true, false]) {
-  t.test(`python: environment variables that load code in later programs (fast parser ${fast ? 'on' : 'off'})`, async (t) => {
-    setFastPython(fast);
-    t.teardown(() => void setFastPython(true));
-    for (const [name, src, rule] of PY_UNSAFE) {
-      const a = await analyzePython(src);
-      t.ok(a.parseOk, `${name}: parses`);
-      t.ok(a.findings.some((f) => f.rule_id === rule && isBlocking(f)), `${name}: blocking ${rule} in [${a.findings.map((f) => f.rule_id).join(', ')}]`);
-    }
-    for (const [name, src] of PY_SAFE) {
-      const a = await analyzePython(src);
-      t.ok(a.parseOk, `${name}: parses`);
-      t.same(a.findings.filter(isBlocking).map((f) => f.rule_id), [], `${name}: nothing blocking`);
-    }
-  });
-}
+ruleTable('python: environment variables that load code in later programs', 'python', PY_UNSAFE, PY_SAFE);
 
-t.test('javascript: environment variables that load code in later programs', async (t) => {
-  for (const [name, src, rule] of JS_UNSAFE) {
-    const a = analyzeJavaScript(src);
-    t.ok(a.parseOk, `${name}: parses`);
-    t.ok(a.findings.some((f) => f.rule_id === rule && isBlocking(f)), `${name}: blocking ${rule} in [${a.findings.map((f) => f.rule_id).join(', ')}]`);
-  }
-  for (const [name, src] of JS_SAFE) {
-    const a = analyzeJavaScript(src);
-    t.ok(a.parseOk, `${name}: parses`);
-    t.same(a.findings.filter(isBlocking).map((f) => f.rule_id), [], `${name}: nothing blocking`);
-  }
+ruleTable('javascript: environment variables that load code in later programs', 'javascript', JS_UNSAFE, JS_SAFE);
+
+t.test('javascript: environment variables that load code in later programs: TypeScript takes the same path', async (t) => {
   const ts = analyzeTypeScript("const lib: string = '/tmp/x.so';\nprocess.env.LD_PRELOAD = lib;\n");
   t.ok(ts.findings.some((f) => f.rule_id === 'typescript.process.env_hook' && isBlocking(f)), 'TypeScript takes the same path');
 });

@@ -1,7 +1,8 @@
 import t from 'tap';
 import code, { isBlocking } from '../../../plugins/engines/code/index.js';
-import { analyzeJavaScript, analyzeTypeScript } from '../../../plugins/engines/code/analyze.js';
+import { analyzeTypeScript } from '../../../plugins/engines/code/analyze.js';
 import { startServer, testAuthPlugin, TEST_API_KEY } from '../../helpers/server.js';
+import { ruleTable } from './rule-table.js';
 
 /**
  * JavaScript that compiles or loads code by names the rules did not resolve, each proven safe
@@ -34,17 +35,9 @@ const SAFE: Array<[name: string, src: string]> = [
   ['createRequire of data', "import { createRequire } from 'module';\nconst r = createRequire(import.meta.url);\nconst pkg = r('./package.json');\n"],
 ];
 
-t.test('javascript: code compiled or loaded by another name blocks', async (t) => {
-  for (const [name, src, rule] of UNSAFE) {
-    const a = await analyzeJavaScript(src);
-    t.ok(a.parseOk, `${name}: parses`);
-    t.ok(a.findings.some((f) => f.rule_id === rule && isBlocking(f)), `${name}: blocking ${rule} in [${a.findings.map((f) => f.rule_id).join(', ')}]`);
-  }
-  for (const [name, src] of SAFE) {
-    const a = await analyzeJavaScript(src);
-    t.ok(a.parseOk, `${name}: parses`);
-    t.same(a.findings.filter(isBlocking).map((f) => f.rule_id), [], `${name}: nothing blocking`);
-  }
+ruleTable('javascript: code compiled or loaded by another name blocks', 'javascript', UNSAFE, SAFE);
+
+t.test('javascript: code compiled or loaded by another name blocks: TypeScript takes the same path', async (t) => {
   const ts = await analyzeTypeScript("const F: any = Object.getPrototypeOf(async function () {}).constructor;\nF('x')();\n");
   t.ok(ts.findings.some((f) => f.rule_id === 'typescript.dangerous_call.function' && isBlocking(f)), 'TypeScript takes the same path');
 });

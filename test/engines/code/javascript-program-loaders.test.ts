@@ -1,7 +1,8 @@
 import t from 'tap';
 import code, { isBlocking } from '../../../plugins/engines/code/index.js';
-import { analyzeJavaScript, analyzeTypeScript } from '../../../plugins/engines/code/analyze.js';
+import { analyzeTypeScript } from '../../../plugins/engines/code/analyze.js';
 import { startServer, testAuthPlugin, TEST_API_KEY } from '../../helpers/server.js';
+import { ruleTable } from './rule-table.js';
 
 /**
  * JavaScript that runs code or programs by routes the rules did not follow, each proven safe
@@ -53,17 +54,9 @@ const SAFE: Array<[name: string, src: string]> = [
   ['process.kill with SIGTERM', "process.kill(pid, 'SIGTERM');\n"],
 ];
 
-t.test('javascript: code and programs run by other routes block', async (t) => {
-  for (const [name, src, rule] of UNSAFE) {
-    const a = await analyzeJavaScript(src);
-    t.ok(a.parseOk, `${name}: parses`);
-    t.ok(a.findings.some((f) => f.rule_id === rule && isBlocking(f)), `${name}: blocking ${rule} in [${a.findings.map((f) => f.rule_id).join(', ')}]`);
-  }
-  for (const [name, src] of SAFE) {
-    const a = await analyzeJavaScript(src);
-    t.ok(a.parseOk, `${name}: parses`);
-    t.same(a.findings.filter(isBlocking).map((f) => f.rule_id), [], `${name}: nothing blocking`);
-  }
+ruleTable('javascript: code and programs run by other routes block', 'javascript', UNSAFE, SAFE);
+
+t.test('javascript: code and programs run by other routes block: TypeScript takes the same path', async (t) => {
   const ts = await analyzeTypeScript("import * as inspector from 'node:inspector';\nconst port: number = 9229;\ninspector.open(port);\n");
   t.ok(ts.findings.some((f) => f.rule_id === 'typescript.dangerous_call.debugger' && isBlocking(f)), 'TypeScript takes the same path');
   const tsEnv = await analyzeTypeScript("const hook: string = '--require ./hook.js';\nprocess.env.NODE_OPTIONS = hook;\n");

@@ -1,7 +1,4 @@
-import t from 'tap';
-import code, { isBlocking } from '../../../plugins/engines/code/index.js';
-import { analyzeJavaScript } from '../../../plugins/engines/code/analyze.js';
-import { startServer, testAuthPlugin, TEST_API_KEY } from '../../helpers/server.js';
+import { ruleTable, blockedOverHttp, pick } from './rule-table.js';
 
 /**
  * Two ways to run code the resolver did not follow, each proven safe (VERIFIED, is_valid true,
@@ -27,26 +24,6 @@ const SAFE: Array<[name: string, src: string]> = [
   ['a Worker from a file', "const { Worker } = require('worker_threads');\nnew Worker('./w.js');\n"],
 ];
 
-t.test('with and data: URLs: blocking findings, benign look-alikes admitted', async (t) => {
-  for (const [name, src, rule] of UNSAFE) {
-    const a = await analyzeJavaScript(src);
-    t.ok(a.parseOk, `${name}: parses`);
-    const ids = a.findings.filter(isBlocking).map((f) => f.rule_id);
-    t.ok(ids.includes(rule), `${name}: ${rule} blocks (got ${ids.join(', ') || 'nothing'})`);
-  }
-  for (const [name, src] of SAFE) {
-    const a = await analyzeJavaScript(src);
-    t.ok(a.parseOk, `${name}: parses`);
-    t.same(a.findings.filter(isBlocking).map((f) => f.rule_id), [], `${name}: nothing blocking`);
-  }
-});
+ruleTable('with and data: URLs: blocking findings, benign look-alikes admitted', 'javascript', UNSAFE, SAFE);
 
-t.test('POST /verify/code answers BLOCKED for both', async (t) => {
-  const s = await startServer({ plugins: [testAuthPlugin(), code], config: { workers: { threads: 1, task_timeout_ms: 10_000 } } });
-  t.teardown(() => s.close());
-  for (const [name, src] of UNSAFE.filter(([n]) => n === 'with (require(child_process))' || n === 'import() of a data: URL plus text')) {
-    const r = await s.request('POST', '/verify/code', { apiKey: TEST_API_KEY, body: { language: 'javascript', code: src } });
-    t.equal(r.status, 200, name);
-    t.match(r.body, { status: 'VERIFIED', admission: 'BLOCKED', developer_fields: { is_valid: false } }, name);
-  }
-});
+blockedOverHttp('POST /verify/code answers BLOCKED for both', pick(UNSAFE, ['with (require(child_process))', 'import() of a data: URL plus text'], 'javascript'));

@@ -1,8 +1,7 @@
 import t from 'tap';
-import code, { isBlocking } from '../../../plugins/engines/code/index.js';
-import { analyzePython } from '../../../plugins/engines/code/analyze.js';
-import { setFastPython } from '../../../plugins/engines/code/python/parser.js';
+import code from '../../../plugins/engines/code/index.js';
 import { startServer, testAuthPlugin, TEST_API_KEY } from '../../helpers/server.js';
+import { ruleTable } from './rule-table.js';
 
 /**
  * A risky builtin's name bound only by imports was taken to be the import everywhere, so each of these
@@ -26,22 +25,7 @@ const SAFE: Array<[name: string, src: string]> = [
   ['module imported as exec', 'import json as exec\nexec.loads(s)\n'],
 ];
 
-for (const fast of [true, false]) {
-  t.test(`python import shadowing a builtin (fast parser ${fast ? 'on' : 'off'})`, async (t) => {
-    setFastPython(fast);
-    t.teardown(() => void setFastPython(true));
-    for (const [name, src, rule] of UNSAFE) {
-      const a = await analyzePython(src);
-      t.ok(a.parseOk, `${name}: parses`);
-      t.ok(a.findings.some((f) => f.rule_id === rule && isBlocking(f)), `${name}: blocking ${rule} in [${a.findings.map((f) => f.rule_id).join(', ')}]`);
-    }
-    for (const [name, src] of SAFE) {
-      const a = await analyzePython(src);
-      t.ok(a.parseOk, `${name}: parses`);
-      t.same(a.findings.filter(isBlocking).map((f) => f.rule_id), [], `${name}: nothing blocking`);
-    }
-  });
-}
+ruleTable('python import shadowing a builtin', 'python', UNSAFE, SAFE);
 
 t.test('POST /verify/code answers BLOCKED admission for exec after del', async (t) => {
   const s = await startServer({ plugins: [testAuthPlugin(), code], config: { workers: { threads: 1, task_timeout_ms: 10_000 } } });

@@ -1,8 +1,7 @@
 import t from 'tap';
-import code, { isBlocking } from '../../../plugins/engines/code/index.js';
-import { analyzePython } from '../../../plugins/engines/code/analyze.js';
-import { setFastPython } from '../../../plugins/engines/code/python/parser.js';
+import code from '../../../plugins/engines/code/index.js';
 import { startServer, testAuthPlugin, TEST_API_KEY } from '../../helpers/server.js';
+import { ruleTable } from './rule-table.js';
 
 /**
  * Python that runs a program, a file or arbitrary code through names the rules did not resolve, each
@@ -63,22 +62,7 @@ const SAFE: Array<[name: string, src: string]> = [
   ['distutils spawn of a fixed compiler argv', "from distutils.spawn import spawn\nspawn(['gcc', '-c', 'x.c'])\n"],
 ];
 
-for (const fast of [true, false]) {
-  t.test(`python programs and files run by other names (fast parser ${fast ? 'on' : 'off'})`, async (t) => {
-    setFastPython(fast);
-    t.teardown(() => void setFastPython(true));
-    for (const [name, src, rule] of UNSAFE) {
-      const a = await analyzePython(src);
-      t.ok(a.parseOk, `${name}: parses`);
-      t.ok(a.findings.some((f) => f.rule_id === rule && isBlocking(f)), `${name}: blocking ${rule} in [${a.findings.map((f) => f.rule_id).join(', ')}]`);
-    }
-    for (const [name, src] of SAFE) {
-      const a = await analyzePython(src);
-      t.ok(a.parseOk, `${name}: parses`);
-      t.same(a.findings.filter(isBlocking).map((f) => f.rule_id), [], `${name}: nothing blocking`);
-    }
-  });
-}
+ruleTable('python programs and files run by other names', 'python', UNSAFE, SAFE);
 
 /** One case per kind of gap, answered over HTTP by the worker pool. */
 const OVER_HTTP = ['distutils.spawn.spawn of a shell', 'spec_from_file_location + exec_module', 'vars(os).items() filtered by a computed name', 'breakpoint()'];

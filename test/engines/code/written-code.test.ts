@@ -1,8 +1,8 @@
 import t from 'tap';
 import code, { isBlocking } from '../../../plugins/engines/code/index.js';
-import { analyzeJavaScript, analyzePython, analyzeTypeScript } from '../../../plugins/engines/code/analyze.js';
-import { setFastPython } from '../../../plugins/engines/code/python/parser.js';
+import { analyzeTypeScript } from '../../../plugins/engines/code/analyze.js';
 import { startServer, testAuthPlugin, TEST_API_KEY } from '../../helpers/server.js';
+import { ruleTable } from './rule-table.js';
 
 /**
  * A file the program writes and then imports, requires, loads as a Worker or runs as a program was
@@ -45,34 +45,11 @@ const JS_SAFE: Array<[name: string, src: string]> = [
   ["write log, require lib", "const fs = require('fs');\nfs.appendFileSync('app.log', line);\nconst _ = require('lodash');\n"],
 ];
 
-for (const fast of [true, false]) {
-  t.test(`python: files written, then imported or run (fast parser ${fast ? 'on' : 'off'})`, async (t) => {
-    setFastPython(fast);
-    t.teardown(() => void setFastPython(true));
-    for (const [name, src, rule] of PY_UNSAFE) {
-      const a = await analyzePython(src);
-      t.ok(a.parseOk, `${name}: parses`);
-      t.ok(a.findings.some((f) => f.rule_id === rule && isBlocking(f)), `${name}: blocking ${rule} in [${a.findings.map((f) => f.rule_id).join(', ')}]`);
-    }
-    for (const [name, src] of PY_SAFE) {
-      const a = await analyzePython(src);
-      t.ok(a.parseOk, `${name}: parses`);
-      t.same(a.findings.filter(isBlocking).map((f) => f.rule_id), [], `${name}: nothing blocking`);
-    }
-  });
-}
+ruleTable('python: files written, then imported or run', 'python', PY_UNSAFE, PY_SAFE);
 
-t.test('javascript: files written, then required, imported, run as a Worker or a program', async (t) => {
-  for (const [name, src, rule] of JS_UNSAFE) {
-    const a = analyzeJavaScript(src);
-    t.ok(a.parseOk, `${name}: parses`);
-    t.ok(a.findings.some((f) => f.rule_id === rule && isBlocking(f)), `${name}: blocking ${rule} in [${a.findings.map((f) => f.rule_id).join(', ')}]`);
-  }
-  for (const [name, src] of JS_SAFE) {
-    const a = analyzeJavaScript(src);
-    t.ok(a.parseOk, `${name}: parses`);
-    t.same(a.findings.filter(isBlocking).map((f) => f.rule_id), [], `${name}: nothing blocking`);
-  }
+ruleTable('javascript: files written, then required, imported, run as a Worker or a program', 'javascript', JS_UNSAFE, JS_SAFE);
+
+t.test('javascript: files written, then required, imported, run as a Worker or a program: TypeScript takes the same path', async (t) => {
   const ts = analyzeTypeScript("import * as fs from 'fs';\nconst p: string = '/tmp/plugin.js';\nfs.writeFileSync(p, body);\nrequire(p);\n");
   t.ok(ts.findings.some((f) => f.rule_id === 'typescript.dangerous_call.written_code' && isBlocking(f)), 'TypeScript takes the same path');
 });
