@@ -1,14 +1,7 @@
 import t from 'tap';
-import a2a from '../../plugins/a2a/index.js';
-import agents from '../../plugins/agents/index.js';
-import auth from '../../plugins/auth/index.js';
-import health from '../../plugins/health/index.js';
-import type { Config, DeepPartial } from '../../core/config.js';
 import { mapMessage } from '../../plugins/a2a/proxy/mapping.js';
-import { startServer } from '../helpers/server.js';
-import { createKey, signup } from '../helpers/tenancy.js';
-import { KEY_PEM } from '../helpers/a2a.js';
 import { startPeer } from '../helpers/a2a-peer.js';
+import { agentToken, proxySidecar } from '../helpers/a2a-proxy.js';
 
 /**
  * A part is read by the guards and by the peer: both must read the same content. The official SDK's
@@ -25,17 +18,9 @@ const wire = (parts: unknown[], metadata?: unknown) => ({ messageId: 'm-1', role
 t.test('an ambiguous part never reaches the peer under a verdict for something else', async (t) => {
   const peer = await startPeer();
   t.teardown(() => peer.close());
-  const s = await startServer({
-    plugins: [health, auth, agents, a2a],
-    config: {
-      auth: { anonymous_rate_per_minute: 1000 },
-      a2a: { deployment_id: 'parts', signing_key_pem: KEY_PEM, default_allow: true, peers: { ledger: `${peer.url}/rpc` }, proxy: { timeout_ms: 3000, connect_timeout_ms: 1000 } },
-    } as DeepPartial<Config>,
-  });
+  const s = await proxySidecar({ peers: { ledger: `${peer.url}/rpc` } }, undefined, 'parts');
   t.teardown(() => s.close());
-  const acct = await signup(s);
-  const admin = await createKey(s, acct.token, { name: 'agents', scopes: ['verify:read', 'agent:write'] });
-  const token = (await s.request('POST', '/agents/register', { apiKey: admin.key, body: { name: 'buyer' } })).body.agent_token as string;
+  const { token } = await agentToken(s);
   const send = (method: string, message: unknown) => s.request('POST', '/a2a/peers/ledger', { body: rpc(method, { message }), headers: { 'x-agent-token': token, 'a2a-version': '1.0' } });
 
   // control: an invoice beside a chat text goes out, and the peer reads both as sent

@@ -1,14 +1,7 @@
 import t from 'tap';
-import a2a from '../../plugins/a2a/index.js';
-import agents from '../../plugins/agents/index.js';
-import auth from '../../plugins/auth/index.js';
-import health from '../../plugins/health/index.js';
-import type { Config, DeepPartial } from '../../core/config.js';
 import { namedSender } from '../../plugins/a2a/proxy/mapping.js';
-import { startServer } from '../helpers/server.js';
-import { createKey, signup } from '../helpers/tenancy.js';
-import { KEY_PEM } from '../helpers/a2a.js';
 import { startPeer } from '../helpers/a2a-peer.js';
+import { agentToken, proxySidecar } from '../helpers/a2a-proxy.js';
 
 /**
  * The sender a message names travels to the peer with it (metadata.proofgate.sender_agent_id of the
@@ -21,17 +14,10 @@ const INVOICE = { claimed_total: '5.00', line_items: [{ description: 'pens', amo
 t.test('a message that names another sender than its verdict never goes out', async (t) => {
   const peer = await startPeer();
   t.teardown(() => peer.close());
-  const s = await startServer({
-    plugins: [health, auth, agents, a2a],
-    config: {
-      auth: { anonymous_rate_per_minute: 1000 },
-      a2a: { deployment_id: 'names', signing_key_pem: KEY_PEM, default_allow: true, peers: { ledger: `${peer.url}/rpc` }, proxy: { timeout_ms: 3000, connect_timeout_ms: 1000 } },
-    } as DeepPartial<Config>,
-  });
+  const s = await proxySidecar({ peers: { ledger: `${peer.url}/rpc` } }, undefined, 'names');
   t.teardown(() => s.close());
-  const acct = await signup(s);
-  const admin = await createKey(s, acct.token, { name: 'agents', scopes: ['verify:read', 'agent:write'] });
-  const me = (await s.request('POST', '/agents/register', { apiKey: admin.key, body: { name: 'buyer' } })).body as { agent_token: string; agent_id: string };
+  const agent = await agentToken(s);
+  const me = { agent_token: agent.token, agent_id: agent.agentId };
   const send = (messageMeta: unknown, paramsMeta: unknown) =>
     s.request('POST', '/a2a/peers/ledger', {
       body: { jsonrpc: '2.0', id: 1, method: 'SendMessage', params: { message: { messageId: 'm-1', role: 'ROLE_USER', parts: [{ data: INVOICE }], ...(messageMeta ? { metadata: messageMeta } : {}) }, ...(paramsMeta ? { metadata: paramsMeta } : {}) } },

@@ -3,15 +3,10 @@ import { createServer, request as httpRequest } from 'node:http';
 import t from 'tap';
 import { AgentCard, verifyAgentCardSignature } from '@a2a-js/sdk';
 import { createRemoteJWKSet, jwtVerify } from 'jose';
-import a2a, { keyFingerprint, verifyVerdict } from '../../plugins/a2a/index.js';
-import agents from '../../plugins/agents/index.js';
-import auth from '../../plugins/auth/index.js';
-import health from '../../plugins/health/index.js';
-import type { Config, DeepPartial } from '../../core/config.js';
-import { startServer, type TestServer } from '../helpers/server.js';
-import { createKey, signup } from '../helpers/tenancy.js';
+import { keyFingerprint, verifyVerdict } from '../../plugins/a2a/index.js';
 import { KEY_PEM, p256Pem } from '../helpers/a2a.js';
-import { data, sdkClient, startPeer, text, userMessage, type Peer } from '../helpers/a2a-peer.js';
+import { data, sdkClient, startPeer, text, userMessage } from '../helpers/a2a-peer.js';
+import { agentToken, proxySidecar } from '../helpers/a2a-proxy.js';
 
 /**
  * Issue 18: the sidecar as an A2A hop, driven by the official SDK on both sides: an SDK client
@@ -19,23 +14,6 @@ import { data, sdkClient, startPeer, text, userMessage, type Peer } from '../hel
  */
 const INVOICE = { claimed_total: '5.00', line_items: [{ description: 'pens', amount: '2.50', quantity: 2 }] };
 const WRONG = { claimed_total: '50.00', line_items: [{ description: 'pens', amount: '2.50', quantity: 2 }] };
-
-async function sidecar(a2aOver: Record<string, unknown>, key = KEY_PEM, deployment = 'sidecar-a'): Promise<TestServer> {
-  return startServer({
-    plugins: [health, auth, agents, a2a],
-    config: {
-      auth: { anonymous_rate_per_minute: 1000 },
-      a2a: { deployment_id: deployment, signing_key_pem: key, default_allow: true, proxy: { timeout_ms: 3000, connect_timeout_ms: 1000 }, ...a2aOver },
-    } as DeepPartial<Config>,
-  });
-}
-
-async function agentToken(s: TestServer): Promise<{ token: string; agentId: string; key: string }> {
-  const acct = await signup(s);
-  const admin = await createKey(s, acct.token, { name: 'agents', scopes: ['verify:read', 'agent:write'] });
-  const r = await s.request('POST', '/agents/register', { apiKey: admin.key, body: { name: 'buyer' } });
-  return { token: r.body.agent_token, agentId: r.body.agent_id, key: admin.key };
-}
 
 const rpc = (method: string, params: unknown, id: number | string = 1) => ({ jsonrpc: '2.0', id, method, params });
 /** what an A2A v1.0 client sends beside its credential */
@@ -45,7 +23,7 @@ const wireMessage = (parts: unknown[], metadata?: unknown) => ({ messageId: 'm-1
 t.test('outbound proxy with the SDK as client and peer', async (t) => {
   const peer = await startPeer({ signed: true });
   t.teardown(() => peer.close());
-  const s = await sidecar({ peers: { ledger: { url: `${peer.url}/rpc`, jwks_url: peer.jwksUrl }, gone: 'http://127.0.0.1:9/rpc' } });
+  const s = await proxySidecar({ peers: { ledger: { url: `${peer.url}/rpc`, jwks_url: peer.jwksUrl }, gone: 'http://127.0.0.1:9/rpc' } });
   t.teardown(() => s.close());
   const me = await agentToken(s);
   const client = await sdkClient(`${s.url}/a2a/peers/ledger/`, { 'x-agent-token': me.token });
@@ -155,7 +133,7 @@ t.test('outbound proxy with the SDK as client and peer', async (t) => {
 t.test('a tampered AgentCard is refused and never cached; a valid one is cached', async (t) => {
   const peer = await startPeer({ tampered: true });
   t.teardown(() => peer.close());
-  const s = await sidecar({ peers: { ledger: { url: `${peer.url}/.well-known/agent-card.json`, jwks_url: peer.jwksUrl } } });
+  const s = await proxySidecar({ peers: { ledger: { url: `${peer.url}/.well-known/agent-card.json`, jwks_url: peer.jwksUrl } } });
   t.teardown(() => s.close());
   const me = await agentToken(s);
   const card = () => s.request('GET', '/a2a/peers/ledger/.well-known/agent-card.json', { headers: { 'x-agent-token': me.token } });
@@ -184,7 +162,7 @@ t.test('a peer that accepts and never answers: a JSON-RPC error at the deadline,
   await new Promise<void>((r) => silent.listen(0, '127.0.0.1', r));
   t.teardown(() => new Promise<void>((r) => { for (const c of sockets) c.destroy(); silent.close(() => r()); }));
   const port = (silent.address() as import('node:net').AddressInfo).port;
-  const s = await sidecar({ peers: { mute: `http://127.0.0.1:${port}/rpc` }, proxy: { timeout_ms: 200, connect_timeout_ms: 1000 } });
+  const s = await proxySidecar({ peers: { mute: `http://127.0.0.1:${port}/rpc` }, proxy: { timeout_ms: 200, connect_timeout_ms: 1000 } });
   t.teardown(() => s.close());
   const me = await agentToken(s);
   const r = await s.request('POST', '/a2a/peers/mute', { body: rpc('SendMessage', { message: wireMessage([{ data: INVOICE }]) }), headers: { ...V1, 'x-agent-token': me.token } });
@@ -199,7 +177,7 @@ t.test('a peer that accepts and never answers: a JSON-RPC error at the deadline,
 t.test('a peer configured by its signed card is reached through the card', async (t) => {
   const peer = await startPeer({ signed: true });
   t.teardown(() => peer.close());
-  const s = await sidecar({ peers: { ledger: { url: `${peer.url}/.well-known/agent-card.json`, jwks_url: peer.jwksUrl } } });
+  const s = await proxySidecar({ peers: { ledger: { url: `${peer.url}/.well-known/agent-card.json`, jwks_url: peer.jwksUrl } } });
   t.teardown(() => s.close());
   const me = await agentToken(s);
   const r = await s.request('POST', '/a2a/peers/ledger', { body: rpc('SendMessage', { message: wireMessage([{ data: INVOICE }]) }), headers: { ...V1, 'x-agent-token': me.token } });
@@ -210,7 +188,7 @@ t.test('a peer configured by its signed card is reached through the card', async
 t.test('A2A v0.3 method names and part shapes pass to a v0.3-speaking SDK peer', async (t) => {
   const peer = await startPeer({ legacy: true });
   t.teardown(() => peer.close());
-  const s = await sidecar({ peers: { ledger: `${peer.url}/rpc` } });
+  const s = await proxySidecar({ peers: { ledger: `${peer.url}/rpc` } });
   t.teardown(() => s.close());
   const me = await agentToken(s);
   const h = { 'a2a-version': '0.3', 'x-agent-token': me.token };
@@ -242,7 +220,7 @@ t.test('A2A v0.3 method names and part shapes pass to a v0.3-speaking SDK peer',
 });
 
 t.test('Envoy ext_authz: 200 with the verdict header, 403 with a problem', async (t) => {
-  const s = await sidecar({ peers: { ledger: 'http://ledger.mesh:8080/' } });
+  const s = await proxySidecar({ peers: { ledger: 'http://ledger.mesh:8080/' } });
   t.teardown(() => s.close());
   const me = await agentToken(s);
   const h = { 'x-agent-token': me.token, 'x-a2a-receiver': 'ledger' };
@@ -281,14 +259,14 @@ t.test('inbound guard: two sidecars vouch for one message', async (t) => {
   t.teardown(() => peer.close());
   const pubKeyA = createPublicKey(createPrivateKey(KEY_PEM));
   const pubA = { ...pubKeyA.export({ format: 'jwk' }), kid: `did:svc:a2a:sidecar-a#key-${keyFingerprint(pubKeyA)}` };
-  const b = await sidecar(
+  const b = await proxySidecar(
     { inbound: { target: `${peer.url}/rpc`, agent_id: 'ledger', trusted_issuers: [{ issuer: 'did:svc:a2a:sidecar-a', jwks: { keys: [{ ...pubA, alg: 'ES256' }] } }] } },
     p256Pem(),
     'sidecar-b',
   );
   t.teardown(() => b.close());
   // B re-signs the card it serves, so A verifies it against B's JWKS
-  const a = await sidecar({ peers: { ledger: { url: `${b.url}/a2a/inbound`, jwks_url: `${b.url}/.well-known/jwks.json` } } });
+  const a = await proxySidecar({ peers: { ledger: { url: `${b.url}/a2a/inbound`, jwks_url: `${b.url}/.well-known/jwks.json` } } });
   t.teardown(() => a.close());
   const me = await agentToken(a);
   const client = await sdkClient(`${a.url}/a2a/peers/ledger/`, { 'x-agent-token': me.token });
