@@ -67,8 +67,11 @@ async function main(argv: string[]): Promise<number> {
   try {
     return await cmd.run(args);
   } catch (err) {
-    console.error(`proofgate ${cmd.name}: ${(err as Error).message}`);
-    return 1;
+    // node:util parseArgs refusing the arguments is a usage error (2), as every command's own checks
+    // answer it; anything else is a failure to run (1)
+    const usageError = String((err as { code?: unknown }).code ?? '').startsWith('ERR_PARSE_ARGS_');
+    console.error(`proofgate ${cmd.name}: ${(err as Error).message}${usageError ? `\n\n${cmd.usage}` : ''}`);
+    return usageError ? 2 : 1;
   }
 }
 

@@ -22,6 +22,12 @@ t.test('--help works on the CLI and on every command', async (t) => {
   }
   const unknown = spawnSync(...nodeCommand([CLI, 'frobnicate']), { encoding: 'utf8' });
   t.equal(unknown.status, 2);
+  // an option a command does not know is a usage error (2) with the usage, whichever command parses it
+  for (const name of ['init', 'start']) {
+    const r = spawnSync(...nodeCommand([CLI, name, '--bogus']), { encoding: 'utf8', env: cleanEnv, cwd: mkdtempSync(join(tmpdir(), 'pg-cli-')) });
+    t.equal(r.status, 2, `${name} --bogus exits 2`);
+    t.match(r.stderr, new RegExp(`Unknown option '--bogus'[\\s\\S]*proofgate ${name}`), `${name} --bogus names the option and prints the usage`);
+  }
 });
 
 t.test('init writes secrets and P-256 PKCS#8 keys, readable only by the owner', async (t) => {
