@@ -41,12 +41,13 @@ export async function startMetricsListener(app: App): Promise<Server | null> {
   if (port === null) return null;
   const server = createServer((req, res) => {
     const path = (req.url ?? '/').split('?')[0];
-    const send = (status: number, body: string, type = 'text/plain; charset=utf-8') => {
-      res.writeHead(status, { 'content-type': type, 'content-length': Buffer.byteLength(body), 'cache-control': 'no-store' });
+    const send = (status: number, body: string, type = 'text/plain; charset=utf-8', extra: Record<string, string> = {}) => {
+      res.writeHead(status, { 'content-type': type, 'content-length': Buffer.byteLength(body), 'cache-control': 'no-store', ...extra });
       res.end(req.method === 'HEAD' ? undefined : body);
     };
     if (path !== '/metrics' && path !== '/metrics/prometheus') return send(404, 'not found\n');
-    if (req.method !== 'GET' && req.method !== 'HEAD') return send(405, 'method not allowed\n');
+    // RFC 9110: a 405 names the methods the resource has, as the main listener's router does
+    if (req.method !== 'GET' && req.method !== 'HEAD') return send(405, 'method not allowed\n', undefined, { allow: 'GET, HEAD' });
     if (app.config.metrics.token && !hasMetricsToken(app, req.headers.authorization)) return send(401, 'bearer token required\n');
     app.metrics.text().then(
       ({ contentType, body }) => send(200, body, contentType),

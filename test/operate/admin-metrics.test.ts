@@ -85,7 +85,9 @@ t.test('Prometheus by convention: one prefix, token-guarded listener, engine his
   t.match(p.text, /svc_http_request_duration_seconds_bucket\{[^}]*route="\/probe\/task\/:fn"/, 'latency per route');
   t.match(p.text, /svc_engine_task_duration_seconds_bucket\{[^}]*engine="probe",fn="echo",outcome="ok"/, 'latency per engine');
   t.equal((await sendRequest(base, 'GET', '/logs')).status, 404, 'nothing but metrics on that port');
-  t.equal((await sendRequest(base, 'POST', '/metrics')).status, 405);
+  const post = await sendRequest(base, 'POST', '/metrics');
+  t.equal(post.status, 405);
+  t.equal(post.headers.get('allow'), 'GET, HEAD', 'the 405 names the methods the scrape path has');
 });
 
 t.test('the separate listener needs no credential when no token is set', async (t) => {
