@@ -38,21 +38,30 @@ export function ruleTable(title: string, language: Language, unsafe: Unsafe, saf
   for (const fast of [true, false]) void run(`${title} (fast parser ${fast ? 'on' : 'off'})`, fast);
 }
 
-/** Registers a test: POST /verify/code answers each snippet VERIFIED, admission BLOCKED, is_valid false. */
-export function blockedOverHttp(title: string, cases: ReadonlyArray<readonly [name: string, src: string, language: Language]>): void {
+type Row = readonly [name: string, src: string, language: Language];
+
+/**
+ * Registers a test: POST /verify/code answers each `blocked` snippet VERIFIED, admission BLOCKED,
+ * is_valid false, and each `admitted` one ADMIT.
+ */
+export function blockedOverHttp(title: string, blocked: readonly Row[], admitted: readonly Row[] = []): void {
   t.test(title, async (t) => {
     const s = await startServer({ plugins: [testAuthPlugin(), code], config: { workers: { threads: 1, task_timeout_ms: 10_000 } } });
     t.teardown(() => s.close());
-    for (const [name, src, language] of cases) {
+    for (const [name, src, language] of blocked) {
       const r = await s.request('POST', '/verify/code', { apiKey: TEST_API_KEY, body: { language, code: src } });
       t.equal(r.status, 200, name);
       t.match(r.body, { status: 'VERIFIED', admission: 'BLOCKED', developer_fields: { is_valid: false } }, name);
+    }
+    for (const [name, src, language] of admitted) {
+      const r = await s.request('POST', '/verify/code', { apiKey: TEST_API_KEY, body: { language, code: src } });
+      t.match(r.body, { status: 'VERIFIED', admission: 'ADMIT' }, `${name}: admitted`);
     }
   });
 }
 
 /** The named rows of a table, for blockedOverHttp. */
-export function pick(table: Unsafe, names: readonly string[], language: Language): Array<[string, string, Language]> {
+export function pick(table: Unsafe | Safe, names: readonly string[], language: Language): Array<[string, string, Language]> {
   const rows = table.filter(([n]) => names.includes(n)).map(([n, src]) => [n, src, language] as [string, string, Language]);
   if (rows.length !== names.length) throw new Error(`no such rows: ${names.filter((n) => !table.some(([m]) => m === n)).join(', ')}`);
   return rows;

@@ -1,8 +1,7 @@
 import t from 'tap';
-import code, { isBlocking } from '../../../plugins/engines/code/index.js';
+import { isBlocking } from '../../../plugins/engines/code/index.js';
 import { analyzeTypeScript } from '../../../plugins/engines/code/analyze.js';
-import { startServer, testAuthPlugin, TEST_API_KEY } from '../../helpers/server.js';
-import { ruleTable } from './rule-table.js';
+import { blockedOverHttp, pick, ruleTable } from './rule-table.js';
 
 /**
  * A file the program writes and then imports, requires, loads as a Worker or runs as a program was
@@ -54,20 +53,8 @@ t.test('javascript: files written, then required, imported, run as a Worker or a
   t.ok(ts.findings.some((f) => f.rule_id === 'typescript.dangerous_call.written_code' && isBlocking(f)), 'TypeScript takes the same path');
 });
 
-t.test('POST /verify/code answers BLOCKED admission for both languages', async (t) => {
-  const s = await startServer({ plugins: [testAuthPlugin(), code], config: { workers: { threads: 1, task_timeout_ms: 10_000 } } });
-  t.teardown(() => s.close());
-  const cases: Array<[string, string, string]> = [
-    ...PY_UNSAFE.filter(([n]) => ['write py then import', 'write pth', 'write chmod exec'].includes(n)).map(([n, src]): [string, string, string] => [n, 'python', src]),
-    ...JS_UNSAFE.filter(([n]) => ['write then require', 'write then Worker'].includes(n)).map(([n, src]): [string, string, string] => [n, 'javascript', src]),
-  ];
-  for (const [name, language, src] of cases) {
-    const r = await s.request('POST', '/verify/code', { apiKey: TEST_API_KEY, body: { language, code: src } });
-    t.equal(r.status, 200, name);
-    t.equal(r.body.status, 'VERIFIED', name);
-    t.equal(r.body.admission, 'BLOCKED', name);
-    t.equal(r.body.developer_fields.is_valid, false, name);
-  }
-  const safe = await s.request('POST', '/verify/code', { apiKey: TEST_API_KEY, body: { code: PY_SAFE[0][1] } });
-  t.equal(safe.body.admission, 'ADMIT', 'a text and a JSON file written and read back are admitted over HTTP');
-});
+blockedOverHttp(
+  'POST /verify/code answers BLOCKED admission for both languages',
+  [...pick(PY_UNSAFE, ['write py then import', 'write pth', 'write chmod exec'], 'python'), ...pick(JS_UNSAFE, ['write then require', 'write then Worker'], 'javascript')],
+  pick(PY_SAFE, [PY_SAFE[0][0]], 'python'),
+);
