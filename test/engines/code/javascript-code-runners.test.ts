@@ -1,8 +1,7 @@
 import t from 'tap';
-import code, { isBlocking } from '../../../plugins/engines/code/index.js';
+import { isBlocking } from '../../../plugins/engines/code/index.js';
 import { analyzeTypeScript } from '../../../plugins/engines/code/analyze.js';
-import { startServer, testAuthPlugin, TEST_API_KEY } from '../../helpers/server.js';
-import { ruleTable } from './rule-table.js';
+import { blockedOverHttp, ruleTable } from './rule-table.js';
 
 /**
  * JavaScript that compiles or loads code by names the rules did not resolve, each proven safe
@@ -42,12 +41,4 @@ t.test('javascript: code compiled or loaded by another name blocks: TypeScript t
   t.ok(ts.findings.some((f) => f.rule_id === 'typescript.dangerous_call.function' && isBlocking(f)), 'TypeScript takes the same path');
 });
 
-t.test('POST /verify/code answers BLOCKED admission for the AsyncFunction constructor', async (t) => {
-  const s = await startServer({ plugins: [testAuthPlugin(), code], config: { workers: { threads: 1, task_timeout_ms: 10_000 } } });
-  t.teardown(() => s.close());
-  const r = await s.request('POST', '/verify/code', { apiKey: TEST_API_KEY, body: { language: 'javascript', code: UNSAFE[1][1] } });
-  t.equal(r.status, 200);
-  t.equal(r.body.status, 'VERIFIED');
-  t.equal(r.body.admission, 'BLOCKED');
-  t.equal(r.body.developer_fields.is_valid, false);
-});
+blockedOverHttp('POST /verify/code answers BLOCKED admission for the AsyncFunction constructor', [[UNSAFE[1][0], UNSAFE[1][1], 'javascript']]);

@@ -1,8 +1,7 @@
 import t from 'tap';
-import code, { isBlocking } from '../../../plugins/engines/code/index.js';
+import { isBlocking } from '../../../plugins/engines/code/index.js';
 import { analyzeTypeScript } from '../../../plugins/engines/code/analyze.js';
-import { startServer, testAuthPlugin, TEST_API_KEY } from '../../helpers/server.js';
-import { ruleTable } from './rule-table.js';
+import { blockedOverHttp, pick, ruleTable } from './rule-table.js';
 
 /**
  * JavaScript that runs code or programs by routes the rules did not follow, each proven safe
@@ -64,16 +63,4 @@ t.test('javascript: code and programs run by other routes block: TypeScript take
 });
 
 /** One case per kind of gap, answered over HTTP by the worker pool. */
-const OVER_HTTP = ['inspector.open', 'process.mainModule.constructor._load', 'import() of a computed name, then exec', 'NODE_OPTIONS --require'];
-
-t.test('POST /verify/code answers BLOCKED admission for each kind', async (t) => {
-  const s = await startServer({ plugins: [testAuthPlugin(), code], config: { workers: { threads: 1, task_timeout_ms: 10_000 } } });
-  t.teardown(() => s.close());
-  for (const [name, src] of UNSAFE.filter(([n]) => OVER_HTTP.includes(n))) {
-    const r = await s.request('POST', '/verify/code', { apiKey: TEST_API_KEY, body: { language: 'javascript', code: src } });
-    t.equal(r.status, 200, name);
-    t.equal(r.body.status, 'VERIFIED', name);
-    t.equal(r.body.admission, 'BLOCKED', name);
-    t.equal(r.body.developer_fields.is_valid, false, name);
-  }
-});
+blockedOverHttp('POST /verify/code answers BLOCKED admission for each kind', pick(UNSAFE, ['inspector.open', 'process.mainModule.constructor._load', 'import() of a computed name, then exec', 'NODE_OPTIONS --require'], 'javascript'));

@@ -1,7 +1,4 @@
-import t from 'tap';
-import code from '../../../plugins/engines/code/index.js';
-import { startServer, testAuthPlugin, TEST_API_KEY } from '../../helpers/server.js';
-import { ruleTable } from './rule-table.js';
+import { blockedOverHttp, pick, ruleTable } from './rule-table.js';
 
 /**
  * Ways to run arbitrary Python without naming exec/eval/os.system that the engine proved safe
@@ -53,14 +50,4 @@ const SAFE: Array<[name: string, src: string]> = [
 
 ruleTable('python code runners', 'python', UNSAFE, SAFE);
 
-t.test('POST /verify/code answers BLOCKED admission for pdb.run, type(lambda) and globals()[k].exec', async (t) => {
-  const s = await startServer({ plugins: [testAuthPlugin(), code], config: { workers: { threads: 1, task_timeout_ms: 10_000 } } });
-  t.teardown(() => s.close());
-  for (const [name, src] of UNSAFE.filter(([n]) => ['pdb.run', 'type(lambda) builds a function', 'globals()[computed].exec'].includes(n))) {
-    const r = await s.request('POST', '/verify/code', { apiKey: TEST_API_KEY, body: { code: src } });
-    t.equal(r.status, 200, name);
-    t.equal(r.body.status, 'VERIFIED');
-    t.equal(r.body.admission, 'BLOCKED', name);
-    t.equal(r.body.developer_fields.is_valid, false);
-  }
-});
+blockedOverHttp('POST /verify/code answers BLOCKED admission for pdb.run, type(lambda) and globals()[k].exec', pick(UNSAFE, ['pdb.run', 'type(lambda) builds a function', 'globals()[computed].exec'], 'python'));

@@ -1,7 +1,4 @@
-import t from 'tap';
-import code from '../../../plugins/engines/code/index.js';
-import { startServer, testAuthPlugin, TEST_API_KEY } from '../../helpers/server.js';
-import { ruleTable } from './rule-table.js';
+import { blockedOverHttp, ruleTable } from './rule-table.js';
 
 /**
  * A risky builtin's name bound only by imports was taken to be the import everywhere, so each of these
@@ -27,12 +24,4 @@ const SAFE: Array<[name: string, src: string]> = [
 
 ruleTable('python import shadowing a builtin', 'python', UNSAFE, SAFE);
 
-t.test('POST /verify/code answers BLOCKED admission for exec after del', async (t) => {
-  const s = await startServer({ plugins: [testAuthPlugin(), code], config: { workers: { threads: 1, task_timeout_ms: 10_000 } } });
-  t.teardown(() => s.close());
-  const r = await s.request('POST', '/verify/code', { apiKey: TEST_API_KEY, body: { language: 'python', code: UNSAFE[0][1] } });
-  t.equal(r.status, 200);
-  t.equal(r.body.status, 'VERIFIED');
-  t.equal(r.body.admission, 'BLOCKED');
-  t.equal(r.body.developer_fields.is_valid, false);
-});
+blockedOverHttp('POST /verify/code answers BLOCKED admission for exec after del', [[UNSAFE[0][0], UNSAFE[0][1], 'python']]);

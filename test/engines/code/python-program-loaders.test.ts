@@ -1,7 +1,4 @@
-import t from 'tap';
-import code from '../../../plugins/engines/code/index.js';
-import { startServer, testAuthPlugin, TEST_API_KEY } from '../../helpers/server.js';
-import { ruleTable } from './rule-table.js';
+import { blockedOverHttp, pick, ruleTable } from './rule-table.js';
 
 /**
  * Python that runs a program, a file or arbitrary code through names the rules did not resolve, each
@@ -65,16 +62,4 @@ const SAFE: Array<[name: string, src: string]> = [
 ruleTable('python programs and files run by other names', 'python', UNSAFE, SAFE);
 
 /** One case per kind of gap, answered over HTTP by the worker pool. */
-const OVER_HTTP = ['distutils.spawn.spawn of a shell', 'spec_from_file_location + exec_module', 'vars(os).items() filtered by a computed name', 'breakpoint()'];
-
-t.test('POST /verify/code answers BLOCKED admission for each kind', async (t) => {
-  const s = await startServer({ plugins: [testAuthPlugin(), code], config: { workers: { threads: 1, task_timeout_ms: 10_000 } } });
-  t.teardown(() => s.close());
-  for (const [name, src] of UNSAFE.filter(([n]) => OVER_HTTP.includes(n))) {
-    const r = await s.request('POST', '/verify/code', { apiKey: TEST_API_KEY, body: { code: src } });
-    t.equal(r.status, 200, name);
-    t.equal(r.body.status, 'VERIFIED', name);
-    t.equal(r.body.admission, 'BLOCKED', name);
-    t.equal(r.body.developer_fields.is_valid, false, name);
-  }
-});
+blockedOverHttp('POST /verify/code answers BLOCKED admission for each kind', pick(UNSAFE, ['distutils.spawn.spawn of a shell', 'spec_from_file_location + exec_module', 'vars(os).items() filtered by a computed name', 'breakpoint()'], 'python'));
