@@ -1,7 +1,8 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
 import type { Config } from './config.js';
+import { answerClientError, createHttpServer, serverOptions } from './http-server.js';
 import { createLogger } from './log.js';
 import { Metrics } from './metrics.js';
 import { openStore } from './store-open.js';
@@ -208,18 +209,20 @@ export async function createApp(opts: CreateOptions): Promise<Kernel> {
   const onContinue = (req: IncomingMessage, res: ServerResponse) => {
     void handle(req, res, true);
   };
-  const timeouts = { requestTimeout: config.server.request_timeout_ms, headersTimeout: Math.min(config.server.request_timeout_ms, 60_000) };
   let server: Server;
   if (opts.server) {
     server = opts.server;
+    const timeouts = serverOptions(config);
     server.requestTimeout = timeouts.requestTimeout;
     server.headersTimeout = timeouts.headersTimeout;
+    server.removeListener('clientError', answerClientError);
+    server.on('clientError', answerClientError);
     // one synchronous swap: every request from here on reaches the pipeline, none is dropped
     server.removeAllListeners('request');
     server.on('request', onRequest);
     server.removeAllListeners('checkContinue');
   } else {
-    server = createServer(timeouts, onRequest);
+    server = createHttpServer(config, onRequest);
   }
   server.on('checkContinue', onContinue);
 

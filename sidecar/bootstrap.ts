@@ -1,6 +1,7 @@
-import { createServer, type Server } from 'node:http';
+import type { Server } from 'node:http';
 import type { Config } from '../core/config.js';
 import { HttpError, Problems } from '../core/errors.js';
+import { createHttpServer } from '../core/http-server.js';
 
 /**
  * Opens the socket before the plugins are even imported, so a Kubernetes liveness probe gets its
@@ -9,7 +10,7 @@ import { HttpError, Problems } from '../core/errors.js';
  * is a 503 problem with Retry-After: nothing is accepted that cannot be served.
  */
 export function listenEarly(config: Config): Promise<Server> {
-  const server = createServer((req, res) => {
+  const server = createHttpServer(config, (req, res) => {
     const path = (req.url ?? '/').split('?')[0].replace(/^\/v1(?=\/)/, '').replace(/\/$/, '');
     const json = (status: number, body: unknown, type = 'application/json; charset=utf-8') => {
       const text = JSON.stringify(body);
