@@ -33,7 +33,7 @@ const CODE_ANALYZER_SERVICE = 'code.analyzer';
  * intercept route and the JWKS answer 503, and a guard failure blocks unless block_on_error=false.
  */
 export const A2A_GUARDS_SERVICE = 'a2a.guards';
-export const A2A_ENGINE_VERSION = '1.0.0';
+export const A2A_ENGINE_VERSION = '1.1.0';
 /** the deployment's ES256 verdict signer (or null without a usable key), for plugins that sign verdicts of their own (mcp) */
 export const A2A_SIGNER_SERVICE = 'a2a.signer';
 

@@ -120,3 +120,12 @@ t.test('HTTP: /a2a/intercept blocks 9007199254740993 claimed as 9007199254740992
   t.equal((await send('1e999', '1e999')).status, 400);
   t.equal((await intercept(s, message({ payload_type: 'financial_transaction', payload: invoice([{ amount: '1e999' }], '1e999') }))).body.status, 'forwarded', 'as strings they are exact');
 });
+
+t.test('HTTP: an invoice mixing currencies is unverifiable, unsigned, never forwarded', async (t) => {
+  const s = await startA2AWithoutCode({ max_requests_per_minute: 10_000 });
+  t.teardown(() => s.close());
+  const r = await intercept(s, message({ payload_type: 'financial_transaction', payload: invoice([{ amount: '100', currency: 'USD' }, { amount: '50', currency: 'EUR' }], '150') }));
+  t.equal(r.status, 200);
+  t.equal(r.body.status, 'unverifiable');
+  t.notOk(r.body.attestation_jwt, "no signed verdict");
+});

@@ -115,3 +115,20 @@ t.test('large invoices are handed to the offload function; small ones stay inlin
   t.equal(big.status, 'forwarded');
   t.same(calls, [FINANCE_INLINE_ITEMS + 1]);
 });
+
+t.test('currencies: amounts in different currencies are never summed as one', async (t) => {
+  const mixedItems = check([{ amount: '100', currency: 'USD' }, { amount: '50', currency: 'EUR' }], '150');
+  t.equal(mixedItems.status, 'unverifiable', 'USD 100 + EUR 50 is not 150 of anything');
+  t.match(mixedItems.reason, /EUR, not USD/);
+  t.same(mixedItems.details, { line_item: 1 });
+  const againstInvoice = checkFinancialPayload({ data: { currency: 'GBP', claimed_total: '10', line_items: [{ amount: '10', currency: 'USD' }] } });
+  t.equal(againstInvoice.status, 'unverifiable', 'an item in another currency than the invoice');
+  for (const bad of [7, '', '  ', null, { code: 'USD' }]) {
+    t.equal(check([{ amount: '1', currency: bad }], '1').status, 'unverifiable', `item currency ${JSON.stringify(bad)}`);
+    t.equal(checkFinancialPayload({ data: { currency: bad, claimed_total: '1', line_items: [{ amount: '1' }] } }).status, 'unverifiable', `invoice currency ${JSON.stringify(bad)}`);
+  }
+  // one currency, however it is spelled and wherever it is declared, is summed as before
+  t.equal(check([{ amount: '1', currency: 'usd' }, { amount: '2', currency: ' USD' }, { amount: '3' }], '6').status, 'forwarded');
+  t.equal(checkFinancialPayload({ data: { currency: 'EUR', claimed_total: '3', line_items: [{ amount: '1', currency: 'EUR' }, { amount: '2' }] } }).status, 'forwarded');
+  t.equal(check([{ amount: '1', currency: 'JPY' }], '2').status, 'blocked', 'a one-currency mismatch still blocks');
+});

@@ -59,6 +59,30 @@ function isRecord(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
+/**
+ * The one currency an invoice is in, or why it has none. Amounts in different currencies cannot be
+ * added without a rate, so an invoice whose `currency` fields (on `data` and on each item; an item
+ * without one is in the invoice's) disagree is unverifiable rather than summed as one. Codes are
+ * compared case-insensitively ("usd" is USD); no `currency` anywhere is one implied currency.
+ */
+function invoiceCurrency(data: Record<string, unknown>, items: unknown[]): { problem: string; line_item?: number } | null {
+  const code = (v: unknown) => (typeof v === 'string' && v.trim() !== '' ? v.trim().toUpperCase() : null);
+  let currency: string | null = null;
+  if ('currency' in data) {
+    currency = code(data.currency);
+    if (!currency) return { problem: 'payload.data.currency is not a currency code' };
+  }
+  for (let i = 0; i < items.length; i++) {
+    const item = items[i];
+    if (!isRecord(item) || !('currency' in item)) continue;
+    const own = code(item.currency);
+    if (!own) return { problem: `line_items[${i}].currency is not a currency code`, line_item: i };
+    if (currency === null) currency = own;
+    else if (own !== currency) return { problem: `line_items[${i}] is in ${own}, not ${currency}: amounts in different currencies cannot be summed`, line_item: i };
+  }
+  return null;
+}
+
 /** The pure check: plain JSON in, outcome out (also runs in a worker for large invoices). */
 export function checkFinancialPayload(payload: Record<string, unknown>): GuardOutcome {
   const data = payload.data;
@@ -69,6 +93,8 @@ export function checkFinancialPayload(payload: Record<string, unknown>): GuardOu
   const items = data.line_items;
   if (!Array.isArray(items)) return unverifiable('payload.data.line_items is missing or not a list');
   if (items.length === 0) return unverifiable('payload.data.line_items is empty');
+  const mixed = invoiceCurrency(data, items);
+  if (mixed) return unverifiable(mixed.problem, mixed.line_item === undefined ? undefined : { line_item: mixed.line_item });
 
   let sum: Dec = ZERO;
   for (let i = 0; i < items.length; i++) {
