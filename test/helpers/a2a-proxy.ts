@@ -3,13 +3,15 @@ import agents from '../../plugins/agents/index.js';
 import auth from '../../plugins/auth/index.js';
 import health from '../../plugins/health/index.js';
 import type { Config, DeepPartial } from '../../core/config.js';
+import type { Store } from '../../core/store.js';
 import { startServer, type TestServer } from './server.js';
 import { createKey, signup } from './tenancy.js';
 import { KEY_PEM } from './a2a.js';
 
 /** A sidecar with the A2A proxy, its agents and auth; `a2aOver` adds peers and proxy settings. */
-export function proxySidecar(a2aOver: Record<string, unknown>, key = KEY_PEM, deployment = 'sidecar-a'): Promise<TestServer> {
+export function proxySidecar(a2aOver: Record<string, unknown>, key = KEY_PEM, deployment = 'sidecar-a', store?: (dataDir: string) => Store): Promise<TestServer> {
   return startServer({
+    store,
     plugins: [health, auth, agents, a2a],
     config: {
       auth: { anonymous_rate_per_minute: 1000 },

@@ -1,5 +1,6 @@
 import { createLocalJWKSet, createRemoteJWKSet, jwtVerify, type JWTVerifyGetKey } from 'jose';
 import { sha256Ref } from '../../../core/canonical.js';
+import { HttpError, Problems } from '../../../core/errors.js';
 import type { Reply, RequestContext } from '../../../core/types.js';
 import type { A2AGateway } from '../gateway.js';
 import type { VerdictStatus } from '../message.js';
@@ -12,6 +13,7 @@ import { parseRpc, rpcError, RpcCodes } from './jsonrpc.js';
 import { mapMessage, namedSender, type VerificationItem } from './mapping.js';
 import type { ProxyMetrics } from './metrics.js';
 import { forwardHeaders, refusal, relay, VERDICT_HEADER } from './outbound.js';
+import type { SeenVerdicts } from './replay.js';
 import type { Upstreams } from './upstream.js';
 
 /**
@@ -39,7 +41,10 @@ type Voucher = { ok: true; sender: string; senderAuth: SenderAuthMethod } | { ok
 export class Vouchers {
   private readonly keys = new Map<string, JWTVerifyGetKey>();
 
-  constructor(private readonly issuers: readonly TrustedIssuer[]) {
+  constructor(
+    private readonly issuers: readonly TrustedIssuer[],
+    private readonly seen: SeenVerdicts,
+  ) {
     for (const i of issuers) {
       this.keys.set(i.issuer, i.jwks ? createLocalJWKSet(i.jwks as never) : createRemoteJWKSet(i.jwksUrl!, { timeoutDuration: 5000 }));
     }
@@ -65,6 +70,15 @@ export class Vouchers {
       const sub = sha256Ref(item.payload);
       if (!claims.some((c) => c.sub === sub)) return { ok: false, reason: 'the payload hash does not match any verdict' };
     }
+    // last, so that only a voucher that would be accepted is recorded as used
+    let fresh: boolean;
+    try {
+      fresh = await this.seen.accept(claims.map((c) => ({ iss: c.iss, jti: c.jti, exp: c.exp })));
+    } catch {
+      // unrecorded, a verdict could vouch again: refuse the message rather than accept it
+      throw new HttpError(Problems.unavailable, 'the record of presented verdicts cannot be written; retry later');
+    }
+    if (!fresh) return { ok: false, reason: 'a verdict was presented before' };
     return { ok: true, sender: [...senders][0], senderAuth: (claims[0].svc_a2a.sender_auth ?? 'none') as SenderAuthMethod };
   }
 
@@ -80,7 +94,7 @@ export class Vouchers {
     try {
       const r = await jwtVerify(token, keys, { algorithms: ['ES256'], typ: JWT_TYP, issuer: iss as string, requiredClaims: ['sub', 'exp', 'iat', 'jti'] });
       const c = r.payload as unknown as A2AClaims;
-      return c.svc_a2a && typeof c.svc_a2a.sender === 'string' ? c : null;
+      return c.svc_a2a && typeof c.svc_a2a.sender === 'string' && typeof c.jti === 'string' ? c : null;
     } catch {
       return null;
     }

@@ -9,6 +9,7 @@ import { parsePeers, parseTrustedIssuers, type PeerConfig } from './config.js';
 import { handleExtAuthz } from './ext-authz.js';
 import { handleInbound, Vouchers } from './inbound.js';
 import { ProxyMetrics } from './metrics.js';
+import { SeenVerdicts } from './replay.js';
 import { handleOutbound } from './outbound.js';
 import { UpstreamError, Upstreams } from './upstream.js';
 
@@ -87,7 +88,21 @@ export function registerProxy(app: App, deps: ProxyDeps): void {
 
   if (inboundTarget && c.inbound.agent_id) {
     const agentId = c.inbound.agent_id;
-    const vouchers = new Vouchers(issuers);
+    const seen = new SeenVerdicts(app.store);
+    const vouchers = new Vouchers(issuers, seen);
+    // records outlive their verdict's exp by a minute; a sweep a minute reads only what expired
+    let pruning: Promise<unknown> | null = null;
+    const timer = setInterval(() => {
+      pruning ??= seen
+        .prune()
+        .catch((err) => app.log.error({ err }, 'a2a inbound verdict record pruning failed'))
+        .finally(() => (pruning = null));
+    }, 60_000);
+    timer.unref();
+    app.onClose(async () => {
+      clearInterval(timer);
+      await pruning;
+    });
     const local: PeerConfig = { id: agentId, endpoint: inboundTarget, cardUrl: new URL('/.well-known/agent-card.json', inboundTarget.origin), jwksUrl: null, requireSignedCard: false };
     // the caller is another agent with no credential here: the vouching verdict (or the sender
     // authentication of the gateway, which blocks without it) is what authenticates it
