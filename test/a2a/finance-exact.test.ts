@@ -67,11 +67,19 @@ t.test('finance guard: bound numbers beyond double precision and range are compa
   const off = run('{"claimed_total":9007199254740992,"line_items":[{"amount":9007199254740993}]}');
   t.equal(off.status, 'blocked');
   t.equal(off.details?.computed_total, '9007199254740993.00');
-  t.equal(run('{"claimed_total":9007199254740993,"line_items":[{"amount":9007199254740993}]}').status, 'forwarded');
+  // a total that matches is not forwarded on JSON numbers the verdict's RFC 8785 sub reads as other
+  // doubles: the signed sub would equally cover the variant claiming 9007199254740992
+  const lossy = run('{"claimed_total":9007199254740993,"line_items":[{"amount":9007199254740993}]}');
+  t.equal(lossy.status, 'unverifiable');
+  t.match(lossy.reason, /claimed_total is a JSON number a double cannot hold as written.*send it as a string/);
+  t.equal(run('{"claimed_total":"9007199254740993","line_items":[{"amount":"9007199254740993"}]}').status, 'forwarded', 'as strings: exact and hashed as written');
+  t.equal(run('{"claimed_total":"9007199254740993","line_items":[{"amount":"9007199254740992"},{"amount":1,"quantity":1}]}').status, 'forwarded', 'small JSON numbers beside strings');
+  t.match(run('{"claimed_total":"2","line_items":[{"amount":"1"},{"amount":"1","quantity":1.00000000000000000001}]}').reason, /line_items\[1\]\.quantity/);
   const big = '9'.repeat(400);
-  t.equal(run(`{"claimed_total":${big},"line_items":[{"amount":${big.slice(0, -1)}8},{"amount":1}]}`).status, 'forwarded', '400-digit integers');
+  t.equal(run(`{"claimed_total":${big},"line_items":[{"amount":${big.slice(0, -1)}8},{"amount":1}]}`).status, 'unverifiable', '400-digit integers as JSON numbers: matching, but unsignable');
+  t.equal(run(`{"claimed_total":"${big}","line_items":[{"amount":"${big.slice(0, -1)}8"},{"amount":1}]}`).status, 'forwarded', '400-digit integers as strings');
   t.equal(run(`{"claimed_total":${big},"line_items":[{"amount":${big.slice(0, -1)}8}]}`).status, 'blocked', 'one unit off at 400 digits');
-  t.equal(run('{"claimed_total":1e999,"line_items":[{"amount":1e999}]}').status, 'forwarded', '1e999 is a number, not Infinity');
+  t.equal(run('{"claimed_total":1e999,"line_items":[{"amount":1e999}]}').status, 'unverifiable', '1e999 is a number, not Infinity (and not signable)');
   t.equal(run('{"claimed_total":1e999,"line_items":[{"amount":1e999},{"amount":1}]}').status, 'blocked', '1e999 + 1 is not 1e999');
   // 0.005 rounds half-up to 0.01; 0.005 − 1e-999 rounds to 0.00: a term far below the double range matters
   t.equal(run('{"claimed_total":0.01,"line_items":[{"amount":0.005}]}').details?.computed_total, '0.01');
@@ -113,8 +121,11 @@ t.test('HTTP: /a2a/intercept blocks 9007199254740993 claimed as 9007199254740992
   t.equal(r.status, 200);
   t.equal(r.body.status, 'blocked', 'today: forwarded as equal');
   t.equal(r.body.details.computed_total, '9007199254740993.00');
-  t.equal((await send('9007199254740993', '9007199254740993')).body.status, 'forwarded');
-  t.equal((await send('12345678901234567890.01', '12345678901234567890.01')).body.status, 'forwarded');
+  const lossy = await send('9007199254740993', '9007199254740993');
+  t.equal(lossy.body.status, 'unverifiable', 'matching, but the sub would read both as 9007199254740992');
+  t.equal(lossy.body.attestation_jwt ?? null, null, 'nothing signed');
+  t.equal((await send('"9007199254740993"', '"9007199254740993"')).body.status, 'forwarded');
+  t.equal((await send('"12345678901234567890.01"', '"12345678901234567890.01"')).body.status, 'forwarded');
   t.equal((await send('12345678901234567890.01', '12345678901234567890.03')).body.status, 'blocked');
   // a number RFC 8785 cannot hash cannot be bound into a signed verdict: refused, never Infinity
   t.equal((await send('1e999', '1e999')).status, 400);

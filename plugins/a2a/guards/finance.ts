@@ -96,6 +96,8 @@ export function checkFinancialPayload(payload: Record<string, unknown>): GuardOu
   const mixed = invoiceCurrency(data, items);
   if (mixed) return unverifiable(mixed.problem, mixed.line_item === undefined ? undefined : { line_item: mixed.line_item });
 
+  // the first compared JSON number a double does not hold as written (see `rfc8785Reads`)
+  let unsigned: string | null = rfc8785Reads(data.claimed_total, claimed) ? null : 'claimed_total';
   let sum: Dec = ZERO;
   for (let i = 0; i < items.length; i++) {
     const item: unknown = items[i];
@@ -108,6 +110,8 @@ export function checkFinancialPayload(payload: Record<string, unknown>): GuardOu
     const quantity = item.quantity === undefined ? ONE : toDecimal(item.quantity);
     if (!quantity) return unverifiable(`line_items[${i}].quantity is not a number`, { line_item: i });
     if (quantity.isNegative() && !quantity.isZero()) return unverifiable(`line_items[${i}].quantity is negative`, { line_item: i });
+    if (!unsigned && !rfc8785Reads(item.amount, amount)) unsigned = `line_items[${i}].amount`;
+    if (!unsigned && item.quantity !== undefined && !rfc8785Reads(item.quantity, quantity)) unsigned = `line_items[${i}].quantity`;
     sum = sum.plus(amount.times(quantity));
   }
 
@@ -124,7 +128,22 @@ export function checkFinancialPayload(payload: Record<string, unknown>): GuardOu
   if (difference.greaterThan(TOLERANCE)) {
     return { status: 'blocked', reason: `Claimed total ${details.claimed_total} does not match the computed total ${details.computed_total}`, details };
   }
+  if (unsigned) {
+    return unverifiable(`${unsigned} is a JSON number a double cannot hold as written: the verdict's RFC 8785 sub could not commit to it; send it as a string`, details);
+  }
   return { status: 'forwarded', reason: 'Claimed total matches the line items', details };
+}
+
+/**
+ * Whether the verdict's `sub` (RFC 8785, which reads JSON numbers as doubles) commits to the value
+ * compared. A JSON number such as 9007199254740993 hashes as 9007199254740992, so a verdict that
+ * the total matches would equally cover a variant claiming one unit less. Numeric strings are
+ * hashed as written; a JSON number passes when its double is its exact value.
+ */
+function rfc8785Reads(raw: unknown, value: Dec): boolean {
+  if (!isExactNumber(raw)) return true;
+  const n = Number(raw.text);
+  return Number.isFinite(n) && new Dec(String(n)).equals(value);
 }
 
 /** What a worker is handed: the plain payload, or the body's text and the payload's path in it. */
