@@ -12,6 +12,11 @@ directory, nothing listens) and prints the OpenAPI 3.1 document the server serve
       console.log(this.usage);
       return 0;
     }
+    // it takes no arguments: one that was meant for another command must not print a document silently
+    if (argv.length > 0) {
+      console.error(`proofgate openapi: unexpected argument ${argv[0]}\n\n${this.usage}`);
+      return 2;
+    }
     const [{ localKernel }, { builtinPlugins }] = await Promise.all([import('../local.js'), import('../builtin.js')]);
     const local = await localKernel(builtinPlugins);
     try {

@@ -28,6 +28,11 @@ t.test('--help works on the CLI and on every command', async (t) => {
     t.equal(r.status, 2, `${name} --bogus exits 2`);
     t.match(r.stderr, new RegExp(`Unknown option '--bogus'[\\s\\S]*proofgate ${name}`), `${name} --bogus names the option and prints the usage`);
   }
+  // openapi takes no arguments: one meant for another command is refused before anything is built
+  const stray = spawnSync(...nodeCommand([CLI, 'openapi', '--output', 'x.json']), { encoding: 'utf8', env: cleanEnv });
+  t.equal(stray.status, 2, 'openapi --output exits 2');
+  t.match(stray.stderr, /unexpected argument --output[\s\S]*proofgate openapi/);
+  t.equal(stray.stdout, '', 'no document printed');
 });
 
 t.test('init writes secrets and P-256 PKCS#8 keys, readable only by the owner', async (t) => {
