@@ -52,3 +52,25 @@ export function clientIp(peer: string, headers: IncomingHttpHeaders, trusted: Bl
   const last = hops.length ? normalizeAddress(hops[hops.length - 1]) : null;
   return last ?? direct;
 }
+
+/**
+ * The subject an anonymous limit counts: an IPv4 address, or the /64 an IPv6 address lies in. An
+ * IPv6 client is handed a whole /64 (SLAAC, privacy addresses rotate inside it), so counting single
+ * addresses would give one client 2^64 buckets; the /64 is the smallest unit one client holds.
+ * Written expanded (`2001:db8:0:1::/64`) so every spelling of one prefix is one key.
+ */
+export function rateSubject(ip: string): string {
+  if (isIP(ip) !== 6) return ip;
+  let s = ip.toLowerCase().replace(/%.*$/, '');
+  // a dotted IPv4 tail (`::ffff:1.2.3.4`, `64:ff9b::1.2.3.4`) is the last two groups
+  const dotted = /^(.*:)(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(s);
+  if (dotted) {
+    const [a, b, c, d] = dotted.slice(2).map(Number);
+    s = `${dotted[1]}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
+  }
+  const [head, tail] = s.split('::');
+  const h = head ? head.split(':') : [];
+  const t = tail === undefined ? [] : tail ? tail.split(':') : [];
+  const groups = [...h, ...Array<string>(tail === undefined ? 0 : 8 - h.length - t.length).fill('0'), ...t];
+  return `${groups.slice(0, 4).map((g) => parseInt(g, 16).toString(16)).join(':')}::/64`;
+}

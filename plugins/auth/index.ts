@@ -122,7 +122,7 @@ export { ApiKeys, KEY_FORMAT, KEY_PATTERN, DEFAULT_SCOPES, type ApiKeyRecord } f
 export { SecurityEvents, EVENTS_COLLECTION, type SecurityEvent, type SecurityEventType } from './events.js';
 export { MemoryLimiter, LimiterUnavailableError, type RateLimiter, type Rule, type Decision } from './limiter.js';
 export { RedisLimiter, createLimiter } from './limiter-redis.js';
-export { clientIp, normalizeAddress, trustedProxyList } from './client-ip.js';
+export { clientIp, normalizeAddress, rateSubject, trustedProxyList } from './client-ip.js';
 export { TIER_LIMITS, DEFAULT_PLANS, Plans, type TierLimits, type RateCharger } from './ratelimit.js';
 export { provisionApiKey, revokeUndeclaredKeys, type DeclaredKey, type KeyOutcome } from './provision.js';
 export { hashPassword, type PasswordHash } from './passwords.js';

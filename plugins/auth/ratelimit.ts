@@ -2,7 +2,7 @@ import type { BlockList } from 'node:net';
 import type { PlanLimit } from '../../core/config.js';
 import { HttpError } from '../../core/errors.js';
 import type { PreHandlerHook, RequestContext, Tier } from '../../core/types.js';
-import { clientIp } from './client-ip.js';
+import { clientIp, rateSubject } from './client-ip.js';
 import { AuthProblems } from './errors.js';
 import type { SecurityEvents } from './events.js';
 import { LimiterUnavailableError, type RateLimiter, type Rule } from './limiter.js';
@@ -98,7 +98,7 @@ async function orgRules(orgId: string, o: RateLimitOptions): Promise<Rule[] | nu
 async function rulesFor(ctx: RequestContext, o: RateLimitOptions): Promise<{ rules: Rule[]; orgId: string | null } | null> {
   if (isAnonymousAuthRoute(ctx)) {
     const ip = clientIp(ctx.ip, ctx.headers, o.trustedProxies);
-    return { rules: [{ key: `ip:${ip}:m`, limit: o.anonymousPerMinute, windowMs: MINUTE }], orgId: null };
+    return { rules: [{ key: `ip:${rateSubject(ip)}:m`, limit: o.anonymousPerMinute, windowMs: MINUTE }], orgId: null };
   }
   const p = ctx.principal;
   if (!p || (p.kind !== 'apiKey' && p.kind !== 'agentToken')) return null;

@@ -7,8 +7,8 @@ import { createKey, signup, verificationTestPlugin } from '../helpers/tenancy.js
 
 /**
  * The in-process limiter bounds its counters and evicts the least recently used ones, which
- * restarts them at zero. Anonymous sign-in attempts make one counter per client address, and an
- * IPv6 client has a /64 of them: spraying addresses must not evict — and so reset — an
+ * restarts them at zero. Anonymous sign-in attempts make one counter per client address (per /64
+ * for IPv6), and an IPv6 client routed a /48 has 65,536 /64s: spraying them must not evict — and so reset — an
  * organisation's plan quota. The bound is made small here (the default is 100,000) so that a few
  * dozen requests show what a hundred thousand would.
  */
@@ -32,7 +32,7 @@ t.test("anonymous per-address counters cannot evict an organisation's quota", as
   // one refused sign-in (an empty body: no password work) from each of more addresses than the bound
   const sprayed = new Set<number>();
   for (let i = 0; i < bound * 2; i++) {
-    sprayed.add((await s.request('POST', '/auth/signin', { body: {}, headers: { 'x-forwarded-for': `2001:db8:66::${i.toString(16)}` } })).status);
+    sprayed.add((await s.request('POST', '/auth/signin', { body: {}, headers: { 'x-forwarded-for': `2001:db8:66:${i.toString(16)}::1` } })).status);
   }
   t.same([...sprayed], [400], 'every attempt was counted and reached validation');
   t.equal((await call()).status, 429, 'the quota is still spent');

@@ -2,7 +2,7 @@ import t from 'tap';
 import health from '../../plugins/health/index.js';
 import audit from '../../plugins/audit/index.js';
 import agents from '../../plugins/agents/index.js';
-import { createAuthPlugin, clientIp, MemoryLimiter, normalizeAddress, trustedProxyList, type Accounts } from '../../plugins/auth/index.js';
+import { createAuthPlugin, clientIp, MemoryLimiter, normalizeAddress, rateSubject, trustedProxyList, type Accounts } from '../../plugins/auth/index.js';
 import { startServer, type TestServer } from '../helpers/server.js';
 import { createKey, signup, verificationTestPlugin } from '../helpers/tenancy.js';
 
@@ -90,6 +90,22 @@ t.test('behind a trusted proxy the rightmost X-Forwarded-For hop is the client',
   t.equal((await signins(s, 1, { 'x-forwarded-for': '8.8.8.8, 5.5.5.5:4444' }))[0].status, 429);
   t.same((await signins(s, 2, { 'x-forwarded-for': '5.5.5.6' })).map((r) => r.status), [401, 401], 'another client has its own bucket');
   t.same((await signins(s, 2, { 'x-forwarded-for': '[2001:db8::1]:8080' })).map((r) => r.status), [401, 401]);
+  // one IPv6 client holds a whole /64: another address in it, however written, is the same client
+  t.equal((await signins(s, 1, { 'x-forwarded-for': '2001:db8:0:0:ffff:1:2:3' }))[0].status, 429, 'same /64');
+  t.equal((await signins(s, 1, { 'x-forwarded-for': '[2001:0DB8::abcd]:1' }))[0].status, 429, 'same /64, other spelling');
+  t.same((await signins(s, 2, { 'x-forwarded-for': '2001:db8:0:1::1' })).map((r) => r.status), [401, 401], 'the next /64 is another client');
+});
+
+t.test('rate subjects: IPv4 as is, IPv6 by its /64 in one spelling', async (t) => {
+  t.equal(rateSubject('1.2.3.4'), '1.2.3.4');
+  t.equal(rateSubject('2001:db8::1'), '2001:db8:0:0::/64');
+  t.equal(rateSubject('2001:0DB8:0000:0000:1:2:3:4'), '2001:db8:0:0::/64');
+  t.equal(rateSubject('2001:db8:a:b:c:d:e:f'), '2001:db8:a:b::/64');
+  t.equal(rateSubject('::1'), '0:0:0:0::/64');
+  t.equal(rateSubject('::'), '0:0:0:0::/64');
+  t.equal(rateSubject('64:ff9b::192.0.2.33'), '64:ff9b:0:0::/64', 'a dotted tail');
+  t.equal(rateSubject('fe80::1%eth0'), 'fe80:0:0:0::/64', 'a zone id');
+  t.equal(rateSubject('2001:db8:1:2::'), '2001:db8:1:2::/64', 'trailing ::');
 });
 
 t.test('an IPv6-only trusted list does not trust an IPv4 peer', async (t) => {
