@@ -22,7 +22,7 @@ export interface AuditReader {
   count(orgId: string, sinceIso: string, cap?: number): Promise<{ counts: StatusCounts; truncated: boolean }>;
   /** the stored entries, oldest first, as stored (values unchecked: verify checks them), at most `limit` */
   walk(orgId: string, limit: number): Promise<AuditEntry[]>;
-  /** one entry checked against its predecessor; undefined when absent; throws MalformedEntryError */
+  /** one entry checked against its predecessor (or the signed prune checkpoint that replaced it); undefined when absent; throws MalformedEntryError */
   verifyEntry(orgId: string, seq: number): Promise<{ valid: boolean; checks: EntryChecks } | undefined>;
   /** the whole chain checked (from its signed prune checkpoint when retention cut it), calling onEntry per entry */
   verifyChain(orgId: string, onEntry: (e: AuditEntry) => void): Promise<{ entries: number; broken: { seq: number; reason: string } | null }>;
@@ -74,7 +74,7 @@ export function createAuditReader(store: Store, secret: string | null): AuditRea
       return rows.slice(0, limit);
     },
     async verifyEntry(orgId, seq) {
-      return verifyStored(col(), needSecret(), orgId, seq);
+      return verifyStored(col(), needSecret(), orgId, seq, checkpointAnchor(store));
     },
     async verifyChain(orgId, onEntry) {
       const w = await walkChains(col(), needSecret(), { orgId, anchor: checkpointAnchor(store), onEntry });

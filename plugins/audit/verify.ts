@@ -49,8 +49,12 @@ export function checkEntry(secret: string, orgId: string, seq: number, e: AuditE
 
 export const isValid = (c: EntryChecks) => c.payload_hash.ok && c.hmac.ok && c.chain.ok;
 
-/** Checks the entry stored at (orgId, seq); undefined when absent. Malformed entries throw MalformedEntryError. */
-export async function verifyStored(col: Collection<unknown>, secret: string, orgId: string, seq: number) {
+/**
+ * Checks the entry stored at (orgId, seq); undefined when absent. Malformed entries throw
+ * MalformedEntryError. With `anchor`, the first entry after a retention prune links to the signed
+ * prune checkpoint in place of its deleted predecessor, as the chain walk does.
+ */
+export async function verifyStored(col: Collection<unknown>, secret: string, orgId: string, seq: number, anchor?: Anchor) {
   const raw = await col.get(entryKey(orgId, seq));
   if (raw === undefined) return undefined;
   assertEntry(raw);
@@ -60,6 +64,9 @@ export async function verifyStored(col: Collection<unknown>, secret: string, org
     if (p !== undefined) {
       assertEntry(p);
       prev = p;
+    } else if (anchor) {
+      const a = await anchor(orgId, seq - 1);
+      if (a) prev = { payload_hash: a.hash } as AuditEntry;
     }
   }
   const checks = checkEntry(secret, orgId, seq, raw, prev);

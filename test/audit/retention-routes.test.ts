@@ -1,0 +1,52 @@
+import t from 'tap';
+import { pino } from 'pino';
+import { AUDIT_COLLECTION, entryKey, logIdOf } from '../../plugins/audit/payload.js';
+import { pruneAudit } from '../../plugins/audit/retention.js';
+import type { AuditChain } from '../../plugins/audit/index.js';
+import type { CheckpointSigner } from '../../plugins/audit/checkpoint.js';
+import { startServer, builtinsWithoutEngines, type TestServer } from '../helpers/server.js';
+import { tenant, verificationTestPlugin } from '../helpers/tenancy.js';
+
+/** What the server's routes say about a chain that retention cut, and about one cut by hand. */
+
+const silent = pino({ level: 'silent' });
+
+/** Runs the server's retention as if `days` had passed: everything but the head is old enough. */
+async function prune(s: TestServer, days = 10) {
+  const app = s.kernel.app;
+  return pruneAudit({
+    store: app.store,
+    chain: app.service<AuditChain>('audit.chain')!,
+    signer: app.service<CheckpointSigner>('attestation.signer')!,
+    log: silent,
+    retentionDays: 7,
+    exportDir: `${s.dataDir}/audit-export`,
+    now: () => new Date(Date.now() + days * 86_400_000),
+  });
+}
+
+t.test('GET /admin/compliance/verify: the first entry after a retention prune links to the prune checkpoint', async (t) => {
+  const s = await startServer({ plugins: [...builtinsWithoutEngines, verificationTestPlugin] });
+  t.teardown(() => s.close());
+  const tn = await tenant(s);
+  // seq 0 is the key's creation; seq 1..4 verifications
+  for (let i = 0; i < 4; i++) t.equal((await s.request('POST', '/test/verify', { apiKey: tn.key, body: { outcome: 'verified' } })).status, 200);
+  t.equal(await prune(s), 4, 'all but the head pruned');
+  const first = await s.request('GET', `/admin/compliance/verify/${logIdOf(tn.orgId, 4)}`, { apiKey: tn.key });
+  t.equal(first.status, 200);
+  t.same(first.body.checks.chain, { ok: true, detail: null });
+  t.equal(first.body.valid, true, 'retention is not tampering');
+  const soc2 = await s.request('GET', `/admin/compliance/report/soc2/${tn.orgId}`, { apiKey: tn.key });
+  t.equal(soc2.body.chain_integrity.ok, true, 'the report agrees');
+});
+
+t.test('GET /admin/compliance/verify: an entry whose predecessor was deleted without a prune checkpoint still fails', async (t) => {
+  const s = await startServer({ plugins: [...builtinsWithoutEngines, verificationTestPlugin] });
+  t.teardown(() => s.close());
+  const tn = await tenant(s);
+  for (let i = 0; i < 3; i++) await s.request('POST', '/test/verify', { apiKey: tn.key, body: { outcome: 'verified' } });
+  await s.kernel.app.store.collection(AUDIT_COLLECTION).delete(entryKey(tn.orgId, 1));
+  const r = await s.request('GET', `/admin/compliance/verify/${logIdOf(tn.orgId, 2)}`, { apiKey: tn.key });
+  t.equal(r.body.valid, false);
+  t.match(r.body.checks.chain.detail, /previous entry is missing/);
+});
