@@ -1,8 +1,8 @@
 import type { Store } from '../../core/store.js';
-import { checkpointAnchor } from './checkpoint.js';
-import { assertEntry, type AuditEntry, type AuditStatus } from './payload.js';
+import { checkAgainstCheckpoints, checkpointAnchor } from './checkpoint.js';
+import { assertEntry, logIdOf, type AuditEntry, type AuditStatus } from './payload.js';
 import { auditCollection } from './store-read.js';
-import { verifyStored, walkChains, type EntryChecks } from './verify.js';
+import { verifyStored, walkChains, type Break, type EntryChecks } from './verify.js';
 
 export type StatusCounts = Record<AuditStatus, number>;
 export const emptyCounts = (): StatusCounts => ({ verified: 0, blocked: 0, unverifiable: 0, admin: 0, refused: 0 });
@@ -24,8 +24,12 @@ export interface AuditReader {
   walk(orgId: string, limit: number): Promise<AuditEntry[]>;
   /** one entry checked against its predecessor (or the signed prune checkpoint that replaced it); undefined when absent; throws MalformedEntryError */
   verifyEntry(orgId: string, seq: number): Promise<{ valid: boolean; checks: EntryChecks } | undefined>;
-  /** the whole chain checked (from its signed prune checkpoint when retention cut it), calling onEntry per entry */
-  verifyChain(orgId: string, onEntry: (e: AuditEntry) => void): Promise<{ entries: number; broken: { seq: number; reason: string } | null }>;
+  /**
+   * the whole chain checked (from its signed prune checkpoint when retention cut it), calling onEntry
+   * per entry, then against its newest signed checkpoint: a chain that ends before it or differs at
+   * it is broken there (truncated or rewritten), as `proofgate audit verify` reports
+   */
+  verifyChain(orgId: string, onEntry: (e: AuditEntry) => void): Promise<{ entries: number; broken: Break | null }>;
 }
 
 const PAGE = 1000;
@@ -78,7 +82,10 @@ export function createAuditReader(store: Store, secret: string | null): AuditRea
     },
     async verifyChain(orgId, onEntry) {
       const w = await walkChains(col(), needSecret(), { orgId, anchor: checkpointAnchor(store), onEntry });
-      return { entries: w.entries, broken: w.broken };
+      if (w.broken) return { entries: w.entries, broken: w.broken };
+      // a chain whose tail was deleted still links: only its newest signed checkpoint tells (as in `audit verify`)
+      const [p] = await checkAgainstCheckpoints(store, w, { orgId });
+      return { entries: w.entries, broken: p ? { org_id: orgId, seq: p.seq, log_id: p.seq >= 0 ? logIdOf(orgId, p.seq) : null, reason: p.reason } : null };
     },
   };
 }

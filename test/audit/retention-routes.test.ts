@@ -3,7 +3,7 @@ import { pino } from 'pino';
 import { AUDIT_COLLECTION, entryKey, logIdOf } from '../../plugins/audit/payload.js';
 import { pruneAudit } from '../../plugins/audit/retention.js';
 import type { AuditChain } from '../../plugins/audit/index.js';
-import type { CheckpointSigner } from '../../plugins/audit/checkpoint.js';
+import { Checkpointer, type CheckpointSigner } from '../../plugins/audit/checkpoint.js';
 import { startServer, builtinsWithoutEngines, type TestServer } from '../helpers/server.js';
 import { tenant, verificationTestPlugin } from '../helpers/tenancy.js';
 
@@ -49,4 +49,24 @@ t.test('GET /admin/compliance/verify: an entry whose predecessor was deleted wit
   const r = await s.request('GET', `/admin/compliance/verify/${logIdOf(tn.orgId, 2)}`, { apiKey: tn.key });
   t.equal(r.body.valid, false);
   t.match(r.body.checks.chain.detail, /previous entry is missing/);
+});
+
+t.test('SOC 2 report: a chain whose tail was deleted after a checkpoint fails CC7.2', async (t) => {
+  const s = await startServer({ plugins: [...builtinsWithoutEngines, verificationTestPlugin] });
+  t.teardown(() => s.close());
+  const app = s.kernel.app;
+  const tn = await tenant(s);
+  for (let i = 0; i < 4; i++) await s.request('POST', '/test/verify', { apiKey: tn.key, body: { outcome: 'verified' } });
+  // what the server's timer does every interval: the head (seq 4) is signed
+  const cps = new Checkpointer(app.store, app.service<AuditChain>('audit.chain')!, app.service<CheckpointSigner>('attestation.signer')!, silent);
+  t.equal(await cps.checkpoint('periodic'), 1);
+  const report = () => s.request('GET', `/admin/compliance/report/soc2/${tn.orgId}`, { apiKey: tn.key });
+  t.equal((await report()).body.chain_integrity.ok, true, 'intact before');
+  // the two newest entries go: what is left still links and HMACs correctly
+  for (const seq of [4, 3]) await app.store.collection(AUDIT_COLLECTION).delete(entryKey(tn.orgId, seq));
+  const r = await report();
+  t.equal(r.status, 200);
+  t.equal(r.body.chain_integrity.ok, false);
+  t.match(r.body.chain_integrity.first_break, { org_id: tn.orgId, seq: 4, log_id: logIdOf(tn.orgId, 4), reason: /truncated after the checkpoint/ });
+  t.match(r.body.controls.find((c: { id: string }) => c.id === 'CC7.2-audit-trail-integrity'), { status: 'fail', evidence: /truncated/ });
 });
