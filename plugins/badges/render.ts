@@ -1,6 +1,6 @@
 /**
  * SVG rendering. badge-maker escapes every text and attribute it writes; on top of that the
- * routes only accept printable text (XML 1.0 cannot carry most control characters even escaped)
+ * routes only accept printable text (XML 1.0 cannot carry most control characters, nor U+FFFE/U+FFFF, even escaped)
  * and colours from a closed set, so nothing a caller sends can become markup or an attribute.
  */
 export const PALETTE = ['brightgreen', 'green', 'yellowgreen', 'yellow', 'orange', 'red', 'blue', 'grey', 'gray', 'lightgrey', 'lightgray'] as const;

@@ -45,6 +45,8 @@ t.test('badges', async (t) => {
     t.equal((await get('/badge/verified')).status, 400, 'neither flag nor status');
     t.equal((await get('/badge/verified?verified=true&status=BLOCKED')).status, 400, 'contradiction');
     t.equal((await get('/badge/verified?verified=maybe')).status, 400);
+    t.equal((await get('/badge/verified?verified=true&label=%EF%BF%BE')).status, 400, 'not an XML character');
+    t.equal((await get('/badge/verified?verified=true&label=%C2%A0%F0%9F%98%80')).status, 200, 'other non-ASCII text is fine');
     for (const s of ['VERIFIED', 'FAILED', 'CORRECTED', 'BLOCKED', 'PENDING', 'ERROR', 'unverifiable']) {
       const r = await get(`/badge/status/${s}`);
       t.equal(r.status, 200, s);
@@ -76,6 +78,9 @@ t.test('badges', async (t) => {
       'message=x&logo=maybe',
       'message=a%00b',
       'message=a%0Ab',
+      // U+FFFE and U+FFFF are not XML characters, escaped or not: the SVG would not parse
+      'message=a%EF%BF%BEb',
+      'message=x&label=%EF%BF%BF',
       'message=x&onload=1',
     ];
     for (const q of invalid) {
