@@ -1,4 +1,4 @@
-import { closeSync, fsyncSync, mkdirSync, openSync, writeSync } from 'node:fs';
+import { closeSync, fstatSync, fsyncSync, ftruncateSync, mkdirSync, openSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import type { Store, WriteOp } from '../../core/store.js';
@@ -66,9 +66,20 @@ export async function pruneAudit(o: RetentionOptions): Promise<number> {
       mkdirSync(o.exportDir, { recursive: true, mode: 0o700 });
       const file = join(o.exportDir, `audit-${org}-${String(old[0].seq).padStart(12, '0')}-${String(last.seq).padStart(12, '0')}.jsonl`);
       const fd = openSync(file, 'a', 0o600);
+      const size = fstatSync(fd).size;
       try {
-        writeSync(fd, old.map((e) => JSON.stringify(e)).join('\n') + '\n');
+        // writeFileSync repeats short writes until all is written or one fails (full disk, file
+        // size limit); a single writeSync may store part of the batch and report no error
+        writeFileSync(fd, old.map((e) => JSON.stringify(e)).join('\n') + '\n');
         fsyncSync(fd);
+      } catch (err) {
+        // nothing is pruned; the cut line goes too, so the file stays whole lines for the next run
+        try {
+          ftruncateSync(fd, size);
+        } catch {
+          // the export already failed: that error is the one to report
+        }
+        throw err;
       } finally {
         closeSync(fd);
       }
