@@ -82,6 +82,16 @@ function outcome(status: AttestationResult['status'], code: AttestationErrorCode
   return { status, token: null, error_code: code, error, is_issued: false, attestation_id: null };
 }
 
+/**
+ * `svc.result.verified`: whether the attested result says its claim holds (decisions §1: a claim
+ * proven false is VERIFIED with developer_fields.is_valid false, proven-unsafe code likewise). The
+ * status says a proof was done; this says what it proved, under the signature, so a token for
+ * `2+2=5` can never stand for an admitted claim once a caller drops is_valid from the diagnostic.
+ */
+export function claimHolds(d: Pick<DiagnosticResult, 'developer_fields'>): boolean {
+  return d.developer_fields.is_valid !== false;
+}
+
 function confidenceOf(d: DiagnosticResult): number {
   const c = d.developer_fields.confidence;
   // a deterministic proof is certain; an engine may report less (never more than 1)
@@ -116,7 +126,7 @@ export function createIssuer(deps: IssuerDeps) {
       const jti = `att_${uuidv7(idMillis(iat))}`;
       const query_hash = sha256Ref(opts.query);
       const proof_hash = diagnostic.proof_ref;
-      const result = { status: diagnostic.status, verified: true, engine: String(opts.engine), confidence: confidenceOf(diagnostic) };
+      const result = { status: diagnostic.status, verified: claimHolds(diagnostic), engine: String(opts.engine), confidence: confidenceOf(diagnostic) };
       const claims: AttestationClaims = {
         iss: key.issuer,
         sub: subjectOf(query_hash, proof_hash),

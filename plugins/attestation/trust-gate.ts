@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import { sha256Ref } from '../../core/canonical.js';
 import { blocked, diagnosticProblem, reviveDiagnostic, unverifiable, type DiagnosticResult, type Status } from '../../core/verdict.js';
+import { claimHolds } from './issue.js';
 import type { AttestationService, VerifyOutcome } from './types.js';
 
 export const TRUST_GATE = {
@@ -63,7 +64,7 @@ export async function trustGate(diagnostic: DiagnosticResult, opts: TrustGateOpt
   const v = await opts.verify(token);
   if (!v.ok) return block(opts, TRUST_GATE.invalidToken, v.reason, 'Invalid token');
   const svc = v.claims.svc;
-  if (svc.result.status !== opts.expected.status || svc.result.status !== copy.status || svc.result.verified !== true) {
+  if (svc.result.status !== opts.expected.status || svc.result.status !== copy.status || svc.result.verified !== claimHolds(copy)) {
     return block(opts, TRUST_GATE.statusMismatch, 'attested status differs', 'The attestation does not match the result status');
   }
   if (opts.expected.query_hash === null || svc.query_hash !== opts.expected.query_hash) {

@@ -107,8 +107,9 @@ export function buildDocument(b: BuildInput, verdict: Status): VcDocument {
         version: b.version,
         evidence: { proof_ref: null, diagnostic_proof_ref: isVerified ? d.proof_ref : null, attestation_id: isVerified ? b.attestationId : null },
       },
-      // truth is not admission: a proven-unsafe result is VERIFIED and still DENY
-      decision: { admission: isVerified && d.admission !== 'BLOCKED' && d.admission !== 'DENY' ? 'ADMIT' : 'DENY' },
+      // truth is not admission: a claim proven false, or code proven unsafe, is VERIFIED and still
+      // DENY (is_valid false; the trust gate has checked it against the attestation's signed `verified`)
+      decision: { admission: isVerified && d.developer_fields.is_valid !== false && d.admission !== 'BLOCKED' && d.admission !== 'DENY' ? 'ADMIT' : 'DENY' },
     },
     verdict: isVerified ? 'VERIFIED' : verdict === 'VERIFIED' ? 'UNVERIFIABLE' : verdict,
   };

@@ -2,7 +2,7 @@ import { verify as cryptoVerify } from 'node:crypto';
 import t from 'tap';
 import { decodeProtectedHeader, jwtVerify } from 'jose';
 import { sha256Ref } from '../../core/canonical.js';
-import { blocked, unverifiable, type DiagnosticResult } from '../../core/verdict.js';
+import { blocked, unverifiable, verified, type DiagnosticResult } from '../../core/verdict.js';
 import { subjectOf } from '../../plugins/attestation/issue.js';
 import { kit, proven } from '../helpers/attestation/fixtures.js';
 
@@ -38,6 +38,18 @@ t.test('success: ISSUED with an ES256 token carrying the nested svc claim', asyn
   const rec = await k.records.get(r.attestation_id!);
   t.equal(rec?.org_id, 'org-a');
   t.equal(rec?.revoked_at, null);
+});
+
+t.test('svc.result.verified is what the proof found: false for a claim proven false', async (t) => {
+  const k = await kit();
+  const d = verified('Identity is false', { is_valid: false, result: false }, { engine: 'math', engine_version: '1', input: '2+2=5', result: false });
+  const r = await k.issue(d, { engine: 'math', query: '2+2=5' });
+  t.equal(r.status, 'ISSUED', 'a proof was done: it is attested');
+  const payload = JSON.parse(Buffer.from(r.token!.split('.')[1], 'base64url').toString());
+  t.same(payload.svc.result, { status: 'VERIFIED', verified: false, engine: 'math', confidence: 1 });
+  t.equal((await k.records.get(r.attestation_id!))?.result.verified, false);
+  const noClaim = verified('checked', { result: 3 }, { engine: 'math', engine_version: '1', input: 'q', result: 3 });
+  t.equal(JSON.parse(Buffer.from((await k.issue(noClaim, { engine: 'math', query: 'q' })).token!.split('.')[1], 'base64url').toString()).svc.result.verified, true, 'no is_valid: as before');
 });
 
 t.test('lifetime comes from config', async (t) => {

@@ -106,11 +106,33 @@ t.test('verification context endpoints', async (t) => {
   });
 
   t.test('proven-unsafe (admission BLOCKED) stays VERIFIED with DENY', async (t) => {
-    const unsafe = await h.request('POST', '/test/attestable', { body: { expression: 'eval(x)' } });
+    const unsafe = await h.request('POST', '/test/attestable', { body: { expression: 'eval(x)', mode: 'false' } });
     const d = { status: 'VERIFIED', agent_message: 'unsafe', developer_fields: { is_valid: false }, proof_ref: unsafe.body.proof_ref, admission: 'BLOCKED' };
     const r = await convert({ diagnostic: d, attestation_token: unsafe.body.attestation, query: 'eval(x)' });
     t.equal(r.body.verdict, 'VERIFIED');
     t.equal(r.body.context.decision.admission, 'DENY');
+  });
+
+  t.test('a claim proven false is VERIFIED with DENY, and its token cannot be turned into ADMIT', async (t) => {
+    const F = '2+2=5';
+    const src2 = await h.request('POST', '/test/attestable', { body: { expression: F, mode: 'false' } });
+    t.equal(src2.body.status, 'VERIFIED');
+    const rec = await h.request('GET', `/attestation/${src2.body.attestation_id}`);
+    t.match(rec.body.result, { status: 'VERIFIED', verified: false }, 'the record says what was proven');
+    const d = { status: 'VERIFIED', agent_message: src2.body.agent_message, developer_fields: src2.body.developer_fields, proof_ref: src2.body.proof_ref };
+    const r = await convert({ diagnostic: d, attestation_token: src2.body.attestation, query: F, verifier: 'math' });
+    t.equal(r.body.verdict, 'VERIFIED', 'a proof was done');
+    t.equal(r.body.context.decision.admission, 'DENY', 'today: ADMIT for a false claim');
+    // the caller drops is_valid (or sets it true): the signed `verified: false` no longer matches
+    for (const fields of [{}, { is_valid: true, result: false }]) {
+      const lie = await convert({ diagnostic: { ...d, developer_fields: fields }, attestation_token: src2.body.attestation, query: F, verifier: 'math' });
+      t.equal(lie.body.verdict, 'UNVERIFIABLE', JSON.stringify(fields));
+      t.equal(lie.body.context.decision.admission, 'DENY');
+      t.equal(lie.body.context.interpretation.constraint_id, 'trust_gate.claims_status_mismatch');
+    }
+    // and a true claim's token cannot back a diagnostic that now says false either
+    const flipped = await convert({ diagnostic: { ...diagnostic, developer_fields: { ...diagnostic.developer_fields, is_valid: false } }, attestation_token: token, query: Q });
+    t.equal(flipped.body.verdict, 'UNVERIFIABLE');
   });
 
   t.test('validate: schema and invariants; 200 either way', async (t) => {

@@ -81,6 +81,8 @@ export const attestableRoutes: Plugin = {
         if ((b as { non_finite_query?: boolean }).non_finite_query) query = { n: Infinity };
         const subject = { engine: 'attestable', query };
         if (b.mode === 'unverifiable') return { verdict: unverifiable('only computed', { is_valid: false, value: 4 }), subject };
+        // a claim proven false (decisions §1): VERIFIED, is_valid false
+        if (b.mode === 'false') return { verdict: verified('Identity is false', { is_valid: false, result: false }, { engine: 'test-math', engine_version: '1', input, result: false }), subject };
         const d = verified('Identity is true', { is_valid: true, result: true }, { engine: 'test-math', engine_version: '1', input, result: true });
         return { verdict: d, subject };
       },
