@@ -37,6 +37,19 @@ export function newId(prefix: string): string {
 
 const norm = (s: string) => s.normalize('NFKC').trim().toLowerCase();
 
+/**
+ * Why `name` cannot be an organisation name, or null. Its normalised form is a store key (the
+ * uniqueness index): NFKC may expand one character to eighteen (U+FDFA), past what a key may hold
+ * (LMDB 1,978 bytes, a PostgreSQL index row ~2.7 kB), and PostgreSQL text cannot hold NUL. Either
+ * failed as a 500 when the index was written.
+ */
+export function orgNameProblem(name: string): string | null {
+  const key = norm(name);
+  if (key.includes('\0')) return 'must not contain NUL';
+  if (Buffer.byteLength(key) > 1024) return 'is too long once normalised (NFKC): at most 1,024 bytes of UTF-8';
+  return null;
+}
+
 export const ROLES: readonly Role[] = ['owner', 'admin', 'member'];
 
 export class Accounts {
@@ -53,7 +66,10 @@ export class Accounts {
     return this.store.collection<Organization>(COLLECTIONS.orgs);
   }
 
-  /** null when the email or the organisation name is taken; the caller must not say which. */
+  /**
+   * null when the email or the organisation name is taken; the caller must not say which. The
+   * caller has checked the name (orgNameProblem).
+   */
   async signup(email: string, password: string, orgName: string): Promise<User | null> {
     // hash first: the work is the same whether or not the sign-up then conflicts
     const hash = await hashPassword(password);
@@ -62,15 +78,24 @@ export class Accounts {
     const emails = this.store.collection<string>(COLLECTIONS.emails);
     const names = this.store.collection<string>(COLLECTIONS.orgNames);
     if (!(await emails.insert(norm(email), userId))) return null;
-    if (!(await names.insert(norm(orgName), orgId))) {
-      await emails.delete(norm(email));
-      return null;
+    let claimedName = false;
+    try {
+      claimedName = await names.insert(norm(orgName), orgId);
+      if (!claimedName) {
+        await emails.delete(norm(email));
+        return null;
+      }
+      const now = new Date().toISOString();
+      const org: Organization = { id: orgId, name: orgName.trim(), tier: this.defaultPlan, created_at: now };
+      const user: User = { id: userId, email: norm(email), org_id: orgId, role: 'owner', password: hash, created_at: now };
+      await Promise.all([this.orgs.put(orgId, org), this.users.put(userId, user)]);
+      return user;
+    } catch (err) {
+      // a claim whose user was never written would hold the email (and name) for nobody, forever:
+      // every later sign-up with it is a conflict. Give them back before failing.
+      await Promise.allSettled([emails.delete(norm(email)), ...(claimedName ? [names.delete(norm(orgName))] : []), this.orgs.delete(orgId), this.users.delete(userId)]);
+      throw err;
     }
-    const now = new Date().toISOString();
-    const org: Organization = { id: orgId, name: orgName.trim(), tier: this.defaultPlan, created_at: now };
-    const user: User = { id: userId, email: norm(email), org_id: orgId, role: 'owner', password: hash, created_at: now };
-    await Promise.all([this.orgs.put(orgId, org), this.users.put(userId, user)]);
-    return user;
   }
 
   /** Same scrypt work for unknown emails as for known ones. `user` is set when the email exists. */
@@ -121,6 +146,8 @@ export class Accounts {
    */
   /** `plan` undefined: a new organisation gets `planIfNew` (default: the sign-up plan), an existing one keeps its own. */
   async upsertOrg(o: { id: string; name: string; plan?: Tier; planIfNew?: Tier }): Promise<{ org: Organization; created: boolean }> {
+    const bad = orgNameProblem(o.name);
+    if (bad) throw new Error(`organisation ${o.id}: the name ${bad}`);
     const names = this.store.collection<string>(COLLECTIONS.orgNames);
     const cur = await this.orgs.get(o.id);
     if (!cur || norm(cur.name) !== norm(o.name)) {

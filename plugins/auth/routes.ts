@@ -1,6 +1,6 @@
-import { HttpError } from '../../core/errors.js';
+import { HttpError, Problems } from '../../core/errors.js';
 import type { App, Principal, RequestContext, Scope } from '../../core/types.js';
-import { publicUser, type Accounts, type User } from './accounts.js';
+import { orgNameProblem, publicUser, type Accounts, type User } from './accounts.js';
 import { settleNewKey } from './creators.js';
 import { AuthProblems } from './errors.js';
 import type { SecurityEvents } from './events.js';
@@ -56,6 +56,11 @@ export function registerAuthRoutes(app: App, d: AuthDeps): void {
     schema: { body: `${S}/signup.body.json`, response: `${S}/session.response.json` },
     async handler(ctx) {
       const b = ctx.body as { email: string; password: string; organization_name: string };
+      const bad = orgNameProblem(b.organization_name);
+      if (bad) {
+        const error = { field: '/body/organization_name', message: bad };
+        throw new HttpError(Problems.validation, `${error.field}: ${error.message}`, { errors: [error] });
+      }
       const user = await d.accounts.signup(b.email, b.password, b.organization_name);
       // one message whether the email or the organisation name is taken: neither is revealed
       if (!user) throw new HttpError(AuthProblems.conflict, 'the account could not be created with these details');
