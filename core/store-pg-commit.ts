@@ -164,11 +164,16 @@ export class PgCommitter {
         await c.query('COMMIT');
       }
     } catch (err) {
-      try {
-        await c.query('ROLLBACK');
-        if (h || conflict) await c.query('SELECT pg_advisory_unlock_all()');
-      } catch (e) {
-        broken ??= e as Error;
+      // a timed-out statement still runs on the connection (store-pg.ts query_timeout): anything
+      // sent now would queue behind it. Discarding the connection rolls back and frees its locks
+      if ((err as Error)?.message === 'Query read timeout') broken ??= err as Error;
+      else {
+        try {
+          await c.query('ROLLBACK');
+          if (h || conflict) await c.query('SELECT pg_advisory_unlock_all()');
+        } catch (e) {
+          broken ??= e as Error;
+        }
       }
       if (h) this.held.delete(key);
       this.finish(c, h?.onError ?? onError, broken);

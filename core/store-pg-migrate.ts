@@ -23,6 +23,14 @@ export const MIGRATIONS: ReadonlyArray<{ version: number; sql: string }> = [
  * the second finds the versions recorded and does nothing. Each migration commits with its row
  * in `{schema}.migrations`.
  */
+/**
+ * Migrations may rewrite a large table and wait for another replica's migrations: their statements
+ * are not held to the store's per-statement timeout (store-pg.ts), only to this one.
+ */
+const MIGRATION_TIMEOUT_MS = 6 * 3_600_000;
+// (node-postgres reads query_timeout per query; its types omit it)
+const long = (text: string, values?: unknown[]) => ({ text, values, query_timeout: MIGRATION_TIMEOUT_MS });
+
 export async function migrate(pool: pg.Pool, schema: string): Promise<number[]> {
   const q = `"${schema}"`;
   const c = await pool.connect();
@@ -32,7 +40,7 @@ export async function migrate(pool: pg.Pool, schema: string): Promise<number[]> 
   const onError = (err: Error) => (broken = err);
   c.on('error', onError);
   try {
-    await c.query('SELECT pg_advisory_lock(hashtextextended($1, 0))', [`proofgate.migrate:${schema}`]);
+    await c.query(long('SELECT pg_advisory_lock(hashtextextended($1, 0))', [`proofgate.migrate:${schema}`]));
     try {
       await c.query(`CREATE SCHEMA IF NOT EXISTS ${q}`);
       await c.query(`CREATE TABLE IF NOT EXISTS ${q}.migrations (version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())`);
@@ -41,7 +49,7 @@ export async function migrate(pool: pg.Pool, schema: string): Promise<number[]> 
         if (done.has(m.version)) continue;
         await c.query('BEGIN');
         try {
-          await c.query(m.sql.replaceAll('{schema}', q));
+          await c.query(long(m.sql.replaceAll('{schema}', q)));
           await c.query(`INSERT INTO ${q}.migrations (version) VALUES ($1)`, [m.version]);
           await c.query('COMMIT');
         } catch (err) {

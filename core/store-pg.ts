@@ -30,6 +30,12 @@ export interface PgStoreOptions {
   max?: number;
   /** how long an operation waits for a server that does not answer yet (default 30 s) */
   openTimeoutMs?: number;
+  /**
+   * how long one statement may go unanswered once open (default 30 s): a server that stops
+   * answering mid-request (a network partition, a lock held by a frozen replica) fails the
+   * operation instead of holding the request, and its pooled connection, forever
+   */
+  queryTimeoutMs?: number;
   /** start-up and health problems (the store keeps retrying; `ready` says whether it answers) */
   onError?: (err: Error) => void;
 }
@@ -191,7 +197,16 @@ export class PgStore implements Store {
     this.schema = opts.schema ?? 'proofgate';
     if (!/^[a-z_][a-z0-9_]{0,62}$/.test(this.schema)) throw new TypeError(`invalid schema name ${JSON.stringify(this.schema)}`);
     this.table = `"${this.schema}".kv`;
-    this.pool = new pg.Pool({ connectionString: opts.url, max: opts.max ?? 10, connectionTimeoutMillis: 5000 });
+    // query_timeout: node-postgres has none by default, and a TCP connection whose peer went silent
+    // is not closed for hours. A timed-out pooled query discards its connection (pg-pool releases
+    // it with the error), so the next operation gets a fresh one
+    this.pool = new pg.Pool({
+      connectionString: opts.url,
+      max: opts.max ?? 10,
+      connectionTimeoutMillis: 5000,
+      query_timeout: opts.queryTimeoutMs ?? 30_000,
+      keepAlive: true,
+    });
     // an idle client losing its server must not crash the process; the next query reports it
     this.pool.on('error', (err) => {
       this.healthy = false;
@@ -234,7 +249,10 @@ export class PgStore implements Store {
 
   private async ping(): Promise<void> {
     try {
-      await this.pool.query('SELECT 1');
+      // bounded more tightly than a request's statements: /readyz should turn within seconds
+      // (node-postgres reads query_timeout per query too; its types omit it)
+      const ping: pg.QueryConfig = Object.assign({ text: 'SELECT 1' }, { query_timeout: Math.min(5000, this.opts.queryTimeoutMs ?? 30_000) });
+      await this.pool.query(ping);
       this.healthy = true;
     } catch (err) {
       if (this.healthy) this.opts.onError?.(err as Error);
@@ -285,10 +303,15 @@ export class PgStore implements Store {
       await c.query('COMMIT');
       return out;
     } catch (err) {
-      try {
-        await c.query('ROLLBACK');
-      } catch (e) {
-        broken = e as Error;
+      // a statement that timed out is still running on the connection: a ROLLBACK would queue
+      // behind it and time out in turn. Discarding the connection rolls the transaction back
+      if (isQueryTimeout(err)) broken = err as Error;
+      else {
+        try {
+          await c.query('ROLLBACK');
+        } catch (e) {
+          broken = e as Error;
+        }
       }
       throw err;
     } finally {
@@ -326,10 +349,13 @@ export class PgStore implements Store {
   }
 
   async stats(): Promise<CollectionStats[]> {
-    const r = await this.query(
-      `SELECT collection, count(*)::bigint AS n, sum(pg_column_size(key) + pg_column_size(value))::bigint AS bytes FROM ${this.table} GROUP BY collection ORDER BY collection`,
-      [],
+    if (!this.migrated) await this.whenOpen();
+    // an operator's full scan (proofgate store stats), not a request: it may outlast queryTimeoutMs
+    const scan: pg.QueryConfig = Object.assign(
+      { text: `SELECT collection, count(*)::bigint AS n, sum(pg_column_size(key) + pg_column_size(value))::bigint AS bytes FROM ${this.table} GROUP BY collection ORDER BY collection` },
+      { query_timeout: 30 * 60_000 },
     );
+    const r = await this.pool.query(scan);
     return r.rows.map((row: { collection: string; n: string; bytes: string }) => ({ name: row.collection, entries: Number(row.n), bytes: Number(row.bytes) }));
   }
 
@@ -344,6 +370,11 @@ export class PgStore implements Store {
     await this.committer.close();
     await this.pool.end();
   }
+}
+
+/** node-postgres' client-side query_timeout */
+export function isQueryTimeout(err: unknown): boolean {
+  return (err as Error)?.message === 'Query read timeout';
 }
 
 function isConnectionError(err: unknown): boolean {
