@@ -61,14 +61,43 @@ function need<T>(app: App, name: string, why: string): T {
   return s;
 }
 
+/**
+ * The declared secrets, checked before anything is written: each in its format, and no key (or
+ * agent token) declared twice — the same Secret under two ids, or a plaintext and its digest.
+ * Found only when the second was written, either stopped start-up with the organisations before it
+ * already applied.
+ */
+function checkSecrets(orgs: NonNullable<BootstrapFile['organizations']>, env: NodeJS.ProcessEnv, o: { digest: (secret: string) => string; keyPattern: RegExp; tokenPattern: RegExp }): void {
+  const seen = new Map<string, string>();
+  const problems: string[] = [];
+  const check = (what: string, value: string | undefined, digest: string | undefined, pattern: RegExp, format: string) => {
+    if (value !== undefined && !pattern.test(value)) return problems.push(`${what}: the value is not ${format}`);
+    const d = value !== undefined ? o.digest(value) : digest!;
+    const first = seen.get(d);
+    if (first) problems.push(`${what} is the same secret as ${first}`);
+    else seen.set(d, what);
+  };
+  for (const org of orgs) {
+    for (const k of org.api_keys ?? []) {
+      const value = k.key_env !== undefined ? env[k.key_env]!.trim() : undefined;
+      check(`organizations[${org.id}].api_keys[${k.id}]`, value, k.digest, o.keyPattern, 'a v7.2 key (svc_live_ or svc_test_ and 43 base64url characters; `proofgate keys new` makes one)');
+    }
+    for (const a of org.agents ?? []) {
+      const value = a.token_env !== undefined ? env[a.token_env]!.trim() : undefined;
+      check(`organizations[${org.id}].agents[${a.agent_id}]`, value, a.token_digest, o.tokenPattern, 'an agent token (svc_agent_ and 43 base64url characters)');
+    }
+  }
+  if (problems.length) throw new Error(`bootstrap file:\n  - ${problems.join('\n  - ')}`);
+}
+
 export async function applyBootstrap(app: App, b: BootstrapFile, env: NodeJS.ProcessEnv): Promise<Record<string, number>> {
   const n = { organizations: 0, users: 0, keys_created: 0, keys_updated: 0, keys_revoked_kept: 0, agents: 0, pruned: 0 };
   const orgs = b.organizations ?? [];
   if (orgs.length === 0) return n;
   // imported only when there is something to provision: without a bootstrap file a disabled
   // plugin's modules stay unloaded, as the built-in list intends
-  const { creatorChanged, hashPassword, provisionApiKey, provisionedPlanOf, revokeUndeclaredKeys } = await import('../../plugins/auth/index.js');
-  const { provisionAgent, revokeUndeclaredAgents } = await import('../../plugins/agents/index.js');
+  const { creatorChanged, hashPassword, KEY_PATTERN, provisionApiKey, provisionedPlanOf, revokeUndeclaredKeys } = await import('../../plugins/auth/index.js');
+  const { AGENT_TOKEN_PATTERN, provisionAgent, revokeUndeclaredAgents } = await import('../../plugins/agents/index.js');
   const accounts = need<Accounts>(app, 'auth.accounts', 'organisations');
   const keys = need<ApiKeys>(app, 'auth.keys', 'API keys');
   const plans = need<Plans>(app, 'auth.plans', 'plans');
@@ -78,6 +107,7 @@ export async function applyBootstrap(app: App, b: BootstrapFile, env: NodeJS.Pro
       throw new Error(`bootstrap file: organisation ${org.id}: unknown plan ${JSON.stringify(org.plan)}; allowed: ${plans.names().join(', ')}`);
     }
   }
+  checkSecrets(orgs, env, { digest: (v) => keys.digest(v), keyPattern: KEY_PATTERN, tokenPattern: AGENT_TOKEN_PATTERN });
   for (const org of orgs) {
     await accounts.upsertOrg({ id: org.id, name: org.name, plan: org.plan, planIfNew: provisionedPlanOf(app.config) });
     n.organizations++;

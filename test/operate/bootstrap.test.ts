@@ -164,6 +164,20 @@ t.test('a bad file stops start-up with every problem named', async (t) => {
   await t.rejects(start(join(dir, 'nope.yaml'), {}), /not found/);
 });
 
+t.test('a key declared twice, or in the wrong format, stops start-up before anything is written', async (t) => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'pg-bootstrap-dup-'));
+  t.teardown(() => rmSync(dataDir, { recursive: true, force: true }));
+  const org = (id: string, keyEnv: string) => ({ id, name: id, users: [{ id: `usr_${id}`, email: `${id}@example.com` }], api_keys: [{ id: `key_${id}`, name: 'k', key_env: keyEnv }] });
+  // the same Secret mounted under two variables, for two organisations
+  const dup = writeBootstrap('dup.yaml', { organizations: [org('org_first', 'KEY_ONE'), org('org_second', 'KEY_TWO')] });
+  await t.rejects(start(dup, { KEY_ONE: secretKey, KEY_TWO: secretKey }, { dataDir }), /api_keys\[key_org_second\] is the same secret as organizations\[org_first\]\.api_keys\[key_org_first\]/);
+  await t.rejects(start(dup, { KEY_ONE: secretKey, KEY_TWO: 'svc_live_short' }, { dataDir }), /api_keys\[key_org_second\]: the value is not a v7\.2 key/);
+  const s = await start(writeBootstrap('empty.yaml', {}), {}, { dataDir });
+  t.teardown(() => s.close());
+  t.equal(await s.kernel.app.store.collection('auth.orgs').get('org_first'), undefined, 'the first organisation was not written');
+  t.equal((await s.request('POST', '/test/verify', { apiKey: secretKey, body: {} })).status, 401, 'nor its key');
+});
+
 t.test('orgs set-plan / set-role on the data directory', async (t) => {
   const file = writeBootstrap('cli.yaml', doc(['verify:read']));
   const s = await start(file, env);
