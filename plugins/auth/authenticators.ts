@@ -16,6 +16,8 @@ import { KEY_FORMAT, KEY_PATTERN, type ApiKeys } from './keys.js';
  */
 export class TierCache {
   private readonly cache = new LRUCache<string, Tier>({ max: 10_000, ttl: 30_000 });
+  /** bumped by every invalidation: a load that read the plan before it must not cache what it read */
+  private generation = 0;
   constructor(
     private readonly accounts: Accounts,
     private readonly defaultPlan: Tier = 'free',
@@ -25,14 +27,19 @@ export class TierCache {
     return this.cache.get(orgId) ?? this.load(orgId);
   }
   private async load(orgId: string): Promise<Tier> {
+    const generation = this.generation;
     const t = (await this.accounts.org(orgId))?.tier ?? this.defaultPlan;
-    this.cache.set(orgId, t);
+    // a plan set while this read was in flight invalidated the cache before this line: caching the
+    // plan read before it would bring the old plan back for 30 s on the replica that set the new one
+    if (generation === this.generation) this.cache.set(orgId, t);
     return t;
   }
   invalidate(orgId: string): void {
+    this.generation++;
     this.cache.delete(orgId);
   }
   clear(): void {
+    this.generation++;
     this.cache.clear();
   }
 }
