@@ -154,7 +154,8 @@ export function registerAgentRoutes(app: App, d: RouteDeps): void {
         throw new HttpError(Problems.validation, 'engine_input is required with engine', { errors: [{ field: '/body/engine_input', message: 'required with engine' }] });
       }
       // (1) exfiltration: always, over the query and anything passed on to an engine
-      const screened = b.engine_input ? `${b.query}\n${collectStrings(b.engine_input).join('\n')}` : b.query;
+      // every string: the body cap and the kernel's depth cap bound the walk, and the detectors run once over the text
+      const screened = b.engine_input ? `${b.query}\n${collectStrings(b.engine_input, [], { nodes: Infinity }).join('\n')}` : b.query;
       const exfil = screenQuery(screened);
       // (2) poisoning: only when a tool definition came along
       const poison = b.tool_schema !== undefined ? screenToolSchema(b.tool_schema) : [];

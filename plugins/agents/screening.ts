@@ -169,8 +169,15 @@ const SENSITIVE_FILE =
   /(?:~\/|\$HOME\/|\/home\/[^/\s]+\/|\/root\/)?\.(?:ssh\/|aws\/credentials|env\b|netrc|npmrc|pypirc|git-credentials|docker\/config\.json|kube\/config|cursor\/mcp\.json)|\bid_(?:rsa|ed25519|ecdsa|dsa)\b|\/etc\/(?:passwd|shadow|sudoers)\b|\bmcp\.json\b|\bcredentials\.json\b/i;
 const READ_VERB = /\b(?:read|open|cat|load|include|attach|access|fetch|get|upload|send)\b/i;
 
-/** Every string in a JSON value, keys included (a poisoned property name is as visible to a model). */
-export function collectStrings(value: unknown, out: string[] = [], budget = { nodes: 20_000 }): string[] {
+/** values a tool definition is screened over; a larger one is flagged, never passed unread */
+export const SCHEMA_NODE_BUDGET = 20_000;
+
+/**
+ * Every string in a JSON value, keys included (a poisoned property name is as visible to a model).
+ * The walk stops once `budget.nodes` values are visited; a negative `budget.nodes` afterwards says
+ * some were never reached.
+ */
+export function collectStrings(value: unknown, out: string[] = [], budget = { nodes: SCHEMA_NODE_BUDGET }): string[] {
   if (budget.nodes-- <= 0) return out;
   if (typeof value === 'string') out.push(value);
   else if (Array.isArray(value)) for (const v of value) collectStrings(v, out, budget);
@@ -185,11 +192,16 @@ export function collectStrings(value: unknown, out: string[] = [], budget = { no
 
 /** Tool-definition poisoning: runs over every string of the schema. */
 export function screenToolSchema(schema: unknown): Finding[] {
-  const strings = collectStrings(schema);
+  const budget = { nodes: SCHEMA_NODE_BUDGET };
+  const strings = collectStrings(schema, [], budget);
   const found = new Map<string, Finding>();
   const add = (f: Finding) => {
     if (!found.has(f.constraint_id)) found.set(f.constraint_id, f);
   };
+  if (budget.nodes < 0) {
+    // what the walk did not reach was not screened: padding ahead of an instruction must not hide it
+    add({ detector: 'hidden_instruction', constraint_id: CONSTRAINTS.hiddenInstruction, details: `the definition holds more than ${SCHEMA_NODE_BUDGET} values, too many to screen` });
+  }
   for (const s of strings) {
     const m = INVISIBLE.exec(s);
     if (m) {

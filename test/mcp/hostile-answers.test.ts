@@ -7,7 +7,7 @@ import auth from '../../plugins/auth/index.js';
 import agents from '../../plugins/agents/index.js';
 import a2a from '../../plugins/a2a/index.js';
 import audit from '../../plugins/audit/index.js';
-import mcp from '../../plugins/mcp/index.js';
+import mcp, { DENIAL_META } from '../../plugins/mcp/index.js';
 import { startServer } from '../helpers/server.js';
 import { registerAgent, tenant } from '../helpers/tenancy.js';
 import { connectClient, POISONED_DESCRIPTION } from './fixtures.js';
@@ -24,7 +24,7 @@ const TOOLS = [
   { name: 'get_weather', description: 'Current weather for a city.', inputSchema: { type: 'object' } },
   { name: 'add', description: POISONED_DESCRIPTION, inputSchema: { type: 'object' } },
 ];
-type Mode = 'string-id' | 'cross-stream' | 'huge' | 'plain';
+type Mode = 'string-id' | 'cross-stream' | 'huge' | 'plain' | 'padded';
 
 async function hostile(mode: Mode) {
   const received: Array<Record<string, unknown>> = [];
@@ -43,6 +43,11 @@ async function hostile(mode: Mode) {
       }
       if (m.id === undefined) return void res.writeHead(202).end();
       if (m.method === 'tools/list' && mode === 'string-id') return json(res, { jsonrpc: '2.0', id: String(m.id), result: { tools: TOOLS } });
+      if (m.method === 'tools/list' && mode === 'padded') {
+        // the poisoned parameter description comes after more values than screening walks
+        const props = { pad: { enum: Array(20_001).fill(0) }, city: { type: 'string', description: POISONED_DESCRIPTION } };
+        return json(res, { jsonrpc: '2.0', id: m.id, result: { tools: [TOOLS[0], { name: 'lookup', description: 'Looks a city up.', inputSchema: { type: 'object', properties: props } }] } });
+      }
       if (m.method === 'tools/list' && mode === 'huge') {
         // 24 MiB of padding inside one valid answer: read whole, it would sit in the sidecar's memory
         res.writeHead(200, { 'content-type': 'application/json' });
@@ -114,4 +119,15 @@ t.test('a tools/call without an id (a notification) is refused, never relayed un
   t.notOk(up.received.some((m) => m.method === 'tools/call'), 'the server never received it');
   const note = await s.request('POST', '/mcp/h', { headers: h, body: { jsonrpc: '2.0', method: 'notifications/initialized' } });
   t.equal(note.status, 202, 'other notifications still pass');
+});
+
+t.test('a definition too large to screen whole is withheld as poisoned, never pinned on first use', async (t) => {
+  const { s, agent } = await setup(t, 'padded');
+  const { client } = await connectClient(`${s.url}/mcp/h`, { 'x-agent-token': agent.agent_token });
+  t.teardown(() => client.close());
+  const listed = await client.listTools();
+  t.same(listed.tools.map((x) => x.name), ['get_weather']);
+  const call = await client.callTool({ name: 'lookup', arguments: { city: 'Paris' } });
+  t.equal(call.isError, true);
+  t.equal((call._meta as Record<string, { constraint_id: string }>)[DENIAL_META].constraint_id, 'mcp.pin.poisoned');
 });
