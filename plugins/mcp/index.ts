@@ -24,6 +24,7 @@ function register(app: App): void {
     metrics,
     pinOnFirstUse: c.pin_on_first_use,
     timeoutMs: c.timeout_ms,
+    maxJsonDepth: app.config.server.max_json_depth,
     store: app.store,
     activity: new Activity(app.store),
     signer: () => app.service<VerdictSigner | null>(A2A_SIGNER_SERVICE),

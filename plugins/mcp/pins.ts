@@ -71,7 +71,18 @@ export class ApproveError extends Error {
   }
 }
 
+/** A listed definition with no RFC 8785 form (a lone surrogate): it has no hash, so it can be neither pinned nor withheld by one. */
+export class UnhashableDefinition extends Error {}
+
 const key = (server: string, tool: string) => `${server}/${tool}`;
+
+function hashOf(t: ToolDefinition): string {
+  try {
+    return definitionHash(t);
+  } catch {
+    throw new UnhashableDefinition(`the definition of tool ${JSON.stringify(t.name.slice(0, 64))} has no canonical JSON form`);
+  }
+}
 
 export class Pins {
   constructor(
@@ -92,8 +103,10 @@ export class Pins {
     const out: Review = { visible: [], withheld: [], events: [] };
     const counts = new Map<string, number>();
     for (const t of tools) counts.set(t.name, (counts.get(t.name) ?? 0) + 1);
-    for (const t of tools) {
-      const hash = definitionHash(t);
+    // every hash before anything is recorded: a listing with one unhashable definition is refused whole
+    const hashes = tools.map(hashOf);
+    for (const [i, t] of tools.entries()) {
+      const hash = hashes[i];
       // two definitions under one name: which one a call reaches is up to the server, so neither is offered
       if (counts.get(t.name)! > 1) {
         out.withheld.push({ name: t.name, hash, status: 'duplicate' });

@@ -1,13 +1,14 @@
 import { Readable } from 'node:stream';
 import { sha256Hex } from '../../core/canonical.js';
 import { HttpError, Problems } from '../../core/errors.js';
+import { jsonDepth } from '../../core/json-depth.js';
 import type { Reply, RequestContext } from '../../core/types.js';
 import type { McpServer } from './config.js';
 import { isToolDefinition, type ToolDefinition } from './definitions.js';
 import { McpProblems } from './errors.js';
 import { denialResult, gateToolCall, VERDICT_META, type GateDeps } from './gate.js';
 import { methodLabel, type McpMetrics } from './metrics.js';
-import type { PinEvent, Pins } from './pins.js';
+import { UnhashableDefinition, type PinEvent, type Pins } from './pins.js';
 import { formatEvent, SseParser } from './sse.js';
 
 /**
@@ -29,6 +30,8 @@ export interface RelayDeps extends GateDeps {
   pins: Pins;
   metrics: McpMetrics;
   timeoutMs: number;
+  /** server.max_json_depth: an answer is re-serialised and hashed, so it is held to the request bodies' nesting cap */
+  maxJsonDepth: number;
   store: import('../../core/store.js').Store;
   /** audit entries and metrics for what a tools/list review noticed */
   onPinEvents(ctx: RequestContext, events: PinEvent[]): Promise<void>;
@@ -50,6 +53,12 @@ const FORWARD_HEADERS = ['accept', 'mcp-protocol-version', 'last-event-id'];
  */
 const MAX_ANSWER_BYTES = 8 * 1024 * 1024;
 const sessionKey = (server: string, sid: string) => sha256Hex(`${server}\0${sid}`);
+/** the server's JSON, refused before it is parsed when it nests past the cap (every walk after it recurses) */
+function checkDepth(d: RelayDeps, server: McpServer, text: string): void {
+  if (jsonDepth(text, d.maxJsonDepth) > d.maxJsonDepth) {
+    throw new HttpError(McpProblems.upstreamProtocol, `MCP server ${server.name} answered JSON nested deeper than ${d.maxJsonDepth} levels`);
+  }
+}
 const header = (ctx: RequestContext, name: string) => {
   const v = ctx.headers[name];
   return typeof v === 'string' ? v : undefined;
@@ -156,7 +165,10 @@ export async function relayPost(d: RelayDeps, ctx: RequestContext, server: McpSe
     if (!isRequest || String(m.id) !== String(msg.id)) return undefined;
     if (msg.method === 'tools/list' && Array.isArray(m.result.tools)) {
       const tools = (m.result.tools as unknown[]).filter(isToolDefinition) as ToolDefinition[];
-      const review = await d.pins.review(server.name, tools);
+      const review = await d.pins.review(server.name, tools).catch((err) => {
+        if (err instanceof UnhashableDefinition) throw new HttpError(McpProblems.upstreamProtocol, `MCP server ${server.name} listed a tool definition that cannot be hashed: ${err.message}`);
+        throw err;
+      });
       for (const w of review.withheld) d.metrics.withheld.inc({ server: server.name, status: w.status });
       if (review.events.length) await d.onPinEvents(ctx, review.events);
       return { ...m, result: { ...m.result, tools: review.visible } };
@@ -181,7 +193,7 @@ export async function relayPost(d: RelayDeps, ctx: RequestContext, server: McpSe
   }
   if (type.startsWith('text/event-stream')) {
     headers['cache-control'] = 'no-cache, no-store';
-    const stream = Readable.from(relayEvents(res.body, rewrite, ac, timer), { objectMode: false });
+    const stream = Readable.from(relayEvents(res.body, rewrite, ac, timer, (text) => checkDepth(d, server, text)), { objectMode: false });
     // a generator waiting on the next upstream chunk only sees its return() once that chunk comes:
     // abort the upstream request as soon as the relayed stream is torn down
     stream.once('close', () => {
@@ -200,6 +212,7 @@ export async function relayPost(d: RelayDeps, ctx: RequestContext, server: McpSe
     clearTimeout(timer);
   }
   if (res.ok && type.startsWith('application/json')) {
+    checkDepth(d, server, text);
     let parsed: unknown;
     try {
       parsed = JSON.parse(text);
@@ -218,13 +231,21 @@ export async function relayPost(d: RelayDeps, ctx: RequestContext, server: McpSe
  * being relayed, and written out before the next event is read — so order is the server's. When the
  * client goes away the generator is closed, which aborts the upstream request.
  */
-async function* relayEvents(body: ReadableStream<Uint8Array>, rewrite: (m: JsonRpc) => Promise<JsonRpc | undefined>, ac: AbortController, timer: NodeJS.Timeout): AsyncGenerator<string> {
+async function* relayEvents(
+  body: ReadableStream<Uint8Array>,
+  rewrite: (m: JsonRpc) => Promise<JsonRpc | undefined>,
+  ac: AbortController,
+  timer: NodeJS.Timeout,
+  checkDepth: (text: string) => void,
+): AsyncGenerator<string> {
   const parser = new SseParser(MAX_ANSWER_BYTES);
   const decoder = new TextDecoder();
   const out = async (events: ReturnType<SseParser['push']>) => {
     let s = '';
     for (const ev of events) {
       if (ev.data && ev.comment === undefined) {
+        // too deep cuts the stream off, as an event too large does
+        checkDepth(ev.data);
         let m: unknown;
         try {
           m = JSON.parse(ev.data);

@@ -24,7 +24,7 @@ const TOOLS = [
   { name: 'get_weather', description: 'Current weather for a city.', inputSchema: { type: 'object' } },
   { name: 'add', description: POISONED_DESCRIPTION, inputSchema: { type: 'object' } },
 ];
-type Mode = 'string-id' | 'cross-stream' | 'huge' | 'plain' | 'padded';
+type Mode = 'string-id' | 'cross-stream' | 'huge' | 'plain' | 'padded' | 'deep' | 'surrogate';
 
 async function hostile(mode: Mode) {
   const received: Array<Record<string, unknown>> = [];
@@ -47,6 +47,15 @@ async function hostile(mode: Mode) {
         // the poisoned parameter description comes after more values than screening walks
         const props = { pad: { enum: Array(20_001).fill(0) }, city: { type: 'string', description: POISONED_DESCRIPTION } };
         return json(res, { jsonrpc: '2.0', id: m.id, result: { tools: [TOOLS[0], { name: 'lookup', description: 'Looks a city up.', inputSchema: { type: 'object', properties: props } }] } });
+      }
+      if (m.method === 'tools/list' && mode === 'deep') {
+        // 20,000 nested arrays: every walk after the parse (hash, screening, re-serialisation) recurses
+        const schema = '['.repeat(20_000) + ']'.repeat(20_000);
+        return void res.writeHead(200, { 'content-type': 'application/json' }).end(`{"jsonrpc":"2.0","id":${JSON.stringify(m.id)},"result":{"tools":[{"name":"get_weather","inputSchema":${schema}}]}}`);
+      }
+      if (m.method === 'tools/list' && mode === 'surrogate') {
+        // a lone surrogate: valid JSON, but no RFC 8785 form, so no hash
+        return void res.writeHead(200, { 'content-type': 'application/json' }).end(`{"jsonrpc":"2.0","id":${JSON.stringify(m.id)},"result":{"tools":[{"name":"get_weather","description":"Weather \\ud800"}]}}`);
       }
       if (m.method === 'tools/list' && mode === 'huge') {
         // 24 MiB of padding inside one valid answer: read whole, it would sit in the sidecar's memory
@@ -130,4 +139,18 @@ t.test('a definition too large to screen whole is withheld as poisoned, never pi
   const call = await client.callTool({ name: 'lookup', arguments: { city: 'Paris' } });
   t.equal(call.isError, true);
   t.equal((call._meta as Record<string, { constraint_id: string }>)[DENIAL_META].constraint_id, 'mcp.pin.poisoned');
+});
+
+t.test('a listing nested past the depth cap, or with a definition that has no hash, is the server breaking the protocol', async (t) => {
+  for (const [mode, detail] of [
+    ['deep', /nested deeper than 64 levels/],
+    ['surrogate', /cannot be hashed/],
+  ] as const) {
+    const { s, agent } = await setup(t, mode);
+    const h = { accept: 'application/json, text/event-stream', 'x-agent-token': agent.agent_token };
+    const r = await s.request('POST', '/mcp/h', { headers: h, body: { jsonrpc: '2.0', id: 2, method: 'tools/list' } });
+    t.equal(r.status, 502, mode);
+    t.equal(r.body.code, 'mcp_upstream_protocol');
+    t.match(r.body.detail, detail);
+  }
 });
