@@ -1,3 +1,4 @@
+import { posix } from 'node:path';
 import { detectCredentials, detectExternalTransfer } from './screening.js';
 
 /**
@@ -92,20 +93,49 @@ export function classify(tool: string): { cls: ToolClass; base: number } {
   return { cls: 'unknown', base: UNKNOWN_BASE };
 }
 
+/** A string a file tool would open as a path: absolute, home-relative, a file: URL, with backslashes, or climbing with `..`. */
+const PATH_LIKE = /^(?:\/|~|file:)|\\|(?:^|\/)\.\.(?:\/|$)/i;
+
+/** Every string value of the arguments, at any depth: an array of paths or an options object names each of them. */
+function argumentStrings(v: unknown, out: string[] = []): string[] {
+  if (typeof v === 'string') out.push(v);
+  else if (Array.isArray(v)) for (const x of v) argumentStrings(x, out);
+  else if (v && typeof v === 'object') for (const x of Object.values(v)) argumentStrings(x, out);
+  return out;
+}
+
+/** The path a server reads from `s` when it is a file: URL (percent-decoded) or an absolute path, normalised. */
+function namedPath(s: string): string | null {
+  if (/^file:/i.test(s)) {
+    try {
+      return posix.normalize(decodeURIComponent(new URL(s).pathname));
+    } catch {
+      return null;
+    }
+  }
+  return s.startsWith('/') ? posix.normalize(s) : null;
+}
+
+function sensitivePath(s: string): boolean {
+  if (SENSITIVE_PATH.test(s)) return true;
+  const p = namedPath(s);
+  return p !== null && SENSITIVE_PATH.test(p);
+}
+
 function argumentRisks(tool: string, args: Record<string, unknown>): Array<[number, string]> {
   const risks: Array<[number, string]> = [];
   const text = JSON.stringify(args);
+  const strings = argumentStrings(args);
   if (PATH_TOOLS.has(tool)) {
     const p = args.path;
     if (typeof p !== 'string' || !p) risks.push([0.5, `${tool} needs a string "path" argument inside ${SANDBOX_DIR}`]);
     else if (!insideSandbox(p)) risks.push([0.6, `path ${JSON.stringify(p.slice(0, 200))} is outside the sandbox directory ${SANDBOX_DIR}`]);
+    // which argument the tool's server opens is its own affair: a second path beside a sandboxed
+    // "path" (file_path, an options object, a list) would be read unchecked
+    const other = strings.find((s) => s !== p && PATH_LIKE.test(s) && !insideSandbox(s));
+    if (other !== undefined) risks.push([0.6, `an argument names a path outside the sandbox directory ${SANDBOX_DIR}: ${JSON.stringify(other.slice(0, 200))}`]);
   }
-  for (const v of Object.values(args)) {
-    if (typeof v === 'string' && SENSITIVE_PATH.test(v)) {
-      risks.push([0.5, 'an argument names a sensitive system or credential path']);
-      break;
-    }
-  }
+  if (strings.some(sensitivePath)) risks.push([0.5, 'an argument names a sensitive system or credential path']);
   if (detectCredentials(text).length) risks.push([0.6, 'the arguments contain a credential or secret']);
   if (detectExternalTransfer(text).length) risks.push([0.5, 'the arguments instruct sending data to an external destination']);
   return risks;

@@ -239,3 +239,26 @@ t.test('a relative or ~ path is outside the sandbox: the tool server resolves it
   const inside = await s.request('POST', `/agents/${a.agent_id}/tools/read_file`, { headers: agentHeaders(a.agent_token), body: { arguments: { path: '/sandbox/notes/today.txt' } } });
   t.equal(inside.body.decision, 'ALLOW');
 });
+
+t.test('a path beside a sandboxed "path", or nested in the arguments, is checked too', async (t) => {
+  const { s, org } = await setup(t);
+  const a = await register(s, org.key);
+  const decide = async (tool: string, args: Record<string, unknown>) =>
+    (await s.request('POST', `/agents/${a.agent_id}/tools/${tool}`, { headers: agentHeaders(a.agent_token), body: { arguments: args } })).body.decision;
+  // the tool's server may open file_path and ignore the decoy path
+  for (const args of [
+    { path: '/sandbox/a', file_path: '/home/me/notes.txt' },
+    { path: '/sandbox/a', file_path: '../../home/me/notes.txt' },
+    { path: '/sandbox/a', options: { root: '~/' } },
+    { path: '/sandbox/a', files: ['/sandbox/b', '/var/log/auth.log'] },
+    { path: '/sandbox/a', uri: 'file:///home/me/notes.txt' },
+  ]) {
+    t.equal(await decide('read_file', args), 'DENY', JSON.stringify(args));
+  }
+  t.equal(await decide('read_file', { path: '/sandbox/a', encoding: 'utf-8', also: ['/sandbox/b'], mime: 'text/plain' }), 'ALLOW', 'sandboxed paths and plain values');
+  // a sensitive path named in a list, an object or as a file: URL is as sensitive as a top-level one
+  for (const args of [{ query: 'x', paths: ['/etc/shadow'] }, { query: 'x', scope: { dir: '/root/.ssh/id_rsa' } }, { query: 'x', in: 'file:///etc/passwd' }, { query: 'x', in: '//etc/passwd' }]) {
+    t.equal(await decide('search', args), 'DENY', JSON.stringify(args));
+  }
+  t.equal(await decide('search', { query: 'x', paths: ['/sandbox/docs'] }), 'ALLOW');
+});

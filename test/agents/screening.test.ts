@@ -125,6 +125,17 @@ t.test('tool decisions: lists decide, the score explains', async (t) => {
     t.notOk(insideSandbox(p), `${p} is not provably inside`);
     t.equal(evaluateTool('read_file', { path: p }).decision, 'DENY', `read_file ${p} is denied`);
   }
+  // a second path beside a sandboxed one is read by whichever server takes it: it must stay inside as well
+  for (const args of [{ path: '/sandbox/a', file_path: '/home/u/x' }, { path: '/sandbox/a', opts: { dir: '../..' } }, { path: '/sandbox/a', files: ['~/x'] }, { path: '/sandbox/a', u: 'file:///sandbox/../etc' }]) {
+    const r = evaluateTool('read_file', args);
+    t.equal(r.decision, 'DENY', JSON.stringify(args));
+    t.match(r.reasons.join(' '), /an argument names a path outside the sandbox/);
+  }
+  t.equal(evaluateTool('list_directory', { path: '/sandbox', filter: '*.md', type: 'text/plain', more: ['/sandbox/x'] }).decision, 'ALLOW');
+  // sensitive paths at any depth and in file: URL form
+  for (const v of [['/etc/passwd'], { a: { b: '/proc/self/environ' } }, 'file:///etc/shadow', 'file://localhost/%65tc/shadow', '/./etc/passwd', '//root/x']) {
+    t.equal(evaluateTool('get_weather', { city: 'Paris', v }).decision, 'DENY', JSON.stringify(v));
+  }
   t.notOk(insideSandbox('/sandbox/../etc'));
   t.notOk(insideSandbox('/sandboxed/x'));
   t.notOk(insideSandbox('/etc/passwd'));
