@@ -159,9 +159,11 @@ export async function relayPost(d: RelayDeps, ctx: RequestContext, server: McpSe
    * any of their pending requests (the SDK's after Number(), so `"7"` answers 7): a tools/list result
    * slipped into another request's answer, or under an id of another type, would reach the client
    * unreviewed. One POST carries one request (batches are refused), so any other result is stray.
+   * A message with a result is a response even when it also names a method: a client that tells
+   * responses by their result would take it as one.
    */
   const rewrite = async (m: JsonRpc): Promise<JsonRpc | undefined> => {
-    if (!m || typeof m !== 'object' || m.method !== undefined || !m.result || typeof m.result !== 'object') return m;
+    if (!m || typeof m !== 'object' || !m.result || typeof m.result !== 'object') return m;
     if (!isRequest || String(m.id) !== String(msg.id)) return undefined;
     if (msg.method === 'tools/list' && Array.isArray(m.result.tools)) {
       const tools = (m.result.tools as unknown[]).filter(isToolDefinition) as ToolDefinition[];
