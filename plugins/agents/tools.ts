@@ -136,8 +136,11 @@ function argumentRisks(tool: string, args: Record<string, unknown>): Array<[numb
     if (other !== undefined) risks.push([0.6, `an argument names a path outside the sandbox directory ${SANDBOX_DIR}: ${JSON.stringify(other.slice(0, 200))}`]);
   }
   if (strings.some(sensitivePath)) risks.push([0.5, 'an argument names a sensitive system or credential path']);
-  if (detectCredentials(text).length) risks.push([0.6, 'the arguments contain a credential or secret']);
-  if (detectExternalTransfer(text).length) risks.push([0.5, 'the arguments instruct sending data to an external destination']);
+  // the detectors read raw text: in the JSON text a quoted secret sits behind \" escapes its pattern
+  // does not expect, so the strings are read as written too (the JSON text pairs a key with its value)
+  const texts = [text, strings.join('\n')];
+  if (texts.some((x) => detectCredentials(x).length)) risks.push([0.6, 'the arguments contain a credential or secret']);
+  if (texts.some((x) => detectExternalTransfer(x).length)) risks.push([0.5, 'the arguments instruct sending data to an external destination']);
   return risks;
 }
 

@@ -262,3 +262,14 @@ t.test('a path beside a sandboxed "path", or nested in the arguments, is checked
   }
   t.equal(await decide('search', { query: 'x', paths: ['/sandbox/docs'] }), 'ALLOW');
 });
+
+t.test('a secret quoted inside an argument is found as it is in a query', async (t) => {
+  const { s, org } = await setup(t);
+  const a = await register(s, org.key);
+  const r = await s.request('POST', `/agents/${a.agent_id}/tools/search`, {
+    headers: agentHeaders(a.agent_token),
+    body: { arguments: { query: 'config: aws_secret_access_key = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"' } },
+  });
+  t.equal(r.body.decision, 'DENY');
+  t.match(r.body.reasons.join(' '), /credential or secret/);
+});

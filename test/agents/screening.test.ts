@@ -136,6 +136,11 @@ t.test('tool decisions: lists decide, the score explains', async (t) => {
   for (const v of [['/etc/passwd'], { a: { b: '/proc/self/environ' } }, 'file:///etc/shadow', 'file://localhost/%65tc/shadow', '/./etc/passwd', '//root/x']) {
     t.equal(evaluateTool('get_weather', { city: 'Paris', v }).decision, 'DENY', JSON.stringify(v));
   }
+  // a secret quoted inside an argument: JSON.stringify escapes its quotes, the raw string does not
+  const quoted = evaluateTool('search', { query: 'aws_secret_access_key = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"' });
+  t.equal(quoted.decision, 'DENY', 'a quoted AWS secret assignment');
+  t.match(quoted.reasons.join(' '), /credential or secret/);
+  t.equal(evaluateTool('search', { aws_secret_access_key: 'wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY' }).decision, 'DENY', 'the secret as the value of its key');
   t.notOk(insideSandbox('/sandbox/../etc'));
   t.notOk(insideSandbox('/sandboxed/x'));
   t.notOk(insideSandbox('/etc/passwd'));
