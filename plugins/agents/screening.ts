@@ -152,8 +152,11 @@ export const SCHEMA_CHECKS = [
 ] as const;
 
 // zero-width and joiners, bidi controls, word joiner and invisible operators, BOM, soft hyphen,
-// Mongolian vowel separator, and the Unicode tag block (text invisible to a reader, read by a model)
-const INVISIBLE = /[\u00AD\u180E\u200B-\u200F\u202A-\u202E\u2060-\u2064\u2066-\u2069\uFEFF]|[\u{E0000}-\u{E007F}]/u;
+// Mongolian vowel separator, combining grapheme joiner, Hangul fillers, and the Unicode tag block
+// (text invisible to a reader, read by a model). Variation selectors carry hidden text the same way,
+// one byte per selector: any of the supplement (E0100–E01EF, ideographic variants nobody writes in a
+// tool definition) and a run of two or more of FE00–FE0F (an emoji takes one).
+const INVISIBLE = /[\u00AD\u034F\u115F\u1160\u180E\u200B-\u200F\u202A-\u202E\u2060-\u2064\u2066-\u2069\u3164\uFEFF\uFFA0]|[\uFE00-\uFE0F]{2}|[\u{E0000}-\u{E007F}\u{E0100}-\u{E01EF}]/u;
 
 const HIDDEN_INSTRUCTIONS: RegExp[] = [
   /\b(?:ignore|disregard|forget|override)\b[^.\n]{0,40}\b(?:previous|prior|above|earlier|preceding|system|all other)\b[^.\n]{0,20}\b(?:instructions?|prompts?|rules|messages|directions|guidelines)\b/i,
