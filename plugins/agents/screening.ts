@@ -133,9 +133,27 @@ export function detectExternalTransfer(text: string): Finding[] {
   return hits.map((details) => ({ detector: 'external_transfer', constraint_id: CONSTRAINTS.externalTransfer, details }));
 }
 
+/**
+ * The text as a model reads it: compatibility forms folded (fullwidth letters, ＠, ：／／) and
+ * invisible format characters (zero-width, bidi, tags, soft hyphen) removed. A zero-width space
+ * inside "send" or an access key id hides nothing from a model, only from a pattern.
+ */
+export function readable(text: string): string {
+  return text.normalize('NFKC').replace(/\p{Cf}/gu, '');
+}
+
+/** Runs `detect` over the raw text and, when it differs, over its readable form; each finding once. */
+export function detectBoth(text: string, detect: (t: string) => Finding[]): Finding[] {
+  const found = detect(text);
+  const folded = readable(text);
+  if (folded === text) return found;
+  const have = new Set(found.map((f) => `${f.constraint_id}\0${f.details}`));
+  return [...found, ...detect(folded).filter((f) => !have.has(`${f.constraint_id}\0${f.details}`))];
+}
+
 /** The exfiltration check that always runs on a query: credentials, bulk PII, external transfer. */
 export function screenQuery(query: string): Finding[] {
-  return [...detectCredentials(query), ...detectBulkPii(query), ...detectExternalTransfer(query)];
+  return detectBoth(query, (q) => [...detectCredentials(q), ...detectBulkPii(q), ...detectExternalTransfer(q)]);
 }
 
 export const QUERY_CHECKS = [
@@ -211,13 +229,14 @@ export function screenToolSchema(schema: unknown): Finding[] {
       const cp = m[0].codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0');
       add({ detector: 'invisible_characters', constraint_id: CONSTRAINTS.invisible, details: `invisible character U+${cp} in the definition` });
     }
-    if (HIDDEN_INSTRUCTIONS.some((re) => re.test(s))) {
+    const forms = [s, readable(s)];
+    if (forms.some((x) => HIDDEN_INSTRUCTIONS.some((re) => re.test(x)))) {
       add({ detector: 'hidden_instruction', constraint_id: CONSTRAINTS.hiddenInstruction, details: 'instruction addressed to the model in the definition' });
     }
-    if (SENSITIVE_FILE.test(s) && READ_VERB.test(s)) {
+    if (forms.some((x) => SENSITIVE_FILE.test(x) && READ_VERB.test(x))) {
       add({ detector: 'file_access', constraint_id: CONSTRAINTS.fileAccess, details: 'instruction to read a sensitive file' });
     }
-    if (detectExternalTransfer(s).length || detectCredentials(s).length) {
+    if (detectBoth(s, (x) => [...detectExternalTransfer(x), ...detectCredentials(x)]).length) {
       add({ detector: 'schema_exfiltration', constraint_id: CONSTRAINTS.schemaExfiltration, details: 'instruction to send data out, or an embedded secret' });
     }
   }

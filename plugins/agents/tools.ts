@@ -1,5 +1,5 @@
 import { posix } from 'node:path';
-import { detectCredentials, detectExternalTransfer } from './screening.js';
+import { detectBoth, detectCredentials, detectExternalTransfer } from './screening.js';
 
 /**
  * Risk evaluation of an agent's tool call before it runs. Pure: (tool, arguments) → decision.
@@ -139,8 +139,8 @@ function argumentRisks(tool: string, args: Record<string, unknown>): Array<[numb
   // the detectors read raw text: in the JSON text a quoted secret sits behind \" escapes its pattern
   // does not expect, so the strings are read as written too (the JSON text pairs a key with its value)
   const texts = [text, strings.join('\n')];
-  if (texts.some((x) => detectCredentials(x).length)) risks.push([0.6, 'the arguments contain a credential or secret']);
-  if (texts.some((x) => detectExternalTransfer(x).length)) risks.push([0.5, 'the arguments instruct sending data to an external destination']);
+  if (texts.some((x) => detectBoth(x, detectCredentials).length)) risks.push([0.6, 'the arguments contain a credential or secret']);
+  if (texts.some((x) => detectBoth(x, detectExternalTransfer).length)) risks.push([0.5, 'the arguments instruct sending data to an external destination']);
   return risks;
 }
 
