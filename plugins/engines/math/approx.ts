@@ -31,13 +31,22 @@ function rootsOf(D: typeof Dec): Dec[] {
 }
 
 function kToDecWith(D: typeof Dec, v: K): Dec {
+  return kTermsWith(D, v).value;
+}
+
+/** the value and its largest term: the terms are rounded, so their size bounds the sum's error */
+function kTermsWith(D: typeof Dec, v: K): { value: Dec; scale: Dec } {
   if (!v.isReal()) throw new NeedComplex('complex');
   const roots = rootsOf(D);
   let s = new D(0);
+  let scale = new D(0);
   v.coefficients().forEach((q, m) => {
-    if (m < 4 && !q.isZero()) s = s.plus(new D(q.n.toString()).div(q.d.toString()).times(roots[m]));
+    if (m >= 4 || q.isZero()) return;
+    const term = new D(q.n.toString()).div(q.d.toString()).times(roots[m]);
+    s = s.plus(term);
+    if (term.abs().gt(scale)) scale = term.abs();
   });
-  return s;
+  return { value: s, scale };
 }
 
 type DecCtor = typeof Dec;
@@ -153,11 +162,38 @@ export function evalDec(a: Ast, env: ReadonlyMap<string, Dec> | null): Dec {
   return dec50.eval(a, env);
 }
 
+/** a real value at 50 and at 90 digits, with the largest magnitude its 50-digit computation met */
+export interface Checked {
+  v50: Dec;
+  v90: Dec;
+  scale: Dec;
+}
+
+/** a difference is below rounding error unless it exceeds this share of the largest magnitude met */
+const DEC_MARGIN = new Dec('1e-30');
+/** ... and the 90-digit run must agree with it to this share (cancellation cannot fake a sign) */
+const CONFIRM = new Dec('1e-3');
+
+/**
+ * Whether the sign of a 50-digit quantity can be trusted: it must clear 1e-30 of the largest
+ * magnitude met (`scale`, at least 1) and the same quantity at 90 digits must confirm it. Huge terms
+ * that cancel, or a rounding error multiplied up, give a 50-digit value the 90-digit run disowns.
+ */
+export function settled(d50: Dec, d90: Dec, scale: Dec): boolean {
+  return d50.abs().gt(Dec.max(1, scale).times(DEC_MARGIN)) && d50.minus(d90).abs().lte(d50.abs().times(CONFIRM));
+}
+
+/** an element of K that is real, at 50 and 90 digits: its terms are rounded before they are added */
+export function kChecked(v: K): Checked {
+  const lo = kTermsWith(Dec, v);
+  return { v50: lo.value, v90: kToDecWith(Dec90 as DecCtor, v), scale: lo.scale };
+}
+
 /**
  * The same value at 50 and at 90 digits, with the 50-digit run's largest intermediate magnitude:
  * the identity sampler trusts a difference only when both precisions agree on it.
  */
-export function evalDecChecked(a: Ast, point: ReadonlyMap<string, Q> | null): { v50: Dec; v90: Dec; scale: Dec } {
+export function evalDecChecked(a: Ast, point: ReadonlyMap<string, Q> | null): Checked {
   const env50 = point && new Map([...point].map(([k, q]) => [k, new Dec(q.n.toString()).div(q.d.toString())]));
   const env90 = point && new Map([...point].map(([k, q]) => [k, new Dec90(q.n.toString()).div(q.d.toString()) as Dec]));
   const v50 = dec50.eval(a, env50);

@@ -3,7 +3,7 @@ import { C, MathRefusal } from './errors.js';
 import { parseInput } from './syntax.js';
 import { costDigits } from './cost.js';
 import { exact, EvalError, type Domain } from './exact.js';
-import { approximate, type Approx } from './approx.js';
+import { approximate, evalDecChecked, kChecked, NeedComplex, type Approx, type Checked } from './approx.js';
 import { decideEquation } from './identity.js';
 import { checkExpected } from './tolerance.js';
 import { approxValue, exactValue, simplifiedText } from './format.js';
@@ -99,7 +99,7 @@ function run(input: MathRequest): DiagnosticResult {
   const ex = exact(expr, null, domain);
   if (ex && domain === 'real' && !ex.isReal()) throw new EvalError('domain', 'The value is not a real number.');
   const ap: Approx | null = ex ? null : approximate(expr, null, null, domain);
-  if (hasExpected) return expectedCheck(parsed.normalized, domain, ex, ap, input);
+  if (hasExpected) return expectedCheck(parsed.normalized, domain, ex, ap, checkedValue(expr, ex, ap), input);
   return bareValue(parsed.normalized, expr, ex, ap);
 }
 
@@ -176,8 +176,20 @@ function bareValue(normalized: string, expr: Ast, ex: K | null, ap: Approx | nul
   });
 }
 
-function expectedCheck(normalized: string, domain: Domain, ex: K | null, ap: Approx | null, input: MathRequest): DiagnosticResult {
-  const out = checkExpected({ exact: ex, approx: ap }, input.expected_value, input.tolerance, input.exact_text);
+/** a real value that is not rational, at 50 and 90 digits (null: not real, or not computable at 90) */
+function checkedValue(expr: Ast, ex: K | null, ap: Approx | null): Checked | null {
+  if (ex) return ex.isReal() && !ex.isRational() ? kChecked(ex) : null;
+  if (ap?.kind !== 'real') return null;
+  try {
+    return evalDecChecked(expr, null);
+  } catch (err) {
+    if (err instanceof EvalError || err instanceof NeedComplex) return null; // undecided: the check refuses
+    throw err;
+  }
+}
+
+function expectedCheck(normalized: string, domain: Domain, ex: K | null, ap: Approx | null, checked: Checked | null, input: MathRequest): DiagnosticResult {
+  const out = checkExpected({ exact: ex, approx: ap, checked }, input.expected_value, input.tolerance, input.exact_text);
   const params = { context: { domain }, expected_value: out.expected_value, tolerance: out.tolerance };
   const fields = {
     is_valid: out.is_correct,

@@ -1,6 +1,6 @@
 import { K, Q } from './field.js';
 import { exact, EvalError, type Domain } from './exact.js';
-import { Dec, evalComplexScaled, evalDecChecked, NeedComplex } from './approx.js';
+import { evalComplexScaled, evalDecChecked, NeedComplex, settled } from './approx.js';
 import { Builder, degrees, evalIR, irSize, type IR } from './ir.js';
 import { sameTree, variables, type Ast } from './ast.js';
 
@@ -8,8 +8,6 @@ export const MAX_GRID_POINTS = 20_000;
 /** grid points × IR nodes, and the sum of the degree bounds (which sets the size of the numbers) */
 const MAX_GRID_WORK = 1_000_000;
 const MAX_DEGREE_SUM = 600;
-/** a difference above this share of the operands' size is far outside 50-digit rounding error */
-const DEC_MARGIN = new Dec('1e-30');
 /** the same for double-precision complex evaluation (error ~1e-15 for the expression sizes admitted) */
 const FLOAT_MARGIN = 1e-8;
 
@@ -87,9 +85,6 @@ function grid(diff: IR, deg: number[], n: number, s: number): 'zero' | 'undefine
   }
 }
 
-/** a difference counts only above this share of the largest intermediate magnitude, confirmed at 90 digits */
-const CONFIRM = new Dec('1e-3');
-
 type Numeric = { left: string; right: string; precision: 'decimal_50_90' | 'float'; differs: boolean };
 
 /**
@@ -101,10 +96,7 @@ function compareAt(left: Ast, right: Ast, point: Map<string, Q>, domain: Domain)
   try {
     const l = evalDecChecked(left, point);
     const r = evalDecChecked(right, point);
-    const d50 = l.v50.minus(r.v50);
-    const d90 = l.v90.minus(r.v90);
-    const scale = Dec.max(1, l.scale, r.scale);
-    const differs = d50.abs().gt(scale.times(DEC_MARGIN)) && d50.minus(d90).abs().lte(d50.abs().times(CONFIRM));
+    const differs = settled(l.v50.minus(r.v50), l.v90.minus(r.v90), l.scale.gt(r.scale) ? l.scale : r.scale);
     return { left: l.v50.toSignificantDigits(20).toString(), right: r.v50.toSignificantDigits(20).toString(), precision: 'decimal_50_90', differs };
   } catch (err) {
     if (!(err instanceof NeedComplex)) throw err;

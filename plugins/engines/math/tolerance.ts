@@ -1,5 +1,5 @@
 import { Q, type K } from './field.js';
-import { Dec, kToDec, type Approx } from './approx.js';
+import { Dec, kToDec, settled, type Approx, type Checked } from './approx.js';
 import { C, MathRefusal } from './errors.js';
 
 export type PrecisionMode = 'decimal' | 'float';
@@ -43,16 +43,16 @@ function readNumber(v: unknown, text?: string): { dec: InstanceType<typeof Dec>;
 }
 
 const ONE_PERCENT = new Dec('0.01');
-/** |computed − expected| closer than this to the tolerance cannot be decided from a 50-digit value */
-const UNDECIDED = new Dec('1e-40');
 
 /**
  * Expected-value check (spec rules 3–4). The allowed tolerance is max(0.01, |calculated|·0.01);
  * a larger, negative, NaN, infinite or non-numeric tolerance refuses. Rational results compare
- * exactly; others at 50 significant digits, refusing when the distance is within 1e-40 of the bound.
+ * exactly; other real values only where their 50- and 90-digit forms agree on which side of the
+ * bound they lie (`checked`, see `settled`): a 50-digit value can be off by far more than 1e-50 when
+ * large terms cancel, and an answer from it alone was a proof of whatever the rounding said.
  */
 export function checkExpected(
-  value: { exact: K | null; approx: Approx | null },
+  value: { exact: K | null; approx: Approx | null; checked?: Checked | null },
   expectedRaw: unknown,
   toleranceRaw: unknown,
   texts: { expected_value?: string; tolerance?: string } = {},
@@ -105,15 +105,18 @@ export function checkExpected(
     diffText = d.toDecimal() ?? new Dec(d.n.toString()).div(d.d.toString()).toSignificantDigits(50).toString();
   } else if (calc) {
     const d = calc.minus(expected.dec).abs();
-    if (d.minus(tol.dec).abs().lt(UNDECIDED)) {
-      throw new MathRefusal(C.numericOnly, 'The value is too close to the tolerance bound to decide at 50 digits.', {
+    const c = value.checked;
+    // |value − expected| − tolerance: its sign is the answer, so it must be settled at both precisions
+    const gap = (v: Dec) => v.minus(expected.dec).abs().minus(tol.dec);
+    if (!c || !settled(gap(c.v50), gap(c.v90), c.scale)) {
+      throw new MathRefusal(C.numericOnly, 'The value is too close to the tolerance bound to decide numerically (at 50 and 90 digits).', {
         is_correct: false,
         error: 'undecidable_at_precision',
         calculated_value: calcText,
         precision_mode: mode,
       });
     }
-    ok = d.lte(tol.dec);
+    ok = gap(c.v50).isNeg();
     diffText = d.toSignificantDigits(50).toString();
   } else {
     mode = 'float';

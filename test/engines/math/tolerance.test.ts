@@ -92,3 +92,23 @@ t.test('expected values need a numeric expression', async (t) => {
   t.equal(check('x + 1', '2', '0').status, 'UNVERIFIABLE');
   t.equal(v('1 + 1 = 2', { expected_value: '2' }).status, 'BLOCKED');
 });
+
+t.test('a value whose large terms cancel is not judged from its 50-digit form', async (t) => {
+  // true values: 73176679.73… (√2 against a 52-digit truncation, times 10^60) and exactly 0;
+  // at 50 digits both come out as rounding noise that once "matched" any claim near it
+  const cases: Array<[string, string]> = [
+    ['(sqrt(2) - 1.4142135623730950488016887242096980785696718753769480000)*10^60', '0'],
+    ['(sqrt(7)^2 - 7)*10^49', '3'],
+    ['(sqrt(7)^2 - 7)*10^49', '0'],
+  ];
+  for (const [e, x] of cases) {
+    const o = check(e, x, '0.01');
+    t.equal(o.status, 'BLOCKED', `${e} vs ${x}: ${o.agent_message}`);
+    t.equal(df(o).constraint_id, 'math_verifier.numeric_agreement_only');
+    t.equal(df(o).is_correct, false);
+    t.equal(o.proof_ref, null);
+  }
+  // a value that is only irrational still gets its answer
+  t.equal(df(check('sqrt(7)', '2.6457513', '0.0000001')).is_correct, true);
+  t.equal(df(check('pi*10^20', '314159265358979323846.26', '0.01')).is_correct, true);
+});
