@@ -8,12 +8,20 @@ import type { Ast } from './ast.js';
 /** 50 significant digits: far beyond the margins used to call two values different (see docs) */
 export const Dec = DecimalLib.clone({ precision: 50, rounding: 6, toExpNeg: -60, toExpPos: 60 });
 export type Dec = InstanceType<typeof Dec>;
+/** a point: each variable's exact rational value */
+type Env = ReadonlyMap<string, Q> | null;
 
 /** mathjs in plain double mode, used only for complex values decimal.js cannot carry */
 const mf = plain;
 
 /** thrown by the decimal evaluator when a value leaves the real line */
 export class NeedComplex extends Error {}
+
+/**
+ * A value that is defined but cannot be computed reliably here: floor or ceil of an argument that
+ * rounding error could put on either side of an integer. No evidence either way (callers refuse).
+ */
+export class Undecided extends Error {}
 
 export function kToDec(v: K): Dec {
   return kToDecWith(Dec, v);
@@ -50,12 +58,28 @@ function kTermsWith(D: typeof Dec, v: K): { value: Dec; scale: Dec } {
 }
 
 type DecCtor = typeof Dec;
+type DecEval = ReturnType<typeof makeDecEval>;
+
+/** precisions a floor or ceil may confirm its argument at (50 → 90 → 130 → 170 for nested ones) */
+const CONFIRM_STEP = 40;
+const MAX_PRECISION = 170;
+const evaluators = new Map<number, DecEval>();
+
+function evaluatorAt(precision: number): DecEval {
+  let e = evaluators.get(precision);
+  if (!e) {
+    const D = DecimalLib.clone({ precision, rounding: 6, toExpNeg: -(precision + 10), toExpPos: precision + 10 }) as DecCtor;
+    evaluators.set(precision, (e = makeDecEval(D, precision)));
+  }
+  return e;
+}
 
 /**
  * A real evaluator at the precision of `D`. It records the largest magnitude met at any node
  * (`scale`): rounding error is relative to that, so a difference is only trusted above it.
+ * Variables come as exact rationals and are rounded here, at this evaluator's precision.
  */
-function makeDecEval(D: DecCtor) {
+function makeDecEval(D: DecCtor, precision: number) {
   const PI = D.acos(-1);
   const E = D.exp(1);
   let scale = new D(0);
@@ -63,20 +87,39 @@ function makeDecEval(D: DecCtor) {
     if (!x.isFinite()) throw new EvalError('domain', 'Value is not a finite number.');
     return x;
   };
-  const ev = (a: Ast, env: ReadonlyMap<string, Dec> | null): Dec => {
+  const ev = (a: Ast, env: Env): Dec => {
     const v = inner(a, env);
     const m = v.abs();
     if (m.gt(scale)) scale = m;
     return v;
   };
-  function inner(a: Ast, env: ReadonlyMap<string, Dec> | null): Dec {
+  /**
+   * floor and ceil jump at every integer, so a rounded argument near one could land on the wrong
+   * side (ceil(sqrt(7)^2) came out 8): the argument is used exactly when it is rational, else only
+   * when it clears an integer by more than its rounding error and a run 40 digits finer agrees.
+   */
+  function integerPart(a: Extract<Ast, { k: 'fn' }>, x: Dec, env: Env): Dec {
+    const arg = a.args[0];
+    // an integer-valued function's value is exact; any other rational argument is computed exactly
+    if (arg.k === 'fn' && ['floor', 'ceil', 'factorial', 'binomial'].includes(arg.name)) return x;
+    const kEnv = env && new Map([...env].map(([k, q]) => [k, K.fromQ(q)]));
+    const v = exact(a, kEnv, 'complex')?.rational();
+    if (v) return new D(v.n.toString());
+    const n = x.round();
+    const finer = precision + CONFIRM_STEP <= MAX_PRECISION ? evaluatorAt(precision + CONFIRM_STEP).eval(arg, env) : null;
+    if (!finer || !settled(x.minus(n), finer.minus(n), scale)) {
+      throw new Undecided(`${a.name} of a value this close to an integer cannot be decided numerically.`);
+    }
+    return a.name === 'floor' ? x.floor() : x.ceil();
+  }
+  function inner(a: Ast, env: Env): Dec {
     switch (a.k) {
       case 'num':
         return new D(a.text);
       case 'var': {
-        const v = env?.get(a.name);
-        if (!v) throw new EvalError('domain', `Variable ${a.name} has no value.`);
-        return v;
+        const q = env?.get(a.name);
+        if (!q) throw new EvalError('domain', `Variable ${a.name} has no value.`);
+        return new D(q.n.toString()).div(q.d.toString());
       }
       case 'const':
         if (a.name === 'i') throw new NeedComplex('i');
@@ -137,15 +180,16 @@ function makeDecEval(D: DecCtor) {
             if (x.isZero()) throw new EvalError('domain', 'Logarithm of zero is undefined.');
             if (x.isNeg()) throw new NeedComplex('log');
             return a.name === 'log10' ? D.log10(x) : D.ln(x);
-          case 'floor': return x.floor();
-          case 'ceil': return x.ceil();
+          case 'floor':
+          case 'ceil':
+            return integerPart(a, x, env);
         }
       }
     }
     throw new EvalError('domain', 'Unsupported expression.');
   }
   return {
-    eval(a: Ast, env: ReadonlyMap<string, Dec> | null): Dec {
+    eval(a: Ast, env: Env): Dec {
       scale = new D(0);
       return ev(a, env);
     },
@@ -154,11 +198,13 @@ function makeDecEval(D: DecCtor) {
 }
 
 const Dec90 = DecimalLib.clone({ precision: 90, rounding: 6, toExpNeg: -100, toExpPos: 100 });
-const dec50 = makeDecEval(Dec);
-const dec90 = makeDecEval(Dec90 as DecCtor);
+evaluators.set(50, makeDecEval(Dec, 50));
+evaluators.set(90, makeDecEval(Dec90 as DecCtor, 90));
+const dec50 = evaluatorAt(50);
+const dec90 = evaluatorAt(90);
 
 /** real value at 50 digits; EvalError when undefined, NeedComplex when the value is not real */
-export function evalDec(a: Ast, env: ReadonlyMap<string, Dec> | null): Dec {
+export function evalDec(a: Ast, env: Env): Dec {
   return dec50.eval(a, env);
 }
 
@@ -193,12 +239,10 @@ export function kChecked(v: K): Checked {
  * The same value at 50 and at 90 digits, with the 50-digit run's largest intermediate magnitude:
  * the identity sampler trusts a difference only when both precisions agree on it.
  */
-export function evalDecChecked(a: Ast, point: ReadonlyMap<string, Q> | null): Checked {
-  const env50 = point && new Map([...point].map(([k, q]) => [k, new Dec(q.n.toString()).div(q.d.toString())]));
-  const env90 = point && new Map([...point].map(([k, q]) => [k, new Dec90(q.n.toString()).div(q.d.toString()) as Dec]));
-  const v50 = dec50.eval(a, env50);
+export function evalDecChecked(a: Ast, point: Env): Checked {
+  const v50 = dec50.eval(a, point);
   const scale = dec50.scale();
-  const v90 = dec90.eval(a, env90);
+  const v90 = dec90.eval(a, point);
   return { v50, v90, scale };
 }
 
@@ -290,7 +334,7 @@ function evalComplexNode(a: Ast, env: ReadonlyMap<string, CV> | null): CV {
 export type Approx = { kind: 'real'; value: Dec } | { kind: 'complex'; re: number; im: number };
 
 /** best numeric value: 50-digit real when the value is real, else a double complex (complex domain only) */
-export function approximate(a: Ast, decEnv: ReadonlyMap<string, Dec> | null, cEnv: ReadonlyMap<string, CV> | null, domain: Domain): Approx {
+export function approximate(a: Ast, decEnv: Env, cEnv: ReadonlyMap<string, CV> | null, domain: Domain): Approx {
   try {
     return { kind: 'real', value: evalDec(a, decEnv) };
   } catch (err) {

@@ -3,7 +3,7 @@ import { C, MathRefusal } from './errors.js';
 import { parseInput } from './syntax.js';
 import { costDigits } from './cost.js';
 import { exact, EvalError, type Domain } from './exact.js';
-import { approximate, evalDecChecked, kChecked, NeedComplex, type Approx, type Checked } from './approx.js';
+import { approximate, evalDecChecked, kChecked, NeedComplex, Undecided, type Approx, type Checked } from './approx.js';
 import { decideEquation } from './identity.js';
 import { checkExpected } from './tolerance.js';
 import { approxValue, exactValue, simplifiedText } from './format.js';
@@ -32,6 +32,9 @@ export function verify(input: MathRequest): DiagnosticResult {
   } catch (err) {
     if (err instanceof MathRefusal) {
       return blocked(err.message, err.constraintId, { is_valid: false, error: err.constraintId.replace('math_verifier.', ''), message: err.message, ...err.fields });
+    }
+    if (err instanceof Undecided) {
+      return blocked(err.message, C.numericOnly, { is_valid: false, error: 'undecidable_at_precision', message: err.message });
     }
     if (err instanceof EvalError) {
       const id = err.kind === 'division_by_zero' ? C.divisionByZero : C.domain;
@@ -183,7 +186,7 @@ function checkedValue(expr: Ast, ex: K | null, ap: Approx | null): Checked | nul
   try {
     return evalDecChecked(expr, null);
   } catch (err) {
-    if (err instanceof EvalError || err instanceof NeedComplex) return null; // undecided: the check refuses
+    if (err instanceof EvalError || err instanceof NeedComplex || err instanceof Undecided) return null; // the check refuses
     throw err;
   }
 }

@@ -1,6 +1,6 @@
 import { K, Q } from './field.js';
 import { exact, EvalError, type Domain } from './exact.js';
-import { evalComplexScaled, evalDecChecked, NeedComplex, settled } from './approx.js';
+import { evalComplexScaled, evalDecChecked, NeedComplex, settled, Undecided } from './approx.js';
 import { Builder, degrees, evalIR, irSize, type IR } from './ir.js';
 import { sameTree, variables, type Ast } from './ast.js';
 
@@ -137,6 +137,7 @@ function sample(left: Ast, right: Ast, domain: Domain): Outcome {
       }
       agreed++;
     } catch (err) {
+      if (err instanceof Undecided) continue; // rounding could put the value either way: no evidence
       if (err instanceof EvalError) {
         if (vars.length === 0) throw err;
         continue; // undefined at this point (outside the domain): no evidence either way

@@ -131,3 +131,21 @@ t.test('identical sides hold without evaluation cost', async (t) => {
   // beyond the grid bounds, an exact point still refutes
   t.equal(df(refuted(t, '(x+1)^10000 = (x+1)^10000 + 1')).method, 'exact_point');
 });
+
+t.test('floor and ceil are not decided from a rounded argument next to an integer', async (t) => {
+  // sqrt(7)^2 is 7 exactly; at 50 digits it is 7.000…01, and its ceil 8 refuted the true claim
+  for (const e of ['ceil(sqrt(7)^2) = 7', 'x*ceil(sqrt(7)^2) = 7x', 'ceil((sqrt(7)^2 - 7)/10^(-45)) = 0']) {
+    const o = v(e);
+    t.equal(o.status, 'BLOCKED', `${e}: ${o.agent_message}`);
+    t.equal(o.proof_ref, null);
+  }
+  for (const [e, x] of [['ceil(sqrt(7)^2)', '8'], ['floor(sqrt(5)^2)', '4']]) {
+    const o = v(e, { expected_value: x, tolerance: '0.005' });
+    t.equal(o.status, 'BLOCKED', `${e} ≈ ${x}: ${o.agent_message}`);
+    t.equal(df(o).constraint_id, 'math_verifier.numeric_agreement_only');
+  }
+  // arguments clear of an integer, or exact, are still decided
+  t.equal(df(v('floor(pi)', { expected_value: '3', tolerance: '0.01' })).is_correct, true);
+  holds(t, 'floor(2.5) + pi = 2 + pi');
+  refuted(t, 'floor(pi*x) = 3x');
+});
