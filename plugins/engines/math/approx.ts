@@ -1,8 +1,7 @@
 import { Decimal as DecimalLib } from 'decimal.js';
-import type { Complex } from 'mathjs';
-import { plain } from './mathjs.js';
 import { K, Q } from './field.js';
-import { EvalError, divZero, exact, type Domain } from './exact.js';
+import { EvalError, Undecided, divZero, exact, type Domain } from './exact.js';
+import { evalComplexBall } from './complex.js';
 import type { Ast } from './ast.js';
 
 /** 50 significant digits: far beyond the margins used to call two values different (see docs) */
@@ -11,17 +10,8 @@ export type Dec = InstanceType<typeof Dec>;
 /** a point: each variable's exact rational value */
 type Env = ReadonlyMap<string, Q> | null;
 
-/** mathjs in plain double mode, used only for complex values decimal.js cannot carry */
-const mf = plain;
-
 /** thrown by the decimal evaluator when a value leaves the real line */
 export class NeedComplex extends Error {}
-
-/**
- * A value that is defined but cannot be computed reliably here: floor or ceil of an argument that
- * rounding error could put on either side of an integer. No evidence either way (callers refuse).
- */
-export class Undecided extends Error {}
 
 export function kToDec(v: K): Dec {
   return kToDecWith(Dec, v);
@@ -251,96 +241,17 @@ function qOf(d: Dec): Q {
   return Q.of(BigInt(n.toFixed()), BigInt(den.toFixed()));
 }
 
-type CV = number | Complex;
-
-function isZeroC(v: CV): boolean {
-  return typeof v === 'number' ? v === 0 : v.re === 0 && v.im === 0;
-}
-
-function checkC(v: CV): CV {
-  const ok = typeof v === 'number' ? Number.isFinite(v) : Number.isFinite(v.re) && Number.isFinite(v.im);
-  if (!ok) throw new EvalError('domain', 'Value is not a finite number.');
-  return v;
-}
-
-let complexScale = 0;
-
-/** double-precision complex value (principal branches, as mathjs) */
-export function evalComplex(a: Ast, env: ReadonlyMap<string, CV> | null): CV {
-  const v = evalComplexNode(a, env);
-  const m = typeof v === 'number' ? Math.abs(v) : Math.hypot(v.re, v.im);
-  if (m > complexScale) complexScale = m;
-  return v;
-}
-
-/** value plus the largest magnitude met at any node of this evaluation */
-export function evalComplexScaled(a: Ast, env: ReadonlyMap<string, CV> | null): { re: number; im: number; scale: number } {
-  complexScale = 0;
-  const v = evalComplex(a, env);
-  return typeof v === 'number' ? { re: v, im: 0, scale: complexScale } : { re: v.re, im: v.im, scale: complexScale };
-}
-
-function evalComplexNode(a: Ast, env: ReadonlyMap<string, CV> | null): CV {
-  switch (a.k) {
-    case 'num':
-      return Number(a.text);
-    case 'var': {
-      const v = env?.get(a.name);
-      if (v === undefined) throw new EvalError('domain', `Variable ${a.name} has no value.`);
-      return v;
-    }
-    case 'const':
-      return a.name === 'i' ? mf.complex(0, 1) : a.name === 'pi' ? Math.PI : Math.E;
-    case 'neg':
-      return mf.unaryMinus(evalComplex(a.a, env)) as CV;
-    case 'add':
-      return checkC(mf.add(evalComplex(a.a, env), evalComplex(a.b, env)) as CV);
-    case 'sub':
-      return checkC(mf.subtract(evalComplex(a.a, env), evalComplex(a.b, env)) as CV);
-    case 'mul':
-      return checkC(mf.multiply(evalComplex(a.a, env), evalComplex(a.b, env)) as CV);
-    case 'div': {
-      const y = evalComplex(a.b, env);
-      if (isZeroC(y)) throw divZero();
-      return checkC(mf.divide(evalComplex(a.a, env), y) as CV);
-    }
-    case 'pow': {
-      const b = evalComplex(a.a, env);
-      const e = evalComplex(a.b, env);
-      if (isZeroC(b) && typeof e === 'number' && e < 0) throw divZero();
-      return checkC(mf.pow(b, e) as CV);
-    }
-    case 'fn': {
-      const args = a.args.map((x) => evalComplex(x, env));
-      const x = args[0];
-      if (['factorial', 'binomial', 'floor', 'ceil'].includes(a.name)) {
-        if (args.some((v) => typeof v !== 'number')) throw new EvalError('domain', `${a.name} of a complex number is undefined.`);
-        const d = args.map((v) => new Dec(v as number));
-        return evalDec({ ...a, args: d.map((v) => ({ k: 'num' as const, q: qOf(v), text: v.toFixed() })) }, null).toNumber();
-      }
-      if ((a.name === 'log' || a.name === 'ln' || a.name === 'log10') && isZeroC(x)) {
-        throw new EvalError('domain', 'Logarithm of zero is undefined.');
-      }
-      const f: Record<string, (v: CV) => unknown> = {
-        sin: mf.sin, cos: mf.cos, tan: mf.tan, asin: mf.asin, acos: mf.acos, atan: mf.atan,
-        sinh: mf.sinh, cosh: mf.cosh, tanh: mf.tanh, sqrt: mf.sqrt, cbrt: (v) => (typeof v === 'number' ? Math.cbrt(v) : mf.pow(v, 1 / 3)),
-        abs: mf.abs, exp: mf.exp, log: mf.log, ln: mf.log, log10: mf.log10,
-      };
-      return checkC(f[a.name](x) as CV);
-    }
-  }
-}
-
-export type Approx = { kind: 'real'; value: Dec } | { kind: 'complex'; re: number; im: number };
+/** a complex value is a double pair with its error bound (complex.ts) */
+export type Approx = { kind: 'real'; value: Dec } | { kind: 'complex'; re: number; im: number; err: number };
 
 /** best numeric value: 50-digit real when the value is real, else a double complex (complex domain only) */
-export function approximate(a: Ast, decEnv: Env, cEnv: ReadonlyMap<string, CV> | null, domain: Domain): Approx {
+export function approximate(a: Ast, env: Env, domain: Domain): Approx {
   try {
-    return { kind: 'real', value: evalDec(a, decEnv) };
+    return { kind: 'real', value: evalDec(a, env) };
   } catch (err) {
     if (!(err instanceof NeedComplex)) throw err;
     if (domain === 'real') throw new EvalError('domain', 'The value is not a real number.');
   }
-  const v = evalComplex(a, cEnv);
-  return typeof v === 'number' ? { kind: 'complex', re: v, im: 0 } : { kind: 'complex', re: v.re, im: v.im };
+  const { re, im, err } = evalComplexBall(a, env);
+  return { kind: 'complex', re, im, err };
 }

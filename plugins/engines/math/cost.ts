@@ -1,6 +1,7 @@
 import { C, MathRefusal } from './errors.js';
 import { exact, EvalError } from './exact.js';
-import { evalComplex, evalDec, NeedComplex } from './approx.js';
+import { evalDec, NeedComplex } from './approx.js';
+import { evalComplexBall } from './complex.js';
 import { isConstant, type Ast } from './ast.js';
 
 export const MAX_EXPONENT = 10_000;
@@ -32,8 +33,8 @@ function constMagnitude(a: Ast): number | null {
   }
   try {
     // complex constants (e^{iπ/3}): |z| bounds the real part, which is what exp grows with
-    const z = evalComplex(a, null);
-    const m = typeof z === 'number' ? Math.abs(z) : Math.hypot(z.re, z.im);
+    const z = evalComplexBall(a, null);
+    const m = Math.hypot(z.re, z.im) + z.err;
     return Number.isFinite(m) ? m : null;
   } catch (err) {
     if (err instanceof EvalError) throw err;

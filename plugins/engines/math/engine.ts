@@ -2,8 +2,8 @@ import { blocked, unverifiable, verified, type DiagnosticResult, type Evidence }
 import { C, MathRefusal } from './errors.js';
 import { parseInput } from './syntax.js';
 import { costDigits } from './cost.js';
-import { exact, EvalError, type Domain } from './exact.js';
-import { approximate, evalDecChecked, kChecked, NeedComplex, Undecided, type Approx, type Checked } from './approx.js';
+import { exact, EvalError, Undecided, type Domain } from './exact.js';
+import { approximate, evalDecChecked, kChecked, NeedComplex, type Approx, type Checked } from './approx.js';
 import { decideEquation } from './identity.js';
 import { checkExpected } from './tolerance.js';
 import { approxValue, exactValue, simplifiedText } from './format.js';
@@ -101,7 +101,7 @@ function run(input: MathRequest): DiagnosticResult {
   }
   const ex = exact(expr, null, domain);
   if (ex && domain === 'real' && !ex.isReal()) throw new EvalError('domain', 'The value is not a real number.');
-  const ap: Approx | null = ex ? null : approximate(expr, null, null, domain);
+  const ap: Approx | null = ex ? null : approximate(expr, null, domain);
   if (hasExpected) return expectedCheck(parsed.normalized, domain, ex, ap, checkedValue(expr, ex, ap), input);
   return bareValue(parsed.normalized, expr, ex, ap);
 }

@@ -14,6 +14,13 @@ export class EvalError extends Error {
   }
 }
 
+/**
+ * A value that is defined but cannot be computed reliably: floor or ceil of an argument that
+ * rounding could put on either side of an integer, a double whose error disc touches a pole or a
+ * branch cut. No evidence either way: callers refuse or skip the point.
+ */
+export class Undecided extends Error {}
+
 export const divZero = () => new EvalError('division_by_zero', 'Division by zero.');
 
 /**

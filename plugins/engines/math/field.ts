@@ -215,17 +215,19 @@ export class K {
   eq(o: K): boolean {
     return this.sub(o).isZero();
   }
-  /** real and imaginary parts as doubles */
-  toComplex(): { re: number; im: number } {
+  /** real and imaginary parts as doubles, and a bound on their error (terms can cancel) */
+  toComplex(): { re: number; im: number; err: number } {
     const w = [1, Math.SQRT2, Math.sqrt(3), Math.sqrt(6)];
     let re = 0;
     let im = 0;
+    let err = 0;
     for (let m = 0; m < 8; m++) {
       const v = this.c[m].toNumber() * w[m & 3];
       if (m & 4) im += v;
       else re += v;
+      err += Math.abs(v) * 8 * 2 ** -52;
     }
-    return { re, im };
+    return { re, im, err };
   }
   /** `3/2 + sqrt(2)/2 - 1/3*i*sqrt(6)` style, or the bare rational */
   toString(): string {

@@ -1,6 +1,7 @@
 import { K, Q } from './field.js';
-import { exact, EvalError, type Domain } from './exact.js';
-import { evalComplexScaled, evalDecChecked, NeedComplex, settled, Undecided } from './approx.js';
+import { exact, EvalError, Undecided, type Domain } from './exact.js';
+import { evalDecChecked, NeedComplex, settled } from './approx.js';
+import { evalComplexBall } from './complex.js';
 import { Builder, degrees, evalIR, irSize, type IR } from './ir.js';
 import { sameTree, variables, type Ast } from './ast.js';
 
@@ -102,11 +103,12 @@ function compareAt(left: Ast, right: Ast, point: Map<string, Q>, domain: Domain)
     if (!(err instanceof NeedComplex)) throw err;
     if (domain === 'real') throw new EvalError('domain', 'The value is not a real number.');
   }
-  const env = new Map([...point].map(([k, q]) => [k, q.toNumber()]));
-  const l = evalComplexScaled(left, env);
-  const r = evalComplexScaled(right, env);
+  const l = evalComplexBall(left, point);
+  const r = evalComplexBall(right, point);
   const scale = Math.max(1, l.scale, r.scale);
-  const differs = Math.hypot(l.re - r.re, l.im - r.im) > FLOAT_MARGIN * scale;
+  // the values differ only by more than both error bounds (complex.ts) and the old relative margin
+  const gap = Math.hypot(l.re - r.re, l.im - r.im);
+  const differs = gap > FLOAT_MARGIN * scale && gap > 2 * (l.err + r.err);
   const text = (z: { re: number; im: number }) => (z.im === 0 ? String(z.re) : `${z.re} ${z.im < 0 ? '-' : '+'} ${Math.abs(z.im)}i`);
   return { left: text(l), right: text(r), precision: 'float', differs };
 }

@@ -129,7 +129,7 @@ export class Builder {
       // a variable-free subtree: exact in K when possible; otherwise it must at least be defined
       const v = exact(a, null, this.domain);
       if (v) return c(v);
-      approximate(a, null, null, this.domain);
+      approximate(a, null, this.domain);
     }
     switch (a.k) {
       case 'num':

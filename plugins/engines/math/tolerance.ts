@@ -71,11 +71,11 @@ export function checkExpected(
   // calculated value: exact rational, 50-digit real, or double complex
   let calc: InstanceType<typeof Dec> | null = null;
   let exactQ: Q | null = value.exact?.rational() ?? null;
-  let complex: { re: number; im: number } | null = null;
+  let complex: { re: number; im: number; err: number } | null = null;
   if (value.exact && value.exact.isReal()) calc = kToDec(value.exact);
   else if (value.exact) complex = value.exact.toComplex();
   else if (value.approx?.kind === 'real') calc = value.approx.value;
-  else if (value.approx) complex = { re: value.approx.re, im: value.approx.im };
+  else if (value.approx) complex = { re: value.approx.re, im: value.approx.im, err: value.approx.err };
 
   let mode: PrecisionMode = expected.mode === 'float' || tol?.mode === 'float' || complex ? 'float' : 'decimal';
   const magnitude = calc ? calc.abs() : new Dec(Math.hypot(complex!.re, complex!.im));
@@ -120,8 +120,19 @@ export function checkExpected(
     diffText = d.toSignificantDigits(50).toString();
   } else {
     mode = 'float';
-    const d = Math.hypot(complex!.re - expected.dec.toNumber(), complex!.im);
-    ok = d <= tol.dec.toNumber();
+    const e = expected.dec.toNumber();
+    const t = tol.dec.toNumber();
+    const d = Math.hypot(complex!.re - e, complex!.im);
+    // a double value is trusted only beyond its error bound (complex.ts) and the doubles' rounding here
+    if (Math.abs(d - t) <= 2 * complex!.err + 4 * 2 ** -52 * (Math.abs(e) + t + d)) {
+      throw new MathRefusal(C.numericOnly, 'The value is too close to the tolerance bound to decide in double precision.', {
+        is_correct: false,
+        error: 'undecidable_at_precision',
+        calculated_value: calcText,
+        precision_mode: mode,
+      });
+    }
+    ok = d <= t;
     diffText = String(d);
   }
   return {

@@ -149,3 +149,27 @@ t.test('floor and ceil are not decided from a rounded argument next to an intege
   holds(t, 'floor(2.5) + pi = 2 + pi');
   refuted(t, 'floor(pi*x) = 3x');
 });
+
+t.test('a double-precision complex value is trusted only beyond its error bound', async (t) => {
+  // all true: e^{iπ} = −1, so the left sides are 0, iπ, i, 7; in doubles e^{iπ/5}^5 = −1 + 1.2e-16i
+  // (or −1 − …i), which divided by 10^-20 or taken across log's branch cut refuted each of them
+  for (const e of [
+    '(exp(i*pi/5)^5 + 1) / 10^(-20) = 0',
+    'x*(exp(i*pi/5)^5 + 1) / 10^(-20) = 0',
+    'log(exp(i*pi*3/5)^5) = i*pi',
+    'sqrt(exp(i*pi/25)^25) = i',
+    'ceil(abs(sqrt(-7))^2) = 7',
+  ]) {
+    const o = v(e);
+    t.not(o.status === 'VERIFIED' && df(o).is_valid === false, true, `${e}: ${o.agent_message}`);
+  }
+  for (const [e, x, tol] of [['i*(exp(i*pi/5)^5 + 1) / 10^(-20)', '-12246.467991473532', '100'], ['ceil(abs(sqrt(-7))^2)', '8', '0']]) {
+    const o = v(e, { expected_value: x, tolerance: tol });
+    t.equal(o.status, 'BLOCKED', `${e} ≈ ${x}: ${o.agent_message}`);
+    t.equal(df(o).constraint_id, 'math_verifier.numeric_agreement_only');
+  }
+  // values clear of any doubt still refute: exact negative reals sit on the cut on mathjs's side
+  refuted(t, 'log(x*y) = log(x)+log(y)');
+  refuted(t, '(-8)^(1/3) = -2');
+  refuted(t, 'asin(2) = pi/2');
+});
