@@ -58,7 +58,10 @@ async function runItem(app: App, item: BatchItem, index: number, principal: Prin
   const attestor = app.service<BatchAttestor>('attestation.batch');
   if (!attestor) return { ...base, result: signingFailed() };
   try {
-    const gated = await attestor.gate(result, { engine: 'math', query: item.query, org_id: principal?.orgId ?? null });
+    // the attestation binds the evaluated input, as POST /verify/math's does: the engine proves the
+    // NFKC-normalised, trimmed expression, so `２+２=4` and ` 2+2=4` share the query_hash of `2+2=4`
+    const query = item.query.normalize('NFKC').trim();
+    const gated = await attestor.gate(result, { engine: 'math', query, org_id: principal?.orgId ?? null });
     return {
       ...base,
       result: gated.result,

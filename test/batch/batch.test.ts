@@ -104,6 +104,23 @@ t.test('a signer that throws fails closed the same way', async (t) => {
   t.equal(r.body.items[0].result.developer_fields.constraint_id, 'api.attestation.signing_error');
 });
 
+t.test('a math item is attested for the expression the engine evaluates, as the route does', async (t) => {
+  const subjects: string[] = [];
+  const attestor: BatchAttestor = {
+    gate: async (d, subject) => {
+      subjects.push(subject.query);
+      return { result: d, attestation: 'signed.jwt.token' };
+    },
+  };
+  const s = await startServer({ plugins: [twoOrgs, engines(attestor), batch] });
+  t.teardown(() => s.close());
+  // fullwidth letters and surrounding blanks: the math engine proves the NFKC-normalised, trimmed text
+  const r = await s.request('POST', '/verify/batch', { apiKey: 'key-a', body: { items: [{ query: '  ａ=ａ\n', type: 'math' }] } });
+  t.equal(r.status, 200);
+  t.same(subjects, ['a=a']);
+  t.equal(r.body.items[0].query, '  ａ=ａ\n', 'the item still echoes what was sent');
+});
+
 t.test('limits: at most 100 items, at least one, known types only', async (t) => {
   const s = await startServer({ plugins: [twoOrgs, engines(), batch] });
   t.teardown(() => s.close());
