@@ -123,6 +123,7 @@ export { SecurityEvents, EVENTS_COLLECTION, type SecurityEvent, type SecurityEve
 export { MemoryLimiter, LimiterUnavailableError, type RateLimiter, type Rule, type Decision } from './limiter.js';
 export { RedisLimiter, createLimiter } from './limiter-redis.js';
 export { clientIp, normalizeAddress, rateSubject, trustedProxyList } from './client-ip.js';
+export { isOperator } from './operators.js';
 export { TIER_LIMITS, DEFAULT_PLANS, Plans, type TierLimits, type RateCharger } from './ratelimit.js';
 export { provisionApiKey, revokeUndeclaredKeys, type DeclaredKey, type KeyOutcome } from './provision.js';
 export { hashPassword, type PasswordHash } from './passwords.js';

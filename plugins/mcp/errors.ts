@@ -12,4 +12,6 @@ export const McpProblems = {
   toolNotSeen: defineProblem('mcp_tool_not_seen', 404, 'Tool definition not seen'),
   staleHash: defineProblem('mcp_pin_stale', 409, 'Tool definition changed since it was reviewed'),
   findings: defineProblem('mcp_pin_findings', 409, 'Tool definition failed poisoning screening'),
+  // the same code as the ops plugin's: one answer for "an operator's right" wherever it is asked
+  notOperator: defineProblem('not_operator', 403, 'Forbidden'),
 } as const;

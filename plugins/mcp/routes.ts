@@ -1,7 +1,7 @@
 import { sha256Ref } from '../../core/canonical.js';
 import { HttpError } from '../../core/errors.js';
 import type { App, RequestContext } from '../../core/types.js';
-import type { AdminAudit } from '../auth/index.js';
+import { isOperator, type AdminAudit } from '../auth/index.js';
 import { AUDIT_SERVICES, type AuditChain } from '../audit/index.js';
 import type { McpServer } from './config.js';
 import { McpProblems } from './errors.js';
@@ -18,6 +18,15 @@ export interface McpRouteDeps extends Omit<RelayDeps, 'onPinEvents'> {
   pins: Pins;
   metrics: McpMetrics;
   pinOnFirstUse: boolean;
+}
+
+/**
+ * Pins are the deployment's, shared by every organisation's agents: approving one (a poisoned one
+ * too, with accept_findings), or reading the servers and definitions, is an operator's right
+ * (SVC_OPERATOR_USER_IDS), not any tenant's admin:all, as with PATCH /admin/orgs.
+ */
+function operatorOnly(app: App, ctx: RequestContext): void {
+  if (!isOperator(app, ctx)) throw new HttpError(McpProblems.notOperator, 'only the operators listed in SVC_OPERATOR_USER_IDS may read or approve MCP tool pins');
 }
 
 function serverOf(servers: Map<string, McpServer>, ctx: RequestContext): McpServer {
@@ -104,7 +113,7 @@ export function registerMcpRoutes(app: App, d: McpRouteDeps): void {
     scope: 'admin:all',
     tags: ['mcp'],
     schema: { response: S('servers.response') },
-    handler: () => ({
+    handler: (ctx) => (operatorOnly(app, ctx), {
       body: {
         pin_on_first_use: d.pinOnFirstUse,
         servers: [...d.servers.values()].map((s) => ({ name: s.name, url: s.url.origin + s.url.pathname, path: `/mcp/${s.name}` })),
@@ -120,6 +129,7 @@ export function registerMcpRoutes(app: App, d: McpRouteDeps): void {
     tags: ['mcp'],
     schema: { params: S('server.params'), response: S('tools.response') },
     async handler(ctx) {
+      operatorOnly(app, ctx);
       const s = serverOf(d.servers, ctx);
       return { body: { server: s.name, tools: await d.pins.list(s.name) } };
     },
@@ -134,6 +144,7 @@ export function registerMcpRoutes(app: App, d: McpRouteDeps): void {
     bodyLimit: 4096,
     schema: { params: S('tool.params'), body: S('approve.body'), response: S('pin.response') },
     async handler(ctx) {
+      operatorOnly(app, ctx);
       const s = serverOf(d.servers, ctx);
       const b = (ctx.body ?? {}) as { hash?: string; accept_findings?: boolean };
       const audit = app.service<AdminAudit>(AUDIT_SERVICES.admin);

@@ -1,15 +1,11 @@
 import { HttpError, Problems } from '../../core/errors.js';
 import type { App, RequestContext, Role } from '../../core/types.js';
-import { UnknownValueError, type AdminAudit, type OrgAdmin } from '../auth/index.js';
+import { isOperator, UnknownValueError, type AdminAudit, type OrgAdmin } from '../auth/index.js';
 import { OpsProblems } from './errors.js';
 
 const S = 'https://proofgate.dev/schemas/ops';
 
-/** Operators (SVC_OPERATOR_USER_IDS) run the platform; an organisation's owner or admin:all key is not one. */
-export function isOperator(app: App, ctx: RequestContext): boolean {
-  const user = ctx.principal?.userId;
-  return !!user && app.config.auth.operator_user_ids.includes(user);
-}
+export { isOperator };
 
 /**
  * PATCH /admin/orgs/{org_id} (scope admin:all, and the key's user an operator): an operator sets any organisation's plan and its users' roles. The

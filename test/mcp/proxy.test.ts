@@ -1,5 +1,6 @@
 import t from 'tap';
 import { spawn } from 'node:child_process';
+import { rmSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -25,18 +26,28 @@ const PLUGINS: Plugin[] = [health, auth, agents, a2a, mcp, audit];
 // the upstream credential comes from the environment, named in the config
 process.env.PG_TEST_MCP_UPSTREAM_AUTH = 'Bearer upstream-credential';
 
+/**
+ * Pins are approved by an operator (SVC_OPERATOR_USER_IDS): the organisation is signed up first,
+ * then the sidecar restarts on the same data with its owner listed as an operator.
+ */
 async function setup(t: { teardown(fn: () => unknown): void }, o: { pinOnFirstUse?: boolean } = {}) {
   const up = await startUpstream();
   t.teardown(() => up.close());
+  const first = await startServer({ plugins: [health, auth], config: { auth: { anonymous_rate_per_minute: 1000 } }, keepData: true });
+  const org = await tenant(first, ['verify:read', 'agent:write', 'admin:all']);
+  await first.close();
   const s = await startServer({
     plugins: PLUGINS,
+    dataDir: first.dataDir,
     config: {
-      auth: { anonymous_rate_per_minute: 1000 },
+      auth: { anonymous_rate_per_minute: 1000, operator_user_ids: [org.user.id] },
       mcp: { servers: { demo: { url: up.url, headers_from_env: { Authorization: 'PG_TEST_MCP_UPSTREAM_AUTH' } } }, pin_on_first_use: o.pinOnFirstUse ?? true },
     },
   });
-  t.teardown(() => s.close());
-  const org = await tenant(s, ['verify:read', 'agent:write', 'admin:all']);
+  t.teardown(async () => {
+    await s.close();
+    rmSync(first.dataDir, { recursive: true, force: true });
+  });
   const agent = await registerAgent(s, org.key, { name: 'mcp-user' });
   return { up, s, org, agent };
 }
@@ -122,6 +133,17 @@ t.test('a changed definition is withheld and its calls denied until re-approved'
 
   const agentTry = await s.request('POST', '/admin/mcp/servers/demo/tools/get_weather/approve', { headers: { 'x-agent-token': agent.agent_token }, body: {} });
   t.equal(agentTry.status, 401, 'an agent cannot approve');
+  // pins are every organisation's: another tenant's admin:all is not an operator's right
+  const other = await tenant(s, ['verify:read', 'admin:all']);
+  for (const [method, path] of [
+    ['POST', '/admin/mcp/servers/demo/tools/get_weather/approve'],
+    ['GET', '/admin/mcp/servers/demo/tools'],
+    ['GET', '/admin/mcp/servers'],
+  ] as const) {
+    const r = await s.request(method, path, { apiKey: other.key, ...(method === 'POST' ? { body: { hash: w.hash } } : {}) });
+    t.equal(r.status, 403, `${method} ${path}: a tenant's admin:all`);
+    t.equal(r.body.code, 'not_operator');
+  }
   const stale = await s.request('POST', '/admin/mcp/servers/demo/tools/get_weather/approve', { apiKey: org.key, body: { hash: w.pinned_hash } });
   t.equal(stale.status, 409, 'approving a hash other than the one listed now is refused');
   const approved = await s.request('POST', '/admin/mcp/servers/demo/tools/get_weather/approve', { apiKey: org.key, body: { hash: w.hash } });
