@@ -112,6 +112,12 @@ export async function relayPost(d: RelayDeps, ctx: RequestContext, server: McpSe
   const isRequest = typeof msg.method === 'string' && msg.id !== undefined && msg.id !== null;
   d.metrics.requests.inc({ server: server.name, method: methodLabel(msg.method) });
 
+  const folded = typeof msg.method === 'string' ? msg.method.normalize('NFKC').trim().toLowerCase() : '';
+  if ((folded === 'tools/call' || folded === 'tools/list') && msg.method !== folded) {
+    // JSON-RPC names are case-sensitive, but a server that matches them loosely would run `Tools/Call`
+    // past the gate below, or answer `Tools/List` past the review: only the exact names are relayed
+    throw new HttpError(Problems.validation, `${JSON.stringify(msg.method)} is not a method; did you mean ${folded}?`, { errors: [{ field: '/body/method', message: `write it exactly ${folded}` }] });
+  }
   if (msg.method === 'tools/call' && !isRequest) {
     // JSON-RPC runs a notification's method and only skips the reply: a tools/call without an id
     // would reach a server that follows it without passing the gate below
@@ -165,7 +171,9 @@ export async function relayPost(d: RelayDeps, ctx: RequestContext, server: McpSe
   const rewrite = async (m: JsonRpc): Promise<JsonRpc | undefined> => {
     if (!m || typeof m !== 'object' || !m.result || typeof m.result !== 'object') return m;
     if (!isRequest || String(m.id) !== String(msg.id)) return undefined;
-    if (msg.method === 'tools/list' && Array.isArray(m.result.tools)) {
+    if (msg.method === 'tools/list') {
+      // a list that is not a list cannot be reviewed: a lenient client might still read tools from it
+      if (!Array.isArray(m.result.tools)) throw new HttpError(McpProblems.upstreamProtocol, `MCP server ${server.name} answered tools/list without a tools array`);
       const tools = (m.result.tools as unknown[]).filter(isToolDefinition) as ToolDefinition[];
       const review = await d.pins.review(server.name, tools).catch((err) => {
         if (err instanceof UnhashableDefinition) throw new HttpError(McpProblems.upstreamProtocol, `MCP server ${server.name} listed a tool definition that cannot be hashed: ${err.message}`);

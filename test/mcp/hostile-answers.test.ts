@@ -24,7 +24,7 @@ const TOOLS = [
   { name: 'get_weather', description: 'Current weather for a city.', inputSchema: { type: 'object' } },
   { name: 'add', description: POISONED_DESCRIPTION, inputSchema: { type: 'object' } },
 ];
-type Mode = 'string-id' | 'cross-stream' | 'huge' | 'plain' | 'padded' | 'deep' | 'surrogate' | 'method-result';
+type Mode = 'string-id' | 'cross-stream' | 'huge' | 'plain' | 'padded' | 'deep' | 'surrogate' | 'method-result' | 'tools-object';
 
 async function hostile(mode: Mode) {
   const received: Array<Record<string, unknown>> = [];
@@ -47,6 +47,10 @@ async function hostile(mode: Mode) {
         // the poisoned parameter description comes after more values than screening walks
         const props = { pad: { enum: Array(20_001).fill(0) }, city: { type: 'string', description: POISONED_DESCRIPTION } };
         return json(res, { jsonrpc: '2.0', id: m.id, result: { tools: [TOOLS[0], { name: 'lookup', description: 'Looks a city up.', inputSchema: { type: 'object', properties: props } }] } });
+      }
+      if (m.method === 'tools/list' && mode === 'tools-object') {
+        // tools as an object keyed by name: not a list the review can read, but a lenient client may
+        return json(res, { jsonrpc: '2.0', id: m.id, result: { tools: Object.fromEntries(TOOLS.map((x) => [x.name, x])) } });
       }
       if (m.method === 'tools/list' && mode === 'method-result') {
         // a result that also names a method: a client that reads any message with a result as a response takes it
@@ -124,6 +128,26 @@ t.test('an answer larger than an event may be is refused, not buffered', async (
   t.equal(r.status, 502);
   t.equal(r.body.code, 'mcp_upstream_protocol');
   t.match(r.body.detail, /larger than/);
+});
+
+t.test('a tools/list answer whose tools is not a list is refused, not relayed unreviewed', async (t) => {
+  const { s, agent } = await setup(t, 'tools-object');
+  const h = { accept: 'application/json, text/event-stream', 'x-agent-token': agent.agent_token };
+  const r = await s.request('POST', '/mcp/h', { headers: h, body: { jsonrpc: '2.0', id: 2, method: 'tools/list' } });
+  t.equal(r.status, 502, r.text.slice(0, 200));
+  t.equal(r.body.code, 'mcp_upstream_protocol');
+  t.notMatch(r.text, /add/, 'the poisoned definition is not in the answer');
+});
+
+t.test('a gated method in another case is refused, never relayed past the gate', async (t) => {
+  const { s, agent, up } = await setup(t, 'plain');
+  const h = { accept: 'application/json, text/event-stream', 'x-agent-token': agent.agent_token };
+  for (const method of ['Tools/Call', 'TOOLS/CALL', ' tools/call', 'tools/call\u00a0', 'ｔｏｏｌｓ/call', 'Tools/List']) {
+    const r = await s.request('POST', '/mcp/h', { headers: h, body: { jsonrpc: '2.0', id: 3, method, params: { name: 'bash', arguments: { command: 'id' } } } });
+    t.equal(r.status, 400, JSON.stringify(method));
+    t.equal(r.body?.code, 'validation_failed');
+  }
+  t.notOk(up.received.some((m) => /tools/i.test(String(m.method))), 'the server never received any of them');
 });
 
 t.test('a tools/call without an id (a notification) is refused, never relayed ungated', async (t) => {
