@@ -29,6 +29,22 @@ export function fingerprint(f: Finding, file: string, lineText: string): string 
   return createHash('sha256').update(`${f.ruleId}\0${file}\0${lineText.trim().replace(/\s+/g, ' ')}`).digest('hex');
 }
 
+/**
+ * The file as a SARIF `artifactLocation.uri`, which must be a URI reference: each path segment is
+ * percent-encoded, or a space makes the log invalid, `#` and `?` cut the path short (fragment,
+ * query) and a literal `%20` would name another file. A Windows drive path becomes a file URI, since
+ * `C:` at the start of a relative reference reads as a scheme.
+ */
+export function artifactUri(file: string): string {
+  const p = file.replace(/\\/g, '/');
+  const drive = /^[A-Za-z]:\//.test(p);
+  const encoded = p
+    .split('/')
+    .map((s, i) => (drive && i === 0 ? s : encodeURIComponent(s)))
+    .join('/');
+  return drive ? `file:///${encoded}` : encoded;
+}
+
 export function toSarif(outcomes: Outcome[], sources: Map<string, string>): Record<string, unknown> {
   const rules = new Map<string, Record<string, unknown>>();
   const results: Record<string, unknown>[] = [];
@@ -54,7 +70,7 @@ export function toSarif(outcomes: Outcome[], sources: Map<string, string>): Reco
         locations: [
           {
             physicalLocation: {
-              artifactLocation: { uri: o.item.file.replace(/\\/g, '/') },
+              artifactLocation: { uri: artifactUri(o.item.file) },
               region: { startLine: Math.max(1, f.line), startColumn: Math.max(1, f.column) },
             },
           },
