@@ -16,7 +16,7 @@ export interface ClientOptions {
   retries?: number;
   /** longest wait for one Retry-After, in ms (default 30 s): a longer one is returned as the error */
   maxRetryWaitMs?: number;
-  /** per-request timeout in ms (default 60 s) */
+  /** per-attempt deadline in ms, from sending to the last byte of the answer (default 60 s) */
   timeoutMs?: number;
   dispatcher?: Dispatcher;
   /** injectable for tests */
@@ -122,17 +122,29 @@ export class ClientBase {
     }
     const sleep = this.opts.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
     for (let attempt = 0; ; attempt++) {
-      const res = await request(url, {
-        method: spec.method as Dispatcher.HttpMethod,
-        headers,
-        body: body as never,
-        signal: o.signal,
-        dispatcher: this.opts.dispatcher,
-        headersTimeout: this.opts.timeoutMs,
-        bodyTimeout: this.opts.timeoutMs,
-      });
+      // undici's headersTimeout and bodyTimeout bound each wait between bytes, not the answer: a
+      // server sending a byte now and then held a caller (a CI job) forever. One deadline covers
+      // the attempt from connecting to the last byte of the body.
+      const deadline = AbortSignal.timeout(this.opts.timeoutMs);
+      const signal = o.signal ? AbortSignal.any([o.signal, deadline]) : deadline;
+      let res: Dispatcher.ResponseData;
+      let text: string;
+      try {
+        res = await request(url, {
+          method: spec.method as Dispatcher.HttpMethod,
+          headers,
+          body: body as never,
+          signal,
+          dispatcher: this.opts.dispatcher,
+          headersTimeout: this.opts.timeoutMs,
+          bodyTimeout: this.opts.timeoutMs,
+        });
+        text = await res.body.text();
+      } catch (err) {
+        if (deadline.aborted && !o.signal?.aborted) throw new Error(`no complete answer from ${spec.method} ${spec.path} within ${this.opts.timeoutMs} ms`, { cause: err });
+        throw err;
+      }
       const h = flat(res.headers);
-      const text = await res.body.text();
       if (res.statusCode >= 200 && res.statusCode < 300) {
         const type = h['content-type'] ?? '';
         if (!text) return undefined as T;

@@ -162,3 +162,32 @@ t.test('retries: only 429 and 503, waiting what Retry-After says', async (t) => 
   t.equal(exhausted.status, 503, 'gives up after the configured retries');
   t.equal(hits, 4);
 });
+
+t.test('timeoutMs bounds the whole answer, not only the gaps between its bytes', async (t) => {
+  // a server that never finishes: it sends the headers, then a byte whenever the client is about to give up on a gap
+  const timers = new Set<NodeJS.Timeout>();
+  const dripping = createServer((_req, res) => {
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.write('{"status":');
+    const timer = setInterval(() => res.write(' '), 50);
+    timers.add(timer);
+    res.on('close', () => clearInterval(timer));
+  });
+  await new Promise<void>((r) => dripping.listen(0, '127.0.0.1', r));
+  t.teardown(() => {
+    for (const timer of timers) clearInterval(timer);
+    dripping.closeAllConnections();
+    dripping.close();
+  });
+  const c = new ProofgateClient({ baseUrl: `http://127.0.0.1:${(dripping.address() as AddressInfo).port}`, apiKey: 'k', timeoutMs: 300 });
+  // the bound only decides how long a failing run waits: a passing one rejects after ~300 ms
+  let guard: NodeJS.Timeout | undefined;
+  const hung = new Promise<string>((r) => (guard = setTimeout(() => r('still waiting after 10 s'), 10_000)));
+  const err = await Promise.race([c.postVerifyMath({ expression: '1 = 1' }).catch((e) => e), hung]);
+  clearTimeout(guard);
+  t.match(err?.message, /no complete answer from POST \/verify\/math within 300 ms/, String(err));
+  const own = new AbortController();
+  own.abort();
+  const aborted = await c.postVerifyMath({ expression: '1 = 1' }, { signal: own.signal }).catch((e) => e);
+  t.ok(aborted instanceof Error && !/within/.test(aborted.message), "the caller's own abort is not reported as the deadline");
+});
