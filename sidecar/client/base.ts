@@ -99,7 +99,11 @@ export class ClientBase {
       const v = input.params?.[name];
       if (typeof v !== 'string' || !v) throw new TypeError(`path parameter ${name} is required`);
       // `path` is a wildcard tail: its slashes separate segments, each encoded on its own
-      return name === 'path' ? v.split('/').map(encodeURIComponent).join('/') : encodeURIComponent(v);
+      const segments = name === 'path' ? v.split('/') : [v];
+      // URL parsing removes `.` and `..` segments (encoded as %2e too), so they cannot be sent as
+      // values: `{ id: '..' }` or a `path` of `../verify/code` would call another route with the credential
+      if (segments.some((seg) => seg === '.' || seg === '..')) throw new TypeError(`path parameter ${name} may not be or hold a "." or ".." segment`);
+      return segments.map(encodeURIComponent).join('/');
     });
     const qs = new URLSearchParams();
     for (const [k, v] of Object.entries(input.query ?? {})) if (v !== undefined) qs.set(k, String(v));

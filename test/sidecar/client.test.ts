@@ -191,3 +191,23 @@ t.test('timeoutMs bounds the whole answer, not only the gaps between its bytes',
   const aborted = await c.postVerifyMath({ expression: '1 = 1' }, { signal: own.signal }).catch((e) => e);
   t.ok(aborted instanceof Error && !/within/.test(aborted.message), "the caller's own abort is not reported as the deadline");
 });
+
+t.test('a path parameter that is a dot segment is refused before sending, never resolved to another route', async (t) => {
+  const seen: string[] = [];
+  const fake = createServer((req, res) => {
+    seen.push(`${req.method} ${req.url}`);
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end('{}');
+  });
+  await new Promise<void>((r) => fake.listen(0, '127.0.0.1', r));
+  t.teardown(() => fake.close());
+  const c = new ProofgateClient({ baseUrl: `http://127.0.0.1:${(fake.address() as AddressInfo).port}`, apiKey: 'k' });
+  await t.rejects(c.getAttestationById({ id: '..' }), TypeError, "'..' would be GET /v1/");
+  await t.rejects(c.getVerifyBatchByJobId({ job_id: '.' }), TypeError, "'.' would be /v1/verify/batch/");
+  await t.rejects(c.postExtAuthzByPath({ path: '../verify/code' }, {} as never), TypeError, 'a wildcard tail climbing to /v1/verify/code');
+  await t.rejects(c.postExtAuthzByPath({ path: 'a/./b' }, {} as never), TypeError);
+  t.same(seen, [], 'nothing was sent');
+  await c.postExtAuthzByPath({ path: 'x/.hidden/a..b/...' }, {} as never);
+  await c.getAttestationById({ id: 'a/..' });
+  t.same(seen, ['POST /v1/ext-authz/x/.hidden/a..b/...', 'GET /v1/attestation/a%2F..'], 'dots inside a segment, and an encoded slash, are sent as they are');
+});
