@@ -5,6 +5,7 @@ import { hmacSha256Hex } from '../../core/canonical.js';
 import { wantsHelp, type Command } from '../../core/cli.js';
 import { ConfigError, DEFAULT_CONFIG_PATH, loadConfig } from '../../core/config.js';
 import { DEFAULT_SCOPES, newId } from '../../plugins/auth/index.js';
+import { keyEntryProblems } from '../provision/file.js';
 
 const SCOPES = ['verify:read', 'agent:write', 'attestation:read', 'admin:all'];
 
@@ -91,6 +92,13 @@ entry under an organisation's api_keys in SVC_BOOTSTRAP_FILE.
       scopes: [...new Set(scopes)],
       ...(senders?.length ? { a2a_senders: [...new Set(senders)] } : {}),
     };
+    // the entry is for the bootstrap file: one it would refuse (or, printed as YAML, read as
+    // another id) is a usage error here rather than at the server's next start
+    const problems = keyEntryProblems(entry);
+    if (problems.length) {
+      console.error(`proofgate keys new: the bootstrap file would refuse this entry:\n  - ${problems.join('\n  - ')}`);
+      return 2;
+    }
     if (values.json) {
       console.log(JSON.stringify({ key, digest, entry }));
       return 0;
@@ -99,7 +107,7 @@ entry under an organisation's api_keys in SVC_BOOTSTRAP_FILE.
 digest: ${digest}
 
 # bootstrap file entry (under an organisation's api_keys; the key itself goes into the client's Secret):
-- id: ${entry.id}
+- id: ${JSON.stringify(entry.id)}
   name: ${JSON.stringify(entry.name)}
   digest: ${digest}
   prefix: ${prefix}

@@ -45,6 +45,13 @@ function describe(errors: ErrorObject[] | null | undefined): string[] {
     });
 }
 
+/** What the bootstrap schema finds wrong with one api_keys entry (`proofgate keys new` prints one). */
+export function keyEntryProblems(entry: object): string[] {
+  const validate = compileSchema(JSON.parse(readFileSync(BOOTSTRAP_SCHEMA_URL, 'utf8')) as object);
+  if (validate({ organizations: [{ id: 'org', name: 'org', api_keys: [entry] }] })) return [];
+  return describe(validate.errors).map((p) => p.replace(/^\/organizations\/0\/api_keys\/0\/?/, 'entry /'));
+}
+
 /**
  * The YAML parser, loaded when a bootstrap file is read: `proofgate start` imports this module
  * whether or not one is configured, and the parser is ~1 MB of the main thread's heap.
