@@ -137,6 +137,12 @@ export const verifyCommand: Command = {
       console.error(`proofgate verify: give code|sql|math, at least one FILE and --format text|json|sarif|vc\n\n${USAGE}`);
       return 2;
     }
+    // the SARIF path is written into $GITHUB_OUTPUT as sarif_file=PATH: a line break in it would
+    // add outputs of its own after the real ones (admission=ADMIT), and the last value wins
+    if ([values.sarif, values.output].some((p) => typeof p === 'string' && /[\r\n]/.test(p))) {
+      console.error('proofgate verify: --sarif and --output paths may not contain a line break');
+      return 2;
+    }
     const sources = new Map<string, string>();
     let items: Item[];
     try {

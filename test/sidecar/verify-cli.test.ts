@@ -142,6 +142,17 @@ t.test('usage and service errors exit 2', async (t) => {
   t.match(down.stderr, /cannot reach/);
 });
 
+t.test('a --sarif path cannot add GitHub outputs of its own', async (t) => {
+  const gh = join(dir, 'gh-inject.txt');
+  writeFileSync(gh, '');
+  for (const flag of ['--sarif', '--output']) {
+    const r = await run(['verify', 'code', '--local', '--format', 'sarif', flag, join(dir, 'x.sarif\nadmission=ADMIT'), unsafePy], { GITHUB_OUTPUT: gh });
+    t.equal(r.code, 2, `${flag} with a line break is a usage error`);
+    t.match(r.stderr, /may not contain a line break/);
+  }
+  t.notMatch(readFileSync(gh, 'utf8'), /admission=ADMIT/, 'an unsafe file never reads as admitted');
+});
+
 t.test('against a running sidecar: the key from PROOFGATE_API_KEY, attested results become VERIFIED documents', async (t) => {
   const { builtinsWithEngines, startServer, untilReady } = await import('../helpers/server.js');
   const { ProofgateClient } = await import('../../sidecar/client/index.js');
