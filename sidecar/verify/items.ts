@@ -75,12 +75,24 @@ export function itemsOf(kind: Kind, file: string, text: string, o: ItemOptions):
 
 export class UsageError extends Error {}
 
-/** 1-based line where statement `n` (0-based) starts: top-level `;` outside quotes and comments. */
+/** 1-based line and column of a character offset into `text`. */
+export function lineColumnAt(text: string, offset: number): { line: number; column: number } {
+  const before = text.slice(0, offset);
+  const nl = before.lastIndexOf('\n');
+  return { line: before.split('\n').length, column: offset - nl };
+}
+
+/**
+ * 1-based line where statement `n` (0-based) starts: past `n` top-level `;` outside quotes and
+ * comments, then past the blanks and comments before its first token (a statement after a `;` on
+ * line 1 and two blank lines starts on line 4, not where the `;` is).
+ */
 export function statementLine(sql: string, n: number): number {
   let line = 1;
   let count = 0;
   let q: string | null = null;
-  for (let i = 0; i < sql.length && count < n; i++) {
+  let i = 0;
+  for (; i < sql.length && count < n; i++) {
     const c = sql[i];
     if (c === '\n') line++;
     if (q) {
@@ -96,6 +108,13 @@ export function statementLine(sql: string, n: number): number {
     else if (c === '-' && sql[i + 1] === '-') q = '\n';
     else if (c === '/' && sql[i + 1] === '*') q = '*/';
     else if (c === ';') count++;
+  }
+  while (i < sql.length) {
+    const c = sql[i];
+    const end = c === '-' && sql[i + 1] === '-' ? sql.indexOf('\n', i) : c === '/' && sql[i + 1] === '*' ? sql.indexOf('*/', i + 2) + 2 : /\s/.test(c) ? i + 1 : i;
+    if (end <= i) break; // a token, or a comment that runs to the end
+    line += sql.slice(i, end).split('\n').length - 1;
+    i = end;
   }
   return line;
 }
@@ -124,9 +143,12 @@ export function judge(item: Item, a: Record<string, unknown>): Outcome {
     if (a.status !== 'VERIFIED') findings.push(noVerdict(item, a));
   } else if (item.kind === 'sql') {
     admitted = a.status === 'VERIFIED' && a.admission === 'ADMIT';
-    for (const i of (df(a).issues ?? []) as Array<{ rule: string; message: string; location?: { statement?: number } }>) {
-      const line = statementLine(String(item.body.query), i.location?.statement ?? 0);
-      findings.push({ ruleId: i.rule, severity: a.malicious_classification ? 'CRITICAL' : 'HIGH', message: i.message, line, column: 1 });
+    const query = String(item.body.query);
+    for (const i of (df(a).issues ?? []) as Array<{ rule: string; message: string; location?: { statement?: number; offset?: number } }>) {
+      // token-level issues carry the offset of what they flag; the others name their statement
+      const off = i.location?.offset;
+      const at = Number.isInteger(off) && off! >= 0 && off! <= query.length ? lineColumnAt(query, off!) : { line: statementLine(query, i.location?.statement ?? 0), column: 1 };
+      findings.push({ ruleId: i.rule, severity: a.malicious_classification ? 'CRITICAL' : 'HIGH', message: i.message, ...at });
     }
     if (a.status !== 'VERIFIED' || (!admitted && !findings.length)) findings.push(noVerdict(item, a));
   } else {
