@@ -65,8 +65,14 @@ async function localClient(kind: Kind, documents: boolean): Promise<{ client: Pr
     documents ? import('../../plugins/verification-context/index.js') : null,
   ]);
   const local = await localKernel([localAuth, engine.default, ...(vc ? [vc.default] : [])]);
-  const { url } = await local.kernel.listen();
-  await local.ready();
+  let url: string;
+  try {
+    ({ url } = await local.kernel.listen());
+    await local.ready();
+  } catch (err) {
+    await local.close(); // its temporary data directory goes too
+    throw err;
+  }
   return { client: new ProofgateClient({ baseUrl: url, apiKey: key, retries: 0 }), close: () => local.close() };
 }
 
@@ -161,9 +167,16 @@ export const verifyCommand: Command = {
       console.error('proofgate verify: set PROOFGATE_API_KEY (or use --local to run the engines in-process)');
       return 2;
     }
-    const conn = values.local
-      ? await localClient(kind as Kind, format === 'vc')
-      : { client: new ProofgateClient({ baseUrl: String(values.url ?? process.env.PROOFGATE_URL ?? 'http://127.0.0.1:8080'), apiKey }), close: async () => undefined };
+    let conn: { client: ProofgateClient; close(): Promise<void> };
+    try {
+      conn = values.local
+        ? await localClient(kind as Kind, format === 'vc')
+        : { client: new ProofgateClient({ baseUrl: String(values.url ?? process.env.PROOFGATE_URL ?? 'http://127.0.0.1:8080'), apiKey }), close: async () => undefined };
+    } catch (err) {
+      // nothing was checked: a service error (2), not a denial (1)
+      console.error(`proofgate verify: ${values.local ? 'cannot run the engines in-process' : 'cannot use the service'}: ${(err as Error).message}`);
+      return 2;
+    }
     const outcomes: Outcome[] = [];
     const vcs: unknown[] = [];
     try {

@@ -140,6 +140,11 @@ t.test('usage and service errors exit 2', async (t) => {
   const down = await run(['verify', 'code', '--url', 'http://127.0.0.1:9', safePy], { PROOFGATE_API_KEY: 'svc_live_' + 'a'.repeat(43) });
   t.equal(down.code, 2, 'a service that cannot be reached');
   t.match(down.stderr, /cannot reach/);
+  const noEngines = await run(['verify', 'code', '--local', safePy], { TMPDIR: join(dir, 'missing-tmp') });
+  t.equal(noEngines.code, 2, 'in-process engines that cannot start are a service error, not a denial');
+  t.match(noEngines.stderr, /cannot run the engines in-process/);
+  const badUrl = await run(['verify', 'code', '--url', 'ftp://127.0.0.1', safePy], { PROOFGATE_API_KEY: 'svc_live_' + 'a'.repeat(43) });
+  t.equal(badUrl.code, 2, 'a --url the client refuses');
 });
 
 t.test('a --sarif path cannot add GitHub outputs of its own', async (t) => {
