@@ -97,7 +97,9 @@ function operation(r: RouteInfo, schemas: SchemaSource): Record<string, unknown>
     summary: `${r.method} ${r.path}`,
   };
   if (r.auth !== 'none') {
-    op.security = [{ [r.auth]: r.scope && r.scope !== 'authenticated' ? [r.scope] : [] }];
+    // one requirement per credential kind the route accepts (alternatives, in the order the kernel tries them)
+    const scopes = r.scope && r.scope !== 'authenticated' ? [r.scope] : [];
+    op.security = [r.auth, ...(r.authAlso ?? [])].map((kind) => ({ [kind]: scopes }));
     op['x-proofgate-scope'] = r.scope ?? 'authenticated';
   } else op.security = [];
   if (r.tags?.length) op['x-proofgate-tags'] = [...r.tags];

@@ -32,6 +32,8 @@ export interface OperationSpec {
   method: string;
   path: string;
   auth: 'none' | 'apiKey' | 'jwt' | 'agentToken' | string;
+  /** further kinds the route accepts: the first kind (auth, then these) the client holds is sent */
+  authAlso?: string[];
   body: 'none' | 'json' | 'multipart' | 'raw' | string;
   accept: string;
 }
@@ -78,6 +80,15 @@ export class ClientBase {
     this.opts = { retries: 2, maxRetryWaitMs: 30_000, timeoutMs: 60_000, ...opts, baseUrl: opts.baseUrl.replace(/\/+$/, '') };
   }
 
+  private has(kind: string): boolean {
+    return !!(kind === 'apiKey' ? this.opts.apiKey : kind === 'jwt' ? this.opts.token : kind === 'agentToken' ? this.opts.agentToken : false);
+  }
+
+  /** the route's credential: as the server chooses, the first accepted kind present; else `auth`'s (which says what is missing) */
+  private credentialFor(spec: OperationSpec): Record<string, string> {
+    return this.credential(spec.authAlso?.find((k) => !this.has(spec.auth) && this.has(k)) ?? spec.auth);
+  }
+
   private credential(auth: string): Record<string, string> {
     if (auth === 'apiKey') {
       if (!this.opts.apiKey) throw new TypeError('this route needs an API key (ClientOptions.apiKey)');
@@ -114,7 +125,7 @@ export class ClientBase {
   /** One operation, with the retry policy. Resolves to the parsed JSON (or the text of other media types). */
   protected async call<T>(spec: OperationSpec, input: CallInput, o: CallOptions = {}): Promise<T> {
     const url = this.url(spec, input);
-    const headers: Record<string, string> = { accept: `${spec.accept}, application/problem+json`, ...this.credential(spec.auth), ...(o.headers ?? {}) };
+    const headers: Record<string, string> = { accept: `${spec.accept}, application/problem+json`, ...this.credentialFor(spec), ...(o.headers ?? {}) };
     let body: string | Uint8Array | UndiciFormData | undefined;
     if (spec.body === 'json') {
       body = JSON.stringify(input.body ?? {});

@@ -29,9 +29,9 @@ export class ProofgateClient extends ClientBase {
     return this.call<T.A2AMetricsResponse>({ method: 'GET', path: '/a2a/metrics', auth: 'apiKey', body: 'none', accept: 'application/json' }, {}, opts);
   }
 
-  /** GET /a2a/peers/{receiver}/.well-known/agent-card.json — auth: apiKey (verify:read) */
+  /** GET /a2a/peers/{receiver}/.well-known/agent-card.json — auth: apiKey or agentToken (verify:read) */
   getA2aPeersByReceiverWellKnownAgentCardJson(params: { receiver: string }, opts?: CallOptions): Promise<T.A2AAgentCardResponse> {
-    return this.call<T.A2AAgentCardResponse>({ method: 'GET', path: '/a2a/peers/{receiver}/.well-known/agent-card.json', auth: 'apiKey', body: 'none', accept: 'application/json' }, { params }, opts);
+    return this.call<T.A2AAgentCardResponse>({ method: 'GET', path: '/a2a/peers/{receiver}/.well-known/agent-card.json', auth: 'apiKey', authAlso: ['agentToken'], body: 'none', accept: 'application/json' }, { params }, opts);
   }
 
   /** GET /admin/compliance/export/csv — auth: apiKey (admin:all) */
@@ -119,14 +119,14 @@ export class ProofgateClient extends ClientBase {
     return this.call<string>({ method: 'GET', path: '/badge/verified', auth: 'none', body: 'none', accept: 'image/svg+xml' }, { query }, opts);
   }
 
-  /** GET /ext-authz — auth: apiKey (verify:read) */
+  /** GET /ext-authz — auth: apiKey or agentToken (verify:read) */
   getExtAuthz(opts?: CallOptions): Promise<T.A2AExtAuthzResponse> {
-    return this.call<T.A2AExtAuthzResponse>({ method: 'GET', path: '/ext-authz', auth: 'apiKey', body: 'none', accept: 'application/json' }, {}, opts);
+    return this.call<T.A2AExtAuthzResponse>({ method: 'GET', path: '/ext-authz', auth: 'apiKey', authAlso: ['agentToken'], body: 'none', accept: 'application/json' }, {}, opts);
   }
 
-  /** GET /ext-authz/{path} — auth: apiKey (verify:read) */
+  /** GET /ext-authz/{path} — auth: apiKey or agentToken (verify:read) */
   getExtAuthzByPath(params: { path: string }, opts?: CallOptions): Promise<T.A2AExtAuthzResponse> {
-    return this.call<T.A2AExtAuthzResponse>({ method: 'GET', path: '/ext-authz/{path}', auth: 'apiKey', body: 'none', accept: 'application/json' }, { params }, opts);
+    return this.call<T.A2AExtAuthzResponse>({ method: 'GET', path: '/ext-authz/{path}', auth: 'apiKey', authAlso: ['agentToken'], body: 'none', accept: 'application/json' }, { params }, opts);
   }
 
   /** GET /health — auth: none */
@@ -189,14 +189,14 @@ export class ProofgateClient extends ClientBase {
     return this.call<T.OpsOrgPatchResponse>({ method: 'PATCH', path: '/admin/orgs/{org_id}', auth: 'apiKey', body: 'json', accept: 'application/json' }, { params, body }, opts);
   }
 
-  /** POST /a2a/intercept — auth: apiKey (verify:read) */
+  /** POST /a2a/intercept — auth: apiKey or agentToken (verify:read) */
   postA2aIntercept(body: T.A2AAgentMessage, opts?: CallOptions): Promise<T.A2AVerdictResponse> {
-    return this.call<T.A2AVerdictResponse>({ method: 'POST', path: '/a2a/intercept', auth: 'apiKey', body: 'json', accept: 'application/json' }, { body }, opts);
+    return this.call<T.A2AVerdictResponse>({ method: 'POST', path: '/a2a/intercept', auth: 'apiKey', authAlso: ['agentToken'], body: 'json', accept: 'application/json' }, { body }, opts);
   }
 
-  /** POST /a2a/peers/{receiver} — auth: apiKey (verify:read) */
+  /** POST /a2a/peers/{receiver} — auth: apiKey or agentToken (verify:read) */
   postA2aPeersByReceiver(params: { receiver: string }, body: T.A2AJsonrpcRequest, opts?: CallOptions): Promise<T.A2AJsonrpcResponse> {
-    return this.call<T.A2AJsonrpcResponse>({ method: 'POST', path: '/a2a/peers/{receiver}', auth: 'apiKey', body: 'json', accept: 'application/json' }, { params, body }, opts);
+    return this.call<T.A2AJsonrpcResponse>({ method: 'POST', path: '/a2a/peers/{receiver}', auth: 'apiKey', authAlso: ['agentToken'], body: 'json', accept: 'application/json' }, { params, body }, opts);
   }
 
   /** POST /admin/keys/rotate — auth: apiKey */
@@ -254,14 +254,14 @@ export class ProofgateClient extends ClientBase {
     return this.call<T.AuthSessionResponse>({ method: 'POST', path: '/auth/signup', auth: 'none', body: 'json', accept: 'application/json' }, { body }, opts);
   }
 
-  /** POST /ext-authz — auth: apiKey (verify:read) */
+  /** POST /ext-authz — auth: apiKey or agentToken (verify:read) */
   postExtAuthz(body: T.A2AJsonrpcRequest, opts?: CallOptions): Promise<T.A2AExtAuthzResponse> {
-    return this.call<T.A2AExtAuthzResponse>({ method: 'POST', path: '/ext-authz', auth: 'apiKey', body: 'json', accept: 'application/json' }, { body }, opts);
+    return this.call<T.A2AExtAuthzResponse>({ method: 'POST', path: '/ext-authz', auth: 'apiKey', authAlso: ['agentToken'], body: 'json', accept: 'application/json' }, { body }, opts);
   }
 
-  /** POST /ext-authz/{path} — auth: apiKey (verify:read) */
+  /** POST /ext-authz/{path} — auth: apiKey or agentToken (verify:read) */
   postExtAuthzByPath(params: { path: string }, body: T.A2AJsonrpcRequest, opts?: CallOptions): Promise<T.A2AExtAuthzResponse> {
-    return this.call<T.A2AExtAuthzResponse>({ method: 'POST', path: '/ext-authz/{path}', auth: 'apiKey', body: 'json', accept: 'application/json' }, { params, body }, opts);
+    return this.call<T.A2AExtAuthzResponse>({ method: 'POST', path: '/ext-authz/{path}', auth: 'apiKey', authAlso: ['agentToken'], body: 'json', accept: 'application/json' }, { params, body }, opts);
   }
 
   /** POST /mcp/{server} — auth: agentToken (verify:read) */

@@ -106,11 +106,13 @@ function method(op: Op): string {
   const ok = op.responses['2XX']?.content ?? {};
   const media = Object.keys(ok)[0] ?? 'application/json';
   const result = media === 'application/json' ? refType(ok[media]?.schema) : 'string';
-  const auth = Object.keys(op.security[0] ?? {})[0] ?? 'none';
+  // security lists the credential kinds the route accepts, as alternatives: the first is `auth`
+  const [auth = 'none', ...also] = op.security.map((s) => Object.keys(s)[0]);
   const scope = (op.security[0] ?? {})[auth]?.[0];
-  const doc = `  /** ${op.method.toUpperCase()} ${path} — auth: ${auth}${scope ? ` (${scope})` : ''} */`;
+  const doc = `  /** ${op.method.toUpperCase()} ${path} — auth: ${[auth, ...also].join(' or ')}${scope ? ` (${scope})` : ''} */`;
   const call =
-    `    return this.call<${result}>({ method: '${op.method.toUpperCase()}', path: '${path}', auth: '${auth}', body: '${bodyKind}', ` +
+    `    return this.call<${result}>({ method: '${op.method.toUpperCase()}', path: '${path}', auth: '${auth}', ` +
+    `${also.length ? `authAlso: [${also.map((k) => `'${k}'`).join(', ')}], ` : ''}body: '${bodyKind}', ` +
     `accept: '${media}' }, ${req.length ? `{ ${req.join(', ')} }` : '{}'}, opts);`;
   return `${doc}\n  ${op.operationId}(${args.join(', ')}): Promise<${result}> {\n${call}\n  }`;
 }

@@ -39,7 +39,11 @@ t.test('GET /openapi.json describes every registered route with the route\'s own
     t.notOk(seenOps.has(op.operationId), `operationId ${op.operationId} is unique`);
     seenOps.add(op.operationId);
     if (r.auth === 'none') t.same(op.security, [], `${r.path} needs no credential`);
-    else t.same(Object.keys(op.security[0]), [r.auth], `${r.method} ${r.path} names its auth scheme`);
+    else {
+      // alternatives, one requirement per credential kind the route accepts, each with the route's scope
+      t.same(op.security.map((s: object) => Object.keys(s)), [r.auth, ...(r.authAlso ?? [])].map((k) => [k]), `${r.method} ${r.path} names every accepted auth scheme`);
+      t.same(new Set(op.security.map((s: Record<string, string[]>) => JSON.stringify(Object.values(s)[0]))).size, 1, `${r.method} ${r.path}: one scope list for all`);
+    }
     for (const [part, id] of Object.entries(r.schema ?? {})) {
       ids.add(id);
       const name = componentName(id);

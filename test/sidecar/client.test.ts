@@ -98,6 +98,13 @@ t.test('round trips against a started sidecar, one per route family', async (t) 
   const jwt = String(verdict.attestation_jwt);
   const online = await verifyA2AVerdict(jwt, { jwksUrl: `${s.url}/.well-known/jwks.json`, payload: msg.payload });
   t.equal(online.valid, true, JSON.stringify(online));
+  // a route that also takes an agent token: a client holding only that token sends it
+  const registrar = new ProofgateClient({ baseUrl: s.url, apiKey: (await user.postAuthApiKeys({ name: 'agents', scopes: ['agent:write'] })).key });
+  const agent = await registrar.postAgentsRegister({ name: 'client-agent' });
+  const asAgent = new ProofgateClient({ baseUrl: s.url, agentToken: agent.agent_token });
+  const own = await asAgent.postA2aIntercept({ ...msg, sender_agent_id: agent.agent_id } as never).catch((e) => e);
+  // authenticated and judged (this harness's allowlist then decides), not refused for want of an API key
+  t.match(own, { status: String, audit_trace_id: String }, `a verdict for the agent's own message: ${String(own?.message ?? '')}`);
   const jwks = await c.getWellKnownJwksJson();
   const offline = await verifyA2AVerdict(jwt, { jwks: jwks as never, payload: msg.payload });
   t.equal(offline.valid, true, 'offline with a given JWKS');
