@@ -1,5 +1,4 @@
 import t from 'tap';
-import { connect } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -9,22 +8,17 @@ import { listenEarly } from '../../sidecar/bootstrap.js';
 import { startServer, TEST_SECRETS } from '../helpers/server.js';
 import { probePlugin } from '../helpers/probe-plugin.js';
 import { waitFor } from '../helpers/wait.js';
+import { openRaw } from '../helpers/raw-http.js';
 
 /** Errors Node's HTTP parser raises before any request exists still get an RFC 9457 body. */
 
 /** writes `chunks` on a raw connection and resolves with everything the server wrote before closing */
 async function exchange(port: number, chunks: string[]): Promise<{ text: string; ms: number }> {
   const started = Date.now();
-  const sock = connect(port, '127.0.0.1');
-  let text = '';
-  let closed = false;
-  sock.on('data', (d) => (text += d.toString('utf8')));
-  sock.on('close', () => (closed = true));
-  sock.on('error', () => undefined);
-  await new Promise((r) => sock.once('connect', r));
-  for (const c of chunks) sock.write(c);
-  await waitFor(() => closed, { what: 'the server to close the connection', timeoutMs: 60_000 });
-  return { text, ms: Date.now() - started };
+  const c = await openRaw(port);
+  for (const chunk of chunks) c.sock.write(chunk);
+  await waitFor(() => c.closed(), { what: 'the server to close the connection', timeoutMs: 60_000 });
+  return { text: c.got(), ms: Date.now() - started };
 }
 
 function problemOf(text: string): { status: number; headers: string; body: any } {

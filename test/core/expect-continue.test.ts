@@ -1,25 +1,15 @@
 import t from 'tap';
-import { connect, type Socket } from 'node:net';
 import { startServer, testAuthPlugin } from '../helpers/server.js';
 import { probePlugin } from '../helpers/probe-plugin.js';
 import { waitFor } from '../helpers/wait.js';
+import { openRaw } from '../helpers/raw-http.js';
 
 // POST /probe/echo takes a JSON body of at most 64 bytes; GET /probe/secure needs an admin:all key
 const s = await startServer({ plugins: [probePlugin(), testAuthPlugin(['verify:read'])] });
 t.teardown(() => s.close());
 const port = Number(new URL(s.url).port);
 
-/** a raw connection and everything the server has written to it so far */
-async function open(): Promise<{ sock: Socket; got: () => string; closed: () => boolean }> {
-  const sock = connect(port, '127.0.0.1');
-  let text = '';
-  let ended = false;
-  sock.on('data', (d) => (text += d.toString('latin1')));
-  sock.on('close', () => (ended = true));
-  sock.on('error', () => undefined);
-  await new Promise((r) => sock.once('connect', r));
-  return { sock, got: () => text, closed: () => ended };
-}
+const open = () => openRaw(port);
 
 const head = (method: string, path: string, extra: string) => `${method} ${path} HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\n${extra}\r\n`;
 

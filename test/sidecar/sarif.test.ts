@@ -37,6 +37,6 @@ t.test('artifact URIs are URI references that name the file, whatever characters
   );
   t.same(uris.map((u) => new URL(u, base).protocol), Array(files.length).fill('https:'), 'no path reads as a scheme');
 
-  const win = (toSarif([denied('C:\\work\\my repo\\x.js')], new Map()) as any).runs[0].results[0].locations[0].physicalLocation.artifactLocation.uri;
-  t.equal(win, 'file:///C:/work/my%20repo/x.js', 'a Windows drive path is a file URI');
+  const win = (toSarif([denied('C:\\checkout\\my repo\\x.js')], new Map()) as any).runs[0].results[0].locations[0].physicalLocation.artifactLocation.uri;
+  t.equal(win, 'file:///C:/checkout/my%20repo/x.js', 'a Windows drive path is a file URI');
 });
