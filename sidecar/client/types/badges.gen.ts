@@ -20,7 +20,7 @@ export interface BadgesAttestationQuery {
 }
 
 /**
- * GET /badge/custom. Text is printable (no control characters), at most 64 characters; colour is #rgb, #rrggbb or a palette name; logo on/off.
+ * GET /badge/custom. Text is printable (no control characters, nor U+FFFE or U+FFFF, which XML cannot carry), at most 64 characters; colour is #rgb, #rrggbb or a palette name; logo on/off.
  *
  * This interface was referenced by `ProofgateSchemas`'s JSON-Schema
  * via the `definition` "BadgesCustomQuery".
