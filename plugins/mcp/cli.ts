@@ -155,8 +155,8 @@ const APPROVE_USAGE = `proofgate mcp approve --url SIDECAR --server NAME [--tool
 Without --tool: lists the server's tool definitions as the sidecar last saw them, with their status
 (pinned, pending, changed, poisoned) and hash. With --tool: pins the definition the sidecar saw last;
 --hash makes the approval fail when that is no longer the definition you reviewed; a definition
-flagged by poisoning screening needs --accept-findings. The API key needs the admin:all scope
-(default: $PROOFGATE_API_KEY). Exit: 0 done, 1 refused, 2 usage or connection error.`;
+flagged by poisoning screening needs --accept-findings. The API key needs the admin:all scope and
+an operator's user (SVC_OPERATOR_USER_IDS; default key: $PROOFGATE_API_KEY). Exit: 0 done, 1 refused, 2 usage or connection error.`;
 
 export const mcpApproveCommand: Command = {
   name: 'mcp approve',

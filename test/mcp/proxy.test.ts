@@ -250,6 +250,10 @@ t.test('proofgate mcp approve lists and pins through the sidecar', async (t) => 
   t.same(names((await client.listTools()).tools), ['get_weather']);
   const noKey = await cli(['mcp', 'approve', '--url', s.url, '--server', 'demo', '--api-key', 'svc_wrong_key_0123456789abcdefghij']);
   t.equal(noKey.code, 2, 'a rejected key');
+  const tenantAdmin = await tenant(s, ['verify:read', 'admin:all']);
+  const notOperator = await cli(['mcp', 'approve', '--url', s.url, '--server', 'demo', '--tool', 'get_weather'], { PROOFGATE_API_KEY: tenantAdmin.key });
+  t.equal(notOperator.code, 2, "another organisation's admin:all key is refused");
+  t.match(notOperator.stderr, /403 .*SVC_OPERATOR_USER_IDS/);
 });
 
 t.test('a hostile server: batched SSE answers are reviewed, forged verdicts are stripped', async (t) => {
