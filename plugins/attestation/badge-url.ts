@@ -4,7 +4,7 @@ import { safeEqual } from '../../core/canonical.js';
 import type { Collection } from '../../core/store.js';
 import type { App } from '../../core/types.js';
 import { AttestationProblems } from './errors.js';
-import type { AttestationRecord } from './types.js';
+import type { AttestationRecord, StoredStatus } from './types.js';
 import { recordStatus } from './verify.js';
 
 /**
@@ -21,7 +21,7 @@ export const DEFAULT_BADGE_TTL_SECONDS = 30 * 24 * 3600;
 export const MAX_BADGE_TTL_SECONDS = 365 * 24 * 3600;
 
 export type BadgeLinkOutcome =
-  | { ok: true; status: 'VALID' | 'EXPIRED' | 'REVOKED' | 'UNKNOWN' }
+  | { ok: true; status: StoredStatus | 'UNKNOWN' }
   | { ok: false; reason: 'invalid_signature' | 'link_expired' | 'not_configured' };
 
 /** What the badges plugin asks (through `app.service(BADGE_LINK_SERVICE)`): no tenant is involved, the signature is the authority. */
@@ -38,7 +38,7 @@ export function badgeSignature(secret: string, id: string, exp: number | string)
   return createHmac('sha256', secret).update(`proofgate-badge-v1:${id}:${exp}`).digest('base64url');
 }
 
-export function registerBadgeUrl(app: App, records: Collection<AttestationRecord>): void {
+export function registerBadgeUrl(app: App, records: Collection<AttestationRecord>, accepted: ReadonlyMap<string, string>): void {
   const secret = app.config.secrets.badge_url_secret ?? null;
 
   const service: BadgeLinkService = {
@@ -49,7 +49,7 @@ export function registerBadgeUrl(app: App, records: Collection<AttestationRecord
       const now = nowSeconds();
       if (Number(exp) <= now) return { ok: false, reason: 'link_expired' };
       const r = await records.get(id);
-      return { ok: true, status: r ? recordStatus(r, now) : 'UNKNOWN' };
+      return { ok: true, status: r ? recordStatus(r, now, accepted) : 'UNKNOWN' };
     },
   };
   app.provide<BadgeLinkService>(BADGE_LINK_SERVICE, service);

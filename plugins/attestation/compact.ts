@@ -3,23 +3,31 @@ import { hasOwnSubject, subjectOf } from './subject.js';
 import type { AttestationRecord } from './types.js';
 
 /**
- * Stored layouts of attestation records (codec of the `attestations` collection), both arrays with
+ * Stored layouts of attestation records (codec of the `attestations` collection), all arrays with
  * the SHA-256 references as 32 raw bytes and no `id` (it is the key):
- *  - layout 2, what is written: nothing a reader can recompute — no `sub` (the hash of query_hash
- *    and proof_hash), `kid` as its fragment when it is `<iss>#…`, `exp` as seconds after `iat`,
- *    `result.status` null for VERIFIED (the only status issued);
- *  - layout 1, from earlier releases and for a record whose `sub` is not that hash: every field.
+ *  - layout 3, what is written: layout 2 plus the signing key's thumbprint (`jkt`, 32 raw bytes);
+ *  - layout 2, from earlier releases (no `jkt`): nothing a reader can recompute — no `sub` (the
+ *    hash of query_hash and proof_hash), `kid` as its fragment when it is `<iss>#…`, `exp` as
+ *    seconds after `iat`, `result.status` null for VERIFIED (the only status issued);
+ *  - layout 1, for a record whose `sub` is not that hash (and from earlier releases): every field,
+ *    then the thumbprint's 32 bytes when the record has one.
  * Readers get the same AttestationRecord either way (GET /attestation/{id}, revocation checks); a
  * value that would not round-trip exactly is stored as it is.
  */
 const FULL = 1;
 const LEAN = 2;
+const LEAN_KEYED = 3;
+const JKT = /^[A-Za-z0-9_-]{43}$/;
 const REF = /^sha256:[0-9a-f]{64}$/;
 const ref = (s: string) => Buffer.from(s.slice(7), 'hex');
 const unref = (v: unknown) => (v instanceof Uint8Array ? 'sha256:' + Buffer.from(v).toString('hex') : (v as string));
 
 function compactable(r: AttestationRecord, key: string): boolean {
-  if (!r || typeof r !== 'object' || Object.keys(r).length !== 12 || r.id !== key) return false;
+  if (!r || typeof r !== 'object' || r.id !== key) return false;
+  const n = Object.keys(r).length;
+  // a thumbprint is stored as its 32 bytes only when they give the same text back
+  const keyed = typeof r.jkt === 'string' && JKT.test(r.jkt) && Buffer.from(r.jkt, 'base64url').toString('base64url') === r.jkt;
+  if (n !== ('jkt' in r ? (keyed ? 13 : -1) : 12)) return false;
   if (![r.sub, r.query_hash, r.proof_hash].every((h) => typeof h === 'string' && REF.test(h))) return false;
   const res = r.result as unknown as Record<string, unknown>;
   return !!res && typeof res === 'object' && Object.keys(res).length === 4 && ['status', 'verified', 'engine', 'confidence'].every((k) => k in res);
@@ -39,7 +47,8 @@ function lean(r: AttestationRecord): unknown[] | null {
   if (typeof r.result.status !== 'string' || !hasOwnSubject(r)) return null;
   const x = r.result;
   const status = x.status === 'VERIFIED' ? null : x.status;
-  return [LEAN, r.org_id, r.iss, kid, r.iat, life, status, x.verified, x.engine, x.confidence, ref(r.query_hash), ref(r.proof_hash), r.revoked_at, r.revoked_by];
+  const fields = [r.org_id, r.iss, kid, r.iat, life, status, x.verified, x.engine, x.confidence, ref(r.query_hash), ref(r.proof_hash), r.revoked_at, r.revoked_by];
+  return r.jkt === undefined ? [LEAN, ...fields] : [LEAN_KEYED, ...fields, Buffer.from(r.jkt, 'base64url')];
 }
 
 export const attestationCodec: Codec<AttestationRecord> = {
@@ -48,13 +57,14 @@ export const attestationCodec: Codec<AttestationRecord> = {
     const l = lean(r);
     if (l) return l;
     const x = r.result;
-    return [FULL, r.org_id, r.iss, r.kid, ref(r.sub), r.iat, r.exp, x.status, x.verified, x.engine, x.confidence, ref(r.query_hash), ref(r.proof_hash), r.revoked_at, r.revoked_by];
+    const full = [FULL, r.org_id, r.iss, r.kid, ref(r.sub), r.iat, r.exp, x.status, x.verified, x.engine, x.confidence, ref(r.query_hash), ref(r.proof_hash), r.revoked_at, r.revoked_by];
+    return r.jkt === undefined ? full : [...full, Buffer.from(r.jkt, 'base64url')];
   },
   decode(v, key) {
-    if (Array.isArray(v) && v[0] === LEAN && v.length === 14) {
+    if (Array.isArray(v) && ((v[0] === LEAN && v.length === 14) || (v[0] === LEAN_KEYED && v.length === 15))) {
       const query_hash = unref(v[10]);
       const proof_hash = unref(v[11]);
-      return {
+      const rec: AttestationRecord = {
         id: key,
         org_id: v[1],
         iss: v[2],
@@ -68,9 +78,11 @@ export const attestationCodec: Codec<AttestationRecord> = {
         revoked_at: v[12],
         revoked_by: v[13],
       };
+      if (v[0] === LEAN_KEYED) rec.jkt = Buffer.from(v[14] as Uint8Array).toString('base64url');
+      return rec;
     }
-    if (!Array.isArray(v) || v[0] !== FULL || v.length !== 15) return v as AttestationRecord;
-    return {
+    if (!Array.isArray(v) || v[0] !== FULL || (v.length !== 15 && v.length !== 16)) return v as AttestationRecord;
+    const rec: AttestationRecord = {
       id: key,
       org_id: v[1],
       iss: v[2],
@@ -84,6 +96,8 @@ export const attestationCodec: Codec<AttestationRecord> = {
       revoked_at: v[13],
       revoked_by: v[14],
     };
+    if (v.length === 16) rec.jkt = Buffer.from(v[15] as Uint8Array).toString('base64url');
+    return rec;
   },
 };
 

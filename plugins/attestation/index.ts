@@ -5,7 +5,6 @@ import { addIdentity } from '../health/index.js';
 import { registerAttachHook } from './attach.js';
 import { AttestationKeyError } from './errors.js';
 import { createIssuer, TOKEN_TYPE } from './issue.js';
-import { signJws } from '../../core/es256.js';
 import { loadSigningKey, type SigningKey } from './keys.js';
 import { RecordPruner } from './prune.js';
 // records are stored in their compact layout by every store of this process
@@ -15,6 +14,7 @@ import { registerBadgeUrl } from './badge-url.js';
 import { gateBatchMathItem, trustGate, type TrustGateOptions } from './trust-gate.js';
 import type { AttestationRecord, AttestationService } from './types.js';
 import { createVerifier, recordStatus } from './verify.js';
+import { signJws } from '../../core/es256.js';
 
 export { trustGate, gateBatchMathItem, TRUST_GATE, BATCH_SIGNING_ERROR } from './trust-gate.js';
 export type { TrustGateOptions, GatedBatchItem } from './trust-gate.js';
@@ -68,8 +68,14 @@ async function register(app: App): Promise<void> {
   const cfg = app.config.attestation;
   const records = app.store.collection<AttestationRecord>(RECORDS_COLLECTION);
   const key = await keyOrNull(app);
+  // the keys tokens and statements are checked against, and their thumbprints (what a record names):
+  // one key today, but status and verification read the same maps
   const keys = new Map<string, KeyObject>();
-  if (key) keys.set(key.kid, key.publicKey);
+  const accepted = new Map<string, string>();
+  if (key) {
+    keys.set(key.kid, key.publicKey);
+    accepted.set(key.kid, key.thumbprint);
+  }
   const issue = createIssuer({ key, lifetimeSeconds: cfg.lifetime_seconds, records, log: app.log });
   const verify = createVerifier({ keys, trustedIssuers: cfg.trusted_issuers, records });
   const service: BoundAttestationService = {
@@ -80,7 +86,7 @@ async function register(app: App): Promise<void> {
     async status(id, orgId) {
       const r = await records.get(id);
       if (!r || r.org_id === null || r.org_id !== orgId) return null;
-      return recordStatus(r, Math.floor(Date.now() / 1000));
+      return recordStatus(r, Math.floor(Date.now() / 1000), accepted);
     },
     trustGate: (diagnostic, opts) => trustGate(diagnostic, { ...opts, verify, log: app.log }),
   };
@@ -120,8 +126,8 @@ async function register(app: App): Promise<void> {
           }
         : { issuer: cfg.issuer, kid: null, available: false },
   });
-  registerRoutes(app, service, records);
-  registerBadgeUrl(app, records);
+  registerRoutes(app, service, records, accepted);
+  registerBadgeUrl(app, records, accepted);
   if (cfg.prune_grace_seconds !== null) {
     const pruner = new RecordPruner(app.store, RECORDS_COLLECTION, cfg.prune_grace_seconds);
     let running: Promise<unknown> | null = null;

@@ -150,6 +150,7 @@ export function createIssuer(deps: IssuerDeps) {
         proof_hash,
         revoked_at: null,
         revoked_by: null,
+        jkt: key.thumbprint,
       };
       markSubject(record);
       const issued: AttestationResult = { status: 'ISSUED', token, error_code: null, error: null, is_issued: true, attestation_id: jti };

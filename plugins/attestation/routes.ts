@@ -23,7 +23,8 @@ function adminAudit(app: App): AdminAudit | undefined {
   return app.service<AdminAudit>(SERVICES.adminAudit);
 }
 
-export function registerRoutes(app: App, service: AttestationService, records: Collection<AttestationRecord>): void {
+/** `accepted`: kid → thumbprint of the keys the service accepts now (a record's status depends on it). */
+export function registerRoutes(app: App, service: AttestationService, records: Collection<AttestationRecord>, accepted: ReadonlyMap<string, string>): void {
   app.route({
     method: 'GET',
     path: '/attestation/:id',
@@ -39,7 +40,7 @@ export function registerRoutes(app: App, service: AttestationService, records: C
           sub: r.sub,
           iat: r.iat,
           exp: r.exp,
-          status: recordStatus(r, nowSeconds()),
+          status: recordStatus(r, nowSeconds(), accepted),
           result: r.result,
           query_hash: r.query_hash,
           proof_hash: r.proof_hash,

@@ -14,7 +14,13 @@ export interface AttestationResult {
   record?: AttestationRecord;
 }
 
-export type StoredStatus = 'VALID' | 'EXPIRED' | 'REVOKED';
+/**
+ * Status of a stored attestation. UNVERIFIABLE (the spec's attestation status for "cannot be
+ * checked"): neither revoked nor expired, but signed by a key this service no longer accepts
+ * (an ephemeral key of an earlier process, a rotated-out persistent key), so its token no longer
+ * verifies here and the service cannot vouch for it.
+ */
+export type StoredStatus = 'VALID' | 'EXPIRED' | 'REVOKED' | 'UNVERIFIABLE';
 
 export interface AttestedResult {
   status: Status;
@@ -54,6 +60,12 @@ export interface AttestationRecord {
   proof_hash: string;
   revoked_at: number | null;
   revoked_by: string | null;
+  /**
+   * RFC 7638 thumbprint of the signing key. The kid names a key slot (`<iss>#<key name>`), not key
+   * material: an ephemeral key gets the same kid in every process. Absent on records of earlier
+   * releases, whose key is therefore unknown (status UNVERIFIABLE).
+   */
+  jkt?: string;
 }
 
 export interface IssueOptions {

@@ -3,7 +3,7 @@ import { decodeProtectedHeader, jwtVerify } from 'jose';
 import { SHA256_REF } from '../../core/canonical.js';
 import type { Collection } from '../../core/store.js';
 import { subjectOf, SVC_VERSION, TOKEN_TYPE } from './issue.js';
-import type { AttestationClaims, AttestationRecord, RejectReason, VerifyOutcome } from './types.js';
+import type { AttestationClaims, AttestationRecord, RejectReason, StoredStatus, VerifyOutcome } from './types.js';
 
 /** Tokens longer than this are refused before any parsing (ours are well under 1 KiB). */
 export const MAX_TOKEN_BYTES = 8192;
@@ -120,8 +120,22 @@ export function createVerifier(deps: VerifierDeps) {
   };
 }
 
-/** Stored status of a record at `now` (epoch seconds). */
-export function recordStatus(r: AttestationRecord, now: number): 'VALID' | 'EXPIRED' | 'REVOKED' {
+/**
+ * Whether a record was signed by a key this service accepts now: its kid must name an accepted key
+ * and its thumbprint must be that key's (`accepted`: kid → RFC 7638 thumbprint). A record without
+ * a thumbprint (earlier releases) names no key material and is not accepted (fail closed).
+ */
+export function keyAccepted(r: Pick<AttestationRecord, 'kid' | 'jkt'>, accepted: ReadonlyMap<string, string>): boolean {
+  return typeof r.jkt === 'string' && accepted.get(r.kid) === r.jkt;
+}
+
+/**
+ * Stored status of a record at `now` (epoch seconds). Revocation and expiry are facts whatever the
+ * key; VALID also needs the signing key to be one the service still accepts, since a token whose
+ * signature cannot be checked here is not one the service can vouch for (UNVERIFIABLE).
+ */
+export function recordStatus(r: AttestationRecord, now: number, accepted: ReadonlyMap<string, string>): StoredStatus {
   if (r.revoked_at !== null) return 'REVOKED';
-  return now >= r.exp ? 'EXPIRED' : 'VALID';
+  if (now >= r.exp) return 'EXPIRED';
+  return keyAccepted(r, accepted) ? 'VALID' : 'UNVERIFIABLE';
 }

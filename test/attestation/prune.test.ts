@@ -107,12 +107,20 @@ t.test('a record whose sub or hashes changed after issuance is stored with every
   const issue = createIssuer({ key, lifetimeSeconds: 3600, records: store.collection<AttestationRecord>('attestations'), log });
   const fresh = async () => (await issue(proven('2+2=4'), { engine: 'math', query: 'q', org_id: 'org_a', deferWrite: true })).record!;
   const r = await fresh();
-  t.equal((attestationCodec.encode(r, r.id) as unknown[])[0], 2, 'as issued: the lean layout');
+  const stored = attestationCodec.encode(r, r.id) as unknown[];
+  t.equal(stored[0], 3, 'as issued: the lean layout with the key thumbprint');
+  t.equal(r.jkt, key.thumbprint, 'the record names the key material that signed it');
+  t.same(attestationCodec.decode(stored, r.id), r);
+  const { jkt: _jkt, ...older } = r;
+  t.equal((attestationCodec.encode(older, r.id) as unknown[])[0], 2, 'a record of an earlier release (no thumbprint): layout 2');
+  t.same(attestationCodec.decode(attestationCodec.encode(older, r.id), r.id), older);
+  t.same(attestationCodec.encode({ ...r, jkt: 'not a thumbprint' }, r.id), { ...r, jkt: 'not a thumbprint' }, 'a thumbprint that is not 32 bytes is kept as it is');
   for (const edit of [(x: AttestationRecord) => (x.sub = 'sha256:' + '01'.repeat(32)), (x: AttestationRecord) => (x.query_hash = 'sha256:' + '02'.repeat(32))]) {
     const x = await fresh();
     edit(x);
     const stored = attestationCodec.encode(x, x.id) as unknown[];
     t.equal(stored[0], 1, 'a sub that is no longer the hash of the pair is stored as it is');
+    t.equal(stored.length, 16, 'with its thumbprint');
     t.same(attestationCodec.decode(stored, x.id), x);
   }
 });

@@ -49,7 +49,10 @@ export interface AttestationRecordResponse {
   sub: string;
   iat: number;
   exp: number;
-  status: "VALID" | "EXPIRED" | "REVOKED";
+  /**
+   * REVOKED if revoked, else EXPIRED once exp has passed, else UNVERIFIABLE when the signing key is not one the service accepts now (an earlier process's ephemeral key, a rotated-out key), else VALID.
+   */
+  status: "VALID" | "EXPIRED" | "REVOKED" | "UNVERIFIABLE";
   result: AttestationResult;
   query_hash: string;
   proof_hash: string;
