@@ -21,7 +21,8 @@ export const DEFAULT_BADGE_TTL_SECONDS = 30 * 24 * 3600;
 export const MAX_BADGE_TTL_SECONDS = 365 * 24 * 3600;
 
 export type BadgeLinkOutcome =
-  | { ok: true; status: StoredStatus | 'UNKNOWN' }
+  /** `claimHolds`: the attested result's `verified` (false for a claim proven false); null when unknown */
+  | { ok: true; status: StoredStatus | 'UNKNOWN'; claimHolds: boolean | null }
   | { ok: false; reason: 'invalid_signature' | 'link_expired' | 'not_configured' };
 
 /** What the badges plugin asks (through `app.service(BADGE_LINK_SERVICE)`): no tenant is involved, the signature is the authority. */
@@ -49,7 +50,7 @@ export function registerBadgeUrl(app: App, records: Collection<AttestationRecord
       const now = nowSeconds();
       if (Number(exp) <= now) return { ok: false, reason: 'link_expired' };
       const r = await records.get(id);
-      return { ok: true, status: r ? recordStatus(r, now, accepted) : 'UNKNOWN' };
+      return r ? { ok: true, status: recordStatus(r, now, accepted), claimHolds: r.result?.verified === true } : { ok: true, status: 'UNKNOWN', claimHolds: null };
     },
   };
   app.provide<BadgeLinkService>(BADGE_LINK_SERVICE, service);

@@ -45,6 +45,17 @@ function knownStatus(s: string): string {
   return up;
 }
 
+/**
+ * A valid attestation of a claim proven false (`2+2=5`, code proven unsafe; decisions §1) is a
+ * sound proof that the claim fails: green would read as a pass to anyone glancing at a README, so
+ * it shows `claim false` in red, the colour of a failed verification. Only a valid attestation of
+ * a claim that holds is green.
+ */
+export function attestationBadge(status: string, claimHolds: boolean | null): BadgeSpec {
+  if (status === 'VALID' && claimHolds !== true) return { label: 'attestation', message: 'claim false', color: STATUS_COLORS.FAILED };
+  return { label: 'attestation', message: status.toLowerCase(), color: STATUS_COLORS[status] ?? 'lightgrey' };
+}
+
 export function registerRoutes(app: App): void {
   const common = { method: 'GET' as const, auth: 'none' as const };
 
@@ -94,7 +105,7 @@ export function registerRoutes(app: App): void {
       const q = ctx.query as { exp: string; sig: string };
       const links = app.service<BadgeLinkService>(BADGE_LINK_SERVICE);
       const out = links ? await links.check(ctx.params.attestation_id, q.exp, q.sig) : ({ ok: false, reason: 'not_configured' } as const);
-      if (out.ok) return svg(ctx, { label: 'attestation', message: out.status.toLowerCase(), color: STATUS_COLORS[out.status] }, LIVE_CACHE);
+      if (out.ok) return svg(ctx, attestationBadge(out.status, out.claimHolds), LIVE_CACHE);
       // a bad link is still an image, so the page shows why instead of a broken-image icon
       if (out.reason === 'link_expired') return svg(ctx, { label: 'attestation', message: 'link expired', color: 'lightgrey' }, LIVE_CACHE, 410);
       if (out.reason === 'invalid_signature') return svg(ctx, { label: 'attestation', message: 'invalid link', color: 'lightgrey' }, LIVE_CACHE, 403);

@@ -136,4 +136,26 @@ t.test('badges', async (t) => {
     t.equal((await h.request('POST', `/attestation/${id}/revoke`, { key: 'a-operator' })).status, 200);
     t.match((await h.request('GET', l.body.path, { key: null })).text, />revoked</, 'the same URL shows the revocation');
   });
+
+  t.test('attestation badge of a claim proven false: red "claim false", never a green pass', async (t) => {
+    // badge-maker's fills of the message's rect: brightgreen #4b0, red #dd4343
+    const GREEN = /fill="#4b0"/;
+    const RED = /fill="#dd4343"/;
+    const holds = await h.request('POST', '/test/attestable', { body: { expression: '2+2=4' } });
+    const trueBadge = (await h.request('GET', (await h.request('POST', `/attestation/${holds.body.attestation_id}/badge-url`)).body.path, { key: null })).text;
+    t.match(trueBadge, />valid</);
+    t.match(trueBadge, GREEN);
+    const falseClaim = await h.request('POST', '/test/attestable', { body: { expression: '2+2=5', mode: 'false' } });
+    t.equal(falseClaim.body.status, 'VERIFIED', 'a proof was done');
+    t.equal((await h.request('GET', `/attestation/${falseClaim.body.attestation_id}`)).body.status, 'VALID', 'and its attestation is valid');
+    const path = (await h.request('POST', `/attestation/${falseClaim.body.attestation_id}/badge-url`)).body.path;
+    const r = await h.request('GET', path, { key: null });
+    t.equal(r.status, 200);
+    t.match(r.text, />claim false</);
+    t.notMatch(r.text, />valid</);
+    t.match(r.text, RED);
+    t.notMatch(r.text, GREEN);
+    t.equal((await h.request('POST', `/attestation/${falseClaim.body.attestation_id}/revoke`, { key: 'a-operator' })).status, 200);
+    t.match((await h.request('GET', path, { key: null })).text, />revoked</, 'revocation still shows as such');
+  });
 });
