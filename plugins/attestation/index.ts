@@ -14,7 +14,7 @@ import { registerBadgeUrl } from './badge-url.js';
 import { gateBatchMathItem, trustGate, type TrustGateOptions } from './trust-gate.js';
 import type { AttestationRecord, AttestationService } from './types.js';
 import { createVerifier, recordStatus } from './verify.js';
-import { signJws } from '../../core/es256.js';
+import { createStatementSigner, type StatementSigner } from './statement.js';
 
 export { trustGate, gateBatchMathItem, TRUST_GATE, BATCH_SIGNING_ERROR } from './trust-gate.js';
 export type { TrustGateOptions, GatedBatchItem } from './trust-gate.js';
@@ -29,19 +29,9 @@ export const ATTESTATION_SERVICE = 'attestation';
 export const RECORDS_COLLECTION = 'attestations';
 /** Service name the batch plugin looks up for math items (plugins/batch/run.ts `BatchAttestor`). */
 export const BATCH_ATTESTOR_SERVICE = 'attestation.batch';
-/**
- * `attestation.signer`: signs other plugins' statements with the attestation key (the audit
- * plugin's chain checkpoints), as compact ES256 JWS. Null when no key is available.
- */
+/** `attestation.signer`: a StatementSigner (statement.ts), null when no key is available. */
 export const ATTESTATION_SIGNER_SERVICE = 'attestation.signer';
-export interface StatementSigner {
-  readonly kid: string;
-  /** the public JWK (with kid/alg/use) a verifier needs offline */
-  readonly publicJwk: Record<string, unknown>;
-  /** RFC 7638 SHA-256 thumbprint of the public key: what an operator pins */
-  readonly thumbprint: string;
-  sign(typ: string, payload: Record<string, unknown>): string;
-}
+export type { StatementSigner } from './statement.js';
 
 /** `attestation.batch` implements the batch plugin's contract for math items (attestation required). */
 import type { BatchAttestor } from '../batch/index.js';
@@ -88,19 +78,14 @@ async function register(app: App): Promise<void> {
       if (!r || r.org_id === null || r.org_id !== orgId) return null;
       return recordStatus(r, Math.floor(Date.now() / 1000), accepted);
     },
+    async lookup(id) {
+      const r = await records.get(id);
+      return r ? { status: recordStatus(r, Math.floor(Date.now() / 1000), accepted), record: r } : null;
+    },
     trustGate: (diagnostic, opts) => trustGate(diagnostic, { ...opts, verify, log: app.log }),
   };
   app.provide(ATTESTATION_SERVICE, service);
-  const signer: StatementSigner | null = key
-    ? {
-        kid: key.kid,
-        publicJwk: key.publicJwk as Record<string, unknown>,
-        thumbprint: key.thumbprint,
-        sign(typ, payload) {
-          return signJws({ alg: 'ES256', typ, kid: key.kid }, payload, key.privateKey);
-        },
-      }
-    : null;
+  const signer: StatementSigner | null = key ? createStatementSigner(key, keys) : null;
   app.provide(ATTESTATION_SIGNER_SERVICE, signer);
   const batchAttestor: BatchAttestor = {
     async gate(diagnostic, subject) {

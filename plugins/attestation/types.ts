@@ -112,4 +112,9 @@ export interface AttestationService {
   verify(token: unknown): Promise<VerifyOutcome>;
   /** stored status of an attestation visible to `orgId`, or null when unknown there */
   status(id: string, orgId: string): Promise<StoredStatus | null>;
+  /**
+   * Any organisation's attestation with its status, or null: only for a caller that holds its own
+   * proof of the id (a document sealed by this service), never to answer a tenant's lookup.
+   */
+  lookup(id: string): Promise<{ status: StoredStatus; record: AttestationRecord } | null>;
 }

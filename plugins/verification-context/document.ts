@@ -6,8 +6,10 @@ import type { DiagnosticResult, Status } from '../../core/verdict.js';
 
 /**
  * Verification Context v1.0 documents: built from a (gated) DiagnosticResult, validated against
- * schemas/verification-context/document.json plus the same invariants in code, and sealed with a
- * proof_ref that commits to every other byte of the document.
+ * schemas/verification-context/document.json plus the same invariants in code, carrying a proof_ref
+ * that commits to every other byte of the document and, when VERIFIED, a seal: an ES256 JWS by the
+ * service's attestation key over the rest of the document. proof_ref alone is a plain hash anyone
+ * can recompute after editing; the seal is what says this service issued the document.
  */
 export interface VcDocument {
   spec_version: '1.0';
@@ -21,7 +23,7 @@ export interface VcDocument {
     proof: {
       verifier: string;
       version: string;
-      evidence: { proof_ref: string | null; diagnostic_proof_ref: string | null; attestation_id: string | null };
+      evidence: { proof_ref: string | null; diagnostic_proof_ref: string | null; attestation_id: string | null; seal?: string | null };
     };
     decision: { admission: 'ADMIT' | 'DENY' };
   };
@@ -37,17 +39,29 @@ function schemaCheck(): ValidateFunction {
   return compiledCheck;
 }
 
-/** The document with context.proof.evidence.proof_ref removed (the member, not set to null). */
-function withoutProofRef(doc: unknown): unknown {
+/** JWS `typ` of a document seal. */
+export const SEAL_TYP = 'svc-vc-seal+jws';
+
+/** The document with the named members of context.proof.evidence removed (the members, not set to null). */
+function without(doc: unknown, members: readonly string[]): unknown {
   const copy = structuredClone(doc) as { context?: { proof?: { evidence?: Record<string, unknown> } } };
   const ev = copy?.context?.proof?.evidence;
-  if (ev && typeof ev === 'object') delete ev.proof_ref;
+  if (ev && typeof ev === 'object') for (const m of members) delete ev[m];
   return copy;
 }
 
-/** proof_ref of a document: sha256 over the RFC 8785 form of the document without proof_ref. */
+/** proof_ref of a document: sha256 over the RFC 8785 form of the document without proof_ref (the seal included). */
 export function documentProofRef(doc: unknown): string {
-  return sha256Ref(withoutProofRef(doc));
+  return sha256Ref(without(doc, ['proof_ref']));
+}
+
+/**
+ * What a seal signs: sha256 over the RFC 8785 form of the document without proof_ref and seal.
+ * The seal cannot cover itself, and proof_ref is derived from everything else (seal included), so
+ * the spec's proof_ref rule ("the document with proof_ref removed") holds unchanged.
+ */
+export function sealedHash(doc: unknown): string {
+  return sha256Ref(without(doc, ['proof_ref', 'seal']));
 }
 
 export interface BuildInput {
@@ -61,6 +75,8 @@ export interface BuildInput {
   /** overrides the summary/constraint (malformed input, demotion) */
   summary?: string;
   constraintId?: string | null;
+  /** signs a VERIFIED document's sealedHash (compact JWS); without it nothing is VERIFIED (fail closed) */
+  seal?: (documentHash: string) => string;
 }
 
 /** The schema's bound on object.statement (schemas/verification-context/document.json). */
@@ -91,7 +107,7 @@ export const CONSTRAINT_ID_MAX_CHARS = 256;
 
 export function buildDocument(b: BuildInput, verdict: Status): VcDocument {
   const d = b.diagnostic;
-  const isVerified = verdict === 'VERIFIED' && d?.status === 'VERIFIED';
+  const isVerified = verdict === 'VERIFIED' && d?.status === 'VERIFIED' && b.seal !== undefined;
   const st = statementOf(b.query);
   const raw = b.constraintId !== undefined ? b.constraintId : typeof d?.developer_fields.constraint_id === 'string' ? d.developer_fields.constraint_id : null;
   // the diagnostic is the caller's: its texts are clipped to what a document may hold, or the
@@ -105,7 +121,7 @@ export function buildDocument(b: BuildInput, verdict: Status): VcDocument {
       proof: {
         verifier: b.verifier,
         version: b.version,
-        evidence: { proof_ref: null, diagnostic_proof_ref: isVerified ? d.proof_ref : null, attestation_id: isVerified ? b.attestationId : null },
+        evidence: { proof_ref: null, diagnostic_proof_ref: isVerified ? d.proof_ref : null, attestation_id: isVerified ? b.attestationId : null, seal: null },
       },
       // truth is not admission: a claim proven false, or code proven unsafe, is VERIFIED and still
       // DENY (is_valid false; the trust gate has checked it against the attestation's signed `verified`)
@@ -113,7 +129,10 @@ export function buildDocument(b: BuildInput, verdict: Status): VcDocument {
     },
     verdict: isVerified ? 'VERIFIED' : verdict === 'VERIFIED' ? 'UNVERIFIABLE' : verdict,
   };
-  if (doc.verdict === 'VERIFIED') doc.context.proof.evidence.proof_ref = documentProofRef(doc);
+  if (doc.verdict === 'VERIFIED' && b.seal) {
+    doc.context.proof.evidence.seal = b.seal(sealedHash(doc));
+    doc.context.proof.evidence.proof_ref = documentProofRef(doc);
+  }
   return doc;
 }
 
@@ -152,13 +171,17 @@ export function validateDocument(doc: unknown): ValidationDetail[] {
   const ev = d.context.proof.evidence;
   if (d.verdict === 'VERIFIED' && ev.proof_ref === null) out.push({ path: '/context/proof/evidence/proof_ref', message: 'VERIFIED requires a proof_ref' });
   if (d.verdict !== 'VERIFIED' && ev.proof_ref !== null) out.push({ path: '/context/proof/evidence/proof_ref', message: 'proof_ref is only allowed with VERIFIED' });
+  if (d.verdict !== 'VERIFIED' && ev.seal !== undefined && ev.seal !== null) out.push({ path: '/context/proof/evidence/seal', message: 'a seal is only allowed with VERIFIED' });
   if (d.verdict !== 'VERIFIED' && d.context.decision.admission !== 'DENY') out.push({ path: '/context/decision/admission', message: 'a non-VERIFIED verdict must DENY' });
   if (!statementHashMatches(d.object.statement, d.object.statement_hash)) out.push({ path: '/object/statement_hash', message: 'is not the hash of the statement' });
   return out;
 }
 
-/** true only for a valid VERIFIED document whose proof_ref re-derives to the stored value. */
-export function resolveDocument(doc: unknown): boolean {
+/**
+ * true for a valid VERIFIED document whose proof_ref re-derives to the stored value: integrity only
+ * (anyone can re-derive it after an edit). `resolve` also needs the seal and the attestation (resolve.ts).
+ */
+export function commitmentHolds(doc: unknown): boolean {
   if (validateDocument(doc).length) return false;
   const d = doc as VcDocument;
   if (d.verdict !== 'VERIFIED') return false;

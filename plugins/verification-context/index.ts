@@ -1,9 +1,10 @@
 import type { Plugin } from '../../core/types.js';
 import { registerRoutes } from './routes.js';
 
-export { buildDocument, documentProofRef, validateDocument, resolveDocument, type VcDocument } from './document.js';
-export { MALFORMED_DIAGNOSTIC } from './routes.js';
+export { buildDocument, commitmentHolds, documentProofRef, sealedHash, SEAL_TYP, validateDocument, type VcDocument } from './document.js';
+export { resolveDocument, whyUnresolved, type ResolveDeps, type UnresolvedReason } from './resolve.js';
+export { MALFORMED_DIAGNOSTIC, SEAL_UNAVAILABLE } from './routes.js';
 
-/** Verification Context v1.0: conversion of gated diagnostics into portable, self-committing documents. */
+/** Verification Context v1.0: conversion of gated diagnostics into portable, self-committing documents sealed by the attestation key. */
 const plugin: Plugin = { name: 'verification-context', register: (app) => registerRoutes(app) };
 export default plugin;

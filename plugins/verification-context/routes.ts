@@ -3,12 +3,15 @@ import { sha256Ref } from '../../core/canonical.js';
 import type { App, RequestContext } from '../../core/types.js';
 import { diagnosticProblem, reviveDiagnostic, type DiagnosticResult } from '../../core/verdict.js';
 import { SERVICE_VERSION } from '../../core/version.js';
-import { trustGate, type AttestationService, type VerifyOutcome } from '../attestation/index.js';
-import { buildDocument, resolveDocument, statementText, STATEMENT_MAX_CHARS, validateDocument } from './document.js';
+import { ATTESTATION_SIGNER_SERVICE, trustGate, type AttestationService, type StatementSigner, type VerifyOutcome } from '../attestation/index.js';
+import { buildDocument, SEAL_TYP, statementText, STATEMENT_MAX_CHARS, validateDocument } from './document.js';
+import { whyUnresolved } from './resolve.js';
 import { HttpError, Problems } from '../../core/errors.js';
 
 const S = 'https://proofgate.dev/schemas/verification-context';
 export const MALFORMED_DIAGNOSTIC = 'verification_context.malformed_diagnostic';
+/** A VERIFIED result the service cannot seal (no attestation key): not a document it can stand behind. */
+export const SEAL_UNAVAILABLE = 'verification_context.seal_unavailable';
 
 interface FromDiagnosticBody {
   diagnostic?: unknown;
@@ -70,7 +73,12 @@ async function fromDiagnostic(app: App, ctx: RequestContext) {
     );
   }
   const attestationId = gated.status === 'VERIFIED' && token ? String(decodeJwt(token).jti) : null;
-  return buildDocument({ ...base, diagnostic: gated, attestationId }, gated.status);
+  const signer = app.service<StatementSigner | null>(ATTESTATION_SIGNER_SERVICE);
+  if (gated.status === 'VERIFIED' && !signer) {
+    return buildDocument({ ...base, diagnostic: gated, summary: 'The result cannot be sealed by this service', constraintId: SEAL_UNAVAILABLE }, 'UNVERIFIABLE');
+  }
+  const seal = signer ? (documentHash: string) => signer.sign(SEAL_TYP, { document_hash: documentHash }) : undefined;
+  return buildDocument({ ...base, diagnostic: gated, attestationId, seal }, gated.status);
 }
 
 export function registerRoutes(app: App): void {
@@ -94,6 +102,15 @@ export function registerRoutes(app: App): void {
     ...common,
     path: '/verification-context/resolve',
     schema: { body: `${S}/document.body.json`, response: `${S}/resolve.response.json` },
-    handler: (ctx) => ({ body: { resolved: resolveDocument((ctx.body as { document: unknown }).document) } }),
+    async handler(ctx) {
+      const signer = app.service<StatementSigner | null>(ATTESTATION_SIGNER_SERVICE);
+      const service = app.service<AttestationService>('attestation');
+      const reason = await whyUnresolved((ctx.body as { document: unknown }).document, {
+        verifyStatement: signer ? (typ, jws) => signer.verify(typ, jws) : undefined,
+        attestation: service ? (id) => service.lookup(id) : undefined,
+      });
+      if (reason) ctx.log.info({ event: 'verification_context.unresolved', reason }, 'document not resolved');
+      return { body: { resolved: reason === null } };
+    },
   });
 }

@@ -1,7 +1,7 @@
 import t from 'tap';
 import { sha256Ref } from '../../core/canonical.js';
 import { blocked, unverifiable, verified } from '../../core/verdict.js';
-import vc, { documentProofRef, MALFORMED_DIAGNOSTIC, resolveDocument, validateDocument } from '../../plugins/verification-context/index.js';
+import vc, { commitmentHolds, documentProofRef, MALFORMED_DIAGNOSTIC, validateDocument } from '../../plugins/verification-context/index.js';
 import { startHarness } from '../helpers/attestation/harness.js';
 import { startServer, testAuthPlugin, TEST_API_KEY } from '../helpers/server.js';
 import health from '../../plugins/health/index.js';
@@ -49,6 +49,7 @@ t.test('verification context endpoints', async (t) => {
     t.equal(doc.context.proof.evidence.diagnostic_proof_ref, diagnostic.proof_ref);
     t.equal(doc.context.proof.evidence.attestation_id, src.body.attestation_id);
     t.equal(doc.context.proof.evidence.proof_ref, documentProofRef(doc));
+    t.type(doc.context.proof.evidence.seal, 'string', 'sealed by the service');
     const inside = await convert({ diagnostic: { ...diagnostic, attestation_token: token }, query: Q, verifier: 'math' });
     t.equal(inside.body.verdict, 'VERIFIED', 'the token may ride inside the diagnostic payload');
     t.same((await h.request('POST', '/verification-context/validate', { body: { document: doc } })).body, { valid: true });
@@ -74,7 +75,8 @@ t.test('verification context endpoints', async (t) => {
       t.equal(r.body.context.decision.admission, 'DENY', name);
       t.equal(r.body.context.proof.evidence.proof_ref, null, name);
       t.same(validateDocument(r.body), [], `${name}: valid document`);
-      t.equal(resolveDocument(r.body), false, `${name}: never resolves`);
+      t.equal(r.body.context.proof.evidence.seal, null, `${name}: not sealed`);
+      t.same((await h.request('POST', '/verification-context/resolve', { body: { document: r.body } })).body, { resolved: false }, `${name}: never resolves`);
     }
   });
 
@@ -169,7 +171,8 @@ t.test('verification context endpoints', async (t) => {
     }
     const resealed = tamper(doc, ['context', 'interpretation', 'summary']) as any;
     resealed.context.proof.evidence.proof_ref = documentProofRef(resealed);
-    t.equal(resolveDocument(resealed), true, 'only a re-derived commitment matches (resolve is integrity, not authenticity)');
+    t.equal(commitmentHolds(resealed), true, 'a re-derived proof_ref matches: it is integrity, not authenticity');
+    t.same((await h.request('POST', '/verification-context/resolve', { body: { document: resealed } })).body, { resolved: false }, 'the seal no longer covers the edited document');
   });
 
   t.test('a statement that is not the one statement_hash (and so the attestation) covers neither validates nor resolves', async (t) => {
@@ -184,7 +187,7 @@ t.test('verification context endpoints', async (t) => {
     const unhashed = structuredClone(doc);
     unhashed.object.statement_hash = null;
     unhashed.context.proof.evidence.proof_ref = documentProofRef(unhashed);
-    t.equal(resolveDocument(unhashed), false, 'a statement without its hash');
+    t.equal(commitmentHolds(unhashed), false, 'a statement without its hash');
     // a non-string query: the statement is its canonical JSON, statement_hash the hash of that text
     const fromObject = await convert({ diagnostic: {}, query: { b: [1, 2], a: 'x' } });
     t.equal(fromObject.body.object.statement, '{"a":"x","b":[1,2]}');

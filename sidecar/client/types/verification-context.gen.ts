@@ -11,7 +11,7 @@ export interface VerificationContextDocumentBody {
 }
 
 /**
- * What was checked (object), how and with what result (context), and the verdict. Invariants: proof_ref only with verdict VERIFIED; every non-VERIFIED verdict carries admission DENY. context.proof.evidence.proof_ref = sha256 over the RFC 8785 form of this document with that one member removed.
+ * What was checked (object), how and with what result (context), and the verdict. Invariants: proof_ref only with verdict VERIFIED; every non-VERIFIED verdict carries admission DENY. context.proof.evidence.proof_ref = sha256 over the RFC 8785 form of this document with that one member removed; context.proof.evidence.seal (VERIFIED only) signs the rest.
  *
  * This interface was referenced by `ProofgateSchemas`'s JSON-Schema
  * via the `definition` "VerificationContextDocument".
@@ -51,6 +51,10 @@ export interface VerificationContextDocument {
          */
         diagnostic_proof_ref: string | null;
         attestation_id: string | null;
+        /**
+         * VERIFIED documents issued by a service: compact ES256 JWS (typ svc-vc-seal+jws, kid of the service's attestation key) whose payload is {document_hash}, sha256 over the RFC 8785 form of this document without proof_ref and seal. Optional so documents of earlier releases still validate; /resolve requires it.
+         */
+        seal?: string | null;
       };
     };
     decision: {
