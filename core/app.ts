@@ -150,6 +150,11 @@ export async function createApp(opts: CreateOptions): Promise<Kernel> {
 
   let plugins: Plugin[];
   try {
+    // Plugins use the store as they register (the attestation key's first-seen time, a bootstrap
+    // file). A PostgreSQL that does not answer yet is waited for however long it takes, as the
+    // early listener keeps /healthz 200 and /readyz 503 meanwhile: with the 30 s bound of a request,
+    // a replica whose database was down for longer exited and went into a restart loop
+    await store.whenOpen?.(Infinity);
     plugins = await resolvePlugins(opts.plugins, config.plugins.disabled, config.plugins.extra, (msg) => log.warn(msg));
     for (const p of plugins) {
       if (p.config) {

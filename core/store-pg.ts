@@ -260,10 +260,11 @@ export class PgStore implements Store {
     }
   }
 
-  /** resolves once migrations ran; rejects with the reason when they cannot, or not within openTimeoutMs */
-  async whenOpen(): Promise<void> {
+  /** resolves once migrations ran; rejects with the reason when they cannot, or not within `timeoutMs` (Infinity: no bound) */
+  async whenOpen(timeoutMs = this.opts.openTimeoutMs ?? 30_000): Promise<void> {
     let timer: NodeJS.Timeout | undefined;
-    await Promise.race([this.settled, new Promise<void>((r) => (timer = setTimeout(r, this.opts.openTimeoutMs ?? 30_000)))]);
+    const bound = Number.isFinite(timeoutMs) ? [new Promise<void>((r) => (timer = setTimeout(r, timeoutMs)))] : [];
+    await Promise.race([this.settled, ...bound]);
     clearTimeout(timer);
     if (this.closed) throw new Error('store closed');
     if (!this.migrated) throw new Error(`PostgreSQL store unavailable: ${this.lastError?.message ?? 'not migrated'}`);

@@ -87,6 +87,12 @@ export interface Store {
   stats(): Promise<CollectionStats[]>;
   /** true once open and until closed */
   readonly ready: boolean;
+  /**
+   * A store that opens in the background (PostgreSQL, which may not answer yet): resolves once it
+   * is usable, rejects when it cannot become so or not within `timeoutMs` (Infinity: no bound).
+   * Absent where the store is usable as soon as it is constructed (LMDB).
+   */
+  whenOpen?(timeoutMs?: number): Promise<void>;
   close(): Promise<void>;
 }
 
