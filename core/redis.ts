@@ -45,5 +45,33 @@ export async function connectRedis(url: string, log: Logger, o: { what: string; 
       log.error({ err: err.message }, `${o.what}: Redis error, limited requests are denied until it recovers`);
     }
   });
+  watchHealth(client);
   return client;
+}
+
+/** the outcome of each client's last health ping (watchHealth) */
+const answering = new WeakMap<Redis, boolean>();
+
+/**
+ * A connection can stay open ('ready') while Redis answers nothing: a frozen server, a partition
+ * that leaves the TCP connection up. Every limited request then fails its command timeout and is
+ * denied, so readiness must say so too; a ping every 2 s (bounded by the command timeout) tells.
+ */
+function watchHealth(client: Redis): void {
+  answering.set(client, true);
+  let inFlight = false;
+  const timer = setInterval(() => {
+    if (inFlight) return;
+    inFlight = true;
+    client.ping().then(
+      () => answering.set(client, true),
+      () => answering.set(client, false),
+    ).finally(() => (inFlight = false));
+  }, 2000).unref();
+  client.once('end', () => clearInterval(timer));
+}
+
+/** Whether a client of connectRedis can serve now: connected, and its last health ping was answered. */
+export function redisAnswers(client: Redis): boolean {
+  return client.status === 'ready' && answering.get(client) !== false;
 }

@@ -1,6 +1,6 @@
 import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
-import { connectRedis } from '../../core/redis.js';
+import { connectRedis, redisAnswers } from '../../core/redis.js';
 import { PairBuckets, type Clock, type TakeResult } from './token-bucket.js';
 
 /**
@@ -89,7 +89,7 @@ export class RedisPairBuckets implements PairLimiter {
   }
 
   ready(): boolean {
-    return this.client.status === 'ready';
+    return redisAnswers(this.client);
   }
 
   async close(): Promise<void> {

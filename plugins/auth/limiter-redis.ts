@@ -1,6 +1,6 @@
 import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
-import { connectRedis } from '../../core/redis.js';
+import { connectRedis, redisAnswers } from '../../core/redis.js';
 import { decide, LimiterUnavailableError, MemoryLimiter, windowStart, type Decision, type RateLimiter, type Rule } from './limiter.js';
 
 /**
@@ -52,7 +52,7 @@ export class RedisLimiter implements RateLimiter {
   }
 
   ready(): boolean {
-    return this.client.status === 'ready';
+    return redisAnswers(this.client);
   }
 
   async close(): Promise<void> {

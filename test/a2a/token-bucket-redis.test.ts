@@ -54,6 +54,26 @@ t.test('Redis lost at run time: take() rejects (the caller denies); recovered wh
   t.equal((await a.take('org-1', 's', 'r')).allowed, true, 'a fresh server: a fresh, full bucket');
 });
 
+t.test('a Redis that stops answering while its connection stays open: not ready until it answers again', async (t) => {
+  const port = await freePort();
+  const redis = await startRedis(port);
+  const resume = () => void redis.kill('SIGCONT');
+  t.teardown(async () => {
+    resume();
+    await killProcess(redis);
+  });
+  const a = await createPairBuckets(`redis://127.0.0.1:${port}`, 5, silent);
+  t.teardown(() => a.close());
+  t.equal(a.ready(), true);
+  // frozen: the TCP connection stays up, so the client's own status stays 'ready'
+  redis.kill('SIGSTOP');
+  await t.rejects(a.take('org-1', 's', 'r'), SharedBucketsUnavailableError, 'the command times out: the caller denies');
+  await waitFor(() => !a.ready(), { what: 'the buckets to report the silent Redis', timeoutMs: 15_000 });
+  resume();
+  await waitFor(() => a.ready(), { what: 'the buckets to be ready once Redis answers', timeoutMs: 15_000 });
+  t.equal((await a.take('org-1', 's', 'r')).allowed, true);
+});
+
 t.test('Redis unreachable at start-up: in-process buckets until restart', async (t) => {
   const port = await freePort();
   const a = await createPairBuckets(`redis://127.0.0.1:${port}`, 2, silent, { connectTimeoutMs: 300 });

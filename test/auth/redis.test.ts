@@ -102,3 +102,35 @@ t.test('server with a Redis limiter: limits shared, requests denied when Redis d
   await waitFor(async () => (await signin()) === 200, { what: 'requests to pass once Redis is back', timeoutMs: 30_000, everyMs: 100 });
   t.pass('recovered after Redis came back');
 });
+
+t.test('a Redis that stops answering while its connection stays open: denied, and /readyz says so', async (t) => {
+  const port = await freePort();
+  const redis = await startRedis(port);
+  // a frozen server (or a partition that leaves the TCP connection up): the client stays 'ready'
+  const resume = () => void redis.kill('SIGCONT');
+  t.teardown(async () => {
+    resume();
+    await kill(redis);
+  });
+  const s = await startServer({
+    plugins: [health, createAuthPlugin()],
+    config: { auth: { anonymous_rate_per_minute: 50, rate_limit_redis_url: `redis://127.0.0.1:${port}` } },
+  });
+  t.teardown(() => s.close());
+  const ready = async () => (await s.request('GET', '/readyz')).status;
+  await waitFor(async () => (await ready()) === 200, { what: 'the server to be ready', timeoutMs: 30_000, everyMs: 50 });
+  const acct = await signup(s);
+  const key = (await createKey(s, acct.token)).key;
+
+  redis.kill('SIGSTOP');
+  const denied = await s.request('POST', '/admin/keys/rotate', { apiKey: key, body: { key_id: 'key_none' } });
+  t.equal(denied.status, 503, 'the command times out: denied');
+  t.equal(denied.body.code, 'rate_limiter_unavailable');
+  await waitFor(async () => (await ready()) === 503, { what: '/readyz to report the silent Redis', timeoutMs: 30_000, everyMs: 100 });
+  t.pass('not ready while Redis does not answer');
+
+  resume();
+  await waitFor(async () => (await ready()) === 200, { what: '/readyz to recover', timeoutMs: 30_000, everyMs: 100 });
+  const ok = await s.request('POST', '/admin/keys/rotate', { apiKey: key, body: { key_id: 'key_none' } });
+  t.equal(ok.status, 404, 'limited requests pass again');
+});
