@@ -100,5 +100,6 @@ export const Problems = {
   engineUnavailable: defineProblem('engine_unavailable', 503, 'Engine unavailable'),
   unavailable: defineProblem('service_unavailable', 503, 'Service Unavailable'),
   shuttingDown: defineProblem('shutting_down', 503, 'Server is shutting down'),
+  storeUnavailable: defineProblem('store_unavailable', 503, 'Store unavailable'),
   internal: defineProblem('internal_error', 500, 'Internal Server Error'),
 } as const;

@@ -3,6 +3,7 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { HttpError, Problems } from './errors.js';
 import { EngineError } from './workers.js';
+import { StoreUnavailableError } from './store.js';
 import type { Reply } from './types.js';
 
 /**
@@ -47,6 +48,10 @@ export function toHttpError(err: unknown): HttpError {
     return err.kind === 'timeout'
       ? new HttpError(Problems.engineTimeout, 'the engine did not finish within its deadline', { constraintId: 'engine.timeout' })
       : new HttpError(Problems.engineUnavailable, 'the engine could not complete the task', { constraintId: `engine.${err.kind}` });
+  }
+  if (err instanceof StoreUnavailableError) {
+    // the database's own message stays in the server log (it can name hosts and roles)
+    return new HttpError(Problems.storeUnavailable, 'the data store is not answering; retry shortly', { headers: { 'retry-after': '5' } });
   }
   return new HttpError(Problems.internal, 'an internal error occurred');
 }

@@ -1,8 +1,9 @@
 import pg from 'pg';
 import { Packr } from 'msgpackr';
-import { codecOf, type Codec, type Collection, type CollectionStats, type CommitOptions, type Entry, type ListOptions, type Store, type WriteOp } from './store.js';
+import { codecOf, type Codec, type Collection, type CollectionStats, type CommitOptions, type Entry, type ListOptions, type Store, type WriteOp, StoreUnavailableError } from './store.js';
 import { migrate } from './store-pg-migrate.js';
 import { chainLock, PgCommitter, planCommit } from './store-pg-commit.js';
+import { classifyPgError, isConnectionError, isQueryTimeout } from './store-pg-errors.js';
 
 /**
  * PostgreSQL backend (shared mode: every replica opens the same database). One table holds every
@@ -267,7 +268,7 @@ export class PgStore implements Store {
     await Promise.race([this.settled, ...bound]);
     clearTimeout(timer);
     if (this.closed) throw new Error('store closed');
-    if (!this.migrated) throw new Error(`PostgreSQL store unavailable: ${this.lastError?.message ?? 'not migrated'}`);
+    if (!this.migrated) throw new StoreUnavailableError(`PostgreSQL store unavailable: ${this.lastError?.message ?? 'not migrated'}`);
   }
 
   get ready(): boolean {
@@ -276,7 +277,7 @@ export class PgStore implements Store {
 
   async query(sql: string, params: unknown[]): Promise<pg.QueryResult> {
     if (!this.migrated) await this.whenOpen();
-    return this.pool.query(sql, params);
+    return this.pool.query(sql, params).catch((err: unknown) => Promise.reject(classifyPgError(err)));
   }
 
   /** chains this process kept for a lost race's retry, and how many it gave up on a timeout */
@@ -286,13 +287,13 @@ export class PgStore implements Store {
 
   /** A read over the connection kept for a chain's retry (store-pg-commit.ts), or undefined if none is kept. */
   readHeld(lock: string, sql: string, params: unknown[]): Promise<pg.QueryResult | undefined> {
-    return this.committer.readHeld(lock, (c) => c.query(sql, params));
+    return this.committer.readHeld(lock, (c) => c.query(sql, params)).catch((err: unknown) => Promise.reject(classifyPgError(err)));
   }
 
   /** Runs `fn` in one transaction on one pooled connection; any throw rolls it back. */
   async transaction<R>(fn: (c: pg.PoolClient) => Promise<R>): Promise<R> {
     if (!this.migrated) await this.whenOpen();
-    const c = await this.pool.connect();
+    const c = await this.pool.connect().catch((err: unknown) => Promise.reject(classifyPgError(err)));
     let broken: Error | undefined;
     // a checked-out client has no pool listener: without this, a server going away mid-transaction
     // would be an unhandled 'error' event and end the process; the pending query rejects anyway
@@ -314,7 +315,7 @@ export class PgStore implements Store {
           broken = e as Error;
         }
       }
-      throw err;
+      throw classifyPgError(err);
     } finally {
       c.removeListener('error', onError);
       c.release(broken);
@@ -346,7 +347,7 @@ export class PgStore implements Store {
       () => enc(null),
     );
     if (!this.migrated) await this.whenOpen();
-    return this.committer.commit(plan, opts?.retryOnConflict === true);
+    return this.committer.commit(plan, opts?.retryOnConflict === true).catch((err: unknown) => Promise.reject(classifyPgError(err)));
   }
 
   async stats(): Promise<CollectionStats[]> {
@@ -371,15 +372,4 @@ export class PgStore implements Store {
     await this.committer.close();
     await this.pool.end();
   }
-}
-
-/** node-postgres' client-side query_timeout */
-export function isQueryTimeout(err: unknown): boolean {
-  return (err as Error)?.message === 'Query read timeout';
-}
-
-function isConnectionError(err: unknown): boolean {
-  const code = (err as { code?: string }).code ?? '';
-  // network errors from node, and PostgreSQL's "cannot connect now" / "too many connections" classes
-  return /^(ECONNREFUSED|ECONNRESET|ETIMEDOUT|EHOSTUNREACH|ENOTFOUND|EAI_AGAIN|57P03|53300)$/.test(code) || /timeout|terminat/i.test(String((err as Error).message));
 }

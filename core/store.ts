@@ -37,6 +37,14 @@ export interface Collection<T> {
   count(opts?: Pick<ListOptions, 'prefix'>): Promise<number>;
 }
 
+/**
+ * The backend cannot serve now (a database that does not answer, a demoted primary): the request
+ * may succeed if retried shortly, so the kernel answers 503 `store_unavailable`, not 500.
+ */
+export class StoreUnavailableError extends Error {
+  override readonly name = 'StoreUnavailableError';
+}
+
 /** One write of a `Store.commit`: a put (value given), a delete (value undefined), or an insert-if-absent. */
 export interface WriteOp {
   collection: string;

@@ -84,7 +84,8 @@ async function run() {
     t.equal((await list()).status, 200);
     relay.silent(true);
     const r = await list();
-    t.equal(r.status, 500, 'an error answer within the timeout');
+    t.equal(r.status, 503, 'an error answer within the timeout');
+    t.match(await r.json(), { code: 'store_unavailable' }, 'worth retrying: the store did not answer');
     relay.silent(false);
     const again = await list();
     t.equal(again.status, 200, 'served again once the store answers');

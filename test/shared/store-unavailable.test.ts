@@ -1,0 +1,82 @@
+import t from 'tap';
+import { connect, createServer, type Socket } from 'node:net';
+import { PgStore } from '../../core/store-pg.js';
+import { StoreUnavailableError } from '../../core/store.js';
+import { classifyPgError } from '../../core/store-pg-errors.js';
+import { createTestDatabase, freshSchema, pgUnavailable } from '../helpers/pg.js';
+import { startServer, builtinsWithoutEngines } from '../helpers/server.js';
+import { createKey, signup, uniq, verificationTestPlugin } from '../helpers/tenancy.js';
+
+/**
+ * A running replica whose PostgreSQL stops answering: requests that need the store are worth
+ * retrying shortly (here or on another replica), so they answer 503 `store_unavailable` with
+ * Retry-After, not 500 `internal_error`; and they recover on their own once it answers again.
+ */
+t.test('classifyPgError: database failures are StoreUnavailableError, request errors pass through', async (t) => {
+  for (const code of ['08006', '08001', '57P01', '57P02', '57P03', '53300', '25006', '57014', 'ECONNREFUSED']) {
+    t.type(classifyPgError(Object.assign(new Error(code), { code })), StoreUnavailableError, code);
+  }
+  t.type(classifyPgError(new Error('Connection terminated unexpectedly')), StoreUnavailableError);
+  t.type(classifyPgError(new Error('Query read timeout')), StoreUnavailableError);
+  for (const code of ['23505', '42P01', '22P02']) {
+    const err = Object.assign(new Error(code), { code });
+    t.equal(classifyPgError(err), err, `${code} is not the database being away`);
+  }
+});
+
+const why = await pgUnavailable();
+if (why) t.comment(`skipped: ${why}`);
+else await run();
+
+async function run() {
+  const db = await createTestDatabase();
+  t.teardown(() => db.drop());
+
+  t.test('503 store_unavailable while PostgreSQL does not answer, and back once it does', async (t) => {
+    let open = true;
+    const sockets = new Set<Socket>();
+    const relay = createServer((inbound) => {
+      if (!open) return inbound.destroy();
+      const outbound = connect(5432, '127.0.0.1');
+      for (const s of [inbound, outbound]) {
+        sockets.add(s);
+        s.on('error', () => undefined);
+        s.on('close', () => sockets.delete(s));
+      }
+      inbound.pipe(outbound).pipe(inbound);
+    });
+    await new Promise<void>((r) => relay.listen(0, '127.0.0.1', () => r()));
+    t.teardown(() => {
+      for (const s of sockets) s.destroy();
+      relay.close();
+    });
+    const url = new URL(db.url);
+    url.port = String((relay.address() as { port: number }).port);
+
+    const s = await startServer({
+      plugins: [...builtinsWithoutEngines, verificationTestPlugin],
+      config: { auth: { anonymous_rate_per_minute: 1000 } },
+      store: () => new PgStore({ url: url.toString(), schema: freshSchema(), openTimeoutMs: 2000, queryTimeoutMs: 2000 }),
+    });
+    t.teardown(() => s.close());
+    const owner = await signup(s, { email: `${uniq('down')}@example.com` });
+    const key = await createKey(s, owner.token, { name: 'ci' });
+    const ok = await s.request('POST', '/test/verify', { apiKey: key.key, body: { outcome: 'verified' } });
+    t.equal(ok.status, 200, 'served while the database answers');
+
+    open = false;
+    for (const sock of sockets) sock.destroy();
+    const down = await s.request('POST', '/test/verify', { apiKey: key.key, body: { outcome: 'verified' } });
+    t.equal(down.status, 503);
+    t.equal(down.body.code, 'store_unavailable');
+    t.equal(down.headers.get("retry-after"), '5');
+    t.notMatch(JSON.stringify(down.body), /127\.0\.0\.1|postgres|terminat/i, 'the database error stays in the log');
+    const me = await s.request('GET', '/auth/me', { headers: { authorization: `Bearer ${owner.token}` } });
+    t.equal(me.status, 503, 'a read route too');
+    t.equal(me.body.code, 'store_unavailable');
+
+    open = true;
+    const back = await s.request('POST', '/test/verify', { apiKey: key.key, body: { outcome: 'verified' } });
+    t.equal(back.status, 200, 'recovers without a restart');
+  });
+}
