@@ -99,6 +99,11 @@ export function registerComplianceRoutes(app: App, services: { keys(): ApiKeys; 
       const q = ctx.query as { from?: string; to?: string };
       const to = periodBound(q.to, 'to') ?? new Date().toISOString();
       const from = periodBound(q.from, 'from') ?? new Date(Date.parse(to) - 30 * 86_400_000).toISOString();
+      // an empty period would come back as a passing report of nothing: the caller swapped the bounds
+      if (from > to) {
+        const error = { field: '/query/from', message: `is after the period's end (${to})` };
+        throw new HttpError(Problems.validation, `${error.field}: ${error.message}`, { errors: [error] });
+      }
       const counts = emptyCounts();
       // integrity is checked over the whole chain: an entry inside the period is only as sound as its links
       // a chain pruned by retention is checked from its signed prune checkpoint, not from entry 1

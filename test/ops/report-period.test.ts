@@ -37,4 +37,13 @@ t.test('SOC 2 report periods are instants, whatever RFC 3339 form the bounds tak
   const leapOnly = await report(`to=${encodeURIComponent('2016-12-31T23:59:60Z')}`);
   t.equal(leapOnly.status, 200, 'the default start is 30 days before a leap-second end');
   t.equal(leapOnly.body.period.from, '2016-12-02T00:00:00.000Z');
+
+  const swapped = await report(`from=2024-02-01T00:00:00Z&to=2024-01-01T00:00:00Z`);
+  t.equal(swapped.status, 400, 'a period that ends before it starts is refused, not reported empty');
+  t.equal(swapped.body.code, 'validation_failed');
+  t.same(swapped.body.errors.map((e: { field: string }) => e.field), ['/query/from']);
+  const future = await report(`from=${encodeURIComponent(new Date(Date.now() + 86_400_000).toISOString())}`);
+  t.equal(future.status, 400, 'a start after the default end (now) too');
+  const instant = await report(`from=2024-01-01T00:00:00Z&to=2024-01-01T00:00:00Z`);
+  t.equal(instant.status, 200, 'a period of one instant is a period');
 });
