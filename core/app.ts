@@ -136,6 +136,7 @@ export async function createApp(opts: CreateOptions): Promise<Kernel> {
     validate: (id, value, part = 'body') => validator.check(id, value, part),
     readiness: (name, check) => readiness.set(`${pluginName}.${name}`, check),
     isReady: () => isReady(),
+    startedUp: () => warm,
     onClose: (fn) => closers.push(fn),
     provide(name, service) {
       if (services.has(name)) throw new Error(`service ${name} provided twice`);

@@ -210,6 +210,8 @@ export interface App {
   readiness(name: string, check: () => boolean): void;
   /** store open, pools up, engines warm and every readiness check true */
   isReady(): boolean;
+  /** start-up finished (engines warm) — still true after a dependency failed; /readyz tells the two apart */
+  startedUp(): boolean;
   onClose(fn: () => Promise<void> | void): void;
   /** share a runtime service between plugins without importing each other's internals */
   provide<T>(name: string, service: T): void;

@@ -36,7 +36,9 @@ function register(app: App): void {
     schema: { response: `${S}/probe.response.json` },
     handler: () => {
       const ready = app.isReady();
-      return { status: ready ? 200 : 503, body: { status: ready ? 'ready' : 'starting' } };
+      // 'starting' on a replica that started and then lost its store or Redis sends an operator
+      // looking at start-up instead of at the dependency
+      return { status: ready ? 200 : 503, body: { status: ready ? 'ready' : app.startedUp() ? 'unavailable' : 'starting' } };
     },
   });
   app.route({

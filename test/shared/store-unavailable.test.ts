@@ -6,6 +6,7 @@ import { classifyPgError } from '../../core/store-pg-errors.js';
 import { createTestDatabase, freshSchema, pgUnavailable } from '../helpers/pg.js';
 import { startServer, builtinsWithoutEngines } from '../helpers/server.js';
 import { createKey, signup, uniq, verificationTestPlugin } from '../helpers/tenancy.js';
+import { waitFor } from '../helpers/wait.js';
 
 /**
  * A running replica whose PostgreSQL stops answering: requests that need the store are worth
@@ -74,6 +75,9 @@ async function run() {
     const me = await s.request('GET', '/auth/me', { headers: { authorization: `Bearer ${owner.token}` } });
     t.equal(me.status, 503, 'a read route too');
     t.equal(me.body.code, 'store_unavailable');
+
+    await waitFor(async () => (await s.request('GET', '/readyz')).status === 503, { what: '/readyz to turn 503', timeoutMs: 20_000, everyMs: 50 });
+    t.same((await s.request('GET', '/readyz')).body, { status: 'unavailable' }, 'not "starting": this replica started and lost its store');
 
     open = true;
     const back = await s.request('POST', '/test/verify', { apiKey: key.key, body: { outcome: 'verified' } });

@@ -38,5 +38,5 @@ export interface HealthIdentityResponse {
  * via the `definition` "HealthProbeResponse".
  */
 export interface HealthProbeResponse {
-  status: "ok" | "ready" | "starting";
+  status: "ok" | "ready" | "starting" | "unavailable";
 }
