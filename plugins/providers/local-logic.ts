@@ -72,6 +72,13 @@ const GRAMMAR_WORDS = new Set([
 /** leading phrases that ask the question without adding a constraint */
 const PREAMBLE = /^(?:(?:is it possible that|can it be that|could it be that|check whether|check that|check if|suppose that|suppose|assume that|assume|given that|where|such that|can|could)\s+)+/i;
 
+/** English number words: never names ("x is greater than twenty" is not x > twenty, a free variable) */
+const NUMBER_WORDS = new Set([
+  'zero', 'one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine', 'ten', 'eleven', 'twelve', 'thirteen', 'fourteen',
+  'fifteen', 'sixteen', 'seventeen', 'eighteen', 'nineteen', 'twenty', 'thirty', 'forty', 'fifty', 'sixty', 'seventy', 'eighty',
+  'ninety', 'hundred', 'thousand', 'million', 'billion', 'trillion', 'dozen',
+]);
+
 function normalise(text: string): string {
   return text
     .normalize('NFKC')
@@ -99,6 +106,7 @@ function tokenize(text: string): Tok[] {
     if (m[1] !== undefined) out.push({ t: 'num', v: m[1] });
     else if (m[2] !== undefined) {
       const lower = m[2].toLowerCase();
+      if (NUMBER_WORDS.has(lower)) throw new LogicReadError(`the local translator reads numbers in digits, not "${m[2]}"`);
       out.push(GRAMMAR_WORDS.has(lower) ? { t: 'word', v: lower } : { t: 'name', v: m[2] });
     } else out.push({ t: 'sym', v: m[3] === ';' ? ',' : m[3] });
     if (out.length > MAX_TOKENS) throw new LogicReadError(`more than ${MAX_TOKENS} words; the local translator reads short sentences`);

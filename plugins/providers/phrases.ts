@@ -66,26 +66,53 @@ function numberWord(w: string): { kind: 'unit' | 'hundred' | 'scale'; v: bigint 
   return null;
 }
 
-/** "one hundred twenty three thousand" → 123000; returns the value and how many words it used */
+/**
+ * "one hundred twenty three thousand" → 123000; returns the value and how many words it used. The
+ * words must follow the grammar of an English numeral — a tens word before at most one digit word,
+ * "hundred" once per group and after a word under twenty, each scale once and falling, "zero" alone —
+ * or the number ends where the grammar breaks: "twenty twenty" and "nineteen ninety" are two numbers
+ * side by side (which no expression accepts), never 40 or 109.
+ */
 function readNumberWords(words: string[], i: number): { v: string; used: number } | null {
   let total = 0n;
-  let current = 0n;
+  let group = 0n;
+  let hundreds = false;
+  let tens = false;
+  let units = false;
+  let lastScale = 0n;
   let j = i;
   for (; j < words.length; j++) {
     const n = numberWord(words[j]);
     if (!n) {
-      // "and" inside a number ("one hundred and five") only when a number word follows
-      if (words[j] === 'and' && j > i && numberWord(words[j + 1] ?? '')?.kind === 'unit' && current % 100n === 0n && current > 0n) continue;
+      // "and" inside a number ("one hundred and five") right after "hundred", when a number under 100 follows
+      const next = numberWord(words[j + 1] ?? '');
+      if (words[j] === 'and' && hundreds && !tens && !units && next?.kind === 'unit' && next.v > 0n) continue;
       break;
     }
-    if (n.kind === 'unit') current += n.v;
-    else if (n.kind === 'hundred') current = (current === 0n ? 1n : current) * 100n;
-    else {
-      total += (current === 0n ? 1n : current) * n.v;
-      current = 0n;
+    if (n.kind === 'unit') {
+      if (n.v === 0n) {
+        if (j === i) j++;
+        break;
+      }
+      if (n.v >= 20n ? tens || units : units || (tens && n.v >= 10n)) break;
+      if (n.v >= 20n) tens = true;
+      else units = true;
+      group += n.v;
+    } else if (n.kind === 'hundred') {
+      // "hundred" alone ("a hundred") or after one to nineteen ("twelve hundred"), once per group
+      if (hundreds || tens || (!units && j !== i)) break;
+      group = (units ? group : 1n) * 100n;
+      hundreds = true;
+      units = false;
+    } else {
+      if ((lastScale !== 0n && n.v >= lastScale) || (group === 0n && j !== i)) break;
+      total += (group === 0n ? 1n : group) * n.v;
+      lastScale = n.v;
+      group = 0n;
+      hundreds = tens = units = false;
     }
   }
-  return j === i ? null : { v: String(total + current), used: j - i };
+  return j === i ? null : { v: String(total + group), used: j - i };
 }
 
 const NUMBER = /^(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?|^\.\d+/;

@@ -65,3 +65,10 @@ t.test('outside the local grammar: 422 translation_invalid saying why; provider 
   const bad = await post({ query: 'x is greater than 5', provider: 'openai' });
   t.equal(bad.status, 503);
 });
+
+t.test('the local translator does not misread number words', async (t) => {
+  // "twenty" and "five" were free variables: SAT, where the sentence is unsatisfiable
+  const words = await post({ query: 'x is greater than twenty and x is less than five' });
+  t.equal(words.status, 422);
+  t.match(words.body, { status: 'ERROR', error: /digits/ });
+});

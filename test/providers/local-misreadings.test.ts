@@ -1,0 +1,59 @@
+import t from 'tap';
+import { translateMath } from '../../plugins/providers/index.js';
+import { localProvider } from '../../plugins/providers/local.js';
+
+/**
+ * Sentences the local translator used to read as something other than what they say. Each was a
+ * well-formed translation the math or logic engine then checked exactly, so the user got a
+ * confident answer to a question they did not ask ("is 3² equal to 32" → yes). A sentence the rules
+ * cannot read faithfully must be refused (not math / cannot_translate), never guessed.
+ */
+const math = (text: string) => {
+  const r = translateMath(text);
+  return r.is_math ? { expression: r.expression, claimed: r.claimed_answer_exact } : null;
+};
+const logic = async (text: string) => {
+  try {
+    return (await localProvider.translate('logic_dsl', text)).expression;
+  } catch (err) {
+    return (err as { code?: string }).code ?? 'threw';
+  }
+};
+
+t.test('number words follow the grammar of English numerals, or the text is not read', async (t) => {
+  for (const text of [
+    'is twenty twenty equal to 40',
+    'is one one equal to 2',
+    'is nineteen ninety equal to 109',
+    'is ten five equal to 15',
+    'is 2 plus 2 equal to four four',
+    'what is thousand thousand',
+    'what is two thousand three thousand',
+    'what is one million million',
+    'what is one thousand million',
+    'what is zero hundred',
+    'what is one hundred hundred',
+    'what is twenty one hundred',
+  ]) {
+    t.equal(math(text), null, text);
+  }
+  const read: Array<[string, string]> = [
+    ['what is twenty one', '21'],
+    ['what is a hundred', '100'],
+    ['what is twelve hundred', '1200'],
+    ['what is one hundred and five', '105'],
+    ['what is one hundred ten', '110'],
+    ['what is one hundred thousand two hundred and six', '100206'],
+    ['what is three million four thousand', '3004000'],
+    ['what is zero', '0'],
+  ];
+  for (const [text, expression] of read) t.same(math(text), { expression, claimed: null }, text);
+});
+
+t.test('the logic translator reads numbers in digits, never number words as free variables', async (t) => {
+  for (const text of ['x is greater than twenty', 'x times x is less than zero', 'x is between one and five', 'Ten is x']) {
+    t.equal(await logic(text), 'cannot_translate', text);
+  }
+  t.equal(await logic('x is greater than 20'), '(GT x 20)');
+  t.equal(await logic('x is greater than twentyone'), '(GT x twentyone)', 'a name that only starts like a number word is a name');
+});
