@@ -80,6 +80,8 @@ const NUMBER_WORDS = new Set([
 ]);
 
 function normalise(text: string): string {
+  // NFKC makes "x²" the name x2 and "10⁻³" the difference 10-3; this grammar has no powers
+  if (/[\u00B2\u00B3\u00B9\u2070-\u209F]/.test(text)) throw new LogicReadError('the local translator does not read superscripts or subscripts');
   return text
     .normalize('NFKC')
     .replace(/≥/g, ' >= ')

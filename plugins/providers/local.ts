@@ -182,8 +182,16 @@ const QUESTION_CLAIM = /^(?:is|does|do)\s+(.+?)(?:\s*=\s*|\s+(?:equal to|equals?
 /** "A equals B", "A is B", "A = B", "A makes B" */
 const STATEMENT_CLAIM = /^(.+?)(?:\s*=\s*|\s+(?:is equal to|equals|is|makes|gives|comes to)\s+)(.+)$/;
 
-function normalise(text: string): string {
-  return text
+const SUPERSCRIPT: Record<string, string> = { '⁰': '0', '¹': '1', '²': '2', '³': '3', '⁴': '4', '⁵': '5', '⁶': '6', '⁷': '7', '⁸': '8', '⁹': '9', '⁺': '', '⁻': '-' };
+/** superscripts and subscripts left after exponents are read: NFKC would make them plain digits and signs */
+const SCRIPT = /[\u00B2\u00B3\u00B9\u2070-\u209F]/;
+
+/** null when the text holds superscripts or subscripts that are not an exponent */
+function normalise(text: string): string | null {
+  // an exponent first: NFKC would glue "3²" into "32" and "10⁻³" into "10−3"
+  const powers = text.replace(/[⁺⁻]?[⁰¹²³⁴-⁹]+/g, (m) => ` ^ (${[...m].map((c) => SUPERSCRIPT[c]).join('')})`);
+  if (SCRIPT.test(powers)) return null;
+  return powers
     .normalize('NFKC')
     .toLowerCase()
     .replace(/[×]/g, '*')
@@ -208,6 +216,7 @@ const notMath = (reasoning: string): MathTranslation => ({
 export function translateMath(text: string): MathTranslation {
   if (text.length > MAX_TEXT) return notMath(`longer than ${MAX_TEXT} characters; the local translator reads short arithmetic questions only`);
   const s = normalise(text);
+  if (s === null) return notMath('the local translator reads superscript digits only as an exponent ("3²"); other superscripts and subscripts are not arithmetic it reads');
   const tryClaim = (m: RegExpExecArray | null): MathTranslation | null => {
     if (!m) return null;
     const left = readExpression(m[1]);

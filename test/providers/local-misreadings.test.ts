@@ -50,6 +50,18 @@ t.test('number words follow the grammar of English numerals, or the text is not 
   for (const [text, expression] of read) t.same(math(text), { expression, claimed: null }, text);
 });
 
+t.test('superscript digits are an exponent, never digits glued to the base', async (t) => {
+  t.same(math('is 3² equal to 32'), { expression: '3 ^ 2', claimed: '32' });
+  t.same(math('is 3² equal to 9'), { expression: '3 ^ 2', claimed: '9' });
+  t.same(math('what is 10⁻³'), { expression: '10 ^ (-3)', claimed: null });
+  t.same(math('what is 2³²'), { expression: '2 ^ 32', claimed: null });
+  t.same(math('what is negative 3²'), { expression: '(-3) ^ 2', claimed: null }, 'as "negative 3 squared"');
+  for (const text of ['is 2₁ equal to 21', 'what is 2⁽³⁾', 'what is 2ⁿ']) t.equal(math(text), null, text);
+  t.equal(await logic('x² is 4'), 'cannot_translate', 'not the name x2');
+  t.equal(await logic('x is 10⁻³'), 'cannot_translate', 'not 10 - 3');
+  t.equal(await logic('x₁ is 4'), 'cannot_translate');
+});
+
 t.test('the logic translator reads numbers in digits, never number words as free variables', async (t) => {
   for (const text of ['x is greater than twenty', 'x times x is less than zero', 'x is between one and five', 'Ten is x']) {
     t.equal(await logic(text), 'cannot_translate', text);

@@ -66,9 +66,11 @@ t.test('outside the local grammar: 422 translation_invalid saying why; provider 
   t.equal(bad.status, 503);
 });
 
-t.test('the local translator does not misread number words', async (t) => {
+t.test('the local translator does not misread number words or superscripts', async (t) => {
   // "twenty" and "five" were free variables: SAT, where the sentence is unsatisfiable
   const words = await post({ query: 'x is greater than twenty and x is less than five' });
   t.equal(words.status, 422);
   t.match(words.body, { status: 'ERROR', error: /digits/ });
+  const squared = await post({ query: 'x² is 4' });
+  t.equal(squared.status, 422, 'not the name x2');
 });

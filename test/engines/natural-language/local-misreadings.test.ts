@@ -13,6 +13,23 @@ t.teardown(() => s.close());
 await untilReady(s.kernel);
 const nl = (query: string) => s.request('POST', '/verify/natural_language', { body: { query }, apiKey: TEST_API_KEY });
 
+t.test('a superscript is an exponent: 3² is 9, not 32', async (t) => {
+  const wrong = await nl('is 3² equal to 32');
+  t.equal(wrong.status, 200);
+  t.match(wrong.body, {
+    status: 'INCONCLUSIVE',
+    translation: { expression: '3 ^ 2', claimed_answer: 32 },
+    verification: { calculated_value_exact: '9', is_correct: false, inner_status: 'CORRECTION_NEEDED' },
+    diagnostic: { status: 'UNVERIFIABLE', developer_fields: { is_valid: false } },
+  });
+  const right = await nl('is 3² equal to 9');
+  t.match(right.body.verification, { is_correct: true, inner_status: 'VERIFIED' });
+
+  const c = await s.request('POST', '/verify/consensus', { body: { query: 'is 3² equal to 32' }, apiKey: TEST_API_KEY });
+  t.equal(c.status, 200);
+  t.match(c.body, { status: 'UNVERIFIABLE', final_answer: 'false' }, 'consensus checks the same reading');
+});
+
 t.test('number words out of grammar are not read as a sum of their values', async (t) => {
   for (const query of ['is twenty twenty equal to 40', 'is nineteen ninety equal to 109']) {
     const r = await nl(query);
