@@ -79,6 +79,17 @@ const NUMBER_WORDS = new Set([
   'ninety', 'hundred', 'thousand', 'million', 'billion', 'trillion', 'dozen',
 ]);
 
+/** a < b for two decimal literals ("-3", "0.5", "1000"), exactly */
+export function decimalBelow(a: string, b: string): boolean {
+  const digits = Math.max(a.split('.')[1]?.length ?? 0, b.split('.')[1]?.length ?? 0);
+  const scaled = (s: string) => {
+    const [int, frac = ''] = s.replace('-', '').split('.');
+    const v = BigInt(int + frac.padEnd(digits, '0'));
+    return s.startsWith('-') ? -v : v;
+  };
+  return scaled(a) < scaled(b);
+}
+
 function normalise(text: string): string {
   // NFKC makes "x²" the name x2 and "10⁻³" the difference 10-3; this grammar has no powers
   if (/[\u00B2\u00B3\u00B9\u2070-\u209F]/.test(text)) throw new LogicReadError('the local translator does not read superscripts or subscripts');
@@ -165,10 +176,16 @@ class Reader {
   private relation(subject: Term): string {
     const s = this.print(subject);
     if (this.accept('is', 'between') || this.accept('between')) {
-      const lo = this.print(this.term());
+      let lo = this.term();
       this.expect('and');
-      const hi = this.print(this.term());
-      return `(AND (GTE ${s} ${lo}) (LTE ${s} ${hi}))`;
+      let hi = this.term();
+      // "between 5 and 1" is the same range as "between 1 and 5": the bounds in either order
+      if (lo.k === 'num' && hi.k === 'num') {
+        if (decimalBelow(hi.v, lo.v)) [lo, hi] = [hi, lo];
+        return `(AND (GTE ${s} ${lo.v}) (LTE ${s} ${hi.v}))`;
+      }
+      const [a, b] = [this.print(lo), this.print(hi)];
+      return `(OR (AND (GTE ${s} ${a}) (LTE ${s} ${b})) (AND (GTE ${s} ${b}) (LTE ${s} ${a})))`;
     }
     const op = this.comparator();
     if (op === null) throw new LogicReadError('expected a comparison such as "is greater than", "is at least" or "equals"');

@@ -1,5 +1,5 @@
 import { tokenize, type Tok } from './phrases.js';
-import { LogicReadError, translateLogic } from './local-logic.js';
+import { decimalBelow, LogicReadError, translateLogic } from './local-logic.js';
 import { ProviderError, type LogicTranslation, type MathTranslation, type Provider, type TranslationOf, type TranslationTarget } from './types.js';
 
 /**
@@ -137,7 +137,11 @@ class Parser {
       case 'pair': {
         const a = this.expr();
         if (this.toks[this.i++]?.t !== 'and') this.fail();
-        return { k: 'bin', op: t.v, a, b: this.expr() };
+        const b = this.expr();
+        if (!t.between) return { k: 'bin', op: t.v, a, b };
+        // "the difference between 3 and 10" is 7, not -7: the larger less the smaller
+        if (a.k === 'num' && b.k === 'num') return decimalBelow(a.v, b.v) ? { k: 'bin', op: '-', a: b, b: a } : { k: 'bin', op: '-', a, b };
+        return { k: 'fn', f: 'abs', a: { k: 'bin', op: '-', a, b } };
       }
       default:
         return this.fail();

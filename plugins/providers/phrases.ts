@@ -13,7 +13,7 @@ export type Tok =
   | { t: 'post'; v: 2 | 3 }
   | { t: 'fn'; v: 'sqrt' | 'cbrt' }
   | { t: 'neg' }
-  | { t: 'pair'; v: '+' | '-' | '*' | '/' }
+  | { t: 'pair'; v: '+' | '-' | '*' | '/'; between?: true }
   | { t: 'scale'; v: string };
 
 /** multi-word phrases first: the longest phrase at a position wins */
@@ -27,7 +27,7 @@ const PHRASES: Array<[string, Tok]> = [
   ['cube root of', { t: 'fn', v: 'cbrt' }],
   ['sum of', { t: 'pair', v: '+' }],
   ['product of', { t: 'pair', v: '*' }],
-  ['difference between', { t: 'pair', v: '-' }],
+  ['difference between', { t: 'pair', v: '-', between: true }],
   ['difference of', { t: 'pair', v: '-' }],
   ['quotient of', { t: 'pair', v: '/' }],
   ['per cent', { t: 'percent' }],

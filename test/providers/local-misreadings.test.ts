@@ -62,6 +62,19 @@ t.test('superscript digits are an exponent, never digits glued to the base', asy
   t.equal(await logic('x₁ is 4'), 'cannot_translate');
 });
 
+t.test('"between" does not depend on the order of its two ends', async (t) => {
+  t.same(math('is the difference between 3 and 10 equal to 7'), { expression: '10 - 3', claimed: '7' });
+  t.same(math('is the difference between 10 and 3 equal to 7'), { expression: '10 - 3', claimed: '7' });
+  t.same(math('what is the difference between 0.25 and 0.5'), { expression: '0.5 - 0.25', claimed: null });
+  t.same(math('what is the difference between negative 10 and negative 3'), { expression: '(-3) - (-10)', claimed: null });
+  t.same(math('what is the difference between 2 plus 1 and 10'), { expression: 'abs(2 + 1 - 10)', claimed: null }, 'not numbers: |a − b|');
+  t.same(math('what is the difference of 3 and 10'), { expression: '3 - 10', claimed: null }, '"difference of" is a − b');
+  t.equal(await logic('x is between 5 and 1'), '(AND (GTE x 1) (LTE x 5))');
+  t.equal(await logic('x is between 1 and 5'), '(AND (GTE x 1) (LTE x 5))');
+  t.equal(await logic('x is between negative 5 and negative 10'), '(AND (GTE x -10) (LTE x -5))');
+  t.equal(await logic('x is between y and 1'), '(OR (AND (GTE x y) (LTE x 1)) (AND (GTE x 1) (LTE x y)))');
+});
+
 t.test('the logic translator reads numbers in digits, never number words as free variables', async (t) => {
   for (const text of ['x is greater than twenty', 'x times x is less than zero', 'x is between one and five', 'Ten is x']) {
     t.equal(await logic(text), 'cannot_translate', text);

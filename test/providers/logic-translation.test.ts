@@ -66,11 +66,15 @@ t.test('outside the local grammar: 422 translation_invalid saying why; provider 
   t.equal(bad.status, 503);
 });
 
-t.test('the local translator does not misread number words or superscripts', async (t) => {
+t.test('the local translator does not misread number words, superscripts or reversed "between" bounds', async (t) => {
   // "twenty" and "five" were free variables: SAT, where the sentence is unsatisfiable
   const words = await post({ query: 'x is greater than twenty and x is less than five' });
   t.equal(words.status, 422);
   t.match(words.body, { status: 'ERROR', error: /digits/ });
   const squared = await post({ query: 'x² is 4' });
   t.equal(squared.status, 422, 'not the name x2');
+  // "between 5 and 1" was x ≥ 5 ∧ x ≤ 1: UNSAT
+  const between = await post({ query: 'x is between 5 and 1' });
+  t.equal(between.status, 200);
+  t.match(between.body, { status: 'SAT', translation: { expression: '(AND (GTE x 1) (LTE x 5))' } });
 });

@@ -38,3 +38,8 @@ t.test('number words out of grammar are not read as a sum of their values', asyn
   }
   t.match((await nl('is twenty one equal to 21')).body.verification, { is_correct: true });
 });
+
+t.test('"the difference between 3 and 10" is 7', async (t) => {
+  const r = await nl('is the difference between 3 and 10 equal to 7');
+  t.match(r.body, { status: 'INCONCLUSIVE', translation: { expression: '10 - 3' }, verification: { is_correct: true } });
+});
