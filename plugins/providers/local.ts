@@ -16,7 +16,11 @@ export const LOCAL_CONFIDENCE = 0.9;
 
 const MAX_TEXT = 2000;
 
-type Node = { k: 'num'; v: string } | { k: 'bin'; op: '+' | '-' | '*' | '/' | '^'; a: Node; b: Node } | { k: 'neg'; a: Node } | { k: 'fn'; f: string; a: Node };
+/** `pct`: a bare percentage ("10%", not "10% of 80"), which English adds to other numbers as a share of them */
+type Node = { k: 'num'; v: string } | { k: 'bin'; op: '+' | '-' | '*' | '/' | '^'; a: Node; b: Node; pct?: true } | { k: 'neg'; a: Node } | { k: 'fn'; f: string; a: Node };
+
+/** a bare percentage, negated or summed with others */
+const isPct = (n: Node): boolean => (n.k === 'bin' && (n.pct === true || ((n.op === '+' || n.op === '-') && isPct(n.a)))) || (n.k === 'neg' && isPct(n.a));
 
 const PREC: Record<string, number> = { '+': 1, '-': 1, '*': 2, '/': 2, neg: 3, '^': 4 };
 
@@ -39,6 +43,8 @@ export function print(n: Node, parent = 0, right = false): string {
 
 class Parser {
   i = 0;
+  /** token indexes of the last parenthesised group read: tells "of (16 plus 9)" from "of 16 plus 9" */
+  private group = { start: -1, end: -1 };
   constructor(private readonly toks: Tok[]) {}
   peek(): Tok | undefined {
     return this.toks[this.i];
@@ -53,7 +59,10 @@ class Parser {
     let a = this.term();
     for (let t = this.peek(); t?.t === 'op' && (t.v === '+' || t.v === '-'); t = this.peek()) {
       this.i++;
-      a = { k: 'bin', op: t.v, a, b: this.term() };
+      const b = this.term();
+      // "100 plus 10%" means 110 in English and 100.1 as arithmetic: only percentages add to percentages
+      if (isPct(a) !== isPct(b)) this.fail();
+      a = { k: 'bin', op: t.v, a, b };
     }
     return a;
   }
@@ -94,14 +103,23 @@ class Parser {
     }
     return a;
   }
-  /** the argument of a word operator ("square root of -4", "half of -10"): a signed postfix term */
+  /**
+   * The argument of a word operator ("square root of -4", "half of -10", "15% of 80", the second
+   * term of "the sum of 2 and 3"): a signed postfix term. English does not say where such an
+   * argument ends — "the square root of 16 plus 9" is √16 + 9 or √25, "the product of 2 and 3
+   * plus 4" is 10 or 14 — so one followed by an operator is refused unless it is parenthesised.
+   */
   operand(): Node {
+    const start = this.i;
     const t = this.peek();
+    let n: Node;
     if (t?.t === 'op' && t.v === '-') {
       this.i++;
-      return { k: 'neg', a: this.postfix() };
-    }
-    return this.postfix();
+      n = { k: 'neg', a: this.postfix() };
+    } else n = this.postfix();
+    const grouped = this.group.start === start && this.group.end === this.i;
+    if (!grouped && this.peek()?.t === 'op') this.fail();
+    return n;
   }
   primary(): Node {
     const t = this.toks[this.i++];
@@ -111,14 +129,16 @@ class Parser {
         const n: Node = { k: 'num', v: t.v };
         if (this.peek()?.t !== 'percent') return n;
         this.i++;
-        const pct: Node = { k: 'bin', op: '/', a: n, b: { k: 'num', v: '100' } };
+        const pct: Node = { k: 'bin', op: '/', a: n, b: { k: 'num', v: '100' }, pct: true };
         if (this.peek()?.t !== 'of') return pct;
         this.i++;
         return { k: 'bin', op: '*', a: pct, b: this.operand() };
       }
       case '(': {
+        const start = this.i - 1;
         const e = this.expr();
         if (this.toks[this.i++]?.t !== ')') this.fail();
+        this.group = { start, end: this.i };
         return e;
       }
       case 'fn':
@@ -137,7 +157,7 @@ class Parser {
       case 'pair': {
         const a = this.expr();
         if (this.toks[this.i++]?.t !== 'and') this.fail();
-        const b = this.expr();
+        const b = this.operand();
         if (!t.between) return { k: 'bin', op: t.v, a, b };
         // "the difference between 3 and 10" is 7, not -7: the larger less the smaller
         if (a.k === 'num' && b.k === 'num') return decimalBelow(a.v, b.v) ? { k: 'bin', op: '-', a: b, b: a } : { k: 'bin', op: '-', a, b };

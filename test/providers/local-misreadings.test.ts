@@ -75,6 +75,36 @@ t.test('"between" does not depend on the order of its two ends', async (t) => {
   t.equal(await logic('x is between y and 1'), '(OR (AND (GTE x y) (LTE x 1)) (AND (GTE x 1) (LTE x y)))');
 });
 
+t.test('a word operator whose argument has no end in English is refused unless parenthesised', async (t) => {
+  for (const text of [
+    'is the square root of 16 plus 9 equal to 5',
+    'is the square root of 16 plus 9 equal to 13',
+    'is the product of 2 and 3 plus 4 equal to 14',
+    'is the sum of 2 and 3 times 4 equal to 20',
+    'is half of 10 plus 2 equal to 7',
+    'is twice 3 plus 1 equal to 7',
+    'is 10% of 200 plus 5 equal to 25',
+    'what is sqrt 16 + 9',
+  ]) {
+    t.equal(math(text), null, text);
+  }
+  t.same(math('is the square root of (16 plus 9) equal to 5'), { expression: 'sqrt(16 + 9)', claimed: '5' });
+  t.same(math('is (the square root of 16) plus 9 equal to 13'), { expression: 'sqrt(16) + 9', claimed: '13' });
+  t.same(math('what is sqrt(16) + 9'), { expression: 'sqrt(16) + 9', claimed: null });
+  t.same(math('what is the product of 2 and (3 plus 4)'), { expression: '2 * (3 + 4)', claimed: null });
+  t.same(math('what is 15% of 80'), { expression: '15 / 100 * 80', claimed: null });
+  t.same(math('what is 50% of 50% of 80'), { expression: '50 / 100 * (50 / 100 * 80)', claimed: null });
+  t.same(math('what is the sum of the sum of 1 and 2 and 3'), { expression: '1 + 2 + 3', claimed: null });
+  t.same(math('what is the square root of 16 squared'), { expression: 'sqrt(16 ^ 2)', claimed: null });
+});
+
+t.test('a bare percentage is added only to percentages ("100 plus 10%" is 110 in English)', async (t) => {
+  for (const text of ['is 100 plus 10% equal to 110', 'what is 100 minus 10 percent', 'what is 10% plus 100', 'what is 100 - -10%']) t.equal(math(text), null, text);
+  t.same(math('is 10% plus 5% equal to 15%'), { expression: '10 / 100 + 5 / 100', claimed: '0.15' });
+  t.same(math('what is 100 minus 10% of 100'), { expression: '100 - 10 / 100 * 100', claimed: null });
+  t.same(math('what is 200 times 10%'), { expression: '200 * (10 / 100)', claimed: null });
+});
+
 t.test('the logic translator reads numbers in digits, never number words as free variables', async (t) => {
   for (const text of ['x is greater than twenty', 'x times x is less than zero', 'x is between one and five', 'Ten is x']) {
     t.equal(await logic(text), 'cannot_translate', text);

@@ -43,3 +43,13 @@ t.test('"the difference between 3 and 10" is 7', async (t) => {
   const r = await nl('is the difference between 3 and 10 equal to 7');
   t.match(r.body, { status: 'INCONCLUSIVE', translation: { expression: '10 - 3' }, verification: { is_correct: true } });
 });
+
+t.test('a word operator followed by an operator, and a percentage added to a number, are refused', async (t) => {
+  for (const query of ['is the square root of 16 plus 9 equal to 13', 'is the product of 2 and 3 plus 4 equal to 14', 'is 100 plus 10% equal to 100.1']) {
+    const r = await nl(query);
+    t.equal(r.status, 200, query);
+    t.match(r.body, { status: 'NOT_MATH_QUERY', verification: null }, query);
+  }
+  const grouped = await nl('is the square root of (16 plus 9) equal to 5');
+  t.match(grouped.body, { translation: { expression: 'sqrt(16 + 9)' }, verification: { is_correct: true } });
+});
