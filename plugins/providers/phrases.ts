@@ -122,7 +122,8 @@ export function tokenize(text: string): Tok[] | null {
   const out: Tok[] = [];
   let s = text;
   while (s.length) {
-    const ws = /^[\s,]+/.exec(s);
+    // a comma outside a number is refused, not skipped: "2 plus 3, times 4" groups the sum, which the grammar cannot say
+    const ws = /^\s+/.exec(s);
     if (ws) {
       s = s.slice(ws[0].length);
       continue;
@@ -151,7 +152,7 @@ export function tokenize(text: string): Tok[] | null {
     const word = /^[a-z]+/.exec(s);
     if (!word) return null;
     // phrases and number words read over the rest of the text as words
-    const words = s.split(/[\s,]+/);
+    const words = s.split(/\s+/);
     const phrase = PHRASES.find(([p]) => (s === p || s.startsWith(p + ' ') || s.startsWith(p + '(')) && p.split(' ').length <= words.length);
     if (phrase) {
       out.push(phrase[1]);

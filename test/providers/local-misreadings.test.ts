@@ -112,3 +112,10 @@ t.test('the logic translator reads numbers in digits, never number words as free
   t.equal(await logic('x is greater than 20'), '(GT x 20)');
   t.equal(await logic('x is greater than twentyone'), '(GT x twentyone)', 'a name that only starts like a number word is a name');
 });
+
+t.test('a comma outside a number is refused, not skipped as a space', async (t) => {
+  // the comma groups the sum: (2 + 3) * 4 = 20, where skipping it read 2 + 3 * 4
+  for (const text of ['is 2 plus 3, times 4, equal to 20', 'what is twenty, one', 'what is the sum of 2, and 3', 'what is 1,5 plus 1']) t.equal(math(text), null, text);
+  t.same(math('is 1,000,000 equal to 1000000'), { expression: '1000000', claimed: '1000000' }, 'thousands groups still read');
+  t.same(math('what is 12,345.67 minus .5'), { expression: '12345.67 - 0.5', claimed: null });
+});

@@ -53,3 +53,9 @@ t.test('a word operator followed by an operator, and a percentage added to a num
   const grouped = await nl('is the square root of (16 plus 9) equal to 5');
   t.match(grouped.body, { translation: { expression: 'sqrt(16 + 9)' }, verification: { is_correct: true } });
 });
+
+t.test('a comma that groups words is not skipped', async (t) => {
+  const r = await nl('is 2 plus 3, times 4, equal to 20');
+  t.equal(r.status, 200);
+  t.match(r.body, { status: 'NOT_MATH_QUERY', verification: null });
+});
