@@ -79,6 +79,15 @@ const NUMBER_WORDS = new Set([
   'ninety', 'hundred', 'thousand', 'million', 'billion', 'trillion', 'dozen',
 ]);
 
+/**
+ * Words that describe a number: never names either. "x is positive" is not x = positive (a free
+ * variable, SAT with x < 0 too); the grammar has no such properties, so the sentence is refused.
+ */
+const PROPERTY_WORDS = new Set([
+  'positive', 'nonnegative', 'nonpositive', 'nonzero', 'even', 'odd', 'prime', 'composite', 'integer', 'integral', 'real',
+  'rational', 'irrational', 'natural', 'whole', 'finite', 'infinite', 'undefined', 'unknown', 'divisible',
+]);
+
 /** a < b for two decimal literals ("-3", "0.5", "1000"), exactly */
 export function decimalBelow(a: string, b: string): boolean {
   const digits = Math.max(a.split('.')[1]?.length ?? 0, b.split('.')[1]?.length ?? 0);
@@ -120,6 +129,7 @@ function tokenize(text: string): Tok[] {
     else if (m[2] !== undefined) {
       const lower = m[2].toLowerCase();
       if (NUMBER_WORDS.has(lower)) throw new LogicReadError(`the local translator reads numbers in digits, not "${m[2]}"`);
+      if (PROPERTY_WORDS.has(lower)) throw new LogicReadError(`"${m[2]}" is a property the local translator does not read; write a comparison such as "x is greater than 0"`);
       out.push(GRAMMAR_WORDS.has(lower) ? { t: 'word', v: lower } : { t: 'name', v: m[2] });
     } else out.push({ t: 'sym', v: m[3] === ';' ? ',' : m[3] });
     if (out.length > MAX_TOKENS) throw new LogicReadError(`more than ${MAX_TOKENS} words; the local translator reads short sentences`);

@@ -119,3 +119,12 @@ t.test('a comma outside a number is refused, not skipped as a space', async (t) 
   t.same(math('is 1,000,000 equal to 1000000'), { expression: '1000000', claimed: '1000000' }, 'thousands groups still read');
   t.same(math('what is 12,345.67 minus .5'), { expression: '12345.67 - 0.5', claimed: null });
 });
+
+t.test('the logic translator refuses words that describe a number rather than taking them as names', async (t) => {
+  // "x is positive and x is less than 0" was (AND (EQ x positive) (LT x 0)): SAT, with positive = x
+  for (const text of ['x is positive', 'x is positive and x is less than 0', 'x is even', 'x is prime', 'x is nonzero', 'Real is x']) {
+    t.equal(await logic(text), 'cannot_translate', text);
+  }
+  t.equal(await logic('x is y'), '(EQ x y)', 'a name is still a name');
+  t.equal(await logic('x is positives'), '(EQ x positives)');
+});

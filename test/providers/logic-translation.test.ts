@@ -78,3 +78,9 @@ t.test('the local translator does not misread number words, superscripts or reve
   t.equal(between.status, 200);
   t.match(between.body, { status: 'SAT', translation: { expression: '(AND (GTE x 1) (LTE x 5))' } });
 });
+
+t.test('"x is positive" is refused, not solved with a variable named positive', async (t) => {
+  const r = await post({ query: 'x is positive and x is less than 0' });
+  t.equal(r.status, 422);
+  t.match(r.body, { status: 'ERROR', error: /property/ });
+});
