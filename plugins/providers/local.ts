@@ -93,6 +93,10 @@ class Parser {
       this.i++;
       return { k: 'bin', op: '^', a: base, b: this.unary() };
     }
+    if (t?.t === 'pow') {
+      this.i++;
+      return { k: 'bin', op: '^', a: base, b: this.operand() };
+    }
     return base;
   }
   postfix(): Node {
@@ -105,9 +109,10 @@ class Parser {
   }
   /**
    * The argument of a word operator ("square root of -4", "half of -10", "15% of 80", the second
-   * term of "the sum of 2 and 3"): a signed postfix term. English does not say where such an
-   * argument ends — "the square root of 16 plus 9" is √16 + 9 or √25, "the product of 2 and 3
-   * plus 4" is 10 or 14 — so one followed by an operator is refused unless it is parenthesised.
+   * term of "the sum of 2 and 3", the exponent of "to the power of"): a signed postfix term. English
+   * does not say where such an argument ends — "the square root of 16 plus 9" is √16 + 9 or √25,
+   * "the product of 2 and 3 plus 4" is 10 or 14, "2 to the power of 3 plus 1" is 9 or 16 — so one
+   * followed by an operator is refused unless it is parenthesised.
    */
   operand(): Node {
     const start = this.i;
@@ -118,7 +123,8 @@ class Parser {
       n = { k: 'neg', a: this.postfix() };
     } else n = this.postfix();
     const grouped = this.group.start === start && this.group.end === this.i;
-    if (!grouped && this.peek()?.t === 'op') this.fail();
+    const next = this.peek()?.t;
+    if (!grouped && (next === 'op' || next === 'pow')) this.fail();
     return n;
   }
   primary(): Node {

@@ -5,6 +5,8 @@
 export type Tok =
   | { t: 'num'; v: string }
   | { t: 'op'; v: '+' | '-' | '*' | '/' | '^' }
+  /** "to the power of": an exponent in words, which English does not end ("2 to the power of 3 plus 1") */
+  | { t: 'pow' }
   | { t: '(' }
   | { t: ')' }
   | { t: 'percent' }
@@ -18,9 +20,9 @@ export type Tok =
 
 /** multi-word phrases first: the longest phrase at a position wins */
 const PHRASES: Array<[string, Tok]> = [
-  ['raised to the power of', { t: 'op', v: '^' }],
-  ['to the power of', { t: 'op', v: '^' }],
-  ['raised to', { t: 'op', v: '^' }],
+  ['raised to the power of', { t: 'pow' }],
+  ['to the power of', { t: 'pow' }],
+  ['raised to', { t: 'pow' }],
   ['multiplied by', { t: 'op', v: '*' }],
   ['divided by', { t: 'op', v: '/' }],
   ['square root of', { t: 'fn', v: 'sqrt' }],

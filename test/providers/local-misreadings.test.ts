@@ -128,3 +128,14 @@ t.test('the logic translator refuses words that describe a number rather than ta
   t.equal(await logic('x is y'), '(EQ x y)', 'a name is still a name');
   t.equal(await logic('x is positives'), '(EQ x positives)');
 });
+
+t.test('an exponent in words ends where English says it does, or the text is refused', async (t) => {
+  // "2 raised to 3 plus 1" was 2 ^ 3 + 1 = 9, as likely meant 2 ^ 4 = 16
+  for (const text of ['is 2 raised to 3 plus 1 equal to 16', 'what is 2 to the power of 3 plus 1', 'what is 2 to the power of 3 to the power of 2', 'is 2 to the power of 3 times 2 equal to 16']) {
+    t.equal(math(text), null, text);
+  }
+  t.same(math('what is 2 to the power of (3 plus 1)'), { expression: '2 ^ (3 + 1)', claimed: null });
+  t.same(math('what is (2 to the power of 3) plus 1'), { expression: '2 ^ 3 + 1', claimed: null });
+  t.same(math('what is 2 to the power of negative 3'), { expression: '2 ^ (-3)', claimed: null });
+  t.same(math('what is 2 ^ 3 + 1'), { expression: '2 ^ 3 + 1', claimed: null }, 'the symbol keeps its precedence');
+});

@@ -59,3 +59,9 @@ t.test('a comma that groups words is not skipped', async (t) => {
   t.equal(r.status, 200);
   t.match(r.body, { status: 'NOT_MATH_QUERY', verification: null });
 });
+
+t.test('an exponent in words followed by an operator is refused', async (t) => {
+  const r = await nl('is 2 raised to 3 plus 1 equal to 16');
+  t.equal(r.status, 200);
+  t.match(r.body, { status: 'NOT_MATH_QUERY', verification: null });
+});
