@@ -102,8 +102,10 @@ export function decimalBelow(a: string, b: string): boolean {
 function normalise(text: string): string {
   // NFKC makes "x²" the name x2 and "10⁻³" the difference 10-3; this grammar has no powers
   if (/[\u00B2\u00B3\u00B9\u2070-\u209F]/.test(text)) throw new LogicReadError('the local translator does not read superscripts or subscripts');
-  return text
-    .normalize('NFKC')
+  const folded = text.normalize('NFKC');
+  // "0.333..." repeats; dropping the trailing dots would make it 0.333
+  if (/\d\s*\.{2,}/.test(folded)) throw new LogicReadError('the local translator does not read repeating decimals ("0.333..."); write a fraction such as 1/3');
+  return folded
     .replace(/≥/g, ' >= ')
     .replace(/≤/g, ' <= ')
     .replace(/≠/g, ' != ')

@@ -216,13 +216,18 @@ const SUPERSCRIPT: Record<string, string> = { '⁰': '0', '¹': '1', '²': '2', 
 /** superscripts and subscripts left after exponents are read: NFKC would make them plain digits and signs */
 const SCRIPT = /[\u00B2\u00B3\u00B9\u2070-\u209F]/;
 
-/** null when the text holds superscripts or subscripts that are not an exponent */
+/** a number with an ellipsis ("0.333...", "0.666…" once NFKC has made it dots): a repeating decimal, not the digits shown */
+const REPEATING = /\d\s*\.{2,}/;
+
+/** null when the text holds superscripts or subscripts that are not an exponent, or a repeating decimal */
 function normalise(text: string): string | null {
   // an exponent first: NFKC would glue "3²" into "32" and "10⁻³" into "10−3"
   const powers = text.replace(/[⁺⁻]?[⁰¹²³⁴-⁹]+/g, (m) => ` ^ (${[...m].map((c) => SUPERSCRIPT[c]).join('')})`);
   if (SCRIPT.test(powers)) return null;
-  return powers
-    .normalize('NFKC')
+  const folded = powers.normalize('NFKC');
+  // the trailing-punctuation rule below would drop the dots and check "1/3 = 0.333"
+  if (REPEATING.test(folded)) return null;
+  return folded
     .toLowerCase()
     .replace(/[×]/g, '*')
     .replace(/[÷]/g, '/')
@@ -246,7 +251,7 @@ const notMath = (reasoning: string): MathTranslation => ({
 export function translateMath(text: string): MathTranslation {
   if (text.length > MAX_TEXT) return notMath(`longer than ${MAX_TEXT} characters; the local translator reads short arithmetic questions only`);
   const s = normalise(text);
-  if (s === null) return notMath('the local translator reads superscript digits only as an exponent ("3²"); other superscripts and subscripts are not arithmetic it reads');
+  if (s === null) return notMath('the local translator reads superscript digits only as an exponent ("3²") and no repeating decimals ("0.333..."); this text has other superscripts, subscripts or an ellipsis after a number');
   const tryClaim = (m: RegExpExecArray | null): MathTranslation | null => {
     if (!m) return null;
     const left = readExpression(m[1]);

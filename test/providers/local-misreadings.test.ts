@@ -139,3 +139,11 @@ t.test('an exponent in words ends where English says it does, or the text is ref
   t.same(math('what is 2 to the power of negative 3'), { expression: '2 ^ (-3)', claimed: null });
   t.same(math('what is 2 ^ 3 + 1'), { expression: '2 ^ 3 + 1', claimed: null }, 'the symbol keeps its precedence');
 });
+
+t.test('a number followed by an ellipsis is a repeating decimal, not the digits shown', async (t) => {
+  // the trailing "..." was dropped as punctuation: "1/3 = 0.333" checked, and answered false
+  for (const text of ['is 1/3 equal to 0.333...', 'is 2/3 equal to 0.666…', 'what is 0.333... times 3']) t.equal(math(text), null, text);
+  t.same(math('is 0.5 plus 0.5 equal to 1.'), { expression: '0.5 + 0.5', claimed: '1' }, 'a full stop is still punctuation');
+  t.equal(await logic('x is 0.333...'), 'cannot_translate');
+  t.equal(await logic('x is 5.'), '(EQ x 5)');
+});

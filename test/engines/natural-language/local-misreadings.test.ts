@@ -65,3 +65,9 @@ t.test('an exponent in words followed by an operator is refused', async (t) => {
   t.equal(r.status, 200);
   t.match(r.body, { status: 'NOT_MATH_QUERY', verification: null });
 });
+
+t.test('a repeating decimal is not checked as its shown digits', async (t) => {
+  const r = await nl('is 1/3 equal to 0.333...');
+  t.equal(r.status, 200);
+  t.match(r.body, { status: 'NOT_MATH_QUERY', verification: null });
+});
