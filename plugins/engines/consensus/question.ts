@@ -95,7 +95,8 @@ export async function translateQuestion(app: App, query: string, provider: strin
     if ((err as ProviderFailure)?.code !== 'cannot_translate') providerFailure(err, translator);
   }
   if (t && t.is_math && t.expression) {
-    if (t.expression.includes('=')) throw unsupported('the translation is an equation, not an expression');
+    // the math engine reads the NFKC form, where a fullwidth or small equals sign (＝ ﹦) is '='
+    if (t.expression.normalize('NFKC').includes('=')) throw unsupported('the translation is an equation, not an expression');
     if (t.claimed_answer_exact !== null) {
       const checked = `${t.expression} = ${t.claimed_answer_exact}`;
       return { ...mathCandidates(checked), checked, proposed: null, provider: t.provider, step: step(t.provider, checked, started) };

@@ -90,7 +90,8 @@ export function createNlVerifier(deps: NlDeps) {
       if (!t.is_math || !t.expression) {
         return failed(200, 'NOT_MATH_QUERY', query, provider, NL.notMath, 'the query was not recognised as a mathematical question', { translation });
       }
-      if (t.expression.includes('=')) {
+      // the math engine reads the NFKC form, where a fullwidth or small equals sign (＝ ﹦) is '='
+      if (t.expression.normalize('NFKC').includes('=')) {
         return failed(422, 'ERROR', query, provider, NL.translationInvalid, 'the translation is an equation, not an expression to evaluate', { translation });
       }
       const math = deps.math();

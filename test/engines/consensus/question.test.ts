@@ -87,3 +87,13 @@ t.test('failures: a refused reply is 503 with what the model said; unknown provi
   t.equal(plain.body.status, 'VERIFIED', 'arithmetic that needs no translation keeps its proof');
   t.notOk(plain.body.verification_chain.some((e: { engine: string }) => e.engine === 'translator'));
 });
+
+t.test('a translation that is an equation is refused, however its equals sign is written', async (t) => {
+  // '＝' (fullwidth) is '=' once the math engine applies NFKC: the engines checked the model's own equation
+  for (const expression of ['2+2=4', '2+2＝4', '2+2﹦4']) {
+    queue.openai.push({ content: JSON.stringify({ expression, claimed_answer: null, reasoning: 'r', confidence: 0.5 }) });
+    const r = await post({ query: 'Is two and two four?', provider: 'openai' });
+    t.equal(r.status, 422, expression);
+    t.match(r.body, { code: 'consensus_insufficient_engines', detail: /equation/ }, expression);
+  }
+});
