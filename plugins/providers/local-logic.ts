@@ -76,7 +76,8 @@ const PREAMBLE = /^(?:(?:is it possible that|can it be that|could it be that|che
 const NUMBER_WORDS = new Set([
   'zero', 'one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine', 'ten', 'eleven', 'twelve', 'thirteen', 'fourteen',
   'fifteen', 'sixteen', 'seventeen', 'eighteen', 'nineteen', 'twenty', 'thirty', 'forty', 'fifty', 'sixty', 'seventy', 'eighty',
-  'ninety', 'hundred', 'thousand', 'million', 'billion', 'trillion', 'dozen',
+  'ninety', 'hundred', 'thousand', 'million', 'billion', 'trillion', 'dozen', 'half', 'quarter', 'twice', 'double', 'triple',
+  'pi', 'infinity',
 ]);
 
 /**

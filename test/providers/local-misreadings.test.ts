@@ -106,7 +106,7 @@ t.test('a bare percentage is added only to percentages ("100 plus 10%" is 110 in
 });
 
 t.test('the logic translator reads numbers in digits, never number words as free variables', async (t) => {
-  for (const text of ['x is greater than twenty', 'x times x is less than zero', 'x is between one and five', 'Ten is x']) {
+  for (const text of ['x is greater than twenty', 'x times x is less than zero', 'x is between one and five', 'Ten is x', 'x is half', 'x is greater than pi', 'x is less than infinity']) {
     t.equal(await logic(text), 'cannot_translate', text);
   }
   t.equal(await logic('x is greater than 20'), '(GT x 20)');
