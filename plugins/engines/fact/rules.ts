@@ -9,9 +9,15 @@
  *
  * Nothing else is inferred: paraphrases, units, synonyms, arithmetic and world knowledge are out.
  */
+import { isQuestion, splitSentences } from './split.js';
+
 export const ENGINE_NAME = 'fact';
-/** 1.1.0: symbols and words of every script are tokens, more negations and bounds (what the rules prove changed) */
-export const ENGINE_VERSION = '1.1.0';
+/**
+ * 1.1.0: symbols and words of every script are tokens, more negations and bounds (what the rules prove changed).
+ * 1.2.0: no sentence ends at a single line break, an abbreviation or before a lower-case letter; any question mark
+ * makes a question; `.5` is the number 0.5.
+ */
+export const ENGINE_VERSION = '1.2.0';
 
 export const LIMITS = { claimChars: 4000, contextChars: 200_000 } as const;
 
@@ -64,7 +70,7 @@ export function canonicalDecimal(raw: string, shift = 0): string {
   return neg && out !== '0' ? `-${out}` : out;
 }
 
-const NUMBER = /^-?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?$/;
+const NUMBER = /^-?(?:(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?|\.\d+)$/;
 
 /** superscript digits: NFKC would glue "10²" into "102"; they become "^2" first */
 const SUPERSCRIPT: Record<string, string> = { '⁰': '0', '¹': '1', '²': '2', '³': '3', '⁴': '4', '⁵': '5', '⁶': '6', '⁷': '7', '⁸': '8', '⁹': '9' };
@@ -74,7 +80,7 @@ const SUPERSCRIPT: Record<string, string> = { '⁰': '0', '¹': '1', '²': '2', 
  * `±`…), which changes what a sentence states and so is never dropped as punctuation would be.
  * A prime after a digit is a unit (5′ feet, 5″ inches, which NFKC spells ′′), not a quote.
  */
-const TOKEN = /(?<![\p{L}\p{M}\p{N}])-?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?|(?<=\d)′+|[\p{L}\p{M}\p{N}]+(?:'[\p{L}\p{M}]+)?|\p{S}/gu;
+const TOKEN = /(?<![\p{L}\p{M}\p{N}])-?(?:(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?|\.\d+)|(?<=\d)′+|[\p{L}\p{M}\p{N}]+(?:'[\p{L}\p{M}]+)?|\p{S}/gu;
 
 /** Normalised tokens of one sentence (NFKC, lower case, punctuation dropped, articles dropped, numbers canonical). */
 export function tokens(sentence: string): string[] {
@@ -110,13 +116,10 @@ export function tokens(sentence: string): string[] {
   return out;
 }
 
-/** Sentences of a text: split after . ! ? followed by white space, and at line breaks. */
+/** Sentences of a text (split.ts says where one ends and which ones ask). */
 export function sentences(text: string): Sentence[] {
-  return text
-    .split(/(?<=[.!?])\s+|\n+/)
-    .map((t) => t.trim())
-    .filter((t) => t.length > 0)
-    .map((t, index) => ({ index, text: t, tokens: tokens(t), assertive: !t.endsWith('?') }))
+  return splitSentences(text)
+    .map((t, index) => ({ index, text: t, tokens: tokens(t), assertive: !isQuestion(t) }))
     .filter((s) => s.tokens.length > 0)
     .map((s, index) => ({ ...s, index }));
 }

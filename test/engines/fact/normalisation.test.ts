@@ -67,5 +67,5 @@ t.test('over HTTP: a symbol-only difference is not VERIFIED', async (t) => {
   const cannot = await post('The elevator cannot carry 500 kg.', 'The elevator cannot carry 600 kg.');
   t.match(cannot.body, { verdict: 'INCONCLUSIVE', status: 'UNVERIFIABLE', proof_ref: null });
   const same = await post('東京 has 14 million people.', 'Beijing is large. 東京 has 14 million people.');
-  t.match(same.body, { verdict: 'SUPPORTED', status: 'VERIFIED', developer_fields: { engine_version: '1.1.0' } });
+  t.match(same.body, { verdict: 'SUPPORTED', status: 'VERIFIED', developer_fields: { engine_version: '1.2.0' } });
 });
