@@ -45,6 +45,8 @@ const NEGATION = /\b(?:not|no|never|neither|nor|isn't|aren't|wasn't|doesn't|don'
 const DISJUNCTION = /\bor\b|\beither\b/i;
 /** a symbol left after the fragments ("≠ 800x600", "< 2 MB", "~800x600", "!= PNG") changes what a fragment states */
 const SYMBOL = /!=|[^\P{S}=]/u;
+/** `!` before a word or number negates it in most notations ("!800x600", "!png"); a closing `!` does not */
+const PREFIX_NOT = /!(?=\s*[\p{L}\p{N}])/u;
 
 /** `<number> <unit>` in bytes as an exact fraction: "1.005 KB" is 1005 bytes, not the double 1004.999… */
 function bytesOf(num: string, unit: number): { n: bigint; d: bigint } {
@@ -55,6 +57,8 @@ function bytesOf(num: string, unit: number): { n: bigint; d: bigint } {
 export function analyseClaim(claim: string, info: ImageInfo, byteSize: number): ClaimAnalysis {
   const checks: Check[] = [];
   let rest = ` ${claim.normalize('NFKC').toLowerCase()} `;
+  // read before the fragments are taken out, which would leave "!800x600" a lone "!"
+  const prefixNot = PREFIX_NOT.exec(rest);
   const take = (re: RegExp, fn: (m: RegExpExecArray) => void) => {
     let m: RegExpExecArray | null;
     const g = new RegExp(re.source, 'gi');
@@ -92,7 +96,7 @@ export function analyseClaim(claim: string, info: ImageInfo, byteSize: number): 
     checks.push({ kind: 'format', fragment: m[0], expected: f, actual: info.format, holds: f === info.format });
   });
   // looked for after the fragments are removed, so "no more than 2 MB" is a size bound, not a negation
-  const neg = NEGATION.exec(rest) ?? DISJUNCTION.exec(rest) ?? SYMBOL.exec(rest);
+  const neg = NEGATION.exec(rest) ?? DISJUNCTION.exec(rest) ?? SYMBOL.exec(rest) ?? prefixNot;
   const uncovered = rest
     .split(/[^\p{L}\p{N}']+/u)
     .filter((w) => w && !FILLER.has(w));

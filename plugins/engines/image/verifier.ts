@@ -7,8 +7,11 @@ import { HeaderError, readImageHeader, type ImageInfo } from './header.js';
 import { turnsQuarter } from './exif.js';
 
 export const ENGINE_NAME = 'image';
-/** 1.1.0: claims with content words are never judged; exact byte sizes; symbols are not interpreted. 1.2.0: EXIF orientation */
-export const ENGINE_VERSION = '1.2.0';
+/**
+ * 1.1.0: claims with content words are never judged; exact byte sizes; symbols are not interpreted. 1.2.0: EXIF orientation.
+ * 1.3.0: invalid sizes and a failed IHDR CRC are refused; a JPEG height left to DNL and a GIF frame past its screen judge no size.
+ */
+export const ENGINE_VERSION = '1.3.0';
 /** the checks a quarter turn on display changes */
 const SIZE_KINDS: ReadonlySet<CheckKind> = new Set<CheckKind>(['dimensions', 'width', 'height', 'orientation']);
 /** spec: 10 MB per image */
@@ -31,13 +34,23 @@ export interface ImageOutcome {
 export function judge(claim: string, info: ImageInfo, data: Buffer, declaredType: string, digest: string): ImageOutcome {
   const a = analyseClaim(claim, info, data.length);
   const methods = ['header_parse', ...new Set(a.checks.map((c) => `${c.kind}_check`))];
-  const facts = { format: info.format, width: info.width, height: info.height, byte_size: data.length, header_source: info.source, declared_mime_type: declaredType, ...(info.exif_orientation !== undefined ? { exif_orientation: info.exif_orientation } : {}) };
+  const facts = {
+    format: info.format, width: info.width, height: info.height, byte_size: data.length, header_source: info.source, declared_mime_type: declaredType,
+    ...(info.exif_orientation !== undefined ? { exif_orientation: info.exif_orientation } : {}),
+    ...(info.size_unsettled !== undefined ? { size_unsettled: info.size_unsettled } : {}),
+  };
   const base = { ...facts, checks: a.checks, uncovered_terms: a.uncovered };
   const failed = a.checks.filter((c) => !c.holds);
   const summary = `${info.format.toUpperCase()} ${info.width}x${info.height}, ${data.length} bytes`;
 
   if (a.uninterpretable) {
     const reasoning = `The claim uses "${a.uninterpretable}", which is not interpreted; the file is ${summary}.`;
+    return { fields: { verdict: 'INCONCLUSIVE', confidence: 0, reasoning, methods_used: methods }, diagnostic: unverifiable(reasoning, base) };
+  }
+  // the header's size is not the one every reader shows: no size claim is judged on it
+  const unsettled = info.size_unsettled !== undefined ? a.checks.filter((c) => SIZE_KINDS.has(c.kind)) : [];
+  if (unsettled.length) {
+    const reasoning = `The header gives ${info.width}x${info.height}, but ${info.size_unsettled}; "${unsettled.map((c) => c.fragment).join('", "')}" is not judged.`;
     return { fields: { verdict: 'INCONCLUSIVE', confidence: 0, reasoning, methods_used: methods }, diagnostic: unverifiable(reasoning, base) };
   }
   // a quarter turn on display: the stored and the shown size disagree, and the claim does not say which it means

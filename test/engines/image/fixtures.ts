@@ -2,7 +2,7 @@ import { crc32, deflateSync } from 'node:zlib';
 
 /** Minimal but well-formed images of a chosen size, built byte by byte (no encoder needed). */
 
-function pngChunk(type: string, data: Buffer): Buffer {
+export function pngChunk(type: string, data: Buffer): Buffer {
   const len = Buffer.alloc(4);
   len.writeUInt32BE(data.length);
   const body = Buffer.concat([Buffer.from(type, 'latin1'), data]);
