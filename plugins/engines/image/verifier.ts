@@ -81,6 +81,19 @@ export function judge(claim: string, info: ImageInfo, data: Buffer, declaredType
   return { fields: { verdict: 'VLM_REQUIRED', confidence: 0, reasoning, methods_used: methods }, diagnostic: unverifiable(reasoning, base) };
 }
 
+/**
+ * Strict base64: Buffer.from(…, 'base64') skips characters it does not know and stops at the first
+ * padding, so "<png>==<more>" or "<png>AAAA" after padding was judged as bytes the caller never
+ * meant (its size, its hash). White space (line-wrapped base64) is the only thing left out.
+ */
+export function decodeBase64(text: string): Buffer | null {
+  const s = text.replace(/[\t\n\r ]+/g, '');
+  if (/[^A-Za-z0-9+/=]/.test(s)) return null;
+  const pad = s.indexOf('=');
+  if (pad >= 0 ? s.length % 4 !== 0 || pad < s.length - 2 || (pad === s.length - 2 && s[s.length - 1] !== '=') : s.length % 4 === 1) return null;
+  return Buffer.from(s, 'base64');
+}
+
 /** `verifier.image` for composite routes: input {image_base64, claim}; an unusable image is a BLOCKED verdict */
 export const imageVerifier: Verifier = {
   async verify(input) {
@@ -88,7 +101,8 @@ export const imageVerifier: Verifier = {
     if (typeof image_base64 !== 'string' || typeof claim !== 'string' || !claim.trim()) {
       return blocked('An image request needs image_base64 and claim strings.', C.invalidRequest);
     }
-    const data = Buffer.from(image_base64, 'base64');
+    const data = decodeBase64(image_base64);
+    if (!data) return blocked('image_base64 is not base64 (RFC 4648 alphabet, padding only at the end; white space is allowed).', C.invalidRequest);
     if (data.length > MAX_IMAGE_BYTES) return blocked(`The image exceeds ${MAX_IMAGE_BYTES} bytes.`, C.invalidRequest);
     try {
       const info = readImageHeader(data);

@@ -1,6 +1,6 @@
 import t from 'tap';
 import imagePlugin from '../../../plugins/engines/image/index.js';
-import { judge } from '../../../plugins/engines/image/verifier.js';
+import { imageVerifier, judge } from '../../../plugins/engines/image/verifier.js';
 import { HeaderError, MAX_WALK_STEPS, readImageHeader } from '../../../plugins/engines/image/header.js';
 import { startServer, testAuthPlugin, TEST_API_KEY } from '../../helpers/server.js';
 import { gif, jpeg, png, pngChunk, webp } from './fixtures.js';
@@ -99,6 +99,18 @@ t.test('a "!" before a fragment negates it and is not interpreted; a closing "!"
   t.equal(verdictOf('!800x600', png(800, 600)), 'INCONCLUSIVE');
   t.equal(verdictOf('! png', png(800, 600)), 'INCONCLUSIVE');
   t.equal(verdictOf('800x600!', png(800, 600)), 'SUPPORTED');
+});
+
+t.test('verifier.image: image_base64 is strict base64, white space aside', async (t) => {
+  const b64 = png(800, 600).toString('base64');
+  const run = (image_base64: string) => imageVerifier.verify({ image_base64, claim: 'less than 100 bytes' });
+  t.match(await run(b64), { status: 'VERIFIED', developer_fields: { is_valid: false, byte_size: png(800, 600).length } });
+  t.match(await run(b64.replace(/(.{60})/g, '$1\r\n')), { status: 'VERIFIED' }, 'line-wrapped');
+  t.match(await run(b64.replace(/=+$/, '')), { status: 'VERIFIED' }, 'padding left out');
+  t.ok(b64.endsWith('='), 'the fixture needs padding for the next cases');
+  for (const bad of [b64 + 'AAAA', b64 + Buffer.alloc(5000).toString('base64'), '!!' + b64, `data:image/png;base64,${b64}`, b64.replace(/\+|\//g, '-'), b64 + '=', b64.slice(0, -4) + 'A=AA']) {
+    t.match(await run(bad), { status: 'BLOCKED', developer_fields: { constraint_id: 'image_verifier.invalid_request' } }, bad.slice(-12));
+  }
 });
 
 t.test('over HTTP: lying headers are a 400 or INCONCLUSIVE, never VERIFIED', async (t) => {
