@@ -46,7 +46,8 @@ export function prepareStats(input: PrepareInput): Prepared {
   }
   const needed = new Set([query.column, query.group, ...(query.filter ?? []).map((c) => c.column)].filter((c): c is string => !!c && c !== '*'));
   const index = new Map(table.header.map((h, k) => [h, k]));
-  const columns: Record<string, string[]> = {};
+  // no prototype: a column named "__proto__" set the object's prototype, vanished from the JSON and failed the evaluation
+  const columns: Record<string, string[]> = Object.create(null);
   for (const name of needed) {
     const k = index.get(name)!;
     columns[name] = table.rows.map((r) => r[k]);

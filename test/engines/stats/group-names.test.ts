@@ -34,3 +34,22 @@ t.test('over HTTP: the "__proto__" group is in computed_value and groups', async
   t.equal(Object.getOwnPropertyDescriptor(body.computed_value, '__proto__')?.value, 5);
   t.equal(Object.getOwnPropertyDescriptor(body.developer_fields.groups, '__proto__')?.value.n, 2);
 });
+
+t.test('over HTTP: a column named "__proto__" is a column like any other', async (t) => {
+  // the worker handed the sandbox a plain object of columns: "__proto__" set its prototype, the
+  // column never reached the sandbox and the evaluation failed ("evaluation failed", BLOCKED)
+  const s = await startServer({ plugins: [testAuthPlugin(), statsPlugin] });
+  t.teardown(() => s.close());
+  const ask = async (query: string) => {
+    const form = new FormData();
+    form.append('query', query);
+    form.append('file', new Blob(['__proto__,constructor,toString\n1,x,2\n3,y,4\n']), 'data.csv');
+    const res = await fetch(s.url + '/verify/stats', { method: 'POST', body: form, headers: { 'x-api-key': TEST_API_KEY } });
+    return JSON.parse(await res.text());
+  };
+  t.match(await ask('sum of __proto__'), { status: 'UNVERIFIABLE', developer_fields: { value_exact: '4' } });
+  t.match(await ask('sum of toString where __proto__ > 1'), { status: 'UNVERIFIABLE', developer_fields: { value_exact: '4' } });
+  const g = await ask('count by __proto__');
+  t.equal(g.status, 'UNVERIFIABLE');
+  t.same(g.computed_value, { 1: 1, 3: 1 });
+});
