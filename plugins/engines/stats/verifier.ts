@@ -13,7 +13,15 @@ export const LIMITS = {
   cells: 1_000_000,
 } as const;
 
-const num = (v: EvalValue) => Number(v.decimal);
+/**
+ * The legacy double. JSON has no Infinity: JSON.stringify wrote a value past the double range
+ * (1e400) as null while the response was checked as a number, so say null outright (the schema
+ * allows it); value_exact holds the value.
+ */
+const num = (v: EvalValue): number | null => {
+  const n = Number(v.decimal);
+  return Number.isFinite(n) ? n : null;
+};
 
 /** The HTTP problem of a CSV the worker refused (400 invalid, 413 past a cap). */
 export function csvProblem(p: Extract<Prepared, { ok: false }>, maxColumns: number): HttpError {

@@ -23,7 +23,10 @@ export interface StatsResponse {
   agent_message: string;
   proof_ref: null;
   developer_fields: {
-    computed_value?: number | {};
+    /**
+     * the value as a double; null when it is past the double range (value_exact holds it)
+     */
+    computed_value?: number | {} | null;
     value_exact?: string;
     value_decimal?: string;
     sample_size?: number;
@@ -35,7 +38,7 @@ export interface StatsResponse {
     constraint_id?:
       "stats_verifier.validation_error" | "stats_verifier.execution_failure" | "stats_verifier.runtime_unavailable";
   };
-  computed_value?: number | {};
+  computed_value?: number | {} | null;
   message?: string;
   [k: string]: unknown;
 }
