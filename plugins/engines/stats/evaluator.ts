@@ -132,40 +132,70 @@ function matches(cell: string, c: Condition): boolean {
 
 class EvalError extends Error {}
 
-function aggregate(q: StatsQuery, cells: string[]): EvalValue | null {
-  if (q.aggregate === 'count') {
-    const n = q.column === '*' ? cells.length : cells.filter((c) => c.trim() !== '').length;
-    return value(frac(BigInt(n), 1n), n);
-  }
-  const nums: Frac[] = [];
-  for (const c of cells) {
+/**
+ * Feeds each numeric cell of `idx` to `each`; empty cells are skipped, anything else is an error.
+ * Values are folded as they come: a fraction object per cell for a 999,999-row column needed
+ * more than the sandbox's default 128 MB heap, so a sum over a CSV within the caps crashed.
+ */
+function eachNumber(q: StatsQuery, column: string[], idx: number[], each: (f: Frac) => void): number {
+  let n = 0;
+  for (const i of idx) {
+    const c = column[i];
     if (c.trim() === '') continue;
     const f = parseDecimal(c);
     if (!f) throw new EvalError(`column ${q.column} holds a non-numeric value (${JSON.stringify(c.slice(0, 40))})`);
-    nums.push(f);
+    each(f);
+    n++;
   }
-  if (q.aggregate === 'sum') return value(nums.reduce(add, frac(0n, 1n)), nums.length);
-  if (nums.length === 0) throw new EvalError(`no numeric values in ${q.column} to take the ${q.aggregate} of`);
-  switch (q.aggregate) {
-    case 'mean': {
-      const s = nums.reduce(add, frac(0n, 1n));
-      return value(frac(s.n, s.d * BigInt(nums.length)), nums.length);
-    }
-    case 'min':
-      return value(nums.reduce((a, b) => (cmp(b, a) < 0 ? b : a)), nums.length);
-    case 'max':
-      return value(nums.reduce((a, b) => (cmp(b, a) > 0 ? b : a)), nums.length);
-    case 'median': {
-      const sorted = [...nums].sort(cmp);
-      const mid = sorted.length >> 1;
-      const m = sorted.length % 2 ? sorted[mid] : (() => {
-        const s = add(sorted[mid - 1], sorted[mid]);
-        return frac(s.n, s.d * 2n);
-      })();
-      return value(m, nums.length);
-    }
+  return n;
+}
+
+/** denominators up to this are shared by a median's values, which are then kept as plain BigInts */
+const SHARED_DENOMINATOR_CAP = 10n ** 40n;
+
+/**
+ * The median keeps every value, as compactly as it can: one pass finds a denominator all values
+ * share (their denominators divide a power of ten), a second keeps each value's numerator over it.
+ */
+function median(q: StatsQuery, column: string[], idx: number[]): EvalValue {
+  let shared = 1n;
+  const n = eachNumber(q, column, idx, (f) => {
+    if (shared % f.d !== 0n) shared = (shared * f.d) / gcd(shared, f.d);
+  });
+  if (n === 0) throw new EvalError(`no numeric values in ${q.column} to take the median of`);
+  const mid = n >> 1;
+  if (shared <= SHARED_DENOMINATOR_CAP) {
+    const nums: bigint[] = [];
+    eachNumber(q, column, idx, (f) => nums.push(f.n * (shared / f.d)));
+    nums.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+    return value(n % 2 ? frac(nums[mid], shared) : frac(nums[mid - 1] + nums[mid], shared * 2n), n);
   }
-  return null;
+  const fracs: Frac[] = [];
+  eachNumber(q, column, idx, (f) => fracs.push(f));
+  fracs.sort(cmp);
+  if (n % 2) return value(fracs[mid], n);
+  const s = add(fracs[mid - 1], fracs[mid]);
+  return value(frac(s.n, s.d * 2n), n);
+}
+
+function aggregate(q: StatsQuery, columns: Record<string, string[]>, idx: number[]): EvalValue {
+  if (q.aggregate === 'count') {
+    let n = idx.length;
+    if (q.column !== '*') for (const i of idx) if (columns[q.column][i].trim() === '') n--;
+    return value(frac(BigInt(n), 1n), n);
+  }
+  const column = columns[q.column];
+  if (q.aggregate === 'median') return median(q, column, idx);
+  let sum = frac(0n, 1n);
+  let best: Frac | null = null;
+  const pick = q.aggregate === 'min' ? -1 : 1;
+  const n = eachNumber(q, column, idx, (f) => {
+    if (q.aggregate === 'sum' || q.aggregate === 'mean') sum = add(sum, f);
+    else if (best === null || cmp(f, best) === pick) best = f;
+  });
+  if (q.aggregate === 'sum') return value(sum, n);
+  if (n === 0) throw new EvalError(`no numeric values in ${q.column} to take the ${q.aggregate} of`);
+  return q.aggregate === 'mean' ? value(frac(sum.n, sum.d * BigInt(n)), n) : value(best!, n);
 }
 
 export function evaluate(input: EvalInput): EvalOutput {
@@ -173,8 +203,7 @@ export function evaluate(input: EvalInput): EvalOutput {
     const { query: q, columns, rows } = input;
     const keep: number[] = [];
     for (let i = 0; i < rows; i++) if ((q.filter ?? []).every((c) => matches(columns[c.column][i], c))) keep.push(i);
-    const cellsOf = (idx: number[]) => (q.column === '*' ? idx.map(() => '') : idx.map((i) => columns[q.column][i]));
-    if (!q.group) return { ok: true, value: aggregate(q, cellsOf(keep)), groups: null };
+    if (!q.group) return { ok: true, value: aggregate(q, columns, keep), groups: null };
     const groups = new Map<string, number[]>();
     for (const i of keep) {
       const k = columns[q.group][i];
@@ -184,7 +213,7 @@ export function evaluate(input: EvalInput): EvalOutput {
     }
     // no prototype: a group named "__proto__" set the object's prototype and vanished from the result
     const out: Record<string, EvalValue> = Object.create(null);
-    for (const k of [...groups.keys()].sort()) out[k] = aggregate(q, cellsOf(groups.get(k)!)) as EvalValue;
+    for (const k of [...groups.keys()].sort()) out[k] = aggregate(q, columns, groups.get(k)!);
     return { ok: true, value: null, groups: out };
   } catch (err) {
     if (err instanceof EvalError) return { ok: false, error: err.message };
@@ -200,7 +229,9 @@ if (process.argv.includes('--proofgate-stats-sandbox')) {
   process.stdin.on('end', () => {
     let out: EvalOutput;
     try {
-      const input = JSON.parse(chunks.join('')) as EvalInput & { probe?: boolean };
+      const text = chunks.join('');
+      chunks.length = 0; // the pieces are not held beside the joined text while the heap is tight
+      const input = JSON.parse(text) as EvalInput & { probe?: boolean };
       out = input.probe ? { ok: true, value: null, groups: null } : evaluate(input);
     } catch {
       out = { ok: false, error: 'malformed sandbox input' };
