@@ -156,36 +156,65 @@ function gif(b: Buffer): ImageInfo {
   return info;
 }
 
+/** a VP8 (lossy) bitstream at `data`: frame tag (3 bytes), start code 9D 01 2A, then 14-bit width and height */
+function vp8Size(b: Buffer, data: number): [number, number] {
+  need(b, data + 10, 'WebP VP8 frame header');
+  if (b[data + 3] !== 0x9d || b[data + 4] !== 0x01 || b[data + 5] !== 0x2a) throw new HeaderError('corrupt', 'WebP VP8 start code missing');
+  const size: [number, number] = [b.readUInt16LE(data + 6) & 0x3fff, b.readUInt16LE(data + 8) & 0x3fff];
+  if (size[0] === 0 || size[1] === 0) throw new HeaderError('corrupt', `WebP VP8 size ${size[0]}x${size[1]} has a zero side`);
+  return size;
+}
+
+/** a VP8L (lossless) bitstream at `data`: signature 2F, then 14-bit width-1 and height-1 */
+function vp8lSize(b: Buffer, data: number): [number, number] {
+  need(b, data + 5, 'WebP VP8L header');
+  if (b[data] !== 0x2f) throw new HeaderError('corrupt', 'WebP VP8L signature missing');
+  const bits = b.readUInt32LE(data + 1);
+  return [(bits & 0x3fff) + 1, ((bits >>> 14) & 0x3fff) + 1];
+}
+
+const VP8 = 0x56503820; // "VP8 "
+const VP8L = 0x5650384c;
+const EXIF_WEBP = 0x45584946; // "EXIF"
+
 function webp(b: Buffer): ImageInfo {
   need(b, 30, 'WebP header');
-  const chunk = ascii(b, 12, 4);
+  const chunk = b.readUInt32BE(12);
   const data = 20;
-  if (chunk === 'VP8 ') {
-    // frame tag (3 bytes), start code 9D 01 2A, then 14-bit width and height
-    if (b[data + 3] !== 0x9d || b[data + 4] !== 0x01 || b[data + 5] !== 0x2a) throw new HeaderError('corrupt', 'WebP VP8 start code missing');
-    const info: ImageInfo = { format: 'webp', width: b.readUInt16LE(data + 6) & 0x3fff, height: b.readUInt16LE(data + 8) & 0x3fff, source: 'webp_vp8' };
-    if (info.width === 0 || info.height === 0) throw new HeaderError('corrupt', `WebP VP8 size ${info.width}x${info.height} has a zero side`);
-    return info;
+  if (chunk === VP8) {
+    const [width, height] = vp8Size(b, data);
+    return { format: 'webp', width, height, source: 'webp_vp8' };
   }
-  if (chunk === 'VP8L') {
-    if (b[data] !== 0x2f) throw new HeaderError('corrupt', 'WebP VP8L signature missing');
-    const bits = b.readUInt32LE(data + 1);
-    return { format: 'webp', width: (bits & 0x3fff) + 1, height: ((bits >>> 14) & 0x3fff) + 1, source: 'webp_vp8l' };
+  if (chunk === VP8L) {
+    const [width, height] = vp8lSize(b, data);
+    return { format: 'webp', width, height, source: 'webp_vp8l' };
   }
-  if (chunk === 'VP8X') {
+  if (ascii(b, 12, 4) === 'VP8X') {
     // flags (1) + reserved (3), then canvas width-1 and height-1 as 24-bit little-endian
     const info: ImageInfo = { format: 'webp', width: b.readUIntLE(data + 4, 3) + 1, height: b.readUIntLE(data + 7, 3) + 1, source: 'webp_vp8x' };
-    // only the extended format carries metadata: its chunks are walked by length for EXIF
+    const animated = (b[data] & 0x02) !== 0;
+    // only the extended format carries metadata: its chunks are walked by length for EXIF, and a
+    // still picture's own bitstream must have the canvas size (libwebp refuses the file otherwise)
+    let orientation: ExifOrientation | undefined;
+    let exifSeen = false;
     let steps = 0;
     for (let at = 12; at + 8 <= b.length; ) {
-      if (++steps > MAX_WALK_STEPS) return withExif(info, 'unreadable');
+      if (++steps > MAX_WALK_STEPS) return withExif(info, exifSeen ? orientation : 'unreadable');
+      const id = b.readUInt32BE(at);
       const len = b.readUInt32LE(at + 4);
-      if (ascii(b, at, 4) === 'EXIF') return withExif(info, at + 8 + len <= b.length ? chunkOrientation(b.subarray(at + 8, at + 8 + len)) : 'unreadable');
+      if (id === EXIF_WEBP && !exifSeen) {
+        exifSeen = true;
+        orientation = at + 8 + len <= b.length ? chunkOrientation(b.subarray(at + 8, at + 8 + len)) : 'unreadable';
+      }
+      if (!animated && (id === VP8 || id === VP8L)) {
+        const [w, h] = id === VP8 ? vp8Size(b, at + 8) : vp8lSize(b, at + 8);
+        if (w !== info.width || h !== info.height) throw new HeaderError('corrupt', `WebP VP8X canvas ${info.width}x${info.height} differs from its picture's ${w}x${h}`);
+      }
       at += 8 + len + (len & 1);
     }
-    return info;
+    return withExif(info, orientation);
   }
-  throw new HeaderError('corrupt', `WebP first chunk ${JSON.stringify(chunk)} is not VP8, VP8L or VP8X`);
+  throw new HeaderError('corrupt', `WebP first chunk ${JSON.stringify(ascii(b, 12, 4))} is not VP8, VP8L or VP8X`);
 }
 
 export function readImageHeader(b: Buffer): ImageInfo {

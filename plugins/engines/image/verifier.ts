@@ -9,7 +9,8 @@ import { turnsQuarter } from './exif.js';
 export const ENGINE_NAME = 'image';
 /**
  * 1.1.0: claims with content words are never judged; exact byte sizes; symbols are not interpreted. 1.2.0: EXIF orientation.
- * 1.3.0: invalid sizes and a failed IHDR CRC are refused; a JPEG height left to DNL and a GIF frame past its screen judge no size.
+ * 1.3.0: invalid sizes, a failed IHDR CRC and a WebP canvas unlike its picture are refused; a JPEG height left to DNL
+ * and a GIF frame past its screen judge no size.
  */
 export const ENGINE_VERSION = '1.3.0';
 /** the checks a quarter turn on display changes */

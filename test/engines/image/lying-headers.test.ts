@@ -80,6 +80,22 @@ t.test('WebP: a VP8 frame with a zero side is refused', async (t) => {
   t.equal(kind(webp(10, 0, 'VP8 ')), 'corrupt');
 });
 
+t.test('WebP: a still VP8X canvas must be its picture\'s size', async (t) => {
+  // libwebp refuses a still picture whose bitstream is not the canvas size: no reader shows the canvas
+  const extended = (canvas: [number, number], picture: Buffer, flags = 0) => {
+    const head = webp(canvas[0], canvas[1], 'VP8X');
+    head[20] = flags;
+    const out = Buffer.concat([head, picture.subarray(12)]);
+    out.writeUInt32LE(out.length - 8, 4);
+    return out;
+  };
+  t.equal(kind(extended([800, 600], webp(10, 10, 'VP8L'))), 'corrupt', 'lossless 10x10 in an 800x600 canvas');
+  t.equal(kind(extended([800, 600], webp(10, 10, 'VP8 '))), 'corrupt', 'lossy 10x10 in an 800x600 canvas');
+  t.equal(kind(extended([800, 600], webp(0, 10, 'VP8 '))), 'corrupt', 'a zero side inside');
+  t.equal(verdictOf('800x600', extended([800, 600], webp(800, 600, 'VP8L'))), 'SUPPORTED', 'the sizes agree');
+  t.equal(kind(extended([800, 600], webp(10, 10, 'VP8L'), 0x02)), null, 'an animation\'s canvas is not its frames\' size');
+});
+
 t.test('the walk is bounded: past the budget an EXIF turn is not ruled out', async (t) => {
   const plain = png(800, 600);
   const many = Buffer.concat([plain.subarray(0, 33), Buffer.alloc(12 * MAX_WALK_STEPS), plain.subarray(33)]);
