@@ -1,6 +1,7 @@
 import type { App, Principal } from '../../core/types.js';
 import { blocked, unverifiable, type DiagnosticResult } from '../../core/verdict.js';
 import { BatchConstraints } from './errors.js';
+import { normalizeMathInput } from '../engines/math/index.js';
 import { engineInput, verifierFor, type BatchItem, type ItemType } from './items.js';
 
 /**
@@ -59,8 +60,8 @@ async function runItem(app: App, item: BatchItem, index: number, principal: Prin
   if (!attestor) return { ...base, result: signingFailed() };
   try {
     // the attestation binds the evaluated input, as POST /verify/math's does: the engine proves the
-    // NFKC-normalised, trimmed expression, so `２+２=4` and ` 2+2=4` share the query_hash of `2+2=4`
-    const query = item.query.normalize('NFKC').trim();
+    // normalised, trimmed expression, so `２+２=4` and ` 2+2=4` share the query_hash of `2+2=4`
+    const query = normalizeMathInput(item.query);
     const gated = await attestor.gate(result, { engine: 'math', query, org_id: principal?.orgId ?? null });
     return {
       ...base,

@@ -6,6 +6,7 @@ import { mathVerifier } from './verifier.js';
 export { ENGINE_NAME, ENGINE_VERSION } from './meta.js';
 export type { MathRequest } from './engine.js';
 export { C as MathConstraints } from './errors.js';
+export { normalizeMathInput } from './normalize.js';
 
 /**
  * Exact math verification: identities proven or refuted in exact arithmetic, values computed,

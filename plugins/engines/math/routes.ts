@@ -2,6 +2,7 @@ import type { App, EngineHandle, RequestContext, Reply } from '../../../core/typ
 import { exactMember } from '../../../core/exact-json.js';
 import { MATH_REQUEST_SCHEMA, runMath } from './verifier.js';
 import type { MathRequest } from './engine.js';
+import { normalizeMathInput } from './normalize.js';
 
 const S = 'https://proofgate.dev/schemas/math';
 /** bytes of a /verify/math body */
@@ -36,7 +37,7 @@ export function mathRoutes(app: App, engine: EngineHandle): void {
       }
       if (texts.expected_value !== undefined || texts.tolerance !== undefined) body.exact_text = texts;
       // an attestation binds the evaluated input: the normalised expression the proof_ref binds too
-      const query = body.expression.normalize('NFKC').trim();
+      const query = normalizeMathInput(body.expression);
       const verdict = await runMath(engine, body, ctx.signal);
       return { status: 200, verdict, subject: { engine: 'math', query } };
     },

@@ -3,6 +3,7 @@ import { create, all } from './mathjs.js';
 import { Q } from './field.js';
 import { C, MathRefusal } from './errors.js';
 import { FUNCTION_SET, type Ast, type FnName } from './ast.js';
+import { gluedDigits, normalizeMathInput } from './normalize.js';
 
 export const MAX_INPUT_CHARS = 5000;
 export const MAX_DEPTH = 64;
@@ -100,7 +101,12 @@ export function parseInput(raw: string): Parsed {
   if (raw.length > MAX_INPUT_CHARS) {
     throw new MathRefusal(C.inputTooLong, `Expression exceeds ${MAX_INPUT_CHARS} characters.`, { max_chars: MAX_INPUT_CHARS });
   }
-  const normalized = raw.normalize('NFKC').trim();
+  const glued = gluedDigits(raw);
+  if (glued !== undefined) {
+    const cp = `U+${glued.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`;
+    throw new MathRefusal(C.parseError, `'${glued}' (${cp}) is not a digit: write the number or operation it stands for in plain digits.`, { error: 'parse_error', character: cp });
+  }
+  const normalized = normalizeMathInput(raw);
   if (normalized.length > MAX_INPUT_CHARS) {
     throw new MathRefusal(C.inputTooLong, `Expression exceeds ${MAX_INPUT_CHARS} characters.`, { max_chars: MAX_INPUT_CHARS });
   }

@@ -4,6 +4,7 @@ import type { DiagnosticResult } from '../../../core/verdict.js';
 import { untrustedReply, type LlmTranslator, type MathTranslation } from '../../providers/index.js';
 import { failed, inconclusive, type InnerStatus, type NlReply, type NlTranslationOut, type NlVerification } from './body.js';
 import { NL, NlProblems, POLICY_CONSTRAINTS } from './errors.js';
+import { normalizeMathInput } from '../math/index.js';
 
 /** What issuance needs (plugins/attestation `BoundAttestationService.issue`); never throws, check is_issued. */
 export interface Issuer {
@@ -117,7 +118,7 @@ export function createNlVerifier(deps: NlDeps) {
       // spec rule 1: a verified inner result surfaces only after its attestation is ISSUED
       const issuer = deps.attestation();
       const att = issuer
-        ? await issuer.issue(inner, { engine: 'math', query: t.expression.normalize('NFKC').trim(), org_id: opts.orgId ?? null })
+        ? await issuer.issue(inner, { engine: 'math', query: normalizeMathInput(t.expression), org_id: opts.orgId ?? null })
         : { is_issued: false, token: null, error_code: 'CRYPTO_UNAVAILABLE', attestation_id: null };
       if (!att.is_issued || !att.token) {
         const code = att.error_code ?? 'SIGNING_FAILURE';
