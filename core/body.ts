@@ -151,7 +151,8 @@ export function parseMultipart(raw: Buffer, headers: IncomingMessage['headers'],
       reject(new HttpError(Problems.unsupportedMediaType, 'expected multipart/form-data with a boundary'));
       return;
     }
-    const body: MultipartBody = { fields: {}, files: [] };
+    // no prototype: a field named __proto__ or constructor is a field like any other
+    const body: MultipartBody = { fields: Object.create(null) as Record<string, string>, files: [] };
     const pending: Promise<void>[] = [];
     let failed: HttpError | null = null;
     const fail = (e: HttpError) => {
@@ -159,6 +160,12 @@ export function parseMultipart(raw: Buffer, headers: IncomingMessage['headers'],
     };
     bb.on('field', (name, value, _nt, valueTruncated) => {
       if (valueTruncated) fail(new HttpError(Problems.payloadTooLarge, `field ${name} is too large`));
+      // a repeated field is ambiguous: keeping either copy judges a claim the caller may not have
+      // meant (the last one won, and a second `claim` got a VERIFIED image verdict of its own)
+      if (Object.hasOwn(body.fields, name)) {
+        const error = { field: `/body/${name}`, message: 'is given more than once' };
+        fail(new HttpError(Problems.validation, `multipart field ${JSON.stringify(name)} is given more than once`, { errors: [error] }));
+      }
       body.fields[name] = value;
     });
     bb.on('file', (field, stream, filename, _enc, mimeType) => {

@@ -123,6 +123,20 @@ t.test('multipart uploads are parsed, and a file over the cap is 413', async (t)
   t.equal(r2.status, 413);
   const r3 = await fetch(s.url + '/probe/upload', { method: 'POST', body: 'x', headers: { 'content-type': 'multipart/form-data' } });
   t.equal(r3.status, 415, 'multipart without a boundary');
+  const twice = new FormData();
+  twice.append('claim', 'the first claim');
+  twice.append('claim', 'the second claim');
+  const r4 = await fetch(s.url + '/probe/upload', { method: 'POST', body: twice });
+  t.equal(r4.status, 400, 'a repeated field is refused, not resolved to one of its copies');
+  const p4 = (await r4.json()) as any;
+  t.equal(p4.code, 'validation_failed');
+  t.same(p4.errors, [{ field: '/body/claim', message: 'is given more than once' }]);
+  const proto = new FormData();
+  proto.set('__proto__', 'x');
+  proto.set('claim', 'c');
+  const r5 = await fetch(s.url + '/probe/upload', { method: 'POST', body: proto });
+  t.equal(r5.status, 200, 'a field named __proto__ is an ordinary field');
+  t.same((await r5.json() as any).fields, { claim: 'c', ['__proto__']: 'x' });
 });
 
 t.test('routes declare auth: missing credential 401, missing scope 403', async (t) => {
