@@ -5,7 +5,7 @@
  */
 
 export const ENGINE_NAME = 'rag';
-export const ENGINE_VERSION = '1.0.0';
+export const ENGINE_VERSION = '1.1.0';
 export const RISK_MISMATCH = 'DOCUMENT_RETRIEVAL_MISMATCH';
 export const RISK_NONE = 'NONE';
 export const MAX_RATE_CHARS = 64;

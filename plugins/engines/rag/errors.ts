@@ -7,4 +7,5 @@ export const C = {
 
 export const RagProblems = {
   invalidRate: defineProblem('rag_invalid_max_drm_rate', 400, 'Invalid max_drm_rate'),
+  invalidChunks: defineProblem('rag_invalid_chunks', 400, 'Invalid chunks'),
 } as const;

@@ -18,7 +18,10 @@ export function registerRoutes(app: App): void {
       const req = ctx.body as RagRequest;
       const c = check(req as unknown as Record<string, unknown>);
       // the schema checks shapes; a threshold's value (0 ≤ p/q ≤ 1, q ≠ 0) is checked here
-      if ('problem' in c) throw new HttpError(RagProblems.invalidRate, c.problem, { errors: [{ field: '/body/max_drm_rate', message: c.problem }] });
+      if ('problem' in c) {
+        const def = c.field === '/body/max_drm_rate' ? RagProblems.invalidRate : RagProblems.invalidChunks;
+        throw new HttpError(def, c.problem, { errors: [{ field: c.field, message: c.problem }] });
+      }
       const { fields, diagnostic } = ragVerdict(req, c.max);
       return { status: 200, verdict: diagnostic, body: fields };
     },

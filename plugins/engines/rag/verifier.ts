@@ -51,22 +51,28 @@ export const LIMITS = { chunks: 10_000, idChars: 1024 } as const;
  */
 export const BODY_LIMIT = 1024 * 1024;
 
-const isId = (v: unknown) => typeof v === 'string' && v.length > 0 && v.length <= LIMITS.idChars;
+const isId = (v: unknown): v is string => typeof v === 'string' && v.length > 0 && v.length <= LIMITS.idChars;
 
 /** The route schema's rules as a function, for the service; returns the parsed threshold or why the input is unusable. */
-export function check(raw: Record<string, unknown>): { max: Rational } | { problem: string } {
-  if (!isId(raw.target_document_id)) return { problem: 'target_document_id must be a non-empty string' };
+export function check(raw: Record<string, unknown>): { max: Rational } | { problem: string; field: string } {
+  if (!isId(raw.target_document_id)) return { problem: 'target_document_id must be a non-empty string', field: '/body/target_document_id' };
   const chunks = raw.chunks;
-  if (!Array.isArray(chunks) || chunks.length === 0 || chunks.length > LIMITS.chunks) return { problem: `chunks must hold 1 to ${LIMITS.chunks} chunks` };
-  for (const c of chunks) {
+  if (!Array.isArray(chunks) || chunks.length === 0 || chunks.length > LIMITS.chunks) return { problem: `chunks must hold 1 to ${LIMITS.chunks} chunks`, field: '/body/chunks' };
+  // a chunk listed twice is counted twice: one retrieved chunk, or two that claim different
+  // documents under one id, would weigh as two in the rate
+  const seen = new Set<string>();
+  for (const [i, c] of chunks.entries()) {
     const meta = (c as { metadata?: unknown })?.metadata as Record<string, unknown> | undefined;
-    if (!isId((c as { id?: unknown })?.id) || !meta || typeof meta !== 'object' || typeof meta.document_id !== 'string') {
-      return { problem: 'every chunk needs a string id and metadata.document_id' };
+    const id = (c as { id?: unknown })?.id;
+    if (!isId(id) || !meta || typeof meta !== 'object' || typeof meta.document_id !== 'string') {
+      return { problem: 'every chunk needs a string id and metadata.document_id', field: `/body/chunks/${i}` };
     }
+    if (seen.has(id)) return { problem: `chunk id ${JSON.stringify(id.slice(0, 64))} is listed more than once`, field: `/body/chunks/${i}/id` };
+    seen.add(id);
   }
   const rate = raw.max_drm_rate ?? '0';
   const max = typeof rate === 'string' ? parseRate(rate) : null;
-  if (!max) return { problem: 'max_drm_rate must be a string fraction or decimal between 0 and 1, such as "1/10" or "0.1"' };
+  if (!max) return { problem: 'max_drm_rate must be a string fraction or decimal between 0 and 1, such as "1/10" or "0.1"', field: '/body/max_drm_rate' };
   return { max };
 }
 

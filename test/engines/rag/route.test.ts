@@ -51,6 +51,20 @@ t.test('POST /verify/rag', async (t) => {
     t.match(r.headers.get('content-type'), /problem\+json/);
   }
   t.equal((await post({ target_document_id: 'doc-A', chunks }, null)).status, 401);
+
+  // one chunk listed twice weighs twice in the rate: 1 mismatch in 3 listed passes 2/5, 1 in 2 chunks does not
+  const twice = await post({
+    target_document_id: 'doc-A',
+    chunks: [
+      { id: 'c1', metadata: { document_id: 'doc-B' } },
+      { id: 'c2', metadata: { document_id: 'doc-A' } },
+      { id: 'c2', metadata: { document_id: 'doc-A' } },
+    ],
+    max_drm_rate: '2/5',
+  });
+  t.equal(twice.status, 400, 'a chunk id listed twice is refused');
+  t.equal(twice.body.code, 'rag_invalid_chunks');
+  t.same(twice.body.errors, [{ field: '/body/chunks/2/id', message: 'chunk id "c2" is listed more than once' }]);
 });
 
 t.test('scope and service', async (t) => {
