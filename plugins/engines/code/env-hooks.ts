@@ -1,4 +1,5 @@
 import { classifyArgv, isInterpreter, isReconProgram } from './shell.js';
+import { launchedProgram } from './launchers.js';
 
 /**
  * Environment variables that make a program started later — one the rules admit as fixed
@@ -77,7 +78,11 @@ export function isEnvHookName(name: string): boolean {
 function commandFinding(value: string): string | null {
   if (/[|&;<>`$(){}\n]/.test(value)) return 'git runs it through sh, and it holds shell syntax';
   const [program, ...rest] = value.trim().split(/\s+/);
-  if (isInterpreter(program) || isReconProgram(program) || classifyArgv(program, rest) !== null) return `git runs it, and ${JSON.stringify(program)} is a shell, an interpreter or a reconnaissance program`;
+  const run = launchedProgram(program, rest);
+  const shown = run.program ?? program;
+  if (run.program === null || isInterpreter(shown) || isReconProgram(shown) || classifyArgv(shown, run.items) !== null || classifyArgv(program, rest) !== null) {
+    return `git runs it, and ${JSON.stringify(shown)}${run.via.length ? ` (through ${run.via.join(', ')})` : ''} is a shell, an interpreter or a reconnaissance program`;
+  }
   return null;
 }
 

@@ -75,7 +75,7 @@ const SHELL_NAMES = new Set(['sh', 'bash', 'zsh', 'dash', 'ksh', 'csh', 'tcsh', 
  * Programs whose only effect is to report who and where the process runs (user, groups, host,
  * network, environment): run by generated code they are reconnaissance, not work.
  */
-const RECON = new Set(['id', 'whoami', 'uname', 'hostname', 'hostnamectl', 'ifconfig', 'ipconfig', 'netstat', 'printenv', 'systeminfo', 'getent', 'groups', 'who', 'w', 'last', 'lastlog', 'arp', 'route', 'nltest', 'net', 'query', 'klist']);
+const RECON = new Set(['id', 'whoami', 'uname', 'hostname', 'hostnamectl', 'ifconfig', 'ipconfig', 'netstat', 'printenv', 'env', 'systeminfo', 'getent', 'groups', 'who', 'w', 'last', 'lastlog', 'arp', 'route', 'nltest', 'net', 'query', 'klist']);
 
 export function isReconProgram(program: string): boolean {
   const base = program.trim().split(/[\\/]/).pop()?.toLowerCase().replace(/\.exe$/, '') ?? '';
@@ -85,12 +85,15 @@ export function isReconProgram(program: string): boolean {
 const SHELLS = new Set([
   'sh', 'bash', 'zsh', 'dash', 'ksh', 'csh', 'tcsh', 'fish', 'ash', 'busybox', 'cmd', 'cmd.exe', 'powershell', 'powershell.exe', 'pwsh',
   'python', 'python2', 'python3', 'perl', 'ruby', 'node', 'php', 'nc', 'ncat', 'netcat', 'socat', 'osascript',
+  // awk's system() and getline-from-command, and the other script interpreters, run what the argv says
+  'awk', 'gawk', 'mawk', 'nawk', 'nodejs', 'deno', 'bun', 'pypy', 'pypy3', 'lua', 'luajit', 'tclsh', 'wish', 'expect', 'rscript', 'irb',
+  'cscript', 'wscript', 'mshta',
 ]);
 
 /** True when argv[0] names a shell or script interpreter (running one is running arbitrary code). */
 export function isInterpreter(program: string): boolean {
-  const base = program.trim().split(/[\\/]/).pop()?.toLowerCase() ?? '';
-  return SHELLS.has(base) || /^python[0-9.]+$/.test(base);
+  const base = program.trim().split(/[\\/]/).pop()?.toLowerCase().replace(/\.exe$/, '') ?? '';
+  return SHELLS.has(base) || /^(?:python|pypy|perl|ruby|php|lua|node)[0-9.]+$/.test(base);
 }
 
 /** Paths whose deletion destroys a system or a home directory. */

@@ -4,6 +4,7 @@ import { type CallCtx, checkCall } from './rules.js';
 import { DataFindings } from './findings.js';
 import { CompileChecker } from './compile-check.js';
 import { ModuleNamespace } from './namespace.js';
+import { ModuleValues } from './module-values.js';
 import { EnvWrites } from './env.js';
 import { WrittenCode } from './written.js';
 import { pythonSourceText } from './source.js';
@@ -29,7 +30,7 @@ const DUNDERS = new Map<string, Severity>([
 ]);
 /** Frame attributes that hand out another scope's globals or builtins. */
 const FRAME_ATTRS = new Set(['f_globals', 'f_builtins', 'f_locals']);
-const DANGEROUS_HEADS = new Set(['eval', 'exec', 'compile', '__import__', 'os', 'subprocess', 'popen2', 'pty', 'pickle', 'marshal', 'ctypes', 'distutils']);
+const DANGEROUS_HEADS = new Set(['eval', 'exec', 'compile', '__import__', 'os', 'subprocess', 'popen2', 'pty', 'pickle', 'marshal', 'ctypes', 'distutils', '_winapi']);
 /**
  * Callables that are dangerous when merely passed along (`Thread(target=os.system, args=(c,))`,
  * `map(eval, xs)`, a pickle `__reduce__` returning `os.system`): the call happens out of sight.
@@ -41,9 +42,9 @@ function isDangerousCallable(q: string): boolean {
   return (
     CODE_BUILTINS.has(q) ||
     /^os\.(system|popen[234]?|exec[lvpe]*|spawn[lvpe]*|posix_spawnp?|startfile)$/.test(q) ||
-    /^subprocess\.(run|call|check_call|check_output|Popen|getoutput|getstatusoutput|getstatus)$/.test(q) ||
+    /^subprocess\.(run|call|check_call|check_output|Popen|getoutput|getstatusoutput|getstatus|fork_exec)$/.test(q) ||
     /^popen2\.(popen[234]|Popen[34])$/.test(q) ||
-    ['pty.spawn', 'distutils.spawn.spawn', 'pickle.loads', 'pickle.load', 'marshal.loads', 'ctypes.memmove', 'ctypes.memset'].includes(q)
+    ['pty.spawn', '_winapi.CreateProcess', 'distutils.spawn.spawn', 'pickle.loads', 'pickle.load', 'marshal.loads', 'ctypes.memmove', 'ctypes.memset'].includes(q)
   );
 }
 const DANGEROUS_IMPORTS = new Set(['subprocess', 'importlib', 'ctypes', 'pty', 'popen2', 'commands']);
@@ -97,6 +98,7 @@ class PythonAnalysis {
   private readonly ctx: CallCtx;
   private readonly data: DataFindings;
   private readonly ns: ModuleNamespace;
+  private readonly modules: ModuleValues;
   private readonly env: EnvWrites;
   private readonly written: WrittenCode;
   readonly compile: CompileChecker;
@@ -107,6 +109,7 @@ class PythonAnalysis {
     this.ctx = { r: this.r, report: (n, s, t, rule, m) => this.report(n, s, t, rule, m) };
     this.data = new DataFindings(this.r, this.ctx.report);
     this.ns = new ModuleNamespace(this.r, this.ctx.report);
+    this.modules = new ModuleValues(this.r, this.ctx.report);
     this.env = new EnvWrites(this.r, this.ctx.report);
     this.written = new WrittenCode(this.r, this.ctx.report);
   }
@@ -191,6 +194,7 @@ class PythonAnalysis {
       const quals = this.r.qualify(n);
       for (const q of quals) if (isDangerousCallable(q)) this.report(n, 'HIGH', 'code_execution', 'dangerous_call.reference', `${q} is taken as a value`);
       this.ns.check(n, quals);
+      this.modules.check(n, quals);
     }
   }
 
@@ -205,6 +209,7 @@ class PythonAnalysis {
       if (isDangerousCallable(q)) this.report(n, 'HIGH', 'code_execution', 'dangerous_call.reference', `${q} is taken as a value (${name})`);
     }
     this.ns.check(n, quals);
+    this.modules.check(n, quals);
   }
 
   private subscript(n: PyNode): void {
@@ -212,6 +217,8 @@ class PythonAnalysis {
     const key = field(n, 'subscript');
     if (!value || !key) return;
     const quals = this.r.qualify(value);
+    // sys.modules['os'] handed on is the os module handed on
+    if (quals.includes('sys.modules')) this.modules.check(n, this.r.qualify(n), false);
     const ns = quals.filter((q) => q === NAMESPACE || q === 'builtins' || q === 'builtins.__dict__');
     const k = this.r.fold(key);
     if (k === '__builtins__' && !ns.length) {

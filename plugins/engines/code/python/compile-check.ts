@@ -82,7 +82,8 @@ export class CompileChecker {
 
   private check(n: PyNode): CompileError | null {
     if (n.type === 'module' || n.type === 'block') {
-      const stmts = statements(n);
+      // a match statement's block holds its case clauses, each an indented line of its own
+      const stmts = n.parent?.type === 'match_statement' ? n.children.filter((c) => c.type === 'case_clause') : statements(n);
       if (n.type === 'block' && stmts.length === 0) return err(n.parent ?? n, 'expected an indented block');
       let level: [number, number] | null = n.type === 'module' ? [0, 0] : null;
       const outer = n.type === 'block' && n.parent ? this.lineIndent(n.parent) : null;

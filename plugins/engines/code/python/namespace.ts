@@ -15,8 +15,9 @@ export class ModuleNamespace {
     private readonly report: Report,
   ) {}
 
-  /** The module whose namespace a qualified name is, if it is one. */
+  /** The module whose namespace a qualified name is, if it is one (`sys.modules` holds every module). */
   private moduleOf(q: string): string | null {
+    if (q === 'sys.modules') return q;
     if (!q.endsWith('.__dict__')) return null;
     const mod = q.slice(0, -9);
     return this.r.importedModules.has(mod) || RISKY_MODULES.has(mod) ? mod : null;
@@ -26,8 +27,9 @@ export class ModuleNamespace {
   check(node: PyNode, quals: readonly string[]): void {
     let mod: string | null = null;
     for (const q of quals) if ((mod = this.moduleOf(q)) !== null) break;
-    if (mod === null || this.resolvedUse(node, mod === 'builtins')) return;
-    this.report(node, 'HIGH', 'reflection', 'dangerous_call.namespace_dynamic', `the namespace of module ${mod} is read by a computed name or handed out whole: it holds every function of the module`);
+    if (mod === null || this.resolvedUse(node, mod === 'builtins', mod === 'sys.modules')) return;
+    if (mod === 'sys.modules') this.report(node, 'HIGH', 'reflection', 'dangerous_call.namespace_dynamic', 'sys.modules is read by a computed name or handed out whole: it holds every loaded module (os, subprocess, builtins, …)');
+    else this.report(node, 'HIGH', 'reflection', 'dangerous_call.namespace_dynamic', `the namespace of module ${mod} is read by a computed name or handed out whole: it holds every function of the module`);
   }
 
   /** inspect.getmembers(os) lists the same (name, function) pairs as vars(os).items(). */
@@ -43,7 +45,7 @@ export class ModuleNamespace {
    * (`.keys()`, `in`), writes (`[k] = v`, `del`, `.update`, `.clear`), and binding it to a name or
    * attribute, whose own uses are checked where they occur. On builtins a computed key is the subscript and `.get` rules' (namespace_dynamic already).
    */
-  private resolvedUse(node: PyNode, builtins: boolean): boolean {
+  private resolvedUse(node: PyNode, builtins: boolean, modules: boolean): boolean {
     let n = node;
     let p = n.parent;
     while (p && p.type === 'parenthesized_expression') {
@@ -64,7 +66,14 @@ export class ModuleNamespace {
       // names only, or writes that return nothing
       if (name === 'keys' || name === 'update' || name === 'clear') return true;
       const key = positionalArgs(call)[0];
-      return name === 'get' && (builtins || (!!key && this.r.fold(key) !== null));
+      // sys.modules.pop('m', None) (a test unloading a module) is resolved as sys.modules.get('m') is
+      return (name === 'get' || (modules && name === 'pop')) && (builtins || (!!key && this.r.fold(key) !== null));
+    }
+    // iterating sys.modules, or listing it, yields module names only
+    if (modules && p.type === 'for_statement' && n.field === 'right') return true;
+    if (modules && p.type === 'argument_list' && p.parent?.type === 'call') {
+      const fn = field(p.parent, 'function');
+      return !!fn && fn.type === 'identifier' && ['list', 'sorted', 'set', 'len', 'tuple', 'frozenset'].includes(fn.text);
     }
     if (p.type === 'assignment' && n.field === 'right') {
       const left = field(p, 'left');

@@ -25,6 +25,9 @@ const MAX_DEPTH = 48;
 
 export const NAMESPACE = '<namespace>';
 
+/** Functions that import a module and return the object a dotted name (`'os.system'`, `'os:system'`) names. */
+export const NAME_RESOLVERS = new Set(['pydoc.locate', 'pkgutil.resolve_name']);
+
 /** Resolution steps allowed per module; hostile input past it fails closed instead of running long. */
 const STEP_BUDGET = 2_000_000;
 
@@ -72,6 +75,12 @@ export class Resolver {
     }
   }
 
+  /** A binding made in a class body is also the class's attribute (`class K: import os` then `K.os.system(c)`). */
+  private bindImport(n: PyNode, local: string, qual: string): void {
+    this.bind(local, { kind: 'module', qual });
+    if (n.parent?.type === 'block' && n.parent.parent?.type === 'class_definition') this.bind(`.${local}`, { kind: 'module', qual });
+  }
+
   private collect(nodes: readonly PyNode[]): void {
     for (const n of nodes) {
       switch (n.type) {
@@ -80,12 +89,12 @@ export class Resolver {
             if (c.type === 'aliased_import') {
               const mod = canonical((field(c, 'name') as PyNode).text.replace(/\s+/g, ''));
               this.importedModules.add(mod);
-              this.bind((field(c, 'alias') as PyNode).text, { kind: 'module', qual: mod });
+              this.bindImport(n, (field(c, 'alias') as PyNode).text, mod);
             } else {
               const dotted = canonical(c.text.replace(/\s+/g, ''));
               this.importedModules.add(dotted);
               const top = dotted.split('.')[0];
-              this.bind(top, { kind: 'module', qual: top });
+              this.bindImport(n, top, top);
             }
           }
           break;
@@ -99,7 +108,7 @@ export class Resolver {
             const local = c.type === 'aliased_import' ? (field(c, 'alias') as PyNode).text : nameNode.text;
             const qual = canonical(`${mod}.${ident(nameNode.text.replace(/\s+/g, ''))}`);
             this.importedModules.add(qual);
-            this.bind(local, { kind: 'module', qual });
+            this.bindImport(n, local, qual);
           }
           break;
         }
@@ -256,6 +265,11 @@ export class Resolver {
       if (f === '__import__' || f === 'importlib.import_module' || f === 'importlib.__import__') {
         const mod = args[0] ? this.fold(args[0], depth + 1) : null;
         if (mod !== null) out.push(f === 'importlib.import_module' ? mod : mod.split('.')[0]);
+        out.push(`${f}()`);
+      } else if (NAME_RESOLVERS.has(f) || f === 'sys.modules.get' || f === 'sys.modules.pop') {
+        // pydoc.locate('os.system') and pkgutil.resolve_name('os:system') import and return the named object
+        const name = args[0] ? this.fold(args[0], depth + 1) : null;
+        if (name !== null) out.push(canonical(name.replace(':', '.')));
         out.push(`${f}()`);
       } else if (f === 'getattr') {
         const name = args[1] ? this.fold(args[1], depth + 1) : null;

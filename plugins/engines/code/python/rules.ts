@@ -1,6 +1,7 @@
 import { type PyNode, field, namedChildren } from './parser.js';
-import { type Resolver, NAMESPACE, hasSplat, ident, intValue, keywordArg, positionalArgs } from './resolve.js';
-import { classifyArgv, classifyShellCommand, isCriticalPath, isInterpreter, isReconProgram, shellSyntaxInArgv } from '../shell.js';
+import { type Resolver, NAMESPACE, NAME_RESOLVERS, ident, intValue, keywordArg, positionalArgs } from './resolve.js';
+import { isCriticalPath } from '../shell.js';
+import { commandOf, shellFinding, subprocessFinding } from './process-rules.js';
 import type { Severity } from '../types.js';
 
 /** Reports one finding at a node; rule ids are prefixed with `python.` by the caller. */
@@ -29,6 +30,11 @@ const SAFE_YAML_LOADERS = /(^|\.)(C?SafeLoader|C?BaseLoader)$/;
 const SHELL_STRING_EXEC = new Set(['os.system', 'os.popen', 'os.popen2', 'os.popen3', 'os.popen4', 'subprocess.getoutput', 'subprocess.getstatusoutput', 'subprocess.getstatus', 'asyncio.create_subprocess_shell', 'platform.popen', 'popen2.popen2', 'popen2.popen3', 'popen2.popen4', 'popen2.Popen3', 'popen2.Popen4']);
 // distutils.spawn.spawn(argv) runs argv[0] as subprocess does without a shell (setuptools ships it as setuptools._distutils)
 const SUBPROCESS_ARGV = new Set(['subprocess.run', 'subprocess.call', 'subprocess.check_call', 'subprocess.check_output', 'subprocess.Popen', 'asyncio.create_subprocess_exec', 'distutils.spawn.spawn']);
+/**
+ * The private primitives subprocess itself is built on: `_posixsubprocess.fork_exec` (canonically
+ * `subprocess.fork_exec`) forks and execs an argv, `_winapi.CreateProcess` starts a command line.
+ */
+const PRIVATE_SPAWN = new Set(['subprocess.fork_exec', '_winapi.CreateProcess']);
 /**
  * Standard-library entry points that compile and run a string of Python source, as exec() does:
  * `pdb.run("__import__('os').system('id')")` runs the command. Instance forms (`cProfile.Profile().run`)
@@ -111,67 +117,6 @@ function isConstant(ctx: CallCtx, node: PyNode): boolean {
   return ctx.r.fold(node) !== null || ['integer', 'float', 'true', 'false', 'none'].includes(node.type);
 }
 
-type Command = { kind: 'string'; text: string } | { kind: 'argv'; items: Array<string | null> } | { kind: 'dynamic' };
-
-function commandOf(ctx: CallCtx, node: PyNode | undefined): Command {
-  if (!node) return { kind: 'dynamic' };
-  const s = ctx.r.fold(node);
-  if (s !== null) return { kind: 'string', text: s };
-  if (node.type === 'list' || node.type === 'tuple') {
-    const items = namedChildren(node);
-    if (items.some((i) => i.type === 'list_splat')) return { kind: 'dynamic' };
-    return { kind: 'argv', items: items.map((i) => ctx.r.fold(i)) };
-  }
-  return { kind: 'dynamic' };
-}
-
-function shellFinding(ctx: CallCtx, call: PyNode, fname: string, cmd: Command, viaShell: boolean): void {
-  const text = cmd.kind === 'string' ? cmd.text : cmd.kind === 'argv' ? cmd.items.map((i) => i ?? '').join(' ') : null;
-  const shape = text !== null ? classifyShellCommand(text) : null;
-  if (shape) {
-    ctx.report(call, shape.severity, shape.type, shape.rule, `${fname}: ${shape.message}`);
-    return;
-  }
-  if (cmd.kind === 'dynamic' || (cmd.kind === 'argv' && cmd.items.some((i) => i === null))) {
-    ctx.report(call, 'CRITICAL', 'command_injection', viaShell ? 'process.shell_injection' : 'process.exec_dynamic', `${fname} runs a command built from computed values`);
-    return;
-  }
-  ctx.report(call, 'HIGH', 'process_execution', viaShell ? 'process.shell_exec' : 'process.exec', `${fname} runs a ${viaShell ? 'shell command' : 'program'}`);
-}
-
-function subprocessFinding(ctx: CallCtx, call: PyNode, fname: string, args: PyNode[]): void {
-  const shellArg = keywordArg(call, 'shell');
-  const cmd = commandOf(ctx, args[0] ?? keywordArg(call, 'args') ?? undefined);
-  const shellOn = fname === 'asyncio.create_subprocess_shell' || (shellArg !== null && shellArg.type !== 'false' && shellArg.type !== 'none') || hasSplat(call, 'dictionary_splat');
-  if (shellOn) {
-    shellFinding(ctx, call, fname, cmd, true);
-    return;
-  }
-  const argv = fname === 'asyncio.create_subprocess_exec' ? { kind: 'argv' as const, items: args.map((a) => ctx.r.fold(a)) } : cmd;
-  // executable= is the program that runs; argv[0] is then only the name it is shown under
-  const exe = keywordArg(call, 'executable');
-  const named = argv.kind === 'string' ? argv.text : argv.kind === 'argv' ? argv.items[0] : null;
-  const program = exe && exe.type !== 'none' ? ctx.r.fold(exe) : named;
-  if (program === null || program === undefined || hasSplat(call, 'list_splat')) {
-    ctx.report(call, 'HIGH', 'command_injection', 'process.dynamic_program', `${fname} runs a program chosen at run time`);
-    return;
-  }
-  // no shell: a string command is the program path itself (`run("ls -l")` looks for a file of that name)
-  const rest = argv.kind === 'argv' ? argv.items.slice(1) : [];
-  const shape = classifyArgv(program, rest);
-  const syntax = shellSyntaxInArgv(rest);
-  const asText = syntax !== null ? ` (${JSON.stringify(syntax)} is an argument of ${JSON.stringify(program)}, not shell syntax: no shell runs)` : '';
-  if (shape) ctx.report(call, shape.severity, shape.type, shape.rule, `${fname}: ${shape.message}`);
-  else if (isInterpreter(program)) ctx.report(call, 'HIGH', 'process_execution', 'process.interpreter', `${fname} starts the interpreter ${JSON.stringify(program)}`);
-  else if (isReconProgram(program)) ctx.report(call, 'HIGH', 'reconnaissance', 'process.host_recon', `${fname} runs ${JSON.stringify(program)}, which reports the host's identity or environment`);
-  else if (argv.kind === 'argv' && argv.items.some((i) => i === null)) {
-    ctx.report(call, 'MEDIUM', 'argument_injection', 'process.dynamic_arguments', `${fname} passes computed arguments to ${JSON.stringify(program)} (no shell)${asText}`);
-  } else if (syntax !== null) {
-    ctx.report(call, 'LOW', 'process_execution', 'process.argv_shell_syntax', `${fname}${asText}`);
-  }
-  // a fixed program with fixed arguments and no shell is the corpus's safe `subprocess.run([...])`
-}
-
 const headOf = (q: string): string => {
   const dot = q.indexOf('.');
   return dot < 0 ? q : q.slice(0, dot);
@@ -182,10 +127,10 @@ const headOf = (q: string): string => {
  * no call rule, and most calls are rejected by this one lookup instead of the whole chain.
  */
 const RULE_HEADS = new Set([
-  'eval', 'exec', 'compile', '__import__', 'importlib', 'getattr', 'setattr', 'delattr', 'runpy', 'types', 'code', 'torch', 'numpy',
+  'eval', 'exec', 'compile', '__import__', 'importlib', 'pydoc', 'pkgutil', 'getattr', 'setattr', 'delattr', 'runpy', 'types', 'code', 'torch', 'numpy',
   'os', 'yaml', 'pty', NAMESPACE, 'builtins', 'ctypes', 'shutil', 'operator',
   ...[...CODE_STRING_RUNNERS, ...TIMEIT, ...DEBUGGERS].map(headOf),
-  ...[...DESERIALIZERS, ...SHELL_STRING_EXEC, ...SUBPROCESS_ARGV, ...NETWORK_PREFIXES, ...SOCKET_PREFIXES].map(headOf),
+  ...[...DESERIALIZERS, ...SHELL_STRING_EXEC, ...SUBPROCESS_ARGV, ...NETWORK_PREFIXES, ...SOCKET_PREFIXES, ...PRIVATE_SPAWN].map(headOf),
 ]);
 
 /** imp's loaders read a file of Python source or bytecode and run it as a module. */
@@ -225,8 +170,8 @@ function checkQualified(ctx: CallCtx, call: PyNode, q: string, args: PyNode[]): 
   } else if (q === 'compile') {
     if (!a0 || !isConstant(ctx, a0)) report(call, 'HIGH', 'code_execution', 'dangerous_call.compile', 'compile() of a computed value');
     else report(call, 'LOW', 'code_execution', 'dangerous_call.compile', 'compile() of a constant string');
-  } else if (q === '__import__' || q === 'importlib.import_module' || q === 'importlib.__import__') {
-    const mod = a0 ? r.fold(a0) : null;
+  } else if (q === '__import__' || q === 'importlib.import_module' || q === 'importlib.__import__' || NAME_RESOLVERS.has(q)) {
+    const mod = a0 ? r.fold(a0)?.replace(':', '.') ?? null : null;
     // a module name spelled as a plain literal is an ordinary (if unusual) import; a computed or
     // assembled one ('o' + 's', base64, …) is hiding what it loads
     const plain = !!a0 && a0.type === 'string' && mod !== null && !RISKY_MODULES.has(mod.split('.')[0]);
@@ -284,7 +229,7 @@ function checkQualified(ctx: CallCtx, call: PyNode, q: string, args: PyNode[]): 
     report(call, q.includes('unsafe') ? 'CRITICAL' : 'HIGH', 'unsafe_deserialization', 'deserialization.yaml', `${q}() can construct arbitrary objects`);
   } else if (SHELL_STRING_EXEC.has(q)) {
     shellFinding(ctx, call, q, commandOf(ctx, a0), true);
-  } else if (/^os\.(exec|spawn)[lvpe]*$/.test(q) || q === 'os.posix_spawn' || q === 'os.posix_spawnp' || q === 'pty.spawn') {
+  } else if (/^os\.(exec|spawn)[lvpe]*$/.test(q) || q === 'os.posix_spawn' || q === 'os.posix_spawnp' || q === 'pty.spawn' || PRIVATE_SPAWN.has(q)) {
     const tail = args.slice(1).map((a) => commandOf(ctx, a));
     const literal = a0 && r.fold(a0) !== null && tail.every((c) => c.kind !== 'dynamic' && !(c.kind === 'argv' && c.items.some((i) => i === null)));
     report(call, 'CRITICAL', 'process_execution', q === 'pty.spawn' ? 'process.pty_spawn' : 'process.exec_replace', `${q}() ${literal ? 'replaces or spawns a process' : 'runs a program with computed arguments'}`);
