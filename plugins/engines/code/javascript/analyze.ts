@@ -1,10 +1,12 @@
 import { type JsNode, type JsParse, linkParents, parentOf, parseJavaScript, parseTypeScript } from './parser.js';
-import { JsLimitError, JsResolver, MODULE_COMPILE, propName } from './resolve.js';
+import { JsLimitError, JsResolver, MODULE_COMPILE, isRequire, propName } from './resolve.js';
+import { ARGV_EXEC, CHILD, JsReferences, SHELL_EXEC, VM_EXEC } from './references.js';
 import { envHookFinding, isEnvHookName } from '../env-hooks.js';
 import { JsWrittenCode } from './written.js';
 import { JsDataUrls } from './data-urls.js';
 import { withMemberCalls } from './with-scope.js';
 import { classifyArgv, classifyShellCommand, isCriticalPath, isInterpreter, isReconProgram, shellSyntaxInArgv } from '../shell.js';
+import { launchedProgram } from '../launchers.js';
 import { isCredentialValue, isKeyLiteral, isSecretName, secretByValue } from '../secrets.js';
 import { type Analysis, type Finding, type Language, type Severity, normaliseFindings } from '../types.js';
 
@@ -18,16 +20,14 @@ const JS_KEY_ARG = new Map<string, number>([
   ['jsonwebtoken.verify', 1],
 ]);
 
-const CHILD = 'child_process';
-const SHELL_EXEC = new Set([`${CHILD}.exec`, `${CHILD}.execSync`]);
-const ARGV_EXEC = new Set([`${CHILD}.spawn`, `${CHILD}.spawnSync`, `${CHILD}.execFile`, `${CHILD}.execFileSync`, `${CHILD}.fork`]);
-const VM_EXEC = new Set(['vm.runInNewContext', 'vm.runInThisContext', 'vm.runInContext', 'vm.compileFunction', 'vm.Script', 'vm.SourceTextModule']);
 const TIMERS = new Set(['setTimeout', 'setInterval', 'setImmediate', 'execScript']);
 /**
  * A function of a module whose name is computed (`require(m)`, `import(m)`), called by a name that
  * child_process or vm gives to what runs a program or code, or by a computed name: the module may be
  * child_process (`import('child_' + p).then((cp) => cp.exec(cmd))` with p unknown).
  */
+/** A member of child_process or vm looked up by a computed name and called (`cp[name](cmd)`). */
+const RUN_COMPUTED_MEMBER = /^(child_process|vm)\.<dynamic>$/;
 const RUN_ON_COMPUTED_MODULE = /^(require|import)\(\)\.(default\.)?(exec|execSync|execFile|execFileSync|spawn|spawnSync|fork|runInNewContext|runInThisContext|runInContext|compileFunction|Script|<dynamic>)$/;
 /**
  * A debugger or REPL that runs whatever code a client sends: inspector.open() listens for DevTools
@@ -40,16 +40,18 @@ const INSPECTOR_EVAL = new Set(['Runtime.evaluate', 'Runtime.compileScript', 'Ru
 const NETWORK = /^(fetch|axios(\..*)?|got(\..*)?|superagent\..*|needle\..*|(http|https|http2)\.(request|get)|navigator\.sendBeacon|XMLHttpRequest\(\)\.send|WebSocket\(\)\.send|net\.connect|net\.createConnection|net\.Socket\(\)\.write)$/;
 const FS_DELETE = /^(fs|fs\/promises|fs\.promises|fsPromises)\.(rm|rmSync|rmdir|rmdirSync|unlink|unlinkSync)$/;
 const HTML_SINK_PROPS = new Set(['innerHTML', 'outerHTML']);
-const GLOBAL_OBJECTS = new Set(['window', 'globalThis', 'global', 'self', 'frames', 'top', 'parent']);
 const BUILTIN_PROTOTYPES = new Set(['Object', 'Array', 'Function', 'String', 'Number', 'Boolean', 'Promise', 'RegExp', 'Map', 'Set']);
 
 class JsAnalysis {
   readonly findings: Finding[] = [];
+  private readonly refs: JsReferences;
 
   constructor(
     private readonly r: JsResolver,
     private readonly prefix: string,
-  ) {}
+  ) {
+    this.refs = new JsReferences(r, (n, s, t, rule, m) => this.report(n, s, t, rule, m));
+  }
 
   report(n: JsNode, severity: Severity, type: string, rule: string, message: string): void {
     const loc = n.loc?.start ?? { line: 1, column: 0 };
@@ -71,7 +73,7 @@ class JsAnalysis {
       if (pred(n, quals)) return true;
       if (n.type === 'Identifier') {
         for (const b of this.r.bindings.get(n.name as string) ?? []) {
-          if ((b.kind === 'expr' || b.kind === 'member') && !seen.has(b.node)) {
+          if (b.kind === 'expr' && !seen.has(b.node)) {
             seen.add(b.node);
             stack.push(b.node);
           }
@@ -123,12 +125,12 @@ class JsAnalysis {
         break;
       }
       case 'Identifier':
-        this.reference(n);
+        this.refs.reference(n);
         break;
       case 'MemberExpression':
-        this.globalLookup(n);
+        this.refs.globalLookup(n);
         // globalThis.eval.call(null, src) / Reflect.apply(window.eval, …): eval taken as a value through a member
-        this.reference(n);
+        this.refs.reference(n);
         break;
       case 'Literal':
       case 'TemplateLiteral': {
@@ -138,37 +140,6 @@ class JsAnalysis {
         if (hit) this.report(n, 'HIGH', 'hardcoded_credential', hit.rule, hit.message);
         break;
       }
-    }
-  }
-
-  /** `window[name](…)`: a computed lookup on the global object reaches eval/Function by any name. */
-  private globalLookup(n: JsNode): void {
-    if (!n.computed || this.isConst(n.property as JsNode)) return;
-    const obj = n.object as JsNode;
-    if (obj.type !== 'Identifier' || !GLOBAL_OBJECTS.has(obj.name as string)) return;
-    const p = parentOf(n);
-    const called = !!p && (p.type === 'CallExpression' || p.type === 'NewExpression') && n.parentKey === 'callee';
-    this.report(n, called ? 'HIGH' : 'MEDIUM', 'reflection', 'dangerous_call.global_dynamic', `computed lookup on ${obj.name as string}${called ? ' called as a function' : ''}`);
-  }
-
-  private reference(n: JsNode): void {
-    const p = parentOf(n);
-    if (!p) return;
-    const key = n.parentKey as string;
-    // only reads of a value: not declarations, property names, labels or the callee (reported as a call)
-    if ((p.type === 'MemberExpression' && key === 'property' && !p.computed) || ((p.type === 'Property' || p.type === 'PropertyDefinition' || p.type === 'MethodDefinition') && key === 'key' && !p.computed)) return;
-    if (['VariableDeclarator', 'FunctionDeclaration', 'FunctionExpression', 'ClassDeclaration', 'ClassExpression'].includes(p.type) && key === 'id') return;
-    if (['ImportSpecifier', 'ImportDefaultSpecifier', 'ImportNamespaceSpecifier', 'ExportSpecifier', 'LabeledStatement', 'BreakStatement', 'ContinueStatement', 'CatchClause'].includes(p.type)) return;
-    if (key === 'params' || ((p.type === 'CallExpression' || p.type === 'NewExpression') && key === 'callee')) return;
-    if (p.type === 'AssignmentExpression' && key === 'left') return;
-    // reading a property (`Function.prototype`, `Function.toString`) is not using the function;
-    // call/apply/bind/constructor are (`Function.call(null, src)`, `eval.call(null, x)`)
-    if (p.type === 'MemberExpression' && key === 'object') {
-      const prop = propName(p, (x) => this.r.fold(x));
-      if (prop === null || !['call', 'apply', 'bind', 'constructor'].includes(prop)) return;
-    }
-    for (const q of this.r.qualify(n)) {
-      if (q === 'eval' || q === 'Function') this.report(n, 'HIGH', 'code_execution', 'dangerous_call.reference', `${q} is taken as a value (${(n.name as string | undefined) ?? q})`);
     }
   }
 
@@ -196,13 +167,16 @@ class JsAnalysis {
     if (callee.type === 'MemberExpression' && propName(callee, (x) => this.r.fold(x)) === 'insertAdjacentHTML' && args[1] && !this.isConst(args[1])) {
       this.report(n, 'HIGH', 'xss', 'xss.insert_adjacent_html', 'insertAdjacentHTML() with a computed value');
     }
-    for (const q of this.r.qualify(callee)) {
-      this.qualified(n, q, args, a0);
+    // f.call(t, a), f.apply(t, [a]) and Reflect.apply(f, t, [a]) are calls of f with a
+    for (const [q, qArgs] of this.r.calls(n)) {
+      this.qualified(n, q, qArgs, qArgs[0]);
+      this.refs.reflectedGlobal(n, q, qArgs);
       const keyAt = JS_KEY_ARG.get(q);
-      const key = keyAt !== undefined ? args[keyAt] : undefined;
+      const key = keyAt !== undefined ? qArgs[keyAt] : undefined;
       const v = key ? this.r.fold(key) : null;
       if (v !== null && isKeyLiteral(v)) this.report(n, 'HIGH', 'hardcoded_credential', 'secrets.literal_crypto_key', `${q}() is given a literal key`);
     }
+    this.refs.moduleValue(n);
   }
 
   private qualified(n: JsNode, q: string, args: JsNode[], a0: JsNode | undefined): void {
@@ -216,11 +190,13 @@ class JsAnalysis {
       else this.report(n, 'HIGH', 'code_execution', rule, `${name} of a constant string`);
     } else if (TIMERS.has(q) && a0 && (a0.type === 'Literal' || a0.type === 'TemplateLiteral' || this.r.fold(a0) !== null || (a0.type === 'BinaryExpression' && a0.operator === '+'))) {
       this.report(n, this.isConst(a0) ? 'HIGH' : 'CRITICAL', 'code_execution', 'dangerous_call.string_timer', `${q}() with a string argument evaluates it as code`);
-    } else if ((q === 'require' || q.endsWith('.require')) && n.type === 'CallExpression') {
+    } else if ((isRequire(q) || q === 'process.getBuiltinModule') && n.type === 'CallExpression') {
       if (!a0 || !this.isConst(a0)) this.report(n, 'MEDIUM', 'dynamic_import', 'import.dynamic', 'require() of a computed module name');
       else if (this.r.fold(a0)?.replace(/^node:/, '') === CHILD) this.report(n, 'LOW', 'dangerous_import', 'import.child_process', 'requires child_process');
     } else if (RUN_ON_COMPUTED_MODULE.test(q)) {
       this.report(n, 'HIGH', 'dynamic_import', 'import.dynamic', `${q.replace(/^(\w+)\(\)/, '$1(<computed>)')}: a module named at run time is asked to run something, and may be child_process or vm`);
+    } else if (RUN_COMPUTED_MEMBER.test(q)) {
+      this.report(n, 'HIGH', 'reflection', 'dangerous_call.module_dynamic', `${q.replace('<dynamic>', '[<computed>]')}(): a function of ${q.split('.')[0]} chosen at run time is called, and may be exec or runInThisContext`);
     } else if (SHELL_EXEC.has(q)) {
       this.command(n, q, a0, true);
     } else if (ARGV_EXEC.has(q)) {
@@ -288,12 +264,18 @@ class JsAnalysis {
       return;
     }
     const items = argvNode && argvNode.type === 'ArrayExpression' ? (argvNode.elements as Array<JsNode | null>).map((e) => (e && e.type !== 'SpreadElement' ? this.r.fold(e) : null)) : argvNode ? [null] : [];
-    const shape = classifyArgv(program, items);
+    const run = q.endsWith('.fork') ? { program, items, via: [] } : launchedProgram(program, items);
+    const through = run.via.length ? ` (through ${run.via.join(', ')})` : '';
+    if (run.program === null) {
+      this.report(n, 'HIGH', 'command_injection', 'process.dynamic_program', `${q}() runs a program chosen at run time${through}`);
+      return;
+    }
+    const shape = classifyArgv(run.program, run.items) ?? classifyArgv(program, items);
     const syntax = shellSyntaxInArgv(items);
     const asText = syntax !== null ? ` (${JSON.stringify(syntax)} is an argument of ${JSON.stringify(program)}, not shell syntax: no shell runs)` : '';
-    if (shape) this.report(n, shape.severity, shape.type, shape.rule, `${q}: ${shape.message}`);
-    else if (isInterpreter(program) || q.endsWith('.fork')) this.report(n, 'HIGH', 'process_execution', 'process.interpreter', `${q}() starts ${JSON.stringify(program)}`);
-    else if (isReconProgram(program)) this.report(n, 'HIGH', 'reconnaissance', 'process.host_recon', `${q}() runs ${JSON.stringify(program)}, which reports the host's identity or environment`);
+    if (shape) this.report(n, shape.severity, shape.type, shape.rule, `${q}: ${shape.message}${through}`);
+    else if (isInterpreter(run.program) || q.endsWith('.fork')) this.report(n, 'HIGH', 'process_execution', 'process.interpreter', `${q}() starts ${JSON.stringify(run.program)}${through}`);
+    else if (isReconProgram(run.program)) this.report(n, 'HIGH', 'reconnaissance', 'process.host_recon', `${q}() runs ${JSON.stringify(run.program)}${through}, which reports the host's identity or environment`);
     else if (items.some((i) => i === null)) this.report(n, 'MEDIUM', 'argument_injection', 'process.dynamic_arguments', `${q}() passes computed arguments to ${JSON.stringify(program)} (no shell)${asText}`);
     else if (syntax !== null) this.report(n, 'LOW', 'process_execution', 'process.argv_shell_syntax', `${q}()${asText}`);
   }

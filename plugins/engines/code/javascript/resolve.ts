@@ -1,12 +1,19 @@
-import type { JsNode } from './parser.js';
+import { type JsNode, parentOf } from './parser.js';
 import { QualMemo } from '../qual-memo.js';
+import { foldCall } from './fold.js';
 
 /**
  * Scope-insensitive name resolution for JavaScript, on the same principle as the Python side:
  * every binding of a name is a possible value everywhere (`const cp = require('child_process')`,
  * `const { exec: run } = cp`, `import * as vm from 'node:vm'`).
  */
-type Binding = { kind: 'module'; qual: string } | { kind: 'expr'; node: JsNode } | { kind: 'member'; node: JsNode; prop: string } | { kind: 'opaque' };
+type Binding = { kind: 'module'; qual: string } | { kind: 'expr'; node: JsNode } | { kind: 'opaque' };
+
+/** `obj.key` as a tree node, for a destructuring binding (`const { key: x } = obj` binds x to it). */
+function memberOf(obj: JsNode, key: string): JsNode {
+  const at = { start: obj.start, end: obj.end, loc: obj.loc };
+  return { type: 'MemberExpression', object: obj, property: { type: 'Identifier', name: key, ...at }, computed: false, optional: false, ...at };
+}
 
 /**
  * Node's Module class, by the names a program can reach it: the `module` builtin, and the
@@ -23,6 +30,21 @@ export const MODULE_COMPILE = new RegExp(String.raw`^${MODULE_CLASS}(\(\)|\.prot
 /** Globals whose bare name keeps its meaning even where a binding shadows it somewhere in the file. */
 const RISKY_GLOBALS = new Set(['eval', 'Function', 'setTimeout', 'setInterval', 'setImmediate', 'execScript', 'require', 'process', 'globalThis', 'window', 'global', 'self', 'document']);
 const GLOBAL_OBJECTS = ['globalThis', 'window', 'global', 'self', 'frames', 'top', 'parent'];
+/** A qualified name marking a property descriptor (`.value` of it is the property). */
+const DESCRIPTOR = '<descriptor>:';
+/** An argument the program passes but the tree does not show (`f.apply(t, args)`): never a constant. */
+const UNKNOWN: JsNode = { type: 'Unknown', start: 0, end: 0 };
+
+/** Not inside a function (arrows keep the outer `this`) or a class. */
+function topLevel(n: JsNode): boolean {
+  for (let p = parentOf(n); p; p = parentOf(p)) {
+    if (p.type === 'FunctionDeclaration' || p.type === 'FunctionExpression' || p.type === 'ClassBody' || p.type === 'StaticBlock') return false;
+  }
+  return true;
+}
+
+export const isRequire = (f: string): boolean => f === 'require' || f.endsWith('.require');
+
 const MAX_QUALS = 24;
 const MAX_DEPTH = 48;
 const STEP_BUDGET = 2_000_000;
@@ -105,13 +127,17 @@ export class JsResolver {
         if (p.type === 'RestElement') this.bindPattern(p.argument as JsNode, null);
         else {
           const key = !p.computed && (p.key as JsNode).type === 'Identifier' ? ((p.key as JsNode).name as string) : this.fold(p.key as JsNode);
-          const target = p.value as JsNode;
-          if (target.type === 'Identifier' && init && key !== null) this.bind(target.name as string, { kind: 'member', node: init, prop: key });
-          else this.bindPattern(target, null);
+          // `{ exec: e } = cp` binds e to cp.exec; nested, `{ a: { b: F } } = o` binds F to o.a.b
+          this.bindPattern(p.value as JsNode, init && key !== null ? memberOf(init, key) : null);
         }
       }
     } else if (pattern.type === 'ArrayPattern') {
-      for (const el of pattern.elements as Array<JsNode | null>) this.bindPattern(el, null);
+      // `[e] = [cp.exec]`: positions of an array literal
+      const items = init?.type === 'ArrayExpression' ? (init.elements as Array<JsNode | null>) : [];
+      (pattern.elements as Array<JsNode | null>).forEach((el, i) => {
+        const v = items[i];
+        this.bindPattern(el, v && v.type !== 'SpreadElement' && !items.slice(0, i).some((x) => x?.type === 'SpreadElement') ? v : null);
+      });
     } else if (pattern.type === 'RestElement') this.bindPattern(pattern.argument as JsNode, null);
   }
 
@@ -191,7 +217,6 @@ export class JsResolver {
       for (const b of list ?? []) {
         if (b.kind === 'module') add(b.qual);
         else if (b.kind === 'expr') for (const q of this.qualify(b.node, depth + 1)) add(q);
-        else if (b.kind === 'member') for (const q of this.qualify(b.node, depth + 1)) add(`${q}.${b.prop}`);
       }
     });
   }
@@ -206,23 +231,38 @@ export class JsResolver {
         break;
       case 'MemberExpression': {
         const prop = propName(node, (n) => this.fold(n, depth + 1));
-        for (const q of this.qualify(node.object as JsNode, depth + 1)) add(`${q}.${prop ?? '<dynamic>'}`);
-        // `const F = (() => {}).constructor; F(src)` is the Function constructor by another name
+        for (const q of this.qualify(node.object as JsNode, depth + 1)) {
+          // Object.getOwnPropertyDescriptor(o, k).value is o[k]
+          if (q.startsWith(DESCRIPTOR) && (prop === 'value' || prop === 'get')) add(q.slice(DESCRIPTOR.length));
+          else add(`${q}.${prop ?? '<dynamic>'}`);
+          // a namespace import's (or import()'s) `default` of a CommonJS module is the module itself
+          if (prop === 'default') add(q);
+        }
+        // `const F = (() => {}).constructor; F(src)` is the Function constructor by another name, and
+        // so is `x.constructor.constructor` for any x (a constructor is a function)
         if (prop === 'constructor' && this.isFunctionValue(node.object as JsNode, depth + 1)) add('Function');
+        if (prop === 'constructor' && (node.object as JsNode).type === 'MemberExpression' && propName(node.object as JsNode, (n) => this.fold(n, depth + 1)) === 'constructor') add('Function');
         if (prop !== null && this.bindings.has(`.${prop}`)) for (const q of this.nameQuals(`.${prop}`, depth)) add(q);
         break;
       }
       case 'CallExpression':
       case 'NewExpression': {
-        const args = node.arguments as JsNode[];
-        for (const f of this.qualify(node.callee as JsNode, depth + 1)) {
-          // require, module.require, process.mainModule.require
-          if (((f === 'require' || f.endsWith('.require')) && node.type === 'CallExpression') || MODULE_LOAD.test(f)) {
+        for (const [f, args] of this.calls(node, depth)) {
+          // require, module.require, process.mainModule.require, process.getBuiltinModule
+          if (((isRequire(f) || f === 'process.getBuiltinModule') && node.type === 'CallExpression') || MODULE_LOAD.test(f)) {
             const mod = args[0] ? this.fold(args[0], depth + 1) : null;
             add(mod !== null ? mod : 'require()');
           } else if (REQUIRE_FACTORY.test(f)) {
             // module.createRequire(__filename) returns a require function
             add('require');
+          } else if (f.endsWith('.bind') || f === 'util.promisify' || f === 'util.callbackify') {
+            // f.bind(…) and promisify(f) return f under another name: calling it is calling f
+            for (const q of f.endsWith('.bind') ? [f.slice(0, -5)] : args[0] ? this.qualify(args[0], depth + 1) : []) add(q);
+            add(`${f}()`);
+          } else if ((f === 'Reflect.get' || f === 'Object.getOwnPropertyDescriptor' || f === 'Reflect.getOwnPropertyDescriptor') && args[0]) {
+            // Reflect.get(o, k) is o[k]
+            const key = args[1] ? this.fold(args[1], depth + 1) : null;
+            for (const q of this.qualify(args[0], depth + 1)) add(`${f === 'Reflect.get' ? '' : DESCRIPTOR}${q}.${key ?? '<dynamic>'}`);
           } else add(`${f}()`);
         }
         break;
@@ -232,6 +272,10 @@ export class JsResolver {
         add(mod !== null ? mod : 'import()');
         break;
       }
+      case 'ThisExpression':
+        // outside every function and class, `this` of a script is the global object (`this.eval(src)`)
+        if (topLevel(node)) add('globalThis');
+        break;
       case 'ChainExpression':
       case 'AwaitExpression':
       case 'ParenthesizedExpression':
@@ -253,6 +297,25 @@ export class JsResolver {
         break;
     }
     return [...out];
+  }
+
+  /**
+   * What a call expression calls, as (qualified callee, arguments) pairs: `f.call(t, a)`,
+   * `f.apply(t, [a])` and `Reflect.apply(f, t, [a])` call `f` with `a` (an argument list that is not
+   * an array literal is an unknown argument).
+   */
+  calls(node: JsNode, depth = 0): Array<[string, JsNode[]]> {
+    const args = node.arguments as JsNode[];
+    const out: Array<[string, JsNode[]]> = [];
+    const listed = (a: JsNode | undefined): JsNode[] => (a && a.type === 'ArrayExpression' ? (a.elements as Array<JsNode | null>).map((e) => (e && e.type !== 'SpreadElement' ? e : UNKNOWN)) : [UNKNOWN]);
+    for (const f of this.qualify(node.callee as JsNode, depth + 1)) {
+      out.push([f, args]);
+      if (node.type !== 'CallExpression') continue;
+      if (f === 'Reflect.apply') for (const g of args[0] ? this.qualify(args[0], depth + 1) : []) out.push([g, listed(args[2])]);
+      else if (f.endsWith('.call')) out.push([f.slice(0, -5), args.slice(1)]);
+      else if (f.endsWith('.apply')) out.push([f.slice(0, -6), listed(args[1])]);
+    }
+    return out;
   }
 
   /** Exact string value when the expression is a compile-time constant string; null otherwise. */
@@ -309,63 +372,11 @@ export class JsResolver {
         return value;
       }
       case 'CallExpression':
-        return this.foldCall(node, depth);
+        return foldCall(this, node, depth);
     }
     return null;
   }
 
-  private foldCall(node: JsNode, depth: number): string | null {
-    const callee = node.callee as JsNode;
-    const args = node.arguments as JsNode[];
-    const quals = this.qualify(callee, depth + 1);
-    if (quals.includes('String.fromCharCode') || quals.includes('String.fromCodePoint')) {
-      const codes = args.map((a) => (a.type === 'Literal' && typeof a.value === 'number' ? a.value : NaN));
-      return codes.every((c) => Number.isInteger(c) && c >= 0 && c <= 0x10ffff) ? String.fromCodePoint(...codes) : null;
-    }
-    if (quals.includes('atob') && args[0]) {
-      const s = this.fold(args[0], depth + 1);
-      return s !== null && /^[A-Za-z0-9+/]*={0,2}$/.test(s) ? Buffer.from(s, 'base64').toString('latin1') : null;
-    }
-    if (callee.type !== 'MemberExpression') return null;
-    const method = propName(callee, (n) => this.fold(n, depth + 1));
-    const obj = callee.object as JsNode;
-    if (method === 'join' && obj.type === 'ArrayExpression') {
-      const sep = args[0] ? this.fold(args[0], depth + 1) : ',';
-      const items = (obj.elements as Array<JsNode | null>).map((e) => (e ? this.fold(e, depth + 1) : null));
-      return sep !== null && items.every((x) => x !== null) ? items.join(sep) : null;
-    }
-    if (method === 'join' && obj.type === 'CallExpression') {
-      // 'lave'.split('').reverse().join('')
-      const rev = obj.callee as JsNode;
-      if (rev.type === 'MemberExpression' && propName(rev, () => null) === 'reverse') {
-        const split = rev.object as JsNode;
-        if (split.type === 'CallExpression' && (split.callee as JsNode).type === 'MemberExpression') {
-          const s = this.fold((split.callee as JsNode).object as JsNode, depth + 1);
-          const sep = args[0] ? this.fold(args[0], depth + 1) : ',';
-          if (s !== null && sep === '') return [...s].reverse().join('');
-        }
-      }
-      return null;
-    }
-    if (method === 'toString' && obj.type === 'CallExpression') {
-      const inner = this.qualify(obj.callee as JsNode, depth + 1);
-      const a = obj.arguments as JsNode[];
-      if (inner.includes('Buffer.from') && a[0] && a[1] && this.fold(a[1], depth + 1) === 'base64') {
-        const s = this.fold(a[0], depth + 1);
-        return s !== null ? Buffer.from(s, 'base64').toString('utf8') : null;
-      }
-    }
-    if (method && ['toLowerCase', 'toUpperCase', 'trim', 'concat'].includes(method)) {
-      const s = this.fold(obj, depth + 1);
-      if (s === null) return null;
-      if (method === 'concat') {
-        const rest = args.map((a) => this.fold(a, depth + 1));
-        return rest.every((x) => x !== null) ? s + rest.join('') : null;
-      }
-      return method === 'toLowerCase' ? s.toLowerCase() : method === 'toUpperCase' ? s.toUpperCase() : s.trim();
-    }
-    return null;
-  }
 }
 
 export { propName };
