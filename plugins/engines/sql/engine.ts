@@ -1,6 +1,8 @@
 import { blocked, verified, type DiagnosticResult } from '../../../core/verdict.js';
 import { resolveDialect, type DialectInfo } from './dialects.js';
-import { clearSchemaCache, parseSchema, parseSql } from './parse.js';
+import { clearSchemaCache, isStackOverflow, parseSchema, parseSql, TOO_DEEP, type Node, type SchemaResult } from './parse.js';
+
+type SchemaOk = Extract<SchemaResult, { ok: true }>;
 import { mayHoldComment, tokenize } from './tokens.js';
 import { commentRules, fallbackRules, treeRules } from './rules.js';
 import { analyzeStatement, type Facts, type Issue } from './schema-check.js';
@@ -91,10 +93,25 @@ export async function verify(input: SqlInput): Promise<DiagnosticResult> {
       return result(d, input, schema.sha256, allowWrites, { ...fields0, malicious_classification: true, issues, parse_error: parseError, decided_on: 'tokens' }, false,
         `malicious SQL: ${[...new Set(fb.map((i) => i.rule))].join(', ')}`);
     }
+    // a nesting depth the parser cannot follow is a cost limit, not a syntax error
+    if (parsed.tooDeep) return tooDeep(fields0);
     return blocked(`query could not be parsed: ${parsed.message}`, C.parse, { ...fields0, error: parsed.message, location: { line: parsed.line, column: parsed.column } }, 'BLOCKED');
   }
+  try {
+    return await judge(input, d, schema, fields0, parsed.statements, allowWrites);
+  } catch (e) {
+    // the rule and schema walks recurse over the tree: a tree the parser built deeper than they can follow proves nothing
+    if (isStackOverflow(e)) return tooDeep(fields0);
+    throw e;
+  }
+}
 
-  const stmts = parsed.statements;
+function tooDeep(fields: Record<string, unknown>): DiagnosticResult {
+  return blocked(`query exceeds complexity limits: ${TOO_DEEP}`, C.complexity, { ...fields, error: TOO_DEEP, exceeded: ['nesting_depth'] }, 'BLOCKED');
+}
+
+/** The verdict on a parsed query: rules, complexity, schema resolution, dry run. */
+async function judge(input: SqlInput, d: DialectInfo, schema: SchemaOk, fields0: Record<string, unknown>, stmts: Node[], allowWrites: boolean): Promise<DiagnosticResult> {
   if (misreadXor(stmts, d)) {
     const message = 'XOR without parentheses next to a comparison, AND or NOT: the parser groups it unlike MySQL; parenthesise its operands';
     return blocked(`query could not be read as ${d.name} reads it: ${message}`, C.parse, { ...fields0, error: message }, 'BLOCKED');

@@ -32,9 +32,17 @@ function parserFor(db: ParserDatabase): DialectParser {
 }
 
 export interface ParseOk { ok: true; statements: Node[] }
-export interface ParseFail { ok: false; message: string; line?: number; column?: number }
+export interface ParseFail { ok: false; message: string; line?: number; column?: number; tooDeep?: true }
+
+/** A JavaScript stack overflow: the text nests deeper than a recursive reader (parser or rule walk) can follow. */
+export function isStackOverflow(e: unknown): boolean {
+  return e instanceof RangeError && /call stack/i.test(e.message);
+}
+
+export const TOO_DEEP = 'nesting too deep to read (parenthesised expressions, operators or subqueries)';
 
 function failure(e: unknown): ParseFail {
+  if (isStackOverflow(e)) return { ok: false, message: TOO_DEEP, tooDeep: true };
   const err = e as { message?: string; found?: unknown; location?: { start?: { line?: number; column?: number } } };
   const loc = err?.location?.start;
   // The generated parser's message lists every expected token; report where and what instead.
