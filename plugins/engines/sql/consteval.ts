@@ -112,9 +112,24 @@ function matchPattern(op: string, text: V, pattern: V, escape: unknown): R {
   return new RegExp(`^${re}$`, fold ? 'i' : '').test(String(text));
 }
 
+/**
+ * Folded values and row-independence by node: the tautology rule folds every OR operand, and in a
+ * chain `a OR b OR c …` each operand holds the rest of the chain, so unmemoised folding is quadratic
+ * (3,980 ORs ran into the worker deadline). A value is kept with the family it was folded under.
+ */
+const folded = new WeakMap<object, { family: Family; value: R }>();
+const independent = new WeakMap<object, boolean>();
+
 export function evalConst(e: unknown): R {
   if (!e || typeof e !== 'object') return UNKNOWN;
-  const n = e as Node;
+  const hit = folded.get(e);
+  if (hit && hit.family === family) return hit.value;
+  const value = evalNode(e as Node);
+  folded.set(e, { family, value });
+  return value;
+}
+
+function evalNode(n: Node): R {
   switch (n.type) {
     case 'number': return typeof n.value === 'number' ? n.value : Number(n.value);
     case 'bigint': return bigLiteral(String(n.value));
@@ -323,6 +338,12 @@ const PER_ROW = new Set(['random', 'rand', 'randomblob', 'random_bytes', 'uuid',
  */
 export function rowIndependent(e: unknown): boolean {
   if (!e || typeof e !== 'object') return true;
+  let v = independent.get(e);
+  if (v === undefined) independent.set(e, (v = nodeIndependent(e)));
+  return v;
+}
+
+function nodeIndependent(e: object): boolean {
   if (Array.isArray(e)) return e.every(rowIndependent);
   const n = e as Node;
   // a subquery that reads a table depends on the data (`EXISTS (SELECT 1 FROM orders)`)

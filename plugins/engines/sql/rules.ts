@@ -38,9 +38,12 @@ const FILTERS = ['where', 'having', 'on'] as const;
  */
 function walkRules(statements: Node[], allowWrites: boolean, serverVars: boolean): Issue[] {
   const issues: Issue[] = [];
-  const add = (statement: number, rule: string, message: string, detail?: Record<string, unknown>) => {
+  // a detail may be given as a function: its AST path is joined only for an issue not already reported
+  // (every operand of a 4,000-term OR chain repeats the first one's issue)
+  const add = (statement: number, rule: string, message: string, detail?: Record<string, unknown> | (() => Record<string, unknown>)) => {
     if (!issues.some((i) => i.statement === statement && i.rule === rule && i.message === message)) {
-      issues.push({ rule, message, statement, ...(detail ? { detail } : {}) });
+      const d = typeof detail === 'function' ? detail() : detail;
+      issues.push({ rule, message, statement, ...(d ? { detail: d } : {}) });
     }
   };
   if (statements.length > 1) {
@@ -71,25 +74,25 @@ function walkRules(statements: Node[], allowWrites: boolean, serverVars: boolean
         const partOfRoot = !isRoot && rootType !== 'select';
         if (partOfRoot) { /* judged with the root */ } else if (!allowWrites || NEVER.has(type) || !(WRITES.has(type) || type === 'create' || type === 'alter') || unbounded || !isRoot) {
           const rule = !isRoot ? 'nested_write' : unbounded ? 'unbounded_write' : kindRule(type);
-          add(idx, rule, `${type.toUpperCase()} statement${where}${unbounded ? ' without a row-limiting WHERE' : ''}`, { path: pathOf() });
+          add(idx, rule, `${type.toUpperCase()} statement${where}${unbounded ? ' without a row-limiting WHERE' : ''}`, () => ({ path: pathOf() }));
         }
       }
       if (type === 'function' || type === 'aggr_func') {
         const parts = Array.isArray(o.name?.name) ? o.name.name.map((p: unknown) => nameOf(p)) : [nameOf(o.name)];
         const fn = String(parts[parts.length - 1] ?? '').toLowerCase();
-        if (DANGEROUS_FUNCTIONS.has(fn)) add(idx, 'dangerous_function', `call to ${fn}()`, { function: fn, path: pathOf() });
+        if (DANGEROUS_FUNCTIONS.has(fn)) add(idx, 'dangerous_function', `call to ${fn}()`, () => ({ function: fn, path: pathOf() }));
         // SQLite's table-valued pragma_* functions are its PRAGMA statements: schema and database state
-        if (fn.startsWith('pragma_')) add(idx, 'system_catalog', `reads ${fn}`, { table: fn, path: pathOf() });
+        if (fn.startsWith('pragma_')) add(idx, 'system_catalog', `reads ${fn}`, () => ({ table: fn, path: pathOf() }));
       }
       // MySQL's @@variables are server settings: the function-free form of current_setting()
       if (serverVars && type === 'var' && o.prefix === '@@') {
         const v = [o.name, ...(Array.isArray(o.members) ? o.members : [])].map(String).join('.');
-        add(idx, 'system_catalog', `reads server variable @@${v}`, { variable: v, path: pathOf() });
+        add(idx, 'system_catalog', `reads server variable @@${v}`, () => ({ variable: v, path: pathOf() }));
       }
       if (type === 'binary_expr' && logicalOp(o.operator) === 'OR') {
         for (const side of ['left', 'right'] as const) {
-          if (alwaysTrue(o[side])) add(idx, 'tautology', 'an OR branch is true for every row', { path: pathOf(side) });
-          else if (rowIndependent(o[side]) && !decidedNotTrue(o[side])) add(idx, 'tautology', 'an OR branch does not depend on the row: it is true for every row or for none', { path: pathOf(side) });
+          if (alwaysTrue(o[side])) add(idx, 'tautology', 'an OR branch is true for every row', () => ({ path: pathOf(side) }));
+          else if (rowIndependent(o[side]) && !decidedNotTrue(o[side])) add(idx, 'tautology', 'an OR branch does not depend on the row: it is true for every row or for none', () => ({ path: pathOf(side) }));
         }
       }
       // a filter that mentions columns yet is true for every row (`NOT (id = 1 AND 1=0)`, `id = id`);
@@ -97,12 +100,12 @@ function walkRules(statements: Node[], allowWrites: boolean, serverVars: boolean
       for (const key of FILTERS) {
         const f = o[key];
         if (f && typeof f === 'object' && alwaysTrue(f) && hasColumnRef(f)) {
-          add(idx, 'tautology', `the ${key.toUpperCase()} condition is true for every row`, { path: pathOf(key) });
+          add(idx, 'tautology', `the ${key.toUpperCase()} condition is true for every row`, () => ({ path: pathOf(key) }));
         }
       }
       if (o.into && typeof o.into === 'object' && (o.into.expr || o.into.keyword)) {
         const kw = String(o.into.keyword ?? 'table').toUpperCase();
-        add(idx, kw === 'OUTFILE' || kw === 'DUMPFILE' ? 'file_write' : 'select_into', `SELECT INTO ${kw}`, { path: pathOf() });
+        add(idx, kw === 'OUTFILE' || kw === 'DUMPFILE' ? 'file_write' : 'select_into', `SELECT INTO ${kw}`, () => ({ path: pathOf() }));
       }
       for (const k of Object.keys(o)) {
         if (k === 'tableList' || k === 'columnList') continue;

@@ -4,7 +4,7 @@ import { verify } from '../../../plugins/engines/sql/engine.js';
 import { startServer, testAuthPlugin, TEST_API_KEY } from '../../helpers/server.js';
 
 /**
- * Nesting deeper than a recursive reader can follow — node-sql-parser's grammar, or the engine's own
+ * Long and deep queries. Nesting deeper than a recursive reader can follow — node-sql-parser's grammar, or the engine's own
  * rule and schema walks over the tree it built — is a cost limit: BLOCKED
  * `complexity_limit_exceeded` with a plain reason. It was a `parse_error` whose message was V8's
  * "Maximum call stack size exceeded", or, when the parser coped and a walk did not, an
@@ -40,6 +40,13 @@ t.test('through the worker pool', async (t) => {
     const deep = await post(parens(9000), dialect);
     t.match(deep.body, { status: 'BLOCKED', developer_fields: { constraint_id: 'sql_verifier.complexity_limit_exceeded' } }, `${dialect}: the parser out of stack`);
     t.notMatch(deep.body.agent_message, /call stack/i);
+  }
+  // every operand of a long OR chain holds the rest of it: folding each was quadratic, and the
+  // chain ran into the worker deadline (BLOCKED by timeout) instead of being proven a tautology
+  for (const [dialect, or] of [['mysql', '||1'], ['mariadb', '||1'], ['snowflake', ' OR 1']]) {
+    const chain = await post(`SELECT name FROM t WHERE id = 1${or.repeat(Math.floor(19900 / or.length))}`, dialect);
+    t.match(chain.body, { status: 'VERIFIED', admission: 'BLOCKED', developer_fields: { malicious_classification: true } }, `${dialect}: a long OR chain is proven`);
+    t.ok(chain.body.developer_fields.issues.some((i: { rule: string }) => i.rule === 'tautology'), `${dialect}: tautology`);
   }
   const fine = await post('SELECT name FROM t WHERE ((id = 1))', 'sqlite');
   t.equal(fine.body.admission, 'ADMIT', 'ordinary nesting is still read');
