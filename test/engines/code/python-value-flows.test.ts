@@ -53,6 +53,7 @@ const SAFE: Array<[name: string, src: string]> = [
   ['sys.modules by a constant key', `import sys\nmod = sys.modules['json']\nprint('os' in sys.modules, list(sys.modules.keys())[:3], sorted(sys.modules)[:1])\n`],
   ['sys.modules iterated for names', `import sys\nfor name in sys.modules:\n    print(name)\n`],
   ['sys.modules.pop in a test', `import sys\nsys.modules.pop('mymod', None)\n`],
+  ['sys.modules[__name__] is this module', `import sys\nthis = sys.modules[__name__]\nsetattr(sys.modules[__name__], 'VERSION', 2)\n`],
   ['pydoc.locate of a plain class', `import pydoc\ncls = pydoc.locate('json.JSONDecoder')\n`],
   ['a match statement', `def f(p):\n    match p:\n        case {'k': [1, *rest]} if rest:\n            return rest\n        case _:\n            return None\n`],
 ];

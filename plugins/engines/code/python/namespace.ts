@@ -57,7 +57,9 @@ export class ModuleNamespace {
       const key = field(p, 'subscript');
       // a store or delete (`vars(m)[k] = v`, `del m.__dict__[k]`) reads no function out
       const target = (p.parent?.type === 'assignment' && p.field === 'left') || p.parent?.type === 'delete_statement';
-      return target || builtins || (!!key && this.r.fold(key) !== null);
+      // sys.modules[__name__] is the running module itself
+      const self = modules && key?.type === 'identifier' && key.text === '__name__';
+      return target || builtins || self || (!!key && this.r.fold(key) !== null);
     }
     if (p.type === 'attribute' && n.field === 'object') {
       const name = (field(p, 'attribute') as PyNode).text;
