@@ -1,6 +1,6 @@
 import { type PyNode, field, namedChildren } from './parser.js';
 import { positionalArgs } from './args.js';
-import { b64decode, ident, intValue, rot13, utf8Decode } from './literals.js';
+import { MAX_FOLD, b64decode, ident, intValue, rot13, stringParts, utf8Decode } from './literals.js';
 
 /** What folding needs of the resolver (resolve.ts), declared here so the two files do not import each other. */
 export interface Folder {
@@ -51,6 +51,68 @@ export function foldCall(r: Folder, node: PyNode, depth: number): string | null 
     }
     if (q === 'codecs.decode' && arg0 !== null && args[1] && /^rot[-_]?13$/i.test(r.fold(args[1], depth + 1) ?? '')) {
       return rot13(arg0);
+    }
+  }
+  return null;
+}
+
+/**
+ * The value of a string literal (f-string interpolations of constants included), implicit
+ * concatenation, `+` and `*` of constants, parentheses and `[::-1]`; null when not a constant.
+ */
+export function foldLiteral(r: Folder, node: PyNode, depth: number): string | null {
+  switch (node.type) {
+    case 'string': {
+      const sp = stringParts(node);
+      if (!sp) return null;
+      let s = '';
+      for (const p of sp.parts) {
+        if (typeof p === 'string') s += p;
+        else {
+          if (p.children.some((c) => c.type === 'format_specifier' || c.type === 'type_conversion')) return null;
+          const expr = field(p, 'expression');
+          const v = expr ? r.fold(expr, depth + 1) : null;
+          if (v === null) return null;
+          s += v;
+        }
+      }
+      return s;
+    }
+    case 'concatenated_string': {
+      let s = '';
+      for (const c of namedChildren(node)) {
+        const v = r.fold(c, depth + 1);
+        if (v === null) return null;
+        s += v;
+      }
+      return s;
+    }
+    case 'binary_operator': {
+      const op = node.children.find((c) => c.field === 'operator')?.text;
+      const left = field(node, 'left');
+      const right = field(node, 'right');
+      if (!left || !right) return null;
+      if (op === '+') {
+        const a = r.fold(left, depth + 1);
+        const b = a === null ? null : r.fold(right, depth + 1);
+        return a !== null && b !== null ? a + b : null;
+      }
+      if (op === '*') {
+        const [s, n] = intValue(right) !== null ? [r.fold(left, depth + 1), intValue(right)] : [r.fold(right, depth + 1), intValue(left)];
+        return s !== null && n !== null && n >= 0 && s.length * n <= MAX_FOLD ? s.repeat(n) : null;
+      }
+      return null;
+    }
+    case 'parenthesized_expression': {
+      const inner = namedChildren(node)[0];
+      return inner ? r.fold(inner, depth + 1) : null;
+    }
+    case 'subscript': {
+      const value = field(node, 'value');
+      const key = field(node, 'subscript');
+      if (!value || !key || key.type !== 'slice' || key.text.replace(/\s+/g, '') !== '::-1') return null;
+      const s = r.fold(value, depth + 1);
+      return s === null ? null : [...s].reverse().join('');
     }
   }
   return null;

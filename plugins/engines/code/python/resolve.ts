@@ -1,7 +1,7 @@
 import { type PyNode, field, namedChildren } from './parser.js';
-import { MAX_FOLD, intValue, stringParts } from './literals.js';
+import { MAX_FOLD, intValue } from './literals.js';
 import { positionalArgs } from './args.js';
-import { foldCall } from './fold.js';
+import { foldCall, foldLiteral } from './fold.js';
 import { ImportShadow } from './shadow.js';
 import { QualMemo } from '../qual-memo.js';
 import { canonical, ident } from './names.js';
@@ -339,51 +339,6 @@ export class Resolver {
 
   private foldInner(node: PyNode, depth: number): string | null {
     switch (node.type) {
-      case 'string': {
-        const sp = stringParts(node);
-        if (!sp) return null;
-        let s = '';
-        for (const p of sp.parts) {
-          if (typeof p === 'string') s += p;
-          else {
-            if (p.children.some((c) => c.type === 'format_specifier' || c.type === 'type_conversion')) return null;
-            const expr = field(p, 'expression');
-            const v = expr ? this.fold(expr, depth + 1) : null;
-            if (v === null) return null;
-            s += v;
-          }
-        }
-        return s;
-      }
-      case 'concatenated_string': {
-        let s = '';
-        for (const c of namedChildren(node)) {
-          const v = this.fold(c, depth + 1);
-          if (v === null) return null;
-          s += v;
-        }
-        return s;
-      }
-      case 'binary_operator': {
-        const op = node.children.find((c) => c.field === 'operator')?.text;
-        const l = field(node, 'left');
-        const r = field(node, 'right');
-        if (!l || !r) return null;
-        if (op === '+') {
-          const a = this.fold(l, depth + 1);
-          const b = a === null ? null : this.fold(r, depth + 1);
-          return a !== null && b !== null ? a + b : null;
-        }
-        if (op === '*') {
-          const [s, n] = intValue(r) !== null ? [this.fold(l, depth + 1), intValue(r)] : [this.fold(r, depth + 1), intValue(l)];
-          return s !== null && n !== null && n >= 0 && s.length * n <= MAX_FOLD ? s.repeat(n) : null;
-        }
-        return null;
-      }
-      case 'parenthesized_expression': {
-        const inner = namedChildren(node)[0];
-        return inner ? this.fold(inner, depth + 1) : null;
-      }
       case 'identifier': {
         const list = this.bindings.get(ident(node.text));
         if (!list || list.some((b) => b.kind !== 'expr')) return null;
@@ -395,17 +350,10 @@ export class Resolver {
         }
         return value;
       }
-      case 'subscript': {
-        const value = field(node, 'value');
-        const key = field(node, 'subscript');
-        if (!value || !key || key.type !== 'slice' || key.text.replace(/\s+/g, '') !== '::-1') return null;
-        const s = this.fold(value, depth + 1);
-        return s === null ? null : [...s].reverse().join('');
-      }
       case 'call':
         return foldCall(this, node, depth);
     }
-    return null;
+    return foldLiteral(this, node, depth);
   }
 }
 
