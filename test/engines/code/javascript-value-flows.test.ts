@@ -51,6 +51,7 @@ const SAFE: Array<[name: string, src: string]> = [
   ['execFile.call with a fixed argv', `const cp = require('child_process'); cp.execFile.call(null, 'git', ['status'])`],
   ['execFile.bind(cp)', `const cp = require('child_process'); const f = cp.execFile.bind(cp); f('git', ['status'])`],
   ['console.log of the module', `console.log(require('child_process'))`],
+  ['the module re-exported', `import * as cp from 'child_process'; export default cp`],
   ['a class with an eval method', `class Expr { eval(env) { return env } run() { return this.eval({}) } }`],
   ['an object with an eval method', `const o = { eval(x) { return x }, run() { return this.eval(1) } }`],
   ['Reflect.apply of an ordinary function', `Reflect.apply(Math.max, null, [1, 2])`],

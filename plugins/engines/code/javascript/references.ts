@@ -15,8 +15,8 @@ const GLOBAL_OBJECTS = new Set(['window', 'globalThis', 'global', 'self', 'frame
 const WRAPPERS = new Set(['util.promisify', 'util.callbackify']);
 /** Parents through which an expression's value is the value of the whole. */
 const TRANSPARENT = new Set(['ConditionalExpression', 'LogicalExpression', 'SequenceExpression', 'ParenthesizedExpression', 'AwaitExpression', 'ChainExpression']);
-/** Where a value leaves what the resolver follows: arguments, returns, array elements, spreads. */
-const ESCAPES = new Set(['ArrayExpression', 'SpreadElement', 'ReturnStatement', 'YieldExpression', 'ExportDefaultDeclaration']);
+/** Where a value leaves what the resolver follows: arguments, returns, array elements, spreads (an export, like `module.exports = cp`, runs nothing here). */
+const ESCAPES = new Set(['ArrayExpression', 'SpreadElement', 'ReturnStatement', 'YieldExpression']);
 
 type Report = (n: JsNode, severity: Severity, type: string, rule: string, message: string) => void;
 
