@@ -118,6 +118,8 @@ const cases: Array<[string, () => () => Promise<{ status: number }>]> = [
   ['/verify/natural_language', () => json('/verify/natural_language', { query: 'What is two plus two? '.repeat(450) })],
   ['/verify/fact', () => json('/verify/fact', { claim: factClaim(), context: factContext() })],
   ['/verify/process', () => json('/verify/process', { trace: 'Issue: whether the lease applies. Rule: under the lease. Here, the tenant paid. Therefore liable. '.repeat(2000).slice(0, 200_000) })],
+  // NFKC spells U+FDFA in 18 characters: the milestone scan reads 3.6 million
+  ['/verify/process (milestones)', () => json('/verify/process', { trace: '\uFDFA'.repeat(200_000), mode: 'milestones', milestones: Array.from({ length: 100 }, (_, i) => `step ${i} `.padEnd(500, 'x')) })],
   ['/verify/rag', () => json('/verify/rag', { target_document_id: 'doc-1', max_drm_rate: '1/10', chunks: Array.from({ length: 10_000 }, (_, i) => ({ id: `chunk-${i}`.padEnd(50, '-'), metadata: { document_id: i % 7 ? 'doc-1' : 'doc-2' } })) })],
   ['/verify/consensus', () => json('/verify/consensus', { query: `${Array.from({ length: 45 }, () => '123456789/987654321').join('+')} = 1`, verification_mode: 'maximum' })],
   ['/verify/stats', () => form('/verify/stats', { query: 'mean of c3 where c5 > 10 by c7', file: { name: 'big.csv', data: Buffer.from(csv()), type: 'text/csv' } })],

@@ -98,3 +98,8 @@ export function checkMilestones(trace: string, milestones: readonly string[]): M
     in_order: positions.every((p, i) => i === 0 || positions[i - 1] <= p),
   };
 }
+
+/** The pool's entry point (app.engine): milestone matching of a long trace off the event loop. */
+export function milestonesTask(input: { trace: string; milestones: string[] }): MilestoneResult {
+  return checkMilestones(input.trace, input.milestones);
+}

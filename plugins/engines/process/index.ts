@@ -1,22 +1,29 @@
 import type { App, Plugin, Verifier } from '../../../core/types.js';
 import { registerRoutes } from './routes.js';
-import { processVerifier } from './verifier.js';
+import { inlineMilestones, INLINE_CHARS, processVerifier, type MilestoneRunner } from './verifier.js';
+import { ENGINE_NAME, ENGINE_VERSION, type MilestoneResult } from './engine.js';
 
 export { checkIrac, checkMilestones, normalise } from './engine.js';
 export { LIMITS } from './verifier.js';
 
 /**
- * POST /verify/process: reasoning-trace structure (IRAC markers or milestone phrases). Matching is
- * linear-time over at most 200k characters, so it runs on the request thread: a worker hop would
- * cost more than the scan. See docs/engines/process.md.
+ * POST /verify/process: reasoning-trace structure (IRAC markers or milestone phrases). IRAC markers
+ * are a few anchored scans of the raw trace and run on the request thread; milestone matching
+ * normalises the whole trace (NFKC can grow it 18-fold) and runs in the worker pool unless the
+ * input is short. See docs/engines/process.md.
  */
 const processPlugin: Plugin = {
   name: 'process',
   /** its name before 0.x: still accepted in plugins.disabled, with a warning */
   aliases: ['engine-process'],
   register(app: App) {
-    registerRoutes(app);
-    app.provide<Verifier>('verifier.process', processVerifier);
+    const engine = app.engine({ name: ENGINE_NAME, version: ENGINE_VERSION, module: new URL('./engine.js', import.meta.url) });
+    const runMilestones: MilestoneRunner = (trace, milestones, signal) =>
+      trace.length + milestones.reduce((n, m) => n + m.length, 0) <= INLINE_CHARS
+        ? inlineMilestones(trace, milestones)
+        : engine.run<MilestoneResult>('milestonesTask', { trace, milestones }, { signal });
+    registerRoutes(app, runMilestones);
+    app.provide<Verifier>('verifier.process', processVerifier(runMilestones));
   },
 };
 
