@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import { FormData as UndiciFormData, request, type Dispatcher } from 'undici';
 
 /**
@@ -18,6 +19,11 @@ export interface ClientOptions {
   maxRetryWaitMs?: number;
   /** per-attempt deadline in ms, from sending to the last byte of the answer (default 60 s) */
   timeoutMs?: number;
+  /**
+   * send a credential over plain http:// to a host that is not loopback (default false: refused
+   * before anything is sent, since anyone on the path reads the key or token)
+   */
+  allowInsecureHttp?: boolean;
   dispatcher?: Dispatcher;
   /** injectable for tests */
   sleep?: (ms: number) => Promise<void>;
@@ -58,6 +64,29 @@ export class ProofgateError extends Error {
   }
 }
 
+/**
+ * A credential the client will not send: over plain http:// to a host that is not loopback, without
+ * `allowInsecureHttp`. Raised before any byte is sent.
+ */
+export class InsecureTransportError extends TypeError {
+  constructor(readonly host: string) {
+    super(`refusing to send a credential over plain http:// to ${host}: use https://, a loopback address (127.0.0.1, ::1, localhost), or allowInsecureHttp`);
+    this.name = 'InsecureTransportError';
+  }
+}
+
+/** 127.0.0.0/8, ::1 (and 127/8 mapped into IPv6) or the name localhost: traffic that never leaves the machine */
+export function isLoopbackHost(hostname: string): boolean {
+  const h = hostname.replace(/^\[|\]$/g, '').toLowerCase();
+  if (h === 'localhost') return true;
+  if (isIP(h) === 4) return h.startsWith('127.');
+  // the URL parser writes IPv6 in its shortest form: ::1, and ::ffff:7f00:1 for ::ffff:127.0.0.1
+  if (isIP(h) === 6) return h === '::1' || /^::ffff:7f[0-9a-f]{2}:[0-9a-f]{1,4}$/.test(h);
+  return false;
+}
+
+const CREDENTIAL_HEADERS = new Set(['x-api-key', 'x-agent-token', 'authorization', 'proxy-authorization', 'cookie']);
+
 function retryAfterMs(h: string | undefined): number | null {
   if (!h) return null;
   const s = Number(h);
@@ -74,10 +103,14 @@ function flat(h: Record<string, string | string[] | undefined>): Record<string, 
 
 export class ClientBase {
   protected readonly opts: Required<Pick<ClientOptions, 'retries' | 'maxRetryWaitMs' | 'timeoutMs'>> & ClientOptions;
+  /** the host a credential may not be sent to over plain http, or null when it may */
+  private readonly exposedHost: string | null;
 
   constructor(opts: ClientOptions) {
     if (!/^https?:\/\//.test(opts.baseUrl)) throw new TypeError('baseUrl must be an http(s) URL');
     this.opts = { retries: 2, maxRetryWaitMs: 30_000, timeoutMs: 60_000, ...opts, baseUrl: opts.baseUrl.replace(/\/+$/, '') };
+    const u = new URL(this.opts.baseUrl);
+    this.exposedHost = u.protocol === 'http:' && opts.allowInsecureHttp !== true && !isLoopbackHost(u.hostname) ? u.host : null;
   }
 
   private has(kind: string): boolean {
@@ -126,6 +159,7 @@ export class ClientBase {
   protected async call<T>(spec: OperationSpec, input: CallInput, o: CallOptions = {}): Promise<T> {
     const url = this.url(spec, input);
     const headers: Record<string, string> = { accept: `${spec.accept}, application/problem+json`, ...this.credentialFor(spec), ...(o.headers ?? {}) };
+    if (this.exposedHost && Object.entries(headers).some(([k, v]) => v && CREDENTIAL_HEADERS.has(k.toLowerCase()))) throw new InsecureTransportError(this.exposedHost);
     let body: string | Uint8Array | UndiciFormData | undefined;
     if (spec.body === 'json') {
       body = JSON.stringify(input.body ?? {});

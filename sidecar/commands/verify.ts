@@ -5,7 +5,7 @@ import { wantsHelp, type Command } from '../../core/cli.js';
 import { sha256Ref } from '../../core/canonical.js';
 import { HttpError, Problems } from '../../core/errors.js';
 import type { Plugin, Principal } from '../../core/types.js';
-import { ProofgateClient, ProofgateError, toVerificationContext } from '../client/index.js';
+import { InsecureTransportError, ProofgateClient, ProofgateError, toVerificationContext } from '../client/index.js';
 import { itemsOf, judge, UsageError, type Item, type Kind, type Outcome } from '../verify/items.js';
 import { toSarif } from '../verify/sarif.js';
 
@@ -18,6 +18,8 @@ with the same engines and no server or key (--local).
   math   one request per non-blank line (# starts a comment line)
 Options:
   --url URL          service address (default $PROOFGATE_URL, else http://127.0.0.1:8080)
+  --allow-insecure-http  send the key over plain http:// to a host that is not loopback
+                     (or $PROOFGATE_ALLOW_INSECURE_HTTP=1); refused otherwise
   --local            run the engines in-process instead of calling a service
   --format F         text (default) | json | sarif | vc
   --output FILE      write the formatted result there instead of stdout
@@ -131,6 +133,7 @@ export const verifyCommand: Command = {
           schema: { type: 'string' },
           dialect: { type: 'string' },
           'allow-writes': { type: 'boolean' },
+          'allow-insecure-http': { type: 'boolean' },
         },
       }));
     } catch (err) {
@@ -149,6 +152,12 @@ export const verifyCommand: Command = {
       console.error('proofgate verify: --sarif and --output paths may not contain a line break');
       return 2;
     }
+    const insecureEnv = (process.env.PROOFGATE_ALLOW_INSECURE_HTTP ?? '').trim().toLowerCase();
+    if (!['', '0', 'false', '1', 'true'].includes(insecureEnv)) {
+      console.error('proofgate verify: PROOFGATE_ALLOW_INSECURE_HTTP must be 1, true, 0 or false');
+      return 2;
+    }
+    const allowInsecureHttp = !!values['allow-insecure-http'] || insecureEnv === '1' || insecureEnv === 'true';
     const sources = new Map<string, string>();
     let items: Item[];
     try {
@@ -171,7 +180,7 @@ export const verifyCommand: Command = {
     try {
       conn = values.local
         ? await localClient(kind as Kind, format === 'vc')
-        : { client: new ProofgateClient({ baseUrl: String(values.url ?? process.env.PROOFGATE_URL ?? 'http://127.0.0.1:8080'), apiKey }), close: async () => undefined };
+        : { client: new ProofgateClient({ baseUrl: String(values.url ?? process.env.PROOFGATE_URL ?? 'http://127.0.0.1:8080'), apiKey, allowInsecureHttp }), close: async () => undefined };
     } catch (err) {
       // nothing was checked: a service error (2), not a denial (1)
       console.error(`proofgate verify: ${values.local ? 'cannot run the engines in-process' : 'cannot use the service'}: ${(err as Error).message}`);
@@ -188,7 +197,12 @@ export const verifyCommand: Command = {
         if (files.length > 1) console.error(`[${i + 1}/${items.length}] ${item.file}:${item.line} ${o.admitted ? 'ADMIT' : 'DENY'}`);
       }
     } catch (err) {
-      const why = err instanceof ProofgateError ? err.message : `cannot reach the service: ${(err as Error).message}`;
+      const why =
+        err instanceof InsecureTransportError
+          ? `${err.message.replace('allowInsecureHttp', '--allow-insecure-http (PROOFGATE_ALLOW_INSECURE_HTTP=1)')}; nothing was sent`
+          : err instanceof ProofgateError
+            ? err.message
+            : `cannot reach the service: ${(err as Error).message}`;
       console.error(`proofgate verify: ${why}`);
       return 2;
     } finally {
