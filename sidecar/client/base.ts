@@ -24,6 +24,8 @@ export interface ClientOptions {
    * before anything is sent, since anyone on the path reads the key or token)
    */
   allowInsecureHttp?: boolean;
+  /** largest answer body read, in bytes (default 64 MiB): past it the read is aborted and the call rejects */
+  maxResponseBytes?: number;
   dispatcher?: Dispatcher;
   /** injectable for tests */
   sleep?: (ms: number) => Promise<void>;
@@ -101,14 +103,25 @@ function flat(h: Record<string, string | string[] | undefined>): Record<string, 
   return out;
 }
 
+/** An answer longer than `maxResponseBytes`: its read was aborted there. */
+export class ResponseTooLargeError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ResponseTooLargeError';
+  }
+}
+
 export class ClientBase {
-  protected readonly opts: Required<Pick<ClientOptions, 'retries' | 'maxRetryWaitMs' | 'timeoutMs'>> & ClientOptions;
+  protected readonly opts: Required<Pick<ClientOptions, 'retries' | 'maxRetryWaitMs' | 'timeoutMs' | 'maxResponseBytes'>> & ClientOptions;
   /** the host a credential may not be sent to over plain http, or null when it may */
   private readonly exposedHost: string | null;
 
   constructor(opts: ClientOptions) {
     if (!/^https?:\/\//.test(opts.baseUrl)) throw new TypeError('baseUrl must be an http(s) URL');
-    this.opts = { retries: 2, maxRetryWaitMs: 30_000, timeoutMs: 60_000, ...opts, baseUrl: opts.baseUrl.replace(/\/+$/, '') };
+    const max = opts.maxResponseBytes;
+    if (max !== undefined && !(Number.isSafeInteger(max) && max > 0)) throw new TypeError('maxResponseBytes must be a positive integer');
+    // set after the spread: an explicit `maxResponseBytes: undefined` must not lift the cap
+    this.opts = { retries: 2, maxRetryWaitMs: 30_000, timeoutMs: 60_000, ...opts, baseUrl: opts.baseUrl.replace(/\/+$/, ''), maxResponseBytes: max ?? 64 * 1024 * 1024 };
     const u = new URL(this.opts.baseUrl);
     this.exposedHost = u.protocol === 'http:' && opts.allowInsecureHttp !== true && !isLoopbackHost(u.hostname) ? u.host : null;
   }
@@ -155,6 +168,28 @@ export class ClientBase {
     return `${this.opts.baseUrl}/v1${path}${q ? `?${q}` : ''}`;
   }
 
+  /**
+   * The body as text, read chunk by chunk: a declared or actual length past maxResponseBytes
+   * destroys the stream there, so a hostile or broken server cannot make the caller buffer gigabytes.
+   */
+  private async readCapped(res: Dispatcher.ResponseData, spec: OperationSpec): Promise<string> {
+    const max = this.opts.maxResponseBytes;
+    const tooLarge = () => {
+      res.body.destroy();
+      return new ResponseTooLargeError(`the answer to ${spec.method} ${spec.path} is larger than maxResponseBytes (${max} bytes)`);
+    };
+    const declared = Number(res.headers['content-length']);
+    if (Number.isFinite(declared) && declared > max) throw tooLarge();
+    const chunks: Buffer[] = [];
+    let size = 0;
+    for await (const chunk of res.body as AsyncIterable<Buffer>) {
+      size += chunk.length;
+      if (size > max) throw tooLarge();
+      chunks.push(chunk);
+    }
+    return new TextDecoder().decode(Buffer.concat(chunks, size));
+  }
+
   /** One operation, with the retry policy. Resolves to the parsed JSON (or the text of other media types). */
   protected async call<T>(spec: OperationSpec, input: CallInput, o: CallOptions = {}): Promise<T> {
     const url = this.url(spec, input);
@@ -188,8 +223,9 @@ export class ClientBase {
           headersTimeout: this.opts.timeoutMs,
           bodyTimeout: this.opts.timeoutMs,
         });
-        text = await res.body.text();
+        text = await this.readCapped(res, spec);
       } catch (err) {
+        if (err instanceof ResponseTooLargeError) throw err;
         if (deadline.aborted && !o.signal?.aborted) throw new Error(`no complete answer from ${spec.method} ${spec.path} within ${this.opts.timeoutMs} ms`, { cause: err });
         throw err;
       }

@@ -8,7 +8,7 @@ import type { VerificationContextDocument } from './types.gen.js';
  * offline) and turn a verdict into a Verification Context document.
  */
 export { ProofgateClient } from './client.gen.js';
-export { ClientBase, InsecureTransportError, ProofgateError, isLoopbackHost, type ClientOptions, type CallOptions } from './base.js';
+export { ClientBase, InsecureTransportError, ProofgateError, ResponseTooLargeError, isLoopbackHost, type ClientOptions, type CallOptions } from './base.js';
 export type * from './types.gen.js';
 export type { VerifyOptions, VerifyResult };
 

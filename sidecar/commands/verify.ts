@@ -5,7 +5,7 @@ import { wantsHelp, type Command } from '../../core/cli.js';
 import { sha256Ref } from '../../core/canonical.js';
 import { HttpError, Problems } from '../../core/errors.js';
 import type { Plugin, Principal } from '../../core/types.js';
-import { InsecureTransportError, ProofgateClient, ProofgateError, toVerificationContext } from '../client/index.js';
+import { InsecureTransportError, ProofgateClient, ProofgateError, ResponseTooLargeError, toVerificationContext } from '../client/index.js';
 import { itemsOf, judge, UsageError, type Item, type Kind, type Outcome } from '../verify/items.js';
 import { toSarif } from '../verify/sarif.js';
 
@@ -200,7 +200,7 @@ export const verifyCommand: Command = {
       const why =
         err instanceof InsecureTransportError
           ? `${err.message.replace('allowInsecureHttp', '--allow-insecure-http (PROOFGATE_ALLOW_INSECURE_HTTP=1)')}; nothing was sent`
-          : err instanceof ProofgateError
+          : err instanceof ProofgateError || err instanceof ResponseTooLargeError
             ? err.message
             : `cannot reach the service: ${(err as Error).message}`;
       console.error(`proofgate verify: ${why}`);

@@ -3,7 +3,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import { connect } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { Agent } from 'undici';
-import { InsecureTransportError, isLoopbackHost, ProofgateClient } from '../../sidecar/client/index.js';
+import { InsecureTransportError, isLoopbackHost, ProofgateClient, ResponseTooLargeError } from '../../sidecar/client/index.js';
 
 /** a fake service on 127.0.0.1, and an undici agent that reaches it whatever host a URL names */
 async function fake(handler: (req: IncomingMessage, res: ServerResponse) => void) {
@@ -79,4 +79,56 @@ t.test('loopback hosts need no opt-in: a sidecar on localhost keeps working', as
   for (const h of ['proofgate.example', '10.0.0.1', '0.0.0.0', '[::]', '[::ffff:a00:1]', '127.0.0.1.nip.io', 'localhost.', 'localhost.example', '[fe80::1]']) {
     t.notOk(isLoopbackHost(h), h);
   }
+});
+
+t.test('maxResponseBytes: a larger answer is aborted at the cap, never buffered whole', async (t) => {
+  const MiB = 1024 * 1024;
+  let sentByEndless = 0;
+  let endlessClosed: Promise<void> = Promise.resolve();
+  const f = await fake((req, res) => {
+    if (req.url?.includes('/declared')) {
+      // a Content-Length past the cap is refused before the body is read
+      res.writeHead(200, { 'content-type': 'application/json', 'content-length': String(2 * MiB) });
+      res.end('"' + 'x'.repeat(2 * MiB - 2) + '"');
+    } else if (req.url?.includes('/exact')) {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end('"' + 'y'.repeat(MiB - 2) + '"');
+    } else if (req.url?.includes('/error')) {
+      res.writeHead(500, { 'content-type': 'application/problem+json' });
+      res.write('{"title":"');
+      res.end('z'.repeat(2 * MiB) + '"}');
+    } else {
+      // chunked and endless: it stops only when the client goes away (or at 512 MiB, so a failing run ends)
+      res.writeHead(200, { 'content-type': 'application/json' });
+      endlessClosed = new Promise((r) => res.once('close', () => r()));
+      const chunk = Buffer.alloc(64 * 1024, 0x20);
+      let open = true;
+      res.once('close', () => (open = false));
+      const pump = () => {
+        while (open && sentByEndless < 512 * MiB) {
+          sentByEndless += chunk.length;
+          if (!res.write(chunk)) return void res.once('drain', pump);
+        }
+        res.end();
+      };
+      pump();
+    }
+  });
+  const c = new ProofgateClient({ baseUrl: f.url, apiKey: 'k', dispatcher: f.dispatcher, maxResponseBytes: MiB, timeoutMs: 120_000 });
+  const endless = await c.getAttestationById({ id: 'endless' }).catch((e) => e);
+  t.ok(endless instanceof ResponseTooLargeError, String(endless?.name));
+  t.match(String(endless?.message).slice(0, 300), /the answer to GET \/attestation\/\{id\} is larger than maxResponseBytes \(1048576 bytes\)/);
+  await endlessClosed;
+  t.ok(sentByEndless < 64 * MiB, `the read stopped near the cap (the server wrote ${sentByEndless} bytes before the client went away)`);
+
+  const declared = await c.getAttestationById({ id: 'declared' }).catch((e) => e);
+  t.ok(declared instanceof ResponseTooLargeError, `a Content-Length past the cap: ${String(declared?.name)}`);
+  const error = await c.getAttestationById({ id: 'error' }).catch((e) => e);
+  t.ok(error instanceof ResponseTooLargeError, `an error body is capped too: ${String(error?.name)}`);
+  t.equal(((await c.getAttestationById({ id: 'exact' })) as unknown as string).length, MiB - 2, 'a body of exactly the cap is read');
+
+  t.throws(() => new ProofgateClient({ baseUrl: f.url, maxResponseBytes: 0 }), TypeError);
+  t.throws(() => new ProofgateClient({ baseUrl: f.url, maxResponseBytes: Infinity }), TypeError);
+  // the default cap holds even when the option is passed as undefined
+  t.equal((new ProofgateClient({ baseUrl: f.url, maxResponseBytes: undefined }) as unknown as { opts: { maxResponseBytes: number } }).opts.maxResponseBytes, 64 * MiB);
 });

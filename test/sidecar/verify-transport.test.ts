@@ -64,3 +64,32 @@ t.test('a key is not sent over plain http to a host that is not loopback, unless
   t.equal(loop.code, 0, loop.stderr);
   t.equal(svc.seen.length, 3);
 });
+
+t.test('an answer past the client cap (64 MiB) ends the run with an error, not a CLI buffering without end', async (t) => {
+  let sent = 0;
+  const server = createServer((req, res) => {
+    req.resume();
+    // chunked and endless: it stops when the CLI goes away (or at 1 GiB, so a failing run ends)
+    res.writeHead(200, { 'content-type': 'application/json' });
+    const chunk = Buffer.alloc(256 * 1024, 0x20);
+    let open = true;
+    res.once('close', () => (open = false));
+    const pump = () => {
+      while (open && sent < 1024 * 1024 * 1024) {
+        sent += chunk.length;
+        if (!res.write(chunk)) return void res.once('drain', pump);
+      }
+      res.end();
+    };
+    pump();
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  t.teardown(() => {
+    server.closeAllConnections();
+    server.close();
+  });
+  const r = await run(['verify', 'code', '--url', `http://127.0.0.1:${(server.address() as AddressInfo).port}`, 'safe.py'], { PROOFGATE_API_KEY: 'svc_live_' + 'k'.repeat(43) });
+  t.equal(r.code, 2, 'a service error: nothing was verified');
+  t.match(r.stderr, /the answer to POST \/verify\/code is larger than maxResponseBytes \(67108864 bytes\)/);
+  t.ok(sent < 256 * 1024 * 1024, `the read stopped near the cap (${sent} bytes written)`);
+});
