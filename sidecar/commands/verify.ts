@@ -6,6 +6,7 @@ import { sha256Ref } from '../../core/canonical.js';
 import { HttpError, Problems } from '../../core/errors.js';
 import type { Plugin, Principal } from '../../core/types.js';
 import { InsecureTransportError, ProofgateClient, ProofgateError, ResponseTooLargeError, toVerificationContext } from '../client/index.js';
+import { insideRoot, outsideRootOutcome, realRoot } from '../verify/files.js';
 import { itemsOf, judge, UsageError, type Item, type Kind, type Outcome } from '../verify/items.js';
 import { toSarif } from '../verify/sarif.js';
 
@@ -20,6 +21,8 @@ Options:
   --url URL          service address (default $PROOFGATE_URL, else http://127.0.0.1:8080)
   --allow-insecure-http  send the key over plain http:// to a host that is not loopback
                      (or $PROOFGATE_ALLOW_INSECURE_HTTP=1); refused otherwise
+  --root DIR         read only files whose real path (symlinks resolved) is inside DIR (default: the
+                     current directory); any other FILE is not read and is denied
   --local            run the engines in-process instead of calling a service
   --format F         text (default) | json | sarif | vc
   --output FILE      write the formatted result there instead of stdout
@@ -134,6 +137,7 @@ export const verifyCommand: Command = {
           dialect: { type: 'string' },
           'allow-writes': { type: 'boolean' },
           'allow-insecure-http': { type: 'boolean' },
+          root: { type: 'string' },
         },
       }));
     } catch (err) {
@@ -159,14 +163,26 @@ export const verifyCommand: Command = {
     }
     const allowInsecureHttp = !!values['allow-insecure-http'] || insecureEnv === '1' || insecureEnv === 'true';
     const sources = new Map<string, string>();
-    let items: Item[];
+    // in FILE order: a file's requests, or the denial of a file that was not read
+    const work: Array<Item | Outcome> = [];
     try {
-      const schemaDdl = values.schema ? readFileSync(String(values.schema), 'utf8') : undefined;
-      items = files.flatMap((f) => {
-        const t = readFileSync(f, 'utf8');
+      const root = realRoot(String(values.root ?? '.'));
+      let schemaDdl: string | undefined;
+      if (values.schema) {
+        const real = insideRoot(root, String(values.schema));
+        if (!real) throw new UsageError(`--schema ${String(values.schema)} resolves outside the root ${root} (see --root)`);
+        schemaDdl = readFileSync(real, 'utf8');
+      }
+      for (const f of files) {
+        const real = insideRoot(root, f);
+        if (!real) {
+          work.push(outsideRootOutcome(kind as Kind, f, root));
+          continue;
+        }
+        const t = readFileSync(real, 'utf8');
         sources.set(f, t);
-        return itemsOf(kind as Kind, f, t, { language: values.language as string | undefined, schemaDdl, dialect: values.dialect as string | undefined, allowWrites: !!values['allow-writes'] });
-      });
+        work.push(...itemsOf(kind as Kind, f, t, { language: values.language as string | undefined, schemaDdl, dialect: values.dialect as string | undefined, allowWrites: !!values['allow-writes'] }));
+      }
     } catch (err) {
       console.error(`proofgate verify: ${err instanceof UsageError ? err.message : (err as Error).message}`);
       return 2;
@@ -189,12 +205,18 @@ export const verifyCommand: Command = {
     const outcomes: Outcome[] = [];
     const vcs: unknown[] = [];
     try {
-      for (const [i, item] of items.entries()) {
+      for (const [i, item] of work.entries()) {
+        if ('answer' in item) {
+          outcomes.push(item);
+          const why = item.findings[0].message;
+          console.error(files.length > 1 ? `[${i + 1}/${work.length}] ${item.item.file}:1 DENY — ${why}` : `proofgate verify: ${why}`);
+          continue;
+        }
         const answer = (await ROUTES[item.kind](conn.client, item.body)) as Record<string, unknown>;
         const o = judge(item, answer);
         outcomes.push(o);
         if (format === 'vc') vcs.push({ file: item.file, line: item.line, document: await toVerificationContext(conn.client, answer, { query: attestedQuery(item) }) });
-        if (files.length > 1) console.error(`[${i + 1}/${items.length}] ${item.file}:${item.line} ${o.admitted ? 'ADMIT' : 'DENY'}`);
+        if (files.length > 1) console.error(`[${i + 1}/${work.length}] ${item.file}:${item.line} ${o.admitted ? 'ADMIT' : 'DENY'}`);
       }
     } catch (err) {
       const why =

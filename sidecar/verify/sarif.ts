@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { SERVICE_VERSION } from '../../core/version.js';
+import { OUTSIDE_ROOT_RULE } from './files.js';
 import type { Finding, Outcome } from './items.js';
 
 /**
@@ -13,6 +14,7 @@ export const DOCS_BASE = 'https://proofgate.dev/docs/';
 const LEVEL: Record<string, 'error' | 'warning' | 'note'> = { CRITICAL: 'error', HIGH: 'error', ERROR: 'error', MEDIUM: 'warning', LOW: 'note' };
 
 function docFor(ruleId: string, kind: string): string {
+  if (ruleId === OUTSIDE_ROOT_RULE) return `${DOCS_BASE}ci.md#files-outside-the-root`;
   const page = ruleId.startsWith('sql') ? 'engines/sql.md' : ruleId.startsWith('math') ? 'engines/math.md' : kind === 'math' ? 'engines/math.md' : kind === 'sql' ? 'engines/sql.md' : 'engines/code.md';
   return `${DOCS_BASE}${page}#${ruleId.toLowerCase().replace(/[^a-z0-9]+/g, '-')}`;
 }

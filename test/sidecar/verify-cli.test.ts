@@ -25,7 +25,8 @@ function run(args: string[], env: Record<string, string> = {}): Promise<{ code: 
     const clean = { ...process.env };
     delete clean.PROOFGATE_API_KEY;
     delete clean.GITHUB_OUTPUT;
-    execFile(...nodeCommand([CLI, ...args]), { env: { ...clean, ...env }, timeout: 60_000 }, (err, stdout, stderr) => {
+    // from the directory holding the files: it is the root verify reads inside (--root defaults to it)
+    execFile(...nodeCommand([CLI, ...args]), { env: { ...clean, ...env }, cwd: dir, timeout: 60_000 }, (err, stdout, stderr) => {
       resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr });
     });
   });
