@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { jsonSyntaxErrorAt } from './json-syntax.js';
 import { compileSchema } from './validate.js';
 
 /**
@@ -220,12 +221,19 @@ export function loadConfig(opts: LoadOptions = {}): Config {
   let fromFile: Record<string, unknown> = {};
   const file = opts.file === undefined ? env.SVC_CONFIG : opts.file;
   if (file) {
+    let text: string | undefined;
     try {
-      const parsed: unknown = JSON.parse(readFileSync(file, 'utf8'));
+      text = readFileSync(file, 'utf8');
+      const parsed: unknown = JSON.parse(text);
       if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) problems.push(`${file}: must hold a JSON object`);
       else fromFile = parsed as Record<string, unknown>;
     } catch (err) {
-      problems.push(`${file}: ${(err as NodeJS.ErrnoException).code === 'ENOENT' ? 'file not found' : (err as Error).message}`);
+      if (text === undefined) problems.push(`${file}: ${(err as NodeJS.ErrnoException).code === 'ENOENT' ? 'file not found' : (err as Error).message}`);
+      else {
+        // JSON.parse's message quotes the text around the error, and the file holds secrets
+        const at = jsonSyntaxErrorAt(text);
+        problems.push(`${file}: not valid JSON${at ? ` (line ${at.line}, column ${at.column})` : ''}`);
+      }
     }
   }
 

@@ -72,11 +72,19 @@ export function loadBootstrap(path: string, o: { mode: 'server' | 'sidecar'; env
   } catch (err) {
     throw new Error(`bootstrap file ${path}: ${(err as NodeJS.ErrnoException).code === 'ENOENT' ? 'not found' : (err as Error).message}`);
   }
+  // the parser's messages quote the file (a code frame of the line, a token's text) and the file holds
+  // digests and password hashes: errors and warnings name the position and the parser's code only
+  const parsed = yaml().parseDocument(text, { strict: true, uniqueKeys: true, prettyErrors: true });
+  const where = (e: { code?: string; linePos?: [{ line: number; col: number }, ...unknown[]] }) =>
+    `${e.linePos ? `line ${e.linePos[0].line}, column ${e.linePos[0].col}` : 'somewhere'}${e.code ? ` (${e.code})` : ''}`;
+  if (parsed.errors.length) throw new Error(`bootstrap file ${path}: not valid YAML/JSON at ${where(parsed.errors[0] as never)}`);
+  for (const w of parsed.warnings) process.emitWarning(`bootstrap file ${path}: ${where(w as never)}`, 'YAMLWarning');
   let doc: unknown;
   try {
-    doc = yaml().parse(text, { strict: true, uniqueKeys: true, maxAliasCount: 100 });
+    doc = parsed.toJS({ maxAliasCount: 100 });
   } catch (err) {
-    throw new Error(`bootstrap file ${path}: not valid YAML/JSON: ${(err as Error).message}`);
+    // too many aliases, or an alias to nothing: the message says which rule, not what is written
+    throw new Error(`bootstrap file ${path}: not valid YAML/JSON: ${(err as Error).name === 'ReferenceError' ? (err as Error).message.split(':')[0] : 'cannot be read'}`);
   }
   if (doc === null || doc === undefined) doc = {};
   const validate = compileSchema(JSON.parse(readFileSync(BOOTSTRAP_SCHEMA_URL, 'utf8')) as object);
