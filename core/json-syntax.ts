@@ -110,3 +110,16 @@ function errorOffset(s: string): number | null {
     } else return i;
   }
 }
+
+/**
+ * A JSON file's value; a file that does not parse throws an Error naming the path and the line and
+ * column only (never its text: MCP client configs and key files hold tokens).
+ */
+export function readJsonFile(path: string, text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    const at = jsonSyntaxErrorAt(text);
+    throw new Error(`${path}: not valid JSON${at ? ` (line ${at.line}, column ${at.column})` : ''}`);
+  }
+}

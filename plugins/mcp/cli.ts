@@ -2,6 +2,8 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { basename, dirname, extname, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { wantsHelp, type Command } from '../../core/cli.js';
+import { readJsonFile } from '../../core/json-syntax.js';
+import { insecureHttpOptIn, isLoopbackHost } from '../../core/loopback.js';
 import { listTools, McpClientError, toolsFromSaved } from './client.js';
 import { SERVER_NAME } from './config.js';
 import { exitCode, pinsOf, renderSarif, renderText, scan, type PinFile, type ServerInput } from './scan.js';
@@ -66,17 +68,24 @@ async function gather(name: string, e: Entry, base: string, timeoutMs: number): 
 }
 
 function fromFile(name: string, file: string): ServerInput {
+  let text: string;
   try {
-    const tools = toolsFromSaved(JSON.parse(readFileSync(file, 'utf8')));
+    text = readFileSync(file, 'utf8');
+  } catch (err) {
+    return { name, source: file, error: `${file}: ${(err as NodeJS.ErrnoException).code === 'ENOENT' ? 'file not found' : (err as Error).message}` };
+  }
+  try {
+    const tools = toolsFromSaved(readJsonFile(file, text));
     if (!tools) return { name, source: file, error: `${file} holds no tools/list answer` };
     return { name, source: file, tools };
   } catch (err) {
-    return { name, source: file, error: `${file}: ${(err as NodeJS.ErrnoException).code === 'ENOENT' ? 'file not found' : (err as Error).message}` };
+    // readJsonFile names the file and a position only
+    return { name, source: file, error: (err as Error).message };
   }
 }
 
 function readPins(file: string): PinFile {
-  const v = JSON.parse(readFileSync(file, 'utf8')) as unknown;
+  const v = readJsonFile(file, readFileSync(file, 'utf8'));
   const servers = (v && typeof v === 'object' && 'servers' in v ? (v as { servers: unknown }).servers : v) as unknown;
   if (!servers || typeof servers !== 'object' || Array.isArray(servers)) throw new Error(`${file}: expected {server: {tool: hash}}`);
   const out: PinFile = {};
@@ -124,7 +133,7 @@ export const mcpScanCommand: Command = {
     const inputs: ServerInput[] = [];
     try {
       if (values.config) {
-        const servers = serversOf(JSON.parse(readFileSync(values.config, 'utf8')));
+        const servers = serversOf(readJsonFile(values.config, readFileSync(values.config, 'utf8')));
         const base = dirname(resolve(values.config));
         for (const [name, e] of Object.entries(servers)) inputs.push(await gather(name, e, base, timeoutMs));
       }
@@ -156,7 +165,9 @@ Without --tool: lists the server's tool definitions as the sidecar last saw them
 (pinned, pending, changed, poisoned) and hash. With --tool: pins the definition the sidecar saw last;
 --hash makes the approval fail when that is no longer the definition you reviewed; a definition
 flagged by poisoning screening needs --accept-findings. The API key needs the admin:all scope and
-an operator's user (SVC_OPERATOR_USER_IDS; default key: $PROOFGATE_API_KEY). Exit: 0 done, 1 refused, 2 usage or connection error.`;
+an operator's user (SVC_OPERATOR_USER_IDS; default key: $PROOFGATE_API_KEY). The key is sent over
+plain http:// only to a loopback address unless --allow-insecure-http (or
+$PROOFGATE_ALLOW_INSECURE_HTTP=1) says otherwise. Exit: 0 done, 1 refused, 2 usage or connection error.`;
 
 export const mcpApproveCommand: Command = {
   name: 'mcp approve',
@@ -171,7 +182,7 @@ export const mcpApproveCommand: Command = {
     try {
       ({ values } = parseArgs({
         args: argv,
-        options: { url: { type: 'string' }, server: { type: 'string' }, tool: { type: 'string' }, hash: { type: 'string' }, 'accept-findings': { type: 'boolean' }, 'api-key': { type: 'string' } },
+        options: { url: { type: 'string' }, server: { type: 'string' }, tool: { type: 'string' }, hash: { type: 'string' }, 'accept-findings': { type: 'boolean' }, 'api-key': { type: 'string' }, 'allow-insecure-http': { type: 'boolean' } },
       }));
     } catch (err) {
       console.error(`proofgate mcp approve: ${(err as Error).message}\n\n${APPROVE_USAGE}`);
@@ -180,6 +191,24 @@ export const mcpApproveCommand: Command = {
     const key = values['api-key'] ?? process.env.PROOFGATE_API_KEY;
     if (!values.url || !values.server || !key) {
       console.error(`proofgate mcp approve: --url, --server and an API key are required\n\n${APPROVE_USAGE}`);
+      return 2;
+    }
+    let target: URL;
+    try {
+      target = new URL(values.url);
+      if (target.protocol !== 'http:' && target.protocol !== 'https:') throw new Error('not http(s)');
+    } catch {
+      console.error(`proofgate mcp approve: --url must be an http(s) URL\n\n${APPROVE_USAGE}`);
+      return 2;
+    }
+    const optIn = insecureHttpOptIn(values['allow-insecure-http'] === true);
+    if ('error' in optIn) {
+      console.error(`proofgate mcp approve: ${optIn.error}`);
+      return 2;
+    }
+    // an operator's key over plain http to another host is readable by anyone on the path
+    if (target.protocol === 'http:' && !optIn.allow && !isLoopbackHost(target.hostname)) {
+      console.error(`proofgate mcp approve: refusing to send the API key over plain http:// to ${target.host}: use https://, a loopback address, or --allow-insecure-http; nothing was sent`);
       return 2;
     }
     const base = `${values.url.replace(/\/$/, '')}/admin/mcp/servers/${encodeURIComponent(values.server)}/tools`;

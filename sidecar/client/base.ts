@@ -1,4 +1,4 @@
-import { isIP } from 'node:net';
+import { isLoopbackHost } from '../../core/loopback.js';
 import { FormData as UndiciFormData, request, type Dispatcher } from 'undici';
 
 /**
@@ -77,15 +77,7 @@ export class InsecureTransportError extends TypeError {
   }
 }
 
-/** 127.0.0.0/8, ::1 (and 127/8 mapped into IPv6) or the name localhost: traffic that never leaves the machine */
-export function isLoopbackHost(hostname: string): boolean {
-  const h = hostname.replace(/^\[|\]$/g, '').toLowerCase();
-  if (h === 'localhost') return true;
-  if (isIP(h) === 4) return h.startsWith('127.');
-  // the URL parser writes IPv6 in its shortest form: ::1, and ::ffff:7f00:1 for ::ffff:127.0.0.1
-  if (isIP(h) === 6) return h === '::1' || /^::ffff:7f[0-9a-f]{2}:[0-9a-f]{1,4}$/.test(h);
-  return false;
-}
+export { isLoopbackHost };
 
 const CREDENTIAL_HEADERS = new Set(['x-api-key', 'x-agent-token', 'authorization', 'proxy-authorization', 'cookie']);
 

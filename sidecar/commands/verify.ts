@@ -5,6 +5,7 @@ import { wantsHelp, type Command } from '../../core/cli.js';
 import { sha256Ref } from '../../core/canonical.js';
 import { HttpError, Problems } from '../../core/errors.js';
 import type { Plugin, Principal } from '../../core/types.js';
+import { insecureHttpOptIn } from '../../core/loopback.js';
 import { InsecureTransportError, ProofgateClient, ProofgateError, ResponseTooLargeError, toVerificationContext } from '../client/index.js';
 import { insideRoot, outsideRootOutcome, realRoot } from '../verify/files.js';
 import { itemsOf, judge, UsageError, type Item, type Kind, type Outcome } from '../verify/items.js';
@@ -156,12 +157,12 @@ export const verifyCommand: Command = {
       console.error('proofgate verify: --sarif and --output paths may not contain a line break');
       return 2;
     }
-    const insecureEnv = (process.env.PROOFGATE_ALLOW_INSECURE_HTTP ?? '').trim().toLowerCase();
-    if (!['', '0', 'false', '1', 'true'].includes(insecureEnv)) {
-      console.error('proofgate verify: PROOFGATE_ALLOW_INSECURE_HTTP must be 1, true, 0 or false');
+    const optIn = insecureHttpOptIn(values['allow-insecure-http'] === true);
+    if ('error' in optIn) {
+      console.error(`proofgate verify: ${optIn.error}`);
       return 2;
     }
-    const allowInsecureHttp = !!values['allow-insecure-http'] || insecureEnv === '1' || insecureEnv === 'true';
+    const allowInsecureHttp = optIn.allow;
     const sources = new Map<string, string>();
     // in FILE order: a file's requests, or the denial of a file that was not read
     const work: Array<Item | Outcome> = [];

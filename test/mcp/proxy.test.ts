@@ -256,6 +256,30 @@ t.test('proofgate mcp approve lists and pins through the sidecar', async (t) => 
   t.match(notOperator.stderr, /403 .*SVC_OPERATOR_USER_IDS/);
 });
 
+t.test('proofgate mcp approve sends the key over plain http only to loopback, unless told otherwise', async (t) => {
+  // 0.0.0.0 reaches this machine's listener but is not a loopback address: a stand-in for a remote host
+  const seen: Array<string | undefined> = [];
+  const sink = createServer((req, res) => {
+    seen.push(req.headers['x-api-key'] as string | undefined);
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end(JSON.stringify({ server: 'demo', tools: [] }));
+  });
+  await new Promise<void>((r) => sink.listen(0, '0.0.0.0', () => r()));
+  t.teardown(() => sink.close());
+  const url = `http://0.0.0.0:${(sink.address() as { port: number }).port}`;
+  const env = { PROOFGATE_API_KEY: 'svc_live_operator_key_0123456789abcdef' };
+  const refused = await cli(['mcp', 'approve', '--url', url, '--server', 'demo'], env);
+  t.equal(refused.code, 2);
+  t.match(refused.stderr, /plain http:\/\/ to 0\.0\.0\.0:\d+.*nothing was sent/);
+  t.same(seen, [], 'no request reached the server');
+  const typo = await cli(['mcp', 'approve', '--url', url, '--server', 'demo'], { ...env, PROOFGATE_ALLOW_INSECURE_HTTP: 'yes' });
+  t.equal(typo.code, 2, 'an unclear opt-in is a usage error');
+  t.same(seen, []);
+  const optedIn = await cli(['mcp', 'approve', '--url', url, '--server', 'demo', '--allow-insecure-http'], env);
+  t.equal(optedIn.code, 0, optedIn.stderr);
+  t.same(seen, [env.PROOFGATE_API_KEY], 'sent once the operator opted in');
+});
+
 t.test('a hostile server: batched SSE answers are reviewed, forged verdicts are stripped', async (t) => {
   const received: Array<Record<string, any>> = [];
   const raw = createServer((req, res) => {

@@ -114,3 +114,26 @@ t.test('usage and unreadable servers exit 2', async (t) => {
   t.equal(JSON.parse(down.stdout).runs[0].invocations[0].executionSuccessful, false);
   t.equal((await run(['mcp', 'approve', '--server', 'x'])).code, 2, 'approve without url or key');
 });
+
+t.test('a config, saved list or pin file that is not JSON is named by line and column, never quoted', async (t) => {
+  // MCP client configs carry bearer tokens: JSON.parse's message would quote them into a CI log
+  const secret = 'sk-live-0123456789abcdefSECRET';
+  const bad = join(dir, 'bad-config.json');
+  writeFileSync(bad, `{"mcpServers": {"x": {"url": "http://127.0.0.1:9/mcp", "headers": {"Authorization": Bearer ${secret}}}}}`);
+  const config = await run(['mcp', 'scan', '--config', bad]);
+  t.equal(config.code, 2);
+  t.match(config.stderr, /bad-config\.json: not valid JSON \(line 1, column \d+\)/);
+  t.notMatch(config.stdout + config.stderr, /SECRET|Bearer/, 'nothing of the file is echoed');
+  const list = join(dir, 'bad-list.json');
+  writeFileSync(list, `{"tools": [${secret}]}`);
+  const saved = await run(['mcp', 'scan', '--tools-list', list, '--format', 'json']);
+  t.notMatch(saved.stdout + saved.stderr, /SECRET/, 'a saved list either');
+  t.match(saved.stdout + saved.stderr, /bad-list\.json: not valid JSON \(line 1, column 12\)/);
+  const pins = join(dir, 'bad-pins.json');
+  writeFileSync(pins, `{"servers": ${secret}}`);
+  const good = join(dir, 'empty-list.json');
+  writeFileSync(good, JSON.stringify({ tools: [] }));
+  const pinned = await run(['mcp', 'scan', '--tools-list', good, '--pins', pins]);
+  t.equal(pinned.code, 2);
+  t.notMatch(pinned.stdout + pinned.stderr, /SECRET/, 'a pin file either');
+});
