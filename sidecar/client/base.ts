@@ -112,8 +112,16 @@ export class ClientBase {
     if (!/^https?:\/\//.test(opts.baseUrl)) throw new TypeError('baseUrl must be an http(s) URL');
     const max = opts.maxResponseBytes;
     if (max !== undefined && !(Number.isSafeInteger(max) && max > 0)) throw new TypeError('maxResponseBytes must be a positive integer');
-    // set after the spread: an explicit `maxResponseBytes: undefined` must not lift the cap
-    this.opts = { retries: 2, maxRetryWaitMs: 30_000, timeoutMs: 60_000, ...opts, baseUrl: opts.baseUrl.replace(/\/+$/, ''), maxResponseBytes: max ?? 64 * 1024 * 1024 };
+    // defaults after the spread too: an option passed as `undefined` (a config value not set) keeps
+    // its default instead of turning off retries or the deadline
+    this.opts = {
+      ...opts,
+      retries: opts.retries ?? 2,
+      maxRetryWaitMs: opts.maxRetryWaitMs ?? 30_000,
+      timeoutMs: opts.timeoutMs ?? 60_000,
+      baseUrl: opts.baseUrl.replace(/\/+$/, ''),
+      maxResponseBytes: max ?? 64 * 1024 * 1024,
+    };
     const u = new URL(this.opts.baseUrl);
     this.exposedHost = u.protocol === 'http:' && opts.allowInsecureHttp !== true && !isLoopbackHost(u.hostname) ? u.host : null;
   }

@@ -132,3 +132,17 @@ t.test('maxResponseBytes: a larger answer is aborted at the cap, never buffered 
   // the default cap holds even when the option is passed as undefined
   t.equal((new ProofgateClient({ baseUrl: f.url, maxResponseBytes: undefined }) as unknown as { opts: { maxResponseBytes: number } }).opts.maxResponseBytes, 64 * MiB);
 });
+
+t.test('options passed as undefined keep their defaults: retries still happen, the deadline still holds', async (t) => {
+  let calls = 0;
+  const f = await fake((_req, res) => {
+    calls++;
+    if (calls === 1) {
+      res.writeHead(503, { 'content-type': 'application/problem+json', 'retry-after': '0' });
+      res.end('{"title":"busy"}');
+    } else ok(_req, res);
+  });
+  const c = new ProofgateClient({ baseUrl: f.url, apiKey: 'k', dispatcher: f.dispatcher, retries: undefined, timeoutMs: undefined, maxRetryWaitMs: undefined });
+  t.same(await c.postVerifyMath({ expression: '1 = 1' }), { status: 'VERIFIED' }, 'the 503 was retried');
+  t.equal(calls, 2);
+});
