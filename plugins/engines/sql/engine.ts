@@ -1,6 +1,7 @@
 import { blocked, verified, type DiagnosticResult } from '../../../core/verdict.js';
 import { resolveDialect, type DialectInfo } from './dialects.js';
-import { clearSchemaCache, isStackOverflow, parseSchema, parseSql, TOO_DEEP, type Node, type SchemaResult } from './parse.js';
+import { isStackOverflow, parseSql, TOO_DEEP, type Node } from './parse.js';
+import { clearSchemaCache, parseSchema, type SchemaResult } from './schema-read.js';
 
 type SchemaOk = Extract<SchemaResult, { ok: true }>;
 import { mayHoldComment, tokenize } from './tokens.js';

@@ -1,4 +1,5 @@
-import { nameOf, type Node, type Schema } from './parse.js';
+import { nameOf, type Node } from './parse.js';
+import type { Schema } from './schema-db.js';
 import { isCatalog, isCredentialColumn } from './catalog.js';
 
 /**

@@ -9,7 +9,7 @@ export type SchemaDatabase = { ok: true; db: SqlJsDatabase } | { ok: false; mess
 
 /**
  * One in-memory SQLite database per distinct schema_ddl, kept per worker. It only ever holds the
- * schema: SQLite reads the tables and columns from it (parse.ts) and the dry run compiles queries
+ * schema: SQLite reads the tables and columns from it (schema-read.ts) and the dry run compiles queries
  * against it under EXPLAIN QUERY PLAN, which never runs them. Callers pass DDL that has cleared
  * the gate in ddl-gate.ts.
  */
