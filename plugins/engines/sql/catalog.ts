@@ -42,21 +42,49 @@ export const DANGEROUS_FUNCTIONS = new Set([
 ]);
 
 /**
- * Credential columns (documented rule): a column whose name, split on `_`, contains one of these
- * words, or is one of the joined forms. `salary` and other sensitive-but-not-credential data are
- * not credentials: the gateway blocks reading secrets that authenticate, not business data.
+ * Credential columns (documented rule): a column whose name, split into words, contains one of
+ * these words or two consecutive words of a joined form. A name splits on non-alphanumerics and,
+ * where its spelling marks them, on camelCase and letter/digit boundaries (`passwordHash`,
+ * `APIKey` → api key, `token2`); it is also read as the lower-cased whole, so `PassWord` stays
+ * `password`. Words are whole: `secretary`, `tokenizer`, `pwdate` are not credentials. `salary`
+ * and other sensitive-but-not-credential data are not credentials: the gateway blocks reading
+ * secrets that authenticate, not business data.
  */
 const CREDENTIAL_WORDS = new Set(['password', 'passwd', 'pwd', 'passphrase', 'secret', 'token', 'credential', 'credentials', 'apikey', 'privatekey']);
 const CREDENTIAL_JOINED = ['api_key', 'private_key', 'secret_key', 'access_key', 'pass_hash', 'pw_hash'];
 
-/** each joined form with the `_` boundaries it may have around it, built once */
-const JOINED_FORMS = CREDENTIAL_JOINED.map((j) => ({ j, prefix: j + '_', suffix: '_' + j, infix: '_' + j + '_' }));
+/** first word → the second words that make a joined form with it */
+const JOINED = new Map<string, Set<string>>();
+for (const j of CREDENTIAL_JOINED) {
+  const [a, b] = j.split('_');
+  if (!JOINED.has(a)) JOINED.set(a, new Set());
+  JOINED.get(a)!.add(b);
+}
 const NON_ALNUM = /[^a-z0-9]+/;
 
-export function isCredentialColumn(name: string): boolean {
-  const n = name.toLowerCase();
-  for (const f of JOINED_FORMS) {
-    if (n === f.j || n.startsWith(f.prefix) || n.endsWith(f.suffix) || n.includes(f.infix)) return true;
+function credentialWords(words: string[]): boolean {
+  for (let i = 0; i < words.length; i++) {
+    if (CREDENTIAL_WORDS.has(words[i])) return true;
+    if (i + 1 < words.length && JOINED.get(words[i])?.has(words[i + 1])) return true;
   }
-  return n.split(NON_ALNUM).some((w) => CREDENTIAL_WORDS.has(w));
+  return false;
+}
+
+/**
+ * The boundaries only the spelling shows, marked with a space before lower-casing: lower or digit
+ * to upper (`passwordHash`), the end of a capital run before a capitalised word (`APIKey`), and
+ * letter to digit or digit to letter (`token2`, `2faSecret`).
+ */
+function spellingWords(name: string): string {
+  return name
+    .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
+    .replace(/([A-Z])([A-Z][a-z])/g, '$1 $2')
+    .replace(/([A-Za-z])([0-9])/g, '$1 $2')
+    .replace(/([0-9])([A-Za-z])/g, '$1 $2');
+}
+
+export function isCredentialColumn(name: string): boolean {
+  if (credentialWords(name.toLowerCase().split(NON_ALNUM))) return true;
+  const spelled = spellingWords(name);
+  return spelled !== name && credentialWords(spelled.toLowerCase().split(NON_ALNUM));
 }

@@ -1,6 +1,6 @@
 /** Constants shared by the route (main thread) and the engine (worker), without loading the parsers. */
 export const ENGINE_NAME = 'sql';
-export const ENGINE_VERSION = '1.1.0';
+export const ENGINE_VERSION = '1.2.0';
 
 /** Size caps and complexity limits (documented in docs/engines/sql.md). */
 export const LIMITS = Object.freeze({

@@ -1,5 +1,5 @@
 import { nameOf, type Node } from './parse.js';
-import type { Schema } from './schema-db.js';
+import type { Schema, Table } from './schema-db.js';
 import { isCatalog, isCredentialColumn } from './catalog.js';
 
 /**
@@ -20,7 +20,14 @@ export interface Facts {
   complexity: { tables: number; joins: number; subquery_depth: number; set_operations: number };
 }
 
-interface Source { alias: string; columns: Set<string> | null }
+/** `credentials`: its columns that hold a credential (for a schema table, by the DDL's spelling) */
+interface Source { alias: string; columns: Set<string> | null; credentials: Set<string> }
+
+const NONE: ReadonlySet<string> = new Set();
+/** a source whose columns are not known: any name resolves, only a name's own spelling marks a credential */
+function opaque(alias: string): Source { return { alias, columns: null, credentials: NONE as Set<string> }; }
+function ofTable(alias: string, t: Table): Source { return { alias, columns: t.columns, credentials: t.credentials }; }
+function ofColumns(alias: string, cols: Set<string> | null): Source { return cols ? { alias, columns: cols, credentials: NONE as Set<string> } : opaque(alias); }
 type Scope = Source[];
 
 class Analyzer {
@@ -67,26 +74,26 @@ class Analyzer {
       const sub = f.expr?.ast ?? (f.expr?.type === 'select' ? f.expr : null);
       if (sub) {
         const cols = this.select(sub, outer, ctes, depth + 1);
-        scope.push({ alias: String(nameOf(f.as) ?? '').toLowerCase(), columns: cols });
+        scope.push(ofColumns(String(nameOf(f.as) ?? '').toLowerCase(), cols));
       } else if (f.table !== undefined) {
         this.facts.complexity.tables++;
         const table = String(nameOf(f.table) ?? '').toLowerCase();
         const quals = qualifiers(f);
         const db = quals.length ? quals.join('.') : null;
         const alias = String(nameOf(f.as) ?? table).toLowerCase();
-        if (!db && ctes.has(table)) scope.push({ alias, columns: ctes.get(table) ?? null });
-        else if (!db && this.schema.has(table)) scope.push({ alias, columns: this.schema.get(table)! });
-        else if (isCatalog(null, table) || quals.some((q) => isCatalog(q, table))) { this.facts.catalogReads.push(db ? `${db}.${table}` : table); scope.push({ alias, columns: null }); }
-        else if (this.schema.has(table) && !foreignNamespace(quals)) scope.push({ alias, columns: this.schema.get(table)! });
+        if (!db && ctes.has(table)) scope.push(ofColumns(alias, ctes.get(table) ?? null));
+        else if (!db && this.schema.has(table)) scope.push(ofTable(alias, this.schema.get(table)!));
+        else if (isCatalog(null, table) || quals.some((q) => isCatalog(q, table))) { this.facts.catalogReads.push(db ? `${db}.${table}` : table); scope.push(opaque(alias)); }
+        else if (this.schema.has(table) && !foreignNamespace(quals)) scope.push(ofTable(alias, this.schema.get(table)!));
         else {
           if (unionBranch) this.facts.unionForeign.push(db ? `${db}.${table}` : table);
           else this.issue('unknown_table', `table "${db ? `${db}.${table}` : table}" is not defined in schema_ddl`, { table });
-          scope.push({ alias, columns: null });
+          scope.push(opaque(alias));
         }
       } else if (f.expr) {
         // table-valued functions and VALUES lists: walk for nested references
         this.walkExpr(f.expr, scope, outer, ctes, depth, null);
-        scope.push({ alias: String(nameOf(f.as) ?? '').toLowerCase(), columns: null });
+        scope.push(opaque(String(nameOf(f.as) ?? '').toLowerCase()));
       }
     }
     const scopes = [scope, ...outer];
@@ -106,7 +113,7 @@ class Analyzer {
           if (!src.columns) { unknownOut = true; continue; }
           for (const col of src.columns) {
             out.add(col);
-            if (!inExists && isCredentialColumn(col)) this.facts.credentialReads.push(col);
+            if (!inExists && (src.credentials.has(col) || isCredentialColumn(col))) this.facts.credentialReads.push(col);
           }
         }
         if (q && !scope.some((x) => x.alias === q)) this.issue('unknown_table', `"${q}.*" names no table in scope`, { table: q });
@@ -123,23 +130,26 @@ class Analyzer {
     return unknownOut ? null : out;
   }
 
-  private column(table: string | null, col: string, scopes: Scope[], aliases: Set<string> | null): void {
+  /** Resolves a column reference (reporting an unknown one); true when it names a credential column of its source. */
+  private column(table: string | null, col: string, scopes: Scope[], aliases: Set<string> | null): boolean {
     if (table) {
       for (const sc of scopes) {
         const src = sc.find((x) => x.alias === table);
         if (!src) continue;
         if (src.columns && !src.columns.has(col)) this.issue('unknown_column', `column "${table}.${col}" does not exist`, { table, column: col });
-        return;
+        return src.credentials.has(col);
       }
       // a qualifier that names a real table not in scope is still an unknown reference
       this.issue('unknown_column', `"${table}.${col}" refers to a table that is not in scope`, { table, column: col });
-      return;
+      return false;
     }
     for (const sc of scopes) {
-      if (sc.some((x) => !x.columns || x.columns.has(col))) return;
+      const found = sc.filter((x) => !x.columns || x.columns.has(col));
+      if (found.length) return found.some((x) => x.credentials.has(col));
     }
-    if (aliases?.has(col)) return;
+    if (aliases?.has(col)) return false;
     this.issue('unknown_column', `column "${col}" does not exist in the tables in scope`, { column: col });
+    return false;
   }
 
   /** Walk an expression tree: resolve column refs, descend into subqueries. */
@@ -153,13 +163,14 @@ class Analyzer {
       const col = nameOf(n.column);
       if (!col || col === '*') return;
       const table = n.table ? String(nameOf(n.table)).toLowerCase() : null;
-      this.column(table, col.toLowerCase(), [scope, ...outer], aliases);
-      if (projected && isCredentialColumn(col)) this.facts.credentialReads.push(col.toLowerCase());
+      const credential = this.column(table, col.toLowerCase(), [scope, ...outer], aliases);
+      if (projected && (credential || isCredentialColumn(col))) this.facts.credentialReads.push(col.toLowerCase());
       return;
     }
     if (n.type === 'double_quote_string' && this.quotedColumns && projected) {
       const col = String(n.value).toLowerCase();
-      if (isCredentialColumn(col) && [scope, ...outer].some((sc) => sc.some((x) => !x.columns || x.columns.has(col)))) this.facts.credentialReads.push(col);
+      const sc = [scope, ...outer].find((s) => s.some((x) => !x.columns || x.columns.has(col)));
+      if (sc && (isCredentialColumn(String(n.value)) || sc.some((x) => (!x.columns || x.columns.has(col)) && x.credentials.has(col)))) this.facts.credentialReads.push(col);
       return;
     }
     if (n.type === 'function' && String(nameOf(n.name?.name?.[0]) ?? '').toUpperCase() === 'EXISTS') {
@@ -198,10 +209,11 @@ class Analyzer {
       this.facts.complexity.tables++;
       const quals = qualifiers(t);
       if (isCatalog(null, table) || quals.some((q) => isCatalog(q, table))) { this.facts.catalogReads.push(table); continue; }
-      const cols = foreignNamespace(quals) ? undefined : this.schema.get(table);
-      if (!cols) this.issue('unknown_table', `table "${table}" is not defined in schema_ddl`, { table });
-      scope.push({ alias: String(nameOf(t.as) ?? table).toLowerCase(), columns: cols ?? null });
-      if (t.table && table !== String(nameOf(t.as) ?? table).toLowerCase()) scope.push({ alias: table, columns: cols ?? null });
+      const known = foreignNamespace(quals) ? undefined : this.schema.get(table);
+      if (!known) this.issue('unknown_table', `table "${table}" is not defined in schema_ddl`, { table });
+      const alias = String(nameOf(t.as) ?? table).toLowerCase();
+      scope.push(known ? ofTable(alias, known) : opaque(alias));
+      if (t.table && table !== alias) scope.push(known ? ofTable(table, known) : opaque(table));
     }
     for (const c of Array.isArray(s.columns) ? s.columns : []) {
       const col = String(nameOf(c) ?? nameOf(c?.column) ?? '').toLowerCase();

@@ -1,9 +1,24 @@
 import { sqlJs, type SqlJsDatabase } from './sqljs.js';
 import { Lru } from './cache.js';
 import { capDatabase, holdsRows } from './ddl-gate.js';
+import { isCredentialColumn } from './catalog.js';
 
-/** lower-cased table name → its lower-cased column names */
-export type Schema = Map<string, Set<string>>;
+/**
+ * A table or view: its lower-cased column names, and those that hold a credential. Which columns
+ * are credentials is decided on the name as the DDL spells it (`passwordHash` is two words; once
+ * lower-cased it is one), so a reference spelt `passwordhash` and a `*` still find it.
+ */
+export interface Table { columns: Set<string>; credentials: Set<string> }
+
+/** lower-cased table name → its table */
+export type Schema = Map<string, Table>;
+
+/** add a column as the DDL (or SQLite) spells it */
+export function addColumn(t: Table, spelled: string): void {
+  const col = spelled.toLowerCase();
+  t.columns.add(col);
+  if (isCredentialColumn(spelled)) t.credentials.add(col);
+}
 
 export type SchemaDatabase = { ok: true; db: SqlJsDatabase } | { ok: false; message: string };
 
@@ -57,9 +72,9 @@ export function tablesOf(db: SqlJsDatabase): { ok: true; schema: Schema } | { ok
     const schema: Schema = new Map();
     for (const [table, column] of rows) {
       const key = String(table).toLowerCase();
-      let cols = schema.get(key);
-      if (!cols) schema.set(key, (cols = new Set()));
-      cols.add(String(column).toLowerCase());
+      let t = schema.get(key);
+      if (!t) schema.set(key, (t = { columns: new Set(), credentials: new Set() }));
+      addColumn(t, String(column));
     }
     if (schema.size === 0) return { ok: false, message: 'schema_ddl defines no table' };
     return { ok: true, schema };

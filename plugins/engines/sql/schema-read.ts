@@ -2,22 +2,29 @@ import type { DialectInfo } from './dialects.js';
 import { gateSchemaDdl } from './ddl-gate.js';
 import { Lru } from './cache.js';
 import { nameOf, parseSql, type Node } from './parse.js';
-import { schemaDatabase, tablesOf, type Schema } from './schema-db.js';
+import { addColumn, schemaDatabase, tablesOf, type Schema, type Table } from './schema-db.js';
 import { sha256Hex } from '../../../core/canonical.js';
 
 export type { Schema } from './schema-db.js';
 
-/** Output column names of a SELECT used as a view body (best effort: `*` expands known tables). */
-function viewColumns(sel: Node, schema: Schema): Set<string> {
-  const cols = new Set<string>();
+/**
+ * Output columns of a SELECT used as a view body (best effort: `*` expands known tables and
+ * keeps which of their columns are credentials).
+ */
+function viewColumns(sel: Node, schema: Schema): Table {
+  const t: Table = { columns: new Set(), credentials: new Set() };
   for (const c of Array.isArray(sel?.columns) ? sel.columns : []) {
     const e = c?.expr;
-    if (c?.as) cols.add(String(nameOf(c.as)).toLowerCase());
+    if (c?.as) addColumn(t, String(nameOf(c.as)));
     else if (e?.type === 'column_ref' && nameOf(e.column) === '*') {
-      for (const f of sel.from ?? []) for (const x of schema.get(String(f.table).toLowerCase()) ?? []) cols.add(x);
-    } else if (e?.type === 'column_ref') cols.add(String(nameOf(e.column)).toLowerCase());
+      for (const f of sel.from ?? []) {
+        const src = schema.get(String(f.table).toLowerCase());
+        for (const x of src?.columns ?? []) t.columns.add(x);
+        for (const x of src?.credentials ?? []) t.credentials.add(x);
+      }
+    } else if (e?.type === 'column_ref') addColumn(t, String(nameOf(e.column)));
   }
-  return cols;
+  return t;
 }
 
 /** `sha256` (of the DDL text) is bound into every proof_ref for this schema; computed once with the reading. */
@@ -29,12 +36,12 @@ function fromAst(stmts: Node[]): { ok: true; schema: Schema } | { ok: false; mes
     if (s.type !== 'create') return { ok: false, message: `schema_ddl may only hold CREATE statements, found ${String(s.type).toUpperCase()}` };
     if (s.keyword === 'table') {
       const name = String(s.table?.[0]?.table ?? '').toLowerCase();
-      const cols = new Set<string>();
+      const t: Table = { columns: new Set(), credentials: new Set() };
       for (const def of s.create_definitions ?? []) {
-        if (def?.resource === 'column') cols.add(String(nameOf(def.column?.column)).toLowerCase());
+        if (def?.resource === 'column') addColumn(t, String(nameOf(def.column?.column)));
       }
       if (s.as || s.query_expr) return { ok: false, message: 'CREATE TABLE … AS SELECT is not a schema definition' };
-      schema.set(name, cols);
+      schema.set(name, t);
     } else if (s.keyword === 'view') {
       const name = String(s.view?.view ?? nameOf(s.view) ?? '').toLowerCase();
       schema.set(name, viewColumns(s.select, schema));

@@ -115,7 +115,7 @@ t.test('clean verdict: complexity figures and proof_ref bound to the evidence', 
   t.same(f.complexity, { tables: 2, joins: 1, subquery_depth: 0, set_operations: 0 });
   const expected = proofRefOf({
     engine: 'sql',
-    engine_version: '1.1.0',
+    engine_version: '1.2.0',
     input: { dialect: 'sqlite', query: q, schema_sha256: sha256Hex(SHOP) },
     parameters: { allow_writes: false },
     result: { is_valid: true, malicious_classification: false, rules: [], complexity: f.complexity },
