@@ -1,6 +1,7 @@
 import { nameOf, type Node } from './parse.js';
-import type { Schema, Table } from './schema-db.js';
+import type { Schema } from './schema-db.js';
 import { isCatalog, isCredentialColumn } from './catalog.js';
+import { OPAQUE, renamed, sourceOf, starColumns, tableSource, unionOf, type Column, type Output, type Source } from './outputs.js';
 
 /**
  * Scope-aware walk of every SELECT in a statement (CTEs, derived tables, subqueries in any
@@ -20,15 +21,10 @@ export interface Facts {
   complexity: { tables: number; joins: number; subquery_depth: number; set_operations: number };
 }
 
-/** `credentials`: its columns that hold a credential (for a schema table, by the DDL's spelling) */
-interface Source { alias: string; columns: Set<string> | null; credentials: Set<string> }
-
-const NONE: ReadonlySet<string> = new Set();
 /** a source whose columns are not known: any name resolves, only a name's own spelling marks a credential */
-function opaque(alias: string): Source { return { alias, columns: null, credentials: NONE as Set<string> }; }
-function ofTable(alias: string, t: Table): Source { return { alias, columns: t.columns, credentials: t.credentials }; }
-function ofColumns(alias: string, cols: Set<string> | null): Source { return cols ? { alias, columns: cols, credentials: NONE as Set<string> } : opaque(alias); }
+const opaque = (alias: string): Source => sourceOf(alias, OPAQUE);
 type Scope = Source[];
+type Ctes = Map<string, Output>;
 
 class Analyzer {
   facts: Facts = { issues: [], unionForeign: [], catalogReads: [], credentialReads: [], complexity: { tables: 0, joins: 0, subquery_depth: 0, set_operations: 0 } };
@@ -45,46 +41,44 @@ class Analyzer {
     }
   }
 
-  /** Analyse a SELECT (and its UNION chain); returns its output column names (null = unknown). */
-  select(node: Node, outer: Scope[], ctes: Map<string, Set<string> | null>, depth: number, inExists = false): Set<string> | null {
+  /** Analyse a SELECT (and its UNION chain); returns its output columns. */
+  select(node: Node, outer: Scope[], ctes: Ctes, depth: number, inExists = false): Output {
     this.facts.complexity.subquery_depth = Math.max(this.facts.complexity.subquery_depth, depth);
-    let first: Set<string> | null = null;
+    const outs: Output[] = [];
     let branch = 0;
     for (let s: Node | null = node; s; s = s._next ?? null, branch++) {
       if (branch > 0) this.facts.complexity.set_operations++;
-      const out = this.one(s, outer, new Map(ctes), depth, branch > 0, inExists);
-      if (branch === 0) first = out;
+      outs.push(this.one(s, outer, new Map(ctes), depth, branch > 0, inExists));
     }
-    return first;
+    return unionOf(outs);
   }
 
-  private one(s: Node, outer: Scope[], ctes: Map<string, Set<string> | null>, depth: number, unionBranch: boolean, inExists: boolean): Set<string> | null {
+  private one(s: Node, outer: Scope[], ctes: Ctes, depth: number, unionBranch: boolean, inExists: boolean): Output {
     for (const cte of Array.isArray(s.with) ? s.with : []) {
       const name = String(nameOf(cte.name) ?? '').toLowerCase();
       const body = cte.stmt?.ast ?? cte.stmt;
-      let cols: Set<string> | null = null;
-      if (body?.type === 'select') cols = this.select(body, outer, ctes, depth + 1);
+      let out: Output = OPAQUE;
+      if (body?.type === 'select') out = this.select(body, outer, ctes, depth + 1);
       else if (body) this.walkExpr(body, [], outer, ctes, depth + 1, null);
-      const declared: Set<string> | null = Array.isArray(cte.columns) && cte.columns.length ? new Set<string>(cte.columns.map((c: unknown) => String(nameOf(c)).toLowerCase())) : null;
-      ctes.set(name, declared ?? cols);
+      const declared = Array.isArray(cte.columns) && cte.columns.length ? cte.columns.map((c: unknown) => String(nameOf(c))) : null;
+      ctes.set(name, declared ? renamed(declared, out) : out);
     }
     const scope: Scope = [];
     for (const f of Array.isArray(s.from) ? s.from : []) {
       if (f.join) this.facts.complexity.joins++;
       const sub = f.expr?.ast ?? (f.expr?.type === 'select' ? f.expr : null);
       if (sub) {
-        const cols = this.select(sub, outer, ctes, depth + 1);
-        scope.push(ofColumns(String(nameOf(f.as) ?? '').toLowerCase(), cols));
+        scope.push(sourceOf(String(nameOf(f.as) ?? '').toLowerCase(), this.select(sub, outer, ctes, depth + 1)));
       } else if (f.table !== undefined) {
         this.facts.complexity.tables++;
         const table = String(nameOf(f.table) ?? '').toLowerCase();
         const quals = qualifiers(f);
         const db = quals.length ? quals.join('.') : null;
         const alias = String(nameOf(f.as) ?? table).toLowerCase();
-        if (!db && ctes.has(table)) scope.push(ofColumns(alias, ctes.get(table) ?? null));
-        else if (!db && this.schema.has(table)) scope.push(ofTable(alias, this.schema.get(table)!));
+        if (!db && ctes.has(table)) scope.push(sourceOf(alias, ctes.get(table)!));
+        else if (!db && this.schema.has(table)) scope.push(tableSource(alias, this.schema.get(table)!));
         else if (isCatalog(null, table) || quals.some((q) => isCatalog(q, table))) { this.facts.catalogReads.push(db ? `${db}.${table}` : table); scope.push(opaque(alias)); }
-        else if (this.schema.has(table) && !foreignNamespace(quals)) scope.push(ofTable(alias, this.schema.get(table)!));
+        else if (this.schema.has(table) && !foreignNamespace(quals)) scope.push(tableSource(alias, this.schema.get(table)!));
         else {
           if (unionBranch) this.facts.unionForeign.push(db ? `${db}.${table}` : table);
           else this.issue('unknown_table', `table "${db ? `${db}.${table}` : table}" is not defined in schema_ddl`, { table });
@@ -102,7 +96,11 @@ class Analyzer {
       for (const u of Array.isArray(f.using) ? f.using : []) this.column(null, String(nameOf(u)).toLowerCase(), scopes, null);
     }
     const out = new Set<string>();
+    const credentials = new Set<string>();
+    // USING and NATURAL joins return their shared columns once under *: positions are not known
+    let ordered: Column[] | null = (Array.isArray(s.from) ? s.from : []).some((f: Node) => f.using || /natural/i.test(String(f.join ?? ''))) ? null : [];
     let unknownOut = false;
+    let hidden = false;
     const aliases = new Set<string>();
     for (const c of Array.isArray(s.columns) ? s.columns : []) {
       const e = c?.expr ?? c;
@@ -110,24 +108,38 @@ class Analyzer {
         const q = e.table ? String(nameOf(e.table)).toLowerCase() : null;
         for (const src of scope) {
           if (q && src.alias !== q) continue;
-          if (!src.columns) { unknownOut = true; continue; }
-          for (const col of src.columns) {
-            out.add(col);
-            if (!inExists && (src.credentials.has(col) || isCredentialColumn(col))) this.facts.credentialReads.push(col);
+          const star = starColumns(src);
+          if (star && ordered) ordered.push(...star);
+          else ordered = null;
+          if (!src.columns) unknownOut = true;
+          if (src.hidden) hidden = true;
+          for (const col of src.columns ?? []) out.add(col);
+          for (const col of star?.filter((x) => x.credential && x.name).map((x) => x.name!) ?? src.credentials) {
+            credentials.add(col);
+            if (!inExists) this.facts.credentialReads.push(col);
           }
+          if (src.hidden && !inExists) this.facts.credentialReads.push(`${src.alias || '(subquery)'}.*`);
         }
         if (q && !scope.some((x) => x.alias === q)) this.issue('unknown_table', `"${q}.*" names no table in scope`, { table: q });
         continue;
       }
+      // an item reads a credential when walking it found one: a column, an expression over one, a scalar subquery returning one
+      const before = this.facts.credentialReads.length;
       this.walkExpr(e, scope, outer, ctes, depth, null, true);
+      const credential = this.facts.credentialReads.length > before;
       const alias = c?.as ? String(nameOf(c.as)).toLowerCase() : null;
-      if (alias) { out.add(alias); aliases.add(alias); } else if (e?.type === 'column_ref') out.add(String(nameOf(e.column)).toLowerCase());
+      const name = alias ?? (e?.type === 'column_ref' ? String(nameOf(e.column)).toLowerCase() : null);
+      if (alias) aliases.add(alias);
+      if (name) out.add(name);
+      if (name && credential) credentials.add(name);
+      if (!name && credential) hidden = true;
+      ordered?.push({ name, credential });
     }
     for (const key of ['where', 'having', 'qualify']) if (s[key]) this.walkExpr(s[key], scope, outer, ctes, depth, aliases);
     const gb = s.groupby?.columns ?? s.groupby;
     for (const key of [gb, s.orderby, s.limit?.value]) if (key) this.walkExpr(key, scope, outer, ctes, depth, aliases);
     if (s.window) this.walkExpr(s.window, scope, outer, ctes, depth, aliases);
-    return unknownOut ? null : out;
+    return { columns: unknownOut ? null : out, credentials, ordered, hidden };
   }
 
   /** Resolves a column reference (reporting an unknown one); true when it names a credential column of its source. */
@@ -149,11 +161,13 @@ class Analyzer {
     }
     if (aliases?.has(col)) return false;
     this.issue('unknown_column', `column "${col}" does not exist in the tables in scope`, { column: col });
-    return false;
+    // PostgreSQL reads a bare table alias as the whole row (`SELECT row_to_json(u) FROM users u`)
+    const whole = scopes.find((sc) => sc.some((x) => x.alias === col))?.find((x) => x.alias === col);
+    return whole ? whole.credentials.size > 0 || whole.hidden || (whole.columns ? [...whole.columns].some((c) => isCredentialColumn(c)) : false) : false;
   }
 
   /** Walk an expression tree: resolve column refs, descend into subqueries. */
-  walkExpr(e: unknown, scope: Scope, outer: Scope[], ctes: Map<string, Set<string> | null>, depth: number, aliases: Set<string> | null, projected = false): void {
+  walkExpr(e: unknown, scope: Scope, outer: Scope[], ctes: Ctes, depth: number, aliases: Set<string> | null, projected = false): void {
     if (!e || typeof e !== 'object') return;
     if (Array.isArray(e)) { for (const x of e) this.walkExpr(x, scope, outer, ctes, depth, aliases, projected); return; }
     const n = e as Node;
@@ -195,7 +209,7 @@ class Analyzer {
     }
   }
 
-  private subquery(ast: Node, scope: Scope, outer: Scope[], ctes: Map<string, Set<string> | null>, depth: number, inExists = false) {
+  private subquery(ast: Node, scope: Scope, outer: Scope[], ctes: Ctes, depth: number, inExists = false) {
     if (ast.type === 'select') this.select(ast, [scope, ...outer], ctes, depth + 1, inExists);
   }
 
@@ -212,8 +226,8 @@ class Analyzer {
       const known = foreignNamespace(quals) ? undefined : this.schema.get(table);
       if (!known) this.issue('unknown_table', `table "${table}" is not defined in schema_ddl`, { table });
       const alias = String(nameOf(t.as) ?? table).toLowerCase();
-      scope.push(known ? ofTable(alias, known) : opaque(alias));
-      if (t.table && table !== alias) scope.push(known ? ofTable(table, known) : opaque(table));
+      scope.push(known ? tableSource(alias, known) : opaque(alias));
+      if (t.table && table !== alias) scope.push(known ? tableSource(table, known) : opaque(table));
     }
     for (const c of Array.isArray(s.columns) ? s.columns : []) {
       const col = String(nameOf(c) ?? nameOf(c?.column) ?? '').toLowerCase();
@@ -261,4 +275,12 @@ export function analyzeStatement(stmt: Node, index: number, schema: Schema, quot
   if (stmt.type === 'select') a.select(stmt, [], new Map(), 0);
   else if (['insert', 'replace', 'update', 'delete'].includes(stmt.type)) a.write(stmt);
   return a.facts;
+}
+
+/**
+ * The output of a view's body, walked as a query is against the schema (`quotedColumns` as for
+ * analyzeStatement). Its facts are the view's, not a query's: only the output is kept.
+ */
+export function viewOutput(body: Node, schema: Schema, quotedColumns: boolean): Output {
+  return new Analyzer(schema, 0, quotedColumns).select(body, [], new Map(), 0);
 }

@@ -1,8 +1,9 @@
-import type { DialectInfo } from './dialects.js';
+import { resolveDialect, type DialectInfo } from './dialects.js';
 import { gateSchemaDdl } from './ddl-gate.js';
 import { Lru } from './cache.js';
 import { nameOf, parseSql, type Node } from './parse.js';
 import { addColumn, schemaDatabase, tablesOf, type Schema, type Table } from './schema-db.js';
+import { declaredColumns, markViewCredentials, storedViewBodies, type ViewBody } from './view-credentials.js';
 import { sha256Hex } from '../../../core/canonical.js';
 
 export type { Schema } from './schema-db.js';
@@ -30,8 +31,12 @@ function viewColumns(sel: Node, schema: Schema): Table {
 /** `sha256` (of the DDL text) is bound into every proof_ref for this schema; computed once with the reading. */
 export type SchemaResult = { ok: true; schema: Schema; source: 'node-sql-parser' | 'sqlite'; sha256: string } | { ok: false; message: string };
 
-function fromAst(stmts: Node[]): { ok: true; schema: Schema } | { ok: false; message: string } {
+const SQLITE = resolveDialect('sqlite')!;
+
+
+function fromAst(stmts: Node[], d: DialectInfo): { ok: true; schema: Schema } | { ok: false; message: string } {
   const schema: Schema = new Map();
+  const views: ViewBody[] = [];
   for (const s of stmts) {
     if (s.type !== 'create') return { ok: false, message: `schema_ddl may only hold CREATE statements, found ${String(s.type).toUpperCase()}` };
     if (s.keyword === 'table') {
@@ -44,13 +49,17 @@ function fromAst(stmts: Node[]): { ok: true; schema: Schema } | { ok: false; mes
       schema.set(name, t);
     } else if (s.keyword === 'view') {
       const name = String(s.view?.view ?? nameOf(s.view) ?? '').toLowerCase();
-      schema.set(name, viewColumns(s.select, schema));
+      const t = viewColumns(s.select, schema);
+      schema.set(name, t);
+      const tree = { select: s.select ?? null, declared: declaredColumns(s) };
+      views.push({ name, text: null, columns: [...t.columns], tree: () => tree });
     } else if (s.keyword !== 'index') {
       return { ok: false, message: `CREATE ${String(s.keyword ?? '').toUpperCase()} is not accepted in schema_ddl (tables, indexes and views only)` };
     }
     // indexes add no names to resolve
   }
   if (schema.size === 0) return { ok: false, message: 'schema_ddl defines no table' };
+  markViewCredentials(schema, views, d);
   return { ok: true, schema };
 }
 
@@ -78,7 +87,9 @@ async function viaSqlite(ddl: string): Promise<Read> {
   const db = await schemaDatabase(ddl);
   if (!db.ok) return db;
   const t = tablesOf(db.db);
-  return t.ok ? { ok: true, schema: t.schema, source: 'sqlite' } : t;
+  if (!t.ok) return t;
+  markViewCredentials(t.schema, storedViewBodies(t.views, SQLITE), SQLITE);
+  return { ok: true, schema: t.schema, source: 'sqlite' };
 }
 
 /**
@@ -97,7 +108,7 @@ async function readSchema(ddl: string, d: DialectInfo): Promise<Read> {
   if (first?.ok) return first;
   const r = parseSql(ddl, d);
   if (r.ok) {
-    const s = fromAst(r.statements);
+    const s = fromAst(r.statements, d);
     return s.ok ? { ok: true, schema: s.schema, source: 'node-sql-parser' } : s;
   }
   const second = first ?? await viaSqlite(ddl);
