@@ -60,7 +60,8 @@ class Analyzer {
       let out: Output = OPAQUE;
       if (body?.type === 'select') out = this.select(body, outer, ctes, depth + 1);
       else if (body) this.walkExpr(body, [], outer, ctes, depth + 1, null);
-      const declared = Array.isArray(cte.columns) && cte.columns.length ? cte.columns.map((c: unknown) => String(nameOf(c))) : null;
+      // the grammars return a declared name as a column reference
+      const declared = Array.isArray(cte.columns) && cte.columns.length ? cte.columns.map((c: Node) => String(nameOf(c?.type === 'column_ref' ? c.column : c))) : null;
       ctes.set(name, declared ? renamed(declared, out) : out);
     }
     const scope: Scope = [];

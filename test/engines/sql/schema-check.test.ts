@@ -20,6 +20,15 @@ t.test('name resolution: aliases, CTEs, derived tables, select-list aliases, cor
   }
 });
 
+t.test("a CTE's declared column list names its columns (the grammars return each name as a column reference)", async (t) => {
+  for (const dialect of ['sqlite', 'postgresql', 'mysql', 'transactsql', 'snowflake']) {
+    const ok = await run('WITH x(uid, n) AS (SELECT id, name FROM users) SELECT uid, n FROM x WHERE n IS NOT NULL', { dialect });
+    t.equal(ok.verdict, 'clean', `${dialect}: ${ok.rules.join(',')}`);
+    const bad = await run('WITH x(uid) AS (SELECT id FROM users) SELECT id FROM x', { dialect });
+    t.same(bad.rules, ['unknown_column'], `${dialect}: the body's own name is not the CTE's`);
+  }
+});
+
 t.test('unknown tables and columns are invalid (not malicious), with an issue each', async (t) => {
   const cases: Array<[string, string]> = [
     ['SELECT name FROM customers', 'unknown_table'],

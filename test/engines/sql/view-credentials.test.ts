@@ -36,6 +36,8 @@ const VIEWS: Array<[string, string[], string[]]> = [
   ['CREATE VIEW v AS SELECT s.id, s.h FROM (SELECT id, password_hash AS h FROM users) s;', ['SELECT h FROM v'], ['SELECT id FROM v']],
   ['CREATE VIEW v AS WITH x AS (SELECT id, password_hash AS h FROM users) SELECT id, h AS z FROM x;', ['SELECT z FROM v'], ['SELECT id FROM v']],
   ['CREATE VIEW v AS SELECT u.id, o.total, u.password_hash AS h FROM users u JOIN orders o ON o.user_id = u.id;', ['SELECT h FROM v'], ['SELECT id, total FROM v']],
+  // a CTE's declared column list renames by position
+  ['CREATE VIEW v AS WITH x(a, h) AS (SELECT id, password_hash FROM users) SELECT a, h AS z FROM x;', ['SELECT z FROM v'], ['SELECT a FROM v']],
   // a view over a view, also when it is defined first
   ['CREATE VIEW w AS SELECT h AS k, id FROM v; CREATE VIEW v AS SELECT id, password_hash AS h FROM users;', ['SELECT k FROM w', 'SELECT * FROM w'], ['SELECT id FROM w']],
   ['CREATE VIEW v AS SELECT id, password_hash AS h FROM users; CREATE VIEW w AS SELECT * FROM v;', ['SELECT h FROM w', 'SELECT * FROM w'], ['SELECT id FROM w']],
