@@ -96,14 +96,25 @@ class Analyzer {
       if (f.on) this.walkExpr(f.on, scope, outer, ctes, depth, null);
       for (const u of Array.isArray(f.using) ? f.using : []) this.column(null, String(nameOf(u)).toLowerCase(), scopes, null);
     }
+    // USING and NATURAL joins return their shared columns once under *: positions are not known
+    const merged = (Array.isArray(s.from) ? s.from : []).some((f: Node) => f.using || /natural/i.test(String(f.join ?? '')));
+    const aliases = new Set<string>();
+    const output = this.project(Array.isArray(s.columns) ? s.columns : [], scope, outer, ctes, depth, inExists, merged, aliases);
+    for (const key of ['where', 'having', 'qualify']) if (s[key]) this.walkExpr(s[key], scope, outer, ctes, depth, aliases);
+    const gb = s.groupby?.columns ?? s.groupby;
+    for (const key of [gb, s.orderby, s.limit?.value]) if (key) this.walkExpr(key, scope, outer, ctes, depth, aliases);
+    if (s.window) this.walkExpr(s.window, scope, outer, ctes, depth, aliases);
+    return output;
+  }
+
+  /** A select list (or a RETURNING list): resolves and judges each item and returns the columns it makes. */
+  private project(items: Node[], scope: Scope, outer: Scope[], ctes: Ctes, depth: number, inExists: boolean, merged: boolean, aliases: Set<string>): Output {
     const out = new Set<string>();
     const credentials = new Set<string>();
-    // USING and NATURAL joins return their shared columns once under *: positions are not known
-    let ordered: Column[] | null = (Array.isArray(s.from) ? s.from : []).some((f: Node) => f.using || /natural/i.test(String(f.join ?? ''))) ? null : [];
+    let ordered: Column[] | null = merged ? null : [];
     let unknownOut = false;
     let hidden = false;
-    const aliases = new Set<string>();
-    for (const c of Array.isArray(s.columns) ? s.columns : []) {
+    for (const c of items) {
       const e = c?.expr ?? c;
       if (e?.type === 'column_ref' && nameOf(e.column) === '*') {
         const q = e.table ? String(nameOf(e.table)).toLowerCase() : null;
@@ -136,10 +147,6 @@ class Analyzer {
       if (!name && credential) hidden = true;
       ordered?.push({ name, credential });
     }
-    for (const key of ['where', 'having', 'qualify']) if (s[key]) this.walkExpr(s[key], scope, outer, ctes, depth, aliases);
-    const gb = s.groupby?.columns ?? s.groupby;
-    for (const key of [gb, s.orderby, s.limit?.value]) if (key) this.walkExpr(key, scope, outer, ctes, depth, aliases);
-    if (s.window) this.walkExpr(s.window, scope, outer, ctes, depth, aliases);
     return { columns: unknownOut ? null : out, credentials, ordered, hidden };
   }
 
@@ -245,6 +252,8 @@ class Analyzer {
     if (values?.type === 'select' || values?.ast) this.select(values.ast ?? values, [], new Map(), 1);
     else if (values) this.walkExpr(values, scope, [], new Map(), 0, null);
     if (s.select) this.select(s.select, [], new Map(), 1);
+    // RETURNING hands back the rows written: its list is a projection like a SELECT's
+    if (Array.isArray(s.returning?.columns)) this.project(s.returning.columns, scope, [], new Map(), 0, false, false, new Set());
   }
 }
 

@@ -78,6 +78,24 @@ t.test('words inside longer words are not credentials, and comparing a credentia
   }
 });
 
+t.test('a RETURNING list that hands back a credential is a credential read, with allow_writes too', async (t) => {
+  for (const dialect of ['sqlite', 'postgresql']) {
+    for (const q of [
+      'DELETE FROM users WHERE id = 1 RETURNING passwordHash',
+      "UPDATE users SET name = 'x' WHERE id = 1 RETURNING *",
+      "UPDATE users SET name = 'x' WHERE id = 1 RETURNING id, upper(apikey) AS k",
+      "INSERT INTO apps (id, APIKey, label) VALUES (1, 'k', 'l') RETURNING APIKey",
+    ]) {
+      const { verdict, rules, r } = await run(q, { schema_ddl: CAMEL, dialect, allow_writes: true });
+      t.equal(verdict, 'malicious', `malicious (${dialect}): ${q}`);
+      t.same([...new Set(rules)], ['credential_read'], `(${dialect}) ${q}`);
+      t.equal(r.admission, 'BLOCKED');
+    }
+    const ok = await run("UPDATE users SET name = 'x' WHERE id = 1 RETURNING id, name", { schema_ddl: CAMEL, dialect, allow_writes: true });
+    t.equal(ok.r.admission, 'ADMIT', `${dialect}: ${ok.rules.join(',')}`);
+  }
+});
+
 t.test('POST /verify/sql refuses a camelCase credential read and admits its look-alikes', async (t) => {
   const s = await startServer({ plugins: [testAuthPlugin(), sql] });
   t.teardown(() => s.close());
@@ -86,8 +104,9 @@ t.test('POST /verify/sql refuses a camelCase credential read and admits its look
     ['SELECT id, APIKey FROM apps', 'BLOCKED'],
     ['SELECT * FROM everyone', 'BLOCKED'],
     ['SELECT secretary, tokenizer, pwdate FROM users', 'ADMIT'],
+    ['DELETE FROM users WHERE id = 1 RETURNING passwordHash', 'BLOCKED'],
   ]) {
-    const res = await s.request('POST', '/verify/sql', { apiKey: TEST_API_KEY, body: { query, schema_ddl: CAMEL } });
+    const res = await s.request('POST', '/verify/sql', { apiKey: TEST_API_KEY, body: { query, schema_ddl: CAMEL, allow_writes: true } });
     t.equal(res.status, 200);
     t.equal(res.body.status, 'VERIFIED', query);
     t.equal(res.body.admission, admission, query);
