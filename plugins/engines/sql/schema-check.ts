@@ -25,8 +25,16 @@ export interface Facts {
 const opaque = (alias: string): Source => sourceOf(alias, OPAQUE);
 type Scope = Source[];
 type Ctes = Map<string, Output>;
+/** a source of unknown columns that was handed a credential: any of its columns may hold it */
+const FED: Output = Object.freeze({ ...OPAQUE, hidden: true });
+/** the source returns a credential under this name */
+function carries(src: Source, col: string): boolean {
+  return src.credentials.has(col) || (src.hidden && !src.columns);
+}
 
 class Analyzer {
+  /** set by a `'probe'` walk that met a credential column */
+  private fed = false;
   facts: Facts = { issues: [], unionForeign: [], catalogReads: [], credentialReads: [], complexity: { tables: 0, joins: 0, subquery_depth: 0, set_operations: 0 } };
   /**
    * SQLite reads a double-quoted word as a column when a source in scope has a column of that name
@@ -86,9 +94,13 @@ class Analyzer {
           scope.push(opaque(alias));
         }
       } else if (f.expr) {
-        // table-valued functions and VALUES lists: walk for nested references
-        this.walkExpr(f.expr, scope, outer, ctes, depth, null);
-        scope.push(opaque(String(nameOf(f.as) ?? '').toLowerCase()));
+        // table-valued functions and VALUES lists: walk for nested references. Fed a credential
+        // (`json_each(json_array(password_hash))`, `unnest(ARRAY[password_hash])`), any of their columns may return it
+        const outerProbe = this.fed; // a subquery in another function's arguments probes its own
+        this.fed = false;
+        this.walkExpr(f.expr, scope, outer, ctes, depth, null, 'probe');
+        scope.push(sourceOf(String(nameOf(f.as) ?? '').toLowerCase(), this.fed ? FED : OPAQUE));
+        this.fed = outerProbe;
       }
     }
     const scopes = [scope, ...outer];
@@ -150,6 +162,11 @@ class Analyzer {
     return { columns: unknownOut ? null : out, credentials, ordered, hidden };
   }
 
+  private read(col: string, projected: true | 'probe'): void {
+    if (projected === 'probe') this.fed = true;
+    else this.facts.credentialReads.push(col);
+  }
+
   /** Resolves a column reference (reporting an unknown one); true when it names a credential column of its source. */
   private column(table: string | null, col: string, scopes: Scope[], aliases: Set<string> | null): boolean {
     if (table) {
@@ -157,15 +174,17 @@ class Analyzer {
         const src = sc.find((x) => x.alias === table);
         if (!src) continue;
         if (src.columns && !src.columns.has(col)) this.issue('unknown_column', `column "${table}.${col}" does not exist`, { table, column: col });
-        return src.credentials.has(col);
+        return carries(src, col);
       }
       // a qualifier that names a real table not in scope is still an unknown reference
       this.issue('unknown_column', `"${table}.${col}" refers to a table that is not in scope`, { table, column: col });
       return false;
     }
     for (const sc of scopes) {
-      const found = sc.filter((x) => !x.columns || x.columns.has(col));
-      if (found.length) return found.some((x) => x.credentials.has(col));
+      // a name a known source has is that source's (were an opaque one to have it too, the name would be ambiguous, an error)
+      const known = sc.filter((x) => x.columns?.has(col));
+      const found = known.length ? known : sc.filter((x) => !x.columns);
+      if (found.length) return found.some((x) => carries(x, col));
     }
     if (aliases?.has(col)) return false;
     this.issue('unknown_column', `column "${col}" does not exist in the tables in scope`, { column: col });
@@ -174,8 +193,12 @@ class Analyzer {
     return whole ? whole.credentials.size > 0 || whole.hidden || (whole.columns ? [...whole.columns].some((c) => isCredentialColumn(c)) : false) : false;
   }
 
-  /** Walk an expression tree: resolve column refs, descend into subqueries. */
-  walkExpr(e: unknown, scope: Scope, outer: Scope[], ctes: Ctes, depth: number, aliases: Set<string> | null, projected = false): void {
+  /**
+   * Walk an expression tree: resolve column refs, descend into subqueries. `projected`: the tree is
+   * a select-list item, whose credential columns are reads; `'probe'`: only note in `fed` that it
+   * holds one (a table-valued function's arguments).
+   */
+  walkExpr(e: unknown, scope: Scope, outer: Scope[], ctes: Ctes, depth: number, aliases: Set<string> | null, projected: boolean | 'probe' = false): void {
     if (!e || typeof e !== 'object') return;
     if (Array.isArray(e)) { for (const x of e) this.walkExpr(x, scope, outer, ctes, depth, aliases, projected); return; }
     const n = e as Node;
@@ -186,13 +209,13 @@ class Analyzer {
       if (!col || col === '*') return;
       const table = n.table ? String(nameOf(n.table)).toLowerCase() : null;
       const credential = this.column(table, col.toLowerCase(), [scope, ...outer], aliases);
-      if (projected && (credential || isCredentialColumn(col))) this.facts.credentialReads.push(col.toLowerCase());
+      if (projected && (credential || isCredentialColumn(col))) this.read(col.toLowerCase(), projected);
       return;
     }
     if (n.type === 'double_quote_string' && this.quotedColumns && projected) {
       const col = String(n.value).toLowerCase();
       const sc = [scope, ...outer].find((s) => s.some((x) => !x.columns || x.columns.has(col)));
-      if (sc && (isCredentialColumn(String(n.value)) || sc.some((x) => (!x.columns || x.columns.has(col)) && x.credentials.has(col)))) this.facts.credentialReads.push(col);
+      if (sc && (isCredentialColumn(String(n.value)) || sc.some((x) => (!x.columns || x.columns.has(col)) && carries(x, col)))) this.read(col, projected);
       return;
     }
     if (n.type === 'function' && String(nameOf(n.name?.name?.[0]) ?? '').toUpperCase() === 'EXISTS') {
