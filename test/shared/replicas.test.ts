@@ -1,6 +1,5 @@
 import t from 'tap';
 import { spawnSync, type ChildProcess } from 'node:child_process';
-import { connect, createServer, type Socket } from 'node:net';
 import { generateKeyPairSync } from 'node:crypto';
 import { PgStore } from '../../core/store-pg.js';
 import '../../plugins/audit/index.js';
@@ -9,6 +8,7 @@ import { createTestDatabase, pgUnavailable } from '../helpers/pg.js';
 import { freePort, killProcess, startRedis } from '../helpers/redis.js';
 import { CLI, startReplica, type Replica } from '../helpers/replica.js';
 import { waitFor } from '../helpers/wait.js';
+import { pgRelay } from '../helpers/pg-relay.js';
 import { nodeCommand } from '../helpers/child.js';
 
 /**
@@ -175,31 +175,13 @@ async function run() {
 
   t.test('/readyz is false until the store answers', async (t) => {
     // PostgreSQL behind a switchable TCP relay: refused first, then forwarded
-    let open = false;
-    const sockets = new Set<Socket>();
-    const relay = createServer((inbound) => {
-      if (!open) return inbound.destroy();
-      const outbound = connect(5432, '127.0.0.1');
-      for (const s of [inbound, outbound]) {
-        sockets.add(s);
-        s.on('error', () => undefined);
-        s.on('close', () => sockets.delete(s));
-      }
-      inbound.pipe(outbound).pipe(inbound);
-    });
-    await new Promise<void>((r) => relay.listen(0, '127.0.0.1', () => r()));
-    t.teardown(() => {
-      for (const s of sockets) s.destroy();
-      relay.close();
-    });
-    const url = new URL(db.url);
-    url.port = String((relay.address() as { port: number }).port);
-    const C = await startReplica({ ...env, SVC_STORE_URL: url.toString() }, await freePort());
+    const relay = await pgRelay(t, db.url, { open: false });
+    const C = await startReplica({ ...env, SVC_STORE_URL: relay.url }, await freePort());
     t.teardown(() => C.stop());
     t.equal((await C.request('GET', '/healthz')).status, 200, 'live');
     t.equal((await C.request('GET', '/readyz')).status, 503, 'not ready without its store');
     t.notOk(C.child.exitCode, 'still running');
-    open = true;
+    relay.setOpen(true);
     await waitFor(async () => (await C.request('GET', '/readyz')).status === 200, { what: 'readyz once the store answers', timeoutMs: 60_000, everyMs: 50 });
     const acct = await signup(A);
     const key = await createKey(A, acct.token);

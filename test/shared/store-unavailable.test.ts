@@ -1,5 +1,4 @@
 import t from 'tap';
-import { connect, createServer, type Socket } from 'node:net';
 import { PgStore } from '../../core/store-pg.js';
 import { StoreUnavailableError } from '../../core/store.js';
 import { classifyPgError } from '../../core/store-pg-errors.js';
@@ -7,6 +6,7 @@ import { createTestDatabase, freshSchema, pgUnavailable } from '../helpers/pg.js
 import { startServer, builtinsWithoutEngines } from '../helpers/server.js';
 import { createKey, signup, uniq, verificationTestPlugin } from '../helpers/tenancy.js';
 import { waitFor } from '../helpers/wait.js';
+import { pgRelay } from '../helpers/pg-relay.js';
 
 /**
  * A running replica whose PostgreSQL stops answering: requests that need the store are worth
@@ -34,30 +34,11 @@ async function run() {
   t.teardown(() => db.drop());
 
   t.test('503 store_unavailable while PostgreSQL does not answer, and back once it does', async (t) => {
-    let open = true;
-    const sockets = new Set<Socket>();
-    const relay = createServer((inbound) => {
-      if (!open) return inbound.destroy();
-      const outbound = connect(5432, '127.0.0.1');
-      for (const s of [inbound, outbound]) {
-        sockets.add(s);
-        s.on('error', () => undefined);
-        s.on('close', () => sockets.delete(s));
-      }
-      inbound.pipe(outbound).pipe(inbound);
-    });
-    await new Promise<void>((r) => relay.listen(0, '127.0.0.1', () => r()));
-    t.teardown(() => {
-      for (const s of sockets) s.destroy();
-      relay.close();
-    });
-    const url = new URL(db.url);
-    url.port = String((relay.address() as { port: number }).port);
-
+    const relay = await pgRelay(t, db.url);
     const s = await startServer({
       plugins: [...builtinsWithoutEngines, verificationTestPlugin],
       config: { auth: { anonymous_rate_per_minute: 1000 } },
-      store: () => new PgStore({ url: url.toString(), schema: freshSchema(), openTimeoutMs: 2000, queryTimeoutMs: 2000 }),
+      store: () => new PgStore({ url: relay.url, schema: freshSchema(), openTimeoutMs: 2000, queryTimeoutMs: 2000 }),
     });
     t.teardown(() => s.close());
     const owner = await signup(s, { email: `${uniq('down')}@example.com` });
@@ -65,8 +46,8 @@ async function run() {
     const ok = await s.request('POST', '/test/verify', { apiKey: key.key, body: { outcome: 'verified' } });
     t.equal(ok.status, 200, 'served while the database answers');
 
-    open = false;
-    for (const sock of sockets) sock.destroy();
+    relay.setOpen(false);
+    relay.cut();
     const down = await s.request('POST', '/test/verify', { apiKey: key.key, body: { outcome: 'verified' } });
     t.equal(down.status, 503);
     t.equal(down.body.code, 'store_unavailable');
@@ -79,7 +60,7 @@ async function run() {
     await waitFor(async () => (await s.request('GET', '/readyz')).status === 503, { what: '/readyz to turn 503', timeoutMs: 20_000, everyMs: 50 });
     t.same((await s.request('GET', '/readyz')).body, { status: 'unavailable' }, 'not "starting": this replica started and lost its store');
 
-    open = true;
+    relay.setOpen(true);
     const back = await s.request('POST', '/test/verify', { apiKey: key.key, body: { outcome: 'verified' } });
     t.equal(back.status, 200, 'recovers without a restart');
   });
