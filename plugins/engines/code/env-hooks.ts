@@ -1,5 +1,6 @@
 import { classifyArgv, isInterpreter, isReconProgram } from './shell.js';
 import { launchedProgram } from './launchers.js';
+import { GIT_SAFE_KEYS } from './git-options.js';
 
 /**
  * Environment variables that make a program started later — one the rules admit as fixed
@@ -61,8 +62,6 @@ const LOADS_NAMED_CODE = new Map<string, string>([
 /** Commands git and ssh run during fetch, push, clone, diff, rebase or a credential prompt. */
 const GIT_COMMANDS = new Set(['GIT_SSH_COMMAND', 'GIT_SSH', 'GIT_PROXY_COMMAND', 'GIT_ASKPASS', 'SSH_ASKPASS', 'GIT_EXTERNAL_DIFF', 'GIT_EDITOR', 'GIT_SEQUENCE_EDITOR', 'GIT_PAGER']);
 
-/** git configuration keys that name no program (a key outside this list may be core.sshCommand, core.fsmonitor, alias.*, a filter, …). */
-const GIT_SAFE_KEYS = new Set(['user.name', 'user.email', 'safe.directory', 'init.defaultbranch', 'core.autocrlf', 'core.quotepath', 'core.longpaths', 'color.ui', 'advice.detachedhead', 'commit.gpgsign', 'tag.gpgsign', 'pull.rebase', 'protocol.version', 'http.sslverify', 'http.postbuffer']);
 
 export interface EnvHook {
   rule: 'process.node_options' | 'process.env_hook';

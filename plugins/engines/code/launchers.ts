@@ -1,3 +1,5 @@
+import { gitLaunch, gitOptionFinding, isGit } from './git-options.js';
+
 /**
  * Programs whose job is to run another program named in their own argv: `env sh -c …`,
  * `timeout 5 bash`, `sudo -u root python3 …`, `xargs sh -c …`, `find . -exec sh -c … ;`. The
@@ -69,12 +71,13 @@ function shellRun(script: Array<string | null> | string | null, via: string[]): 
   return { program: 'sh', items: ['-c', text], via };
 }
 
-/** The program `program items…` finally runs, through any launchers (at most 8 deep). */
-export function launchedProgram(program: string, items: Array<string | null>): LaunchedRun {
+/** The program `program items…` finally runs, through any launchers (at most 8 deep); `step` sees each program on the way. */
+export function launchedProgram(program: string, items: Array<string | null>, step?: (program: string, items: Array<string | null>) => void): LaunchedRun {
   let prog = program;
   let rest = items;
   const via: string[] = [];
   for (let depth = 0; depth < 8; depth++) {
+    step?.(prog, rest);
     const base = baseName(prog);
     if (base === 'find') {
       const at = rest.findIndex((x) => x !== null && FIND_EXEC.has(x));
@@ -85,6 +88,17 @@ export function launchedProgram(program: string, items: Array<string | null>): L
       if (next === null || next === undefined) return { program: next === null ? null : prog, items: rest, via };
       prog = next;
       rest = rest.slice(at + 2, end < 0 ? undefined : end);
+      continue;
+    }
+    if (base === 'git') {
+      // git bisect run <program>, git submodule foreach <shell command>
+      const g = gitLaunch(rest);
+      if (g === null) return { program: prog, items: rest, via };
+      via.push(base);
+      if (g.shell) return shellRun(g.items, via);
+      if (g.items[0] === null) return { program: null, items: g.items.slice(1), via };
+      prog = g.items[0];
+      rest = g.items.slice(1);
       continue;
     }
     const l = LAUNCHERS.get(base);
@@ -138,4 +152,18 @@ export function launchedProgram(program: string, items: Array<string | null>): L
     rest = tail.slice(1);
   }
   return { program: null, items: rest, via };
+}
+
+/**
+ * Why `program items…` (through any launchers) is a git that runs a program its argv names
+ * (`-c core.sshCommand=…`, `--upload-pack=…`, an `ext::` remote), or null. `items` may hold known
+ * prefixes ending in COMPUTED_TAIL (git-options.ts).
+ */
+export function gitFinding(program: string, items: Array<string | null>): string | null {
+  let why: string | null = null;
+  // every git on the way counts: `git -c core.sshCommand=… bisect run make` launches make
+  launchedProgram(program, items, (p, rest) => {
+    if (why === null && isGit(p)) why = gitOptionFinding(rest);
+  });
+  return why;
 }

@@ -6,7 +6,8 @@ import { JsWrittenCode } from './written.js';
 import { JsDataUrls } from './data-urls.js';
 import { withMemberCalls } from './with-scope.js';
 import { classifyArgv, classifyShellCommand, isCriticalPath, isInterpreter, isReconProgram, shellSyntaxInArgv } from '../shell.js';
-import { launchedProgram } from '../launchers.js';
+import { gitFinding, launchedProgram } from '../launchers.js';
+import { markedItem } from './strings.js';
 import { isCredentialValue, isKeyLiteral, isSecretName, secretByValue } from '../secrets.js';
 import { type Analysis, type Finding, type Language, type Severity, normaliseFindings } from '../types.js';
 
@@ -273,9 +274,12 @@ class JsAnalysis {
     const shape = classifyArgv(run.program, run.items) ?? classifyArgv(program, items);
     const syntax = shellSyntaxInArgv(items);
     const asText = syntax !== null ? ` (${JSON.stringify(syntax)} is an argument of ${JSON.stringify(program)}, not shell syntax: no shell runs)` : '';
+    const marked = argvNode && argvNode.type === 'ArrayExpression' ? (argvNode.elements as Array<JsNode | null>).map((e) => (e && e.type !== 'SpreadElement' ? markedItem(this.r, e) : null)) : items;
+    const git = q.endsWith('.fork') ? null : gitFinding(program, marked);
     if (shape) this.report(n, shape.severity, shape.type, shape.rule, `${q}: ${shape.message}${through}`);
     else if (isInterpreter(run.program) || q.endsWith('.fork')) this.report(n, 'HIGH', 'process_execution', 'process.interpreter', `${q}() starts ${JSON.stringify(run.program)}${through}`);
     else if (isReconProgram(run.program)) this.report(n, 'HIGH', 'reconnaissance', 'process.host_recon', `${q}() runs ${JSON.stringify(run.program)}${through}, which reports the host's identity or environment`);
+    else if (git !== null) this.report(n, 'HIGH', 'process_execution', 'process.git_option', `${q}(): git ${git}`);
     else if (items.some((i) => i === null)) this.report(n, 'MEDIUM', 'argument_injection', 'process.dynamic_arguments', `${q}() passes computed arguments to ${JSON.stringify(program)} (no shell)${asText}`);
     else if (syntax !== null) this.report(n, 'LOW', 'process_execution', 'process.argv_shell_syntax', `${q}()${asText}`);
   }
