@@ -8,6 +8,7 @@ import { ModuleValues } from './module-values.js';
 import { EnvWrites } from './env.js';
 import { WrittenCode } from './written.js';
 import { pythonSourceText } from './source.js';
+import { HiddenCode, runsHiddenCode } from './hidden-code.js';
 import { isCredentialValue, isSecretName } from '../secrets.js';
 import type { Analysis, Finding, Severity } from '../types.js';
 import { normaliseFindings } from '../types.js';
@@ -30,6 +31,8 @@ const DUNDERS = new Map<string, Severity>([
 ]);
 /** Frame attributes that hand out another scope's globals or builtins. */
 const FRAME_ATTRS = new Set(['f_globals', 'f_builtins', 'f_locals']);
+/** doctest and logging.config (hidden-code.ts). */
+const LIBRARY_HEADS = new Set(['doctest', 'logging']);
 const DANGEROUS_HEADS = new Set(['eval', 'exec', 'compile', '__import__', 'os', 'subprocess', 'popen2', 'pty', 'pickle', 'marshal', 'ctypes', 'distutils', '_winapi']);
 /**
  * Callables that are dangerous when merely passed along (`Thread(target=os.system, args=(c,))`,
@@ -38,7 +41,9 @@ const DANGEROUS_HEADS = new Set(['eval', 'exec', 'compile', '__import__', 'os', 
 function isDangerousCallable(q: string): boolean {
   // every name below starts with one of these modules or builtins: most names are rejected here
   const dot = q.indexOf('.');
-  if (!DANGEROUS_HEADS.has(dot < 0 ? q : q.slice(0, dot))) return false;
+  const head = dot < 0 ? q : q.slice(0, dot);
+  if (LIBRARY_HEADS.has(head)) return runsHiddenCode(q);
+  if (!DANGEROUS_HEADS.has(head)) return false;
   return (
     CODE_BUILTINS.has(q) ||
     /^os\.(system|popen[234]?|exec[lvpe]*|spawn[lvpe]*|posix_spawnp?|startfile)$/.test(q) ||
@@ -101,6 +106,7 @@ class PythonAnalysis {
   private readonly modules: ModuleValues;
   private readonly env: EnvWrites;
   private readonly written: WrittenCode;
+  private readonly hidden: HiddenCode;
   readonly compile: CompileChecker;
 
   constructor(nodes: readonly PyNode[], code: string) {
@@ -112,6 +118,7 @@ class PythonAnalysis {
     this.modules = new ModuleValues(this.r, this.ctx.report);
     this.env = new EnvWrites(this.r, this.ctx.report);
     this.written = new WrittenCode(this.r, this.ctx.report);
+    this.hidden = new HiddenCode(this.r, this.ctx.report, nodes);
   }
 
   report(node: PyNode, severity: Severity, type: string, rule: string, message: string): void {
@@ -137,6 +144,7 @@ class PythonAnalysis {
           this.ns.getmembers(n, quals);
           this.env.call(n, quals);
           this.written.call(n, quals);
+          this.hidden.call(n, quals);
           break;
         }
         case 'string':
@@ -156,6 +164,9 @@ class PythonAnalysis {
         case 'import_from_statement':
           this.imports(n);
           this.written.importStatement(n);
+          break;
+        case 'class_definition':
+          this.hidden.classDefinition(n);
           break;
         case 'assignment':
           this.credentialAssignment(field(n, 'left'), field(n, 'right'));

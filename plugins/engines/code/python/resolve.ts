@@ -26,7 +26,11 @@ const MAX_DEPTH = 48;
 export const NAMESPACE = '<namespace>';
 
 /** Functions that import a module and return the object a dotted name (`'os.system'`, `'os:system'`) names. */
-export const NAME_RESOLVERS = new Set(['pydoc.locate', 'pkgutil.resolve_name']);
+export const NAME_RESOLVERS = new Set([
+  'pydoc.locate', 'pkgutil.resolve_name', 'logging.config._resolve',
+  // a logging configurator's resolve('os.system') imports and returns what a "()" entry names
+  ...['BaseConfigurator', 'DictConfigurator', 'dictConfigClass'].flatMap((c) => [`logging.config.${c}().resolve`, `logging.config.${c}().ext_convert`]),
+]);
 
 /** Resolution steps allowed per module; hostile input past it fails closed instead of running long. */
 const STEP_BUDGET = 2_000_000;

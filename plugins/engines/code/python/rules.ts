@@ -127,7 +127,7 @@ const headOf = (q: string): string => {
  * no call rule, and most calls are rejected by this one lookup instead of the whole chain.
  */
 const RULE_HEADS = new Set([
-  'eval', 'exec', 'compile', '__import__', 'importlib', 'pydoc', 'pkgutil', 'getattr', 'setattr', 'delattr', 'runpy', 'types', 'code', 'torch', 'numpy',
+  'eval', 'exec', 'compile', '__import__', 'importlib', 'pydoc', 'pkgutil', 'logging', 'getattr', 'setattr', 'delattr', 'runpy', 'types', 'code', 'torch', 'numpy',
   'os', 'yaml', 'pty', NAMESPACE, 'builtins', 'ctypes', 'shutil', 'operator',
   ...[...CODE_STRING_RUNNERS, ...TIMEIT, ...DEBUGGERS].map(headOf),
   ...[...DESERIALIZERS, ...SHELL_STRING_EXEC, ...SUBPROCESS_ARGV, ...NETWORK_PREFIXES, ...SOCKET_PREFIXES, ...PRIVATE_SPAWN].map(headOf),
