@@ -107,3 +107,42 @@ export function isCriticalPath(path: string): boolean {
     /^\/home\/[^/]+$/.test(norm) || /^\/Users\/[^/]+$/.test(norm)
   );
 }
+
+/**
+ * A command line split into argv as POSIX shell quoting does (`shlex.split`, pexpect's own split):
+ * quotes and backslashes group, nothing else is interpreted (no pipes, variables or globs). Null when
+ * a quote is left open.
+ */
+export function splitCommandLine(s: string): string[] | null {
+  const out: string[] = [];
+  let cur = '';
+  let word = false;
+  let quote: string | null = null;
+  for (let i = 0; i < s.length; i++) {
+    const ch = s[i];
+    if (quote === "'") {
+      if (ch === "'") quote = null;
+      else cur += ch;
+    } else if (quote === '"') {
+      if (ch === '"') quote = null;
+      else if (ch === '\\' && i + 1 < s.length && '"\\$`\n'.includes(s[i + 1])) cur += s[++i];
+      else cur += ch;
+    } else if (ch === "'" || ch === '"') {
+      quote = ch;
+      word = true;
+    } else if (ch === '\\' && i + 1 < s.length) {
+      cur += s[++i];
+      word = true;
+    } else if (/\s/.test(ch)) {
+      if (word) out.push(cur);
+      cur = '';
+      word = false;
+    } else {
+      cur += ch;
+      word = true;
+    }
+  }
+  if (quote !== null) return null;
+  if (word) out.push(cur);
+  return out;
+}

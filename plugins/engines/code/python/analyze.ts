@@ -9,6 +9,7 @@ import { EnvWrites } from './env.js';
 import { WrittenCode } from './written.js';
 import { pythonSourceText } from './source.js';
 import { HiddenCode, runsHiddenCode } from './hidden-code.js';
+import { ProcessLibraries, runsProgramByName } from './runners.js';
 import { isCredentialValue, isSecretName } from '../secrets.js';
 import type { Analysis, Finding, Severity } from '../types.js';
 import { normaliseFindings } from '../types.js';
@@ -31,8 +32,8 @@ const DUNDERS = new Map<string, Severity>([
 ]);
 /** Frame attributes that hand out another scope's globals or builtins. */
 const FRAME_ATTRS = new Set(['f_globals', 'f_builtins', 'f_locals']);
-/** doctest and logging.config (hidden-code.ts). */
-const LIBRARY_HEADS = new Set(['doctest', 'logging']);
+/** doctest, logging.config and third-party process runners (hidden-code.ts, runners.ts). */
+const LIBRARY_HEADS = new Set(['doctest', 'logging', 'invoke', 'fabric', 'delegator', 'envoy', 'pexpect', 'wexpect', 'ptyprocess', 'sh']);
 const DANGEROUS_HEADS = new Set(['eval', 'exec', 'compile', '__import__', 'os', 'subprocess', 'popen2', 'pty', 'pickle', 'marshal', 'ctypes', 'distutils', '_winapi']);
 /**
  * Callables that are dangerous when merely passed along (`Thread(target=os.system, args=(c,))`,
@@ -42,7 +43,7 @@ function isDangerousCallable(q: string): boolean {
   // every name below starts with one of these modules or builtins: most names are rejected here
   const dot = q.indexOf('.');
   const head = dot < 0 ? q : q.slice(0, dot);
-  if (LIBRARY_HEADS.has(head)) return runsHiddenCode(q);
+  if (LIBRARY_HEADS.has(head)) return runsHiddenCode(q) || runsProgramByName(q);
   if (!DANGEROUS_HEADS.has(head)) return false;
   return (
     CODE_BUILTINS.has(q) ||
@@ -107,6 +108,7 @@ class PythonAnalysis {
   private readonly env: EnvWrites;
   private readonly written: WrittenCode;
   private readonly hidden: HiddenCode;
+  private readonly libraries: ProcessLibraries;
   readonly compile: CompileChecker;
 
   constructor(nodes: readonly PyNode[], code: string) {
@@ -119,6 +121,7 @@ class PythonAnalysis {
     this.env = new EnvWrites(this.r, this.ctx.report);
     this.written = new WrittenCode(this.r, this.ctx.report);
     this.hidden = new HiddenCode(this.r, this.ctx.report, nodes);
+    this.libraries = new ProcessLibraries(this.ctx);
   }
 
   report(node: PyNode, severity: Severity, type: string, rule: string, message: string): void {
@@ -145,6 +148,7 @@ class PythonAnalysis {
           this.env.call(n, quals);
           this.written.call(n, quals);
           this.hidden.call(n, quals);
+          this.libraries.call(n, quals);
           break;
         }
         case 'string':
@@ -153,17 +157,20 @@ class PythonAnalysis {
           break;
         case 'attribute':
           this.attribute(n);
+          this.libraries.expression(n);
           break;
         case 'identifier':
           if (isValueUse(n)) this.reference(n);
           break;
         case 'subscript':
           this.subscript(n);
+          this.libraries.expression(n);
           break;
         case 'import_statement':
         case 'import_from_statement':
           this.imports(n);
           this.written.importStatement(n);
+          this.libraries.importStatement(n);
           break;
         case 'class_definition':
           this.hidden.classDefinition(n);

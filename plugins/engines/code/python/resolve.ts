@@ -161,6 +161,14 @@ export class Resolver {
           if (left) this.bindTarget(left, null);
           break;
         }
+        case 'as_pattern': {
+          // `with Connection(h) as c`: __enter__ mostly returns the manager itself; the name stays opaque too
+          const target = field(n, 'alias');
+          const value = namedChildren(n)[0];
+          const name = target ? namedChildren(target) : [];
+          if (n.parent?.type === 'with_item' && value && value !== target && name.length === 1 && name[0].type === 'identifier') this.bind(name[0].text, { kind: 'expr', node: value });
+          break;
+        }
         case 'as_pattern_target':
         case 'parameters':
         case 'lambda_parameters':
