@@ -7,7 +7,7 @@ import { JsDataUrls } from './data-urls.js';
 import { withMemberCalls } from './with-scope.js';
 import { classifyArgv, classifyShellCommand, isCriticalPath, isInterpreter, isReconProgram, shellSyntaxInArgv } from '../shell.js';
 import { gitFinding, launchedProgram } from '../launchers.js';
-import { markedItem } from './strings.js';
+import { markedItem, mayBeString } from './strings.js';
 import { isCredentialValue, isKeyLiteral, isSecretName, secretByValue } from '../secrets.js';
 import { type Analysis, type Finding, type Language, type Severity, normaliseFindings } from '../types.js';
 
@@ -189,8 +189,8 @@ class JsAnalysis {
       else if (!src && q === 'Function') this.report(n, 'LOW', 'code_execution', rule, `${name} with no source`);
       else if (!src || !this.isConst(src)) this.report(n, 'CRITICAL', 'code_execution', rule, `${name} of a computed value`);
       else this.report(n, 'HIGH', 'code_execution', rule, `${name} of a constant string`);
-    } else if (TIMERS.has(q) && a0 && (a0.type === 'Literal' || a0.type === 'TemplateLiteral' || this.r.fold(a0) !== null || (a0.type === 'BinaryExpression' && a0.operator === '+'))) {
-      this.report(n, this.isConst(a0) ? 'HIGH' : 'CRITICAL', 'code_execution', 'dangerous_call.string_timer', `${q}() with a string argument evaluates it as code`);
+    } else if (TIMERS.has(q) && a0 && (this.r.fold(a0) !== null || mayBeString(this.r, a0))) {
+      this.report(n, this.isConst(a0) ? 'HIGH' : 'CRITICAL', 'code_execution', 'dangerous_call.string_timer', `${q}() with ${this.isConst(a0) ? 'a string' : 'a computed value that may be a string'} evaluates it as code`);
     } else if ((isRequire(q) || q === 'process.getBuiltinModule') && n.type === 'CallExpression') {
       if (!a0 || !this.isConst(a0)) this.report(n, 'MEDIUM', 'dynamic_import', 'import.dynamic', 'require() of a computed module name');
       else if (this.r.fold(a0)?.replace(/^node:/, '') === CHILD) this.report(n, 'LOW', 'dangerous_import', 'import.child_process', 'requires child_process');

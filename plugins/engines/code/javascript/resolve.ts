@@ -1,4 +1,5 @@
-import { type JsNode, parentOf } from './parser.js';
+import type { JsNode } from './parser.js';
+import { thisMayBeGlobal } from './this-scope.js';
 import { QualMemo } from '../qual-memo.js';
 import { foldCall } from './fold.js';
 
@@ -34,14 +35,6 @@ const GLOBAL_OBJECTS = ['globalThis', 'window', 'global', 'self', 'frames', 'top
 const DESCRIPTOR = '<descriptor>:';
 /** An argument the program passes but the tree does not show (`f.apply(t, args)`): never a constant. */
 const UNKNOWN: JsNode = { type: 'Unknown', start: 0, end: 0 };
-
-/** Not inside a function (arrows keep the outer `this`) or a class. */
-function topLevel(n: JsNode): boolean {
-  for (let p = parentOf(n); p; p = parentOf(p)) {
-    if (p.type === 'FunctionDeclaration' || p.type === 'FunctionExpression' || p.type === 'ClassBody' || p.type === 'StaticBlock') return false;
-  }
-  return true;
-}
 
 export const isRequire = (f: string): boolean => f === 'require' || f.endsWith('.require');
 
@@ -273,8 +266,8 @@ export class JsResolver {
         break;
       }
       case 'ThisExpression':
-        // outside every function and class, `this` of a script is the global object (`this.eval(src)`)
-        if (topLevel(node)) add('globalThis');
+        // a script's top level and a sloppy ordinary function see the global object (`this.eval(src)`)
+        if (thisMayBeGlobal(node)) add('globalThis');
         break;
       case 'ChainExpression':
       case 'AwaitExpression':

@@ -1,0 +1,59 @@
+import { type JsNode, parentOf } from './parser.js';
+
+const FUNCTIONS = new Set(['FunctionDeclaration', 'FunctionExpression', 'ArrowFunctionExpression']);
+const MODULE_ITEMS = new Set(['ImportDeclaration', 'ExportNamedDeclaration', 'ExportDefaultDeclaration', 'ExportAllDeclaration']);
+const strictPrograms = new WeakMap<JsNode, boolean>();
+
+/** A body whose directive prologue holds 'use strict'. */
+function useStrict(body: JsNode | undefined): boolean {
+  const stmts = body && Array.isArray(body.body) ? (body.body as JsNode[]) : [];
+  for (const s of stmts) {
+    if (s.type !== 'ExpressionStatement' || typeof s.directive !== 'string') return false;
+    if (s.directive === 'use strict') return true;
+  }
+  return false;
+}
+
+/** A file with import/export is an ES module (strict); otherwise only a 'use strict' directive makes it strict. */
+function strictProgram(program: JsNode): boolean {
+  let strict = strictPrograms.get(program);
+  if (strict === undefined) {
+    strict = useStrict(program) || (program.body as JsNode[]).some((s) => MODULE_ITEMS.has(s.type));
+    strictPrograms.set(program, strict);
+  }
+  return strict;
+}
+
+/**
+ * A function in a method's place — an object literal's property (`{ run() {…} }`, `{ run: function
+ * () {…} }`, getters, setters) or assigned to a member (`C.prototype.run = function () {…}`): called
+ * as a method, its `this` is the object, which may have an `eval` of its own.
+ */
+function isMethod(fn: JsNode): boolean {
+  const p = parentOf(fn);
+  if (!p) return false;
+  if (p.type === 'Property' || p.type === 'MethodDefinition') return fn.parentKey === 'value';
+  return p.type === 'AssignmentExpression' && fn.parentKey === 'right' && (p.left as JsNode).type === 'MemberExpression';
+}
+
+/**
+ * Whether `this` at `n` may be the global object, so `this.eval(src)` is eval: outside every function
+ * and class (a script's top level), and inside an ordinary function — not an arrow, which keeps the
+ * outer `this`, not a class member, not a method — of sloppy-mode code, which a plain call `f()`, an
+ * IIFE or a callback runs with `this` bound to globalThis. Code is strict in a class, under a 'use strict' directive (of the file or
+ * of an enclosing function) and in a file with import/export.
+ */
+export function thisMayBeGlobal(n: JsNode): boolean {
+  let inFunction = false;
+  for (let p = parentOf(n); p; p = parentOf(p)) {
+    if (p.type === 'ClassBody' || p.type === 'StaticBlock') return false;
+    if (FUNCTIONS.has(p.type)) {
+      if (p.type !== 'ArrowFunctionExpression' && !inFunction && isMethod(p)) return false;
+      if (p.type !== 'ArrowFunctionExpression') inFunction = true;
+      // an arrow's own directive does not matter (its `this` is the outer one); the function's and its enclosers' do
+      if (inFunction && useStrict(p.body as JsNode)) return false;
+    }
+    if (p.type === 'Program') return !inFunction || !strictProgram(p);
+  }
+  return !inFunction;
+}
