@@ -82,6 +82,7 @@ function parseGlobal(items: ReadonlyArray<string | null>): Parsed {
     const x = items[i];
     if (x === null || x.includes(COMPUTED_TAIL) || !x.startsWith('-')) break;
     if (x === '-c') global ??= settingFinding(items[++i] ?? null);
+    else if (x.startsWith('-c')) global ??= settingFinding(x.slice(2));
     else if (x.startsWith('--config-env=')) global ??= settingFinding(x.slice('--config-env='.length));
     else if (GLOBAL_VALUED.has(x)) i++;
   }
@@ -89,11 +90,24 @@ function parseGlobal(items: ReadonlyArray<string | null>): Parsed {
   return { sub: sub === undefined ? undefined : known(sub) ? sub : null, args: items.slice(i + 1), global };
 }
 
-/** `-x cmd`, `-xcmd`, `--exec cmd`, `--exec=cmd` for an option of `options`. */
+/** Real options that are also prefixes of a program option (`send-email --to` is not `--to-cmd`). */
+const EXACT = new Set(['--to', '--cc']);
+
+/**
+ * `-x cmd`, `-xcmd`, `--exec cmd`, `--exec=cmd` for an option of `options`; git's option parser
+ * also takes an unambiguous prefix of a long option (`--upload=cmd` is `--upload-pack=cmd`), so a
+ * prefix counts (an ambiguous one is refused by git: reading it as the option costs nothing).
+ */
 function optionAt(x: string, options: readonly string[], attachedOnly: boolean): string | null {
+  const eq = x.indexOf('=');
+  const name = x.startsWith('--') ? (eq < 0 ? x : x.slice(0, eq)) : null;
   for (const o of options) {
     if (!attachedOnly && x === o) return o;
-    if (o.startsWith('--') ? x.startsWith(`${o}=`) : x.startsWith(o) && x.length > o.length) return o;
+    if (!o.startsWith('--')) {
+      if (x.startsWith(o) && x.length > o.length) return o;
+      continue;
+    }
+    if (name !== null && name.length > 3 && o.startsWith(name) && !EXACT.has(name) && (eq >= 0 || !attachedOnly)) return o;
   }
   return null;
 }
@@ -119,8 +133,9 @@ export function gitOptionFinding(items: ReadonlyArray<string | null>): string | 
     const o = optionAt(x, options, false) ?? optionAt(x, attached, true);
     if (o !== null) return `${sub} ${o} names a program git runs`;
     // clone -c/--config sets the new repository's configuration before its first fetch
-    if (sub === 'clone' && (x === '-c' || x === '--config' || x.startsWith('--config='))) {
-      const why = settingFinding(x.startsWith('--config=') ? x.slice('--config='.length) : (opts[i + 1] ?? null));
+    const config = sub === 'clone' ? optionAt(x, ['--config'], false) : null;
+    if (sub === 'clone' && (x === '-c' || config !== null)) {
+      const why = settingFinding(x.includes('=') && x.startsWith('--') ? x.slice(x.indexOf('=') + 1) : (opts[i + 1] ?? null));
       if (why !== null) return `clone ${why}`;
     }
   }
