@@ -27,6 +27,7 @@ const UNSAFE: Array<[name: string, src: string, rule: string]> = [
   ['dictConfig "()" callable os.system', "import logging.config, os\nlogging.config.dictConfig({'version': 1, 'filters': {'f': {'()': os.system}}})\n", 'python.dangerous_call.logging_config'],
   ['dictConfig assembled factory name', "import logging.config\nlogging.config.dictConfig({'version': 1, 'filters': {'f': {'()': 'o' + 's.sys' + 'tem', 'command': 'id'}}})\n", 'python.dangerous_call.logging_config'],
   ['dictConfig 3.12 queue factory', "import logging.config\nlogging.config.dictConfig({'version': 1, 'handlers': {'q': {'class': 'logging.handlers.QueueHandler', 'queue': {'()': 'subprocess.Popen', 'args': 'id'}}}})\n", 'python.dangerous_call.logging_config'],
+  ['dictConfig factory writing a file', "import logging.config\nlogging.config.dictConfig({'version': 1, 'filters': {'f': {'()': 'io.open', 'file': 'x.pth', 'mode': 'w'}}})\n", 'python.dangerous_call.logging_config'],
   ['dictConfig of a computed configuration', 'import logging.config\nlogging.config.dictConfig(cfg)\n', 'python.dangerous_call.logging_config'],
   ['dictConfig of a loaded file', "import logging.config, yaml\nlogging.config.dictConfig(yaml.safe_load(open('log.yaml')))\n", 'python.dangerous_call.logging_config'],
   ['dictConfig with ** in it', "import logging.config\nlogging.config.dictConfig({'version': 1, **extra})\n", 'python.dangerous_call.logging_config'],

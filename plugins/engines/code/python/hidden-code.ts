@@ -36,6 +36,7 @@ const FACTORY_RISKY_HEADS = new Set([
   'marshal', 'pickle', 'shelve', 'dill', 'cloudpickle', 'jsonpickle', 'yaml', 'joblib', 'pdb', 'bdb', 'ipdb', 'pudb', 'remote_pdb', 'rpdb', 'web_pdb', 'debugpy',
   'IPython', 'doctest', 'profile', 'cProfile', 'trace', 'timeit', 'pydoc', 'pkgutil', 'types', 'operator', 'webbrowser', 'multiprocessing',
   'asyncio', 'platform', 'distutils', 'setuptools', 'pexpect', 'wexpect', 'ptyprocess', 'sh', 'plumbum', 'invoke', 'fabric', 'delegator', 'envoy',
+  'io', '_io', 'pathlib', 'codecs', 'tempfile', 'tarfile', 'zipfile', 'urllib',
 ]);
 const FACTORY_RISKY_NAMES = new Set(['torch.load', 'numpy.load', 'pandas.read_pickle', 'pandas.eval']);
 

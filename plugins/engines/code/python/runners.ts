@@ -40,6 +40,17 @@ export function runsProgramByName(q: string): boolean {
   return SHELL_RUNNERS.has(q) || SPLIT_RUNNERS.has(q) || ARGV_RUNNERS.has(q) || q === 'envoy.run' || q === 'sh.Command';
 }
 
+/**
+ * The call's callee starts at a bare name `sh` that no import or module value binds (a parameter or
+ * a global named sh): not the sh module. `importlib.import_module('sh').bash(…)` is.
+ */
+function bareSh(ctx: CallCtx, call: PyNode): boolean {
+  let n = field(call, 'function');
+  while (n && (n.type === 'attribute' || n.type === 'call')) n = field(n, n.type === 'attribute' ? 'object' : 'function');
+  if (!n || n.type !== 'identifier' || ident(n.text) !== 'sh') return false;
+  return !(ctx.r.bindings.get('sh') ?? []).some((b) => b.kind === 'expr' && ctx.r.qualify(b.node).includes('sh'));
+}
+
 export class ProcessLibraries {
   private readonly plumbum: Plumbum | null;
   private readonly sh: boolean;
@@ -82,7 +93,7 @@ export class ProcessLibraries {
       this.ctx.report(n, 'HIGH', 'process_execution', 'process.interpreter', `${q}() starts an interpreter and runs the commands sent to it`);
     } else if (q === 'envoy.run' || q === 'envoy.connect') {
       this.envoy(n, q);
-    } else if (this.sh && (q.startsWith('sh.') || q.startsWith('sh().'))) {
+    } else if ((q.startsWith('sh.') || q.startsWith('sh().')) && (this.sh || !bareSh(this.ctx, n))) {
       return this.shModule(n, q);
     } else {
       return false;
