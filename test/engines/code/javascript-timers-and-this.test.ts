@@ -14,10 +14,14 @@ const UNSAFE: Array<[name: string, src: string, rule: string]> = [
   ['setImmediate of a join', "setImmediate(parts.join(''));\n", 'javascript.dangerous_call.string_timer'],
   ['setTimeout of a conditional string', "setTimeout(ok ? 'go()' : fn, 1);\n", 'javascript.dangerous_call.string_timer'],
   ['setTimeout.call of a string', 'setTimeout.call(null, JSON.stringify(d));\n', 'javascript.dangerous_call.string_timer'],
+  ['setTimeout of new String', 'setTimeout(new String(x));\n', 'javascript.dangerous_call.string_timer'],
   ['this.eval in a function', 'function run(src) { return this.eval(src); }\nrun(location.hash);\n', 'javascript.dangerous_call.eval'],
   ['this.eval in an IIFE', '(function () { this.eval(src); })();\n', 'javascript.dangerous_call.eval'],
   ['this.eval in a callback', '[1].forEach(function () { this.eval(src); });\n', 'javascript.dangerous_call.eval'],
   ['this.eval in an arrow inside a function', 'function f() { const g = () => this.eval(src); return g; }\n', 'javascript.dangerous_call.eval'],
+  ['the global object from an IIFE', '(function () { return this; })().eval(src);\n', 'javascript.dangerous_call.eval'],
+  ['the global object from a declared function', 'function g() { return this; }\nvar G = g();\nG.eval(src);\n', 'javascript.dangerous_call.eval'],
+  ['the global object from a top-level arrow', '(() => this)().eval(src);\n', 'javascript.dangerous_call.eval'],
   ['this.Function in a function', 'function f() { return this.Function(src)(); }\n', 'javascript.dangerous_call.function'],
 ];
 
@@ -31,6 +35,8 @@ const SAFE: Array<[name: string, src: string]> = [
   ['this.eval in a strict function', "function f() { 'use strict'; return this.eval(src); }\n"],
   ['this.eval in an ES module', "import x from 'y';\nexport function f() { return this.eval(src); }\n"],
   ['this.eval in a class method', 'class A { m() { return this.eval(src); } }\n'],
+  ['a strict IIFE returns undefined', "'use strict';\nvar G = (function () { return this; })();\n"],
+  ['a function returning a member of this', 'function f() { return this.x; }\nf().eval(y);\n'],
   ['this.eval in an object method', 'const o = { m() { return this.eval(src); }, eval(s) { return s; } };\n'],
   ['this.eval in a prototype method', 'function Calc() {}\nCalc.prototype.eval = function (e) { return e; };\nCalc.prototype.run = function (e) { return this.eval(e); };\n'],
 ];

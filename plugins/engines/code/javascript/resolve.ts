@@ -1,5 +1,5 @@
 import type { JsNode } from './parser.js';
-import { thisMayBeGlobal } from './this-scope.js';
+import { returnsGlobalThis, thisMayBeGlobal } from './this-scope.js';
 import { QualMemo } from '../qual-memo.js';
 import { foldCall } from './fold.js';
 
@@ -83,8 +83,9 @@ export class JsResolver {
     else this.bindings.set(name, [b]);
   }
 
-  /** names declared by `function f() {}` somewhere in the file */
+  /** names declared by `function f() {}` somewhere in the file, and the declarations */
   private readonly functionNames = new Set<string>();
+  private readonly declarations = new Map<string, JsNode[]>();
 
   /**
    * A function value, whose `.constructor` is Function, AsyncFunction or GeneratorFunction — each
@@ -174,7 +175,10 @@ export class JsResolver {
       case 'FunctionExpression':
       case 'ArrowFunctionExpression':
         if (n.id) this.bind((n.id as JsNode).name as string, { kind: 'opaque' });
-        if (n.id && n.type === 'FunctionDeclaration') this.functionNames.add((n.id as JsNode).name as string);
+        if (n.id && n.type === 'FunctionDeclaration') {
+          this.functionNames.add((n.id as JsNode).name as string);
+          this.declarations.set((n.id as JsNode).name as string, [...(this.declarations.get((n.id as JsNode).name as string) ?? []), n]);
+        }
         for (const p of n.params as JsNode[]) this.bindPattern(p, null);
         break;
       case 'CallExpression': {
@@ -240,6 +244,8 @@ export class JsResolver {
       }
       case 'CallExpression':
       case 'NewExpression': {
+        // (function () { return this })() is the global object in a sloppy script
+        if (node.type === 'CallExpression' && this.functionsOf(node.callee as JsNode).some(returnsGlobalThis)) add('globalThis');
         for (const [f, args] of this.calls(node, depth)) {
           // require, module.require, process.mainModule.require, process.getBuiltinModule
           if (((isRequire(f) || f === 'process.getBuiltinModule') && node.type === 'CallExpression') || MODULE_LOAD.test(f)) {
@@ -290,6 +296,16 @@ export class JsResolver {
         break;
     }
     return [...out];
+  }
+
+  /** The functions a callee may be: a function or arrow expression, or a name bound to them (declarations included). */
+  private functionsOf(callee: JsNode): JsNode[] {
+    let c = callee;
+    while (c.type === 'ParenthesizedExpression') c = c.expression as JsNode;
+    if (c.type === 'FunctionExpression' || c.type === 'ArrowFunctionExpression') return [c];
+    if (c.type !== 'Identifier') return [];
+    const exprs = (this.bindings.get(c.name as string) ?? []).flatMap((b) => (b.kind === 'expr' && (b.node.type === 'FunctionExpression' || b.node.type === 'ArrowFunctionExpression') ? [b.node] : []));
+    return [...exprs, ...(this.declarations.get(c.name as string) ?? [])];
   }
 
   /**

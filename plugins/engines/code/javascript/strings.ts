@@ -28,6 +28,7 @@ const STRING_METHODS = new Set([
   'toString', 'slice', 'substring', 'substr', 'trim', 'trimStart', 'trimEnd', 'replace', 'replaceAll', 'toLowerCase', 'toUpperCase', 'toLocaleLowerCase',
   'toLocaleUpperCase', 'concat', 'repeat', 'padStart', 'padEnd', 'join', 'normalize', 'charAt', 'getAttribute', 'getItem', 'readFileSync', 'split', 'map', 'filter',
 ]);
+const NEW_NON_FUNCTION = new Set(['String', 'Number', 'Boolean', 'Array', 'Date', 'URL', 'URLSearchParams']);
 /** Properties that hold text read from the page or the user: `location.hash`, an input's `value`, `textContent`. */
 const STRING_PROPS = new Set(['value', 'textContent', 'innerText', 'innerHTML', 'outerHTML', 'nodeValue']);
 const STRING_GLOBALS = /^(location(\.\w+)?|document\.(cookie|URL|documentURI|referrer|domain|title|baseURI)|window\.name|self\.name)$/;
@@ -63,6 +64,9 @@ export function mayBeString(r: JsResolver, node: JsNode, depth = 0, seen = new S
       const prop = propName(node, (x) => r.fold(x));
       return (prop !== null && STRING_PROPS.has(prop)) || r.qualify(node).some((q) => STRING_GLOBALS.test(q));
     }
+    case 'NewExpression':
+      // new String(x), new Array(…): objects a timer stringifies (new Object(f) is f itself)
+      return r.qualify(node.callee as JsNode).some((q) => NEW_NON_FUNCTION.has(q));
     case 'CallExpression': {
       const callee = node.callee as JsNode;
       const method = callee.type === 'MemberExpression' ? propName(callee, (x) => r.fold(x)) : null;

@@ -57,3 +57,39 @@ export function thisMayBeGlobal(n: JsNode): boolean {
   }
   return !inFunction;
 }
+
+const returnsGlobal = new WeakMap<JsNode, boolean>();
+
+/**
+ * A function that returns its own `this` where that may be the global object: `(function () {
+ * return this })()` is the usual way to reach globalThis in a sloppy script, `(() => this)()` at
+ * top level another. Nested functions and classes are not searched (their returns are their own).
+ */
+export function returnsGlobalThis(fn: JsNode): boolean {
+  let out = returnsGlobal.get(fn);
+  if (out !== undefined) return out;
+  out = false;
+  const isThis = (x: JsNode | null | undefined): boolean => {
+    let e = x;
+    while (e && (e.type === 'ParenthesizedExpression' || e.type === 'SequenceExpression')) e = e.type === 'SequenceExpression' ? (e.expressions as JsNode[])[(e.expressions as JsNode[]).length - 1] : (e.expression as JsNode);
+    return !!e && e.type === 'ThisExpression' && thisMayBeGlobal(e);
+  };
+  if (fn.type === 'ArrowFunctionExpression' && fn.expression) out = isThis(fn.body as JsNode);
+  else {
+    const stack: JsNode[] = [fn.body as JsNode];
+    for (let budget = 10_000; stack.length && budget > 0 && !out; budget--) {
+      const n = stack.pop() as JsNode;
+      if (n.type === 'ReturnStatement') out = isThis(n.argument as JsNode | null);
+      for (const [k, v] of Object.entries(n)) {
+        if (k === 'parent' || k === 'loc') continue;
+        for (const c of Array.isArray(v) ? v : [v]) {
+          if (c && typeof c === 'object' && typeof (c as JsNode).type === 'string' && !NESTED.has((c as JsNode).type)) stack.push(c as JsNode);
+        }
+      }
+    }
+  }
+  returnsGlobal.set(fn, out);
+  return out;
+}
+
+const NESTED = new Set([...FUNCTIONS, 'ClassDeclaration', 'ClassExpression']);
