@@ -22,6 +22,8 @@ const UNSAFE: Array<[name: string, src: string, rule: string]> = [
   ['the global object from an IIFE', '(function () { return this; })().eval(src);\n', 'javascript.dangerous_call.eval'],
   ['the global object from a declared function', 'function g() { return this; }\nvar G = g();\nG.eval(src);\n', 'javascript.dangerous_call.eval'],
   ['the global object from a top-level arrow', '(() => this)().eval(src);\n', 'javascript.dangerous_call.eval'],
+  ['the global object through .call(null)', '(function () { return this; }).call(null).eval(src);\n', 'javascript.dangerous_call.eval'],
+  ['the global object through .bind(null)()', 'function g() { return this; }\ng.bind(null)().eval(src);\n', 'javascript.dangerous_call.eval'],
   ['this.Function in a function', 'function f() { return this.Function(src)(); }\n', 'javascript.dangerous_call.function'],
 ];
 

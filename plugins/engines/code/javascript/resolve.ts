@@ -1,5 +1,5 @@
 import type { JsNode } from './parser.js';
-import { returnsGlobalThis, thisMayBeGlobal } from './this-scope.js';
+import { functionsOf, returnsGlobalThis, thisMayBeGlobal } from './this-scope.js';
 import { QualMemo } from '../qual-memo.js';
 import { foldCall } from './fold.js';
 
@@ -245,7 +245,7 @@ export class JsResolver {
       case 'CallExpression':
       case 'NewExpression': {
         // (function () { return this })() is the global object in a sloppy script
-        if (node.type === 'CallExpression' && this.functionsOf(node.callee as JsNode).some(returnsGlobalThis)) add('globalThis');
+        if (node.type === 'CallExpression' && functionsOf(this, node.callee as JsNode).some(returnsGlobalThis)) add('globalThis');
         for (const [f, args] of this.calls(node, depth)) {
           // require, module.require, process.mainModule.require, process.getBuiltinModule
           if (((isRequire(f) || f === 'process.getBuiltinModule') && node.type === 'CallExpression') || MODULE_LOAD.test(f)) {
@@ -298,14 +298,10 @@ export class JsResolver {
     return [...out];
   }
 
-  /** The functions a callee may be: a function or arrow expression, or a name bound to them (declarations included). */
-  private functionsOf(callee: JsNode): JsNode[] {
-    let c = callee;
-    while (c.type === 'ParenthesizedExpression') c = c.expression as JsNode;
-    if (c.type === 'FunctionExpression' || c.type === 'ArrowFunctionExpression') return [c];
-    if (c.type !== 'Identifier') return [];
-    const exprs = (this.bindings.get(c.name as string) ?? []).flatMap((b) => (b.kind === 'expr' && (b.node.type === 'FunctionExpression' || b.node.type === 'ArrowFunctionExpression') ? [b.node] : []));
-    return [...exprs, ...(this.declarations.get(c.name as string) ?? [])];
+  /** The function and arrow expressions and declarations a name is bound to. */
+  functionValues(name: string): JsNode[] {
+    const exprs = (this.bindings.get(name) ?? []).flatMap((b) => (b.kind === 'expr' && (b.node.type === 'FunctionExpression' || b.node.type === 'ArrowFunctionExpression') ? [b.node] : []));
+    return [...exprs, ...(this.declarations.get(name) ?? [])];
   }
 
   /**

@@ -1,5 +1,11 @@
 import { type JsNode, parentOf } from './parser.js';
 
+/** What functionsOf needs of the resolver (resolve.ts imports this file). */
+interface Functions {
+  functionValues(name: string): JsNode[];
+  fold(node: JsNode): string | null;
+}
+
 const FUNCTIONS = new Set(['FunctionDeclaration', 'FunctionExpression', 'ArrowFunctionExpression']);
 const MODULE_ITEMS = new Set(['ImportDeclaration', 'ExportNamedDeclaration', 'ExportDefaultDeclaration', 'ExportAllDeclaration']);
 const strictPrograms = new WeakMap<JsNode, boolean>();
@@ -93,3 +99,21 @@ export function returnsGlobalThis(fn: JsNode): boolean {
 }
 
 const NESTED = new Set([...FUNCTIONS, 'ClassDeclaration', 'ClassExpression']);
+
+/**
+ * The functions a callee may be: a function or arrow expression, or a name bound to them
+ * (declarations included), also called through `.call`/`.apply` or `.bind(…)` (given a null
+ * `this`, a sloppy function still gets the global object).
+ */
+export function functionsOf(r: Functions, callee: JsNode, depth = 0): JsNode[] {
+  let c = callee;
+  while (c.type === 'ParenthesizedExpression') c = c.expression as JsNode;
+  if (c.type === 'FunctionExpression' || c.type === 'ArrowFunctionExpression') return [c];
+  if (c.type === 'Identifier') return r.functionValues(c.name as string);
+  const via = c.type === 'CallExpression' ? (c.callee as JsNode) : c;
+  if (via.type !== 'MemberExpression' || depth > 4) return [];
+  const p = via.property as JsNode;
+  const prop = !via.computed && p.type === 'Identifier' ? (p.name as string) : r.fold(p);
+  const wraps = c.type === 'CallExpression' ? prop === 'bind' : prop === 'call' || prop === 'apply';
+  return wraps ? functionsOf(r, via.object as JsNode, depth + 1) : [];
+}
