@@ -1,12 +1,25 @@
 import type { JsNode } from './parser.js';
-import { type JsResolver, propName } from './resolve.js';
+
+/** What folding needs of the resolver (resolve.ts's JsResolver), named here so neither module imports the other. */
+export interface FoldScope {
+  qualify(node: JsNode, depth?: number): string[];
+  fold(node: JsNode, depth?: number): string | null;
+}
+
+/** A member's property name: the identifier, `#name`, or a computed key's constant value. */
+export function propName(member: JsNode, fold: (n: JsNode) => string | null): string | null {
+  const p = member.property as JsNode;
+  if (!member.computed && p.type === 'Identifier') return p.name as string;
+  if (!member.computed && p.type === 'PrivateIdentifier') return `#${p.name as string}`;
+  return fold(p);
+}
 
 /**
  * The constant value of a call on constant strings: `String.fromCharCode(…)`, `atob('…')`,
  * `[…].join(…)`, `'…'.split('').reverse().join('')`, `Buffer.from('…', 'base64').toString()`,
  * case and trim methods, `concat`.
  */
-export function foldCall(r: JsResolver, node: JsNode, depth: number): string | null {
+export function foldCall(r: FoldScope, node: JsNode, depth: number): string | null {
   const callee = node.callee as JsNode;
   const args = node.arguments as JsNode[];
   const quals = r.qualify(callee, depth + 1);

@@ -1,7 +1,7 @@
 import type { JsNode } from './parser.js';
 import { functionsOf, returnsGlobalThis, thisMayBeGlobal } from './this-scope.js';
 import { QualMemo } from '../qual-memo.js';
-import { foldCall } from './fold.js';
+import { foldCall, propName } from './fold.js';
 
 /**
  * Scope-insensitive name resolution for JavaScript, on the same principle as the Python side:
@@ -59,12 +59,6 @@ export function canonical(q: string): string {
   return out;
 }
 
-function propName(member: JsNode, fold: (n: JsNode) => string | null): string | null {
-  const p = member.property as JsNode;
-  if (!member.computed && p.type === 'Identifier') return p.name as string;
-  if (!member.computed && p.type === 'PrivateIdentifier') return `#${p.name as string}`;
-  return fold(p);
-}
 
 export class JsResolver {
   readonly bindings = new Map<string, Binding[]>();

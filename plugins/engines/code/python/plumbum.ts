@@ -1,7 +1,7 @@
 import { type PyNode, field, namedChildren } from './parser.js';
 import { ident, positionalArgs } from './resolve.js';
 import { argvFinding, commandOf, markedItem, shellFinding } from './process-rules.js';
-import type { CallCtx } from './rules.js';
+import type { CallCtx } from './call-ctx.js';
 
 /**
  * plumbum builds a command object from a machine and a program name — `local['ls']`,

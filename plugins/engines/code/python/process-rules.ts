@@ -4,7 +4,7 @@ import { stringParts } from './literals.js';
 import { classifyArgv, classifyShellCommand, isInterpreter, isReconProgram, shellSyntaxInArgv } from '../shell.js';
 import { gitFinding, launchedProgram } from '../launchers.js';
 import { COMPUTED_TAIL } from '../git-options.js';
-import type { CallCtx } from './rules.js';
+import type { CallCtx } from './call-ctx.js';
 
 /**
  * Process-running calls: the command a shell or exec call is given, classified by what it runs

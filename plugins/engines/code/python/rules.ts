@@ -3,14 +3,8 @@ import { type Resolver, NAMESPACE, NAME_RESOLVERS, ident, intValue, keywordArg, 
 import { isCriticalPath } from '../shell.js';
 import { commandOf, shellFinding, subprocessFinding } from './process-rules.js';
 import type { Severity } from '../types.js';
-
-/** Reports one finding at a node; rule ids are prefixed with `python.` by the caller. */
-export type Report = (node: PyNode, severity: Severity, type: string, rule: string, message: string) => void;
-
-export interface CallCtx {
-  r: Resolver;
-  report: Report;
-}
+import type { CallCtx } from './call-ctx.js';
+export type { CallCtx, Report } from './call-ctx.js';
 
 const NETWORK_PREFIXES = ['requests.', 'httpx.', 'urllib.request.', 'urllib.urlopen', 'urllib2.', 'urllib3.', 'http.client.', 'aiohttp.', 'pycurl.', 'smtplib.', 'ftplib.', 'telnetlib.', 'websocket.', 'websockets.'];
 const SOCKET_PREFIXES = ['socket.socket()', 'socket.create_connection()', 'socket.fromfd()', 'socket.socketpair()'];
