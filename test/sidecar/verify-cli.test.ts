@@ -1,4 +1,4 @@
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import AjvDraft04Import from 'ajv-draft-04';
 import addFormatsImport from 'ajv-formats';
 import { nodeCommand } from '../helpers/child.js';
+import { verifyCommand } from '../../sidecar/commands/verify.js';
 
 // both packages are CommonJS; under NodeNext their default import is the module object
 const AjvDraft04 = ((AjvDraft04Import as unknown as { default?: unknown }).default ?? AjvDraft04Import) as unknown as new (o: object) => import('ajv').default;
@@ -30,6 +31,21 @@ function run(args: string[], env: Record<string, string> = {}): Promise<{ code: 
       resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr });
     });
   });
+}
+
+/**
+ * `proofgate verify ARGS` as the CLI dispatches it, in this process: for a run that ends at a usage
+ * check, before any engine, service or output. A process per check cost 0.25 s each to learn the
+ * same exit code; the spawned runs below keep the process boundary (exit status, streams, env).
+ */
+async function inProcess(t: Test, args: string[]): Promise<{ code: number; stderr: string }> {
+  const errors = t.capture(console, 'error');
+  try {
+    // the root the spawned runs get from their working directory
+    return { code: await verifyCommand.run([...args, '--root', dir]), stderr: errors().map((c) => c.args.join(' ')).join('\n') };
+  } finally {
+    errors.restore();
+  }
 }
 
 const dir = mkdtempSync(join(tmpdir(), 'proofgate-verify-'));
@@ -107,12 +123,8 @@ t.test('--local math: one request per line; a false claim denies at its line', a
   t.match(readFileSync(gh, 'utf8'), /^verified=true$/m);
   t.match(readFileSync(gh, 'utf8'), /^admission=DENY$/m);
   t.match(readFileSync(gh, 'utf8'), /^proof_ref=sha256:/m);
-  const gh2 = join(dir, 'gh-math-blocked.txt');
-  writeFileSync(gh2, '');
-  const blocked = await run(['verify', 'math', '--local', file('blocked.math', '2 + 2 = 4\n2 +* = 3\n')], { GITHUB_OUTPUT: gh2 });
-  t.equal(blocked.code, 1);
-  t.match(readFileSync(gh2, 'utf8'), /^verified=false$/m);
-  t.notMatch(readFileSync(gh2, 'utf8'), /proof_ref=/, 'no proof_ref unless every result is VERIFIED');
+  // a line that cannot be checked (BLOCKED) is checked against the running sidecar below, which is
+  // warm already: a run here would start a math engine of its own for it
 });
 
 t.test('--local sql: a tautology denies; --format vc gives documents', async (t) => {
@@ -130,11 +142,18 @@ t.test('--local sql: a tautology denies; --format vc gives documents', async (t)
 
 t.test('usage and service errors exit 2', async (t) => {
   t.equal((await run(['verify', 'cobol', '--local', safePy])).code, 2, 'unknown kind');
-  t.equal((await run(['verify', 'code', '--local'])).code, 2, 'no file');
-  t.equal((await run(['verify', 'code', '--local', '--format', 'xml', safePy])).code, 2, 'unknown format');
-  t.equal((await run(['verify', 'sql', '--local', goodSql])).code, 2, 'sql without --schema');
-  t.equal((await run(['verify', 'code', '--local', join(dir, 'missing.py')])).code, 2, 'missing file');
-  t.equal((await run(['verify', 'code', '--local', file('x.unknown', 'x')])).code, 2, 'unknown extension without --language');
+  const usage: Array<[string[], RegExp, string]> = [
+    [['code', '--local'], /at least one FILE/, 'no file'],
+    [['code', '--local', '--format', 'xml', safePy], /--format text\|json\|sarif\|vc/, 'unknown format'],
+    [['sql', '--local', goodSql], /--schema/, 'sql without --schema'],
+    [['code', '--local', join(dir, 'missing.py')], /ENOENT/, 'missing file'],
+    [['code', '--local', file('x.unknown', 'x')], /cannot tell the language/, 'unknown extension without --language'],
+  ];
+  for (const [args, why, what] of usage) {
+    const r = await inProcess(t, args);
+    t.equal(r.code, 2, what);
+    t.match(r.stderr, why, `${what}: said on stderr`);
+  }
   const noKey = await run(['verify', 'code', safePy]);
   t.equal(noKey.code, 2, 'remote mode needs PROOFGATE_API_KEY');
   t.match(noKey.stderr, /PROOFGATE_API_KEY/);
@@ -177,6 +196,13 @@ t.test('against a running sidecar: the key from PROOFGATE_API_KEY, attested resu
   const code = await run(['verify', 'code', '--url', s.url, unsafePy], env);
   t.equal(code.code, 1);
   t.match(code.stdout, /unsafe\.py:4:\d+ CRITICAL/);
+  // a line that cannot be checked is no proof: verified=false and no proof_ref (one summary for both modes)
+  const gh = join(dir, 'gh-math-blocked.txt');
+  writeFileSync(gh, '');
+  const blocked = await run(['verify', 'math', '--url', s.url, file('blocked.math', '2 + 2 = 4\n2 +* = 3\n')], { ...env, GITHUB_OUTPUT: gh });
+  t.equal(blocked.code, 1, blocked.stderr);
+  t.match(readFileSync(gh, 'utf8'), /^verified=false$/m);
+  t.notMatch(readFileSync(gh, 'utf8'), /proof_ref=/, 'no proof_ref unless every result is VERIFIED');
   const wrong = await run(['verify', 'code', '--url', s.url, safePy], { PROOFGATE_API_KEY: 'svc_live_' + 'b'.repeat(43) });
   t.equal(wrong.code, 2, 'a refused key is a service error');
   t.match(wrong.stderr, /401/);
