@@ -1,4 +1,4 @@
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { spawn } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -11,7 +11,7 @@ import agents from '../../plugins/agents/index.js';
 import a2a, { verifyVerdict } from '../../plugins/a2a/index.js';
 import audit, { type AuditEntry } from '../../plugins/audit/index.js';
 import { AUDIT_COLLECTION } from '../../plugins/audit/payload.js';
-import mcp, { definitionHash, DENIAL_META, VERDICT_META } from '../../plugins/mcp/index.js';
+import mcp, { definitionHash, DENIAL_META, mcpApproveCommand, VERDICT_META } from '../../plugins/mcp/index.js';
 import { startServer, type TestServer } from '../helpers/server.js';
 import { registerAgent, tenant } from '../helpers/tenancy.js';
 import { connectClient, POISONED_DESCRIPTION, startUpstream, toolList } from './fixtures.js';
@@ -231,6 +231,23 @@ function cli(args: string[], env: Record<string, string> = {}): Promise<{ code: 
   });
 }
 
+/**
+ * `proofgate mcp approve ARGS` in this process (the key given with --api-key): for the outcomes
+ * whose exit status and streams a spawned run already proves, at 0.3 s less per run.
+ */
+async function approveHere(t: Test, args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  const out = t.capture(console, 'log');
+  const errors = t.capture(console, 'error');
+  const text = (r: typeof out) => r().map((c) => c.args.join(' ')).join('\n');
+  try {
+    const code = await mcpApproveCommand.run(args);
+    return { code, stdout: text(out), stderr: text(errors) };
+  } finally {
+    out.restore();
+    errors.restore();
+  }
+}
+
 t.test('proofgate mcp approve lists and pins through the sidecar', async (t) => {
   const { s, org, agent } = await setup(t, { pinOnFirstUse: false });
   const { client } = await connectClient(`${s.url}/mcp/demo`, { 'x-agent-token': agent.agent_token });
@@ -244,14 +261,15 @@ t.test('proofgate mcp approve lists and pins through the sidecar', async (t) => 
   const refused = await cli(['mcp', 'approve', '--url', s.url, '--server', 'demo', '--tool', 'add'], env);
   t.equal(refused.code, 1, 'a poisoned definition is refused without --accept-findings');
   t.match(refused.stderr, /agents\.poisoning/);
-  const ok = await cli(['mcp', 'approve', '--url', s.url, '--server', 'demo', '--tool', 'get_weather'], env);
+  // the listing and the refusal above went through the CLI process (exit 0 and 1, key from the environment)
+  const ok = await approveHere(t, ['--url', s.url, '--server', 'demo', '--tool', 'get_weather', '--api-key', org.key]);
   t.equal(ok.code, 0, ok.stderr);
   t.match(ok.stdout, /pinned demo\/get_weather sha256:/);
   t.same(names((await client.listTools()).tools), ['get_weather']);
-  const noKey = await cli(['mcp', 'approve', '--url', s.url, '--server', 'demo', '--api-key', 'svc_wrong_key_0123456789abcdefghij']);
+  const noKey = await approveHere(t, ['--url', s.url, '--server', 'demo', '--api-key', 'svc_wrong_key_0123456789abcdefghij']);
   t.equal(noKey.code, 2, 'a rejected key');
   const tenantAdmin = await tenant(s, ['verify:read', 'admin:all']);
-  const notOperator = await cli(['mcp', 'approve', '--url', s.url, '--server', 'demo', '--tool', 'get_weather'], { PROOFGATE_API_KEY: tenantAdmin.key });
+  const notOperator = await approveHere(t, ['--url', s.url, '--server', 'demo', '--tool', 'get_weather', '--api-key', tenantAdmin.key]);
   t.equal(notOperator.code, 2, "another organisation's admin:all key is refused");
   t.match(notOperator.stderr, /403 .*SVC_OPERATOR_USER_IDS/);
 });
@@ -275,7 +293,7 @@ t.test('proofgate mcp approve sends the key over plain http only to loopback, un
   const typo = await cli(['mcp', 'approve', '--url', url, '--server', 'demo'], { ...env, PROOFGATE_ALLOW_INSECURE_HTTP: 'yes' });
   t.equal(typo.code, 2, 'an unclear opt-in is a usage error');
   t.same(seen, []);
-  const optedIn = await cli(['mcp', 'approve', '--url', url, '--server', 'demo', '--allow-insecure-http'], env);
+  const optedIn = await approveHere(t, ['--url', url, '--server', 'demo', '--allow-insecure-http', '--api-key', env.PROOFGATE_API_KEY]);
   t.equal(optedIn.code, 0, optedIn.stderr);
   t.same(seen, [env.PROOFGATE_API_KEY], 'sent once the operator opted in');
 });
