@@ -35,6 +35,12 @@ export interface CreateOptions {
    * so liveness answers at once); the kernel takes over its requests instead of creating one.
    */
   server?: Server;
+  /**
+   * false: engines are declared without their warm-ups and load on their first task. For a kernel
+   * that only reads its route table (`proofgate openapi`, the client generator): warming eleven
+   * engines in worker threads costs seconds of CPU that such a caller never uses.
+   */
+  warmEngines?: boolean;
 }
 
 export interface Kernel {
@@ -77,6 +83,7 @@ export async function createApp(opts: CreateOptions): Promise<Kernel> {
     store,
     metrics,
     kit,
+    warmEngines: opts.warmEngines !== false,
     route(def) {
       router.add({ ...def, plugin: pluginName });
     },
@@ -110,7 +117,7 @@ export async function createApp(opts: CreateOptions): Promise<Kernel> {
       // Warm-ups sharing a pool run one after another: started together, they make the pool start a
       // thread per warm-up, each holding one engine warm (a worker isolate and its heap, ~10 MB
       // idle each), and the idle timeout then retires one of them, engine and all.
-      if (def.warmup) {
+      if (def.warmup && opts.warmEngines !== false) {
         const poolName = def.pool?.name ?? 'engines';
         if (def.module) pools.warmEveryThread(poolName, def.module, def.warmup);
         const run = () => handle.run(def.warmup!, null, { timeoutMs: 60_000 });

@@ -186,6 +186,8 @@ export interface App {
   readonly metrics: Metrics;
   /** verdict constructors, error types and hashing for plugins loaded from a path */
   readonly kit: PluginKit;
+  /** false when the kernel was created to read its route table only: an engine's own warm-up waits for its first task */
+  readonly warmEngines: boolean;
   route(def: RouteDef): void;
   engine(def: EngineDef): EngineHandle;
   engines(): ReadonlyArray<{ name: string; version: string }>;

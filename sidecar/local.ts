@@ -22,7 +22,7 @@ export interface LocalKernel {
 const pem = () => generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
 const secret = () => randomBytes(32).toString('base64url');
 
-export async function localKernel(plugins: PluginEntry[], overrides: DeepPartial<Config> = {}): Promise<LocalKernel> {
+export async function localKernel(plugins: PluginEntry[], overrides: DeepPartial<Config> = {}, o: { warmEngines?: boolean } = {}): Promise<LocalKernel> {
   const dataDir = mkdtempSync(join(tmpdir(), 'proofgate-local-'));
   try {
     const config = loadConfig({
@@ -38,7 +38,7 @@ export async function localKernel(plugins: PluginEntry[], overrides: DeepPartial
       } as DeepPartial<Config>,
     });
     const { createApp } = await import('../core/app.js');
-    const kernel = await createApp({ config, plugins });
+    const kernel = await createApp({ config, plugins, warmEngines: o.warmEngines });
     return {
       kernel,
       async ready(timeoutMs = 120_000) {

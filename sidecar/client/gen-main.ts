@@ -5,7 +5,8 @@ import { localKernel } from '../local.js';
 import { generateClient } from './generate.js';
 
 /** `npm run gen:client`: regenerates sidecar/client/{types,client}.gen.ts from the built-in route table. */
-const local = await localKernel(builtinPlugins);
+// the client is generated from the route table: no engine needs to be warm
+const local = await localKernel(builtinPlugins, {}, { warmEngines: false });
 try {
   const out = await generateClient(local.kernel.openapi());
   const dir = fileURLToPath(new URL('../../../sidecar/client/', import.meta.url));

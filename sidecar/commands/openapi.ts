@@ -18,7 +18,8 @@ directory, nothing listens) and prints the OpenAPI 3.1 document the server serve
       return 2;
     }
     const [{ localKernel }, { builtinPlugins }] = await Promise.all([import('../local.js'), import('../builtin.js')]);
-    const local = await localKernel(builtinPlugins);
+    // the document is the route table: no engine needs to be warm to print it
+    const local = await localKernel(builtinPlugins, {}, { warmEngines: false });
     try {
       process.stdout.write(JSON.stringify(local.kernel.openapi(), null, 2) + '\n');
     } finally {

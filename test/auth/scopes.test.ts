@@ -1,6 +1,6 @@
 import t from 'tap';
+import { builtinPlugins } from '../../sidecar/builtin.js';
 import { startServer, type TestServer } from '../helpers/server.js';
-import { builtinsUnwarmed } from '../helpers/unwarmed.js';
 import type { RouteDef, Scope } from '../../core/types.js';
 import { bearer, createKey, signup } from '../helpers/tenancy.js';
 
@@ -8,7 +8,7 @@ import { bearer, createKey, signup } from '../helpers/tenancy.js';
 // no request reaches an engine (each is refused for its credential first), so none is warmed
 let builtins: Promise<TestServer> | undefined;
 function builtinServer(): Promise<TestServer> {
-  return (builtins ??= startServer({ plugins: builtinsUnwarmed, config: { auth: { anonymous_rate_per_minute: 1000 } } }).then((s) => {
+  return (builtins ??= startServer({ plugins: builtinPlugins, warmEngines: false, config: { auth: { anonymous_rate_per_minute: 1000 } } }).then((s) => {
     t.teardown(() => s.close());
     return s;
   }));

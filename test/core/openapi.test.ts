@@ -2,14 +2,14 @@ import t from 'tap';
 import { Validator as OpenApiValidator } from '@seriousme/openapi-schema-validator';
 import { componentName, componentSchema, openApiPath, operationId } from '../../core/openapi.js';
 import { API_PREFIX } from '../../core/router.js';
+import { builtinPlugins } from '../../sidecar/builtin.js';
 import { startServer, type TestServer } from '../helpers/server.js';
-import { builtinsUnwarmed } from '../helpers/unwarmed.js';
 
 // the first two tests only read the built-ins' route table and document: one server serves both.
 // No test here calls an engine, so none is warmed (the document does not depend on it).
 let builtins: Promise<TestServer> | undefined;
 function builtinServer(): Promise<TestServer> {
-  return (builtins ??= startServer({ plugins: builtinsUnwarmed }).then((s) => {
+  return (builtins ??= startServer({ plugins: builtinPlugins, warmEngines: false }).then((s) => {
     t.teardown(() => s.close());
     return s;
   }));
@@ -82,7 +82,7 @@ t.test('a changed route shows in the document (it is generated, not written)', a
       app.route({ method: 'GET', path: '/probe/:item_id', auth: 'apiKey', scope: 'verify:read', handler: () => ({ body: {} }) });
     },
   };
-  const s = await startServer({ plugins: [...builtinsUnwarmed, extra] });
+  const s = await startServer({ plugins: [...builtinPlugins, extra], warmEngines: false });
   t.teardown(() => s.close());
   const doc = s.kernel.openapi() as any;
   const op = doc.paths[`${API_PREFIX}/probe/{item_id}`]?.get;

@@ -24,3 +24,35 @@ t.test('warm-ups that share a pool run one after another, on the thread that sta
   t.equal(lines[0], lines[1], 'both ran on the same worker thread');
   await waitFor(() => s.kernel.isReady(), { what: 'the kernel to be ready' });
 });
+
+t.test('warmEngines: false declares engines without their warm-ups; the first task still runs', async (t) => {
+  const plugin: Plugin = {
+    name: 'cold',
+    register(app) {
+      t.equal(app.warmEngines, false, 'plugins with warm-ups of their own can see it');
+      const engine = app.engine({ name: 'cold', version: '0', module, warmup: 'markWarm' });
+      app.route({ method: 'GET', path: '/test/cold', auth: 'none', handler: async () => ({ body: await engine.run('spinReport', 0) }) });
+    },
+  };
+  const s = await startServer({ plugins: [plugin], warmEngines: false });
+  t.teardown(() => s.close());
+  await waitFor(() => s.kernel.isReady(), { what: 'the kernel to be ready' });
+  const r = await s.request('GET', '/test/cold');
+  t.equal(r.status, 200);
+  t.equal(r.body.warmed, false, 'the thread that ran the task never ran the warm-up');
+});
+
+t.test('by default the thread that runs the first task ran the warm-up before it', async (t) => {
+  const plugin: Plugin = {
+    name: 'warm',
+    register(app) {
+      t.equal(app.warmEngines, true);
+      const engine = app.engine({ name: 'warm', version: '0', module, warmup: 'markWarm' });
+      app.route({ method: 'GET', path: '/test/warm', auth: 'none', handler: async () => ({ body: await engine.run('spinReport', 0) }) });
+    },
+  };
+  const s = await startServer({ plugins: [plugin] });
+  t.teardown(() => s.close());
+  await waitFor(() => s.kernel.isReady(), { what: 'the kernel to be ready' });
+  t.equal((await s.request('GET', '/test/warm')).body.warmed, true);
+});

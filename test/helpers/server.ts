@@ -89,7 +89,16 @@ export interface TestServer {
 }
 
 export async function startServer(
-  opts: { plugins?: PluginEntry[]; config?: DeepPartial<Config>; env?: NodeJS.ProcessEnv; dataDir?: string; keepData?: boolean; store?: (dataDir: string) => Store } = {},
+  opts: {
+    plugins?: PluginEntry[];
+    config?: DeepPartial<Config>;
+    env?: NodeJS.ProcessEnv;
+    dataDir?: string;
+    keepData?: boolean;
+    store?: (dataDir: string) => Store;
+    /** false: no engine warm-ups (core CreateOptions.warmEngines), for a test whose requests stop before any engine */
+    warmEngines?: boolean;
+  } = {},
 ): Promise<TestServer> {
   const dataDir = opts.dataDir ?? mkdtempSync(join(tmpdir(), 'proofgate-test-'));
   const config = loadConfig({
@@ -104,7 +113,7 @@ export async function startServer(
       secrets: { ...TEST_SECRETS, ...(opts.config?.secrets ?? {}) },
     } as DeepPartial<Config>,
   });
-  const kernel = await createApp({ config, plugins: opts.plugins ?? [], validateResponses: true, store: opts.store?.(dataDir) });
+  const kernel = await createApp({ config, plugins: opts.plugins ?? [], validateResponses: true, store: opts.store?.(dataDir), warmEngines: opts.warmEngines });
   const { url } = await kernel.listen();
   let closed = false;
   return {

@@ -69,8 +69,8 @@ const plugin: Plugin = {
           app.log.error({ err }, 'z3 warm-up failed; the next query retries it');
         },
       ));
-    void warmUp();
-    app.readiness('z3', () => warm);
+    if (app.warmEngines) void warmUp();
+    app.readiness('z3', () => warm || !app.warmEngines);
     const tracked = {
       run: async <O>(fn: string, input: unknown, opts?: { timeoutMs?: number; signal?: AbortSignal }): Promise<O> => {
         if (!warm) await warmUp();
