@@ -7,12 +7,13 @@ import { AGENT_COLLECTIONS, ACTIVITY_COLLECTION, type AgentRecord } from '../../
 /** The agent endpoints over HTTP, with the real auth plugin and the built-ins (math the only engine). */
 const ctx = { intent: 'answer a user question', requested_by: 'user-42' };
 
-async function setup(t: { teardown(fn: () => unknown): void }) {
-  // agents here are granted and routed to math only
-  const s = await startServer({ plugins: builtinsWithEngines('math'), config: { auth: { anonymous_rate_per_minute: 1000 } } });
-  t.teardown(() => s.close());
-  const org = await tenant(s, ['verify:read', 'agent:write']);
-  return { s, org };
+// agents here are granted and routed to math only. One server for the file: each subtest works in
+// an organisation of its own, and agents, activity and audit logs are all read per organisation
+const server = await startServer({ plugins: builtinsWithEngines('math'), config: { auth: { anonymous_rate_per_minute: 1000 } } });
+t.teardown(() => server.close());
+
+async function setup() {
+  return { s: server, org: await tenant(server, ['verify:read', 'agent:write']) };
 }
 
 async function register(s: TestServer, apiKey: string, body: Record<string, unknown> = { name: 'helper' }) {
@@ -24,7 +25,7 @@ async function register(s: TestServer, apiKey: string, body: Record<string, unkn
 const agentHeaders = (token: string) => ({ 'x-agent-token': token });
 
 t.test('registration: scope, defaults, validation, token shown once and stored as a digest', async (t) => {
-  const { s, org } = await setup(t);
+  const { s, org } = await setup();
   const plain = await createKey(s, (await signup(s)).token);
   const denied = await s.request('POST', '/agents/register', { apiKey: plain.key, body: { name: 'x' } });
   t.equal(denied.status, 403, 'a default key lacks agent:write');
@@ -58,7 +59,7 @@ t.test('registration: scope, defaults, validation, token shown once and stored a
 });
 
 t.test('agent-token authentication', async (t) => {
-  const { s, org } = await setup(t);
+  const { s, org } = await setup();
   const a = await register(s, org.key);
   const b = await register(s, org.key, { name: 'other' });
   const body = { query: 'What is 2+2?', action_context: ctx };
@@ -84,7 +85,7 @@ t.test('agent-token authentication', async (t) => {
 });
 
 t.test('verify: exfiltration and poisoning are 403, a clean request is UNVERIFIABLE', async (t) => {
-  const { s, org } = await setup(t);
+  const { s, org } = await setup();
   const a = await register(s, org.key, { name: 'screened', permissions: ['math'] });
   const verify = (body: Record<string, unknown>) => s.request('POST', `/agents/${a.agent_id}/verify`, { headers: agentHeaders(a.agent_token), body });
 
@@ -159,7 +160,7 @@ t.test('verify: exfiltration and poisoning are 403, a clean request is UNVERIFIA
 });
 
 t.test('tool decisions and the activity log', async (t) => {
-  const { s, org } = await setup(t);
+  const { s, org } = await setup();
   const a = await register(s, org.key);
   const tool = (name: string, body: Record<string, unknown> = {}) =>
     s.request('POST', `/agents/${a.agent_id}/tools/${name}`, { headers: agentHeaders(a.agent_token), body });
@@ -222,7 +223,7 @@ t.test('the plugin refuses to start without the auth plugin (no key service to d
 });
 
 t.test('an intent cut at 200 characters never keeps half an emoji (verify and tool activity)', async (t) => {
-  const { s, org } = await setup(t);
+  const { s, org } = await setup();
   const a = await register(s, org.key);
   // 199 letters, then an emoji whose first half is the 200th UTF-16 unit
   const intent = `${'a'.repeat(199)}😀 and the rest of a long intent`;
@@ -237,7 +238,7 @@ t.test('an intent cut at 200 characters never keeps half an emoji (verify and to
 });
 
 t.test('a relative or ~ path is outside the sandbox: the tool server resolves it, not the sandbox', async (t) => {
-  const { s, org } = await setup(t);
+  const { s, org } = await setup();
   const a = await register(s, org.key);
   for (const path of ['etc/passwd', '~/.bashrc', 'notes/today.txt']) {
     const r = await s.request('POST', `/agents/${a.agent_id}/tools/read_file`, { headers: agentHeaders(a.agent_token), body: { arguments: { path } } });
@@ -248,7 +249,7 @@ t.test('a relative or ~ path is outside the sandbox: the tool server resolves it
 });
 
 t.test('a path beside a sandboxed "path", or nested in the arguments, is checked too', async (t) => {
-  const { s, org } = await setup(t);
+  const { s, org } = await setup();
   const a = await register(s, org.key);
   const decide = async (tool: string, args: Record<string, unknown>) =>
     (await s.request('POST', `/agents/${a.agent_id}/tools/${tool}`, { headers: agentHeaders(a.agent_token), body: { arguments: args } })).body.decision;
@@ -271,7 +272,7 @@ t.test('a path beside a sandboxed "path", or nested in the arguments, is checked
 });
 
 t.test('a secret quoted inside an argument is found as it is in a query', async (t) => {
-  const { s, org } = await setup(t);
+  const { s, org } = await setup();
   const a = await register(s, org.key);
   const r = await s.request('POST', `/agents/${a.agent_id}/tools/search`, {
     headers: agentHeaders(a.agent_token),
