@@ -18,10 +18,14 @@ async function server(t: Test, extra: Plugin[] = []): Promise<TestServer> {
   return s;
 }
 
+// one server (one z3 warm-up) for every case without a translator: each verdict depends on its
+// query alone, and the case whose query times out shows the next query served as before
+const bare = await server(t);
+
 const post = (s: TestServer, body: unknown, path = '/verify/logic') => s.request('POST', path, { body, apiKey: TEST_API_KEY });
 
 t.test('DSL over HTTP: SAT, UNSAT, BLOCKED, ERROR with the spec statuses', async (t) => {
-  const s = await server(t);
+  const s = bare;
 
   const sat = await post(s, { query: '(AND (GT x 5) (LT x 10) (EQ (MOD x 4) 1))' });
   t.equal(sat.status, 200);
@@ -65,7 +69,7 @@ t.test('DSL over HTTP: SAT, UNSAT, BLOCKED, ERROR with the spec statuses', async
 });
 
 t.test('a timed-out query answers ERROR (200) and the worker keeps serving', async (t) => {
-  const s = await server(t);
+  const s = bare;
   const slow = await post(s, { query: HARD_CUBES, timeout_ms: 300 });
   t.equal(slow.status, 200);
   t.match(slow.body, { status: 'ERROR', error: /timeout/, diagnostic: { status: 'BLOCKED', proof_ref: null, developer_fields: { constraint_id: 'logic_verifier.timeout' } } });
@@ -74,7 +78,6 @@ t.test('a timed-out query answers ERROR (200) and the worker keeps serving', asy
 });
 
 t.test('natural language: refused without a translator, translated-only with one', async (t) => {
-  const bare = await server(t);
   const nl = await post(bare, { query: 'is there an integer above 5 and below 10?' });
   t.equal(nl.status, 503);
   t.match(nl.body, { status: 'ERROR', error: /no translator configured/, provider_used: 'none', diagnostic: { status: 'BLOCKED', developer_fields: { constraint_id: 'logic_verifier.translator_unavailable' } } });
@@ -106,7 +109,7 @@ t.test('natural language: refused without a translator, translated-only with one
 });
 
 t.test('route guards: API key, body schema', async (t) => {
-  const s = await server(t);
+  const s = bare;
   const anon = await s.request('POST', '/verify/logic', { body: { query: '(GT x 1)' } });
   t.equal(anon.status, 401);
   const extra = await post(s, { query: '(GT x 1)', surprise: true });
@@ -118,7 +121,7 @@ t.test('route guards: API key, body schema', async (t) => {
 });
 
 t.test('verifier.logic gives composite routes the same verdict as the route', async (t) => {
-  const s = await server(t);
+  const s = bare;
   const v = s.kernel.app.service<Verifier>('verifier.logic');
   t.ok(v, 'provided');
   const sat = await v!.verify({ query: '(AND (GT x 5) (LT x 7))' });
