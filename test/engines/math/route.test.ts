@@ -18,9 +18,13 @@ async function warmServer() {
   return s;
 }
 
+// one warm engine for the file: the cases share no state beyond seenSubjects, which each reads
+// right after its own request; only the stub engines below need servers of their own
+const warm = await warmServer();
+t.teardown(() => warm.close());
+
 t.test('POST /verify/math runs the engine in the worker pool', async (t) => {
-  const s = await warmServer();
-  t.teardown(() => s.close());
+  const s = warm;
   t.ok(s.kernel.isReady(), 'ready once the math engine has warmed up');
 
   const ok = await s.request('POST', '/verify/math', { apiKey: TEST_API_KEY, body: { expression: '(x+1)^2 = x^2+2x+1' } });
@@ -66,8 +70,7 @@ t.test('POST /verify/math runs the engine in the worker pool', async (t) => {
 });
 
 t.test('schema errors are 400, missing credentials 401', async (t) => {
-  const s = await startServer({ plugins: [testAuthPlugin(), mathPlugin] });
-  t.teardown(() => s.close());
+  const s = warm;
   const bad = [
     {},
     { expression: 5 },
@@ -115,8 +118,7 @@ t.test('an engine timeout or crash fails closed: BLOCKED verdict; an unavailable
 });
 
 t.test('verifier.math serves composite routes with the route\'s checks as verdicts', async (t) => {
-  const s = await warmServer();
-  t.teardown(() => s.close());
+  const s = warm;
   const verifier = s.kernel.app.service<Verifier>('verifier.math');
   t.ok(verifier);
   const ok = await verifier!.verify({ expression: 'sin(x)^2 + cos(x)^2 = 1' });
