@@ -17,9 +17,13 @@ async function upload(s: TestServer, parts: { csv?: string | Buffer; query?: str
 
 const serve = (plugin: Plugin = statsPlugin, config = {}) => startServer({ plugins: [testAuthPlugin(), plugin], config });
 
+// one default server for the cases that do not configure the sandbox: each upload is evaluated on
+// its own (a fresh sandbox child per evaluation), so no case can change another's answer
+const shared = await serve();
+t.teardown(() => shared.close());
+
 t.test('successful evaluation is UNVERIFIABLE with the computed value', async (t) => {
-  const s = await serve();
-  t.teardown(() => s.close());
+  const s = shared;
   const r = await upload(s, { csv: CSV, query: 'sum of price where region = EU' });
   t.equal(r.status, 200);
   t.equal(r.body.status, 'UNVERIFIABLE', 'execution is not verification');
@@ -38,8 +42,7 @@ t.test('successful evaluation is UNVERIFIABLE with the computed value', async (t
 });
 
 t.test('refused query and failed execution are BLOCKED (200)', async (t) => {
-  const s = await serve();
-  t.teardown(() => s.close());
+  const s = shared;
   const v = await upload(s, { csv: CSV, query: 'mean of cost' });
   t.equal(v.status, 200);
   t.equal(v.body.status, 'BLOCKED');
@@ -72,8 +75,7 @@ t.test('sandbox deadline: BLOCKED execution_failure; no sandbox: 503', async (t)
 });
 
 t.test('400 for empty, column-less or malformed CSV and missing parts; 413 for the caps', async (t) => {
-  const s = await serve();
-  t.teardown(() => s.close());
+  const s = shared;
   for (const [csv, why] of [
     ['', 'empty'],
     ['\n\n', 'blank lines only'],
