@@ -10,6 +10,10 @@ import { startServer, testAuthPlugin, TEST_API_KEY } from '../../helpers/server.
  */
 const CSV = 'g,v\n__proto__,1\na,2\nconstructor,3\n__proto__,4\ntoString,5\n';
 
+// one server for the HTTP cases: each upload is evaluated in a fresh sandbox child of its own
+const s = await startServer({ plugins: [testAuthPlugin(), statsPlugin] });
+t.teardown(() => s.close());
+
 t.test('evaluate: every group name is a group', async (t) => {
   const o = evaluate({ query: { aggregate: 'sum', column: 'v', group: 'g' }, columns: { g: ['__proto__', 'a', 'constructor', '__proto__', 'toString'], v: ['1', '2', '3', '4', '5'] }, rows: 5 });
   t.ok(o.ok);
@@ -21,8 +25,6 @@ t.test('evaluate: every group name is a group', async (t) => {
 });
 
 t.test('over HTTP: the "__proto__" group is in computed_value and groups', async (t) => {
-  const s = await startServer({ plugins: [testAuthPlugin(), statsPlugin] });
-  t.teardown(() => s.close());
   const form = new FormData();
   form.append('query', 'sum of v by g');
   form.append('file', new Blob([CSV]), 'data.csv');
@@ -38,8 +40,6 @@ t.test('over HTTP: the "__proto__" group is in computed_value and groups', async
 t.test('over HTTP: a column named "__proto__" is a column like any other', async (t) => {
   // the worker handed the sandbox a plain object of columns: "__proto__" set its prototype, the
   // column never reached the sandbox and the evaluation failed ("evaluation failed", BLOCKED)
-  const s = await startServer({ plugins: [testAuthPlugin(), statsPlugin] });
-  t.teardown(() => s.close());
   const ask = async (query: string) => {
     const form = new FormData();
     form.append('query', query);
