@@ -45,14 +45,20 @@ t.test('a cancelled request: a waiting task never runs, a running one is answere
   const { run } = onePool(t);
   const first = await report(run);
   const ac = new AbortController();
-  const running = kind(run('spin', 300, 30_000, ac.signal));
+  // the running task holds its thread until the gate opens, after the abort: however late this
+  // thread gets to the abort, the waiting task has not started
+  const gate = new SharedArrayBuffer(4);
+  const running = kind(run('hold', gate, 30_000, ac.signal));
   const waiting = kind(run('count', null, 30_000, ac.signal));
-  // queued behind the spin on the same thread: it can only finish after the spin has
+  // queued behind the held task on the same thread: it can only finish after that task has
   const order: string[] = [];
   const behind = run('echo', 'behind').then(() => order.push('behind'));
   void running.then(() => order.push('cancelled'));
   ac.abort();
   t.same(await Promise.all([running, waiting]), ['cancelled', 'cancelled']);
+  const cell = new Int32Array(gate);
+  Atomics.store(cell, 0, 1);
+  Atomics.notify(cell, 0);
   await behind;
   t.same(order, ['cancelled', 'behind'], 'answered before the running task ended');
   const after = await report(run);
