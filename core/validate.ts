@@ -56,7 +56,8 @@ export function compileSchema(schema: object): ValidateFunction {
 export class Validator {
   /** ajv instances by key (draft × coercion), built on first use: /healthz must not wait for them */
   private readonly instances = new Map<string, Ajv>();
-  private readonly schemas: Array<{ schema: object; v2020: boolean }> = [];
+  /** `checked`: the repository's own files, whose meta-schema check is a test (schemas.test) rather than every start-up's */
+  private readonly schemas: Array<{ schema: object; v2020: boolean; checked: boolean }> = [];
   private readonly compiled = new Map<string, ValidateFunction>();
   private readonly ids = new Set<string>();
   private readonly is2020 = new Set<string>();
@@ -66,35 +67,44 @@ export class Validator {
     let a = this.instances.get(key);
     if (!a) {
       a = newAjv(v2020, coerce);
-      for (const s of this.schemas) if (s.v2020 === v2020) a.addSchema(s.schema);
+      // checking ~100 schemas against the meta-schema was most of an instance's ~40 ms build (per
+      // kernel, CLI command and sidecar start); a plugin's schema is still checked here
+      for (const s of this.schemas) if (s.v2020 === v2020) a.addSchema(s.schema, undefined, undefined, !s.checked);
       this.instances.set(key, a);
     }
     return a;
   }
 
-  /** Loads every *.json schema under a directory tree (schemas/ of the repository). */
+  /**
+   * Loads every *.json schema under a directory tree: the repository's schemas/, whose files
+   * test/core/schemas.test.ts checks against their meta-schema, so start-up does not again.
+   */
   loadDir(dir: URL | string): void {
     const root = typeof dir === 'string' ? dir : fileURLToPath(dir);
     const walk = (d: string) => {
       for (const name of readdirSync(d).sort()) {
         const p = join(d, name);
         if (statSync(p).isDirectory()) walk(p);
-        else if (name.endsWith('.json')) this.add(JSON.parse(readFileSync(p, 'utf8')) as object, p);
+        else if (name.endsWith('.json')) this.register(JSON.parse(readFileSync(p, 'utf8')) as object, p, true);
       }
     };
     walk(root);
   }
 
   add(schema: object, origin = 'inline'): void {
+    this.register(schema, origin, false);
+  }
+
+  private register(schema: object, origin: string, checked: boolean): void {
     const id = (schema as { $id?: unknown }).$id;
     if (typeof id !== 'string' || !id) throw new Error(`schema from ${origin} has no $id`);
     if (this.ids.has(id)) throw new Error(`schema ${id} registered twice (${origin})`);
     this.ids.add(id);
     const v2020 = is2020(schema);
     if (v2020) this.is2020.add(id);
-    this.schemas.push({ schema, v2020 });
+    this.schemas.push({ schema, v2020, checked });
     // an instance that already exists gets the schema now; the others get it when they are built
-    for (const [key, a] of this.instances) if (key.startsWith(v2020 ? '2020' : '07')) a.addSchema(schema);
+    for (const [key, a] of this.instances) if (key.startsWith(v2020 ? '2020' : '07')) a.addSchema(schema, undefined, undefined, !checked);
   }
 
   /** every registered schema id (tests compile them all) */
