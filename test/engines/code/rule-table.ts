@@ -2,7 +2,7 @@ import t from 'tap';
 import code, { isBlocking } from '../../../plugins/engines/code/index.js';
 import { analyzeJavaScript, analyzePython, analyzeTypeScript } from '../../../plugins/engines/code/analyze.js';
 import { setFastPython } from '../../../plugins/engines/code/python/parser.js';
-import { startServer, testAuthPlugin, TEST_API_KEY } from '../../helpers/server.js';
+import { startServer, testAuthPlugin, TEST_API_KEY, type TestServer } from '../../helpers/server.js';
 
 /**
  * The shape every rule-gap test of the code engine shares: a table of snippets that must block with
@@ -41,13 +41,24 @@ export function ruleTable(title: string, language: Language, unsafe: Unsafe, saf
 type Row = readonly [name: string, src: string, language: Language];
 
 /**
+ * One code-engine server for every table of the process (rule-tables.test.ts runs them all in one):
+ * requests to /verify/code share no state, and each server costs a worker thread and an engine load.
+ */
+let server: Promise<TestServer> | undefined;
+function codeServer(): Promise<TestServer> {
+  return (server ??= startServer({ plugins: [testAuthPlugin(), code], config: { workers: { threads: 1, task_timeout_ms: 10_000 } } }).then((s) => {
+    t.teardown(() => s.close());
+    return s;
+  }));
+}
+
+/**
  * Registers a test: POST /verify/code answers each `blocked` snippet VERIFIED, admission BLOCKED,
  * is_valid false, and each `admitted` one ADMIT.
  */
 export function blockedOverHttp(title: string, blocked: readonly Row[], admitted: readonly Row[] = []): void {
   t.test(title, async (t) => {
-    const s = await startServer({ plugins: [testAuthPlugin(), code], config: { workers: { threads: 1, task_timeout_ms: 10_000 } } });
-    t.teardown(() => s.close());
+    const s = await codeServer();
     for (const [name, src, language] of blocked) {
       const r = await s.request('POST', '/verify/code', { apiKey: TEST_API_KEY, body: { language, code: src } });
       t.equal(r.status, 200, name);

@@ -1,4 +1,4 @@
-import { ruleTable, blockedOverHttp, pick } from './rule-table.js';
+import { ruleTable, blockedOverHttp, pick } from '../rule-table.js';
 
 /**
  * Two ways to run code the resolver did not follow, each proven safe (VERIFIED, is_valid true,

@@ -1,7 +1,7 @@
 import t from 'tap';
-import { isBlocking } from '../../../plugins/engines/code/index.js';
-import { analyzeTypeScript } from '../../../plugins/engines/code/analyze.js';
-import { blockedOverHttp, pick, ruleTable } from './rule-table.js';
+import { isBlocking } from '../../../../plugins/engines/code/index.js';
+import { analyzeTypeScript } from '../../../../plugins/engines/code/analyze.js';
+import { blockedOverHttp, pick, ruleTable } from '../rule-table.js';
 
 /**
  * A file the program writes and then imports, requires, loads as a Worker or runs as a program was

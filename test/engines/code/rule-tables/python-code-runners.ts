@@ -1,4 +1,4 @@
-import { blockedOverHttp, pick, ruleTable } from './rule-table.js';
+import { blockedOverHttp, pick, ruleTable } from '../rule-table.js';
 
 /**
  * Ways to run arbitrary Python without naming exec/eval/os.system that the engine proved safe

@@ -1,4 +1,4 @@
-import { blockedOverHttp, pick, ruleTable } from './rule-table.js';
+import { blockedOverHttp, pick, ruleTable } from '../rule-table.js';
 
 /**
  * A timer given a computed value that is not a function (a browser stringifies and evaluates it, as

@@ -1,7 +1,7 @@
 import t from 'tap';
-import { gitOptionFinding, gitLaunch, COMPUTED_TAIL } from '../../../plugins/engines/code/git-options.js';
-import { envHookFinding } from '../../../plugins/engines/code/env-hooks.js';
-import { blockedOverHttp, pick, ruleTable } from './rule-table.js';
+import { gitOptionFinding, gitLaunch, COMPUTED_TAIL } from '../../../../plugins/engines/code/git-options.js';
+import { envHookFinding } from '../../../../plugins/engines/code/env-hooks.js';
+import { blockedOverHttp, pick, ruleTable } from '../rule-table.js';
 
 /**
  * git options in an argv that make git run a program — `-c core.sshCommand=…`, `-c core.pager=…`,

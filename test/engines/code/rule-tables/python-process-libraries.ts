@@ -1,4 +1,4 @@
-import { blockedOverHttp, pick, ruleTable } from './rule-table.js';
+import { blockedOverHttp, pick, ruleTable } from '../rule-table.js';
 
 /**
  * Third-party libraries that run programs — pexpect, ptyprocess, sh, plumbum, invoke, fabric,

@@ -1,7 +1,7 @@
 import t from 'tap';
-import { isBlocking } from '../../../plugins/engines/code/index.js';
-import { analyzeTypeScript } from '../../../plugins/engines/code/analyze.js';
-import { blockedOverHttp, ruleTable } from './rule-table.js';
+import { isBlocking } from '../../../../plugins/engines/code/index.js';
+import { analyzeTypeScript } from '../../../../plugins/engines/code/analyze.js';
+import { blockedOverHttp, ruleTable } from '../rule-table.js';
 
 /**
  * JavaScript that compiles or loads code by names the rules did not resolve, each proven safe

@@ -1,4 +1,4 @@
-import { blockedOverHttp, pick, ruleTable } from './rule-table.js';
+import { blockedOverHttp, pick, ruleTable } from '../rule-table.js';
 
 /**
  * Code the engine reads as data, run by a call: doctest runs the `>>>` examples of docstrings, strings

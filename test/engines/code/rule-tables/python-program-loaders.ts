@@ -1,4 +1,4 @@
-import { blockedOverHttp, pick, ruleTable } from './rule-table.js';
+import { blockedOverHttp, pick, ruleTable } from '../rule-table.js';
 
 /**
  * Python that runs a program, a file or arbitrary code through names the rules did not resolve, each

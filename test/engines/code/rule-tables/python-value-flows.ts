@@ -1,6 +1,6 @@
 import t from 'tap';
-import { analyzePython } from '../../../plugins/engines/code/analyze.js';
-import { blockedOverHttp, pick, ruleTable } from './rule-table.js';
+import { analyzePython } from '../../../../plugins/engines/code/analyze.js';
+import { blockedOverHttp, pick, ruleTable } from '../rule-table.js';
 
 /**
  * Python that ran a program or code while the engine answered VERIFIED, is_valid true, ADMIT:

@@ -1,7 +1,7 @@
 import t from 'tap';
-import { launchedProgram } from '../../../plugins/engines/code/launchers.js';
-import { envHookFinding } from '../../../plugins/engines/code/env-hooks.js';
-import { blockedOverHttp, pick, ruleTable } from './rule-table.js';
+import { launchedProgram } from '../../../../plugins/engines/code/launchers.js';
+import { envHookFinding } from '../../../../plugins/engines/code/env-hooks.js';
+import { blockedOverHttp, pick, ruleTable } from '../rule-table.js';
 
 /**
  * A program that launches the program named in its own argv (`env`, `timeout`, `sudo`, `xargs`,

@@ -1,4 +1,4 @@
-import { blockedOverHttp, ruleTable } from './rule-table.js';
+import { blockedOverHttp, ruleTable } from '../rule-table.js';
 
 /**
  * A risky builtin's name bound only by imports was taken to be the import everywhere, so each of these
