@@ -1,5 +1,5 @@
 import t from 'tap';
-import { v, df } from '../../helpers/math.js';
+import { v, df } from '../../../helpers/math.js';
 
 t.test('bare expressions: value with the legacy shape, UNVERIFIABLE', async (t) => {
   const cases: Array<[string, unknown]> = [

@@ -1,6 +1,6 @@
 import t from 'tap';
-import { corpusLines } from '../../../bench/harness.js';
-import { corpus, judge, op, setup } from '../../../bench/engines/math.js';
+import { corpusLines } from '../../../../bench/harness.js';
+import { corpus, judge, op, setup } from '../../../../bench/engines/math.js';
 
 t.test('the whole math corpus: zero wrong outcomes', async (t) => {
   const lines = corpusLines(corpus);

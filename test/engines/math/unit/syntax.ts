@@ -1,6 +1,6 @@
 import t from 'tap';
-import { v, df } from '../../helpers/math.js';
-import { lex } from '../../../plugins/engines/math/syntax.js';
+import { v, df } from '../../../helpers/math.js';
+import { lex } from '../../../../plugins/engines/math/syntax.js';
 
 t.test('disallowed constructs are BLOCKED before evaluation', async (t) => {
   const cases: Array<[string, RegExp]> = [

@@ -1,5 +1,5 @@
 import t from 'tap';
-import { v, df } from '../../helpers/math.js';
+import { v, df } from '../../../helpers/math.js';
 
 const COST = 'math_verifier.compute_cost_exceeded';
 

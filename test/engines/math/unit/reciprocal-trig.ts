@@ -1,5 +1,5 @@
 import t from 'tap';
-import { v, df } from '../../helpers/math.js';
+import { v, df } from '../../../helpers/math.js';
 
 /** sec, csc, cot and their inverses (issue 20): read as 1/cos, 1/sin, cos/sin, acos(1/x), asin(1/x), atan(1/x). */
 t.test('reciprocal identities are decided', async (t) => {

@@ -1,7 +1,7 @@
 import t from 'tap';
-import { v, df } from '../../helpers/math.js';
-import { proofRefOf } from '../../../core/verdict.js';
-import { ENGINE_VERSION } from '../../../plugins/engines/math/engine.js';
+import { v, df } from '../../../helpers/math.js';
+import { proofRefOf } from '../../../../core/verdict.js';
+import { ENGINE_VERSION } from '../../../../plugins/engines/math/engine.js';
 
 t.test('proof_ref binds the input, the parameters and the result', async (t) => {
   const inputs = ['1 + 1 = 2', '1+1=2', '2 + 0 = 2', '(x+1)^2 = x^2+2x+1', '(y+1)^2 = y^2+2y+1', '2+2=5', '2+2=6', 'sin(x)^2+cos(x)^2 = 1'];
