@@ -1,6 +1,6 @@
 import t from 'tap';
-import { corpusLines } from '../../../bench/harness.js';
-import { op, judge, setup } from '../../../bench/engines/sql.js';
+import { corpusLines } from '../../../../bench/harness.js';
+import { op, judge, setup } from '../../../../bench/engines/sql.js';
 
 const lines = corpusLines('sql.jsonl');
 

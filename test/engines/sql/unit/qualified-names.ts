@@ -1,5 +1,5 @@
 import t from 'tap';
-import { run } from './fixtures/helpers.js';
+import { run } from '../fixtures/helpers.js';
 
 /**
  * A qualified table name resolves in the namespace it names, not in the one schema_ddl describes.

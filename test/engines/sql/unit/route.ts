@@ -1,15 +1,15 @@
 import t from 'tap';
-import plugin from '../../../plugins/engines/sql/index.js';
-import { verify } from '../../../plugins/engines/sql/engine.js';
-import { HttpError } from '../../../core/errors.js';
-import { Validator } from '../../../core/validate.js';
-import { renderVerdict } from '../../../core/verdict.js';
-import type { App, EngineHandle, RouteDef } from '../../../core/types.js';
-import { SHOP } from './fixtures/helpers.js';
+import plugin from '../../../../plugins/engines/sql/index.js';
+import { verify } from '../../../../plugins/engines/sql/engine.js';
+import { HttpError } from '../../../../core/errors.js';
+import { Validator } from '../../../../core/validate.js';
+import { renderVerdict } from '../../../../core/verdict.js';
+import type { App, EngineHandle, RouteDef } from '../../../../core/types.js';
+import { SHOP } from '../fixtures/helpers.js';
 
 // the kernel's one validator over the repository's schemas, as the route and `verifier.sql` use it
 const validator = new Validator();
-validator.loadDir(new URL('../../../../schemas/', import.meta.url));
+validator.loadDir(new URL('../../../../../schemas/', import.meta.url));
 const REQ = 'https://proofgate.dev/schemas/sql/verify.request.json';
 const RES = 'https://proofgate.dev/schemas/sql/verify.response.json';
 const validateReq = (v: unknown) => validator.check(REQ, v, 'body').length === 0;

@@ -1,5 +1,5 @@
 import t, { type Test } from 'tap';
-import { run } from './fixtures/helpers.js';
+import { run } from '../fixtures/helpers.js';
 
 async function expectRule(t: Test, q: string, rule: string, extra = {}) {
   const { verdict, rules, r } = await run(q, extra);

@@ -1,8 +1,8 @@
 import t from 'tap';
-import { verify } from '../../../plugins/engines/sql/engine.js';
-import { proofRefOf } from '../../../core/verdict.js';
-import { sha256Hex } from '../../../core/canonical.js';
-import { run, SHOP } from './fixtures/helpers.js';
+import { verify } from '../../../../plugins/engines/sql/engine.js';
+import { proofRefOf } from '../../../../core/verdict.js';
+import { sha256Hex } from '../../../../core/canonical.js';
+import { run, SHOP } from '../fixtures/helpers.js';
 
 t.test('name resolution: aliases, CTEs, derived tables, select-list aliases, correlation', async (t) => {
   for (const q of [
@@ -103,7 +103,7 @@ t.test('sqlite dry run: EXPLAIN QUERY PLAN; engine errors are execution_error', 
   t.ok(ok.f.dry_run.plan.length >= 1);
   // the query is never executed: the schema database is reused per worker, so a CREATE that had
   // run would make the next compile of a query on that table succeed
-  const { dryRun } = await import('../../../plugins/engines/sql/dryrun.js');
+  const { dryRun } = await import('../../../../plugins/engines/sql/dryrun.js');
   t.equal((await dryRun(SHOP, 'CREATE TABLE zz (a INTEGER)')).ok, true);
   const after = await dryRun(SHOP, 'SELECT a FROM zz');
   t.equal(after.ok, false);
@@ -173,7 +173,7 @@ t.test('the schema is never executed as a query (issue 12 item 6)', async (t) =>
 });
 
 t.test('a SQLite database built from schema_ddl is capped and never kept with rows', async (t) => {
-  const { dryRun } = await import('../../../plugins/engines/sql/dryrun.js');
+  const { dryRun } = await import('../../../../plugins/engines/sql/dryrun.js');
   // dryRun is below the gate (the engine only calls it for gated DDL); a DDL that fills a table is refused, not cached
   const filled = await dryRun('CREATE TABLE t (a INTEGER); INSERT INTO t VALUES (1);', 'SELECT a FROM t');
   t.equal(filled.ok, false);

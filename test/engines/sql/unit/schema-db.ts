@@ -1,6 +1,6 @@
 import t from 'tap';
-import { verify } from '../../../plugins/engines/sql/engine.js';
-import { run, SHOP } from './fixtures/helpers.js';
+import { verify } from '../../../../plugins/engines/sql/engine.js';
+import { run, SHOP } from '../fixtures/helpers.js';
 
 t.test('sqlite: the schema is read back from the dry run database; other dialects parse the DDL', async (t) => {
   const lite = await run('SELECT name FROM users WHERE id = 1');
@@ -73,7 +73,7 @@ t.test('the dry run runs only when it can change the verdict', async (t) => {
 });
 
 t.test('the dry run drops trailing separators only, whatever the whitespace inside', async (t) => {
-  const { withoutTrailingSeparators } = await import('../../../plugins/engines/sql/dryrun.js');
+  const { withoutTrailingSeparators } = await import('../../../../plugins/engines/sql/dryrun.js');
   t.equal(withoutTrailingSeparators('SELECT 1 ; \n\t;\u00a0'), 'SELECT 1');
   t.equal(withoutTrailingSeparators('SELECT 1'), 'SELECT 1');
   t.equal(withoutTrailingSeparators(' ;; '), '');
@@ -85,7 +85,7 @@ t.test('the dry run drops trailing separators only, whatever the whitespace insi
 });
 
 t.test('a row in any table of a large schema is found (the probe runs in batches)', async (t) => {
-  const { dryRun } = await import('../../../plugins/engines/sql/dryrun.js');
+  const { dryRun } = await import('../../../../plugins/engines/sql/dryrun.js');
   const many = Array.from({ length: 250 }, (_, i) => `CREATE TABLE t${i} (a INTEGER);`).join('\n');
   t.equal((await dryRun(many, 'SELECT a FROM t249')).ok, true);
   for (const filled of [0, 99, 100, 249]) {

@@ -1,7 +1,7 @@
 import t from 'tap';
-import { mayHoldComment, tokenize } from '../../../plugins/engines/sql/tokens.js';
-import { resolveDialect } from '../../../plugins/engines/sql/dialects.js';
-import { run } from './fixtures/helpers.js';
+import { mayHoldComment, tokenize } from '../../../../plugins/engines/sql/tokens.js';
+import { resolveDialect } from '../../../../plugins/engines/sql/dialects.js';
+import { run } from '../fixtures/helpers.js';
 
 t.test('mayHoldComment is false only when the lexer finds no comment', async (t) => {
   const pieces = ['a', ' ', '-', '#', '/', '*', "'", '"', '`', '[', ']', '$$', '\n', ';', '1', 'E'];
