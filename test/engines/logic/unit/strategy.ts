@@ -1,15 +1,15 @@
 import t from 'tap';
-import { corpusLines } from '../../../bench/harness.js';
-import { judge, setup } from '../../../bench/engines/logic.js';
-import { parseQuery, type Formula } from '../../../plugins/engines/logic/dsl.js';
-import { solve } from '../../../plugins/engines/logic/engine.js';
-import { holds } from '../../../plugins/engines/logic/evaluate.js';
-import { solveIntervals } from '../../../plugins/engines/logic/intervals.js';
-import { MAX_TIMEOUT_MS } from '../../../plugins/engines/logic/outcome.js';
-import { classify } from '../../../plugins/engines/logic/shape.js';
-import { PRESOLVERS_FOR, STRATEGY_FOR } from '../../../plugins/engines/logic/strategy.js';
-import { printTerm } from '../../../plugins/engines/logic/dsl.js';
-import { evaluate } from './evaluate.js';
+import { corpusLines } from '../../../../bench/harness.js';
+import { judge, setup } from '../../../../bench/engines/logic.js';
+import { parseQuery, type Formula } from '../../../../plugins/engines/logic/dsl.js';
+import { solve } from '../../../../plugins/engines/logic/engine.js';
+import { holds } from '../../../../plugins/engines/logic/evaluate.js';
+import { solveIntervals } from '../../../../plugins/engines/logic/intervals.js';
+import { MAX_TIMEOUT_MS } from '../../../../plugins/engines/logic/outcome.js';
+import { classify } from '../../../../plugins/engines/logic/shape.js';
+import { PRESOLVERS_FOR, STRATEGY_FOR } from '../../../../plugins/engines/logic/strategy.js';
+import { printTerm } from '../../../../plugins/engines/logic/dsl.js';
+import { evaluate } from '../evaluate.js';
 
 /**
  * Each strategy choice is pinned to the corpus tags it was measured on (strategy.ts): a change of
@@ -94,7 +94,7 @@ t.test('interval pre-solver: bounds-only conjunctions, with the proof', async (t
 });
 
 t.test('difference pre-solver: shortest paths give a model; a negative cycle is a checked contradiction', async (t) => {
-  const { solveDifferences } = await import('../../../plugins/engines/logic/differences.js');
+  const { solveDifferences } = await import('../../../../plugins/engines/logic/differences.js');
   const chain = formula('(AND (GTE a 0) (LT a b) (LT b c) (LTE c 2))');
   const m = solveDifferences(chain);
   t.ok(m && holds(chain.body, m), 'model satisfies the chain');
@@ -118,7 +118,7 @@ t.test('difference pre-solver: shortest paths give a model; a negative cycle is 
 });
 
 t.test('linear pre-solver: simplex + branch and bound finds integer models, leaves the rest to z3', async (t) => {
-  const { solveLinearConjunction } = await import('../../../plugins/engines/logic/simplex.js');
+  const { solveLinearConjunction } = await import('../../../../plugins/engines/logic/simplex.js');
   const f = formula('(AND (EQ (PLUS (MULT 3 x) (MULT 2 y)) 12) (GT x 0) (GT y 0) (LT (MINUS x y) 5))');
   const m = solveLinearConjunction(f);
   t.ok(m && holds(f.body, m), 'an integer model of 3x + 2y = 12, x, y > 0');

@@ -1,8 +1,8 @@
 import t from 'tap';
 import { init, Z3_error_code, Z3_lbool } from 'z3-solver';
 import type { Solver, Z3LowLevel } from 'z3-solver';
-import { checkNow, isTrap, Z3Trap } from '../../../plugins/engines/logic/check.js';
-import type { Z3Ctx } from '../../../plugins/engines/logic/ops.js';
+import { checkNow, isTrap, Z3Trap } from '../../../../plugins/engines/logic/check.js';
+import type { Z3Ctx } from '../../../../plugins/engines/logic/ops.js';
 
 const api = await init();
 const ctx = new api.Context('logic') as unknown as Z3Ctx;

@@ -1,6 +1,6 @@
 import t, { type Test } from 'tap';
-import { LIMITS, parseQuery, isDslInput, type ParseResult } from '../../../plugins/engines/logic/dsl.js';
-import { OPS } from '../../../plugins/engines/logic/ops.js';
+import { LIMITS, parseQuery, isDslInput, type ParseResult } from '../../../../plugins/engines/logic/dsl.js';
+import { OPS } from '../../../../plugins/engines/logic/ops.js';
 
 function ok(tt: Test, r: ParseResult) {
   if (!r.ok) tt.fail(`expected a formula, got ${r.kind}: ${r.message}`);

@@ -1,6 +1,6 @@
 import t from 'tap';
-import { solve, warmup, z3Threads } from '../../../plugins/engines/logic/engine.js';
-import { evaluate } from './evaluate.js';
+import { solve, warmup, z3Threads } from '../../../../plugins/engines/logic/engine.js';
+import { evaluate } from '../evaluate.js';
 
 /** Cubes summing to 33: the smallest solution has 16-digit numbers; z3 cannot finish it in a second. */
 const HARD_CUBES = '(EQ (PLUS (POW x 3) (POW y 3) (POW z 3)) 33)';
@@ -18,9 +18,8 @@ function pigeonhole(holes: number): string {
   return `(AND ${parts.join(' ')})`;
 }
 
-t.before(async () => {
-  await warmup();
-});
+// z3 loaded before the first case (a top-level await: these tests share a process with others, see unit.test.ts)
+await warmup();
 
 t.test('SAT answers carry a model that satisfies the formula', async (t) => {
   const sat = [

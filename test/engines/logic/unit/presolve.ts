@@ -1,13 +1,13 @@
 import t from 'tap';
-import { checkCombination } from '../../../plugins/engines/logic/certificate.js';
-import { negativeCycle } from '../../../plugins/engines/logic/differences.js';
-import { checkOverload, findOverload, scheduleModel } from '../../../plugins/engines/logic/disjunctive.js';
-import { parseQuery, printTerm, type Formula } from '../../../plugins/engines/logic/dsl.js';
-import { solve } from '../../../plugins/engines/logic/engine.js';
-import { solveFinite } from '../../../plugins/engines/logic/finite.js';
-import { presolve } from '../../../plugins/engines/logic/presolve.js';
-import { classify } from '../../../plugins/engines/logic/shape.js';
-import { evaluate } from './evaluate.js';
+import { checkCombination } from '../../../../plugins/engines/logic/certificate.js';
+import { negativeCycle } from '../../../../plugins/engines/logic/differences.js';
+import { checkOverload, findOverload, scheduleModel } from '../../../../plugins/engines/logic/disjunctive.js';
+import { parseQuery, printTerm, type Formula } from '../../../../plugins/engines/logic/dsl.js';
+import { solve } from '../../../../plugins/engines/logic/engine.js';
+import { solveFinite } from '../../../../plugins/engines/logic/finite.js';
+import { presolve } from '../../../../plugins/engines/logic/presolve.js';
+import { classify } from '../../../../plugins/engines/logic/shape.js';
+import { evaluate } from '../evaluate.js';
 
 /**
  * The pre-solvers that answer without z3: an UNSAT only with a contradiction that an independent

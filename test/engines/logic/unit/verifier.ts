@@ -1,8 +1,8 @@
 import t from 'tap';
-import { EngineError } from '../../../core/workers.js';
-import { createLogicVerifier, POOL_GRACE_MS } from '../../../plugins/engines/logic/verifier.js';
-import { verdictReply } from '../../../plugins/engines/logic/verdict.js';
-import type { SolveOutcome } from '../../../plugins/engines/logic/outcome.js';
+import { EngineError } from '../../../../core/workers.js';
+import { createLogicVerifier, POOL_GRACE_MS } from '../../../../plugins/engines/logic/verifier.js';
+import { verdictReply } from '../../../../plugins/engines/logic/verdict.js';
+import type { SolveOutcome } from '../../../../plugins/engines/logic/outcome.js';
 
 /** The flow around the worker, with the worker replaced: deadlines, crashes, and what reaches it. */
 function verifier(run: (fn: string, input: any, opts: any) => Promise<any>, timeoutMs?: number) {

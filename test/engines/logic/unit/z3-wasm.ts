@@ -1,6 +1,6 @@
 import t from 'tap';
-import { keptRanges, z3Module } from '../../../plugins/engines/logic/z3-wasm.js';
-import { solve, warmup } from '../../../plugins/engines/logic/engine.js';
+import { keptRanges, z3Module } from '../../../../plugins/engines/logic/z3-wasm.js';
+import { solve, warmup } from '../../../../plugins/engines/logic/engine.js';
 
 interface Wasm {
   validate(bytes: Uint8Array): boolean;

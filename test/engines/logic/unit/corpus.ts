@@ -1,10 +1,10 @@
 import t from 'tap';
-import { corpusLines } from '../../../bench/harness.js';
-import { judge, setup } from '../../../bench/engines/logic.js';
-import { solve } from '../../../plugins/engines/logic/engine.js';
-import { MAX_TIMEOUT_MS } from '../../../plugins/engines/logic/outcome.js';
-import { evaluate } from './evaluate.js';
-import type { SolveOutcome } from '../../../plugins/engines/logic/outcome.js';
+import { corpusLines } from '../../../../bench/harness.js';
+import { judge, setup } from '../../../../bench/engines/logic.js';
+import { solve } from '../../../../plugins/engines/logic/engine.js';
+import { MAX_TIMEOUT_MS } from '../../../../plugins/engines/logic/outcome.js';
+import { evaluate } from '../evaluate.js';
+import type { SolveOutcome } from '../../../../plugins/engines/logic/outcome.js';
 
 t.test('the whole logic corpus through the engine: zero wrong, zero error', async (t) => {
   const lines = corpusLines('logic.jsonl');
