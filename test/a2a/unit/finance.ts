@@ -1,7 +1,7 @@
 import t from 'tap';
-import { checkFinancialPayload, createFinanceGuard, FINANCE_INLINE_ITEMS, toDecimal } from '../../plugins/a2a/guards/finance.js';
-import type { GuardContext } from '../../plugins/a2a/guards/types.js';
-import { invoice } from '../helpers/a2a.js';
+import { checkFinancialPayload, createFinanceGuard, FINANCE_INLINE_ITEMS, toDecimal } from '../../../plugins/a2a/guards/finance.js';
+import type { GuardContext } from '../../../plugins/a2a/guards/types.js';
+import { invoice } from '../../helpers/a2a.js';
 
 const check = (items: unknown[], claimed: unknown) => checkFinancialPayload(invoice(items, claimed));
 

@@ -1,5 +1,5 @@
 import t from 'tap';
-import { PairBuckets } from '../../plugins/a2a/token-bucket.js';
+import { PairBuckets } from '../../../plugins/a2a/token-bucket.js';
 
 function fakeClock(start = 1_000_000) {
   let now = start;

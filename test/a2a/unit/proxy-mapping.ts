@@ -1,8 +1,8 @@
 import t from 'tap';
-import { mapMessage } from '../../plugins/a2a/proxy/mapping.js';
-import { parsePeers, parseTrustedIssuers } from '../../plugins/a2a/proxy/config.js';
-import { parseRpc } from '../../plugins/a2a/proxy/jsonrpc.js';
-import { cardSigningBytes } from '../../plugins/a2a/proxy/cards.js';
+import { mapMessage } from '../../../plugins/a2a/proxy/mapping.js';
+import { parsePeers, parseTrustedIssuers } from '../../../plugins/a2a/proxy/config.js';
+import { parseRpc } from '../../../plugins/a2a/proxy/jsonrpc.js';
+import { cardSigningBytes } from '../../../plugins/a2a/proxy/cards.js';
 
 /** Units of the proxy: message → guard payloads, JSON-RPC envelope, peer and issuer settings, card bytes. */
 const invoice = { claimed_total: '5', line_items: [{ amount: '5' }] };

@@ -2,15 +2,15 @@ import { createPublicKey } from 'node:crypto';
 import { compactVerify } from 'jose';
 import { pino } from 'pino';
 import t from 'tap';
-import { Metrics } from '../../core/metrics.js';
-import { A2AGateway } from '../../plugins/a2a/gateway.js';
-import { createFinanceGuard } from '../../plugins/a2a/guards/finance.js';
-import { GuardRegistry } from '../../plugins/a2a/guards/registry.js';
-import { A2AMetrics } from '../../plugins/a2a/metrics.js';
-import { SenderAuthenticator } from '../../plugins/a2a/sender-auth.js';
-import { loadSigningKey, type VerdictSigner } from '../../plugins/a2a/signer.js';
-import { TrustBoundary } from '../../plugins/a2a/trust-boundary.js';
-import { decodeJwt, invoice, KEY_PEM, message } from '../helpers/a2a.js';
+import { Metrics } from '../../../core/metrics.js';
+import { A2AGateway } from '../../../plugins/a2a/gateway.js';
+import { createFinanceGuard } from '../../../plugins/a2a/guards/finance.js';
+import { GuardRegistry } from '../../../plugins/a2a/guards/registry.js';
+import { A2AMetrics } from '../../../plugins/a2a/metrics.js';
+import { SenderAuthenticator } from '../../../plugins/a2a/sender-auth.js';
+import { loadSigningKey, type VerdictSigner } from '../../../plugins/a2a/signer.js';
+import { TrustBoundary } from '../../../plugins/a2a/trust-boundary.js';
+import { decodeJwt, invoice, KEY_PEM, message } from '../../helpers/a2a.js';
 
 /** the verdict is signed off the event loop; a signature that fails leaves no verdict at all (fail closed) */
 function gateway(signer: VerdictSigner, metrics = new A2AMetrics(new Metrics())): A2AGateway {

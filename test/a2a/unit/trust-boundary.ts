@@ -1,6 +1,6 @@
 import t from 'tap';
-import { TrustBoundary, type TrustPolicy } from '../../plugins/a2a/trust-boundary.js';
-import { parseBlockedPairs, parseBlocklist, parseTrustedAgents, TrustConfigError } from '../../plugins/a2a/trust-config.js';
+import { TrustBoundary, type TrustPolicy } from '../../../plugins/a2a/trust-boundary.js';
+import { parseBlockedPairs, parseBlocklist, parseTrustedAgents, TrustConfigError } from '../../../plugins/a2a/trust-config.js';
 
 function boundary(p: Partial<TrustPolicy> & { trusted?: string | unknown[]; blocked?: string[]; pairs?: string[] } = {}, clock?: () => number) {
   return new TrustBoundary({

@@ -1,5 +1,5 @@
 import t from 'tap';
-import { checkLogicPayload } from '../../plugins/a2a/guards/logic.js';
+import { checkLogicPayload } from '../../../plugins/a2a/guards/logic.js';
 
 t.test('no contradiction is forwarded', async (t) => {
   const r = checkLogicPayload({ assertions: [{ claim: 'x > 1', negated: false }, { claim: 'y = 2', negated: true }] });

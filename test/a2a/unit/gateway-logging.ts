@@ -1,16 +1,16 @@
 import { Writable } from 'node:stream';
 import { pino, type Logger } from 'pino';
 import t from 'tap';
-import { Metrics } from '../../core/metrics.js';
-import { A2AGateway } from '../../plugins/a2a/gateway.js';
-import { createFinanceGuard } from '../../plugins/a2a/guards/finance.js';
-import { GuardRegistry } from '../../plugins/a2a/guards/registry.js';
-import type { Guard } from '../../plugins/a2a/guards/types.js';
-import { A2AMetrics } from '../../plugins/a2a/metrics.js';
-import { SenderAuthenticator } from '../../plugins/a2a/sender-auth.js';
-import { loadSigningKey } from '../../plugins/a2a/signer.js';
-import { TrustBoundary } from '../../plugins/a2a/trust-boundary.js';
-import { invoice, KEY_PEM, message } from '../helpers/a2a.js';
+import { Metrics } from '../../../core/metrics.js';
+import { A2AGateway } from '../../../plugins/a2a/gateway.js';
+import { createFinanceGuard } from '../../../plugins/a2a/guards/finance.js';
+import { GuardRegistry } from '../../../plugins/a2a/guards/registry.js';
+import type { Guard } from '../../../plugins/a2a/guards/types.js';
+import { A2AMetrics } from '../../../plugins/a2a/metrics.js';
+import { SenderAuthenticator } from '../../../plugins/a2a/sender-auth.js';
+import { loadSigningKey } from '../../../plugins/a2a/signer.js';
+import { TrustBoundary } from '../../../plugins/a2a/trust-boundary.js';
+import { invoice, KEY_PEM, message } from '../../helpers/a2a.js';
 
 /**
  * The request's logger reaches the gateway as a getter: it is built only when a line is written

@@ -1,9 +1,9 @@
 import t from 'tap';
-import { analyzeCode, initPython } from '../../plugins/engines/code/analyze.js';
-import { CODE_INLINE_CHARS, createCodeGuard, type SyntaxAnalyzer } from '../../plugins/a2a/guards/code.js';
-import { scanHeuristics, HEURISTICS } from '../../plugins/a2a/guards/code-heuristics.js';
-import type { SyntaxAnalysis } from '../../plugins/a2a/guards/code-layer1.js';
-import type { GuardContext } from '../../plugins/a2a/guards/types.js';
+import { analyzeCode, initPython } from '../../../plugins/engines/code/analyze.js';
+import { CODE_INLINE_CHARS, createCodeGuard, type SyntaxAnalyzer } from '../../../plugins/a2a/guards/code.js';
+import { scanHeuristics, HEURISTICS } from '../../../plugins/a2a/guards/code-heuristics.js';
+import type { SyntaxAnalysis } from '../../../plugins/a2a/guards/code-layer1.js';
+import type { GuardContext } from '../../../plugins/a2a/guards/types.js';
 
 const freshCtx = () => ({ signal: new AbortController().signal }) as GuardContext;
 
@@ -18,9 +18,8 @@ function guardSeeing(analysis: SyntaxAnalysis) {
   return createCodeGuard({ analyzer: () => ({ analyze: async () => analysis }) });
 }
 
-t.before(async () => {
-  await initPython();
-});
+// the Python grammar loaded before the first case (a top-level await: this file shares a process, see unit.test.ts)
+await initPython();
 
 t.test('layer 1 (syntax tree) blocks the spec’s calls, receiver methods and imports', async (t) => {
   const cases: Array<[string, string]> = [

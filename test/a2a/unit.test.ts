@@ -1,0 +1,13 @@
+/**
+ * The A2A gateway's in-process tests (test/a2a/unit/), run in one test process: guards, buckets,
+ * the trust boundary, signing and logging, with no server. A process per file cost the suite a
+ * Node start and the test runner's loaders each, for tests that run in milliseconds.
+ */
+import './unit/code-guard.js';
+import './unit/finance.js';
+import './unit/gateway-logging.js';
+import './unit/gateway-signing.js';
+import './unit/logic.js';
+import './unit/proxy-mapping.js';
+import './unit/token-bucket.js';
+import './unit/trust-boundary.js';
