@@ -2,7 +2,7 @@ import t from 'tap';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ConfigError, envVars, loadConfig } from '../../core/config.js';
+import { ConfigError, envVars, loadConfig } from '../../../core/config.js';
 
 const secrets = { SVC_JWT_SECRET_KEY: 'j'.repeat(32), SVC_API_KEY_LOOKUP_SECRET: 'l'.repeat(32) };
 
@@ -90,7 +90,7 @@ t.test('environment overrides the file', async (t) => {
 
 t.test('every setting with an environment variable is documented in the README', async (t) => {
   const { readFileSync } = await import('node:fs');
-  const readme = readFileSync(new URL('../../../README.md', import.meta.url), 'utf8');
+  const readme = readFileSync(new URL('../../../../README.md', import.meta.url), 'utf8');
   for (const v of envVars()) t.ok(readme.includes('`' + v.name + '`'), `${v.name} is in README.md`);
 });
 

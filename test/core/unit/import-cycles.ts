@@ -2,13 +2,13 @@ import t from 'tap';
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { sourceFiles } from '../helpers/sources.js';
+import { sourceFiles } from '../../helpers/sources.js';
 
 /**
  * No import circles in the sources (type-only imports included): a circle makes module
  * initialisation order matter and hides which file owns what.
  */
-const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+const ROOT = fileURLToPath(new URL('../../../../', import.meta.url));
 const IMPORT = /(?:^|\n)\s*(?:import|export)\s+(?:type\s+)?[^'";]*?from\s+['"](\.[^'"]+)['"]/g;
 
 export function importCycles(roots: string[]): string[][] {

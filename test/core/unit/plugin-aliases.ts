@@ -1,6 +1,6 @@
 import t from 'tap';
-import { resolvePlugins } from '../../core/plugin.js';
-import type { Plugin } from '../../core/types.js';
+import { resolvePlugins } from '../../../core/plugin.js';
+import type { Plugin } from '../../../core/types.js';
 
 const plugin = (name: string, aliases?: string[]): Plugin => ({ name, aliases, register: () => undefined });
 

@@ -3,14 +3,14 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { collectionOwners, seamViolations } from '../helpers/plugin-seams.js';
+import { collectionOwners, seamViolations } from '../../helpers/plugin-seams.js';
 
 /**
  * The seams of docs/plugins.md ("Layout of a plugin"): a plugin reaches another only through its
  * index.ts and its services, never through its other files or its store collections; every engine
  * plugin has the same file layout.
  */
-const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+const ROOT = fileURLToPath(new URL('../../../../', import.meta.url));
 const PLUGINS = join(ROOT, 'plugins');
 const ENGINES = join(PLUGINS, 'engines');
 
