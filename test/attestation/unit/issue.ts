@@ -1,10 +1,10 @@
 import { verify as cryptoVerify } from 'node:crypto';
 import t from 'tap';
 import { decodeProtectedHeader, jwtVerify } from 'jose';
-import { sha256Ref } from '../../core/canonical.js';
-import { blocked, unverifiable, verified, type DiagnosticResult } from '../../core/verdict.js';
-import { subjectOf } from '../../plugins/attestation/issue.js';
-import { kit, proven } from '../helpers/attestation/fixtures.js';
+import { sha256Ref } from '../../../core/canonical.js';
+import { blocked, unverifiable, verified, type DiagnosticResult } from '../../../core/verdict.js';
+import { subjectOf } from '../../../plugins/attestation/issue.js';
+import { kit, proven } from '../../helpers/attestation/fixtures.js';
 
 t.test('success: ISSUED with an ES256 token carrying the nested svc claim', async (t) => {
   const k = await kit();

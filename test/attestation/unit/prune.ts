@@ -3,13 +3,13 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
-import { LmdbStore } from '../../core/store-lmdb.js';
-import { createIssuer, uuidv7 } from '../../plugins/attestation/issue.js';
-import { loadSigningKey } from '../../plugins/attestation/keys.js';
-import { RecordPruner } from '../../plugins/attestation/prune.js';
-import type { AttestationRecord } from '../../plugins/attestation/types.js';
-import { createVerifier } from '../../plugins/attestation/verify.js';
-import { attestationConfig, proven } from '../helpers/attestation/fixtures.js';
+import { LmdbStore } from '../../../core/store-lmdb.js';
+import { createIssuer, uuidv7 } from '../../../plugins/attestation/issue.js';
+import { loadSigningKey } from '../../../plugins/attestation/keys.js';
+import { RecordPruner } from '../../../plugins/attestation/prune.js';
+import type { AttestationRecord } from '../../../plugins/attestation/types.js';
+import { createVerifier } from '../../../plugins/attestation/verify.js';
+import { attestationConfig, proven } from '../../helpers/attestation/fixtures.js';
 
 const log = pino({ level: 'silent' });
 
@@ -66,7 +66,7 @@ t.test('expired records are pruned after the grace period; live ones stay revoca
 });
 
 t.test('records are stored compactly and read back unchanged', async (t) => {
-  const { attestationCodec } = await import('../../plugins/attestation/compact.js');
+  const { attestationCodec } = await import('../../../plugins/attestation/compact.js');
   const rec: AttestationRecord = {
     id: 'att_x', org_id: 'org_a', iss: 'did:svc:node:staging', kid: 'did:svc:node:staging#key-1', sub: 'sha256:' + '01'.repeat(32), iat: 1, exp: 2,
     result: { status: 'VERIFIED', verified: true, engine: 'math', confidence: 1 }, query_hash: 'sha256:' + '02'.repeat(32), proof_hash: 'sha256:' + '03'.repeat(32),
@@ -79,7 +79,7 @@ t.test('records are stored compactly and read back unchanged', async (t) => {
   t.equal((stored as unknown[])[0], 1, 'a sub that is not the hash of the pair is stored as it is (layout 1)');
 
   // what the issuer writes: sub is the hash of the pair, kid a fragment of iss; none of it is stored
-  const { subjectOf } = await import('../../plugins/attestation/issue.js');
+  const { subjectOf } = await import('../../../plugins/attestation/issue.js');
   const issued: AttestationRecord = { ...rec, sub: subjectOf(rec.query_hash, rec.proof_hash), iat: 1_800_000_000, exp: 1_800_003_600 };
   const lean = attestationCodec.encode(issued, 'att_x') as unknown[];
   t.equal(lean[0], 2);
@@ -96,7 +96,7 @@ t.test('records are stored compactly and read back unchanged', async (t) => {
 });
 
 t.test('a record whose sub or hashes changed after issuance is stored with every field', async (t) => {
-  const { attestationCodec } = await import('../../plugins/attestation/compact.js');
+  const { attestationCodec } = await import('../../../plugins/attestation/compact.js');
   const dir = mkdtempSync(join(tmpdir(), 'pg-subject-'));
   const store = new LmdbStore(dir);
   t.teardown(async () => {

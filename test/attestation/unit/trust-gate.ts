@@ -1,9 +1,9 @@
 import t from 'tap';
-import { sha256Ref } from '../../core/canonical.js';
-import { blocked, unverifiable, verified, type DiagnosticResult } from '../../core/verdict.js';
-import { BATCH_SIGNING_ERROR, gateBatchMathItem, trustGate, TRUST_GATE } from '../../plugins/attestation/index.js';
-import { kit, proven } from '../helpers/attestation/fixtures.js';
-import { claimsFor, es256, HEADER, otherKey } from '../helpers/attestation/forge.js';
+import { sha256Ref } from '../../../core/canonical.js';
+import { blocked, unverifiable, verified, type DiagnosticResult } from '../../../core/verdict.js';
+import { BATCH_SIGNING_ERROR, gateBatchMathItem, trustGate, TRUST_GATE } from '../../../plugins/attestation/index.js';
+import { kit, proven } from '../../helpers/attestation/fixtures.js';
+import { claimsFor, es256, HEADER, otherKey } from '../../helpers/attestation/forge.js';
 
 const Q = '2+2=4';
 
