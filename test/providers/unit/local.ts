@@ -1,7 +1,7 @@
 import t from 'tap';
-import { translateMath, LOCAL_PROVIDER } from '../../plugins/providers/index.js';
-import { localProvider, print } from '../../plugins/providers/local.js';
-import { tokenize } from '../../plugins/providers/phrases.js';
+import { translateMath, LOCAL_PROVIDER } from '../../../plugins/providers/index.js';
+import { localProvider, print } from '../../../plugins/providers/local.js';
+import { tokenize } from '../../../plugins/providers/phrases.js';
 
 t.test('plain arithmetic phrasing becomes a math-engine expression', async (t) => {
   const cases: Array<[string, string]> = [

@@ -1,9 +1,9 @@
 import t, { type Test } from 'tap';
-import { openAiProvider } from '../../plugins/providers/openai.js';
-import { anthropicProvider, ANTHROPIC_VERSION } from '../../plugins/providers/anthropic.js';
-import { MAX_RESPONSE_BYTES } from '../../plugins/providers/http.js';
-import type { Provider } from '../../plugins/providers/types.js';
-import { mathJson, startFakeLlm, type Behaviour, type FakeLlm } from '../helpers/fake-llm.js';
+import { openAiProvider } from '../../../plugins/providers/openai.js';
+import { anthropicProvider, ANTHROPIC_VERSION } from '../../../plugins/providers/anthropic.js';
+import { MAX_RESPONSE_BYTES } from '../../../plugins/providers/http.js';
+import type { Provider } from '../../../plugins/providers/types.js';
+import { mathJson, startFakeLlm, type Behaviour, type FakeLlm } from '../../helpers/fake-llm.js';
 
 /** the deadline of the one test about deadlines; the others get a generous one, so a loaded machine cannot turn their answer into a timeout */
 const TIMEOUT_MS = 200;

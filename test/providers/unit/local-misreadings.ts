@@ -1,6 +1,6 @@
 import t from 'tap';
-import { translateMath } from '../../plugins/providers/index.js';
-import { localProvider } from '../../plugins/providers/local.js';
+import { translateMath } from '../../../plugins/providers/index.js';
+import { localProvider } from '../../../plugins/providers/local.js';
 
 /**
  * Sentences the local translator used to read as something other than what they say. Each was a

@@ -1,7 +1,7 @@
 import t from 'tap';
-import { createTranslator, providersFrom, ProviderError } from '../../plugins/providers/index.js';
-import type { Config } from '../../core/config.js';
-import type { Provider } from '../../plugins/providers/types.js';
+import { createTranslator, providersFrom, ProviderError } from '../../../plugins/providers/index.js';
+import type { Config } from '../../../core/config.js';
+import type { Provider } from '../../../plugins/providers/types.js';
 
 const llm = (over: Partial<Config['llm']> = {}): Config['llm'] => ({
   provider: 'local',

@@ -1,9 +1,9 @@
 import t, { type Test } from 'tap';
-import { openAiProvider } from '../../plugins/providers/openai.js';
-import { anthropicProvider } from '../../plugins/providers/anthropic.js';
-import { firstObject, MAX_ECHO_CHARS, MAX_OBJECT_CHARS, untrustedReply } from '../../plugins/providers/output.js';
-import type { Provider } from '../../plugins/providers/types.js';
-import { startFakeLlm, type Behaviour } from '../helpers/fake-llm.js';
+import { openAiProvider } from '../../../plugins/providers/openai.js';
+import { anthropicProvider } from '../../../plugins/providers/anthropic.js';
+import { firstObject, MAX_ECHO_CHARS, MAX_OBJECT_CHARS, untrustedReply } from '../../../plugins/providers/output.js';
+import type { Provider } from '../../../plugins/providers/types.js';
+import { startFakeLlm, type Behaviour } from '../../helpers/fake-llm.js';
 
 // Real model replies: the spec's translation object without is_math, JSON in fences or prose,
 // numbers as strings. Each is read; anything else is refused with the reply kept as untrusted data.
