@@ -1,7 +1,7 @@
 import t from 'tap';
-import { isBlocking } from '../../../plugins/engines/code/index.js';
-import { analyzeCode, initPython } from '../../../plugins/engines/code/analyze.js';
-import type { Language } from '../../../plugins/engines/code/types.js';
+import { isBlocking } from '../../../../plugins/engines/code/index.js';
+import { analyzeCode, initPython } from '../../../../plugins/engines/code/analyze.js';
+import type { Language } from '../../../../plugins/engines/code/types.js';
 
 /**
  * Issue 20's code findings, each with the true example that must raise it (and block) and the false
@@ -44,9 +44,8 @@ const FALSE: Array<[name: string, language: Language, code: string, rule: string
   ['JS key from the environment', 'javascript', 'const crypto = require("crypto");\nconst h = crypto.createHmac("sha256", process.env.KEY);\n', 'javascript.secrets.literal_crypto_key'],
 ];
 
-t.before(async () => {
-  await initPython();
-});
+// the grammar loaded before the first case (a top-level await: this file shares a process, see unit.test.ts)
+await initPython();
 
 t.test('each data finding: the true example raises it and blocks', async (t) => {
   for (const [name, language, code, rule] of TRUE) {

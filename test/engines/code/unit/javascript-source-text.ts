@@ -1,7 +1,7 @@
 import t from 'tap';
-import code, { isBlocking } from '../../../plugins/engines/code/index.js';
-import { analyzeJavaScript, analyzeTypeScript } from '../../../plugins/engines/code/analyze.js';
-import { startServer, testAuthPlugin, TEST_API_KEY } from '../../helpers/server.js';
+import code, { isBlocking } from '../../../../plugins/engines/code/index.js';
+import { analyzeJavaScript, analyzeTypeScript } from '../../../../plugins/engines/code/analyze.js';
+import { startServer, testAuthPlugin, TEST_API_KEY } from '../../../helpers/server.js';
 
 /**
  * JavaScript/TypeScript the engine read as something other than what runs, each VERIFIED is_valid

@@ -1,8 +1,8 @@
 import t from 'tap';
-import { isBlocking } from '../../../plugins/engines/code/index.js';
-import { analyzeCode, initPython } from '../../../plugins/engines/code/analyze.js';
-import type { Language } from '../../../plugins/engines/code/types.js';
-import { message, startA2A, TEST_API_KEY } from '../../helpers/a2a.js';
+import { isBlocking } from '../../../../plugins/engines/code/index.js';
+import { analyzeCode, initPython } from '../../../../plugins/engines/code/analyze.js';
+import type { Language } from '../../../../plugins/engines/code/types.js';
+import { message, startA2A, TEST_API_KEY } from '../../../helpers/a2a.js';
 
 /**
  * Issue 12 item 4: a module alias or re-binding never hides a dangerous call. Every row names the
@@ -55,9 +55,8 @@ const JAVASCRIPT: Row[] = [
   ['recon through spawnSync alias', 'javascript', 'const { spawnSync: s } = require("child_process");\ns("whoami");\n', 'javascript.process.host_recon'],
 ];
 
-t.before(async () => {
-  await initPython();
-});
+// the grammar loaded before the first case (a top-level await: this file shares a process, see unit.test.ts)
+await initPython();
 
 t.test('alias table: every aliased dangerous call raises its rule and blocks', async (t) => {
   for (const [name, language, code, rule] of [...PYTHON, ...JAVASCRIPT]) {

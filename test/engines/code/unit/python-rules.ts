@@ -1,7 +1,7 @@
 import t from 'tap';
-import { isBlocking } from '../../../plugins/engines/code/index.js';
-import { analyzePython } from '../../../plugins/engines/code/analyze.js';
-import { verify } from '../../../plugins/engines/code/engine.js';
+import { isBlocking } from '../../../../plugins/engines/code/index.js';
+import { analyzePython } from '../../../../plugins/engines/code/analyze.js';
+import { verify } from '../../../../plugins/engines/code/engine.js';
 
 /**
  * Per-rule cases for Python: each unsafe case must produce a blocking finding with the named rule,

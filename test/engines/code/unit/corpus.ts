@@ -1,6 +1,6 @@
 import t from 'tap';
-import { corpusLines } from '../../../bench/harness.js';
-import { corpus, judge, op, setup } from '../../../bench/engines/code.js';
+import { corpusLines } from '../../../../bench/harness.js';
+import { corpus, judge, op, setup } from '../../../../bench/engines/code.js';
 
 t.test('whole code corpus: zero wrong, zero error', async (t) => {
   const lines = corpusLines(corpus);

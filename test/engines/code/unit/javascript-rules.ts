@@ -1,6 +1,6 @@
 import t from 'tap';
-import { isBlocking } from '../../../plugins/engines/code/index.js';
-import { analyzeJavaScript, analyzeTypeScript } from '../../../plugins/engines/code/analyze.js';
+import { isBlocking } from '../../../../plugins/engines/code/index.js';
+import { analyzeJavaScript, analyzeTypeScript } from '../../../../plugins/engines/code/analyze.js';
 
 type Case = [name: string, code: string, rule: string];
 

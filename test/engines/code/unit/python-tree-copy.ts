@@ -1,8 +1,8 @@
 import t from 'tap';
-import { corpusLines } from '../../../bench/harness.js';
-import { analyzePython } from '../../../plugins/engines/code/analyze.js';
-import { checkDirectWalk, initPython } from '../../../plugins/engines/code/python/parser.js';
-import { checkRawWalk } from '../../../plugins/engines/code/python/ts-raw.js';
+import { corpusLines } from '../../../../bench/harness.js';
+import { analyzePython } from '../../../../plugins/engines/code/analyze.js';
+import { checkDirectWalk, initPython } from '../../../../plugins/engines/code/python/parser.js';
+import { checkRawWalk } from '../../../../plugins/engines/code/python/ts-raw.js';
 
 /**
  * The Python tree is copied by reading web-tree-sitter's wasm memory (python/ts-mem.ts), bypassing
