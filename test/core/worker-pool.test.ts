@@ -16,7 +16,7 @@ function onePool(t: Test, threads = 1) {
   return { pools, run, name };
 }
 
-const report = (r: ReturnType<typeof onePool>['run']) => r<{ threadId: number; counted: number }>('countReport', null);
+const report = (r: ReturnType<typeof onePool>['run']) => r<{ threadId: number; counted: number; countedAt: Array<{ at: number; input: unknown }> }>('countReport', null);
 const kind = (p: Promise<unknown>) => p.then(() => 'ok', (e: EngineError) => e.kind);
 
 t.test('a task past its deadline while running ends its thread; the tasks queued behind it on that thread run on the next', async (t) => {
@@ -49,11 +49,12 @@ t.test('a cancelled request: a waiting task never runs, a running one is answere
   // thread gets to the abort, the waiting task has not started
   const gate = new SharedArrayBuffer(4);
   const running = kind(run('hold', gate, 30_000, ac.signal));
-  const waiting = kind(run('count', null, 30_000, ac.signal));
+  const waiting = kind(run('count', 'the waiting task', 30_000, ac.signal));
   // queued behind the held task on the same thread: it can only finish after that task has
   const order: string[] = [];
   const behind = run('echo', 'behind').then(() => order.push('behind'));
   void running.then(() => order.push('cancelled'));
+  const abortedAt = Date.now();
   ac.abort();
   t.same(await Promise.all([running, waiting]), ['cancelled', 'cancelled']);
   const cell = new Int32Array(gate);
@@ -63,7 +64,7 @@ t.test('a cancelled request: a waiting task never runs, a running one is answere
   t.same(order, ['cancelled', 'behind'], 'answered before the running task ended');
   const after = await report(run);
   t.equal(after.threadId, first.threadId, 'a dropped request does not cost a warm thread');
-  t.equal(after.counted, 0, 'the waiting task never ran');
+  t.equal(after.counted, 0, `the waiting task never ran (aborted at ${abortedAt}; counted: ${JSON.stringify(after.countedAt)})`);
   t.equal(await kind(run('echo', 1, 30_000, ac.signal)), 'cancelled', 'a task of a request already cancelled is not sent');
 });
 
