@@ -100,25 +100,41 @@ export async function startServer(
     warmEngines?: boolean;
   } = {},
 ): Promise<TestServer> {
+  const ownDir = !opts.dataDir;
   const dataDir = opts.dataDir ?? mkdtempSync(join(tmpdir(), 'proofgate-test-'));
-  const config = loadConfig({
-    env: opts.env ?? {},
-    file: null,
-    overrides: {
-      log_level: 'SILENT',
-      data_dir: dataDir,
-      ...opts.config,
-      a2a: opts.config?.a2a ?? TEST_A2A,
-      server: { port: 0, host: '127.0.0.1', ...(opts.config?.server ?? {}) },
-      secrets: { ...TEST_SECRETS, ...(opts.config?.secrets ?? {}) },
-    } as DeepPartial<Config>,
-  });
-  const kernel = await createApp({ config, plugins: opts.plugins ?? [], validateResponses: true, store: opts.store?.(dataDir), warmEngines: opts.warmEngines });
-  const { url } = await kernel.listen();
+  // a test that asserts a config or plugin is refused never gets a server to close: the directory
+  // made for it goes here, or every refusal case leaves one behind in the temp dir
+  const dropDir = () => {
+    if (ownDir && !opts.keepData) rmSync(dataDir, { recursive: true, force: true });
+  };
+  let kernel: Kernel | undefined;
+  let url: string;
+  try {
+    const config = loadConfig({
+      env: opts.env ?? {},
+      file: null,
+      overrides: {
+        log_level: 'SILENT',
+        data_dir: dataDir,
+        ...opts.config,
+        a2a: opts.config?.a2a ?? TEST_A2A,
+        server: { port: 0, host: '127.0.0.1', ...(opts.config?.server ?? {}) },
+        secrets: { ...TEST_SECRETS, ...(opts.config?.secrets ?? {}) },
+      } as DeepPartial<Config>,
+    });
+    kernel = await createApp({ config, plugins: opts.plugins ?? [], validateResponses: true, store: opts.store?.(dataDir), warmEngines: opts.warmEngines });
+    ({ url } = await kernel.listen());
+  } catch (err) {
+    // the store and worker threads of a kernel that could not listen would outlive the test
+    await kernel?.close().catch(() => undefined);
+    dropDir();
+    throw err;
+  }
+  const k = kernel;
   let closed = false;
   return {
     url,
-    kernel,
+    kernel: k,
     dataDir,
     request: (method, path, o = {}) => {
       const headers: Record<string, string> = { ...(o.headers ?? {}) };
@@ -128,8 +144,8 @@ export async function startServer(
     async close() {
       if (closed) return;
       closed = true;
-      await kernel.close();
-      if (!opts.keepData && !opts.dataDir) rmSync(dataDir, { recursive: true, force: true });
+      await k.close();
+      dropDir();
     },
   };
 }
