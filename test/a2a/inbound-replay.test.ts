@@ -1,7 +1,4 @@
 import { createPrivateKey, createPublicKey } from 'node:crypto';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import t from 'tap';
 import { LmdbStore } from '../../core/store-lmdb.js';
 import type { Store, WriteOp } from '../../core/store.js';
@@ -10,6 +7,7 @@ import { INBOUND_VERDICTS_COLLECTION, SeenVerdicts } from '../../plugins/a2a/pro
 import { KEY_PEM, p256Pem } from '../helpers/a2a.js';
 import { data, sdkClient, startPeer, userMessage } from '../helpers/a2a-peer.js';
 import { agentToken, proxySidecar } from '../helpers/a2a-proxy.js';
+import { tempDir } from '../helpers/temp-dir.js';
 
 /**
  * A vouching verdict is accepted once. It binds the data part, the sender and the receiver, not the
@@ -78,7 +76,7 @@ t.test('HTTP: a voucher seen on the wire cannot be presented again with other te
 });
 
 t.test('the record: one commit per message, all-or-nothing, pruned in exp order after a grace', async (t) => {
-  const dir = mkdtempSync(join(tmpdir(), 'pg-a2a-seen-'));
+  const dir = tempDir(t, 'pg-a2a-seen-');
   const store = new LmdbStore(dir);
   t.teardown(() => store.close());
   let now = 1_000_000;

@@ -1,11 +1,11 @@
 import { createPrivateKey, sign } from 'node:crypto';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
 import { a2aVerifyVerdictCommand, verifyVerdict } from '../../plugins/a2a/index.js';
 import { sha256Ref } from '../../core/canonical.js';
 import { decodeJwt, intercept, invoice, KEY_PEM, message, p256Pem, startA2AWithoutCode } from '../helpers/a2a.js';
+import { tempDir } from '../helpers/temp-dir.js';
 
 /** signs arbitrary header/claims with the gateway's key, to build tokens the gateway never would */
 function forge(header: object, claims: object, pem = KEY_PEM): string {
@@ -81,7 +81,7 @@ t.test('verifyVerdict', async (t) => {
   });
 
   t.test('CLI: proofgate a2a verify-verdict --jwks URL --payload FILE TOKEN', async (t) => {
-    const dir = mkdtempSync(join(tmpdir(), 'a2a-cli-'));
+    const dir = tempDir(t, 'a2a-cli-');
     const payloadFile = join(dir, 'payload.json');
     writeFileSync(payloadFile, JSON.stringify(payload));
     const jwksFile = join(dir, 'jwks.json');

@@ -1,13 +1,13 @@
-import t from 'tap';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import t, { type Test } from 'tap';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { benchEngine, repeatOption, type EngineAdapter } from '../../bench/harness.js';
+import { tempDir } from '../helpers/temp-dir.js';
 
 // The bench's method: one scored untimed pass, more untimed passes until the warm-up time is
 // spent, then the timed passes; the engine's caches are dropped before every pass of either kind.
-function corpus(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'pg-harness-'));
+function corpus(t: Test): string {
+  const dir = tempDir(t, 'pg-harness-');
   writeFileSync(join(dir, 'toy.jsonl'), ['{"id":"a","n":1,"tags":["one"]}', '{"id":"b","n":2,"tags":["two"]}', ''].join('\n'));
   return dir;
 }
@@ -36,7 +36,7 @@ function adapter(log: string[]): EngineAdapter {
 
 t.test('warm 0 is the corpus README method: one scored pass, then the timed passes', async (t) => {
   const log: string[] = [];
-  const r = await benchEngine('toy', adapter(log), corpus(), 2, 0);
+  const r = await benchEngine('toy', adapter(log), corpus(t), 2, 0);
   t.same(log, ['setup', 'reset', 'op1', 'op2', 'reset', 'op1', 'op2', 'reset', 'op1', 'op2']);
   t.equal(r.correct, 2);
   t.equal(r.wrong, 0);
@@ -48,7 +48,7 @@ t.test('warm 0 is the corpus README method: one scored pass, then the timed pass
 
 t.test('a warm-up redoes the work with caches dropped, and is not timed', async (t) => {
   const log: string[] = [];
-  const r = await benchEngine('toy', adapter(log), corpus(), 3, 0.05);
+  const r = await benchEngine('toy', adapter(log), corpus(t), 3, 0.05);
   t.ok(r.warm_passes > 1, `${r.warm_passes} untimed passes`);
   const passes = log.filter((x) => x === 'reset').length;
   t.equal(passes, r.warm_passes + 3, 'every pass, untimed or timed, starts with a reset');

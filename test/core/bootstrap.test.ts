@@ -1,24 +1,22 @@
-import t from 'tap';
+import t, { type Test } from 'tap';
 import type { AddressInfo } from 'node:net';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { loadConfig, type Config, type DeepPartial } from '../../core/config.js';
 import { createApp } from '../../core/app.js';
 import { listenEarly } from '../../sidecar/bootstrap.js';
 import health from '../../plugins/health/index.js';
 import { sendRequest, TEST_SECRETS } from '../helpers/server.js';
+import { tempDir } from '../helpers/temp-dir.js';
 
-function config(): Config {
+function config(t: Test): Config {
   return loadConfig({
     env: {},
     file: null,
-    overrides: { log_level: 'SILENT', data_dir: mkdtempSync(join(tmpdir(), 'pg-boot-')), server: { port: 0, host: '127.0.0.1' }, secrets: TEST_SECRETS } as DeepPartial<Config>,
+    overrides: { log_level: 'SILENT', data_dir: tempDir(t, 'pg-boot-'), server: { port: 0, host: '127.0.0.1' }, secrets: TEST_SECRETS } as DeepPartial<Config>,
   });
 }
 
 t.test('before the kernel takes over: alive, not ready, everything else 503 with Retry-After', async (t) => {
-  const server = await listenEarly(config());
+  const server = await listenEarly(config(t));
   t.teardown(() => server.close());
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   for (const p of ['/healthz', '/v1/healthz', '/healthz/']) {
@@ -37,7 +35,7 @@ t.test('before the kernel takes over: alive, not ready, everything else 503 with
 });
 
 t.test('the kernel takes over the listening server without closing it', async (t) => {
-  const cfg = config();
+  const cfg = config(t);
   const server = await listenEarly(cfg);
   const port = (server.address() as AddressInfo).port;
   const url = `http://127.0.0.1:${port}`;

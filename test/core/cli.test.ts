@@ -1,12 +1,12 @@
 import t from 'tap';
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, statSync, existsSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, statSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { createPrivateKey } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { nodeCommand } from '../helpers/child.js';
 import type { Command } from '../../core/cli.js';
+import { tempDir } from '../helpers/temp-dir.js';
 
 const CLI = fileURLToPath(new URL('../../sidecar/cli.js', import.meta.url));
 const cleanEnv = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('SVC_') && !k.startsWith('TAP')));
@@ -69,7 +69,7 @@ t.test('--help works on the CLI and on every command', async (t) => {
   t.equal(unknown.status, 2);
   // an option a command does not know is a usage error (2) with the usage, whichever command parses it
   for (const name of ['init', 'start']) {
-    const r = spawnSync(...nodeCommand([CLI, name, '--bogus']), { encoding: 'utf8', env: cleanEnv, cwd: mkdtempSync(join(tmpdir(), 'pg-cli-')) });
+    const r = spawnSync(...nodeCommand([CLI, name, '--bogus']), { encoding: 'utf8', env: cleanEnv, cwd: tempDir(t, 'pg-cli-') });
     t.equal(r.status, 2, `${name} --bogus exits 2`);
     t.match(r.stderr, new RegExp(`Unknown option '--bogus'[\\s\\S]*proofgate ${name}`), `${name} --bogus names the option and prints the usage`);
   }
@@ -81,7 +81,7 @@ t.test('--help works on the CLI and on every command', async (t) => {
 });
 
 t.test('init writes secrets and P-256 PKCS#8 keys, readable only by the owner', async (t) => {
-  const dir = mkdtempSync(join(tmpdir(), 'pg-cli-'));
+  const dir = tempDir(t, 'pg-cli-');
   const path = join(dir, 'c.json');
   const r = spawnSync(...nodeCommand([CLI, 'init', '--config', path]), { encoding: 'utf8' });
   t.equal(r.status, 0, r.stderr);
@@ -99,9 +99,15 @@ t.test('init writes secrets and P-256 PKCS#8 keys, readable only by the owner', 
 });
 
 t.test('start on a clean directory initialises itself, answers /health, and stops on SIGTERM', async (t) => {
-  const dir = mkdtempSync(join(tmpdir(), 'pg-cli-'));
+  const dir = tempDir(t, 'pg-cli-');
   const child = spawn(...nodeCommand([CLI, 'start']), { cwd: dir, env: { ...cleanEnv, SVC_PORT: '0', SVC_LOG_LEVEL: 'ERROR' } });
-  t.teardown(() => child.kill('SIGKILL'));
+  // a child still running when the test fails would write into the directory as it is removed
+  t.teardown(async () => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    const gone = new Promise((resolve) => child.once('exit', resolve));
+    child.kill('SIGKILL');
+    await gone;
+  });
   let stderr = '';
   const url = await new Promise<string>((resolve, reject) => {
     child.stderr.on('data', (d) => {
@@ -123,7 +129,7 @@ t.test('start on a clean directory initialises itself, answers /health, and stop
 });
 
 t.test('start refuses an invalid configuration with a clear message', async (t) => {
-  const dir = mkdtempSync(join(tmpdir(), 'pg-cli-'));
+  const dir = tempDir(t, 'pg-cli-');
   const r = spawnSync(...nodeCommand([CLI, 'start']), {
     cwd: dir,
     encoding: 'utf8',

@@ -1,14 +1,12 @@
 import t from 'tap';
 import type { AddressInfo } from 'node:net';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { loadConfig, type Config, type DeepPartial } from '../../core/config.js';
 import { listenEarly } from '../../sidecar/bootstrap.js';
 import { startServer, TEST_SECRETS } from '../helpers/server.js';
 import { probePlugin } from '../helpers/probe-plugin.js';
 import { waitFor } from '../helpers/wait.js';
 import { openRaw } from '../helpers/raw-http.js';
+import { tempDir } from '../helpers/temp-dir.js';
 
 /** Errors Node's HTTP parser raises before any request exists still get an RFC 9457 body. */
 
@@ -60,7 +58,7 @@ t.test('the early listener answers the same way before the kernel takes over', a
   const config: Config = loadConfig({
     env: {},
     file: null,
-    overrides: { log_level: 'SILENT', data_dir: mkdtempSync(join(tmpdir(), 'pg-boot-')), server: { port: 0, host: '127.0.0.1' }, secrets: TEST_SECRETS } as DeepPartial<Config>,
+    overrides: { log_level: 'SILENT', data_dir: tempDir(t, 'pg-boot-'), server: { port: 0, host: '127.0.0.1' }, secrets: TEST_SECRETS } as DeepPartial<Config>,
   });
   const server = await listenEarly(config);
   t.teardown(() => server.close());

@@ -1,12 +1,12 @@
 import t from 'tap';
 import { fileURLToPath } from 'node:url';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startServer, testAuthPlugin, TEST_API_KEY } from '../helpers/server.js';
 import { diagnosticProblem } from '../../core/verdict.js';
 import health from '../../plugins/health/index.js';
 import type { Verifier } from '../../core/types.js';
+import { tempDir } from '../helpers/temp-dir.js';
 
 const EXAMPLE = fileURLToPath(new URL('../../../docs/examples/word-count/index.mjs', import.meta.url));
 
@@ -43,7 +43,7 @@ t.test('the documented example plugin, loaded from a config path, works end to e
 });
 
 t.test('a path that is not a plugin stops start-up with a clear error', async (t) => {
-  const dir = mkdtempSync(join(tmpdir(), 'pg-plugin-'));
+  const dir = tempDir(t, 'pg-plugin-');
   const bad = join(dir, 'bad.mjs');
   writeFileSync(bad, 'export default { name: 42 };');
   await t.rejects(startServer({ config: { plugins: { extra: [bad], disabled: [] } } }), /does not export a plugin/);

@@ -1,10 +1,10 @@
 import t, { type Test } from 'tap';
 import { spawn, spawnSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { chmodSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { nodeCommand } from '../helpers/child.js';
+import { tempDir } from '../helpers/temp-dir.js';
 
 /**
  * Files are private (issue 12, item 11): the config file holds every secret and the data directory
@@ -48,7 +48,7 @@ async function start(t: Test, config: string, dataDir: string) {
 }
 
 t.test('init --force makes an existing, wider config file 0600 again', async (t) => {
-  const dir = mkdtempSync(join(tmpdir(), 'pg-files-'));
+  const dir = tempDir(t, 'pg-files-');
   const path = join(dir, 'c.json');
   writeFileSync(path, '{"old": true}\n', { mode: 0o644 });
   chmodSync(path, 0o644);
@@ -67,7 +67,7 @@ t.test('init --force makes an existing, wider config file 0600 again', async (t)
 });
 
 t.test('a new data directory whose name has a dot is created 0700 and serves', async (t) => {
-  const dir = mkdtempSync(join(tmpdir(), 'pg-files-'));
+  const dir = tempDir(t, 'pg-files-');
   const config = join(dir, 'c.json');
   t.equal(init(config).status, 0);
   const dataDir = join(dir, 'var', 'proofgate.d');
@@ -89,7 +89,7 @@ t.test('a new data directory whose name has a dot is created 0700 and serves', a
 });
 
 t.test('an existing data directory readable by others is tightened to 0700, and the operator is told', async (t) => {
-  const dir = mkdtempSync(join(tmpdir(), 'pg-files-'));
+  const dir = tempDir(t, 'pg-files-');
   const config = join(dir, 'c.json');
   t.equal(init(config).status, 0);
   const dataDir = join(dir, 'data');

@@ -1,7 +1,6 @@
 import t, { type Test } from 'tap';
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Ajv } from 'ajv';
@@ -10,6 +9,7 @@ import { definitionHash, mcpApproveCommand, mcpScanCommand } from '../../plugins
 import type { Command } from '../../core/cli.js';
 import { startUpstream, toolList } from './fixtures.js';
 import { nodeCommand } from '../helpers/child.js';
+import { tempDir } from '../helpers/temp-dir.js';
 
 /**
  * `proofgate mcp scan`: saved lists, live SDK servers, pins, formats, exit codes. Through the real
@@ -61,7 +61,7 @@ function sarifValidator() {
   return ajv.compile(schema);
 }
 
-const dir = mkdtempSync(join(tmpdir(), 'pg-mcp-scan-'));
+const dir = tempDir(t, 'pg-mcp-scan-');
 const state = { weatherDescription: 'Current weather for a city.', progressSteps: 1, calls: [], headers: [] };
 
 t.test('a saved tools/list with a poisoned tool: findings in every format, SARIF valid, exit 1', async (t) => {

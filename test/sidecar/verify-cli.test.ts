@@ -1,13 +1,13 @@
 import t, { type Test } from 'tap';
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import AjvDraft04Import from 'ajv-draft-04';
 import addFormatsImport from 'ajv-formats';
 import { nodeCommand } from '../helpers/child.js';
 import { verifyCommand } from '../../sidecar/commands/verify.js';
+import { tempDir } from '../helpers/temp-dir.js';
 
 // both packages are CommonJS; under NodeNext their default import is the module object
 const AjvDraft04 = ((AjvDraft04Import as unknown as { default?: unknown }).default ?? AjvDraft04Import) as unknown as new (o: object) => import('ajv').default;
@@ -48,7 +48,7 @@ async function inProcess(t: Test, args: string[]): Promise<{ code: number; stder
   }
 }
 
-const dir = mkdtempSync(join(tmpdir(), 'proofgate-verify-'));
+const dir = tempDir(t, 'proofgate-verify-');
 const file = (name: string, text: string) => {
   const p = join(dir, name);
   writeFileSync(p, text);

@@ -1,8 +1,8 @@
 import t from 'tap';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ConfigError, envVars, loadConfig } from '../../../core/config.js';
+import { tempDir } from '../../helpers/temp-dir.js';
 
 const secrets = { SVC_JWT_SECRET_KEY: 'j'.repeat(32), SVC_API_KEY_LOOKUP_SECRET: 'l'.repeat(32) };
 
@@ -69,7 +69,7 @@ t.test('an unknown SVC_ variable stops start-up (a typo must not silently fall b
 });
 
 t.test('config files: unknown keys, bad JSON and a missing file are errors', async (t) => {
-  const dir = mkdtempSync(join(tmpdir(), 'pg-config-'));
+  const dir = tempDir(t, 'pg-config-');
   const unknown = join(dir, 'unknown.json');
   writeFileSync(unknown, JSON.stringify({ server: { prot: 1 } }));
   t.match(problems(() => loadConfig({ env: secrets, file: unknown })).join(), /server: must NOT have additional properties 'prot'/);
@@ -80,7 +80,7 @@ t.test('config files: unknown keys, bad JSON and a missing file are errors', asy
 });
 
 t.test('environment overrides the file', async (t) => {
-  const dir = mkdtempSync(join(tmpdir(), 'pg-config-'));
+  const dir = tempDir(t, 'pg-config-');
   const f = join(dir, 'c.json');
   writeFileSync(f, JSON.stringify({ server: { port: 7000, host: '0.0.0.0' }, secrets: { jwt_secret_key: 'f'.repeat(32), api_key_lookup_secret: 'g'.repeat(32) } }));
   const c = loadConfig({ env: { SVC_PORT: '7001' }, file: f });

@@ -1,9 +1,9 @@
 import t from 'tap';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { collectionOwners, seamViolations } from '../../helpers/plugin-seams.js';
+import { tempDir } from '../../helpers/temp-dir.js';
 
 /**
  * The seams of docs/plugins.md ("Layout of a plugin"): a plugin reaches another only through its
@@ -25,7 +25,7 @@ t.test('the scanner knows the collections each plugin owns', async (t) => {
 });
 
 t.test('the scanner finds a reach past index.ts and a read of a foreign collection', async (t) => {
-  const dir = mkdtempSync(join(tmpdir(), 'pg-seams-'));
+  const dir = tempDir(t, 'pg-seams-');
   mkdirSync(join(dir, 'owner'));
   mkdirSync(join(dir, 'engines', 'thief'), { recursive: true });
   writeFileSync(join(dir, 'owner', 'index.ts'), "export { LEDGER } from './ledger.js';\n");
