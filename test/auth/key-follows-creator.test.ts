@@ -3,6 +3,7 @@ import health from '../../plugins/health/index.js';
 import { createAuthPlugin, KEY_COLLECTIONS, type ApiKeyRecord, type SecurityEvents } from '../../plugins/auth/index.js';
 import { startServer, builtinsWithoutEngines, type TestServer } from '../helpers/server.js';
 import { bearer, createKey, tenant, verificationTestPlugin } from '../helpers/tenancy.js';
+import { tempDir } from '../helpers/temp-dir.js';
 
 /**
  * decisions §5: a key acts for the user who created it. An operator's demotion (PATCH
@@ -13,14 +14,16 @@ let server: Promise<{ s: TestServer; op: Awaited<ReturnType<typeof tenant>> }> |
 function operated() {
   return (server ??= (async () => {
     // the operator must exist before the server is configured with its id
-    const boot = await startServer({ plugins: [health, createAuthPlugin()], keepData: true });
+    // one directory for both servers, made before either: it goes after the second has closed
+    const dataDir = tempDir(t, 'proofgate-test-');
+    const boot = await startServer({ plugins: [health, createAuthPlugin()], dataDir });
     const op = await tenant(boot, ['verify:read', 'admin:all']);
     await boot.close();
     // a verification route needing verify:read (POST /test/verify) is all a key's scopes are tried
     // on: an engine's would add its warm-up and nothing these tests look at
     const s = await startServer({
       plugins: [...builtinsWithoutEngines, verificationTestPlugin],
-      dataDir: boot.dataDir,
+      dataDir,
       config: { auth: { operator_user_ids: [op.user.id], anonymous_rate_per_minute: 1000 } },
     });
     t.teardown(() => s.close());

@@ -6,16 +6,19 @@ import { createAuthPlugin } from '../../plugins/auth/index.js';
 import { probePlugin } from '../helpers/probe-plugin.js';
 import { sendRequest, startServer } from '../helpers/server.js';
 import { bearer, createKey, signup, tenant, verificationTestPlugin } from '../helpers/tenancy.js';
+import { tempDir } from '../helpers/temp-dir.js';
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 
 t.test('PATCH /admin/orgs/{org_id}: operators set plans and roles; names are checked', async (t) => {
-  const bootstrap = await startServer({ plugins: [health, createAuthPlugin()], keepData: true });
+  // one directory for both servers, made before either: it goes after the second has closed
+  const dataDir = tempDir(t, 'proofgate-test-');
+  const bootstrap = await startServer({ plugins: [health, createAuthPlugin()], dataDir });
   const op = await tenant(bootstrap, ['verify:read', 'admin:all']);
   await bootstrap.close();
   const s = await startServer({
     plugins: [health, createAuthPlugin(), audit, ops, verificationTestPlugin],
-    dataDir: bootstrap.dataDir,
+    dataDir,
     config: { auth: { operator_user_ids: [op.user.id], anonymous_rate_per_minute: 100 }, limits: { plans: { team: { per_minute: 7, per_day: 70 } } } },
   });
   t.teardown(() => s.close());
