@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -55,12 +55,23 @@ export async function startReplica(env: Record<string, string>, port?: number): 
       if (m) resolve(m[1]);
     });
   });
+  // the replica's config and data live in `dir`: it goes once the process has exited
+  const stop = async () => {
+    await killProcess(child, 'SIGTERM');
+    rmSync(dir, { recursive: true, force: true });
+  };
   let url: string;
-  if (port === undefined) url = await Promise.race([serving, exited]);
-  else {
-    url = `http://127.0.0.1:${port}`;
-    const live = waitFor(async () => (await fetch(url + '/healthz').catch(() => null))?.status === 200, { what: 'the replica to be live', timeoutMs: 60_000, everyMs: 50 });
-    await Promise.race([live, exited]);
+  try {
+    if (port === undefined) url = await Promise.race([serving, exited]);
+    else {
+      url = `http://127.0.0.1:${port}`;
+      const live = waitFor(async () => (await fetch(url + '/healthz').catch(() => null))?.status === 200, { what: 'the replica to be live', timeoutMs: 60_000, everyMs: 50 });
+      await Promise.race([live, exited]);
+    }
+  } catch (err) {
+    // a replica that never served is no test's to stop
+    await stop();
+    throw err;
   }
   const request: Replica['request'] = async (method, path, o = {}) => {
     const headers: Record<string, string> = { ...(o.headers ?? {}) };
@@ -76,6 +87,6 @@ export async function startReplica(env: Record<string, string>, port?: number): 
     }
     return { status: r.status, body, text, headers: Object.fromEntries(r.headers) };
   };
-  return { url, child, stderr: () => stderr, request, stop: () => killProcess(child, 'SIGTERM') };
+  return { url, child, stderr: () => stderr, request, stop };
 }
 
