@@ -110,17 +110,21 @@ export async function startHarness(opts: { config?: DeepPartial<Config>; plugins
   });
   const logs = new LogSink();
   const logger = pino({ level: 'debug' }, logs.stream);
-  let kernel: Kernel;
+  let kernel: Kernel | undefined;
+  let url: string;
   try {
     kernel = await createApp({ config, logger, plugins: [multiAuth, health, attestation, attestableRoutes, ...(opts.plugins ?? [])], validateResponses: true });
+    ({ url } = await kernel.listen());
   } catch (err) {
+    // a kernel that could not listen still holds its store and threads
+    await kernel?.close().catch(() => undefined);
     if (ownDir) rmSync(dataDir, { recursive: true, force: true });
     throw err;
   }
-  const { url } = await kernel.listen();
+  const k = kernel;
   return {
     url,
-    kernel,
+    kernel: k,
     logs,
     request(method, path, o = {}) {
       const headers: Record<string, string> = {};
@@ -130,7 +134,7 @@ export async function startHarness(opts: { config?: DeepPartial<Config>; plugins
       return sendRequest(url, method, path, { body: o.body, raw: o.raw, headers });
     },
     async close() {
-      await kernel.close();
+      await k.close();
       if (ownDir) rmSync(dataDir, { recursive: true, force: true });
     },
   };
