@@ -7,6 +7,24 @@ import { AUDIT_COLLECTION } from './payload.js';
 import { checkAgainstCheckpoints, checkpointAnchor } from './checkpoint.js';
 import { walkChains } from './verify.js';
 
+/** an RFC 7638 SHA-256 thumbprint: 43 base64url characters, one in 64 of them starting with `-` */
+const THUMBPRINT = /^[A-Za-z0-9_-]{43}$/;
+
+/**
+ * node:util parseArgs reads `--pin -Xyz…` as --pin without its value (and -X… as options), so the
+ * operator whose key's thumbprint starts with a dash would be told to write `--pin=-Xyz…`. A
+ * thumbprint after --pin is its value whatever its first character; anything else is left to
+ * parseArgs as before.
+ */
+function pinsGlued(argv: string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    if (argv[i] === '--pin' && argv[i + 1]?.startsWith('-') && THUMBPRINT.test(argv[i + 1])) out.push(`--pin=${argv[++i]}`);
+    else out.push(argv[i]);
+  }
+  return out;
+}
+
 /**
  * `proofgate audit verify`: opens the store offline (LMDB allows it beside a running server) and
  * walks every chain with the same checks as GET /admin/compliance/verify. Exit 0 = intact,
@@ -38,7 +56,7 @@ is intact; prints the first problem and exits 1 otherwise; exits 2 when it canno
     }
     let values;
     try {
-      ({ values } = parseArgs({ args: argv, options: { org: { type: 'string' }, pin: { type: 'string', multiple: true }, 'data-dir': { type: 'string' }, config: { type: 'string' } } }));
+      ({ values } = parseArgs({ args: pinsGlued(argv), options: { org: { type: 'string' }, pin: { type: 'string', multiple: true }, 'data-dir': { type: 'string' }, config: { type: 'string' } } }));
     } catch (err) {
       console.error(`proofgate audit verify: ${(err as Error).message}\n\n${this.usage}`);
       return 2;

@@ -78,6 +78,11 @@ t.test('the server checkpoints heads at shutdown; audit verify reports a chain t
   const tp = await calculateJwkThumbprint(cp.public_jwk as JWK, 'sha256');
   const wrongPin = await runCli(['audit', 'verify', '--data-dir', dir, '--org', tn.orgId, '--pin', 'x'.repeat(43)]);
   t.match(wrongPin.stdout, /is not pinned/);
+  // base64url: one thumbprint in 64 starts with a dash, which parseArgs alone reads as an option
+  const dashPin = await runCli(['audit', 'verify', '--data-dir', dir, '--org', tn.orgId, '--pin', `-${'x'.repeat(42)}`, '--pin', `-${'y'.repeat(42)}`]);
+  t.equal(dashPin.code, 1, `a thumbprint starting with a dash is a pin, not a usage error: ${dashPin.stderr}`);
+  t.match(dashPin.stdout, /is not pinned/);
+  t.equal((await runCli(['audit', 'verify', '--data-dir', dir, '--pin', '-x'])).code, 2, 'a dash word that is no thumbprint is still an unknown option');
   const pinned = await runCli(['audit', 'verify', '--data-dir', dir, '--org', tn.orgId, '--pin', tp]);
   t.match(pinned.stdout, /truncated after the checkpoint/, 'with the right pin the truncation itself is reported');
 });
