@@ -52,6 +52,14 @@ t.test('exact decimal evaluation', async (t) => {
   t.same(parseDecimal('-2e3'), { n: -2000n, d: 1n });
   t.equal(parseDecimal('abc'), null);
   t.equal(parseDecimal('0x10'), null);
+  // the index-based reading (perf 41ff57e): each way a sign, point or exponent can stand
+  t.same(parseDecimal('.5'), { n: 1n, d: 2n });
+  t.same(parseDecimal('+5.'), { n: 5n, d: 1n });
+  t.same(parseDecimal(' -0.25E-2 '), { n: -1n, d: 400n });
+  t.same(parseDecimal('-0'), { n: 0n, d: 1n });
+  t.same(parseDecimal('12.3400000000000000000000000000000001'), { n: 123400000000000000000000000000000001n, d: 10n ** 34n });
+  t.equal(parseDecimal('.'), null);
+  t.equal(parseDecimal('1e'), null);
   t.equal(toDecimal({ n: 1n, d: 3n }), '0.33333333333333333333');
   t.equal(toDecimal({ n: 2n, d: 3n }), '0.66666666666666666667');
   t.equal(toDecimal({ n: -1n, d: 8n }), '-0.125');
