@@ -1,6 +1,4 @@
 import { createPublicKey, createPrivateKey } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
 import { sha256Ref } from '../../core/canonical.js';
@@ -8,6 +6,7 @@ import type { AttestationRecord } from '../../plugins/attestation/types.js';
 import { startHarness } from '../helpers/attestation/harness.js';
 import { P256_PEM } from '../helpers/attestation/fixtures.js';
 import { algNone, claimsFor, es256, HEADER, hs256WithPublicKey, otherKey, recordFor } from '../helpers/attestation/forge.js';
+import { tempDir } from '../helpers/temp-dir.js';
 
 t.test('attestation routes', async (t) => {
   const h = await startHarness({ config: { attestation: { key_continuity_policy: 'persistent', signing_key_pem: P256_PEM } } });
@@ -133,8 +132,7 @@ t.test('a correctly signed token of an untrusted issuer is refused', async (t) =
 });
 
 t.test('persistent key: tokens and revocations survive a restart', async (t) => {
-  const dir = mkdtempSync(join(tmpdir(), 'proofgate-restart-'));
-  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const dir = tempDir(t, 'proofgate-restart-');
   const config = { attestation: { key_continuity_policy: 'persistent' as const, signing_key_pem: P256_PEM } };
   const h1 = await startHarness({ config, dataDir: dir });
   const kept = await h1.request('POST', '/test/attestable', { body: { expression: '1+1=2' } });
@@ -149,8 +147,7 @@ t.test('persistent key: tokens and revocations survive a restart', async (t) => 
 });
 
 t.test('ephemeral key: tokens of a previous process are refused after a restart', async (t) => {
-  const dir = mkdtempSync(join(tmpdir(), 'proofgate-restart-'));
-  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const dir = tempDir(t, 'proofgate-restart-');
   const h1 = await startHarness({ dataDir: dir });
   const r = await h1.request('POST', '/test/attestable', { body: { expression: '1+1=2' } });
   t.equal((await h1.request('POST', '/attestation/verify', { body: { jwt: r.body.attestation } })).status, 200);

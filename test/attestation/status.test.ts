@@ -1,13 +1,11 @@
 import { generateKeyPairSync } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import t, { type Test } from 'tap';
 import badges from '../../plugins/badges/index.js';
 import type { AttestationRecord } from '../../plugins/attestation/types.js';
 import { P256_PEM } from '../helpers/attestation/fixtures.js';
 import { claimsFor, recordFor } from '../helpers/attestation/forge.js';
 import { startHarness, type Harness } from '../helpers/attestation/harness.js';
+import { tempDir } from '../helpers/temp-dir.js';
 
 /**
  * The status of a stored attestation (GET /attestation/{id}, its badge) may say VALID only while
@@ -29,8 +27,7 @@ const badgeText = async (h: Harness, id: string) => (await h.request('GET', (awa
 
 /** Issues in one process, restarts on the same store with `next`, and hands both the second process. */
 async function acrossRestart(t: Test, first: object, next: object) {
-  const dir = mkdtempSync(join(tmpdir(), 'proofgate-status-'));
-  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const dir = tempDir(t, 'proofgate-status-');
   const h1 = await startHarness({ config: first, dataDir: dir, plugins: [badges] });
   const kept = await issue(h1, '1+1=2');
   const revoked = await issue(h1, '2+1=3');

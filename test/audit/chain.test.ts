@@ -10,6 +10,7 @@ import { neutralizeCell } from '../../plugins/audit/csv.js';
 import { startServer, TEST_SECRETS, builtinsWithoutEngines } from '../helpers/server.js';
 import { bearer, signup, tenant, verificationTestPlugin } from '../helpers/tenancy.js';
 import type { ApiKeys } from '../../plugins/auth/index.js';
+import { tempDir } from '../helpers/temp-dir.js';
 
 const SECRET = TEST_SECRETS.audit_secret_key;
 const fields = (i: number): AuditFields => ({
@@ -71,8 +72,7 @@ t.test('verification routes fail closed without the audit secret', async (t) => 
 
 t.test('an unloadable chain head fails closed', async (t) => {
   // the tenant's key creation is the chain's first entry; a new process must load it as the head
-  const dir = mkdtempSync(join(tmpdir(), 'pg-head-'));
-  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const dir = tempDir(t, 'pg-head-');
   const s1 = await startServer({ plugins: [...builtinsWithoutEngines, verificationTestPlugin], dataDir: dir });
   const tn = await tenant(s1);
   await s1.close();

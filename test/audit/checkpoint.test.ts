@@ -1,7 +1,6 @@
 import t from 'tap';
 import { generateKeyPairSync, sign } from 'node:crypto';
-import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { pino } from 'pino';
 import { calculateJwkThumbprint, exportJWK, type JWK } from 'jose';
@@ -14,6 +13,7 @@ import { startServer, TEST_SECRETS, builtinsWithoutEngines } from '../helpers/se
 import { tenant, verificationTestPlugin } from '../helpers/tenancy.js';
 import { runCli } from './fixtures/cli.js';
 import { waitFor } from '../helpers/wait.js';
+import { tempDir } from '../helpers/temp-dir.js';
 
 const SECRET = TEST_SECRETS.audit_secret_key;
 const silent = pino({ level: 'silent' });
@@ -39,13 +39,12 @@ async function testSigner(): Promise<CheckpointSigner & { thumbprint: string }> 
 }
 
 function tmpDir(t: { teardown(fn: () => unknown): void }) {
-  const dir = mkdtempSync(join(tmpdir(), 'pg-cp-'));
-  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const dir = tempDir(t, 'pg-cp-');
   return dir;
 }
 
 t.test('the server checkpoints heads at shutdown; audit verify reports a chain truncated after it', async (t) => {
-  const dir = tmpDir(t);
+  const dir = tempDir(t, 'pg-cp-');
   const s = await startServer({ plugins: [...builtinsWithoutEngines, verificationTestPlugin], dataDir: dir });
   const tn = await tenant(s);
   for (let i = 0; i < 5; i++) t.equal((await s.request('POST', '/test/verify', { apiKey: tn.key, body: { outcome: 'verified' } })).status, 200);
@@ -88,7 +87,7 @@ t.test('the server checkpoints heads at shutdown; audit verify reports a chain t
 });
 
 t.test('checkpoints are written on every tick of an interval of at most a minute, only for heads that moved', async (t) => {
-  const dir = tmpDir(t);
+  const dir = tempDir(t, 'pg-cp-');
   const store = new LmdbStore(dir);
   t.teardown(() => store.close());
   const chain = new AuditChain(store, SECRET);
@@ -122,7 +121,7 @@ t.test('checkpoints are written on every tick of an interval of at most a minute
 });
 
 t.test('a forged or altered checkpoint is reported', async (t) => {
-  const dir = tmpDir(t);
+  const dir = tempDir(t, 'pg-cp-');
   const store = new LmdbStore(dir);
   const chain = new AuditChain(store, SECRET);
   for (let i = 0; i < 3; i++) await chain.append('org_a', fields(i));
@@ -139,7 +138,7 @@ t.test('a forged or altered checkpoint is reported', async (t) => {
 });
 
 t.test('retention exports, checkpoints and prunes old entries; audit verify starts from the prune checkpoint', async (t) => {
-  const dir = tmpDir(t);
+  const dir = tempDir(t, 'pg-cp-');
   const store = new LmdbStore(dir);
   let clock = new Date('2026-01-01T00:00:00Z');
   const chain = new AuditChain(store, SECRET, 20, 512, () => clock);
@@ -175,7 +174,7 @@ t.test('retention exports, checkpoints and prunes old entries; audit verify star
 });
 
 t.test('only a prune checkpoint anchors a chain: deleting the oldest entries up to a periodic checkpoint is reported', async (t) => {
-  const dir = tmpDir(t);
+  const dir = tempDir(t, 'pg-cp-');
   const store = new LmdbStore(dir);
   const chain = new AuditChain(store, SECRET);
   const signer = await testSigner();

@@ -1,7 +1,4 @@
 import t from 'tap';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { open } from 'lmdb';
 import { LmdbStore } from '../../core/store-lmdb.js';
 import { AuditChain, type AuditEntry } from '../../plugins/audit/index.js';
@@ -9,12 +6,12 @@ import { AUDIT_COLLECTION, entryKey } from '../../plugins/audit/payload.js';
 import { auditCodec } from '../../plugins/audit/compact.js';
 import { walkChains } from '../../plugins/audit/verify.js';
 import { TEST_SECRETS } from '../helpers/server.js';
+import { tempDir } from '../helpers/temp-dir.js';
 
 const SECRET = TEST_SECRETS.audit_secret_key;
 
 t.test('entries are stored in the compact layout and read back unchanged', async (t) => {
-  const dir = mkdtempSync(join(tmpdir(), 'pg-compact-'));
-  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const dir = tempDir(t, 'pg-compact-');
   const store = new LmdbStore(dir);
   const chain = new AuditChain(store, SECRET);
   const entries: AuditEntry[] = [];

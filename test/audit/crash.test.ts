@@ -1,8 +1,5 @@
 import t from 'tap';
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { LmdbStore } from '../../core/store-lmdb.js';
 import { AuditChain } from '../../plugins/audit/index.js';
@@ -11,13 +8,13 @@ import { walkChains } from '../../plugins/audit/verify.js';
 import { TEST_SECRETS } from '../helpers/server.js';
 import { runCli } from './fixtures/cli.js';
 import { nodeCommand } from '../helpers/child.js';
+import { tempDir } from '../helpers/temp-dir.js';
 
 const CHILD = fileURLToPath(new URL('./fixtures/append-child.js', import.meta.url));
 const SECRET = TEST_SECRETS.audit_secret_key;
 
 t.test('a writer killed with SIGKILL mid-append leaves chains that verify and continue', async (t) => {
-  const dir = mkdtempSync(join(tmpdir(), 'pg-crash-'));
-  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const dir = tempDir(t, 'pg-crash-');
   const child = spawn(...nodeCommand([CHILD, dir, SECRET]), { stdio: ['ignore', 'pipe', 'inherit'] });
   let acknowledged = 0;
   await new Promise<void>((resolve, reject) => {

@@ -12,6 +12,7 @@ import { walkChains } from '../../plugins/audit/verify.js';
 import { startServer, TEST_SECRETS, builtinsWithEngines, builtinsWithoutEngines } from '../helpers/server.js';
 import { tenant, verificationTestPlugin } from '../helpers/tenancy.js';
 import { nodeCommand } from '../helpers/child.js';
+import { tempDir } from '../helpers/temp-dir.js';
 
 const CHILD = fileURLToPath(new URL('./fixtures/append-child.js', import.meta.url));
 const SECRET = TEST_SECRETS.audit_secret_key;
@@ -140,8 +141,7 @@ function runChild(args: string[]): Promise<{ out: string; code: number | null }>
 }
 
 t.test('two processes appending to one organisation on one data directory leave one valid chain', async (t) => {
-  const dir = mkdtempSync(join(tmpdir(), 'pg-two-'));
-  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const dir = tempDir(t, 'pg-two-');
   const [a, b] = await Promise.all([runChild([dir, SECRET, '1', '50', '600', 'a']), runChild([dir, SECRET, '1', '50', '600', 'b'])]);
   t.equal(a.code, 0, a.out.slice(-200));
   t.equal(b.code, 0, b.out.slice(-200));
@@ -159,8 +159,7 @@ t.test('two processes appending to one organisation on one data directory leave 
 });
 
 t.test('a writer killed in the middle of a large batch leaves a valid chain prefix', async (t) => {
-  const dir = mkdtempSync(join(tmpdir(), 'pg-batchcrash-'));
-  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const dir = tempDir(t, 'pg-batchcrash-');
   // one organisation, rounds of 400: every commit after the first carries hundreds of entries
   const child = spawn(...nodeCommand([CHILD, dir, SECRET, '1', '400']), { stdio: ['ignore', 'pipe', 'inherit'] });
   let acknowledged = 0;

@@ -1,13 +1,11 @@
 import t from 'tap';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { open } from 'lmdb';
 import { LmdbStore } from '../../core/store-lmdb.js';
 import { AuditChain, type AuditEntry } from '../../plugins/audit/index.js';
 import { AUDIT_COLLECTION, entryKey } from '../../plugins/audit/payload.js';
 import { TEST_SECRETS } from '../helpers/server.js';
 import { runCli } from './fixtures/cli.js';
+import { tempDir } from '../helpers/temp-dir.js';
 
 const SECRET = TEST_SECRETS.audit_secret_key;
 const bin = (ref: string | null) => (ref === null ? null : Buffer.from(ref.slice(7), 'hex'));
@@ -24,8 +22,7 @@ const fields = (i: number) => ({
 });
 
 t.test('a data directory written by the previous release still opens, verifies and grows', async (t) => {
-  const dir = mkdtempSync(join(tmpdir(), 'pg-prev-layout-'));
-  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const dir = tempDir(t, 'pg-prev-layout-');
   let store = new LmdbStore(dir);
   let chain = new AuditChain(store, SECRET);
   const sealed: AuditEntry[] = [];
@@ -59,8 +56,7 @@ t.test('a data directory written by the previous release still opens, verifies a
 });
 
 t.test('an edit to an entry stored without its payload hash still breaks the chain', async (t) => {
-  const dir = mkdtempSync(join(tmpdir(), 'pg-lean-edit-'));
-  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const dir = tempDir(t, 'pg-lean-edit-');
   const store = new LmdbStore(dir);
   const chain = new AuditChain(store, SECRET);
   for (let i = 0; i < 3; i++) await chain.append('org_e', fields(i));

@@ -1,10 +1,10 @@
 import t from 'tap';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { nodeCommand } from '../helpers/child.js';
+import { tempDir } from '../helpers/temp-dir.js';
 
 const CHILD = fileURLToPath(new URL('./fixtures/retention-child.js', import.meta.url));
 
@@ -13,8 +13,7 @@ const CHILD = fileURLToPath(new URL('./fixtures/retention-child.js', import.meta
  * of the data (a full disk, a file-size limit) must stop the prune, not pass for an export.
  */
 t.test('an export the file system takes only in part prunes nothing it did not export', async (t) => {
-  const dir = mkdtempSync(join(tmpdir(), 'pg-retention-'));
-  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const dir = tempDir(t, 'pg-retention-');
   const [node, args] = nodeCommand([CHILD, dir, '300']);
   // 300 entries of ~900 bytes of JSON: far more than the 64 KiB the child may write to one file
   const r = spawnSync('/bin/sh', ['-c', 'ulimit -f 128 && exec "$0" "$@"', node, ...args], { encoding: 'utf8' });

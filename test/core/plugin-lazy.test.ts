@@ -1,7 +1,6 @@
 import t, { type Test } from 'tap';
 import { generateKeyPairSync } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { resolvePlugins } from '../../core/plugin.js';
@@ -10,6 +9,7 @@ import { builtinPlugins } from '../../sidecar/builtin.js';
 import { startReplica, type Replica } from '../helpers/replica.js';
 import { waitFor } from '../helpers/wait.js';
 import { TEST_SECRETS } from '../helpers/server.js';
+import { tempDir } from '../helpers/temp-dir.js';
 
 const plugin = (name: string, aliases?: string[]): Plugin => ({ name, aliases, register: () => undefined });
 
@@ -50,8 +50,7 @@ t.test("every built-in entry names its plugin's own name and aliases", async (t)
  * only import the module of an engine a loaded plugin declared.
  */
 async function startRecording(t: Test, disabled: string): Promise<{ request: Replica['request']; loaded: () => string[]; imports: () => string[] }> {
-  const dir = mkdtempSync(join(tmpdir(), 'pg-lazy-'));
-  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const dir = tempDir(t, 'pg-lazy-');
   const out = join(dir, 'loaded.txt');
   const edges = join(dir, 'imports.txt');
   writeFileSync(

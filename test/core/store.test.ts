@@ -1,13 +1,11 @@
 import t from 'tap';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import pg from 'pg';
 import { LmdbStore } from '../../core/store-lmdb.js';
 import { PgStore } from '../../core/store-pg.js';
 import { registerCodec, type Store } from '../../core/store.js';
 import { createTestDatabase, freshSchema, pgUnavailable } from '../helpers/pg.js';
 import { waitFor } from '../helpers/wait.js';
+import { tempDir } from '../helpers/temp-dir.js';
 
 /**
  * The store contract, run against every backend: LMDB (a temporary directory per store) and
@@ -23,8 +21,7 @@ const backends: Backend[] = [
   {
     name: 'lmdb',
     fresh() {
-      const dir = mkdtempSync(join(tmpdir(), 'pg-store-'));
-      t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+      const dir = tempDir(t, 'pg-store-');
       return { open: () => new LmdbStore(dir) };
     },
   },

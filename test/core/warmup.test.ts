@@ -1,17 +1,16 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
 import type { Plugin } from '../../core/types.js';
 import { startServer } from '../helpers/server.js';
 import { waitFor } from '../helpers/wait.js';
+import { tempDir } from '../helpers/temp-dir.js';
 
 const module = new URL('../fixtures/test-engine.js', import.meta.url);
 const engineWithWarmup = (name: string): Plugin => ({ name, register: (app) => void app.engine({ name, version: '0', module, warmup: 'warmAlone' }) });
 
 t.test('warm-ups that share a pool run one after another, on the thread that stays', async (t) => {
-  const dir = mkdtempSync(join(tmpdir(), 'proofgate-warm-'));
-  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const dir = tempDir(t, 'proofgate-warm-');
   // workers read the variable when the pool starts them, after this line
   process.env.PROBE_WARM_DIR = dir;
   t.teardown(() => void delete process.env.PROBE_WARM_DIR);

@@ -1,7 +1,6 @@
 import t from 'tap';
 import { execFile } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { stringify } from 'yaml';
@@ -15,12 +14,12 @@ import { startServer, TEST_SECRETS, type TestServer } from '../helpers/server.js
 import { verificationTestPlugin } from '../helpers/tenancy.js';
 import type { Config, DeepPartial } from '../../core/config.js';
 import { nodeCommand } from '../helpers/child.js';
+import { tempDir } from '../helpers/temp-dir.js';
 
 const run = promisify(execFile);
 const CLI = new URL('../../sidecar/cli.js', import.meta.url).pathname;
 
-const dir = mkdtempSync(join(tmpdir(), 'pg-bootstrap-'));
-t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+const dir = tempDir(t, 'pg-bootstrap-');
 
 async function keysNew(args: string[]): Promise<{ key: string; digest: string; entry: Record<string, unknown> }> {
   const { stdout } = await run(...nodeCommand([CLI, 'keys', 'new', '--json', ...args]), {
@@ -91,8 +90,7 @@ t.test('two fresh data directories started with the same bootstrap accept the sa
 });
 
 t.test('restarting with a changed file updates, never duplicates, and deletes only with prune', async (t) => {
-  const dataDir = mkdtempSync(join(tmpdir(), 'pg-bootstrap-data-'));
-  t.teardown(() => rmSync(dataDir, { recursive: true, force: true }));
+  const dataDir = tempDir(t, 'pg-bootstrap-data-');
   const fresh = await keysNew(['--scopes', 'verify:read', '--a2a-senders', 'x-agent', '--id', 'key_ci', '--name', 'ci']);
   t.match(fresh.key, /^svc_live_[A-Za-z0-9_-]{43}$/);
   t.match(fresh.digest, /^[0-9a-f]{64}$/);
@@ -165,8 +163,7 @@ t.test('a bad file stops start-up with every problem named', async (t) => {
 });
 
 t.test('a key declared twice, or in the wrong format, stops start-up before anything is written', async (t) => {
-  const dataDir = mkdtempSync(join(tmpdir(), 'pg-bootstrap-dup-'));
-  t.teardown(() => rmSync(dataDir, { recursive: true, force: true }));
+  const dataDir = tempDir(t, 'pg-bootstrap-dup-');
   const org = (id: string, keyEnv: string) => ({ id, name: id, users: [{ id: `usr_${id}`, email: `${id}@example.com` }], api_keys: [{ id: `key_${id}`, name: 'k', key_env: keyEnv }] });
   // the same Secret mounted under two variables, for two organisations
   const dup = writeBootstrap('dup.yaml', { organizations: [org('org_first', 'KEY_ONE'), org('org_second', 'KEY_TWO')] });

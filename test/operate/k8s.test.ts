@@ -1,12 +1,12 @@
 import t from 'tap';
-import { readFileSync, writeFileSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseAllDocuments } from 'yaml';
 import { envVars } from '../../core/config.js';
 import { loadBootstrap } from '../../sidecar/provision/file.js';
 import { sourceFiles } from '../helpers/sources.js';
+import { tempDir } from '../helpers/temp-dir.js';
 
 const ROOT = new URL('../../../', import.meta.url);
 const MANIFEST = new URL('docs/k8s/sidecar.yaml', ROOT);
@@ -65,8 +65,7 @@ t.test('the bootstrap Secret is mounted and its file is valid', async (t) => {
   t.type(text, 'string', `the Secret holds ${fileName}`);
 
   // every key_env it names is set in the container, from a Secret
-  const dir = mkdtempSync(join(tmpdir(), 'pg-k8s-'));
-  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const dir = tempDir(t, 'pg-k8s-');
   writeFileSync(join(dir, fileName), text);
   const fakeEnv: Record<string, string> = {};
   for (const [name, e] of env) if (e.valueFrom?.secretKeyRef) fakeEnv[name] = 'svc_live_' + 'k'.repeat(43);

@@ -1,17 +1,16 @@
 import t, { type Test } from 'tap';
 import { execFile } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
 import { loadBootstrap } from '../../sidecar/provision/file.js';
 import { TEST_SECRETS } from '../helpers/server.js';
 import { nodeCommand } from '../helpers/child.js';
 import { keysNewCommand } from '../../sidecar/commands/keys.js';
+import { tempDir } from '../helpers/temp-dir.js';
 
 const CLI = new URL('../../sidecar/cli.js', import.meta.url).pathname;
-const dir = mkdtempSync(join(tmpdir(), 'pg-keys-new-'));
-t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+const dir = tempDir(t, 'pg-keys-new-');
 
 function keysNew(args: string[]): Promise<{ code: number; out: string; err: string }> {
   return new Promise((resolve) => {

@@ -1,7 +1,6 @@
 import t from 'tap';
 import { execFile } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { stringify } from 'yaml';
@@ -13,6 +12,7 @@ import { createProvisioning } from '../../sidecar/provision/plugin.js';
 import { startServer, TEST_SECRETS, type TestServer } from '../helpers/server.js';
 import { bearer, createKey, signup, verificationTestPlugin } from '../helpers/tenancy.js';
 import { nodeCommand } from '../helpers/child.js';
+import { tempDir } from '../helpers/temp-dir.js';
 
 /**
  * The other writers of a user's role or existence — the bootstrap file (docs/ops.md) and
@@ -20,8 +20,7 @@ import { nodeCommand } from '../helpers/child.js';
  */
 const run = promisify(execFile);
 const CLI = new URL('../../sidecar/cli.js', import.meta.url).pathname;
-const dir = mkdtempSync(join(tmpdir(), 'pg-keyfollow-'));
-t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+const dir = tempDir(t, 'pg-keyfollow-');
 
 const PASSWORD = 'a long operator password';
 const declaredKey = 'svc_live_' + 'K'.repeat(43);
@@ -68,8 +67,7 @@ const threats = (s: TestServer, key: string, org = 'org_kf') => s.request('GET',
 const verify = (s: TestServer, key: string) => s.request('POST', '/test/verify', { apiKey: key, body: {} });
 
 t.test('a bootstrap file that demotes a user downgrades the keys they made', async (t) => {
-  const dataDir = mkdtempSync(join(tmpdir(), 'pg-keyfollow-data-'));
-  t.teardown(() => rmSync(dataDir, { recursive: true, force: true }));
+  const dataDir = tempDir(t, 'pg-keyfollow-data-');
   let s = await start(await file('v1.yaml', [{ id: 'usr_a', role: 'owner' }, { id: 'usr_b', role: 'admin' }]), dataDir);
   const token = await signin(s, 'usr_b');
   const both = await createKey(s, token, { name: 'both', scopes: ['verify:read', 'admin:all'] });
@@ -86,8 +84,7 @@ t.test('a bootstrap file that demotes a user downgrades the keys they made', asy
 });
 
 t.test('prune revokes the keys of the users it deletes, one written just before the delete included', async (t) => {
-  const dataDir = mkdtempSync(join(tmpdir(), 'pg-keyfollow-data-'));
-  t.teardown(() => rmSync(dataDir, { recursive: true, force: true }));
+  const dataDir = tempDir(t, 'pg-keyfollow-data-');
   let s = await start(await file('p1.yaml', [{ id: 'usr_a', role: 'owner' }, { id: 'usr_b', role: 'admin' }]), dataDir);
   const early = await createKey(s, await signin(s, 'usr_b'), { name: 'early', scopes: ['verify:read', 'admin:all'] });
   await s.close();

@@ -1,7 +1,4 @@
 import t from 'tap';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import health from '../../plugins/health/index.js';
 import audit, { type AuditEntry } from '../../plugins/audit/index.js';
 import { AUDIT_COLLECTION, entryKey } from '../../plugins/audit/payload.js';
@@ -9,10 +6,10 @@ import ops from '../../plugins/ops/index.js';
 import { createAuthPlugin, type ApiKeys } from '../../plugins/auth/index.js';
 import { startServer, builtinsWithoutEngines } from '../helpers/server.js';
 import { bearer, createKey, tenant, verificationTestPlugin } from '../helpers/tenancy.js';
+import { tempDir } from '../helpers/temp-dir.js';
 
 t.test('metrics: operators by user id only; tenants read their own', async (t) => {
-  const dataDir = mkdtempSync(join(tmpdir(), 'pg-ops-'));
-  t.teardown(() => rmSync(dataDir, { recursive: true, force: true }));
+  const dataDir = tempDir(t, 'pg-ops-');
   const s = await startServer({ plugins: [...builtinsWithoutEngines, verificationTestPlugin], dataDir, config: { auth: { anonymous_rate_per_minute: 100 } } });
   const op = await tenant(s, ['verify:read']);
   const other = await tenant(s);

@@ -1,9 +1,6 @@
 import t from 'tap';
 import { spawnSync } from 'node:child_process';
 import { generateKeyPairSync } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { LmdbStore } from '../../core/store-lmdb.js';
 import { PgStore } from '../../core/store-pg.js';
 import { importAllBuiltins } from '../../sidecar/builtin.js';
@@ -13,6 +10,7 @@ import { createTestDatabase, pgUnavailable } from '../helpers/pg.js';
 import { CLI, startReplica } from '../helpers/replica.js';
 import { waitFor } from '../helpers/wait.js';
 import { nodeCommand } from '../helpers/child.js';
+import { tempDir } from '../helpers/temp-dir.js';
 
 /**
  * `proofgate migrate`: a sidecar's LMDB data directory moves into PostgreSQL; what the sidecar
@@ -48,8 +46,7 @@ async function run() {
     });
 
   t.test('round trip: a sidecar on LMDB, migrated, is served from PostgreSQL', async (t) => {
-    const dataDir = mkdtempSync(join(tmpdir(), 'pg-migrate-'));
-    t.teardown(() => rmSync(dataDir, { recursive: true, force: true }));
+    const dataDir = tempDir(t, 'pg-migrate-');
     const db = await createTestDatabase();
     t.teardown(() => db.drop());
 
@@ -105,8 +102,7 @@ async function run() {
   });
 
   t.test('a broken source chain is not migrated', async (t) => {
-    const dataDir = mkdtempSync(join(tmpdir(), 'pg-migrate-'));
-    t.teardown(() => rmSync(dataDir, { recursive: true, force: true }));
+    const dataDir = tempDir(t, 'pg-migrate-');
     const db = await createTestDatabase();
     t.teardown(() => db.drop());
     const lmdb = new LmdbStore(dataDir);

@@ -1,6 +1,6 @@
 import t, { type Test } from 'tap';
 import { execFile } from 'node:child_process';
-import { chmodSync, existsSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -11,6 +11,7 @@ import type { Command } from '../../core/cli.js';
 import { storeStatsCommand } from '../../sidecar/commands/store-stats.js';
 import { orgsListCommand } from '../../sidecar/commands/orgs.js';
 import { auditVerifyCommand } from '../../plugins/audit/index.js';
+import { tempDir } from '../helpers/temp-dir.js';
 
 const CLI = fileURLToPath(new URL('../../sidecar/cli.js', import.meta.url));
 const ENV = {
@@ -43,8 +44,7 @@ async function here(t: Test, cmd: string[], args: string[]): Promise<{ code: num
   }
 }
 
-const root = mkdtempSync(join(tmpdir(), 'proofgate-offline-'));
-t.teardown(() => rmSync(root, { recursive: true, force: true }));
+const root = tempDir(t, 'proofgate-offline-');
 
 // the offline commands read a store; a directory holding none is a mistyped path, never an empty store
 const COMMANDS: string[][] = [['store', 'stats'], ['audit', 'verify'], ['orgs', 'list']];

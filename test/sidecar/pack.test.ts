@@ -1,10 +1,10 @@
 import t from 'tap';
 import { execFile } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { unpreloaded } from '../helpers/child.js';
+import { tempDir } from '../helpers/temp-dir.js';
 
 // What `npm pack` ships must work from a clean directory: the bin and the ./client export.
 const repo = fileURLToPath(new URL('../../../', import.meta.url));
@@ -19,8 +19,7 @@ function sh(cmd: string, args: string[], cwd: string, timeout = 240_000): Promis
 }
 
 t.test('the packed tarball installs into a clean directory and runs verify --local and the client', { timeout: 300_000 }, async (t) => {
-  const dir = mkdtempSync(join(tmpdir(), 'proofgate-pack-'));
-  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const dir = tempDir(t, 'proofgate-pack-');
   // dist is already built by `npm test`; --ignore-scripts keeps pack from rebuilding it
   const pack = await sh(npm, ['pack', '--ignore-scripts', '--json', '--pack-destination', dir], repo);
   if (!t.equal(pack.code, 0, pack.stderr)) return;

@@ -1,17 +1,16 @@
 import t, { type Test } from 'tap';
 import { execFile } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { jsonSyntaxErrorAt } from '../../core/json-syntax.js';
 import { loadBootstrap } from '../../sidecar/provision/file.js';
 import { nodeCommand } from '../helpers/child.js';
 import { keysNewCommand } from '../../sidecar/commands/keys.js';
+import { tempDir } from '../helpers/temp-dir.js';
 
 const CLI = fileURLToPath(new URL('../../sidecar/cli.js', import.meta.url));
-const dir = mkdtempSync(join(tmpdir(), 'proofgate-secret-echo-'));
-t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+const dir = tempDir(t, 'proofgate-secret-echo-');
 const SECRET = 'svc_live_TOPSECRETVALUE0123456789abcdefghijkl';
 
 function cli(args: string[], env: Record<string, string>): Promise<{ code: number; out: string }> {

@@ -2,15 +2,14 @@ import t from 'tap';
 import { execFile } from 'node:child_process';
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { nodeCommand } from '../helpers/child.js';
+import { tempDir } from '../helpers/temp-dir.js';
 
 const CLI = fileURLToPath(new URL('../../sidecar/cli.js', import.meta.url));
-const base = mkdtempSync(join(tmpdir(), 'proofgate-verify-root-'));
-t.teardown(() => rmSync(base, { recursive: true, force: true }));
+const base = tempDir(t, 'proofgate-verify-root-');
 
 // a checkout, and next to it what a hostile pull request points into: a credentials file and a directory
 const root = join(base, 'checkout');

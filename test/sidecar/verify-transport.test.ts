@@ -2,15 +2,14 @@ import t from 'tap';
 import { execFile } from 'node:child_process';
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { nodeCommand } from '../helpers/child.js';
+import { tempDir } from '../helpers/temp-dir.js';
 
 const CLI = fileURLToPath(new URL('../../sidecar/cli.js', import.meta.url));
-const root = mkdtempSync(join(tmpdir(), 'proofgate-verify-http-'));
-t.teardown(() => rmSync(root, { recursive: true, force: true }));
+const root = tempDir(t, 'proofgate-verify-http-');
 writeFileSync(join(root, 'safe.py'), 'def add(a, b):\n    return a + b\n');
 
 function run(args: string[], env: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string }> {

@@ -1,6 +1,3 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import t from 'tap';
 import { sha256Ref } from '../../core/canonical.js';
 import type { AttestationRecord } from '../../plugins/attestation/types.js';
@@ -8,6 +5,7 @@ import vc, { documentProofRef, SEAL_TYP, sealedHash, whyUnresolved, type VcDocum
 import { P256_PEM } from '../helpers/attestation/fixtures.js';
 import { es256, otherKey } from '../helpers/attestation/forge.js';
 import { startHarness, type Harness } from '../helpers/attestation/harness.js';
+import { tempDir } from '../helpers/temp-dir.js';
 
 const PERSISTENT = { attestation: { key_continuity_policy: 'persistent' as const, signing_key_pem: P256_PEM } };
 const Q = '(x+1)^2=x^2+2x+1';
@@ -105,8 +103,7 @@ t.test('resolve across restarts follows the attestation key', async (t) => {
     ['ephemeral key', {}, false],
     ['persistent key', PERSISTENT, true],
   ] as const) {
-    const dir = mkdtempSync(join(tmpdir(), 'proofgate-vc-restart-'));
-    t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+    const dir = tempDir(t, 'proofgate-vc-restart-');
     const h1 = await startHarness({ plugins: [vc], config, dataDir: dir });
     const { doc } = await issueDocument(h1);
     t.equal(await resolve(h1, doc), true, `${name}: resolves in the process that sealed it`);
