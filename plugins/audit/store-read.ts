@@ -15,14 +15,18 @@ export async function readEntry(store: Store, orgId: string, logId: string): Pro
 
 export interface Page {
   entries: AuditEntry[];
-  /** seq of the oldest entry returned when more may follow */
+  /**
+   * where the next page starts (exclusive) when more may follow: the oldest entry returned, or, when
+   * a status filter stopped at its scan cap, the oldest entry it scanned (the page may then be short)
+   */
   next: number | null;
 }
 
 /**
  * Newest-first page of an organisation's entries, optionally filtered by status and starting below
  * `beforeSeq`. A status filter scans at most `scanCap` entries so a rare status cannot make one
- * request walk a whole chain; malformed entries are skipped here (the verifier reports them).
+ * request walk a whole chain; the page then ends where the scan stopped, with a cursor from there,
+ * so a caller paging on misses nothing. Malformed entries are skipped here (the verifier reports them).
  */
 export async function newestEntries(
   store: Store,
@@ -35,8 +39,9 @@ export async function newestEntries(
   let scanned = 0;
   const cap = o.scanCap ?? 10_000;
   let lastSeq: number | null = null;
+  const want = o.status ? 500 : o.limit + 1;
   for (;;) {
-    const batch = await col.list({ prefix: `${orgId}/`, end, reverse: true, limit: o.status ? 500 : o.limit + 1 });
+    const batch = await col.list({ prefix: `${orgId}/`, end, reverse: true, limit: want });
     for (const { key, value } of batch) {
       scanned++;
       const seq = Number(key.slice(key.lastIndexOf('/') + 1));
@@ -50,7 +55,9 @@ export async function newestEntries(
       out.push(value);
       lastSeq = seq;
     }
-    if (batch.length === 0 || scanned >= cap || (!o.status && batch.length <= o.limit)) return { entries: out, next: null };
+    // a short batch is the chain's start (a list returns its whole limit while entries remain)
+    if (batch.length < want) return { entries: out, next: null };
     end = batch[batch.length - 1].key;
+    if (scanned >= cap) return { entries: out, next: Number(end.slice(end.lastIndexOf('/') + 1)) };
   }
 }
