@@ -1,5 +1,5 @@
 import { closeSync, fstatSync, fsyncSync, ftruncateSync, mkdirSync, openSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import type { Logger } from 'pino';
 import type { Store, WriteOp } from '../../core/store.js';
 import type { AuditChain } from './chain.js';
@@ -39,6 +39,27 @@ async function organisations(store: Store): Promise<string[]> {
   }
 }
 
+/** fsyncs directories, so the names created in them survive a power cut */
+export function syncDirs(dirs: readonly string[]): void {
+  for (const d of dirs) {
+    const fd = openSync(d, 'r');
+    try {
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+  }
+}
+
+/** `dir` and, when mkdir made it (`first`: the top directory it created), each new level and its parent */
+function createdDirs(dir: string, first: string | undefined): string[] {
+  const out = [dir];
+  if (first === undefined) return out;
+  for (let d = dir; d !== first && dirname(d) !== d; d = dirname(d)) out.push(dirname(d));
+  out.push(dirname(first));
+  return out;
+}
+
 /** Exports then prunes every organisation's expired prefix; returns the number of entries pruned. */
 export async function pruneAudit(o: RetentionOptions): Promise<number> {
   if (!o.signer) {
@@ -55,15 +76,23 @@ export async function pruneAudit(o: RetentionOptions): Promise<number> {
       // one more than the batch: the entry after the last pruned one must exist (never prune the head)
       const page = await col.list({ prefix: `${org}/`, limit: batch + 1 });
       const old: AuditEntry[] = [];
+      let malformed: string | null = null;
       for (let i = 0; i < page.length - 1; i++) {
         const v = page[i].value;
-        assertEntry(v);
+        try {
+          assertEntry(v);
+        } catch (err) {
+          // kept, with every entry after it: the verifier reports it; the other chains prune on
+          malformed = `${page[i].key}: ${(err as Error).message}`;
+          break;
+        }
         if (v.timestamp >= cutoff) break;
         old.push(v);
       }
+      if (malformed) o.log.error({ org, entry: malformed }, 'audit retention stops this chain at a malformed entry (run proofgate audit verify)');
       if (!old.length) break;
       const last = old[old.length - 1];
-      mkdirSync(o.exportDir, { recursive: true, mode: 0o700 });
+      const made = mkdirSync(o.exportDir, { recursive: true, mode: 0o700 });
       const file = join(o.exportDir, `audit-${org}-${String(old[0].seq).padStart(12, '0')}-${String(last.seq).padStart(12, '0')}.jsonl`);
       const fd = openSync(file, 'a', 0o600);
       const size = fstatSync(fd).size;
@@ -72,6 +101,9 @@ export async function pruneAudit(o: RetentionOptions): Promise<number> {
         // size limit); a single writeSync may store part of the batch and report no error
         writeFileSync(fd, old.map((e) => JSON.stringify(e)).join('\n') + '\n');
         fsyncSync(fd);
+        // a new file's name lives in the directory: until that is synced too, a power cut after the
+        // delete below could leave the data synced but unreachable (and a new directory in its parent)
+        if (size === 0) syncDirs(createdDirs(o.exportDir, made));
       } catch (err) {
         // nothing is pruned; the cut line goes too, so the file stays whole lines for the next run
         try {
@@ -89,7 +121,7 @@ export async function pruneAudit(o: RetentionOptions): Promise<number> {
       await o.store.commit(dels);
       total += old.length;
       o.log.info({ org, from: old[0].seq, to: last.seq, file }, 'audit entries exported and pruned');
-      if (old.length < batch) break;
+      if (malformed || old.length < batch) break;
     }
   }
   return total;

@@ -173,6 +173,30 @@ t.test('retention exports, checkpoints and prunes old entries; audit verify star
   t.match(broken.stdout, /BROKEN org=org_a seq=0 .*entry 0 is missing/);
 });
 
+t.test('a malformed entry stops retention for its own chain only; a new export directory is made and synced', async (t) => {
+  const dir = tempDir(t, 'pg-cp-');
+  const store = new LmdbStore(dir);
+  t.teardown(() => store.close());
+  let clock = new Date('2026-01-01T00:00:00Z');
+  const chain = new AuditChain(store, SECRET, 20, 512, () => clock);
+  // org_a sorts first: before the fix its malformed entry threw and org_b was never reached
+  for (let i = 0; i < 10; i++) await chain.append('org_a', fields(i));
+  for (let i = 0; i < 10; i++) await chain.append('org_b', fields(i));
+  clock = new Date('2026-01-20T00:00:00Z');
+  await chain.append('org_a', fields(100));
+  await chain.append('org_b', fields(100));
+  await store.collection(AUDIT_COLLECTION).put(entryKey('org_a', 4), { seq: 4, junk: true });
+  const exportDir = join(dir, 'new', 'nested', 'export');
+  const pruned = await pruneAudit({ store, chain, signer: await testSigner(), log: silent, retentionDays: 7, exportDir, now: () => clock, batch: 3 });
+  const col = store.collection<unknown>(AUDIT_COLLECTION);
+  t.equal(await col.count({ prefix: 'org_b/' }), 1, 'org_b, after the malformed chain, is pruned to its head');
+  const keptA = (await col.list({ prefix: 'org_a/' })).map((e) => e.key.slice(e.key.lastIndexOf('/') + 1)).map(Number);
+  t.same(keptA, [4, 5, 6, 7, 8, 9, 10], 'org_a keeps its malformed entry and everything after it');
+  t.equal(pruned, 4 + 10);
+  const exported = readdirSync(exportDir).flatMap((f) => readFileSync(join(exportDir, f), 'utf8').trim().split('\n'));
+  t.equal(exported.length, 14, 'every pruned entry is in the export, in the directories retention created');
+});
+
 t.test('only a prune checkpoint anchors a chain: deleting the oldest entries up to a periodic checkpoint is reported', async (t) => {
   const dir = tempDir(t, 'pg-cp-');
   const store = new LmdbStore(dir);
