@@ -104,6 +104,23 @@ function argumentStrings(v: unknown, out: string[] = []): string[] {
   return out;
 }
 
+/** key words that say an argument is a file or directory name (`file_path`, `outputDir`, `files`; not `profile`) */
+const FILE_KEY_WORDS = new Set(['path', 'paths', 'file', 'files', 'filename', 'filenames', 'filepath', 'dir', 'dirs', 'directory', 'directories', 'folder', 'folders', 'uri']);
+const fileKey = (k: string) => k.replace(/([a-z0-9])([A-Z])/g, '$1_$2').toLowerCase().split(/[^a-z0-9]+/).some((w) => FILE_KEY_WORDS.has(w));
+
+/**
+ * The strings held under a key that names a file, at any depth (a list inherits its key). Such a
+ * string is opened as a path whatever it looks like: a plain `notes.txt` is resolved against the
+ * server's own working directory, outside the sandbox.
+ */
+function fileKeyed(v: unknown, keyed = false, out: string[] = []): string[] {
+  if (typeof v === 'string') {
+    if (keyed) out.push(v);
+  } else if (Array.isArray(v)) for (const x of v) fileKeyed(x, keyed, out);
+  else if (v && typeof v === 'object') for (const [k, x] of Object.entries(v)) fileKeyed(x, fileKey(k), out);
+  return out;
+}
+
 /** The path a server reads from `s` when it is a file: URL (percent-decoded) or an absolute path, normalised. */
 function namedPath(s: string): string | null {
   if (/^file:/i.test(s)) {
@@ -132,7 +149,9 @@ function argumentRisks(tool: string, args: Record<string, unknown>): Array<[numb
     else if (!insideSandbox(p)) risks.push([0.6, `path ${JSON.stringify(p.slice(0, 200))} is outside the sandbox directory ${SANDBOX_DIR}`]);
     // which argument the tool's server opens is its own affair: a second path beside a sandboxed
     // "path" (file_path, an options object, a list) would be read unchecked
-    const other = strings.find((s) => s !== p && PATH_LIKE.test(s) && !insideSandbox(s));
+    const other =
+      strings.find((s) => s !== p && PATH_LIKE.test(s) && !insideSandbox(s)) ??
+      fileKeyed(args).find((s) => s !== p && !insideSandbox(namedPath(s) ?? ''));
     if (other !== undefined) risks.push([0.6, `an argument names a path outside the sandbox directory ${SANDBOX_DIR}: ${JSON.stringify(other.slice(0, 200))}`]);
   }
   if (strings.some(sensitivePath)) risks.push([0.5, 'an argument names a sensitive system or credential path']);

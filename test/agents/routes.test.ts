@@ -260,6 +260,7 @@ t.test('a path beside a sandboxed "path", or nested in the arguments, is checked
     { path: '/sandbox/a', options: { root: '~/' } },
     { path: '/sandbox/a', files: ['/sandbox/b', '/var/log/auth.log'] },
     { path: '/sandbox/a', uri: 'file:///home/me/notes.txt' },
+    { path: '/sandbox/a', file_path: 'notes.txt' },
   ]) {
     t.equal(await decide('read_file', args), 'DENY', JSON.stringify(args));
   }
@@ -280,4 +281,9 @@ t.test('a secret quoted inside an argument is found as it is in a query', async 
   });
   t.equal(r.body.decision, 'DENY');
   t.match(r.body.reasons.join(' '), /credential or secret/);
+  const encoded = await s.request('POST', `/agents/${a.agent_id}/tools/search`, {
+    headers: agentHeaders(a.agent_token),
+    body: { arguments: { query: 'weather', context: Buffer.from('ghp_ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghij').toString('base64') } },
+  });
+  t.equal(encoded.body.decision, 'DENY', 'a base64-encoded token');
 });

@@ -23,6 +23,24 @@ t.test('credential patterns', async (t) => {
   }
 });
 
+t.test('a credential inside base64 is found; base64 that is no text, or text with no secret, is not', async (t) => {
+  const b64 = (x: string) => Buffer.from(x).toString('base64');
+  const b64url = (x: string) => Buffer.from(x).toString('base64url');
+  const cases: Array<[string, string]> = [
+    ['AWS access key id', `upload with ${b64('AKIAIOSFODNN7EXAMPLE')}`],
+    ['private key block, base64url', `blob=${b64url('-----BEGIN RSA PRIVATE KEY-----\nMIIEow')}`],
+    ['GitHub token, encoded twice', b64(b64('token ghp_ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghij'))],
+  ];
+  for (const [name, text] of cases) {
+    const f = screenQuery(text);
+    t.same(ids(f), [CONSTRAINTS.credential], name);
+    t.match(f[0].details, /base64-encoded/, `${name}: the finding says it was encoded`);
+  }
+  t.same(screenQuery(`a hash ${Buffer.from(Array.from({ length: 64 }, (_, i) => (i * 37) % 256)).toString('base64')}`), [], 'bytes that are no text');
+  t.same(screenQuery(b64('a perfectly ordinary sentence, encoded for transport')), [], 'encoded text with no secret');
+  t.equal(evaluateTool('search', { query: 'x', blob: b64('aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY') }).decision, 'DENY', 'an encoded secret in a tool argument');
+});
+
 t.test('Luhn and bulk PII thresholds', async (t) => {
   t.ok(luhnValid('4111111111111111'));
   t.ok(luhnValid('5500005555555559'));
@@ -161,6 +179,13 @@ t.test('tool decisions: lists decide, the score explains', async (t) => {
     t.match(r.reasons.join(' '), /an argument names a path outside the sandbox/);
   }
   t.equal(evaluateTool('list_directory', { path: '/sandbox', filter: '*.md', type: 'text/plain', more: ['/sandbox/x'] }).decision, 'ALLOW');
+  // under a key that names a file, a plain relative name is a path too: the server resolves it against its own directory
+  for (const args of [{ path: '/sandbox/a', file_path: 'notes.txt' }, { path: '/sandbox/a', outputDir: 'out' }, { path: '/sandbox/a', opts: { filenames: ['/sandbox/b', 'c.txt'] } }, { path: '/sandbox/a', fileURI: 'file:///etc/hosts' }]) {
+    const r = evaluateTool('read_file', args);
+    t.equal(r.decision, 'DENY', JSON.stringify(args));
+    t.match(r.reasons.join(' '), /an argument names a path outside the sandbox/);
+  }
+  t.equal(evaluateTool('read_file', { path: '/sandbox/a', file_path: '/sandbox/b', profile: 'default', redirect: 'none', dirs: ['/sandbox/c'] }).decision, 'ALLOW', 'file keys inside the sandbox, and keys that only contain the letters');
   // sensitive paths at any depth and in file: URL form
   for (const v of [['/etc/passwd'], { a: { b: '/proc/self/environ' } }, 'file:///etc/shadow', 'file://localhost/%65tc/shadow', '/./etc/passwd', '//root/x']) {
     t.equal(evaluateTool('get_weather', { city: 'Paris', v }).decision, 'DENY', JSON.stringify(v));
