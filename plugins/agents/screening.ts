@@ -3,6 +3,8 @@
  * pattern over raw text, so by decisions §1 a pass is never a proof — the route reports it as
  * UNVERIFIABLE with these checks listed as advisory — while a hit is a policy block (403).
  */
+import { base64Text } from './base64-text.js';
+
 export interface Finding {
   /** detector name, also the advisory check's `name` */
   detector: string;
@@ -42,40 +44,11 @@ const CREDENTIALS: Array<[string, RegExp]> = [
 export function detectCredentials(text: string): Finding[] {
   const found = new Map<string, string>();
   for (const [what, re] of CREDENTIALS) if (re.test(text)) found.set(what, `contains a ${what}`);
-  for (const decoded of base64Texts(text, 2)) {
-    for (const [what, re] of CREDENTIALS) if (!found.has(what) && re.test(decoded)) found.set(what, `contains a base64-encoded ${what}`);
-  }
+  // one pass of each pattern over everything decoded, not one per run: a text of many short runs
+  // would otherwise cost a pattern scan per run on the event loop
+  const decoded = base64Text(text, 2);
+  if (decoded) for (const [what, re] of CREDENTIALS) if (!found.has(what) && re.test(decoded)) found.set(what, `contains a base64-encoded ${what}`);
   return [...found.values()].map((details) => ({ detector: 'credential_pattern', constraint_id: CONSTRAINTS.credential, details }));
-}
-
-// a run long enough to hold the shortest credential above once encoded (20 characters → 27 and a pad)
-const BASE64_RUN = /[A-Za-z0-9+/_-]{27,}={0,2}/g;
-/** runs opened per text and level: a text of many runs is read up to here, not without bound */
-const MAX_RUNS = 64;
-
-/** The text inside base64 runs of `text`, `depth` levels down. */
-function base64Texts(text: string, depth: number): string[] {
-  const out: string[] = [];
-  let runs = 0;
-  for (const m of text.matchAll(BASE64_RUN)) {
-    if (++runs > MAX_RUNS) break;
-    // Node's decoder reads both alphabets; a JWT's segments decode to JSON, which the JWT pattern reads already
-    const decoded = Buffer.from(m[0], 'base64').toString('utf8');
-    if (!isText(decoded)) continue;
-    out.push(decoded);
-    if (depth > 1) out.push(...base64Texts(decoded, depth - 1));
-  }
-  return out;
-}
-
-/** mostly printable, no replacement characters: decoded bytes that are text, not an image or a hash */
-function isText(s: string): boolean {
-  let bad = 0;
-  for (let i = 0; i < s.length; i++) {
-    const c = s.charCodeAt(i);
-    if (c === 0xfffd || (c < 32 && c !== 9 && c !== 10 && c !== 13) || c === 127) bad++;
-  }
-  return s.length > 0 && bad * 20 <= s.length;
 }
 
 /** Luhn checksum over a digit string: separates card numbers from other long numbers. */

@@ -36,6 +36,11 @@ t.test('a credential inside base64 is found; base64 that is no text, or text wit
     t.same(ids(f), [CONSTRAINTS.credential], name);
     t.match(f[0].details, /base64-encoded/, `${name}: the finding says it was encoded`);
   }
+  const decoys = Array.from({ length: 200 }, (_, i) => b64(`decoy text number ${i}, nothing in it`)).join(' ');
+  t.same(ids(screenQuery(`${decoys} ${b64('AKIAIOSFODNN7EXAMPLE')}`)), [CONSTRAINTS.credential], 'behind 200 encoded decoys');
+  for (const glued of ['d', 'da', 'dat', 'data']) {
+    t.same(ids(screenQuery(`${glued}${b64('key: AKIAIOSFODNN7EXAMPLE')}`)), [CONSTRAINTS.credential], `with "${glued}" glued in front`);
+  }
   t.same(screenQuery(`a hash ${Buffer.from(Array.from({ length: 64 }, (_, i) => (i * 37) % 256)).toString('base64')}`), [], 'bytes that are no text');
   t.same(screenQuery(b64('a perfectly ordinary sentence, encoded for transport')), [], 'encoded text with no secret');
   t.equal(evaluateTool('search', { query: 'x', blob: b64('aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY') }).decision, 'DENY', 'an encoded secret in a tool argument');
@@ -203,7 +208,9 @@ t.test('tool decisions: lists decide, the score explains', async (t) => {
 t.test('the detectors stay linear on adversarial text (they run on the event loop)', async (t) => {
   // inputs that made earlier, unanchored patterns rescan the text from every position; each must
   // finish (no assertion on time: the point is that the suite completes), and find nothing
-  for (const text of ['a.'.repeat(50_000), '1'.repeat(100_000), 'a'.repeat(99_990) + '@b', 'to '.repeat(33_000) + '://', '![x](http://' + 'a'.repeat(99_000)]) {
+  // and the base64 reading: one huge run, and tens of thousands of short ones that are no text
+  const tokens = Array.from({ length: 20_000 }, (_, i) => Buffer.from(`${i}`.repeat(24)).toString('base64').replace(/[A-Z]/g, 'z')).join(' ');
+  for (const text of ['a.'.repeat(50_000), '1'.repeat(100_000), 'a'.repeat(99_990) + '@b', 'to '.repeat(33_000) + '://', '![x](http://' + 'a'.repeat(99_000), 'QUJD'.repeat(50_000), tokens]) {
     t.same(screenQuery(text), [], `${JSON.stringify(text.slice(0, 12))}… (${text.length} chars)`);
   }
 });
