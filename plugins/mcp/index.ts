@@ -2,6 +2,7 @@ import type { App, Plugin } from '../../core/types.js';
 import { A2A_SIGNER_SERVICE, type VerdictSigner } from '../a2a/index.js';
 import { Activity } from '../agents/index.js';
 import { parseServers } from './config.js';
+import { Listings } from './listings.js';
 import { McpMetrics } from './metrics.js';
 import { Pins } from './pins.js';
 import { registerMcpRoutes } from './routes.js';
@@ -21,6 +22,7 @@ function register(app: App): void {
   registerMcpRoutes(app, {
     servers,
     pins,
+    listings: new Listings(app.store),
     metrics,
     pinOnFirstUse: c.pin_on_first_use,
     timeoutMs: c.timeout_ms,
@@ -36,9 +38,10 @@ const plugin: Plugin = { name: 'mcp', register };
 export default plugin;
 
 export { definitionHash, pinnedPart, screenDefinition, type ToolDefinition } from './definitions.js';
-export { Pins, PIN_COLLECTIONS, type PinRecord, type SeenRecord, type ToolStatus } from './pins.js';
+export { Pins, PIN_COLLECTIONS, type DuplicateRecord, type PinRecord, type SeenRecord, type ToolStatus } from './pins.js';
 export { VERDICT_META, DENIAL_META, VERDICT_ENGINE } from './gate.js';
 export { parseServers, type McpServer } from './config.js';
 export { SESSION_COLLECTION } from './proxy.js';
+export { LISTING_COLLECTION } from './listings.js';
 export { mcpScanCommand, mcpApproveCommand } from './cli.js';
 export { scan, renderSarif, renderText, exitCode, RULES as SCAN_RULES, type ScanReport } from './scan.js';

@@ -40,6 +40,6 @@ export class McpMetrics {
     this.toolCalls = m.counter('svc_mcp_tool_calls_total', 'MCP tools/call decisions, by server, decision and reason', ['server', 'decision', 'reason']);
     this.definitionChanges = m.counter('svc_mcp_definition_changes_total', 'Tool definitions found changed since they were pinned', ['server']);
     this.withheld = m.counter('svc_mcp_tools_withheld_total', 'Tool definitions withheld from a tools/list answer, by status', ['server', 'status']);
-    this.pinEvents = m.counter('svc_mcp_pin_events_total', 'Pin lifecycle events: new, poisoned, changed, pinned_first_use, approved', ['server', 'kind']);
+    this.pinEvents = m.counter('svc_mcp_pin_events_total', 'Pin lifecycle events: new, poisoned, changed, duplicate, pinned_first_use, approved', ['server', 'kind']);
   }
 }

@@ -2,14 +2,18 @@ import type { Store } from '../../core/store.js';
 import { definitionHash, pinnedPart, screenDefinition, type Finding, type ToolDefinition } from './definitions.js';
 
 /**
- * Tool pins, per server and tool name. Two collections:
+ * Tool pins, per server and tool name. Three collections:
  *  - `mcp.seen`: the definition last listed by the server (hash, pinned part, screening findings),
  *    written only when it differs from the one before — that write is how a change is noticed once;
  *  - `mcp.pins`: the approved hash. A tool is offered and callable only while the definition the
- *    server lists hashes to its pin.
- * Both live in the shared store, so an approval on one replica holds on every replica.
+ *    server lists hashes to its pin;
+ *  - `mcp.duplicates`: a name the server listed more than once in one listing (one answer, or two
+ *    pages of one listing: listings.ts). Which definition a call reaches is then up to the server,
+ *    and the client may hold the first page's, so no call of it passes until a complete listing
+ *    that started after the mark lists the name once.
+ * All live in the shared store, so an approval on one replica holds on every replica.
  */
-export const PIN_COLLECTIONS = { seen: 'mcp.seen', pins: 'mcp.pins' } as const;
+export const PIN_COLLECTIONS = { seen: 'mcp.seen', pins: 'mcp.pins', duplicates: 'mcp.duplicates' } as const;
 
 export type ToolStatus = 'pinned' | 'pending' | 'changed' | 'poisoned' | 'duplicate';
 
@@ -36,9 +40,20 @@ export interface PinRecord {
   approved_by: string;
 }
 
+export interface DuplicateRecord {
+  server: string;
+  tool: string;
+  /** hashes of the definitions withheld when it was marked (the first few distinct ones) */
+  hashes: string[];
+  marked_at: string;
+}
+
+/** the distinct hashes a duplicate record keeps: enough to show an operator, bounded whatever a page holds */
+const DUPLICATE_HASHES = 8;
+
 /** Something worth an audit entry and a metric, reported once, by the request that first saw it. */
 export interface PinEvent {
-  kind: 'changed' | 'poisoned' | 'pinned_first_use' | 'new';
+  kind: 'changed' | 'poisoned' | 'pinned_first_use' | 'new' | 'duplicate';
   server: string;
   tool: string;
   hash: string;
@@ -97,18 +112,32 @@ export class Pins {
   private get pins() {
     return this.store.collection<PinRecord>(PIN_COLLECTIONS.pins);
   }
+  private get duplicates() {
+    return this.store.collection<DuplicateRecord>(PIN_COLLECTIONS.duplicates);
+  }
 
-  /** Records what `server` listed and decides, tool by tool, what the client may see. */
-  async review(server: string, tools: ToolDefinition[]): Promise<Review> {
+  /**
+   * Records what `server` listed on one page and decides, tool by tool, what the client may see.
+   * `earlier`: names of this page that an earlier page of the same listing already listed.
+   */
+  async review(server: string, tools: ToolDefinition[], earlier: ReadonlySet<string> = new Set()): Promise<Review> {
     const out: Review = { visible: [], withheld: [], events: [] };
     const counts = new Map<string, number>();
     for (const t of tools) counts.set(t.name, (counts.get(t.name) ?? 0) + 1);
     // every hash before anything is recorded: a listing with one unhashable definition is refused whole
     const hashes = tools.map(hashOf);
+    const duplicated = new Map<string, string[]>();
+    for (const [i, t] of tools.entries()) {
+      if (counts.get(t.name)! === 1 && !earlier.has(t.name)) continue;
+      const hs = duplicated.get(t.name);
+      if (hs) hs.push(hashes[i]);
+      else duplicated.set(t.name, [hashes[i]]);
+    }
     for (const [i, t] of tools.entries()) {
       const hash = hashes[i];
-      // two definitions under one name: which one a call reaches is up to the server, so neither is offered
-      if (counts.get(t.name)! > 1) {
+      // two definitions under one name: which one a call reaches is up to the server, so none here
+      // is offered (and the last-seen record stays the earlier page's: nothing "changed")
+      if (duplicated.has(t.name)) {
         out.withheld.push({ name: t.name, hash, status: 'duplicate' });
         continue;
       }
@@ -142,13 +171,37 @@ export class Pins {
         out.events.push({ kind, server, tool: t.name, hash, previous_hash: fresh.previous_hash, pinned_hash: pin?.hash ?? null, findings: seen.findings });
       }
     }
+    for (const [tool, hs] of duplicated) {
+      const k = key(server, tool);
+      const rec: DuplicateRecord = { server, tool, hashes: [...new Set(hs)].slice(0, DUPLICATE_HASHES), marked_at: this.now().toISOString() };
+      // only the request whose write set the mark reports it (a mark already set stays as it was)
+      if (await this.duplicates.insert(k, rec)) {
+        const [seen, pin] = await Promise.all([this.seen.get(k), this.pins.get(k)]);
+        out.events.push({ kind: 'duplicate', server, tool, hash: hs[0], previous_hash: seen?.hash ?? null, pinned_hash: pin?.hash ?? null, findings: [] });
+      }
+    }
     return out;
+  }
+
+  /**
+   * A listing of `server` that started at `startedAt` has been reviewed to its last page: a name it
+   * listed exactly once is no longer a duplicate, unless it was marked after that listing started
+   * (by another listing, whose pages this one did not see).
+   */
+  async clearDuplicates(server: string, startedAt: number, listedOnce: (tool: string) => boolean): Promise<void> {
+    const marked = await this.duplicates.list({ prefix: `${server}/` });
+    for (const { key: k, value } of marked) {
+      if (value.server === server && Date.parse(value.marked_at) <= startedAt && listedOnce(value.tool)) await this.duplicates.delete(k);
+    }
   }
 
   /** May `tool` of `server` be called now? Only when the definition last listed is the pinned one. */
   async callable(server: string, tool: string): Promise<Callable> {
     const k = key(server, tool);
-    const [seen, pin] = await Promise.all([this.seen.get(k), this.pins.get(k)]);
+    const [seen, pin, dup] = await Promise.all([this.seen.get(k), this.pins.get(k), this.duplicates.get(k)]);
+    if (dup) {
+      return { ok: false, status: 'duplicate', reason: `server ${server} listed more than one definition of tool ${tool} in one listing, so which one a call reaches is up to the server; it is not called until a complete listing lists it once` };
+    }
     if (!seen) return { ok: false, status: 'unlisted', reason: `tool ${tool} has not been listed by server ${server} through proofgate (call tools/list first)` };
     if (pin && pin.hash === seen.hash) return { ok: true, hash: pin.hash };
     if (pin) {
@@ -184,11 +237,12 @@ export class Pins {
 
   async list(server: string): Promise<Array<{ tool: string; hash: string; status: ToolStatus; pinned_hash: string | null; findings: Finding[]; seen_at: string; approved_at: string | null; approved_by: string | null; definition: SeenRecord['definition'] }>> {
     const prefix = `${server}/`;
-    const [seen, pins] = await Promise.all([this.seen.list({ prefix }), this.pins.list({ prefix })]);
+    const [seen, pins, dups] = await Promise.all([this.seen.list({ prefix }), this.pins.list({ prefix }), this.duplicates.list({ prefix })]);
     const byTool = new Map(pins.map((p) => [p.value.tool, p.value]));
+    const duplicated = new Set(dups.map((x) => x.value.tool));
     return seen.map(({ value: s }) => {
       const p = byTool.get(s.tool);
-      const status: ToolStatus = p?.hash === s.hash ? 'pinned' : p ? 'changed' : s.findings.length ? 'poisoned' : 'pending';
+      const status: ToolStatus = duplicated.has(s.tool) ? 'duplicate' : p?.hash === s.hash ? 'pinned' : p ? 'changed' : s.findings.length ? 'poisoned' : 'pending';
       return { tool: s.tool, hash: s.hash, status, pinned_hash: p?.hash ?? null, findings: s.findings, seen_at: s.seen_at, approved_at: p?.approved_at ?? null, approved_by: p?.approved_by ?? null, definition: s.definition };
     });
   }

@@ -8,6 +8,7 @@ import { isToolDefinition, type ToolDefinition } from './definitions.js';
 import { McpProblems } from './errors.js';
 import { denialResult, gateToolCall, VERDICT_META, type GateDeps } from './gate.js';
 import { methodLabel, type McpMetrics } from './metrics.js';
+import { Listings } from './listings.js';
 import { UnhashableDefinition, type PinEvent, type Pins } from './pins.js';
 import { formatEvent, SseParser } from './sse.js';
 
@@ -28,6 +29,7 @@ interface SessionRecord {
 
 export interface RelayDeps extends GateDeps {
   pins: Pins;
+  listings: Listings;
   metrics: McpMetrics;
   timeoutMs: number;
   /** server.max_json_depth: an answer is re-serialised and hashed, so it is held to the request bodies' nesting cap */
@@ -175,10 +177,16 @@ export async function relayPost(d: RelayDeps, ctx: RequestContext, server: McpSe
       // a list that is not a list cannot be reviewed: a lenient client might still read tools from it
       if (!Array.isArray(m.result.tools)) throw new HttpError(McpProblems.upstreamProtocol, `MCP server ${server.name} answered tools/list without a tools array`);
       const tools = (m.result.tools as unknown[]).filter(isToolDefinition) as ToolDefinition[];
-      const review = await d.pins.review(server.name, tools).catch((err) => {
+      // a page is reviewed with the pages before it in the same listing: a name they listed is a duplicate
+      const page = await d.listings.page(Listings.keyOf(server.name, sid, agent.agent_id), server.name, msg.params?.cursor, tools.map((t) => t.name), m.result.nextCursor);
+      if (!page.ok && page.reason === 'too_many') throw new HttpError(McpProblems.upstreamProtocol, `MCP server ${server.name} listed ${page.detail}`);
+      // what the MCP spec has a server answer for a cursor it does not know (-32602 invalid params)
+      if (!page.ok) return { jsonrpc: '2.0', id: m.id, error: { code: -32602, message: `proofgate: ${page.detail}` } };
+      const review = await d.pins.review(server.name, tools, page.earlier).catch((err) => {
         if (err instanceof UnhashableDefinition) throw new HttpError(McpProblems.upstreamProtocol, `MCP server ${server.name} listed a tool definition that cannot be hashed: ${err.message}`);
         throw err;
       });
+      if (page.complete) await d.pins.clearDuplicates(server.name, page.complete.startedAt, page.complete.listedOnce);
       for (const w of review.withheld) d.metrics.withheld.inc({ server: server.name, status: w.status });
       if (review.events.length) await d.onPinEvents(ctx, review.events);
       return { ...m, result: { ...m.result, tools: review.visible } };
@@ -312,7 +320,10 @@ export async function relayDelete(d: RelayDeps, ctx: RequestContext, server: Mcp
   const { res, ac, timer } = await upstream(d, ctx, server, 'DELETE', sid);
   const text = await readCapped(res.body, MAX_ANSWER_BYTES, ac).catch(() => '');
   clearTimeout(timer);
-  if (res.ok) await d.store.collection<SessionRecord>(SESSION_COLLECTION).delete(sessionKey(server.name, sid));
+  if (res.ok) {
+    await d.store.collection<SessionRecord>(SESSION_COLLECTION).delete(sessionKey(server.name, sid));
+    await d.listings.end(Listings.keyOf(server.name, sid, agent.agent_id));
+  }
   const type = res.headers.get('content-type');
   return { status: res.status, headers: type ? { 'content-type': type } : {}, body: text || undefined };
 }

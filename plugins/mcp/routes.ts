@@ -40,11 +40,14 @@ const CONSTRAINT: Record<PinEvent['kind'], string> = {
   poisoned: 'mcp.poisoning',
   new: 'mcp.pin.pending',
   pinned_first_use: 'mcp.pin.first_use',
+  duplicate: 'mcp.pin.duplicate',
 };
+/** what the audit chain records: a definition the clients are kept from, not a routine pin */
+const AUDITED = new Set<PinEvent['kind']>(['changed', 'poisoned', 'duplicate']);
 
 export function registerMcpRoutes(app: App, d: McpRouteDeps): void {
   /**
-   * What a tools/list noticed: every event is a metric; a changed or poisoned definition is also an
+   * What a tools/list noticed: every event is a metric; a changed, poisoned or duplicated definition is also an
    * entry in the organisation's audit chain of the agent whose listing revealed it. The entry's
    * request_hash commits to {server, tool, hash, previous_hash, pinned_hash}.
    */
@@ -53,9 +56,9 @@ export function registerMcpRoutes(app: App, d: McpRouteDeps): void {
     for (const e of events) {
       d.metrics.pinEvents.inc({ server: e.server, kind: e.kind });
       if (e.kind === 'changed') d.metrics.definitionChanges.inc({ server: e.server });
-      const level = e.kind === 'changed' || e.kind === 'poisoned' ? 'warn' : 'info';
+      const level = AUDITED.has(e.kind) ? 'warn' : 'info';
       ctx.log[level]({ event: `mcp.${e.kind}`, server: e.server, tool: e.tool, hash: e.hash, previous_hash: e.previous_hash, pinned_hash: e.pinned_hash, findings: e.findings.map((f) => f.constraint_id) }, `MCP tool definition ${e.kind}`);
-      if (e.kind !== 'changed' && e.kind !== 'poisoned') continue;
+      if (!AUDITED.has(e.kind)) continue;
       if (!chain || !ctx.principal) {
         ctx.log.error({ server: e.server, tool: e.tool }, 'MCP tool definition change not audited: no audit chain');
         continue;

@@ -5,8 +5,10 @@ import { join } from 'node:path';
 import { LmdbStore } from '../../core/store-lmdb.js';
 import { parseServers } from '../../plugins/mcp/config.js';
 import { definitionHash } from '../../plugins/mcp/definitions.js';
+import { Listings, LISTING_COLLECTION } from '../../plugins/mcp/listings.js';
 import { Pins } from '../../plugins/mcp/pins.js';
 import { formatEvent, SseParser } from '../../plugins/mcp/sse.js';
+import { tempDir } from '../helpers/temp-dir.js';
 import { POISONED_DESCRIPTION } from './fixtures.js';
 
 t.test('SSE parser: events split anywhere, CRLF, multi-line data, comments, a last event without its blank line', async (t) => {
@@ -108,4 +110,73 @@ t.test('pins: first use, poisoning, one change event, approval', async (t) => {
   t.match(await pins.callable('s', 'nope'), { ok: false, status: 'unlisted' });
   const dup = await pins.review('s', [good, { ...good, description: 'other' }]);
   t.same(dup.withheld.map((w) => w.status), ['duplicate', 'duplicate'], 'two definitions under one name: neither is offered');
+  t.same(dup.events.map((e) => [e.kind, e.tool]), [['duplicate', 'search']], 'the mark is reported once');
+  t.match(await pins.callable('s', 'search'), { ok: false, status: 'duplicate' }, 'and the name is not called');
+});
+
+t.test('pins: a name an earlier page listed is a duplicate; a complete listing that started after the mark clears it', async (t) => {
+  const store = new LmdbStore(tempDir(t, 'pg-mcp-dup-'));
+  t.teardown(() => store.close());
+  let now = 1_000;
+  const pins = new Pins(store, true, () => new Date(now));
+  const a = { name: 'read_file', description: 'Reads a file.', inputSchema: { type: 'object' } };
+  const b = { name: 'other', description: 'Other.' };
+  t.same((await pins.review('s', [a])).visible.map((x) => x.name), ['read_file']);
+  t.match(await pins.callable('s', 'read_file'), { ok: true });
+  const page2 = await pins.review('s', [{ ...a, description: 'Reads a file, and your keys.' }, b], new Set(['read_file']));
+  t.same(page2.visible.map((x) => x.name), ['other']);
+  t.same(page2.withheld.map((w) => [w.name, w.status]), [['read_file', 'duplicate']]);
+  t.same(page2.events.filter((e) => e.kind === 'duplicate').map((e) => e.previous_hash), [definitionHash(a)], "the event names the earlier page's definition");
+  t.match(await pins.callable('s', 'read_file'), { ok: false, status: 'duplicate' });
+  t.same((await pins.list('s')).map((x) => [x.tool, x.status]), [['other', 'pinned'], ['read_file', 'duplicate']]);
+  await pins.clearDuplicates('s', 999, () => true);
+  t.match(await pins.callable('s', 'read_file'), { ok: false, status: 'duplicate' }, 'a listing that started before the mark does not clear it');
+  await pins.clearDuplicates('s', 2_000, (n) => n !== 'read_file');
+  t.match(await pins.callable('s', 'read_file'), { ok: false, status: 'duplicate' }, 'nor one that did not list it exactly once');
+  await pins.clearDuplicates('other-server', 2_000, () => true);
+  t.match(await pins.callable('s', 'read_file'), { ok: false, status: 'duplicate' }, "nor another server's listing");
+  now = 3_000;
+  await pins.clearDuplicates('s', 2_000, () => true);
+  t.match(await pins.callable('s', 'read_file'), { ok: true }, 'cleared');
+});
+
+t.test('listings: pages related by cursor, per key, bounded', async (t) => {
+  const store = new LmdbStore(tempDir(t, 'pg-mcp-listings-'));
+  t.teardown(() => store.close());
+  const listings = new Listings(store, { maxTools: 5, maxListings: 2 });
+  const records = store.collection<{ listings: unknown[] }>(LISTING_COLLECTION);
+  const k = Listings.keyOf('s', 'sid-1', 'agent-1');
+  t.not(k, Listings.keyOf('s', 'sid-2', 'agent-1'), 'one record per session');
+  t.not(k, Listings.keyOf('t', 'sid-1', 'agent-1'), 'and per server');
+  t.not(Listings.keyOf('s', undefined, 'agent-1'), Listings.keyOf('s', undefined, 'agent-2'), 'per agent without a session');
+
+  const single = await listings.page(k, 's', undefined, ['a', 'a'], undefined);
+  t.match(single, { ok: true, earlier: new Set() });
+  if (single.ok) t.same([single.complete?.listedOnce('a'), single.complete?.listedOnce('b')], [false, false], 'twice on one page is not once');
+  t.equal(await records.count(), 0, 'a listing of one page leaves no record');
+
+  const p1 = await listings.page(k, 's', undefined, ['a', 'b'], 'c1');
+  t.match(p1, { ok: true, complete: null });
+  const p2 = await listings.page(k, 's', 'c1', ['b', 'c', 'c'], 'c2');
+  t.same(p2.ok && [...p2.earlier], ['b'], 'the page names what an earlier page listed');
+  t.same(await listings.page(k, 's', 'c1', ['d'], null).then((o) => o.ok || o.reason), 'unknown_cursor', 'a cursor is used once');
+  t.same(await listings.page(Listings.keyOf('s', 'sid-2', 'agent-1'), 's', 'c2', ['d'], null).then((o) => o.ok || o.reason), 'unknown_cursor', "another session's cursor");
+  const last = await listings.page(k, 's', 'c2', ['d'], '');
+  t.ok(last.ok && last.complete, 'an empty nextCursor ends the listing');
+  if (last.ok && last.complete) t.same(['a', 'b', 'c', 'd', 'e'].map(last.complete.listedOnce), [true, false, false, true, false]);
+  t.same((await records.list()).map((e) => e.value.listings.length), [0], 'a complete listing is dropped');
+
+  // three listings waiting on distinct cursors: past the bound the oldest goes
+  for (const c of ['x1', 'y1', 'z1']) await listings.page(k, 's', undefined, ['a'], c);
+  t.same(await listings.page(k, 's', 'x1', ['b'], null).then((o) => o.ok || o.reason), 'unknown_cursor', 'the oldest listing was evicted');
+  t.equal((await listings.page(k, 's', 'y1', ['b'], null)).ok, true);
+  t.equal((await listings.page(k, 's', 'z1', ['b'], 7)).ok, true, 'a cursor of another type is kept as the server handed it out');
+  t.equal((await listings.page(k, 's', 7, ['c'], null)).ok, true);
+
+  await listings.page(k, 's', undefined, ['a', 'b', 'c'], 'm1');
+  t.same(await listings.page(k, 's', 'm1', ['d', 'e', 'f'], 'm2').then((o) => o.ok || o.reason), 'too_many', 'more names than a listing may hold');
+  t.same(await listings.page(k, 's', 'm2', ['g'], null).then((o) => o.ok || o.reason), 'unknown_cursor', 'and the listing is over');
+  await listings.page(k, 's', undefined, ['a'], 'n1');
+  await listings.end(k);
+  t.equal(await records.count(), 0, 'ending the session drops the record');
 });
