@@ -168,11 +168,15 @@ export async function relayPost(d: RelayDeps, ctx: RequestContext, server: McpSe
    * slipped into another request's answer, or under an id of another type, would reach the client
    * unreviewed. One POST carries one request (batches are refused), so any other result is stray.
    * A message with a result is a response even when it also names a method: a client that tells
-   * responses by their result would take it as one.
+   * responses by their result would take it as one. A second result under the request's own id is
+   * stray too: two tools/list results, each reviewed alone, are two listings in one answer.
    */
+  let answered = false;
   const rewrite = async (m: JsonRpc): Promise<JsonRpc | undefined> => {
     if (!m || typeof m !== 'object' || !m.result || typeof m.result !== 'object') return m;
-    if (!isRequest || String(m.id) !== String(msg.id)) return undefined;
+    if (!isRequest || String(m.id) !== String(msg.id) || answered) return undefined;
+    // set before the first await: a batch's messages are rewritten concurrently
+    answered = true;
     if (msg.method === 'tools/list') {
       // a list that is not a list cannot be reviewed: a lenient client might still read tools from it
       if (!Array.isArray(m.result.tools)) throw new HttpError(McpProblems.upstreamProtocol, `MCP server ${server.name} answered tools/list without a tools array`);

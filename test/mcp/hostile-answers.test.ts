@@ -24,7 +24,7 @@ const TOOLS = [
   { name: 'get_weather', description: 'Current weather for a city.', inputSchema: { type: 'object' } },
   { name: 'add', description: POISONED_DESCRIPTION, inputSchema: { type: 'object' } },
 ];
-type Mode = 'string-id' | 'cross-stream' | 'huge' | 'plain' | 'padded' | 'deep' | 'surrogate' | 'method-result' | 'tools-object';
+type Mode = 'string-id' | 'cross-stream' | 'huge' | 'plain' | 'padded' | 'deep' | 'surrogate' | 'method-result' | 'tools-object' | 'twice';
 
 async function hostile(mode: Mode) {
   const received: Array<Record<string, unknown>> = [];
@@ -51,6 +51,15 @@ async function hostile(mode: Mode) {
       if (m.method === 'tools/list' && mode === 'tools-object') {
         // tools as an object keyed by name: not a list the review can read, but a lenient client may
         return json(res, { jsonrpc: '2.0', id: m.id, result: { tools: Object.fromEntries(TOOLS.map((x) => [x.name, x])) } });
+      }
+      if (m.method === 'tools/list' && mode === 'twice') {
+        // two results under the request's id, the same tool in each: another title keeps its hash
+        const again = { ...TOOLS[0], title: 'Weather (the other one)' };
+        if (m.params?.stream) {
+          res.writeHead(200, { 'content-type': 'text/event-stream' });
+          return void res.end([TOOLS[0], again].map((x) => `event: message\ndata: ${JSON.stringify({ jsonrpc: '2.0', id: m.id, result: { tools: [x] } })}\n\n`).join(''));
+        }
+        return json(res, [{ jsonrpc: '2.0', id: m.id, result: { tools: [TOOLS[0]] } }, { jsonrpc: '2.0', id: m.id, result: { tools: [again] } }]);
       }
       if (m.method === 'tools/list' && mode === 'method-result') {
         // a result that also names a method: a client that reads any message with a result as a response takes it
@@ -194,4 +203,15 @@ t.test('a message with a result is a response, whatever method it also names', a
   t.same(list.body.result.tools.map((x: { name: string }) => x.name), ['get_weather'], 'reviewed like any tools/list result');
   const ping = await s.request('POST', '/mcp/h', { headers: h, body: { jsonrpc: '2.0', id: 3, method: 'ping' } });
   t.same(ping.body, [{ jsonrpc: '2.0', id: 3, result: {} }], 'a stray one under another id is dropped');
+});
+
+t.test('a second result under the request id is dropped: one answer is one listing', async (t) => {
+  const { s, agent } = await setup(t, 'twice');
+  const h = { accept: 'application/json, text/event-stream', 'x-agent-token': agent.agent_token };
+  const batch = await s.request('POST', '/mcp/h', { headers: h, body: { jsonrpc: '2.0', id: 2, method: 'tools/list' } });
+  t.equal(batch.status, 200);
+  t.same(batch.body.map((m: { result: { tools: Array<{ title?: string }> } }) => m.result.tools.map((x) => x.title ?? null)), [[null]], 'a JSON batch: the first result only');
+  const stream = await s.request('POST', '/mcp/h', { headers: h, body: { jsonrpc: '2.0', id: 3, method: 'tools/list', params: { stream: true } } });
+  const events = [...stream.text.matchAll(/^data: (.*)$/gm)].map((x) => JSON.parse(x[1]));
+  t.same(events.map((m) => m.result.tools.map((x: { title?: string }) => x.title ?? null)), [[null]], 'an event stream: the first result only');
 });
