@@ -126,6 +126,22 @@ t.test('live SDK server: write pins, a clean rescan exits 0, a changed descripti
   t.equal(f.pinned_hash, written.servers.live.get_weather);
 });
 
+t.test('a live server that lists one name on two pages: mcp/duplicate-tool, left out of the pins, exit 1', async (t) => {
+  const up = await startUpstream();
+  t.teardown(() => up.close());
+  const [weather, , search] = toolList(up.state);
+  up.state.pages = [[weather], [search, { ...weather, title: 'Weather (the other one)' }]];
+  const config = join(dir, 'paged.json');
+  writeFileSync(config, JSON.stringify({ mcpServers: { paged: { url: up.url } } }));
+  const pins = join(dir, 'paged-pins.json');
+  const r = await run(['mcp', 'scan', '--config', config, '--format', 'json', '--write-pins', pins]);
+  t.equal(r.code, 1, r.stderr);
+  const report = JSON.parse(r.stdout);
+  t.same(report.servers[0].tools.map((x: { name: string; status: string }) => [x.name, x.status]), [['get_weather', 'duplicate'], ['search', 'clean'], ['get_weather', 'duplicate']], 'every page was read');
+  t.same(report.findings.map((f: { rule: string; tool: string }) => [f.rule, f.tool]), [['mcp/duplicate-tool', 'get_weather'], ['mcp/duplicate-tool', 'get_weather']]);
+  t.same(JSON.parse(readFileSync(pins, 'utf8')).servers.paged, { search: definitionHash(search) }, 'a duplicate is never pinned');
+});
+
 t.test('usage and unreadable servers exit 2', async (t) => {
   const none = await run(['mcp', 'scan']);
   t.equal(none.code, 2, 'nothing to scan');
