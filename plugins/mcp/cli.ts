@@ -27,7 +27,8 @@ inputSchema and annotations.
   --format F         text (default), json or sarif (SARIF 2.1.0)
   --output FILE      write the report there instead of standard output
   --timeout-ms N     per-request deadline when connecting (default 15000)
-Exit: 0 clean, 1 findings (errors or warnings), 2 usage error or a server that could not be read.`;
+Exit: 0 clean, 1 findings (errors or warnings), 2 usage error, a file that cannot be read or written,
+or a server that could not be read (each named on stderr).`;
 
 type Entry = { url?: unknown; headers?: unknown; headers_from_env?: unknown; tools_file?: unknown; command?: unknown; type?: unknown };
 
@@ -67,12 +68,32 @@ async function gather(name: string, e: Entry, base: string, timeoutMs: number): 
   }
 }
 
+const isFsError = (err: unknown): err is NodeJS.ErrnoException => typeof (err as NodeJS.ErrnoException)?.code === 'string' && typeof (err as NodeJS.ErrnoException).syscall === 'string';
+
+/** `file` and what stops reading or writing it, in words: node's EISDIR message does not name the file */
+function fileProblem(file: string, err: unknown, doing: 'read' | 'written'): string {
+  const code = isFsError(err) ? err.code : undefined;
+  const why =
+    code === 'ENOENT'
+      ? doing === 'read'
+        ? 'file not found'
+        : 'its directory does not exist'
+      : code === 'EISDIR'
+        ? 'is a directory, not a file'
+        : code === 'EACCES' || code === 'EPERM'
+          ? 'permission denied'
+          : code === 'ENOTDIR'
+            ? 'a part of the path is not a directory'
+            : `cannot be ${doing} (${code ?? (err as Error).message})`;
+  return `${file}: ${why}`;
+}
+
 function fromFile(name: string, file: string): ServerInput {
   let text: string;
   try {
     text = readFileSync(file, 'utf8');
   } catch (err) {
-    return { name, source: file, error: `${file}: ${(err as NodeJS.ErrnoException).code === 'ENOENT' ? 'file not found' : (err as Error).message}` };
+    return { name, source: file, error: fileProblem(file, err, 'read') };
   }
   try {
     const tools = toolsFromSaved(readJsonFile(file, text));
@@ -84,8 +105,16 @@ function fromFile(name: string, file: string): ServerInput {
   }
 }
 
+function readText(file: string): string {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch (err) {
+    throw new Error(fileProblem(file, err, 'read'));
+  }
+}
+
 function readPins(file: string): PinFile {
-  const v = readJsonFile(file, readFileSync(file, 'utf8'));
+  const v = readJsonFile(file, readText(file));
   const servers = (v && typeof v === 'object' && 'servers' in v ? (v as { servers: unknown }).servers : v) as unknown;
   if (!servers || typeof servers !== 'object' || Array.isArray(servers)) throw new Error(`${file}: expected {server: {tool: hash}}`);
   const out: PinFile = {};
@@ -133,7 +162,7 @@ export const mcpScanCommand: Command = {
     const inputs: ServerInput[] = [];
     try {
       if (values.config) {
-        const servers = serversOf(readJsonFile(values.config, readFileSync(values.config, 'utf8')));
+        const servers = serversOf(readJsonFile(values.config, readText(values.config)));
         const base = dirname(resolve(values.config));
         for (const [name, e] of Object.entries(servers)) inputs.push(await gather(name, e, base, timeoutMs));
       }
@@ -142,7 +171,7 @@ export const mcpScanCommand: Command = {
         inputs.push(fromFile(SERVER_NAME.test(name) ? name : 'saved', file));
       }
     } catch (err) {
-      return fail((err as NodeJS.ErrnoException).code === 'ENOENT' ? `${values.config}: file not found` : (err as Error).message);
+      return fail((err as Error).message);
     }
     let pins: PinFile | undefined;
     try {
@@ -152,9 +181,21 @@ export const mcpScanCommand: Command = {
     }
     const report = scan(inputs, pins);
     const out = format === 'text' ? renderText(report) : JSON.stringify(format === 'json' ? report : renderSarif(report), null, 2) + '\n';
-    if (values.output) writeFileSync(values.output, out);
-    else process.stdout.write(out);
-    if (values['write-pins']) writeFileSync(values['write-pins'], JSON.stringify({ servers: pinsOf(report) }, null, 2) + '\n');
+    const write = (file: string, text: string) => {
+      try {
+        writeFileSync(file, text);
+        return true;
+      } catch (err) {
+        fail(fileProblem(file, err, 'written'));
+        return false;
+      }
+    };
+    if (values.output) {
+      if (!write(values.output, out)) return 2;
+    } else process.stdout.write(out);
+    if (values['write-pins'] && !write(values['write-pins'], JSON.stringify({ servers: pinsOf(report) }, null, 2) + '\n')) return 2;
+    // the report says it too, but a report goes to a file or a SARIF upload: a CI log shows stderr
+    for (const s of report.servers) if (s.error) console.error(`proofgate mcp scan: server ${s.name} not read: ${s.error}`);
     return exitCode(report);
   },
 };

@@ -1,6 +1,6 @@
 import t, { type Test } from 'tap';
 import { spawn } from 'node:child_process';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Ajv } from 'ajv';
@@ -164,6 +164,44 @@ t.test('usage and unreadable servers exit 2', async (t) => {
   const approve = await here(t, mcpApproveCommand, ['--server', 'x']);
   t.equal(approve.code, 2, 'approve without url or key');
   t.match(approve.stderr, /--url, --server and an API key are required/);
+});
+
+t.test('a file that cannot be read or written exits 2, named in one line on stderr', async (t) => {
+  // a missing file and a directory: chmod 000 stops no read when the tests run as root
+  const folder = join(dir, 'a-folder.json');
+  mkdirSync(folder);
+  const missing = join(dir, 'never-saved.json');
+  for (const [file, why] of [
+    [missing, /never-saved\.json: file not found/],
+    [folder, /a-folder\.json: is a directory, not a file/],
+  ] as const) {
+    const r = await run(['mcp', 'scan', '--tools-list', file, '--format', 'sarif']);
+    t.equal(r.code, 2, `${file}: ${r.stderr}`);
+    const lines = r.stderr.trim().split('\n');
+    t.equal(lines.length, 1, 'one line');
+    t.match(lines[0], /^proofgate mcp scan: server [\w-]+ not read: /);
+    t.match(lines[0], why);
+    t.equal(JSON.parse(r.stdout).runs[0].invocations[0].executionSuccessful, false, 'the report says so too');
+  }
+  const list = join(dir, 'one.json');
+  writeFileSync(list, JSON.stringify({ tools: [] }));
+  const config = join(dir, 'tools-file.json');
+  writeFileSync(config, JSON.stringify({ mcpServers: { saved: { tools_file: 'a-folder.json' } } }));
+  const output = await run(['mcp', 'scan', '--tools-list', list, '--output', folder]);
+  t.equal(output.code, 2, 'an --output that cannot be written is bad input, not findings (1)');
+  t.match(output.stderr, /a-folder\.json: is a directory, not a file/);
+  const cases: Array<[string[], RegExp, string]> = [
+    [['--config', config], /server saved not read: .*a-folder\.json: is a directory, not a file/, "a config's tools_file"],
+    [['--config', folder], /^proofgate mcp scan: .*a-folder\.json: is a directory, not a file$/, 'a config that is a directory'],
+    [['--tools-list', list, '--pins', folder], /^proofgate mcp scan: .*a-folder\.json: is a directory, not a file$/, 'a pin file that is a directory'],
+    [['--tools-list', list, '--pins', missing], /^proofgate mcp scan: .*never-saved\.json: file not found$/, 'a pin file that is missing'],
+    [['--tools-list', list, '--write-pins', join(missing, 'pins.json')], /never-saved\.json[/\\]pins\.json: its directory does not exist$/, '--write-pins'],
+  ];
+  for (const [args, why, what] of cases) {
+    const r = await scanHere(t, args);
+    t.equal(r.code, 2, what);
+    t.match(r.stderr, why, `${what}: named`);
+  }
 });
 
 t.test('a config, saved list or pin file that is not JSON is named by line and column, never quoted', async (t) => {
