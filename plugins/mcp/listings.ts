@@ -86,7 +86,8 @@ export class Listings {
     await this.records.update(key, (cur) => {
       const listings = (cur?.listings ?? []).map((l) => ({ ...l }));
       let listing: Listing;
-      if (cursor === undefined) {
+      // a null cursor is no cursor: some clients serialise an unset optional field as null
+      if (cursor === undefined || cursor === null) {
         listing = { started_at: now, next: '', names: [], repeated: [] };
         listings.push(listing);
       } else {

@@ -155,6 +155,8 @@ t.test('listings: pages related by cursor, per key, bounded', async (t) => {
   if (single.ok) t.same([single.complete?.listedOnce('a'), single.complete?.listedOnce('b')], [false, false], 'twice on one page is not once');
   t.equal(await records.count(), 0, 'a listing of one page leaves no record');
 
+  const fromNull = await listings.page(k, 's', null, ['a'], undefined);
+  t.equal(fromNull.ok, true, 'a null cursor starts a listing, as no cursor does');
   const p1 = await listings.page(k, 's', undefined, ['a', 'b'], 'c1');
   t.match(p1, { ok: true, complete: null });
   const p2 = await listings.page(k, 's', 'c1', ['b', 'c', 'c'], 'c2');
