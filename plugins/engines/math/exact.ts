@@ -1,4 +1,5 @@
 import { K, Q, expIPi, iroot, sqrtQ } from './field.js';
+import { Root, cubeRoot, rationalRoot, rootPower, rootProduct } from './radical.js';
 import type { Ast } from './ast.js';
 
 export type Domain = 'real' | 'complex';
@@ -28,6 +29,15 @@ export const divZero = () => new EvalError('division_by_zero', 'Division by zero
  * √5, sin 1). Undefined values throw EvalError. Never approximates.
  */
 export function exact(a: Ast, env: ReadonlyMap<string, K> | null, domain: Domain): K | null {
+  const v = value(a, env, domain);
+  return v instanceof K ? v : null;
+}
+
+type Env = ReadonlyMap<string, K> | null;
+/** an exact value: in K, or a root outside it (radical.ts) that a power or product may bring back */
+type Value = K | Root | null;
+
+function value(a: Ast, env: Env, domain: Domain): Value {
   switch (a.k) {
     case 'num':
       return K.fromQ(a.q);
@@ -36,8 +46,8 @@ export function exact(a: Ast, env: ReadonlyMap<string, K> | null, domain: Domain
     case 'const':
       return a.name === 'i' ? K.I : null;
     case 'neg': {
-      const v = exact(a.a, env, domain);
-      return v && v.neg();
+      const v = value(a.a, env, domain);
+      return v && (v instanceof K ? v.neg() : new Root(v.u.neg(), v.r, v.p));
     }
     case 'add':
     case 'sub': {
@@ -47,17 +57,17 @@ export function exact(a: Ast, env: ReadonlyMap<string, K> | null, domain: Domain
       return a.k === 'add' ? x.add(y) : x.sub(y);
     }
     case 'mul': {
-      const x = exact(a.a, env, domain);
-      const y = exact(a.b, env, domain);
-      if (x && y) return x.mul(y);
-      return (x && x.isZero()) || (y && y.isZero()) ? K.int(0) : null;
+      const x = value(a.a, env, domain);
+      const y = value(a.b, env, domain);
+      if (x && y) return rootProduct(x, y, false);
+      return (x instanceof K && x.isZero()) || (y instanceof K && y.isZero()) ? K.int(0) : null;
     }
     case 'div': {
-      const y = exact(a.b, env, domain);
-      if (y && y.isZero()) throw divZero();
-      const x = exact(a.a, env, domain);
-      if (x && x.isZero() && y) return K.int(0);
-      return x && y ? x.div(y) : null;
+      const y = value(a.b, env, domain);
+      if (y instanceof K && y.isZero()) throw divZero();
+      const x = value(a.a, env, domain);
+      if (x instanceof K && x.isZero() && y) return K.int(0);
+      return x && y ? rootProduct(x, y, true) : null;
     }
     case 'pow':
       return power(a, env, domain);
@@ -66,10 +76,11 @@ export function exact(a: Ast, env: ReadonlyMap<string, K> | null, domain: Domain
   }
 }
 
-function power(a: Extract<Ast, { k: 'pow' }>, env: ReadonlyMap<string, K> | null, domain: Domain): K | null {
+function power(a: Extract<Ast, { k: 'pow' }>, env: Env, domain: Domain): Value {
   const e = exact(a.b, env, domain)?.rational() ?? null;
-  const b = exact(a.a, env, domain);
+  const b = value(a.a, env, domain);
   if (!e || !b) return null;
+  if (b instanceof Root) return rootPower(b, e);
   if (e.isInt()) {
     if (b.isZero() && e.sign() < 0) throw divZero();
     return b.pow(Number(e.n));
@@ -80,16 +91,8 @@ function power(a: Extract<Ast, { k: 'pow' }>, env: ReadonlyMap<string, K> | null
     if (e.sign() < 0) throw divZero();
     return K.int(0);
   }
-  if (base.sign() < 0) return null; // principal complex root: left to the numeric evaluators
-  const q = Number(e.d);
-  const rn = iroot(base.n, q);
-  const rd = iroot(base.d, q);
-  if (rn !== null && rd !== null) return K.fromQ(Q.of(rn, rd)).pow(Number(e.n));
-  if (q === 2) {
-    const s = sqrtQ(base);
-    return s && s.pow(Number(e.n));
-  }
-  return null;
+  // a negative base has a complex principal root: exact only where e^{iπe} is in K
+  return rationalRoot(base, e, domain === 'real');
 }
 
 /** q such that `a` = q·π exactly (q rational), or null */
@@ -189,21 +192,30 @@ function trig(name: 'sin' | 'cos' | 'tan', arg: Ast, env: ReadonlyMap<string, K>
   return s.div(c);
 }
 
-function fn(a: Extract<Ast, { k: 'fn' }>, env: ReadonlyMap<string, K> | null, domain: Domain): K | null {
+function fn(a: Extract<Ast, { k: 'fn' }>, env: Env, domain: Domain): Value {
   if (a.name === 'sin' || a.name === 'cos' || a.name === 'tan') return trig(a.name, a.args[0], env, domain);
-  const x = exact(a.args[0], env, domain);
+  const arg = value(a.args[0], env, domain);
+  const x = arg instanceof K ? arg : null;
   const r = x?.rational() ?? null;
   switch (a.name) {
     case 'sqrt': {
+      // √ is the principal z^(1/2); a root's root is a root of its positive radicand
+      if (arg instanceof Root) return rootPower(arg, Q.of(1n, 2n));
       if (!r) return null;
       if (r.sign() < 0 && domain === 'real') throw new EvalError('domain', 'Square root of a negative number is not real.');
-      return sqrtQ(r);
+      return sqrtQ(r) ?? rationalRoot(r, Q.of(1n, 2n), false);
     }
     case 'cbrt': {
+      if (arg instanceof Root) {
+        // real cube root of a real root: ±(|u|·r^p)^(1/3)
+        const u = arg.u.rational();
+        if (!u) return null;
+        const c = rootPower(new Root(K.fromQ(u.sign() < 0 ? u.neg() : u), arg.r, arg.p), Q.of(1n, 3n));
+        return c && u.sign() < 0 ? rootProduct(K.int(-1), c, false) : c;
+      }
       if (!r) return null;
-      const n = iroot(r.n, 3);
-      const d = iroot(r.d, 3);
-      return n !== null && d !== null ? K.fromQ(Q.of(n, d)) : null;
+      if (r.isZero()) return K.int(0);
+      return cubeRoot(r);
     }
     case 'abs': {
       if (!x) return null;
@@ -242,6 +254,7 @@ function fn(a: Extract<Ast, { k: 'fn' }>, env: ReadonlyMap<string, K> | null, do
     case 'cosh':
       return x && x.isZero() ? K.int(1) : null;
     case 'factorial': {
+      if (arg instanceof Root) throw new EvalError('domain', 'Factorial is defined for non-negative integers only (the argument is an irrational root).');
       if (!x) return null;
       if (!r || !r.isInt() || r.sign() < 0) throw new EvalError('domain', 'Factorial is defined for non-negative integers only.');
       let p = 1n;
@@ -249,7 +262,9 @@ function fn(a: Extract<Ast, { k: 'fn' }>, env: ReadonlyMap<string, K> | null, do
       return K.fromQ(Q.of(p));
     }
     case 'binomial': {
-      const k = exact(a.args[1], env, domain);
+      const k2 = value(a.args[1], env, domain);
+      if (arg instanceof Root || k2 instanceof Root) throw new EvalError('domain', 'Binomial coefficients are defined for non-negative integers only (an argument is an irrational root).');
+      const k = k2;
       if (!x || !k) return null;
       const n = r;
       const kr = k.rational();

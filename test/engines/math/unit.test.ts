@@ -8,6 +8,7 @@ import './unit/cost.js';
 import './unit/equations.js';
 import './unit/proof.js';
 import './unit/reciprocal-trig.js';
+import './unit/roots.js';
 import './unit/syntax.js';
 import './unit/tolerance.js';
 import './unit/values.js';

@@ -133,13 +133,15 @@ t.test('identical sides hold without evaluation cost', async (t) => {
 });
 
 t.test('floor and ceil are not decided from a rounded argument next to an integer', async (t) => {
-  // sqrt(7)^2 is 7 exactly; at 50 digits it is 7.000…01, and its ceil 8 refuted the true claim
-  for (const e of ['ceil(sqrt(7)^2) = 7', 'x*ceil(sqrt(7)^2) = 7x', 'ceil((sqrt(7)^2 - 7)/10^(-45)) = 0']) {
+  // (√7+1)(√7−1)+1 is 7 exactly (K holds no √7, and sums of roots are not kept exact); at 50 digits
+  // it is 7 ± 1e-49, and a ceil of 8 refuted the true claim (sqrt(7)^2 was the case before roots were exact)
+  const seven = '((sqrt(7)+1)*(sqrt(7)-1)+1)';
+  for (const e of [`ceil(${seven}) = 7`, `x*ceil(${seven}) = 7x`, `ceil((${seven} - 7)/10^(-45)) = 0`]) {
     const o = v(e);
     t.equal(o.status, 'BLOCKED', `${e}: ${o.agent_message}`);
     t.equal(o.proof_ref, null);
   }
-  for (const [e, x] of [['ceil(sqrt(7)^2)', '8'], ['floor(sqrt(5)^2)', '4']]) {
+  for (const [e, x] of [[`ceil(${seven})`, '8'], ['floor((sqrt(5)+1)*(sqrt(5)-1)+1)', '4']]) {
     const o = v(e, { expected_value: x, tolerance: '0.005' });
     t.equal(o.status, 'BLOCKED', `${e} ≈ ${x}: ${o.agent_message}`);
     t.equal(df(o).constraint_id, 'math_verifier.numeric_agreement_only');
