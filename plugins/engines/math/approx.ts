@@ -102,6 +102,24 @@ function makeDecEval(D: DecCtor, precision: number) {
     }
     return a.name === 'floor' ? x.floor() : x.ceil();
   }
+  /**
+   * The exact argument of factorial or binomial. A rounded one is used only when it is provably not
+   * an integer or provably negative (a true domain error); one within rounding of an integer is
+   * Undecided: sqrt(5)^2 came out 5.000…01 and was refused as outside the domain, which it is not.
+   */
+  function integerArgument(name: string, arg: Ast, x: Dec, env: Env): Q {
+    // an integer-valued function's value is an integer of at most a few digits here (the cost gate)
+    if (arg.k === 'fn' && ['floor', 'ceil', 'factorial', 'binomial'].includes(arg.name) && x.isInteger()) return qOf(x);
+    const kEnv = env && new Map([...env].map(([k, q]) => [k, K.fromQ(q)]));
+    const v = exact(arg, kEnv, 'complex')?.rational();
+    if (v) return v;
+    const n = x.round();
+    const finer = precision + CONFIRM_STEP <= MAX_PRECISION ? evaluatorAt(precision + CONFIRM_STEP).eval(arg, env) : null;
+    if (finer && (settled(x.minus(n), finer.minus(n), scale) || (x.isNeg() && settled(x, finer, scale)))) {
+      throw new EvalError('domain', `${name} is defined for non-negative integers only.`);
+    }
+    throw new Undecided(`The ${name} argument is within rounding of an integer, but not provably an integer.`);
+  }
   function inner(a: Ast, env: Env): Dec {
     switch (a.k) {
       case 'num':
@@ -137,8 +155,8 @@ function makeDecEval(D: DecCtor, precision: number) {
       case 'fn': {
         // integer-valued functions are computed exactly and converted
         if (a.name === 'factorial' || a.name === 'binomial') {
-          const args = a.args.map((x) => ev(x, env));
-          const v = exact({ ...a, args: args.map((d) => ({ k: 'num' as const, q: qOf(d), text: d.toFixed() })) }, null, 'real');
+          const args = a.args.map((x) => integerArgument(a.name, x, ev(x, env), env));
+          const v = exact({ ...a, args: args.map((q) => ({ k: 'num' as const, q, text: q.toString() })) }, null, 'real');
           if (!v) throw new EvalError('domain', `${a.name} is defined for non-negative integers only.`);
           return kToDecWith(D, v);
         }

@@ -59,3 +59,29 @@ t.test('factorial and binomial of a root that is exactly an integer', async (t) 
   // sqrt(7)^2 was the engine's example of a rounded ceil; it is 7 exactly now
   t.equal(df(v('ceil(sqrt(7)^2) = 7')).result, true);
 });
+
+t.test('an argument within rounding of an integer is not provably one: no domain error', async (t) => {
+  // (√5+1)(√5−1) is 4 exactly, but the engine holds it only in decimals (4 ± 1e-49)
+  for (const e of ['factorial((sqrt(5)+1)*(sqrt(5)-1))', 'binomial((sqrt(5)+1)*(sqrt(5)-1), 2)', 'factorial(log(e^3))', 'factorial(-exp(i*pi/5)^5)']) {
+    const o = v(e);
+    t.equal(o.status, 'BLOCKED', e);
+    t.equal(df(o).constraint_id, 'math_verifier.numeric_agreement_only', `${e}: ${df(o).message}`);
+    t.match(df(o).message, /not provably an integer/, e);
+    t.equal(o.proof_ref, null);
+  }
+  for (const [e, extra] of [['factorial((sqrt(5)+1)*(sqrt(5)-1)) = 24', {}], ['factorial((sqrt(5)+1)*(sqrt(5)-1))', { expected_value: '24' }]] as const) {
+    const o = v(e, extra);
+    t.equal(o.status, 'BLOCKED', e);
+    t.equal(df(o).constraint_id, 'math_verifier.numeric_agreement_only', e);
+  }
+  // 5 + 1e-56 rounds to 5 at 50 digits: its factorial was computed as 120; it is irrational, so never an integer
+  const near = v('factorial(sqrt(25 + 10^-55))', { expected_value: '120' });
+  t.equal(near.status, 'BLOCKED');
+  t.equal(df(near).constraint_id, 'math_verifier.domain_error');
+  // provably not an integer, or provably negative: a true domain error
+  for (const e of ['factorial(2.5)', 'factorial(-1)', 'binomial(2.5, 1)', 'factorial(sqrt(2))', 'factorial(sqrt(2)+1)', 'factorial(pi)', 'factorial(-(sqrt(5)+1)*(sqrt(5)-1))', 'factorial(exp(i*pi/7))']) {
+    const o = v(e);
+    t.equal(o.status, 'BLOCKED', e);
+    t.equal(df(o).constraint_id, 'math_verifier.domain_error', `${e}: ${df(o).message}`);
+  }
+});
