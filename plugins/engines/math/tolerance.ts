@@ -81,14 +81,21 @@ export function checkExpected(
   const magnitude = calc ? calc.abs() : new Dec(Math.hypot(complex!.re, complex!.im));
   const calcText = exactQ ? (exactQ.toDecimal() ?? calc!.toSignificantDigits(50).toString()) : calc ? calc.toSignificantDigits(50).toString() : `${complex!.re} ${complex!.im < 0 ? '-' : '+'} ${Math.abs(complex!.im)}i`;
   const maxAllowed = Dec.max(ONE_PERCENT, magnitude.times(ONE_PERCENT));
+  const tolQ = tol && !tol.dec.isNeg() ? Q.parseDecimal(tol.dec.toFixed())! : null;
 
-  if (!tol || tol.dec.isNeg() || tol.dec.gt(maxAllowed)) {
-    const reason = !tol ? 'Tolerance must be a finite number within the double range.' : tol.dec.isNeg() ? 'Tolerance must not be negative.' : 'Requested tolerance exceeds the maximum allowed.';
+  if (!tol || !tolQ || !withinMax(tolQ, tol.dec, exactQ, maxAllowed, complex)) {
+    const reason = !tol
+      ? 'Tolerance must be a finite number within the double range.'
+      : tol.dec.isNeg()
+        ? 'Tolerance must not be negative.'
+        : tol.dec.gt(maxAllowed)
+          ? 'Requested tolerance exceeds the maximum allowed.'
+          : 'Requested tolerance is not provably within the maximum allowed (the value is known only to its rounding).';
     throw new MathRefusal(tol && !tol.dec.isNeg() ? C.tolerance : C.invalidTolerance, reason, {
       is_correct: false,
       error: reason,
       requested_tolerance: (typeof toleranceRaw === 'string' ? toleranceRaw : texts.tolerance ?? String(toleranceRaw)).slice(0, 100),
-      max_allowed_tolerance: maxAllowed.toString(),
+      max_allowed_tolerance: maxText(exactQ, maxAllowed),
       calculated_value: calcText,
       precision_mode: mode,
     });
@@ -98,7 +105,7 @@ export function checkExpected(
   let ok: boolean;
   if (exactQ) {
     const e = Q.parseDecimal(expected.dec.toFixed())!;
-    const t = Q.parseDecimal(tol.dec.toFixed())!;
+    const t = tolQ;
     let d = exactQ.sub(e);
     if (d.sign() < 0) d = d.neg();
     ok = d.cmp(t) <= 0;
@@ -141,7 +148,38 @@ export function checkExpected(
     expected_value: expected.dec.toString(),
     difference: diffText,
     tolerance: tol.dec.toString(),
-    max_allowed_tolerance: maxAllowed.toString(),
+    max_allowed_tolerance: maxText(exactQ, maxAllowed),
     precision_mode: mode,
   };
+}
+
+const HUNDREDTH = Q.of(1n, 100n);
+/** relative error of a 50-digit bound, with room (as `settled`'s margin) */
+const BOUND_NOISE = new Dec('1e-30');
+
+/**
+ * Whether the tolerance is at most max(0.01, |calculated|·0.01). For a rational value the bound is
+ * exact: at 50 digits, 2^200·0.01 rounded up and admitted a tolerance above it. For other values the
+ * bound is rounded, so a tolerance above 0.01 must clear it by more than its rounding error.
+ */
+function withinMax(tol: Q, tolDec: Dec, exactQ: Q | null, rounded: Dec, complex: { re: number; im: number; err: number } | null): boolean {
+  if (tol.cmp(HUNDREDTH) <= 0) return true;
+  if (exactQ) {
+    const m = exactQ.sign() < 0 ? exactQ.neg() : exactQ;
+    return tol.cmp(m.mul(HUNDREDTH)) <= 0;
+  }
+  if (complex) {
+    // |z| is known to within err (complex.ts), and hypot and the product round
+    const low = (Math.hypot(complex.re, complex.im) - complex.err) * 0.01 * (1 - 8 * 2 ** -52);
+    return tolDec.lte(low);
+  }
+  return tolDec.lte(rounded.times(new Dec(1).minus(BOUND_NOISE)));
+}
+
+/** the bound as written: exact for a rational value when it is a finite decimal */
+function maxText(exactQ: Q | null, rounded: Dec): string {
+  if (!exactQ) return rounded.toString();
+  const m = exactQ.sign() < 0 ? exactQ.neg() : exactQ;
+  const bound = m.mul(HUNDREDTH);
+  return (bound.cmp(HUNDREDTH) <= 0 ? '0.01' : bound.toDecimal()) ?? rounded.toString();
 }

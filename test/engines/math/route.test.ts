@@ -133,3 +133,34 @@ t.test('verifier.math serves composite routes with the route\'s checks as verdic
     t.equal(r.developer_fields.constraint_id, 'math_verifier.invalid_request');
   }
 });
+
+t.test('exact roots and magnitudes over HTTP: proven where exact, refused with the reason where not', async (t) => {
+  const post = (raw: string) => warm.request('POST', '/verify/math', { apiKey: TEST_API_KEY, headers: { 'content-type': 'application/json' }, raw });
+  // sqrt(5)^2 is exactly 5: factorial of it was BLOCKED domain_error
+  const fact = await post('{"expression":"factorial(sqrt(5)^2)","expected_value":120}');
+  t.equal(fact.status, 200);
+  t.equal(fact.body.status, 'VERIFIED', JSON.stringify(fact.body).slice(0, 300));
+  t.equal(fact.body.is_correct, true);
+  t.match(fact.body.proof_ref, /^sha256:[0-9a-f]{64}$/);
+  const eq = await post('{"expression":"factorial(sqrt(5)^2) = 120"}');
+  t.equal(eq.body.status, 'VERIFIED');
+  t.equal(eq.body.result, true);
+  // 4 exactly, held in decimals: not provably an integer, so neither a value nor a domain error
+  const near = await post('{"expression":"factorial((sqrt(5)+1)*(sqrt(5)-1))"}');
+  t.equal(near.body.status, 'BLOCKED');
+  t.equal(near.body.developer_fields.constraint_id, 'math_verifier.numeric_agreement_only');
+  t.match(near.body.message, /not provably an integer/);
+  const half = await post('{"expression":"factorial(2.5)"}');
+  t.equal(half.body.developer_fields.constraint_id, 'math_verifier.domain_error');
+  // a 31-digit claim as a JSON number is read as written, right and one off
+  const big = await post('{"expression":"sqrt(5)^2*2^100","expected_value":6338253001141147007483516026880}');
+  t.equal(big.body.status, 'VERIFIED', JSON.stringify(big.body).slice(0, 300));
+  t.equal(big.body.is_correct, true);
+  const off = await post('{"expression":"sqrt(5)^2*2^100","expected_value":6338253001141147007483516026881}');
+  t.equal(off.body.status, 'VERIFIED');
+  t.equal(off.body.is_correct, false);
+  // the allowed tolerance of 2^200 is exact: 1% of it plus 0.01 is over it
+  const tol = await post('{"expression":"2^200","expected_value":"1606938044258990275541962092341162602522202993782792835301376","tolerance":"16069380442589902755419620923411626025222029937827928353013.77"}');
+  t.equal(tol.body.status, 'BLOCKED');
+  t.equal(tol.body.developer_fields.constraint_id, 'math_verifier.tolerance_exceeded');
+});

@@ -6,6 +6,7 @@
 import './unit/corpus.js';
 import './unit/cost.js';
 import './unit/equations.js';
+import './unit/magnitude.js';
 import './unit/proof.js';
 import './unit/reciprocal-trig.js';
 import './unit/roots.js';
