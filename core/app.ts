@@ -62,7 +62,14 @@ export async function createApp(opts: CreateOptions): Promise<Kernel> {
   const validator = new Validator();
   validator.loadDir(SCHEMAS_DIR);
   const router = new Router();
-  const store = opts.store ?? (await openStore(config, (err) => log.warn({ err: err.message }, 'store unavailable'), (m) => log.warn({ event: 'data_dir.permissions' }, m)));
+  // LMDB's close is bounded by the grace period (at least 5 s, a close takes milliseconds): on a
+  // full disk it otherwise never finished (store-lmdb.ts)
+  const store =
+    opts.store ??
+    (await openStore(config, (err) => log.warn({ err: err.message }, 'store unavailable'), (m) => log.warn({ event: 'data_dir.permissions' }, m), {
+      log: log.child({ component: 'store' }),
+      closeTimeoutMs: Math.max(config.server.shutdown_grace_ms, 5000),
+    }));
   const pools = new WorkerPools(config.workers.threads, log, config.workers.young_generation_mb, config.workers.idle_timeout_ms);
   const authenticators = new Map<string, Authenticator>();
   const credentialPresent = new Map<string, (ctx: RequestContext) => boolean>();

@@ -1,5 +1,6 @@
 import { chmodSync, mkdirSync, statSync } from 'node:fs';
 import { open, type RootDatabase, type Database } from 'lmdb';
+import { settlesBy, WriteGuard, type HealthLog } from './store-lmdb-health.js';
 import { codecOf, type Codec, type Collection, type CollectionStats, type Entry, type ListOptions, type Store, type WriteOp } from './store.js';
 
 /**
@@ -10,6 +11,7 @@ class LmdbCollection<T> implements Collection<T> {
   constructor(
     readonly db: Database<T, string>,
     private readonly name: string,
+    private readonly guard: WriteGuard,
   ) {}
 
   /** stored layout of the values, when the collection registered one (core/store.ts Codec) */
@@ -30,33 +32,36 @@ class LmdbCollection<T> implements Collection<T> {
   }
 
   async put(key: string, value: T): Promise<void> {
-    await this.db.put(key, this.enc(key, value));
+    const stored = this.enc(key, value);
+    await this.guard.run(() => this.db.put(key, stored));
   }
 
   async insert(key: string, value: T): Promise<boolean> {
     const stored = this.enc(key, value);
-    return this.db.ifNoExists(key, () => {
-      this.db.put(key, stored);
-    });
+    return this.guard.run(() =>
+      this.db.ifNoExists(key, () => {
+        this.db.put(key, stored);
+      }),
+    );
   }
 
   async update(key: string, fn: (current: T | undefined) => T | undefined): Promise<T | undefined> {
     let result: T | undefined;
-    await this.db.transaction(() => {
+    await this.guard.run(() => this.db.transaction(() => {
       const next = fn(this.dec(key, this.db.get(key)));
       if (next !== undefined) this.db.put(key, this.enc(key, next));
       result = next ?? this.dec(key, this.db.get(key));
-    });
+    }));
     return result;
   }
 
   async delete(key: string): Promise<boolean> {
     // lmdb's remove() resolves true even for an absent key; the caller needs to know which it was
     let existed = false;
-    await this.db.transaction(() => {
+    await this.guard.run(() => this.db.transaction(() => {
       existed = this.db.doesExist(key);
       if (existed) this.db.remove(key);
-    });
+    }));
     return existed;
   }
 
@@ -114,10 +119,16 @@ export function preparePrivateDir(dir: string): string | null {
 export class LmdbStore implements Store {
   private readonly root: RootDatabase;
   private readonly collections = new Map<string, LmdbCollection<unknown>>();
+  private readonly guard: WriteGuard;
+  private readonly log: HealthLog | undefined;
+  private readonly closeTimeoutMs: number;
   private open = true;
 
-  /** `warn` receives what preparePrivateDir found (a tightened or too-open directory). */
-  constructor(dir: string, opts: { warn?: (message: string) => void } = {}) {
+  /**
+   * `warn` receives what preparePrivateDir found (a tightened or too-open directory); `log` the
+   * full-disk episodes and a close that could not finish; `closeTimeoutMs` bounds close().
+   */
+  constructor(dir: string, opts: { warn?: (message: string) => void; log?: HealthLog; closeTimeoutMs?: number } = {}) {
     const notice = preparePrivateDir(dir);
     if (notice) opts.warn?.(notice);
     // noSubdir false: lmdb-js otherwise takes a path with an extension (`proofgate.d`) for a file name
@@ -125,6 +136,11 @@ export class LmdbStore implements Store {
     // permissionsMode (the files' mode, honoured by lmdb-js but missing from its types): 0600
     const options = { path: dir, noSubdir: false, maxDbs: 64, compression: false, permissionsMode: 0o600 };
     this.root = open(options);
+    this.log = opts.log;
+    // `committed` is the promise of lmdb-js's current batch: observed while the failure is still
+    // being handled, in the same turn, it is no unhandled rejection (measured, store-full.test.ts)
+    this.guard = new WriteGuard(dir, opts.log, () => void this.root.committed.then(undefined, () => undefined));
+    this.closeTimeoutMs = opts.closeTimeoutMs ?? 10_000;
   }
 
   get ready(): boolean {
@@ -135,7 +151,7 @@ export class LmdbStore implements Store {
     if (!/^[a-z0-9_.-]{1,64}$/.test(name)) throw new TypeError(`invalid collection name ${JSON.stringify(name)}`);
     let c = this.collections.get(name);
     if (!c) {
-      c = new LmdbCollection<unknown>(this.root.openDB<unknown, string>({ name, keyEncoding: 'ordered-binary' }), name);
+      c = new LmdbCollection<unknown>(this.root.openDB<unknown, string>({ name, keyEncoding: 'ordered-binary' }), name, this.guard);
       this.collections.set(name, c);
     }
     return c as LmdbCollection<T>;
@@ -143,6 +159,10 @@ export class LmdbStore implements Store {
 
   async commit(ops: readonly WriteOp[]): Promise<boolean> {
     if (ops.length === 0) return true;
+    return this.guard.run(() => this.commitNow(ops));
+  }
+
+  private async commitNow(ops: readonly WriteOp[]): Promise<boolean> {
     const cols = ops.map((op) => this.collection<unknown>(op.collection) as LmdbCollection<unknown>);
     const dbs = cols.map((c) => c.db);
     const values = ops.map((op, i) => (op.value !== undefined && cols[i].codec ? cols[i].codec!.encode(op.value, op.key) : op.value));
@@ -179,9 +199,31 @@ export class LmdbStore implements Store {
     return out;
   }
 
+  /**
+   * Resolves within closeTimeoutMs even on a full disk. lmdb-js's close waits for the flush of the
+   * last transaction, and a transaction that failed is never flushed: after a refused write its
+   * close never resolved, not even once space was freed (measured; docs/operations.md). A write
+   * transaction that changes nothing commits without touching the disk, and its flush stands in.
+   * Past the bound the environment is left to the process's exit; every acknowledged write was
+   * committed before it was acknowledged, so nothing acknowledged depends on this close.
+   */
   async close(): Promise<void> {
     if (!this.open) return;
     this.open = false;
-    await this.root.close();
+    const deadline = Date.now() + this.closeTimeoutMs;
+    await settlesBy(this.guard.idle(), deadline);
+    if (this.guard.lastFailed && this.guard.pending === 0) {
+      // the key cannot exist (collection names match [a-z0-9_.-]): removing it is an empty transaction
+      await settlesBy(this.root.remove('\u0000proofgate.close'), deadline);
+    }
+    const refused = this.guard.refused;
+    if (await settlesBy(this.root.close(), deadline)) {
+      if (refused) this.log?.warn({ event: 'store.closed_full', refused }, 'data store closed on a full disk: the refused writes were answered 507 and never stored; every acknowledged write is on disk');
+      return;
+    }
+    this.log?.error(
+      { event: 'store.close_incomplete', pending_writes: this.guard.pending, refused, timeout_ms: this.closeTimeoutMs },
+      'data store close did not finish in time: the writes still pending were never acknowledged; the environment is left to the process exit',
+    );
   }
 }

@@ -45,6 +45,16 @@ export class StoreUnavailableError extends Error {
   override readonly name = 'StoreUnavailableError';
 }
 
+/**
+ * The backend refused a write for lack of space: a full disk, a quota, a file-size limit (LMDB:
+ * core/store-lmdb-health.ts). Unlike StoreUnavailableError this does not pass by itself (someone
+ * must free space), and reads still work, so the kernel answers 507 `store_full`. Nothing of the
+ * refused write was stored; everything acknowledged before it is.
+ */
+export class StoreFullError extends Error {
+  override readonly name = 'StoreFullError';
+}
+
 /** One write of a `Store.commit`: a put (value given), a delete (value undefined), or an insert-if-absent. */
 export interface WriteOp {
   collection: string;
