@@ -101,5 +101,6 @@ export const Problems = {
   unavailable: defineProblem('service_unavailable', 503, 'Service Unavailable'),
   shuttingDown: defineProblem('shutting_down', 503, 'Server is shutting down'),
   storeUnavailable: defineProblem('store_unavailable', 503, 'Store unavailable'),
+  storeFull: defineProblem('store_full', 507, 'Insufficient Storage'),
   internal: defineProblem('internal_error', 500, 'Internal Server Error'),
 } as const;

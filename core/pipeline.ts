@@ -168,7 +168,8 @@ export function createPipeline(d: PipelineDeps) {
       status = writeReply(res, reply, responseHeaders);
     } catch (err) {
       const httpErr = toHttpError(err);
-      if (httpErr.status >= 500) c.log.error({ err, route: routeLabel }, 'request failed');
+      // a full store is logged once per episode by the store, not once per refused request
+      if (httpErr.status >= 500 && httpErr.code !== Problems.storeFull.code) c.log.error({ err, route: routeLabel }, 'request failed');
       if (res.headersSent) {
         res.destroy();
       } else {

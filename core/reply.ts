@@ -3,7 +3,7 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { HttpError, Problems } from './errors.js';
 import { EngineError } from './workers.js';
-import { StoreUnavailableError } from './store.js';
+import { StoreFullError, StoreUnavailableError } from './store.js';
 import type { Reply } from './types.js';
 
 /**
@@ -52,6 +52,10 @@ export function toHttpError(err: unknown): HttpError {
   if (err instanceof StoreUnavailableError) {
     // the database's own message stays in the server log (it can name hosts and roles)
     return new HttpError(Problems.storeUnavailable, 'the data store is not answering; retry shortly', { headers: { 'retry-after': '5' } });
+  }
+  if (err instanceof StoreFullError) {
+    // no Retry-After: space comes back when an operator frees it, not after a set time
+    return new HttpError(Problems.storeFull, 'the data store has no space left for this write; nothing of it was stored');
   }
   return new HttpError(Problems.internal, 'an internal error occurred');
 }

@@ -1,6 +1,6 @@
 import { sha256Hex, SHA256_REF, sha256Ref } from '../../core/canonical.js';
-import { HttpError } from '../../core/errors.js';
-import type { WriteOp } from '../../core/store.js';
+import { HttpError, Problems } from '../../core/errors.js';
+import { StoreFullError, type WriteOp } from '../../core/store.js';
 import type { App, Reply, RequestContext } from '../../core/types.js';
 import type { SecurityEvents } from '../auth/index.js';
 import { AUDIT_WITH_STATE, ChainUnavailableError, type AuditChain } from './chain.js';
@@ -112,6 +112,8 @@ export function registerAuditHooks(app: App, chain: AuditChain | null, events: S
     try {
       entry = await chain!.append(org, fields, { with: ctx.state[AUDIT_WITH_STATE] as WriteOp[] | undefined });
     } catch (err) {
+      // a full disk is logged by the store once per episode, not here once per request
+      if (err instanceof StoreFullError) throw new HttpError(Problems.storeFull, 'the audit entry could not be written: the data store has no space left; the result is withheld');
       ctx.log.error({ err, org }, 'audit append failed: response withheld');
       throw unavailable('the audit entry could not be written: the result is withheld');
     }
@@ -133,8 +135,9 @@ export function registerAuditHooks(app: App, chain: AuditChain | null, events: S
     const org = ctx.principal?.orgId;
     // every refusal after authentication is a trace, a missing scope and a 429 included (issue 12 item 10);
     // group commit makes a flood of them cost batched appends, and retention bounds what they keep.
-    // Only a refusal because the chain cannot take an entry is left to the logs and security events.
-    if (!isVerification(ctx) || !chain || !org || err.code === 'audit_unavailable') return;
+    // Only a refusal because the chain cannot take an entry (audit_unavailable, store_full) is left
+    // to the logs and security events.
+    if (!isVerification(ctx) || !chain || !org || err.code === 'audit_unavailable' || err.code === Problems.storeFull.code) return;
     const fields = refusedFields(ctx, err);
     let entry;
     try {

@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { ConfigError, DEFAULT_CONFIG_PATH, loadConfig } from '../../core/config.js';
 import { createLogger } from '../../core/log.js';
+import { isLmdbCommitEcho } from '../../core/store-lmdb-health.js';
 import { listenEarly } from '../bootstrap.js';
 import { wantsHelp, type Command } from '../../core/cli.js';
 import { writeDevConfig } from './init.js';
@@ -41,7 +42,12 @@ SIGTERM/SIGINT: stop accepting, finish in-flight requests, close the store; a se
     }
     const log = createLogger(config.log_level);
     // A stray rejected promise is a bug to log, not a reason to drop every in-flight verification.
-    process.on('unhandledRejection', (err) => log.error({ err }, 'unhandled promise rejection'));
+    // lmdb-js's own unawaited promise of a failed commit is not one: the store reported the
+    // failure to its caller and logs a full disk once per episode (core/store-lmdb-health.ts)
+    process.on('unhandledRejection', (err) => {
+      if (isLmdbCommitEcho(err)) log.debug({ err }, 'lmdb commit failure, already reported to its caller');
+      else log.error({ err }, 'unhandled promise rejection');
+    });
     if (config.error_tracking_dsn) log.warn('ERROR_TRACKING_DSN is set but no error-tracking client is bundled; ignoring it');
     // live first: the socket answers /healthz while the kernel and plugins load (performance.md)
     let early;
