@@ -1,4 +1,4 @@
-import { StoreUnavailableError } from './store.js';
+import { StoreFullError, StoreUnavailableError } from './store.js';
 
 /** node-postgres' client-side query_timeout */
 export function isQueryTimeout(err: unknown): boolean {
@@ -23,8 +23,14 @@ function isUnavailable(err: unknown): boolean {
   return isConnectionError(err) || isQueryTimeout(err) || /^08/.test(code) || /^(57P01|57P02|57014|25006)$/.test(code);
 }
 
-/** `err` as a StoreUnavailableError when the database failed, else unchanged. */
+/**
+ * `err` as a StoreUnavailableError when the database failed, as a StoreFullError when it refused a
+ * write for lack of disk space (53100 disk_full: 507 store_full, as a full LMDB disk answers, since
+ * a retry does not help until someone frees space), else unchanged.
+ */
 export function classifyPgError(err: unknown): unknown {
-  if (err instanceof StoreUnavailableError || !isUnavailable(err)) return err;
+  if (err instanceof StoreUnavailableError || err instanceof StoreFullError) return err;
+  if ((err as { code?: unknown })?.code === '53100') return new StoreFullError(`PostgreSQL: ${(err as Error).message}`, { cause: err });
+  if (!isUnavailable(err)) return err;
   return new StoreUnavailableError(`PostgreSQL: ${(err as Error).message}`, { cause: err });
 }

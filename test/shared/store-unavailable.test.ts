@@ -1,6 +1,6 @@
 import t from 'tap';
 import { PgStore } from '../../core/store-pg.js';
-import { StoreUnavailableError } from '../../core/store.js';
+import { StoreFullError, StoreUnavailableError } from '../../core/store.js';
 import { classifyPgError } from '../../core/store-pg-errors.js';
 import { createTestDatabase, freshSchema, pgUnavailable } from '../helpers/pg.js';
 import { startServer, builtinsWithoutEngines } from '../helpers/server.js';
@@ -19,6 +19,9 @@ t.test('classifyPgError: database failures are StoreUnavailableError, request er
   }
   t.type(classifyPgError(new Error('Connection terminated unexpectedly')), StoreUnavailableError);
   t.type(classifyPgError(new Error('Query read timeout')), StoreUnavailableError);
+  const full = classifyPgError(Object.assign(new Error('could not extend file: No space left on device'), { code: '53100' }));
+  t.type(full, StoreFullError, '53100 disk_full is a full store (507), not an unavailable one');
+  t.match((full as Error).message, /No space left/);
   for (const code of ['23505', '42P01', '22P02']) {
     const err = Object.assign(new Error(code), { code });
     t.equal(classifyPgError(err), err, `${code} is not the database being away`);
