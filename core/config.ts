@@ -87,6 +87,7 @@ export interface Config {
     pin_on_first_use: boolean;
     timeout_ms: number;
     max_body_bytes: number;
+    session_ttl_seconds: number;
   };
   mode: 'server' | 'sidecar';
   bootstrap_file: string | null;

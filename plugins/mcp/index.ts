@@ -2,6 +2,7 @@ import type { App, Plugin } from '../../core/types.js';
 import { A2A_SIGNER_SERVICE, type VerdictSigner } from '../a2a/index.js';
 import { Activity } from '../agents/index.js';
 import { parseServers } from './config.js';
+import { McpExpiry } from './expiry.js';
 import { Listings } from './listings.js';
 import { McpMetrics } from './metrics.js';
 import { Pins } from './pins.js';
@@ -19,10 +20,12 @@ function register(app: App): void {
   const servers = parseServers(c.servers, process.env);
   const metrics = new McpMetrics(app.metrics);
   const pins = new Pins(app.store, c.pin_on_first_use);
+  const expiry = new McpExpiry(app.store, c.session_ttl_seconds * 1000);
   registerMcpRoutes(app, {
     servers,
     pins,
     listings: new Listings(app.store),
+    expiry,
     metrics,
     pinOnFirstUse: c.pin_on_first_use,
     timeoutMs: c.timeout_ms,
@@ -31,7 +34,33 @@ function register(app: App): void {
     activity: new Activity(app.store),
     signer: () => app.service<VerdictSigner | null>(A2A_SIGNER_SERVICE),
   });
+  startSweeps(app, expiry);
   if (servers.size) app.log.info({ servers: [...servers.keys()], pin_on_first_use: c.pin_on_first_use }, 'mcp proxy configured');
+}
+
+/**
+ * Expired sessions and stale listings go at start and every ten minutes, or every lifetime when
+ * that is shorter, but not more than once a minute: the sweep bounds the store, and a request on
+ * an expired session is refused by its own check whenever it comes.
+ */
+function startSweeps(app: App, expiry: McpExpiry): void {
+  let running = false;
+  const sweep = async () => {
+    if (running) return;
+    running = true;
+    try {
+      const removed = await expiry.sweep();
+      if (removed) app.log.info({ removed }, 'mcp: expired sessions and listings removed');
+    } catch (err) {
+      app.log.warn({ err }, 'mcp: sweep of expired sessions failed; the next one tries again');
+    } finally {
+      running = false;
+    }
+  };
+  setImmediate(() => void sweep());
+  const timer = setInterval(() => void sweep(), Math.min(600_000, Math.max(60_000, expiry.ttlMs)));
+  timer.unref();
+  app.onClose(() => clearInterval(timer));
 }
 
 const plugin: Plugin = { name: 'mcp', register };
@@ -41,7 +70,7 @@ export { definitionHash, pinnedPart, screenDefinition, type ToolDefinition } fro
 export { Pins, PIN_COLLECTIONS, type DuplicateRecord, type PinRecord, type SeenRecord, type ToolStatus } from './pins.js';
 export { VERDICT_META, DENIAL_META, VERDICT_ENGINE } from './gate.js';
 export { parseServers, type McpServer } from './config.js';
-export { SESSION_COLLECTION } from './proxy.js';
+export { SESSION_COLLECTION } from './expiry.js';
 export { LISTING_COLLECTION } from './listings.js';
 export { mcpScanCommand, mcpApproveCommand } from './cli.js';
 export { scan, renderSarif, renderText, exitCode, RULES as SCAN_RULES, type ScanReport } from './scan.js';

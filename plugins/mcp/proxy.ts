@@ -8,7 +8,8 @@ import { isToolDefinition, type ToolDefinition } from './definitions.js';
 import { McpProblems } from './errors.js';
 import { denialResult, gateToolCall, VERDICT_META, type GateDeps } from './gate.js';
 import { methodLabel, type McpMetrics } from './metrics.js';
-import { Listings } from './listings.js';
+import { LISTING_COLLECTION, Listings } from './listings.js';
+import { SESSION_COLLECTION, type McpExpiry, type SessionRecord } from './expiry.js';
 import { UnhashableDefinition, type PinEvent, type Pins } from './pins.js';
 import { formatEvent, SseParser } from './sse.js';
 
@@ -18,18 +19,11 @@ import { formatEvent, SseParser } from './sse.js';
  * result loses every tool whose definition is not pinned, and a tools/call result carries the
  * verdict that let the call through. A denied call never reaches the server.
  */
-export const SESSION_COLLECTION = 'mcp.sessions';
-
-interface SessionRecord {
-  server: string;
-  agent_id: string;
-  org_id: string;
-  created_at: string;
-}
 
 export interface RelayDeps extends GateDeps {
   pins: Pins;
   listings: Listings;
+  expiry: McpExpiry;
   metrics: McpMetrics;
   timeoutMs: number;
   /** server.max_json_depth: an answer is re-serialised and hashed, so it is held to the request bodies' nesting cap */
@@ -76,8 +70,17 @@ function agentOf(ctx: RequestContext): { agent_id: string; org_id: string } {
 async function checkSession(d: RelayDeps, ctx: RequestContext, server: string, agentId: string): Promise<string | undefined> {
   const sid = header(ctx, 'mcp-session-id');
   if (sid === undefined) return undefined;
-  const rec = await d.store.collection<SessionRecord>(SESSION_COLLECTION).get(sessionKey(server, sid));
+  const key = sessionKey(server, sid);
+  const rec = await d.store.collection<SessionRecord>(SESSION_COLLECTION).get(key);
   if (!rec || rec.agent_id !== agentId || rec.server !== server) throw new HttpError(McpProblems.sessionNotFound, 'no MCP session with this id for this agent and server');
+  if (d.expiry.expired(rec.created_at)) {
+    // its own agent asks: the binding and its listings go now rather than at the next sweep
+    await d.store.commit([
+      { collection: SESSION_COLLECTION, key },
+      { collection: LISTING_COLLECTION, key: Listings.keyOf(server, sid, agentId) },
+    ]);
+    throw new HttpError(McpProblems.sessionNotFound, 'this MCP session has expired (mcp.session_ttl_seconds): initialize a new one');
+  }
   return sid;
 }
 
