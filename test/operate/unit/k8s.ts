@@ -3,12 +3,12 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseAllDocuments } from 'yaml';
-import { envVars } from '../../core/config.js';
-import { loadBootstrap } from '../../sidecar/provision/file.js';
-import { sourceFiles } from '../helpers/sources.js';
-import { tempDir } from '../helpers/temp-dir.js';
+import { envVars } from '../../../core/config.js';
+import { loadBootstrap } from '../../../sidecar/provision/file.js';
+import { sourceFiles } from '../../helpers/sources.js';
+import { tempDir } from '../../helpers/temp-dir.js';
 
-const ROOT = new URL('../../../', import.meta.url);
+const ROOT = new URL('../../../../', import.meta.url);
 const MANIFEST = new URL('docs/k8s/sidecar.yaml', ROOT);
 const DASHBOARD = new URL('docs/k8s/grafana-dashboard.json', ROOT);
 

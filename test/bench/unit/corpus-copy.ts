@@ -3,11 +3,11 @@ import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { corpusDir } from '../../bench/harness.js';
+import { corpusDir } from '../../../bench/harness.js';
 
 // The repository keeps its own copy of the benchmark corpus so a bare clone can run the corpus
 // tests and the bench; these checks keep the copy honest.
-const repo = fileURLToPath(new URL('../../../', import.meta.url));
+const repo = fileURLToPath(new URL('../../../../', import.meta.url));
 const copy = join(repo, 'bench', 'corpus');
 
 function sums(dir: string): Map<string, string> {

@@ -2,10 +2,10 @@ import { createPrivateKey, sign } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
-import { a2aVerifyVerdictCommand, verifyVerdict } from '../../plugins/a2a/index.js';
-import { sha256Ref } from '../../core/canonical.js';
-import { decodeJwt, intercept, invoice, KEY_PEM, message, p256Pem, startA2AWithoutCode } from '../helpers/a2a.js';
-import { tempDir } from '../helpers/temp-dir.js';
+import { a2aVerifyVerdictCommand, verifyVerdict } from '../../../plugins/a2a/index.js';
+import { sha256Ref } from '../../../core/canonical.js';
+import { decodeJwt, intercept, invoice, KEY_PEM, message, p256Pem, startA2AWithoutCode } from '../../helpers/a2a.js';
+import { tempDir } from '../../helpers/temp-dir.js';
 
 /** signs arbitrary header/claims with the gateway's key, to build tokens the gateway never would */
 function forge(header: object, claims: object, pem = KEY_PEM): string {

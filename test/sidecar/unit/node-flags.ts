@@ -1,14 +1,14 @@
 import t from 'tap';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { startFlags } from '../../bench/http.js';
+import { startFlags } from '../../../bench/http.js';
 
 /**
  * The sidecar's node flags are set in three places: `npm start`, the container's ENTRYPOINT, and the
  * HTTP bench (which reads `npm start`'s). The RSS and CPU figures in docs/operations.md hold only
  * for those flags, so the three must not drift apart.
  */
-const repo = fileURLToPath(new URL('../../../', import.meta.url));
+const repo = fileURLToPath(new URL('../../../../', import.meta.url));
 
 const npmStartFlags = (): string[] => {
   const pkg = JSON.parse(readFileSync(`${repo}package.json`, 'utf8')) as { scripts: { start: string } };

@@ -1,5 +1,5 @@
 import t from 'tap';
-import { judge, lineColumnAt, statementLine, type Item } from '../../sidecar/verify/items.js';
+import { judge, lineColumnAt, statementLine, type Item } from '../../../sidecar/verify/items.js';
 
 t.test('statementLine: the line of the statement\'s first token', async (t) => {
   const sql = 'SELECT 1;\n\n\nSELECT 2; -- two\n/* three\n */ SELECT 3;\n-- four\n\n  SELECT 4';

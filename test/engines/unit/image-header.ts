@@ -1,7 +1,7 @@
 import t from 'tap';
 import { readImageHeader, HeaderError } from '../../../plugins/engines/image/header.js';
 import { analyseClaim } from '../../../plugins/engines/image/claims.js';
-import { gif, jpeg, png, webp } from './fixtures.js';
+import { gif, jpeg, png, webp } from '../image/fixtures.js';
 
 t.test('format and dimensions from header bytes', async (t) => {
   t.same(readImageHeader(png(800, 600)), { format: 'png', width: 800, height: 600, source: 'png_ihdr' });

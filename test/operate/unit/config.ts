@@ -1,6 +1,6 @@
 import t from 'tap';
-import { ConfigError, loadConfig } from '../../core/config.js';
-import { TEST_SECRETS } from '../helpers/server.js';
+import { ConfigError, loadConfig } from '../../../core/config.js';
+import { TEST_SECRETS } from '../../helpers/server.js';
 
 const env = (extra: Record<string, string>) => ({
   SVC_JWT_SECRET_KEY: TEST_SECRETS.jwt_secret_key,

@@ -3,13 +3,13 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import AjvDraft04Import from 'ajv-draft-04';
 import addFormatsImport from 'ajv-formats';
-import { toSarif } from '../../sidecar/verify/sarif.js';
-import type { Outcome } from '../../sidecar/verify/items.js';
+import { toSarif } from '../../../sidecar/verify/sarif.js';
+import type { Outcome } from '../../../sidecar/verify/items.js';
 
 // both packages are CommonJS; under NodeNext their default import is the module object
 const AjvDraft04 = ((AjvDraft04Import as unknown as { default?: unknown }).default ?? AjvDraft04Import) as unknown as new (o: object) => import('ajv').default;
 const addFormats = ((addFormatsImport as unknown as { default?: unknown }).default ?? addFormatsImport) as (a: unknown) => unknown;
-const SARIF_SCHEMA = JSON.parse(readFileSync(fileURLToPath(new URL('../../../test/fixtures/mcp/sarif-2.1.0-rtm.5.json', import.meta.url)), 'utf8'));
+const SARIF_SCHEMA = JSON.parse(readFileSync(fileURLToPath(new URL('../../../../test/fixtures/mcp/sarif-2.1.0-rtm.5.json', import.meta.url)), 'utf8'));
 
 function denied(file: string): Outcome {
   return {

@@ -1,8 +1,8 @@
 import t, { type Test } from 'tap';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { benchEngine, repeatOption, type EngineAdapter } from '../../bench/harness.js';
-import { tempDir } from '../helpers/temp-dir.js';
+import { benchEngine, repeatOption, type EngineAdapter } from '../../../bench/harness.js';
+import { tempDir } from '../../helpers/temp-dir.js';
 
 // The bench's method: one scored untimed pass, more untimed passes until the warm-up time is
 // spent, then the timed passes; the engine's caches are dropped before every pass of either kind.
