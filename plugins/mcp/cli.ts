@@ -203,7 +203,7 @@ export const mcpScanCommand: Command = {
 const APPROVE_USAGE = `proofgate mcp approve --url SIDECAR --server NAME [--tool NAME [--hash sha256:…] [--accept-findings]] [--api-key KEY]
 
 Without --tool: lists the server's tool definitions as the sidecar last saw them, with their status
-(pinned, pending, changed, poisoned) and hash. With --tool: pins the definition the sidecar saw last;
+(pinned, pending, changed, poisoned, duplicate) and hash. With --tool: pins the definition the sidecar saw last;
 --hash makes the approval fail when that is no longer the definition you reviewed; a definition
 flagged by poisoning screening needs --accept-findings. The API key needs the admin:all scope and
 an operator's user (SVC_OPERATOR_USER_IDS; default key: $PROOFGATE_API_KEY). The key is sent over

@@ -235,15 +235,27 @@ export class Pins {
     return { pin, previous_hash: before?.hash ?? null };
   }
 
-  async list(server: string): Promise<Array<{ tool: string; hash: string; status: ToolStatus; pinned_hash: string | null; findings: Finding[]; seen_at: string; approved_at: string | null; approved_by: string | null; definition: SeenRecord['definition'] }>> {
+  /**
+   * What the sidecar last saw of each tool. A name marked duplicate before any one definition of it
+   * was seen (two in its first answer) is listed too, with the first withheld hash and no
+   * definition: it is refused, so an operator must be able to see it.
+   */
+  async list(server: string): Promise<Array<{ tool: string; hash: string; status: ToolStatus; pinned_hash: string | null; findings: Finding[]; seen_at: string; approved_at: string | null; approved_by: string | null; definition: SeenRecord['definition'] | null }>> {
     const prefix = `${server}/`;
     const [seen, pins, dups] = await Promise.all([this.seen.list({ prefix }), this.pins.list({ prefix }), this.duplicates.list({ prefix })]);
     const byTool = new Map(pins.map((p) => [p.value.tool, p.value]));
     const duplicated = new Set(dups.map((x) => x.value.tool));
-    return seen.map(({ value: s }) => {
+    const listed = seen.map(({ value: s }) => {
       const p = byTool.get(s.tool);
       const status: ToolStatus = duplicated.has(s.tool) ? 'duplicate' : p?.hash === s.hash ? 'pinned' : p ? 'changed' : s.findings.length ? 'poisoned' : 'pending';
-      return { tool: s.tool, hash: s.hash, status, pinned_hash: p?.hash ?? null, findings: s.findings, seen_at: s.seen_at, approved_at: p?.approved_at ?? null, approved_by: p?.approved_by ?? null, definition: s.definition };
+      return { tool: s.tool, hash: s.hash, status, pinned_hash: p?.hash ?? null, findings: s.findings, seen_at: s.seen_at, approved_at: p?.approved_at ?? null, approved_by: p?.approved_by ?? null, definition: s.definition as SeenRecord['definition'] | null };
     });
+    const seenTools = new Set(listed.map((x) => x.tool));
+    for (const { value: d } of dups) {
+      if (seenTools.has(d.tool) || d.server !== server) continue;
+      const p = byTool.get(d.tool);
+      listed.push({ tool: d.tool, hash: d.hashes[0] ?? '', status: 'duplicate', pinned_hash: p?.hash ?? null, findings: [], seen_at: d.marked_at, approved_at: p?.approved_at ?? null, approved_by: p?.approved_by ?? null, definition: null });
+    }
+    return listed.sort((a, b) => (a.tool < b.tool ? -1 : a.tool > b.tool ? 1 : 0));
   }
 }

@@ -105,6 +105,9 @@ export interface McpToolsResponse {
     seen_at: string;
     approved_at: string | null;
     approved_by: string | null;
-    definition: {};
+    /**
+     * the definition last seen; null for a name marked duplicate before any one definition of it was seen
+     */
+    definition: {} | null;
   }[];
 }
