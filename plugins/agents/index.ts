@@ -1,6 +1,7 @@
 import type { App, Plugin } from '../../core/types.js';
 import { SERVICES, type ApiKeys } from '../auth/index.js';
 import { Activity } from './activity.js';
+import { startActivityRetention } from './retention.js';
 import { registerAgentRoutes } from './routes.js';
 import { agentTokenAuthenticator, Agents } from './tokens.js';
 
@@ -12,8 +13,16 @@ import { agentTokenAuthenticator, Agents } from './tokens.js';
  */
 export const AGENT_SERVICE = 'agents.registry';
 
+/** plugin_config.agents, checked by the kernel at start-up */
+const CONFIG_SCHEMA = {
+  type: 'object',
+  additionalProperties: false,
+  properties: { activity_retention_days: { type: ['integer', 'null'], minimum: 1, maximum: 36500 } },
+};
+
 const agents: Plugin = {
   name: 'agents',
+  config: { schema: CONFIG_SCHEMA },
   register(app: App) {
     const keys = app.service<ApiKeys>(SERVICES.keys);
     if (!keys) throw new Error('agents: the auth plugin must be registered first (agent tokens are digested by its key service)');
@@ -22,6 +31,8 @@ const agents: Plugin = {
     app.provide(AGENT_SERVICE, registry);
     app.authenticator('agentToken', agentTokenAuthenticator(registry), (ctx) => ctx.headers['x-agent-token'] !== undefined);
     registerAgentRoutes(app, { agents: registry, activity });
+    const days = (app.config.plugin_config.agents as { activity_retention_days?: number | null } | undefined)?.activity_retention_days ?? null;
+    if (days !== null) startActivityRetention({ store: app.store, log: app.log, retentionDays: days, onClose: (fn) => app.onClose(fn) });
   },
 };
 
