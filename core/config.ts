@@ -35,6 +35,7 @@ export interface Config {
     operator_user_ids: string[];
     signup_enabled: boolean | null;
     jwt_ttl_seconds: number;
+    security_events_retention_days: number | null;
   };
   attestation: {
     issuer: string;

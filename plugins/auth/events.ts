@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Store } from '../../core/store.js';
+import { pruneExpiredPrefixes } from '../../core/store-prune.js';
 
 /**
  * Security events (auth failures, rate-limit hits, blocked verifications) recorded in the store as
@@ -66,6 +67,18 @@ export class SecurityEvents {
     const write = Promise.all(batch.map((e) => col.put(`${e.org_id}/${e.last_at}/${randomBytes(4).toString('hex')}`, e))).then(() => undefined);
     this.inflight = this.inflight.then(() => write, () => write);
     return this.inflight;
+  }
+
+  /**
+   * Removes the events last seen more than `retentionDays` ago (`auth.security_events_retention_days`).
+   * Keys are `<org>/<last_at ISO>/<random>`, and ISO times sort as they compare.
+   */
+  prune(retentionDays: number, now: () => number = Date.now): Promise<number> {
+    const cutoff = new Date(now() - retentionDays * 86_400_000).toISOString();
+    return pruneExpiredPrefixes(this.store, EVENTS_COLLECTION, {
+      groupOf: (key) => key.slice(0, key.indexOf('/')),
+      expired: (key) => key.slice(key.indexOf('/') + 1, key.lastIndexOf('/')) < cutoff,
+    });
   }
 
   /** Events of one organisation whose last occurrence is at or after `sinceIso`, oldest first. */

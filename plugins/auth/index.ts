@@ -8,6 +8,7 @@ import { ApiKeys } from './keys.js';
 import { MemoryLimiter, type RateLimiter } from './limiter.js';
 import { createLimiter } from './limiter-redis.js';
 import { HttpError } from '../../core/errors.js';
+import { startSweeps } from '../../core/store-prune.js';
 import { AuthProblems } from './errors.js';
 import { defaultPlanOf, OrgAdmin, signupOpen } from './org-admin.js';
 import { Plans, rateCharger, rateLimitHook, type RateLimitOptions, type TierLimits } from './ratelimit.js';
@@ -57,6 +58,18 @@ export function createAuthPlugin(opts: AuthOptions = {}): Plugin {
       const keys = new ApiKeys(app.store, secrets.api_key_lookup_secret);
       const tokens = new UserTokens(secrets.jwt_secret_key, auth.jwt_ttl_seconds);
       const events = new SecurityEvents(app.store);
+      const retention = auth.security_events_retention_days;
+      if (retention !== null) {
+        startSweeps({
+          everyMs: 3_600_000,
+          onClose: (fn) => app.onClose(fn),
+          onError: (err) => app.log.error({ err }, 'auth: security event retention failed; the next sweep tries again'),
+          async sweep() {
+            const removed = await events.prune(retention);
+            if (removed) app.log.info({ removed, retention_days: retention }, 'auth: security events past retention removed');
+          },
+        });
+      }
       const tiers = new TierCache(accounts, defaultPlan);
       let limiter: RateLimiter = opts.limiter ?? (await createLimiter(auth.rate_limit_redis_url, app.log));
       app.provide(SERVICES.accounts, accounts);
