@@ -45,8 +45,16 @@ export interface DuplicateRecord {
   tool: string;
   /** hashes of the definitions withheld when it was marked (the first few distinct ones) */
   hashes: string[];
+  /** the latest sighting: every listing that shows the duplicate again moves it on */
   marked_at: string;
+  /**
+   * when a complete listing cleared it (absent: in force). Kept rather than deleted: the clear and
+   * a new sighting are each one atomic update of this record, so neither can undo the other unseen
+   */
+  cleared_at?: string | null;
 }
+
+const inForce = (d: DuplicateRecord | undefined): d is DuplicateRecord => !!d && !d.cleared_at;
 
 /** the distinct hashes a duplicate record keeps: enough to show an operator, bounded whatever a page holds */
 const DUPLICATE_HASHES = 8;
@@ -173,9 +181,15 @@ export class Pins {
     }
     for (const [tool, hs] of duplicated) {
       const k = key(server, tool);
-      const rec: DuplicateRecord = { server, tool, hashes: [...new Set(hs)].slice(0, DUPLICATE_HASHES), marked_at: this.now().toISOString() };
-      // only the request whose write set the mark reports it (a mark already set stays as it was)
-      if (await this.duplicates.insert(k, rec)) {
+      const now = this.now().toISOString();
+      let fresh = false;
+      // one atomic update: a mark in force is moved on to this sighting (a listing that started
+      // before it cannot clear it); a new or cleared one is set, and only that request reports it
+      await this.duplicates.update(k, (cur) => {
+        fresh = !inForce(cur);
+        return fresh ? { server, tool, hashes: [...new Set(hs)].slice(0, DUPLICATE_HASHES), marked_at: now, cleared_at: null } : { ...cur!, marked_at: now };
+      });
+      if (fresh) {
         const [seen, pin] = await Promise.all([this.seen.get(k), this.pins.get(k)]);
         out.events.push({ kind: 'duplicate', server, tool, hash: hs[0], previous_hash: seen?.hash ?? null, pinned_hash: pin?.hash ?? null, findings: [] });
       }
@@ -190,8 +204,11 @@ export class Pins {
    */
   async clearDuplicates(server: string, startedAt: number, listedOnce: (tool: string) => boolean): Promise<void> {
     const marked = await this.duplicates.list({ prefix: `${server}/` });
+    const now = this.now().toISOString();
     for (const { key: k, value } of marked) {
-      if (value.server === server && Date.parse(value.marked_at) <= startedAt && listedOnce(value.tool)) await this.duplicates.delete(k);
+      if (!inForce(value) || value.server !== server || !listedOnce(value.tool)) continue;
+      // decided again on the record as it is now: a sighting since the list above moved marked_at on
+      await this.duplicates.update(k, (cur) => (inForce(cur) && Date.parse(cur.marked_at) <= startedAt ? { ...cur, cleared_at: now } : undefined));
     }
   }
 
@@ -199,7 +216,7 @@ export class Pins {
   async callable(server: string, tool: string): Promise<Callable> {
     const k = key(server, tool);
     const [seen, pin, dup] = await Promise.all([this.seen.get(k), this.pins.get(k), this.duplicates.get(k)]);
-    if (dup) {
+    if (inForce(dup)) {
       return { ok: false, status: 'duplicate', reason: `server ${server} listed more than one definition of tool ${tool} in one listing, so which one a call reaches is up to the server; it is not called until a complete listing lists it once` };
     }
     if (!seen) return { ok: false, status: 'unlisted', reason: `tool ${tool} has not been listed by server ${server} through proofgate (call tools/list first)` };
@@ -244,7 +261,7 @@ export class Pins {
     const prefix = `${server}/`;
     const [seen, pins, dups] = await Promise.all([this.seen.list({ prefix }), this.pins.list({ prefix }), this.duplicates.list({ prefix })]);
     const byTool = new Map(pins.map((p) => [p.value.tool, p.value]));
-    const duplicated = new Set(dups.map((x) => x.value.tool));
+    const duplicated = new Set(dups.filter((x) => inForce(x.value)).map((x) => x.value.tool));
     const listed = seen.map(({ value: s }) => {
       const p = byTool.get(s.tool);
       const status: ToolStatus = duplicated.has(s.tool) ? 'duplicate' : p?.hash === s.hash ? 'pinned' : p ? 'changed' : s.findings.length ? 'poisoned' : 'pending';
@@ -252,7 +269,7 @@ export class Pins {
     });
     const seenTools = new Set(listed.map((x) => x.tool));
     for (const { value: d } of dups) {
-      if (seenTools.has(d.tool) || d.server !== server) continue;
+      if (!inForce(d) || seenTools.has(d.tool) || d.server !== server) continue;
       const p = byTool.get(d.tool);
       listed.push({ tool: d.tool, hash: d.hashes[0] ?? '', status: 'duplicate', pinned_hash: p?.hash ?? null, findings: [], seen_at: d.marked_at, approved_at: p?.approved_at ?? null, approved_by: p?.approved_by ?? null, definition: null });
     }
