@@ -12,6 +12,7 @@ export const AuthProblems = {
   insufficientScope: defineProblem('insufficient_scope', 403, 'Forbidden'),
   keyNotFound: defineProblem('api_key_not_found', 404, 'API key not found'),
   rateLimited: defineProblem('rate_limited', 429, 'Too Many Requests'),
+  planLimitExceeded: defineProblem('plan_limit_exceeded', 413, 'Request larger than the plan allows'),
   limiterUnavailable: defineProblem('rate_limiter_unavailable', 503, 'Rate limiter unavailable'),
   auditUnavailable: defineProblem('audit_unavailable', 503, 'Audit log unavailable'),
 } as const;

@@ -158,7 +158,16 @@ export function rateCharger(o: RateLimitOptions): RateCharger {
       const p = ctx.principal;
       if (!p || (p.kind !== 'apiKey' && p.kind !== 'agentToken')) return;
       const rules = await orgRules(p.orgId, o);
-      if (rules) await consume(ctx, o, { rules, orgId: p.orgId }, units);
+      if (!rules) return;
+      // n in all, with the unit the request paid on arrival. More than a window's whole limit is
+      // never granted, and a 429's Retry-After would send the client back for ever: a cap, 413
+      const n = units + 1;
+      const cap = rules.find((r) => n > r.limit);
+      if (cap) {
+        const per = cap.windowMs === MINUTE ? 'minute' : 'day';
+        throw new HttpError(AuthProblems.planLimitExceeded, `this request needs ${n} units and the plan allows ${cap.limit} per ${per}: it can never be granted; send at most ${cap.limit} items in one request`);
+      }
+      await consume(ctx, o, { rules, orgId: p.orgId }, units);
     },
   };
 }

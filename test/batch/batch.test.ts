@@ -162,6 +162,14 @@ t.test('each item is a unit of the plan; a batch larger than what is left is 429
   t.equal(calls, 3, 'no item ran');
   const one = await s.request('POST', '/verify/batch', { apiKey: key, body: items(1) });
   t.equal(one.status, 200, 'the refused charge counted nothing beyond its request');
+  // larger than a whole minute of the plan: no wait would help, so no 429 and no Retry-After
+  const fresh = (await createKey(s, (await signup(s)).token)).key;
+  const never = await s.request('POST', '/verify/batch', { apiKey: fresh, body: items(6) });
+  t.equal(never.status, 413, `six items on a plan of five a minute can never be granted: ${never.text}`);
+  t.equal(never.body.code, 'plan_limit_exceeded');
+  t.match(never.body.detail, /needs 6 units and the plan allows 5 per minute/);
+  t.equal(never.headers.get('retry-after'), null, 'no Retry-After: waiting does not help');
+  t.equal(calls, 4, 'no item of it ran');
 });
 
 t.test('jobs are kept for the retention and their stored size is capped', async (t) => {
