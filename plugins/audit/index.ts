@@ -1,6 +1,7 @@
 import type { App, Plugin, RequestContext } from '../../core/types.js';
 import type { AdminAudit, SecurityEvents } from '../auth/index.js';
 import { join } from 'node:path';
+import { startSweeps } from '../../core/store-prune.js';
 import { AuditChain } from './chain.js';
 import { Checkpointer, type CheckpointSigner } from './checkpoint.js';
 import { pruneAudit } from './retention.js';
@@ -33,30 +34,17 @@ const plugin: Plugin = {
       const cfg = app.config.audit;
       const checkpoints = new Checkpointer(app.store, chain, signer, app.log);
       checkpoints.start(cfg.checkpoint_interval_seconds);
-      let retention: NodeJS.Timeout | null = null;
       if (cfg.retention_days !== null) {
         const days = cfg.retention_days;
         const exportDir = cfg.export_dir ?? join(app.config.data_dir, 'audit-export');
-        let running = false;
-        const prune = async () => {
-          if (running) return;
-          running = true;
-          try {
-            await pruneAudit({ store: app.store, chain, signer, log: app.log, retentionDays: days, exportDir });
-          } catch (err) {
-            app.log.error({ err }, 'audit retention failed');
-          } finally {
-            running = false;
-          }
-        };
-        retention = setInterval(() => void prune(), 3_600_000);
-        retention.unref();
-        setImmediate(() => void prune());
+        startSweeps({
+          everyMs: 3_600_000,
+          onClose: (fn) => app.onClose(fn),
+          onError: (err) => app.log.error({ err }, 'audit retention failed'),
+          sweep: async () => void (await pruneAudit({ store: app.store, chain, signer, log: app.log, retentionDays: days, exportDir })),
+        });
       }
-      app.onClose(async () => {
-        if (retention) clearInterval(retention);
-        await checkpoints.stop();
-      });
+      app.onClose(() => checkpoints.stop());
     }
     const admin: AdminAudit = {
       async ready(ctx: RequestContext) {

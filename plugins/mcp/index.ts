@@ -1,4 +1,5 @@
 import type { App, Plugin } from '../../core/types.js';
+import { startSweeps } from '../../core/store-prune.js';
 import { A2A_SIGNER_SERVICE, type VerdictSigner } from '../a2a/index.js';
 import { Activity } from '../agents/index.js';
 import { parseServers } from './config.js';
@@ -34,7 +35,7 @@ function register(app: App): void {
     activity: new Activity(app.store),
     signer: () => app.service<VerdictSigner | null>(A2A_SIGNER_SERVICE),
   });
-  startSweeps(app, expiry);
+  startExpirySweeps(app, expiry);
   if (servers.size) app.log.info({ servers: [...servers.keys()], pin_on_first_use: c.pin_on_first_use }, 'mcp proxy configured');
 }
 
@@ -43,24 +44,16 @@ function register(app: App): void {
  * that is shorter, but not more than once a minute: the sweep bounds the store, and a request on
  * an expired session is refused by its own check whenever it comes.
  */
-function startSweeps(app: App, expiry: McpExpiry): void {
-  let running = false;
-  const sweep = async () => {
-    if (running) return;
-    running = true;
-    try {
+function startExpirySweeps(app: App, expiry: McpExpiry): void {
+  startSweeps({
+    everyMs: Math.min(600_000, Math.max(60_000, expiry.ttlMs)),
+    onClose: (fn) => app.onClose(fn),
+    onError: (err) => app.log.warn({ err }, 'mcp: sweep of expired sessions failed; the next one tries again'),
+    async sweep() {
       const removed = await expiry.sweep();
       if (removed) app.log.info({ removed }, 'mcp: expired sessions and listings removed');
-    } catch (err) {
-      app.log.warn({ err }, 'mcp: sweep of expired sessions failed; the next one tries again');
-    } finally {
-      running = false;
-    }
-  };
-  setImmediate(() => void sweep());
-  const timer = setInterval(() => void sweep(), Math.min(600_000, Math.max(60_000, expiry.ttlMs)));
-  timer.unref();
-  app.onClose(() => clearInterval(timer));
+    },
+  });
 }
 
 const plugin: Plugin = { name: 'mcp', register };

@@ -8,6 +8,7 @@ import { killProcess } from '../helpers/redis.js';
 import { nodeCommand } from '../helpers/child.js';
 import { tempDir } from '../helpers/temp-dir.js';
 import { waitFor } from '../helpers/wait.js';
+import { sendRequest } from '../helpers/server.js';
 
 /**
  * A sidecar whose disk fills up, end to end: the server runs in a child process under a file-size
@@ -52,17 +53,8 @@ child.stderr!.on('data', (d) => (stderr += d));
 t.teardown(() => killProcess(child));
 const url = await waitFor(() => /serving on (http:\/\/\S+)/.exec(stderr)?.[1] ?? (child.exitCode !== null ? Promise.reject(new Error(stderr)) : null), { what: 'the sidecar to serve', timeoutMs: 60_000 });
 
-const req = async (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) => {
-  const r = await fetch(url + path, { method, headers: { ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers }, body: body === undefined ? undefined : JSON.stringify(body) });
-  const text = await r.text();
-  let json: any = null;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    json = null;
-  }
-  return { status: r.status, body: json, text };
-};
+// the suite's one HTTP exchange helper: JSON in, the answer parsed when it is JSON
+const req = (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) => sendRequest(url, method, path, { body, headers });
 const logs = () => stdout.split('\n').filter(Boolean).map((l) => { try { return JSON.parse(l) as Record<string, unknown>; } catch { return { raw: l }; } });
 
 const signup = await req('POST', '/auth/signup', { email: 'full@example.com', password: 'correct horse battery', organization_name: 'Full disk org' });
