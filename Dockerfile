@@ -10,7 +10,9 @@ COPY plugins ./plugins
 COPY sidecar ./sidecar
 COPY test ./test
 COPY bench ./bench
-RUN npx tsc -p tsconfig.json && npm prune --omit=dev --ignore-scripts
+COPY console ./console
+# the operator's console (docs/console.md) is bundled here, with the dev dependencies, and shipped as files
+RUN npx tsc -p tsconfig.json && npm run build:console && npm prune --omit=dev --ignore-scripts
 
 # Runtime stage: production dependencies and compiled code only, as the unprivileged `node` user.
 FROM node:24-bookworm-slim
@@ -24,6 +26,7 @@ COPY --from=build --chown=root:root /app/node_modules ./node_modules
 COPY --from=build --chown=root:root /app/dist/core ./dist/core
 COPY --from=build --chown=root:root /app/dist/plugins ./dist/plugins
 COPY --from=build --chown=root:root /app/dist/sidecar ./dist/sidecar
+COPY --from=build --chown=root:root /app/dist/console ./dist/console
 COPY package.json ./
 COPY config ./config
 COPY schemas ./schemas

@@ -114,6 +114,8 @@ const cases: Array<[string, () => () => Promise<{ status: number }>]> = [
   ['/verify/math', () => json('/verify/math', { expression: `${sumTerms(4990)}`, context: { note: 'x'.repeat(55_000) } })],
   ['/verify/logic', () => json('/verify/logic', { query: `(AND ${'(GT x 1) '.repeat(3000)})` })],
   ['/verify/code', () => json('/verify/code', { code: 'def f(x):\n    return x + 1\n'.repeat(7000), language: 'python' })],
+  // the JavaScript flow analysis over 1,500 handlers, each a flow to the page
+  ['/verify/code (javascript flows)', () => json('/verify/code', { code: Array.from({ length: 1500 }, (_, i) => `app.get('/r${i}', (req, res) => { const v = req.query.v; res.send('<p>' + v + '</p>'); });`).join('\n'), language: 'javascript' })],
   ['/verify/sql', () => json('/verify/sql', { query: `SELECT id FROM users WHERE ${Array.from({ length: 1500 }, (_, i) => `id = ${i}`).join(' OR ')}`.slice(0, 19_990).replace(/ OR [^O]*$/, ''), schema_ddl: Array.from({ length: 10 }, (_, k) => `CREATE TABLE ${k ? `t${k}` : 'users'} (id INTEGER PRIMARY KEY, ${Array.from({ length: 300 }, (_, i) => `c${i} TEXT`).join(', ')});`).join('\n') })],
   ['/verify/natural_language', () => json('/verify/natural_language', { query: 'What is two plus two? '.repeat(450) })],
   ['/verify/fact', () => json('/verify/fact', { claim: factClaim(), context: factContext() })],
