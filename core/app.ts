@@ -4,6 +4,7 @@ import type { Logger } from 'pino';
 import type { Config } from './config.js';
 import { answerClientError, createHttpServer, serverOptions } from './http-server.js';
 import { createLogger } from './log.js';
+import { publicUrl } from './public-url.js';
 import { Metrics } from './metrics.js';
 import { openStore } from './store-open.js';
 import type { Store } from './store.js';
@@ -15,6 +16,7 @@ import { resolvePlugins } from './plugin.js';
 import { kit } from './kit.js';
 import { buildOpenApi } from './openapi.js';
 import { SERVICE_VERSION } from './version.js';
+import { startTracing, traced } from './tracing.js';
 import type { App, Authenticator, EngineDef, EngineHandle, OnErrorHook, OnReplyHook, Plugin, PluginEntry, PreHandlerHook, RequestContext, RouteDef } from './types.js';
 
 export const SCHEMAS_DIR = new URL('../../schemas/', import.meta.url);
@@ -58,6 +60,8 @@ export interface Kernel {
 export async function createApp(opts: CreateOptions): Promise<Kernel> {
   const config = opts.config;
   const log = opts.logger ?? createLogger(config.log_level);
+  // imports the SDK only when an OTLP endpoint is configured (core/tracing.ts)
+  const stopTracing = await startTracing(config, log);
   const metrics = new Metrics();
   const validator = new Validator();
   validator.loadDir(SCHEMAS_DIR);
@@ -82,8 +86,11 @@ export async function createApp(opts: CreateOptions): Promise<Kernel> {
   /** the last warm-up queued on each pool: a pool's warm-ups run one after another (see engine()) */
   const lastWarmup = new Map<string, Promise<unknown>>();
   const shutdown = new AbortController();
+  const draining = new AbortController();
   let closing = false;
 
+  // set once the HTTP server exists (plugins register before it is created)
+  let listening: Server | null = null;
   const makeApp = (pluginName: string): App => ({
     config,
     log: log.child({ plugin: pluginName }),
@@ -91,6 +98,7 @@ export async function createApp(opts: CreateOptions): Promise<Kernel> {
     metrics,
     kit,
     warmEngines: opts.warmEngines !== false,
+    publicUrl: () => publicUrl(config, listening),
     route(def) {
       router.add({ ...def, plugin: pluginName });
     },
@@ -102,18 +110,19 @@ export async function createApp(opts: CreateOptions): Promise<Kernel> {
         name: def.name,
         version: def.version,
         run<O>(fn: string, input: unknown, o: { timeoutMs?: number; signal?: AbortSignal } = {}) {
-          if (!def.module) return Promise.reject(new Error(`engine ${def.name} declares no worker module`));
+          const module = def.module;
+          if (!module) return Promise.reject(new Error(`engine ${def.name} declares no worker module`));
           const started = process.hrtime.bigint();
           const observe = (outcome: string) => metrics.engineDuration.observe({ engine: def.name, fn, outcome }, Number(process.hrtime.bigint() - started) / 1e9);
-          const task = pools.run<O>({
+          const task = traced('engine ' + def.name, { 'proofgate.engine': def.name, 'proofgate.engine.fn': fn }, () => pools.run<O>({
             pool: def.pool?.name ?? 'engines',
             threads: poolThreads,
-            module: def.module,
+            module,
             fn,
             input,
             timeoutMs: o.timeoutMs ?? def.timeoutMs ?? config.workers.task_timeout_ms,
             signal: o.signal,
-          });
+          }));
           task.then(() => observe('ok'), () => observe('error'));
           return task;
         },
@@ -152,6 +161,7 @@ export async function createApp(opts: CreateOptions): Promise<Kernel> {
     isReady: () => isReady(),
     startedUp: () => warm,
     onClose: (fn) => closers.push(fn),
+    draining: draining.signal,
     provide(name, service) {
       if (services.has(name)) throw new Error(`service ${name} provided twice`);
       services.set(name, service);
@@ -197,9 +207,21 @@ export async function createApp(opts: CreateOptions): Promise<Kernel> {
       for (const id of Object.values(r.schema ?? {})) if (!validator.has(id)) throw new Error(`route ${r.method} ${r.path} names unknown schema ${id}`);
     }
   } catch (err) {
-    // a plugin that cannot register stops start-up; release the threads and the store it leaves behind
+    // a plugin that cannot register stops start-up; the plugins already registered are closed as at
+    // a shutdown (their warm-ups and reads end quietly), then the threads and the store are released
+    closing = true;
+    shutdown.abort();
+    for (const fn of closers.reverse()) {
+      try {
+        await fn();
+      } catch (e) {
+        log.error({ err: e }, 'plugin close failed');
+      }
+    }
     await pools.close();
+    await Promise.allSettled(warmups);
     await store.close();
+    await stopTracing();
     throw err;
   }
 
@@ -245,6 +267,7 @@ export async function createApp(opts: CreateOptions): Promise<Kernel> {
     server = createHttpServer(config, onRequest);
   }
   server.on('checkContinue', onContinue);
+  listening = server;
 
   const kernel: Kernel = {
     app: makeApp('kernel'),
@@ -276,6 +299,7 @@ export async function createApp(opts: CreateOptions): Promise<Kernel> {
     async close() {
       if (closing) return;
       closing = true;
+      draining.abort();
       server.close();
       server.closeIdleConnections();
       const deadline = Date.now() + config.server.shutdown_grace_ms;
@@ -291,6 +315,7 @@ export async function createApp(opts: CreateOptions): Promise<Kernel> {
       }
       await pools.close();
       await store.close();
+      await stopTracing();
       log.info('proofgate stopped');
     },
   };

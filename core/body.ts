@@ -1,7 +1,9 @@
+import { isUtf8 } from 'node:buffer';
 import type { IncomingMessage } from 'node:http';
 import { Readable } from 'node:stream';
 import busboyImport from '@fastify/busboy';
 import { HttpError, Problems } from './errors.js';
+import { duplicateKeyAt } from './json-syntax.js';
 import type { MultipartBody, UploadedFile } from './types.js';
 
 /** After a 413, bytes of one request read and discarded before the connection is closed (config server.body_drain_bytes). */
@@ -102,6 +104,9 @@ export function parseJson(raw: Buffer, type: string): unknown {
   if (type && type !== 'application/json' && !type.endsWith('+json')) {
     throw new HttpError(Problems.unsupportedMediaType, `expected application/json, got ${type}`);
   }
+  // I-JSON (RFC 7493) is UTF-8: other bytes decode to U+FFFD here and to anything elsewhere (a
+  // Latin-1 fallback, an overlong '"' read as a quote), and the A2A routes forward the bytes as received
+  if (!isUtf8(raw)) throw new HttpError(Problems.badJson, 'request body is not valid UTF-8');
   const text = raw.toString('utf8');
   let value: unknown;
   try {
@@ -113,6 +118,17 @@ export function parseJson(raw: Buffer, type: string): unknown {
     throw new HttpError(Problems.badJson, 'request body holds a lone UTF-16 surrogate (\\uD800–\\uDFFF not in a pair); send well-formed Unicode');
   }
   return value;
+}
+
+/**
+ * 400 `invalid_json` for a body that names one member twice in an object (any depth), or null. For
+ * the routes that verify a body and pass its bytes on: JSON.parse reads the last of the two, other
+ * parsers the first, so what was checked and what is delivered would differ (I-JSON forbids it).
+ */
+export function repeatedKeyError(raw: Buffer | null): HttpError | null {
+  const d = raw && raw.length ? duplicateKeyAt(raw) : null;
+  if (!d) return null;
+  return new HttpError(Problems.badJson, `request body names the member ${JSON.stringify(d.key)} twice in one object (at ${d.pointer || '/'}); send each member once`);
 }
 
 function hasLoneSurrogate(value: unknown): boolean {

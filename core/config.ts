@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { didYouMean } from './cli.js';
 import { jsonSyntaxErrorAt } from './json-syntax.js';
 import { compileSchema } from './validate.js';
 
@@ -46,7 +47,7 @@ export interface Config {
     trusted_issuers: string[];
     prune_grace_seconds: number | null;
   };
-  audit: { checkpoint_interval_seconds: number; retention_days: number | null; export_dir: string | null };
+  audit: { checkpoint_interval_seconds: number; retention_days: number | null; export_dir: string | null; prune_anchor_keys: string[] };
   a2a: {
     deployment_id: string | null;
     signing_key_pem: string | null;
@@ -69,6 +70,8 @@ export interface Config {
       connect_timeout_ms: number;
       connections: number;
       card_ttl_seconds: number;
+      task_ttl_seconds: number;
+      egress_allow: string[];
     };
     inbound: { target: string | null; agent_id: string | null; trusted_issuers: unknown[] | string };
   };
@@ -87,13 +90,26 @@ export interface Config {
     servers: string | Record<string, unknown>;
     pin_on_first_use: boolean;
     timeout_ms: number;
+    /** longest life of a relayed GET event stream; the client then comes back with Last-Event-ID */
+    stream_max_seconds: number;
+    /** open GET event streams per agent (per replica) */
+    max_streams_per_agent: number;
     max_body_bytes: number;
     session_ttl_seconds: number;
+    /** Host values /mcp/{server} answers to (`host` or `host:port`); empty: loopback, bind address, public_url */
+    allowed_hosts: string[];
+    /** Origin values allowed on /mcp/{server}; empty: any http(s) origin on an allowed host */
+    allowed_origins: string[];
+    max_tools_per_server: number;
+    state_ttl_seconds: number;
   };
   mode: 'server' | 'sidecar';
   bootstrap_file: string | null;
+  /** the operator's console at /console/; null: on in server mode, off in sidecar mode */
+  console: { enabled: boolean | null };
   limits: { plans: Record<string, PlanLimit | null>; default_plan: string | null };
   metrics: { port: number | null; host: string | null; token: string | null };
+  tracing: { otlp_endpoint: string | null };
   batch: { retention_seconds: number; max_stored_bytes: number };
   plugin_config: Record<string, Record<string, unknown>>;
 }
@@ -246,7 +262,11 @@ export function loadConfig(opts: LoadOptions = {}): Config {
     if (value === undefined) continue;
     const v = known.get(name);
     if (!v) {
-      if (name.startsWith('SVC_') && !LOADER_VARS.has(name)) problems.push(`${name}: unknown setting`);
+      if (name.startsWith('SVC_') && !LOADER_VARS.has(name)) {
+        // SVC_LOGLEVEL for SVC_LOG_LEVEL: the typo is named with its fix, not only refused
+        const near = didYouMean(name, [...known.keys(), ...LOADER_VARS]);
+        problems.push(`${name}: unknown setting${near ? ` (did you mean ${near}?)` : ''}`);
+      }
       continue;
     }
     try {

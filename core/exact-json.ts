@@ -263,17 +263,43 @@ function beyondRangeAsText(value: unknown): unknown {
   return root.v;
 }
 
+/** JSON pointers (RFC 6901) of the non-finite numbers of a parsed value */
+function nonFinitePointers(value: unknown): string[] {
+  const out: string[] = [];
+  const stack: Array<{ v: unknown; at: string }> = [{ v: value, at: '' }];
+  while (stack.length) {
+    const { v, at } = stack.pop()!;
+    if (typeof v === 'number') {
+      if (!Number.isFinite(v)) out.push(at);
+    } else if (v && typeof v === 'object') {
+      for (const k in v as Record<string, unknown>) stack.push({ v: (v as Record<string, unknown>)[k], at: `${at}/${k.replace(/~/g, '~0').replace(/\//g, '~1')}` });
+    }
+  }
+  return out.sort();
+}
+
 /**
  * The kernel's guard against silent Infinity (issue 12, item 3): a JSON number beyond the double
  * range never reaches a handler as ±Infinity. A route that declares `exactNumbers` receives it as
  * its exact text (a string, which its schema and handler read as an exact decimal); any other route
  * answers 400 `number_out_of_range`. Costs one walk over the parsed value's containers and numbers.
+ * A route may name the top-level members that take such text (`exactNumbers: ['tolerance']`): a
+ * number beyond the range anywhere else is a 400 `validation_failed` naming it, never text that a
+ * string field would accept (`{"expression": 1e999}` was evaluated as the expression "1e999").
  */
-export function guardNumberRange(value: unknown, raw: Buffer, exactNumbers: boolean): unknown {
+export function guardNumberRange(value: unknown, raw: Buffer, exactNumbers: boolean | readonly string[]): unknown {
   // a walk of the parsed value, not of the text: strings (the bulk of a large body) cost nothing
   if (value === null || typeof value !== 'object' || !hasNonFinite(value)) return value;
-  if (!exactNumbers) {
+  if (exactNumbers === false) {
     throw new HttpError(Problems.numberOutOfRange, 'the body holds a number beyond the double range (about ±1.8e308); send it as a string where the route accepts numeric strings');
+  }
+  if (exactNumbers !== true) {
+    const allowed = new Set(exactNumbers.map((m) => `/${m}`));
+    const wrong = nonFinitePointers(value).filter((p) => Array.isArray(value) || !allowed.has(p));
+    if (wrong.length) {
+      const errors = wrong.slice(0, 20).map((p) => ({ field: `/body${p}`, message: 'is a number beyond the double range (about ±1.8e308), which this field does not accept' }));
+      throw new HttpError(Problems.validation, errors.map((e) => `${e.field}: ${e.message}`).join('; '), { errors });
+    }
   }
   return beyondRangeAsText(parseExactJson(raw));
 }

@@ -123,3 +123,74 @@ export function readJsonFile(path: string, text: string): unknown {
     throw new Error(`${path}: not valid JSON${at ? ` (line ${at.line}, column ${at.column})` : ''}`);
   }
 }
+
+/**
+ * The first object member whose name repeats an earlier one in the same object, at any depth, or
+ * null. JSON.parse keeps the last of two `"parts"` and many other parsers keep the first, so a body
+ * checked on one reading and forwarded byte for byte is delivered as the other; I-JSON (RFC 7493
+ * §2.3) forbids the repeat, and a route that verifies and forwards a body refuses it. Names are
+ * compared decoded (`"p\u0061rts"` is `"parts"`). `text` must already be valid JSON (the kernel
+ * parsed it); the scan is iterative, so any depth is safe.
+ */
+export function duplicateKeyAt(text: Buffer | string): { key: string; pointer: string } | null {
+  const s = typeof text === 'string' ? text : text.toString('utf8');
+  // per open container: '{' with the names seen (a list, a Set once it grows), '[' with the index
+  type Frame = { obj: true; names: string[]; seen: Set<string> | null; key: string } | { obj: false; index: number };
+  const stack: Frame[] = [];
+  let wantKey = false;
+  let nextEscape = s.indexOf('\\');
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c === 0x22) {
+      const start = i;
+      // the closing quote is the first one not preceded by an odd run of backslashes (indexOf: the
+      // bulk of a large body is string content, skipped natively)
+      for (;;) {
+        i = s.indexOf('"', i + 1);
+        if (i === -1) return null;
+        let b = i - 1;
+        while (s.charCodeAt(b) === 0x5c) b--;
+        if ((i - 1 - b) % 2 === 0) break;
+      }
+      if (!wantKey) continue;
+      // the next backslash, found once and moved on only when passed: linear over the whole body
+      if (nextEscape !== -1 && nextEscape < start) nextEscape = s.indexOf('\\', start);
+      const escaped = nextEscape !== -1 && nextEscape < i;
+      wantKey = false;
+      const top = stack[stack.length - 1] as Extract<Frame, { obj: true }>;
+      const name = escaped ? (JSON.parse(s.slice(start, i + 1)) as string) : s.slice(start + 1, i);
+      if (top.seen) {
+        if (top.seen.has(name)) return { key: name, pointer: pointerOf(stack) };
+        top.seen.add(name);
+      } else {
+        // most objects hold a few members: a list searched in place costs less than a Set each
+        if (top.names.includes(name)) return { key: name, pointer: pointerOf(stack) };
+        top.names.push(name);
+        if (top.names.length > 16) top.seen = new Set(top.names);
+      }
+      top.key = name;
+    } else if (c === 0x7b) {
+      stack.push({ obj: true, names: [], seen: null, key: '' });
+      wantKey = true;
+    } else if (c === 0x5b) stack.push({ obj: false, index: 0 });
+    else if (c === 0x7d || c === 0x5d) {
+      stack.pop();
+      wantKey = false;
+    } else if (c === 0x2c) {
+      const top = stack[stack.length - 1];
+      if (top?.obj) wantKey = true;
+      else if (top) top.index++;
+    }
+  }
+  return null;
+}
+
+/** RFC 6901 pointer of the object that holds the repeated name (its members' path, not the name) */
+function pointerOf(stack: ReadonlyArray<{ obj: true; key: string } | { obj: false; index: number }>): string {
+  let out = '';
+  for (let k = 0; k < stack.length - 1; k++) {
+    const f = stack[k];
+    out += '/' + (f.obj ? f.key.replace(/~/g, '~0').replace(/\//g, '~1') : String(f.index));
+  }
+  return out;
+}

@@ -52,10 +52,10 @@ function localRef(base: string, ref: string, known: (id: string) => boolean): st
   return `#/components/schemas/${componentName(target)}${fragment}`;
 }
 
-/** `/verify/batch/:job_id` → `/verify/batch/{job_id}` */
+/** `/verify/batch/:job_id` → `/verify/batch/{job_id}`; `/message::send` (find-my-way's literal colon) → `/message:send` */
 export function openApiPath(path: string): string {
   // a trailing wildcard (find-my-way `*`) is the path parameter `path`, which may hold slashes
-  return path.replace(/:([A-Za-z0-9_]+)/g, '{$1}').replace(/\/\*$/, '/{path}');
+  return path.replace(PARAM, '{$1}').replace(/::/g, ':').replace(/\/\*$/, '/{path}');
 }
 
 /** `POST /verify/math` → `postVerifyMath`, `GET /verify/batch/:job_id` → `getVerifyBatchByJobId` */
@@ -66,6 +66,9 @@ export function operationId(r: Pick<RouteInfo, 'method' | 'path'>): string {
   return r.method.toLowerCase() + words.join('');
 }
 
+/** a path parameter; `::` is a literal colon, not one */
+const PARAM = /(?<!:):([A-Za-z0-9_]+)/g;
+
 const ref = (id: string) => ({ $ref: `#/components/schemas/${componentName(id)}` });
 
 function problem(description: string) {
@@ -74,7 +77,7 @@ function problem(description: string) {
 
 function parameters(r: RouteInfo, schemas: SchemaSource): object[] {
   const out: object[] = [];
-  const names = [...r.path.matchAll(/:([A-Za-z0-9_]+)/g)].map((m) => m[1]);
+  const names = [...r.path.matchAll(PARAM)].map((m) => m[1]);
   if (r.path.endsWith('/*')) names.push('path');
   const paramsSchema = r.schema?.params ? (schemas.get(r.schema.params) as { properties?: Record<string, unknown> }) : undefined;
   for (const name of names) {

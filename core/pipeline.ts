@@ -11,6 +11,7 @@ import { renderVerdict } from './verdict.js';
 import { Context, type ContextServer } from './context.js';
 import type { Validator } from './validate.js';
 import type { Metrics } from './metrics.js';
+import { endServerSpan, nameServerSpan, recordVerdict, runInSpan, startServerSpan, traced as childSpan } from './tracing.js';
 import type { Authenticator, OnErrorHook, OnReplyHook, PreHandlerHook, Reply, RequestContext, RouteDef } from './types.js';
 
 export interface PipelineDeps {
@@ -87,6 +88,8 @@ export function createPipeline(d: PipelineDeps) {
       c.closed(res.writableEnded);
     });
     let ctx: Context | null = null;
+    // null with tracing off; the request then runs exactly as before
+    const traced = startServerSpan(method, path, req.headers, req.headers.host);
 
     try {
       if (d.isClosing()) {
@@ -104,12 +107,15 @@ export function createPipeline(d: PipelineDeps) {
       }
       const route = match.route;
       routeLabel = route.path;
+      nameServerSpan(traced?.span, method, route.path);
       c.route = route;
       c.routePath = route.path;
       c.params = match.params;
       ctx = c;
 
-      await authenticate(d, route, ctx);
+      const routedCtx = ctx;
+      if (traced && route.auth !== 'none') await runInSpan(traced.ctx, () => childSpan('authenticate', { 'proofgate.auth.kind': route.auth }, () => authenticate(d, route, routedCtx)));
+      else await authenticate(d, route, ctx);
       // a hook that answers synchronously is not awaited: an await costs a turn of the microtask queue
       for (const hook of d.hooks.onRequest) {
         const r = hook(ctx);
@@ -127,7 +133,7 @@ export function createPipeline(d: PipelineDeps) {
         if (bodyType === 'json') {
           assertJsonDepth(raw, maxDepth);
           if (large) await turn();
-          ctx.body = guardNumberRange(parseJson(raw, mediaType(req)), raw, route.exactNumbers === true);
+          ctx.body = guardNumberRange(parseJson(raw, mediaType(req)), raw, route.exactNumbers ?? false);
           if (large) await turn();
         } else if (bodyType === 'multipart') {
           const mp = await parseMultipart(raw, req.headers, route.bodyLimit ?? d.defaultBodyLimit);
@@ -147,12 +153,17 @@ export function createPipeline(d: PipelineDeps) {
         if (r) await r;
       }
 
-      let reply: Reply = await route.handler(ctx);
+      const routed = ctx;
+      // the handler and the reply hooks run in the server span's context: engine tasks, upstream
+      // calls, attestation and the audit commit started there become its children
+      let reply: Reply = await runInSpan(traced?.ctx, () => route.handler(routed));
       // a large body's handler and the reply hooks both walk it (a proof hash, the audit's request
       // hash): a turn between them keeps the two from holding the loop as one block
       if (ctx.rawBody && ctx.rawBody.length > YIELD_BODY_BYTES) await turn();
-      for (const hook of d.hooks.onReply) reply = (await hook(ctx, reply)) ?? reply;
+      for (const hook of d.hooks.onReply) reply = (await runInSpan(traced?.ctx, () => hook(routed, reply))) ?? reply;
       // hooks saw the verdict itself; the wire body is rendered from it once they are done
+      // the verdict the hooks settled on (attestation, audit) is the one the request span records
+      if (traced && reply.verdict) recordVerdict(traced.span, reply.verdict.status, reply.verdict.admission, reply.verdict.developer_fields.constraint_id);
       reply = renderVerdict(reply);
       if (isStreamReply(reply)) {
         status = await writeStream(res, reply, responseHeaders);
@@ -173,11 +184,13 @@ export function createPipeline(d: PipelineDeps) {
       if (res.headersSent) {
         res.destroy();
       } else {
-        if (ctx) await runErrorHooks(d, ctx, httpErr, path);
+        const routed = ctx;
+        if (routed) await runInSpan(traced?.ctx, () => runErrorHooks(d, routed, httpErr, path));
         status = writeProblemOrBare(res, httpErr, path, responseHeaders, id, c.log);
       }
     } finally {
       c.finish();
+      endServerSpan(traced?.span, status);
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;
       const labels = { method, route: routeLabel, status: String(status) };
       d.metrics.httpRequests.inc(labels);

@@ -217,6 +217,10 @@ export class LmdbStore implements Store {
       await settlesBy(this.root.remove('\u0000proofgate.close'), deadline);
     }
     const refused = this.guard.refused;
+    // lmdb-js resets a read transaction on a timer queued by the read; closing before that timer
+    // runs makes it throw from the timer (an uncaught exception that kills a process stopping on a
+    // failed start-up): one timer turn lets the queued resets run first
+    await new Promise((r) => setTimeout(r, 1));
     if (await settlesBy(this.root.close(), deadline)) {
       if (refused) this.log?.warn({ event: 'store.closed_full', refused }, 'data store closed on a full disk: the refused writes were answered 507 and never stored; every acknowledged write is on disk');
       return;

@@ -130,9 +130,10 @@ export interface RouteInfo {
   produces?: string;
   /**
    * the handler compares claimed numbers exactly (core/exact-json.ts): a JSON number beyond the
-   * double range reaches it as its text instead of a 400 number_out_of_range
+   * double range reaches it as its text instead of a 400 number_out_of_range; a list names the
+   * top-level members that take such text, and one anywhere else is a 400 validation_failed
    */
-  exactNumbers?: boolean;
+  exactNumbers?: boolean | readonly string[];
   /** free-form labels hooks select on, e.g. `verification` (audited, rate limited) */
   tags?: readonly string[];
   /** name of the plugin that declared it (filled by the kernel) */
@@ -188,6 +189,14 @@ export interface App {
   readonly kit: PluginKit;
   /** false when the kernel was created to read its route table only: an engine's own warm-up waits for its first task */
   readonly warmEngines: boolean;
+  /**
+   * The base URL clients reach this server at, for URLs the server hands out (a served card, its
+   * `jku`, a badge link): `server.public_url` without a trailing slash, else the one address the
+   * server listens on (`http://127.0.0.1:8080`). Null on a wildcard bind (0.0.0.0, ::) without
+   * `server.public_url`, or before the server listens. Never read from a request: a `Host` or
+   * `X-Forwarded-*` header is the caller's to choose, and a URL built from it points where it says.
+   */
+  publicUrl(): string | null;
   route(def: RouteDef): void;
   engine(def: EngineDef): EngineHandle;
   engines(): ReadonlyArray<{ name: string; version: string }>;
@@ -215,6 +224,12 @@ export interface App {
   /** start-up finished (engines warm) — still true after a dependency failed; /readyz tells the two apart */
   startedUp(): boolean;
   onClose(fn: () => Promise<void> | void): void;
+  /**
+   * Aborted as soon as shutdown begins, before the grace period in-flight requests get: a reply
+   * that streams for as long as the client stays (an event stream) ends on it, so that it does not
+   * hold every shutdown to the full grace period.
+   */
+  readonly draining: AbortSignal;
   /** share a runtime service between plugins without importing each other's internals */
   provide<T>(name: string, service: T): void;
   service<T>(name: string): T | undefined;

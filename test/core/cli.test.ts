@@ -1,10 +1,10 @@
 import t from 'tap';
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { readFileSync, statSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { createPrivateKey } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
-import { nodeCommand } from '../helpers/child.js';
+import { nodeCommand, serveChild } from '../helpers/child.js';
 import type { Command } from '../../core/cli.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
@@ -18,12 +18,13 @@ const cleanEnv = Object.fromEntries(Object.entries(process.env).filter(([k]) => 
  * mcp scan, orgs set-role …); the list is checked against the one `proofgate --help` prints.
  */
 async function commands(): Promise<Command[]> {
-  const [start, init, verify, openapi, audit, a2a, store, migrate, mcp, keys, orgs] = await Promise.all([
+  const [start, init, verify, openapi, audit, attestation, a2a, store, migrate, mcp, keys, orgs] = await Promise.all([
     import('../../sidecar/commands/start.js'),
     import('../../sidecar/commands/init.js'),
     import('../../sidecar/commands/verify.js'),
     import('../../sidecar/commands/openapi.js'),
     import('../../plugins/audit/index.js'),
+    import('../../plugins/attestation/cli.js'),
     import('../../plugins/a2a/index.js'),
     import('../../sidecar/commands/store-stats.js'),
     import('../../sidecar/commands/migrate.js'),
@@ -37,6 +38,7 @@ async function commands(): Promise<Command[]> {
     verify.verifyCommand,
     openapi.openapiCommand,
     audit.auditVerifyCommand,
+    attestation.attestationVerifyCommand,
     a2a.a2aVerifyVerdictCommand,
     store.storeStatsCommand,
     migrate.migrateCommand,
@@ -100,32 +102,12 @@ t.test('init writes secrets and P-256 PKCS#8 keys, readable only by the owner', 
 
 t.test('start on a clean directory initialises itself, answers /health, and stops on SIGTERM', async (t) => {
   const dir = tempDir(t, 'pg-cli-');
-  const child = spawn(...nodeCommand([CLI, 'start']), { cwd: dir, env: { ...cleanEnv, SVC_PORT: '0', SVC_LOG_LEVEL: 'ERROR' } });
-  // a child still running when the test fails would write into the directory as it is removed
-  t.teardown(async () => {
-    if (child.exitCode !== null || child.signalCode !== null) return;
-    const gone = new Promise((resolve) => child.once('exit', resolve));
-    child.kill('SIGKILL');
-    await gone;
-  });
-  let stderr = '';
-  const url = await new Promise<string>((resolve, reject) => {
-    child.stderr.on('data', (d) => {
-      stderr += d;
-      const m = /serving on (http:\/\/\S+)/.exec(stderr);
-      if (m) resolve(m[1]);
-    });
-    child.once('exit', (code) => reject(new Error(`exited ${code}: ${stderr}`)));
-  });
+  const { url, stop } = await serveChild(t, ...nodeCommand([CLI, 'start']), { cwd: dir, env: { ...cleanEnv, SVC_PORT: '0', SVC_LOG_LEVEL: 'ERROR' } });
   t.ok(existsSync(join(dir, 'proofgate.config.json')), 'wrote its dev config');
   const r = await fetch(url + '/health');
   t.equal(r.status, 200);
   t.equal(((await r.json()) as { status: string }).status, 'ok');
-  const code = await new Promise<number | null>((resolve) => {
-    child.once('exit', (c) => resolve(c));
-    child.kill('SIGTERM');
-  });
-  t.equal(code, 0, 'graceful exit');
+  t.equal(await stop(), 0, 'graceful exit');
 });
 
 t.test('start refuses an invalid configuration with a clear message', async (t) => {

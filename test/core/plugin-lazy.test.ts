@@ -75,7 +75,7 @@ async function startRecording(t: Test, disabled: string): Promise<{ request: Rep
   return { request: replica.request, loaded: () => lines(out), imports: () => lines(edges) };
 }
 
-t.test('proofgate start imports no module of a disabled engine (nor pg, ioredis or undici, with A2A enabled)', async (t) => {
+t.test('proofgate start imports no module of a disabled engine (nor pg, ioredis, undici or the OpenTelemetry SDK, with A2A enabled)', async (t) => {
   // fact the one engine: it has no warm-up for /readyz to wait on (math's loads mathjs first)
   const replica = await startRecording(t, 'math,logic,code,sql,image,consensus,rag,process,stats,natural-language,mcp,batch');
   const fact = await replica.request('POST', '/verify/fact', { body: { claim: 'It is red.', context: 'It is red.' } });
@@ -83,7 +83,9 @@ t.test('proofgate start imports no module of a disabled engine (nor pg, ioredis 
   const loaded = replica.loaded();
   t.ok(loaded.some((u) => u.includes('/plugins/engines/fact/')), 'the enabled engine was imported');
   // badge-maker loads with the first badge, yaml with a bootstrap file (none here)
-  for (const gone of ['/plugins/engines/math/', '/node_modules/mathjs/', '/plugins/engines/logic/', '/plugins/engines/code/', '/plugins/engines/sql/', '/plugins/mcp/', '/plugins/batch/', '/node_modules/z3-solver/', '/node_modules/web-tree-sitter/', '/node_modules/sql.js/', '/node_modules/pg/', '/node_modules/ioredis/', '/node_modules/undici/', '/core/store-pg.js', '/node_modules/badge-maker/', '/node_modules/yaml/']) {
+  for (const gone of ['/plugins/engines/math/', '/node_modules/mathjs/', '/plugins/engines/logic/', '/plugins/engines/code/', '/plugins/engines/sql/', '/plugins/mcp/', '/plugins/batch/', '/node_modules/z3-solver/', '/node_modules/web-tree-sitter/', '/node_modules/sql.js/', '/node_modules/pg/', '/node_modules/ioredis/', '/node_modules/undici/', '/core/store-pg.js', '/node_modules/badge-maker/', '/node_modules/yaml/',
+    // tracing is off (no OTLP endpoint): the OpenTelemetry SDK, exporter and context manager stay unloaded
+    '/node_modules/@opentelemetry/sdk-trace-base/', '/node_modules/@opentelemetry/exporter-trace-otlp-http/', '/node_modules/@opentelemetry/context-async-hooks/', '/node_modules/@opentelemetry/resources/']) {
     t.notOk(loaded.some((u) => u.includes(gone)), `nothing under ${gone}`);
   }
 });

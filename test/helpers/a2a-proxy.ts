@@ -20,10 +20,10 @@ export function proxySidecar(a2aOver: Record<string, unknown>, key = KEY_PEM, de
   });
 }
 
-/** A new organisation's agent: its token, id, and the key that registered it. */
-export async function agentToken(s: TestServer): Promise<{ token: string; agentId: string; key: string }> {
+/** A new organisation's agent: its token, id, the key that registered it, and the owner's session. */
+export async function agentToken(s: TestServer): Promise<{ token: string; agentId: string; key: string; jwt: string }> {
   const acct = await signup(s);
   const admin = await createKey(s, acct.token, { name: 'agents', scopes: ['verify:read', 'agent:write'] });
   const r = await s.request('POST', '/agents/register', { apiKey: admin.key, body: { name: 'buyer' } });
-  return { token: r.body.agent_token, agentId: r.body.agent_id, key: admin.key };
+  return { token: r.body.agent_token, agentId: r.body.agent_id, key: admin.key, jwt: acct.token };
 }

@@ -1,3 +1,4 @@
+import { spawn, type ChildProcessWithoutNullStreams, type SpawnOptionsWithoutStdio } from 'node:child_process';
 /**
  * Child processes started as a user starts them, without the test runner's preload.
  *
@@ -23,3 +24,39 @@ export function unpreloaded(cmd: string, args: readonly string[], nodeOptions?: 
 
 /** `[file, args]` for `node <args>` with this process's node binary */
 export const nodeCommand = (args: readonly string[], nodeOptions?: string): [string, string[]] => unpreloaded(process.execPath, args, nodeOptions);
+
+/**
+ * `proofgate start` (or any command that prints "serving on URL") as a child process: resolves with
+ * the URL it serves on, rejects with its stderr when it exits first; killed at the end of the test
+ * if still running, so nothing writes into a directory being removed. `stop()` sends SIGTERM and
+ * gives the exit code.
+ */
+export async function serveChild(
+  t: { teardown(fn: () => unknown): void },
+  file: string,
+  args: readonly string[],
+  opts: SpawnOptionsWithoutStdio,
+): Promise<{ url: string; child: ChildProcessWithoutNullStreams; stop(): Promise<number | null> }> {
+  const child = spawn(file, args, opts);
+  t.teardown(async () => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    const gone = new Promise((resolve) => child.once('exit', resolve));
+    child.kill('SIGKILL');
+    await gone;
+  });
+  let stderr = '';
+  const url = await new Promise<string>((resolve, reject) => {
+    child.stderr.on('data', (d) => {
+      stderr += d;
+      const m = /serving on (http:\/\/\S+)/.exec(stderr);
+      if (m) resolve(m[1]);
+    });
+    child.once('exit', (code) => reject(new Error(`exited ${code}: ${stderr}`)));
+  });
+  const stop = () =>
+    new Promise<number | null>((resolve) => {
+      child.once('exit', (c) => resolve(c));
+      child.kill('SIGTERM');
+    });
+  return { url, child, stop };
+}

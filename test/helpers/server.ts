@@ -9,6 +9,8 @@ import { HttpError, Problems } from '../../core/errors.js';
 import type { Store } from '../../core/store.js';
 import { waitFor } from './wait.js';
 import { builtinPlugins } from '../../sidecar/builtin.js';
+import { SERVICES as AUTH_SERVICES } from '../../plugins/auth/index.js';
+import { SenderOwners } from '../../plugins/auth/sender-owners.js';
 
 /** Secrets every test server gets unless a test overrides them (distinct, long enough). */
 export const TEST_SECRETS = {
@@ -39,6 +41,13 @@ export function testAuthPlugin(scopes: Scope[] = ['verify:read', 'attestation:re
         const p: Principal = { kind: 'apiKey', orgId, keyId: 'key-test', userId: 'user-test', role: 'owner', scopes, tier: 'enterprise', ...(a2aSenders ? { a2aSenders } : {}) };
         return p;
       }, (ctx) => ctx.headers['x-api-key'] !== undefined);
+      // the real auth plugin checks that an organisation owns the sender ids its keys are bound to
+      // (issue 38) and a2a refuses bindings nobody vouches for: this key's organisation owns its ids
+      if (a2aSenders) {
+        const owners = new SenderOwners();
+        owners.addSource('test-auth', (id) => (a2aSenders.includes(id) ? [orgId] : []));
+        app.provide(AUTH_SERVICES.senderOwners, owners);
+      }
     },
   };
 }

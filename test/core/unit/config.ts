@@ -65,7 +65,10 @@ t.test('invalid values are all reported, each naming its variable', async (t) =>
 
 t.test('an unknown SVC_ variable stops start-up (a typo must not silently fall back to a default)', async (t) => {
   const p = problems(() => loadConfig({ env: { ...secrets, SVC_PROT: '9000' }, file: null }));
-  t.same(p, ['SVC_PROT: unknown setting']);
+  t.same(p, ['SVC_PROT: unknown setting (did you mean SVC_PORT?)']);
+  // issue 43: the typo is named with its fix; a name like no setting gets no guess
+  t.same(problems(() => loadConfig({ env: { ...secrets, SVC_LOGLEVEL: 'debug' }, file: null })), ['SVC_LOGLEVEL: unknown setting (did you mean SVC_LOG_LEVEL?)']);
+  t.same(problems(() => loadConfig({ env: { ...secrets, SVC_COMPLETELY_UNRELATED_THING: '1' }, file: null })), ['SVC_COMPLETELY_UNRELATED_THING: unknown setting']);
 });
 
 t.test('config files: unknown keys, bad JSON and a missing file are errors', async (t) => {
@@ -100,7 +103,9 @@ t.test('dedicated engine pools are sized from workers.pools; audit and pruning s
   t.same(loadConfig({ env: secrets, file: null }).workers.pools, {});
   t.match(problems(() => loadConfig({ env: secrets, file: null, overrides: { workers: { pools: { z3: 0 } } } })).join('\n'), /pools/);
   const d = loadConfig({ env: secrets, file: null });
-  t.same(d.audit, { checkpoint_interval_seconds: 60, retention_days: null, export_dir: null }, 'keep everything by default');
+  t.same(d.audit, { checkpoint_interval_seconds: 60, retention_days: null, export_dir: null, prune_anchor_keys: [] }, 'keep everything by default');
+  t.same(loadConfig({ env: { ...secrets, SVC_AUDIT_PRUNE_ANCHOR_KEYS: `${'a'.repeat(43)},-${'b'.repeat(42)}` }, file: null }).audit.prune_anchor_keys, ['a'.repeat(43), `-${'b'.repeat(42)}`]);
+  t.match(problems(() => loadConfig({ env: { ...secrets, SVC_AUDIT_PRUNE_ANCHOR_KEYS: 'not-a-thumbprint' }, file: null })).join('\n'), /prune_anchor_keys/, 'only thumbprints');
   t.equal(d.attestation.prune_grace_seconds, 86400);
   t.match(problems(() => loadConfig({ env: { ...secrets, SVC_AUDIT_CHECKPOINT_INTERVAL_SECONDS: '61' }, file: null })).join('\n'), /SVC_AUDIT_CHECKPOINT_INTERVAL_SECONDS/, 'at least every minute');
 });
