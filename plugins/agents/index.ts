@@ -1,5 +1,5 @@
 import type { App, Plugin } from '../../core/types.js';
-import { SERVICES, type ApiKeys } from '../auth/index.js';
+import { SERVICES, type ApiKeys, type SenderOwners } from '../auth/index.js';
 import { Activity } from './activity.js';
 import { startActivityRetention } from './retention.js';
 import { registerAgentRoutes } from './routes.js';
@@ -29,6 +29,8 @@ const agents: Plugin = {
     const registry = new Agents(app.store, (token) => keys.digest(token));
     const activity = new Activity(app.store);
     app.provide(AGENT_SERVICE, registry);
+    // an agent registered in an organisation is that organisation's to speak as (issue 38)
+    app.service<SenderOwners>(SERVICES.senderOwners)?.addSource('agents', (id) => registry.ownerOf(id));
     app.authenticator('agentToken', agentTokenAuthenticator(registry), (ctx) => ctx.headers['x-agent-token'] !== undefined);
     registerAgentRoutes(app, { agents: registry, activity });
     const days = (app.config.plugin_config.agents as { activity_retention_days?: number | null } | undefined)?.activity_retention_days ?? null;
@@ -43,4 +45,4 @@ export { publicJwkProblem, jwkAlgorithm, type AgentPublicJwk } from './public-jw
 export { Activity, ACTIVITY_COLLECTION, type ActivityEntry } from './activity.js';
 export { provisionAgent, revokeUndeclaredAgents, type DeclaredAgent } from './provision.js';
 export { screenQuery, screenToolSchema, CONSTRAINTS as SCREENING_CONSTRAINTS, type Finding } from './screening.js';
-export { evaluateTool, SAFE_TOOLS, DANGEROUS_TOOLS, type ToolEvaluation } from './tools.js';
+export { evaluateTool, evaluateAdmitted, classifyTool, normaliseToolName, SAFE_TOOLS, DANGEROUS_TOOLS, type ToolEvaluation } from './tools.js';

@@ -112,6 +112,15 @@ export class Agents {
     return rec && rec.org_id === orgId ? rec : undefined;
   }
 
+  /**
+   * The organisation an active agent of this id belongs to, whichever asks: what makes the id an
+   * organisation's to bind as an A2A sender (auth SenderOwners). A deleted agent owns nothing.
+   */
+  async ownerOf(agentId: string): Promise<string[]> {
+    const rec = await this.records.get(agentId);
+    return rec && rec.revoked_at === null && typeof rec.org_id === 'string' ? [rec.org_id] : [];
+  }
+
   async listActive(orgId: string): Promise<AgentRecord[]> {
     const idx = await this.store.collection<string>(AGENT_COLLECTIONS.byOrg).list({ prefix: `${orgId}/` });
     const recs = await Promise.all(idx.map((e) => this.records.get(e.value)));

@@ -185,3 +185,33 @@ export function evaluateTool(tool: string, args: Record<string, unknown> = {}): 
   }
   return { tool, decision, risk_score: score, reasons, classification: cls };
 }
+
+/** a string that names a file wherever it appears: a file: URL, or a path that climbs with `..` */
+const NAMES_A_FILE = /^file:|(?:^|\/)\.\.(?:\/|$)/i;
+/** a URL of another scheme is not a path, even under a file-naming key (`uri: "https://…"`) */
+const OTHER_SCHEME = /^(?!file:)[a-z][a-z0-9+.-]*:/i;
+
+/**
+ * A tool that a policy outside this plugin admitted (the MCP proxy's, per upstream server, once an
+ * operator approved its pinned definition): the lists no longer decide, its arguments still do.
+ * Any argument risk signal denies the call (on the safe list a single signal already reaches the
+ * threshold). With `sandbox`, every argument that names a file (under a file-naming key, a file:
+ * URL, a climbing `..`) must stay inside the sandbox directory, as a safe file tool's `path` must.
+ */
+export function evaluateAdmitted(tool: string, args: Record<string, unknown>, o: { sandbox: boolean; why: string }): ToolEvaluation {
+  const n = normaliseTool(tool);
+  const { cls, base } = classify(tool);
+  const risks = argumentRisks(n, args);
+  if (o.sandbox && !PATH_TOOLS.has(n)) {
+    const named = [...fileKeyed(args).filter((s) => !OTHER_SCHEME.test(s)), ...argumentStrings(args).filter((s) => NAMES_A_FILE.test(s))];
+    const outside = named.find((s) => !insideSandbox(namedPath(s) ?? ''));
+    if (outside !== undefined) risks.push([0.6, `an argument names a path outside the sandbox directory ${SANDBOX_DIR}: ${JSON.stringify(outside.slice(0, 200))}`]);
+  }
+  const score = Math.min(1, Math.round((base + risks.reduce((a, [r]) => a + r, 0)) * 100) / 100);
+  const reasons = risks.map(([, why]) => why);
+  const decision: ToolDecision = risks.length ? 'DENY' : 'ALLOW';
+  reasons.unshift(risks.length ? `${o.why}, but its arguments raise a risk signal` : `${o.why}; its arguments raise no risk signal`);
+  return { tool, decision, risk_score: score, reasons, classification: cls };
+}
+
+export { classify as classifyTool, normaliseTool as normaliseToolName };

@@ -14,6 +14,7 @@ import { defaultPlanOf, OrgAdmin, signupOpen } from './org-admin.js';
 import { Plans, rateCharger, rateLimitHook, type RateLimitOptions, type TierLimits } from './ratelimit.js';
 import { registerAuthRoutes, type AdminAudit } from './routes.js';
 import { registerRotateRoute } from './rotate.js';
+import { SenderOwners } from './sender-owners.js';
 
 /**
  * Tenancy: accounts, user JWTs, API keys, the apiKey and jwt authenticators, rate limits and key
@@ -41,6 +42,8 @@ export const SERVICES = {
   orgs: 'auth.orgs',
   /** RateCharger: charge extra units (a batch's items) to the caller's organisation */
   ratelimit: 'auth.ratelimit',
+  /** SenderOwners: which organisation owns an A2A sender id (sources added by the agents and a2a plugins) */
+  senderOwners: 'auth.sender_owners',
 } as const;
 
 export function createAuthPlugin(opts: AuthOptions = {}): Plugin {
@@ -78,6 +81,8 @@ export function createAuthPlugin(opts: AuthOptions = {}): Plugin {
       app.provide(SERVICES.limiter, { get: () => limiter, kind: () => limiter.kind });
       app.provide(SERVICES.plans, plans);
       app.provide(SERVICES.orgs, new OrgAdmin(accounts, plans, tiers, keys, events));
+      const owners = new SenderOwners();
+      app.provide(SERVICES.senderOwners, owners);
       // shared mode: a replica whose shared limiter cannot answer denies limited requests, so it is not ready
       app.readiness('auth.limiter', () => limiter.ready?.() ?? true);
 
@@ -115,7 +120,7 @@ export function createAuthPlugin(opts: AuthOptions = {}): Plugin {
           }
         },
       };
-      const deps = { accounts, keys, tokens, events, ttlSeconds: auth.jwt_ttl_seconds, audit };
+      const deps = { accounts, keys, tokens, events, ttlSeconds: auth.jwt_ttl_seconds, audit, owners, operators: auth.operator_user_ids };
       registerAuthRoutes(app, deps);
       registerRotateRoute(app, deps);
 
@@ -136,7 +141,8 @@ export { SecurityEvents, EVENTS_COLLECTION, type SecurityEvent, type SecurityEve
 export { MemoryLimiter, LimiterUnavailableError, type RateLimiter, type Rule, type Decision } from './limiter.js';
 export { RedisLimiter, createLimiter } from './limiter-redis.js';
 export { clientIp, normalizeAddress, rateSubject, trustedProxyList } from './client-ip.js';
-export { isOperator } from './operators.js';
+export { isOperator, isOperatorId } from './operators.js';
+export { SenderOwners, notOwnedMessage, type OwnerSource } from './sender-owners.js';
 export { TIER_LIMITS, DEFAULT_PLANS, Plans, type TierLimits, type RateCharger } from './ratelimit.js';
 export { provisionApiKey, revokeUndeclaredKeys, type DeclaredKey, type KeyOutcome } from './provision.js';
 export { hashPassword, type PasswordHash } from './passwords.js';

@@ -3,20 +3,27 @@ import type { App, Principal } from '../../core/types.js';
 import { AuthProblems } from './errors.js';
 import { creatorRole, settleNewKey } from './creators.js';
 import { scopesUnder, type ApiKeyRecord } from './keys.js';
+import { isOperatorId } from './operators.js';
 import type { AuthDeps } from './routes.js';
 
 /**
- * Whether `p` may rotate `target` (decisions §5, issue 12): a key may always rotate itself — how a
- * leaked key is replaced without a session. Rotating another key hands the caller that key's new
- * plaintext, i.e. its powers, so it needs `admin:all` and every scope the target has: a weaker key
- * can neither take over a stronger one nor lock its holder out.
+ * Whether `p` may rotate `target` (decisions §5, issues 12 and 38): a key may always rotate itself —
+ * how a leaked key is replaced without a session. Rotating another key hands the caller that key's
+ * new plaintext, i.e. its powers, so it needs `admin:all` and every scope the target has: a weaker
+ * key can neither take over a stronger one nor lock its holder out. Scopes are not all of a key's
+ * powers: the successor acts for the target's user, with that user's role and, for an operator
+ * (`operators`, SVC_OPERATOR_USER_IDS), platform-wide rights no scope names. So another user's key
+ * is rotated only by that user or by an operator, who holds every power an organisation user can.
  */
-export function rotationRefusal(p: Principal, target: ApiKeyRecord): string | null {
+export function rotationRefusal(p: Principal, target: ApiKeyRecord, operators: readonly string[]): string | null {
   if (p.kind !== 'apiKey' || !p.keyId) return 'key rotation needs an API key';
   if (target.id === p.keyId) return null;
   if (!p.scopes.includes('admin:all')) return 'rotating another key needs the admin:all scope';
   const missing = target.scopes.filter((s) => !p.scopes.includes(s));
   if (missing.length) return `rotating this key needs every scope it has; this key lacks ${missing.join(', ')}`;
+  if (target.user_id !== p.userId && !isOperatorId(operators, p.userId)) {
+    return "this key acts for another user: only that user's own keys or an operator may rotate it";
+  }
   return null;
 }
 
@@ -33,7 +40,7 @@ async function settleRotation(d: AuthDeps, p: Principal, old: ApiKeyRecord, made
   const callerRole = p.userId === made.user_id ? role : await creatorRole(d.accounts, p.orgId, p.userId);
   const callerScopes = scopesUnder(p.scopes, callerRole);
   const gone = callerScopes === null || record.revoked_at !== null;
-  const refusal = gone ? null : rotationRefusal({ ...p, scopes: callerScopes }, old);
+  const refusal = gone ? null : rotationRefusal({ ...p, scopes: callerScopes }, old, d.operators);
   if (!gone && !refusal) return record;
   await d.keys.revoke(p.orgId, made.id);
   if (callerScopes === null) throw new HttpError(AuthProblems.invalidApiKey, 'invalid API key');
@@ -60,7 +67,7 @@ export function registerRotateRoute(app: App, d: AuthDeps): void {
       const { key_id } = ctx.body as { key_id: string };
       const old = await d.keys.byId(p.orgId, key_id);
       if (!old || old.revoked_at !== null) throw new HttpError(AuthProblems.keyNotFound, 'no active API key with this id in your organisation');
-      const refusal = rotationRefusal(p, old);
+      const refusal = rotationRefusal(p, old, d.operators);
       if (refusal) {
         d.events.record(p.orgId, 'auth_failure', { keyId: p.keyId ?? null, detail: `rotation of ${old.id} refused` });
         throw new HttpError(AuthProblems.insufficientScope, refusal);

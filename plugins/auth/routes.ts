@@ -6,6 +6,8 @@ import { AuthProblems } from './errors.js';
 import type { SecurityEvents } from './events.js';
 import type { UserTokens } from './jwt.js';
 import { DEFAULT_SCOPES, PRIVILEGED_SCOPES, publicKey, type ApiKeys } from './keys.js';
+import { isOperatorId } from './operators.js';
+import { notOwnedMessage, type SenderOwners } from './sender-owners.js';
 
 const S = 'https://proofgate.dev/schemas/auth';
 
@@ -27,6 +29,10 @@ export interface AuthDeps {
   ttlSeconds: number;
   /** the audit chain for administrative actions (no-ops when the audit plugin is not loaded) */
   audit: AdminAudit;
+  /** who owns an A2A sender id: a binding is written only by its owner */
+  owners: SenderOwners;
+  /** SVC_OPERATOR_USER_IDS: a key acting for one holds powers no organisation role gives */
+  operators: readonly string[];
 }
 
 function principal(ctx: RequestContext): Principal {
@@ -115,6 +121,11 @@ export function registerAuthRoutes(app: App, d: AuthDeps): void {
         return scopes;
       };
       const scopes = allowed(p.role);
+      const notOwned = b.a2a_senders?.length ? await d.owners.notOwned(p.orgId, b.a2a_senders) : [];
+      if (notOwned.length) {
+        d.events.record(p.orgId, 'auth_failure', { detail: `binding of a key to A2A sender ids not owned refused: ${notOwned.length} id(s)` });
+        throw new HttpError(AuthProblems.senderNotOwned, notOwnedMessage(notOwned));
+      }
       await d.audit.ready(ctx);
       const { record, key } = await d.keys.create({ orgId: p.orgId, userId: p.userId!, role: p.role ?? 'member', name: b.name, scopes, test: b.test, a2aSenders: b.a2a_senders });
       // p.role was read when the request began; a demotion or deletion written since then may have
@@ -159,6 +170,12 @@ export function registerAuthRoutes(app: App, d: AuthDeps): void {
       // a member must not lock others (the owner's admin key) out: only owners and admins revoke any key
       if (target && p.role !== 'owner' && p.role !== 'admin' && target.user_id !== p.userId) {
         throw new HttpError(AuthProblems.insufficientScope, 'a member may revoke only the keys it created');
+      }
+      // nor may an organisation's admin lock the platform operator out (issue 38): the operator's keys
+      // are revoked by the operator, or by another operator
+      if (target && target.revoked_at === null && target.user_id !== p.userId && isOperatorId(d.operators, target.user_id) && !isOperatorId(d.operators, p.userId)) {
+        d.events.record(p.orgId, 'auth_failure', { detail: `revocation of ${target.id} refused: an operator's key` });
+        throw new HttpError(AuthProblems.insufficientScope, "only an operator may revoke a platform operator's key");
       }
       await d.audit.ready(ctx);
       const rec = await d.keys.revoke(p.orgId, ctx.params.key_id);

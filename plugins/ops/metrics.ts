@@ -49,8 +49,8 @@ export async function startMetricsListener(app: App): Promise<Server | null> {
     // RFC 9110: a 405 names the methods the resource has, as the main listener's router does
     if (req.method !== 'GET' && req.method !== 'HEAD') return send(405, 'method not allowed\n', undefined, { allow: 'GET, HEAD' });
     if (app.config.metrics.token && !hasMetricsToken(app, req.headers.authorization)) return send(401, 'bearer token required\n');
-    app.metrics.text().then(
-      ({ contentType, body }) => send(200, body, contentType),
+    app.metrics.text(req.headers.accept).then(
+      ({ contentType, body }) => send(200, body, contentType, { vary: 'Accept' }),
       (err) => {
         app.log.error({ err }, 'metrics rendering failed');
         send(500, 'metrics unavailable\n');
@@ -103,13 +103,14 @@ export function registerMetricsRoutes(app: App, services: { accounts(): Accounts
   app.route({
     method: 'GET',
     path: '/metrics/prometheus',
+    // or application/openmetrics-text; version=1.0.0 when the Accept header prefers it
     produces: 'text/plain; version=0.0.4',
     auth: 'apiKey',
     scope: 'authenticated',
     async handler(ctx) {
       requireOperator(app, ctx);
-      const { contentType, body } = await app.metrics.text();
-      return { body, headers: { 'content-type': contentType } };
+      const { contentType, body } = await app.metrics.text(ctx.headers.accept);
+      return { body, headers: { 'content-type': contentType, vary: 'Accept' } };
     },
   });
 

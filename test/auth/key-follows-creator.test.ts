@@ -2,7 +2,7 @@ import t from 'tap';
 import health from '../../plugins/health/index.js';
 import { createAuthPlugin, KEY_COLLECTIONS, type ApiKeyRecord, type SecurityEvents } from '../../plugins/auth/index.js';
 import { startServer, builtinsWithoutEngines, type TestServer } from '../helpers/server.js';
-import { bearer, createKey, tenant, verificationTestPlugin } from '../helpers/tenancy.js';
+import { bearer, createKey, registerAgent, tenant, verificationTestPlugin } from '../helpers/tenancy.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
 /**
@@ -67,8 +67,11 @@ t.test('demotion to member: the key loses admin:all at once, keeps the rest; an 
 t.test('demotion to member: a key bound to A2A senders loses the binding, which only owners and admins grant', async (t) => {
   const { s, op } = await operated();
   const x = await tenant(s, ADMIN);
-  const bound = await createKey(s, x.token, { name: 'billing-key', a2a_senders: ['billing'] });
-  t.same((await keyRecord(s, bound.id)).a2a_senders, ['billing']);
+  // a key is bound only to an id its organisation owns (issue 38): an agent it registered
+  const writer = await createKey(s, x.token, { name: 'agents', scopes: ['agent:write'] });
+  const billing = (await registerAgent(s, writer.key, { name: 'billing' })).agent_id;
+  const bound = await createKey(s, x.token, { name: 'billing-key', a2a_senders: [billing] });
+  t.same((await keyRecord(s, bound.id)).a2a_senders, [billing]);
   t.equal((await s.request('PATCH', `/admin/orgs/${x.orgId}`, { apiKey: op.key, body: { user_roles: { [x.user.id]: 'member' } } })).status, 200);
   const rec = await keyRecord(s, bound.id);
   t.equal(rec.a2a_senders, undefined, 'the binding is gone');

@@ -37,6 +37,9 @@ const ANONYMOUS = new Set([
   'GET /badge/status/:status',
   'GET /badge/custom',
   'GET /badge/attestation/:attestation_id',
+  // the console's static page and bundle (docs/console.md): every request the page makes is authenticated
+  'GET /console',
+  'GET /console/:asset',
 ]);
 
 /** decisions §5: the scope a route family must declare (first match wins). */
@@ -54,7 +57,8 @@ const EXPECTED_SCOPE: Array<[RegExp, string]> = [
 const ALL: Scope[] = ['verify:read', 'agent:write', 'attestation:read', 'admin:all'];
 
 function concretePath(path: string): string {
-  return path.replace(/:([A-Za-z0-9_]+)/g, 'x');
+  // `::` is find-my-way's literal colon (`/message::send`), not a parameter
+  return path.replace(/(?<!:):([A-Za-z0-9_]+)/g, 'x').replace(/::/g, ':');
 }
 
 t.test('every built-in route declares its authentication, and the scope the decisions require', async (t) => {
@@ -98,6 +102,10 @@ t.test('each protected route rejects a missing credential and a wrong-scope cred
         t.equal(res.status, 403, `${id}: key without ${r.scope} → 403`);
       }
       t.equal((await call(r, bearer(acct.token))).status, 401, `${id}: a JWT is not an API key`);
+    } else if (r.auth === 'jwt' && r.authAlso?.includes('apiKey')) {
+      // a user route an operator key may also call (GET /audit/export): any other key is refused
+      t.equal((await call(r, { 'x-api-key': allButAdmin })).status, 403, `${id}: API key without admin:all → 403`);
+      t.equal((await call(r, { 'x-api-key': keys.get('admin:all')! })).status, 200, `${id}: admin:all API key → 200`);
     } else {
       // a JWT or agent-token route given an API key (wrong kind of credential)
       t.equal((await call(r, { 'x-api-key': keys.get('admin:all')! })).status, 401, `${id}: API key → 401`);

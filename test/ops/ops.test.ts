@@ -37,8 +37,8 @@ t.test('metrics: operators by user id only; tenants read their own', async (t) =
   const p = await s2.request('GET', '/metrics/prometheus', { apiKey: op.key });
   t.equal(p.status, 200);
   t.match(p.headers.get('content-type'), /^text\/plain/);
-  t.match(p.text, /svc_verifications_total\{engine="verify",status="verified"\} 2/);
-  t.match(p.text, /svc_verifications_total\{engine="verify",status="blocked"\} 1/);
+  t.match(p.text, /svc_verifications_total\{engine="verify",status="verified",admission="none"\} 2/);
+  t.match(p.text, /svc_verifications_total\{engine="verify",status="blocked",admission="none"\} 1/);
   t.match(p.text, /svc_http_request_duration_seconds_bucket/);
   t.notOk(p.text.includes(other.orgId), 'no tenant id label');
 
