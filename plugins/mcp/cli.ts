@@ -203,7 +203,8 @@ export const mcpScanCommand: Command = {
 const APPROVE_USAGE = `proofgate mcp approve --url SIDECAR --server NAME [--tool NAME [--hash sha256:…] [--accept-findings]] [--api-key KEY]
 
 Without --tool: lists the server's tool definitions as the sidecar last saw them, with their status
-(pinned, pending, changed, poisoned, duplicate) and hash. With --tool: pins the definition the sidecar saw last;
+(pinned, pending, changed, poisoned, duplicate), hash, and what the server's tool policy makes of
+them (its action, and whether a call would be admitted now). With --tool: pins the definition the sidecar saw last;
 --hash makes the approval fail when that is no longer the definition you reviewed; a definition
 flagged by poisoning screening needs --accept-findings. The API key needs the admin:all scope and
 an operator's user (SVC_OPERATOR_USER_IDS; default key: $PROOFGATE_API_KEY). The key is sent over
@@ -277,8 +278,10 @@ export const mcpApproveCommand: Command = {
       console.log(`pinned ${String(body.server)}/${String(body.tool)} ${String(body.hash)}${body.previous_hash ? ` (was ${String(body.previous_hash)})` : ''}`);
       return 0;
     }
-    for (const t of body.tools as Array<{ tool: string; status: string; hash: string; findings: Array<{ constraint_id: string }> }>) {
-      console.log(`${t.status.padEnd(9)} ${t.tool}  ${t.hash}${t.findings.length ? `  [${t.findings.map((f) => f.constraint_id).join(', ')}]` : ''}`);
+    for (const t of body.tools as Array<{ tool: string; status: string; hash: string; findings: Array<{ constraint_id: string }>; policy?: { action: string; admitted: boolean } | null }>) {
+      // what the server's tool policy makes of it: an approval alone does not admit a denied tool
+      const policy = t.policy ? `  policy ${t.policy.action}, ${t.policy.admitted ? 'admitted' : 'not admitted'}` : '';
+      console.log(`${t.status.padEnd(9)} ${t.tool}  ${t.hash}${t.findings.length ? `  [${t.findings.map((f) => f.constraint_id).join(', ')}]` : ''}${policy}`);
     }
     return 0;
   },

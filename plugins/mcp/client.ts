@@ -1,3 +1,6 @@
+import { parseStrictJson } from '../../core/strict-json.js';
+import { tracedClient } from '../../core/tracing.js';
+import { mediaType } from './answer.js';
 import { SseParser } from './sse.js';
 
 /**
@@ -25,7 +28,7 @@ async function post(s: Session, message: Record<string, unknown>): Promise<Recor
   let res: Response;
   let text: string;
   try {
-    res = await fetch(s.url, { method: 'POST', headers, body: JSON.stringify(message), signal: AbortSignal.timeout(s.timeoutMs) });
+    res = await tracedClient('mcp POST', s.url, headers, () => fetch(s.url, { method: 'POST', headers, body: JSON.stringify(message), signal: AbortSignal.timeout(s.timeoutMs) }));
     text = await res.text();
   } catch (err) {
     throw new McpClientError(`${s.url}: ${(err as Error).name === 'TimeoutError' ? `no answer within ${s.timeoutMs} ms` : 'cannot be reached'}`);
@@ -34,16 +37,17 @@ async function post(s: Session, message: Record<string, unknown>): Promise<Recor
   const sid = res.headers.get('mcp-session-id');
   if (sid) s.sid = sid;
   if (message.id === undefined) return null;
-  const type = res.headers.get('content-type') ?? '';
   const candidates: unknown[] = [];
-  try {
-    if (type.startsWith('text/event-stream')) {
-      const p = new SseParser();
-      for (const ev of [...p.push(text), ...p.end()]) if (ev.data) candidates.push(JSON.parse(ev.data));
-    } else candidates.push(JSON.parse(text));
-  } catch {
-    throw new McpClientError(`${s.url}: the answer to ${String(message.method)} is not JSON`);
-  }
+  // strict, as the proxy reads answers: the scan pins what it parsed, so it must be what every client parses
+  const parse = (json: string) => {
+    const p = parseStrictJson(json);
+    if (!p.ok) throw new McpClientError(`${s.url}: the answer to ${String(message.method)} is ${p.reason}`);
+    candidates.push(p.value);
+  };
+  if (mediaType(res.headers.get('content-type')) === 'text/event-stream') {
+    const p = new SseParser();
+    for (const ev of [...p.push(text), ...p.end()]) if (ev.data) parse(ev.data);
+  } else parse(text);
   const answer = candidates.flat().find((m) => m && typeof m === 'object' && (m as { id?: unknown }).id === message.id) as Record<string, unknown> | undefined;
   if (!answer) throw new McpClientError(`${s.url}: no answer to ${String(message.method)}`);
   if (answer.error) throw new McpClientError(`${s.url}: ${String(message.method)} failed: ${JSON.stringify(answer.error).slice(0, 300)}`);

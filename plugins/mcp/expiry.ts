@@ -1,5 +1,7 @@
 import type { Store, WriteOp } from '../../core/store.js';
 import { LISTING_COLLECTION } from './listings.js';
+import { PIN_COLLECTIONS, type DuplicateRecord, type SeenRecord } from './pins.js';
+import { STREAM_COLLECTION, type StreamRecord } from './streams.js';
 
 /**
  * Session bindings (`mcp.sessions`) and tools/list listings (`mcp.listings`) that a client never
@@ -7,6 +9,11 @@ import { LISTING_COLLECTION } from './listings.js';
  * own every initialize would leave a record in the store for good. A session expires
  * `mcp.session_ttl_seconds` after it was initialized: a request on it is answered 404, the answer
  * MCP clients take as "initialize again", and a sweep removes what nobody asks for any more.
+ *
+ * The same sweep bounds what a server's listings leave (pins.ts): a last-seen record (`mcp.seen`)
+ * no listing has shown for `mcp.state_ttl_seconds` goes — the tool is then `unlisted`, refused
+ * until listed again, its pin kept — and so does a duplicate mark (`mcp.duplicates`) cleared that
+ * long ago, or in force that long with no last-seen record beside it (nothing to call either way).
  */
 export const SESSION_COLLECTION = 'mcp.sessions';
 
@@ -15,6 +22,8 @@ export interface SessionRecord {
   agent_id: string;
   org_id: string;
   created_at: string;
+  /** the MCP revision the server's initialize answer chose (batch.ts: it decides whether batches are relayed) */
+  protocol_version?: string;
 }
 
 /** records read per page of a sweep: one sweep never holds the whole collection */
@@ -25,7 +34,26 @@ export class McpExpiry {
     private readonly store: Store,
     readonly ttlMs: number,
     private readonly now: () => number = Date.now,
+    readonly stateTtlMs: number = 30 * 86_400_000,
   ) {}
+
+  private old(at: unknown): boolean {
+    const t = typeof at === 'string' ? Date.parse(at) : NaN;
+    return !(this.now() - t <= this.stateTtlMs);
+  }
+
+  private staleSeen(v: unknown): boolean {
+    const s = v as SeenRecord | null;
+    return this.old(s?.listed_at ?? s?.seen_at);
+  }
+
+  /** read again just before the delete: a listing may have marked the name anew since the page was read */
+  private async staleDuplicate(v: unknown, key: string): Promise<boolean> {
+    const d = v as DuplicateRecord | null;
+    if (!d) return true;
+    if (d.cleared_at) return this.old(d.cleared_at);
+    return this.old(d.marked_at) && !(await this.store.collection<SeenRecord>(PIN_COLLECTIONS.seen).get(key));
+  }
 
   /** Is a session initialized at `createdAt` past its lifetime? An unreadable time is. */
   expired(createdAt: unknown): boolean {
@@ -40,11 +68,19 @@ export class McpExpiry {
     return !ls.some((l) => typeof l?.started_at === 'number' && this.now() - l.started_at <= this.ttlMs);
   }
 
-  /** Removes expired sessions and stale listings; returns how many records went. */
+  /** Removes expired sessions, stale listings, last-seen records and duplicate marks; returns how many records went. */
   async sweep(): Promise<number> {
-    const stale: Record<string, (v: unknown) => boolean> = {
+    const stale: Record<string, (v: unknown, key: string) => boolean | Promise<boolean>> = {
       [SESSION_COLLECTION]: (v) => this.expired((v as SessionRecord | null)?.created_at),
       [LISTING_COLLECTION]: (v) => this.staleListings(v),
+      // a stream outlives no session: past the lifetime nothing can resume it
+      [STREAM_COLLECTION]: (v) => this.expired((v as StreamRecord | null)?.created_at),
+      [PIN_COLLECTIONS.seen]: (v) => this.staleSeen(v),
+      [PIN_COLLECTIONS.duplicates]: async (v, key) => {
+        if (!(await this.staleDuplicate(v, key))) return false;
+        const now = await this.store.collection<unknown>(PIN_COLLECTIONS.duplicates).get(key);
+        return now === undefined || (await this.staleDuplicate(now, key));
+      },
     };
     let removed = 0;
     for (const [collection, isStale] of Object.entries(stale)) {
@@ -52,11 +88,12 @@ export class McpExpiry {
       let start: string | undefined;
       for (;;) {
         const page = await col.list({ start, limit: PAGE });
-        const dels: WriteOp[] = page.filter((e) => isStale(e.value)).map((e) => ({ collection, key: e.key }));
+        const dels: WriteOp[] = [];
+        for (const e of page) if (await isStale(e.value, e.key)) dels.push({ collection, key: e.key });
         if (dels.length) await this.store.commit(dels);
         removed += dels.length;
         if (page.length < PAGE) break;
-        // keys are hex digests: the next page starts just past the last one read
+        // the next page starts just past the last key read
         start = `${page[page.length - 1].key}\u0000`;
       }
     }

@@ -1,17 +1,24 @@
 import { randomUUID } from 'node:crypto';
 import { sha256Ref } from '../../core/canonical.js';
 import type { VerdictSigner } from '../a2a/index.js';
-import { evaluateTool, type Activity, type ToolEvaluation } from '../agents/index.js';
+import { HttpError } from '../../core/errors.js';
+import type { Activity, ToolEvaluation } from '../agents/index.js';
 import type { McpMetrics } from './metrics.js';
 import type { Pins } from './pins.js';
+import { admission, decide, type Policies } from './policy.js';
+import type { Relist } from './relist.js';
+import type { McpScreening } from './screening.js';
 
 /**
  * The decision on one tools/call, before anything reaches the server: the pin first (a withheld or
- * changed definition is never called), then the agents plugin's tool policy (safe/dangerous lists,
- * deny by default, argument screening for credentials and exfiltration). An allowed call carries an
- * ES256 verdict signed with the deployment's A2A key; without that key nothing is allowed.
+ * changed definition is never called), then the server's policy over the pinned definition
+ * (policy.ts: allow, deny or require an operator's approval; the agents plugin's safe/dangerous
+ * lists are its defaults), then the arguments (credentials, exfiltration, sensitive and
+ * out-of-sandbox paths). An allowed call carries an ES256 verdict signed with the deployment's A2A
+ * key; without that key nothing is allowed.
  */
-export const VERDICT_META = 'dev.proofgate/verdict';
+// defined with the relay's review (the worker side inserts it), which imports nothing of the gate
+export { VERDICT_META } from './relay-review.js';
 export const DENIAL_META = 'dev.proofgate/denial';
 export const VERDICT_ENGINE = 'mcp.tool_policy';
 
@@ -25,9 +32,15 @@ export interface GateDeps {
   signer(): VerdictSigner | null | undefined;
   activity: Activity;
   metrics: McpMetrics;
+  /** runs the tool policy inline or, for large arguments, in the worker pool */
+  screening: McpScreening;
+  /** each server's tool policy (configuration or admin API) */
+  policy: Policies;
+  /** servers whose tools/list_changed has not been followed by a listing yet */
+  relist: Relist;
 }
 
-export async function gateToolCall(d: GateDeps, server: string, agentId: string, params: unknown): Promise<GateResult> {
+export async function gateToolCall(d: GateDeps, server: string, agentId: string, params: unknown, signal?: AbortSignal): Promise<GateResult> {
   const p = (params && typeof params === 'object' && !Array.isArray(params) ? params : {}) as { name?: unknown; arguments?: unknown };
   const deny = async (reason: string, constraint_id: string, label: string, evaluation: ToolEvaluation | null = null): Promise<GateResult> => {
     d.metrics.toolCalls.inc({ server, decision: 'deny', reason: label });
@@ -43,8 +56,20 @@ export async function gateToolCall(d: GateDeps, server: string, agentId: string,
 
   const pin = await d.pins.callable(server, tool);
   if (!pin.ok) return deny(pin.reason, `mcp.pin.${pin.status}`, 'pin');
+  const relist = await d.relist.pending(server);
+  if (relist) return deny(relist, 'mcp.pin.relist', 'relist');
 
-  const ev = evaluateTool(tool, args as Record<string, unknown>);
+  const admitted = admission(decide(await d.policy.of(server), tool, pin.definition, pin.findings), server, tool, pin.approved_by);
+  if (!admitted.ok) return deny(admitted.reason, admitted.constraint_id, 'server_policy');
+
+  let ev: ToolEvaluation;
+  try {
+    ev = await d.screening.evaluate(tool, args as Record<string, unknown>, { sandbox: admitted.sandbox, why: admitted.why }, signal);
+  } catch (err) {
+    if (!(err instanceof HttpError)) throw err;
+    // arguments that could not be screened are not forwarded
+    return deny(err.message, 'mcp.screening.unavailable', 'screening');
+  }
   if (ev.decision !== 'ALLOW') return deny(ev.reasons.join('; '), 'agents.tool_policy', 'policy', ev);
 
   const signer = d.signer();

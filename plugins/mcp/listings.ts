@@ -20,6 +20,15 @@ import type { Store } from '../../core/store.js';
  */
 export const LISTING_COLLECTION = 'mcp.listings';
 
+/**
+ * The largest tools/list answer (or SSE event of one) read: past it the upstream request is aborted
+ * (502). Its definitions are hashed and screened in the worker pool, but the relay still decodes,
+ * parses and re-serialises the page on the event loop, which at 8 MiB holds it for 100 ms and more;
+ * at 2 MiB that stays within the 50 ms the loop is allowed. A server with more to list pages it
+ * (`nextCursor`): 2 MiB is some ten times the listing of the largest public MCP servers.
+ */
+export const MAX_PAGE_BYTES = 2 * 1024 * 1024;
+
 interface Listing {
   /** when its first page was reviewed (ms): a mark set after that is not cleared by it */
   started_at: number;
@@ -76,11 +85,12 @@ export class Listings {
 
   /**
    * Records one page of a tools/list answer: `cursor` is the request's params.cursor (undefined
-   * starts a listing), `names` the page's tool names, `nextCursor` the answer's.
+   * starts a listing), `names` the page's tool names, `nextCursor` the answer's; `startedAt` (ms), when
+   * the page was asked for: a listing starts then, not when its answer came.
    */
-  async page(key: string, server: string, cursor: unknown, names: string[], nextCursor: unknown): Promise<PageOutcome> {
+  async page(key: string, server: string, cursor: unknown, names: string[], nextCursor: unknown, startedAt?: number): Promise<PageOutcome> {
     const pageDigests = names.map(digest);
-    const now = this.now();
+    const now = startedAt ?? this.now();
     let outcome: PageOutcome = { ok: false, reason: 'unknown_cursor', detail: '' };
     // the function may run again on a retried write: everything it reports is set anew each time
     await this.records.update(key, (cur) => {

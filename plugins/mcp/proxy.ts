@@ -1,20 +1,25 @@
-import { Readable } from 'node:stream';
 import { sha256Hex } from '../../core/canonical.js';
 import { HttpError, Problems } from '../../core/errors.js';
+import { annotateRequest, tracedClient, tracedMessage, tracingEnabled, withTraceMeta } from '../../core/tracing.js';
 import { jsonDepth } from '../../core/json-depth.js';
 import type { Reply, RequestContext } from '../../core/types.js';
+import type { Attributes } from '@opentelemetry/api';
 import type { McpServer } from './config.js';
 import { isToolDefinition, type ToolDefinition } from './definitions.js';
 import { McpProblems } from './errors.js';
 import { denialResult, gateToolCall, VERDICT_META, type GateDeps } from './gate.js';
 import { methodLabel, type McpMetrics } from './metrics.js';
-import { LISTING_COLLECTION, Listings } from './listings.js';
+import { LISTING_COLLECTION, Listings, MAX_PAGE_BYTES } from './listings.js';
 import { SESSION_COLLECTION, type McpExpiry, type SessionRecord } from './expiry.js';
 import { UnhashableDefinition, type PinEvent, type Pins } from './pins.js';
-import { formatEvent, SseParser } from './sse.js';
+import { hasResultObject, reviewMessage, type ReviewState } from './relay-review.js';
+import { admitListed } from './policy.js';
+import { memberContext, noteNegotiated, relayBatch } from './batch.js';
+import { MAX_ANSWER_BYTES, relayAnswer, relayDeleteAnswer, type JsonRpc } from './answer.js';
+import { newToken, streamScope, type StreamRecords } from './streams.js';
 
 /**
- * The Streamable HTTP relay. One POST carries one JSON-RPC message; the answer comes back as JSON or
+ * The Streamable HTTP relay. One POST carries one JSON-RPC message (a batch is split: batch.ts); the answer comes back as JSON or
  * as an SSE stream, and is relayed in the same form and order, with two rewrites: a tools/list
  * result loses every tool whose definition is not pinned, and a tools/call result carries the
  * verdict that let the call through. A denied call never reaches the server.
@@ -31,43 +36,32 @@ export interface RelayDeps extends GateDeps {
   store: import('../../core/store.js').Store;
   /** audit entries and metrics for what a tools/list review noticed */
   onPinEvents(ctx: RequestContext, events: PinEvent[]): Promise<void>;
+  /** what each stream that relayed an event id was opened for (resumption: stream.ts) */
+  streams: StreamRecords;
 }
 
-interface JsonRpc {
-  jsonrpc?: unknown;
-  id?: string | number | null;
-  method?: unknown;
-  params?: Record<string, unknown>;
-  result?: Record<string, unknown>;
-  error?: unknown;
-}
-
-const FORWARD_HEADERS = ['accept', 'mcp-protocol-version', 'last-event-id'];
-/**
- * An answer read whole (to be reviewed, or relayed as text) is capped like one SSE event: past it the
- * upstream request is aborted, so a server cannot make the sidecar hold an answer of any size.
- */
-const MAX_ANSWER_BYTES = 8 * 1024 * 1024;
+// Last-Event-ID is the client's wrapped id (event-ids.ts): only a GET resumes, with the server's own (stream.ts)
+const FORWARD_HEADERS = ['accept', 'mcp-protocol-version'];
 const sessionKey = (server: string, sid: string) => sha256Hex(`${server}\0${sid}`);
 /** the server's JSON, refused before it is parsed when it nests past the cap (every walk after it recurses) */
-function checkDepth(d: RelayDeps, server: McpServer, text: string): void {
+export function checkDepth(d: RelayDeps, server: McpServer, text: string): void {
   if (jsonDepth(text, d.maxJsonDepth) > d.maxJsonDepth) {
     throw new HttpError(McpProblems.upstreamProtocol, `MCP server ${server.name} answered JSON nested deeper than ${d.maxJsonDepth} levels`);
   }
 }
-const header = (ctx: RequestContext, name: string) => {
+export const header = (ctx: RequestContext, name: string) => {
   const v = ctx.headers[name];
   return typeof v === 'string' ? v : undefined;
 };
 
-function agentOf(ctx: RequestContext): { agent_id: string; org_id: string } {
+export function agentOf(ctx: RequestContext): { agent_id: string; org_id: string } {
   const p = ctx.principal;
   if (!p?.agentId) throw new HttpError(McpProblems.agentRequired, 'an agent token (X-Agent-Token) is required');
   return { agent_id: p.agentId, org_id: p.orgId };
 }
 
 /** A session belongs to the agent that initialized it; anyone else gets "no such session". */
-async function checkSession(d: RelayDeps, ctx: RequestContext, server: string, agentId: string): Promise<string | undefined> {
+export async function checkSession(d: RelayDeps, ctx: RequestContext, server: string, agentId: string): Promise<string | undefined> {
   const sid = header(ctx, 'mcp-session-id');
   if (sid === undefined) return undefined;
   const key = sessionKey(server, sid);
@@ -84,12 +78,19 @@ async function checkSession(d: RelayDeps, ctx: RequestContext, server: string, a
   return sid;
 }
 
-async function upstream(d: RelayDeps, ctx: RequestContext, server: McpServer, method: 'POST' | 'DELETE', sid: string | undefined, body?: string) {
+/**
+ * `lastEventId`: the server's own id of the last event the client got (GET only); `accept`: in place
+ * of the client's (the proxy's own answers to the server, stream.ts)
+ */
+/** `body` as a function: serialised inside the CLIENT span, so a message can carry that span's context in `_meta` */
+export async function upstream(d: RelayDeps, ctx: RequestContext, server: McpServer, method: 'POST' | 'DELETE' | 'GET', sid: string | undefined, body?: string | (() => string), o: { lastEventId?: string; accept?: string; attributes?: Attributes } = {}) {
   const headers: Record<string, string> = { ...server.headers };
   for (const h of FORWARD_HEADERS) {
     const v = header(ctx, h);
     if (v !== undefined) headers[h] = v;
   }
+  if (o.lastEventId !== undefined) headers['last-event-id'] = o.lastEventId;
+  if (o.accept !== undefined) headers.accept = o.accept;
   headers.accept ??= 'application/json, text/event-stream';
   if (sid !== undefined) headers['mcp-session-id'] = sid;
   if (body !== undefined) headers['content-type'] = 'application/json';
@@ -101,7 +102,9 @@ async function upstream(d: RelayDeps, ctx: RequestContext, server: McpServer, me
   ctx.signal.addEventListener('abort', onGone, { once: true });
   ac.signal.addEventListener('abort', () => ctx.signal.removeEventListener('abort', onGone), { once: true });
   try {
-    const res = await fetch(server.url, { method, headers, body, signal: ac.signal, redirect: 'manual' });
+    // a CLIENT span; its traceparent replaces any the client sent (core/tracing.ts)
+    const spanName = o.attributes?.['mcp.method.name'] ? mcpSpanName(o.attributes) : `mcp ${method}`;
+    const res = await tracedClient(spanName, server.url, headers, () => fetch(server.url, { method, headers, body: typeof body === 'function' ? body() : body, signal: ac.signal, redirect: 'manual' }), o.attributes);
     return { res, ac, timer };
   } catch {
     clearTimeout(timer);
@@ -114,6 +117,35 @@ export async function relayPost(d: RelayDeps, ctx: RequestContext, server: McpSe
   const agent = agentOf(ctx);
   const msg = ctx.body as JsonRpc;
   const sid = await checkSession(d, ctx, server.name, agent.agent_id);
+  // a batch (MCP 2025-03-26): each member through this same relay, as if posted alone (batch.ts)
+  if (Array.isArray(ctx.body)) {
+    return relayBatch(ctx, { store: d.store, sessionKey: sid === undefined ? undefined : sessionKey(server.name, sid) }, (m) => relayPost(d, memberContext(ctx, m), server));
+  }
+  // with tracing off the message is relayed with no span and no attributes built (docs/tracing.md: off is free)
+  if (!tracingEnabled()) return relayMessage(d, ctx, server, agent, sid, msg, undefined);
+  const attributes = mcpAttributes(msg, sid);
+  return tracedMessage(mcpSpanName(attributes), msg.params?._meta, attributes, () => relayMessage(d, ctx, server, agent, sid, msg, attributes));
+}
+
+/**
+ * OpenTelemetry MCP semantic conventions (docs/tracing.md). The method and tool name are the
+ * client's: a method outside the spec's list is recorded as `other` (the metrics' label) and a tool
+ * name is cut to 128 characters, so a span name stays low-cardinality and an attribute bounded.
+ */
+function mcpAttributes(msg: JsonRpc, sid: string | undefined): Attributes {
+  const a: Attributes = { 'mcp.method.name': methodLabel(msg.method), 'network.transport': 'tcp', 'network.protocol.name': 'http' };
+  if (sid !== undefined && sid.length <= 256) a['mcp.session.id'] = sid;
+  if ((typeof msg.id === 'string' && msg.id.length <= 128) || typeof msg.id === 'number') a['jsonrpc.request.id'] = String(msg.id);
+  if (msg.method === 'tools/call') {
+    a['gen_ai.operation.name'] = 'execute_tool';
+    const name = msg.params?.name;
+    if (typeof name === 'string' && name) a['gen_ai.tool.name'] = name.slice(0, 128);
+  }
+  return a;
+}
+const mcpSpanName = (a: Attributes) => (a['gen_ai.tool.name'] ? `${a['mcp.method.name']} ${a['gen_ai.tool.name']}` : String(a['mcp.method.name']));
+
+async function relayMessage(d: RelayDeps, ctx: RequestContext, server: McpServer, agent: { agent_id: string; org_id: string }, sid: string | undefined, msg: JsonRpc, attributes: Attributes | undefined): Promise<Reply> {
   const isRequest = typeof msg.method === 'string' && msg.id !== undefined && msg.id !== null;
   d.metrics.requests.inc({ server: server.name, method: methodLabel(msg.method) });
 
@@ -137,6 +169,8 @@ export async function relayPost(d: RelayDeps, ctx: RequestContext, server: McpSe
   }
   if (isRequest && msg.method === 'tools/call') {
     const g = await gateToolCall(d, server.name, agent.agent_id, msg.params);
+    // the proxy's decision on the request span, as a verification's verdict is (core/verdict.ts)
+    annotateRequest(g.allow ? { 'proofgate.verdict': 'FORWARDED', 'proofgate.admission': 'ADMIT' } : { 'proofgate.verdict': 'DENIED', 'proofgate.admission': 'DENY', 'proofgate.constraint_id': g.constraint_id });
     if (!g.allow) return { status: 200, headers: { 'content-type': 'application/json' }, body: { jsonrpc: '2.0', id: msg.id, result: denialResult(g) } };
     verdict = { jwt: g.verdict, id: g.verdict_id };
     const params = msg.params as Record<string, unknown>;
@@ -144,10 +178,18 @@ export async function relayPost(d: RelayDeps, ctx: RequestContext, server: McpSe
     msg.params = { ...params, _meta: { ...meta, [VERDICT_META]: verdict.jwt } };
   }
 
-  const { res, ac, timer } = await upstream(d, ctx, server, 'POST', sid, JSON.stringify(msg));
+  // a listing that lifts a tools/list_changed mark must have been asked for after it (relist.ts)
+  const sentAt = Date.now();
+  // the trace context travels in `_meta` too (MCP's reserved traceparent/tracestate keys): the client's own is replaced by the proxy's CLIENT span
+  const body = () => {
+    const p = msg.params;
+    if (!p || typeof p !== 'object' || Array.isArray(p)) return JSON.stringify(msg);
+    const meta = p._meta && typeof p._meta === 'object' && !Array.isArray(p._meta) ? (p._meta as Record<string, unknown>) : {};
+    const traced = withTraceMeta(meta);
+    return JSON.stringify(traced === meta ? msg : { ...msg, params: { ...p, _meta: traced } });
+  };
+  const { res, ac, timer } = await upstream(d, ctx, server, 'POST', sid, body, { attributes });
   const headers: Record<string, string> = {};
-  const type = res.headers.get('content-type') ?? '';
-  if (type) headers['content-type'] = type;
   const newSid = res.headers.get('mcp-session-id');
   if (newSid) {
     headers['mcp-session-id'] = newSid;
@@ -169,155 +211,94 @@ export async function relayPost(d: RelayDeps, ctx: RequestContext, server: McpSe
    * undefined: a result for a request other than the one relayed, dropped. Clients match a response to
    * any of their pending requests (the SDK's after Number(), so `"7"` answers 7): a tools/list result
    * slipped into another request's answer, or under an id of another type, would reach the client
-   * unreviewed. One POST carries one request (batches are refused), so any other result is stray.
+   * unreviewed. One relay carries one request (a batch's members are relayed one by one), so any other result is stray.
    * A message with a result is a response even when it also names a method: a client that tells
    * responses by their result would take it as one. A second result under the request's own id is
    * stray too: two tools/list results, each reviewed alone, are two listings in one answer.
    */
-  let answered = false;
+  const state: ReviewState = { requestId: isRequest ? (msg.id as string | number) : undefined, claimed: false, verdict: msg.method === 'tools/call' && verdict ? verdict.jwt : undefined };
+  // what a resume of this answer's stream needs to review it the same way (stream.ts)
+  const events = d.streams.lazy(streamScope(server.name, sid ?? newSid ?? undefined, agent.agent_id), newToken(), {
+    server: server.name,
+    agent_id: agent.agent_id,
+    request_id: state.requestId ?? null,
+    method: typeof msg.method === 'string' ? msg.method : null,
+    ...(state.verdict !== undefined ? { verdict: state.verdict } : {}),
+  });
+  const listChanged = async () => {
+    if (!state.listChanged) return;
+    state.listChanged = false;
+    await d.relist.mark(server.name);
+  };
+  const refuse = refuser(d, ctx, server, sid ?? newSid ?? undefined);
   const rewrite = async (m: JsonRpc): Promise<JsonRpc | undefined> => {
+    // every method but tools/list: the same review a worker runs on a large answer (relay-review.ts)
+    if (msg.method !== 'tools/list' || !hasResultObject(m)) {
+      const out = reviewMessage(m, state);
+      refuse(state);
+      // the revision the server chose decides whether this session's batches are relayed (batch.ts)
+      if (msg.method === 'initialize' && newSid && out !== undefined && String(out.id) === String(state.requestId)) await noteNegotiated(d.store, sessionKey(server.name, newSid), agent.agent_id, out);
+      // marked before the notice reaches the client, whose next listing then lifts it
+      await listChanged();
+      return out;
+    }
     if (!m || typeof m !== 'object' || !m.result || typeof m.result !== 'object') return m;
-    if (!isRequest || String(m.id) !== String(msg.id) || answered) return undefined;
+    if (state.requestId === undefined || String(m.id) !== String(state.requestId) || state.claimed) return undefined;
     // set before the first await: a batch's messages are rewritten concurrently
-    answered = true;
-    if (msg.method === 'tools/list') {
-      // a list that is not a list cannot be reviewed: a lenient client might still read tools from it
-      if (!Array.isArray(m.result.tools)) throw new HttpError(McpProblems.upstreamProtocol, `MCP server ${server.name} answered tools/list without a tools array`);
-      const tools = (m.result.tools as unknown[]).filter(isToolDefinition) as ToolDefinition[];
-      // a page is reviewed with the pages before it in the same listing: a name they listed is a duplicate
-      const page = await d.listings.page(Listings.keyOf(server.name, sid, agent.agent_id), server.name, msg.params?.cursor, tools.map((t) => t.name), m.result.nextCursor);
-      if (!page.ok && page.reason === 'too_many') throw new HttpError(McpProblems.upstreamProtocol, `MCP server ${server.name} listed ${page.detail}`);
-      // what the MCP spec has a server answer for a cursor it does not know (-32602 invalid params)
-      if (!page.ok) return { jsonrpc: '2.0', id: m.id, error: { code: -32602, message: `proofgate: ${page.detail}` } };
-      const review = await d.pins.review(server.name, tools, page.earlier).catch((err) => {
-        if (err instanceof UnhashableDefinition) throw new HttpError(McpProblems.upstreamProtocol, `MCP server ${server.name} listed a tool definition that cannot be hashed: ${err.message}`);
-        throw err;
-      });
-      if (page.complete) await d.pins.clearDuplicates(server.name, page.complete.startedAt, page.complete.listedOnce);
-      for (const w of review.withheld) d.metrics.withheld.inc({ server: server.name, status: w.status });
-      if (review.events.length) await d.onPinEvents(ctx, review.events);
-      return { ...m, result: { ...m.result, tools: review.visible } };
-    }
-    if (msg.method === 'tools/call' && verdict) {
-      const meta = m.result._meta && typeof m.result._meta === 'object' ? (m.result._meta as Record<string, unknown>) : {};
-      return { ...m, result: { ...m.result, _meta: { ...meta, [VERDICT_META]: verdict.jwt } } };
-    }
-    return m;
-  };
-
-  if (!res.body || res.status === 202 || res.status === 204) {
-    clearTimeout(timer);
-    await res.body?.cancel().catch(() => undefined);
-    return { status: res.status, headers, body: undefined };
-  }
-  if (res.ok && isRequest && !type.startsWith('text/event-stream') && !type.startsWith('application/json')) {
-    // an answer proofgate cannot read is an answer it cannot review: never relay it to a lenient client
-    ac.abort();
-    clearTimeout(timer);
-    throw new HttpError(McpProblems.upstreamProtocol, `MCP server ${server.name} answered ${type || 'without a content type'}, not JSON or an event stream`);
-  }
-  if (type.startsWith('text/event-stream')) {
-    headers['cache-control'] = 'no-cache, no-store';
-    const stream = Readable.from(relayEvents(res.body, rewrite, ac, timer, (text) => checkDepth(d, server, text)), { objectMode: false });
-    // a generator waiting on the next upstream chunk only sees its return() once that chunk comes:
-    // abort the upstream request as soon as the relayed stream is torn down
-    stream.once('close', () => {
-      clearTimeout(timer);
-      ac.abort();
+    state.claimed = true;
+    // a list that is not a list cannot be reviewed: a lenient client might still read tools from it
+    if (!Array.isArray(m.result.tools)) throw new HttpError(McpProblems.upstreamProtocol, `MCP server ${server.name} answered tools/list without a tools array`);
+    const tools = (m.result.tools as unknown[]).filter(isToolDefinition) as ToolDefinition[];
+    // a page is reviewed with the pages before it in the same listing: a name they listed is a duplicate
+    const page = await d.listings.page(Listings.keyOf(server.name, sid, agent.agent_id), server.name, msg.params?.cursor, tools.map((t) => t.name), m.result.nextCursor, sentAt);
+    if (!page.ok && page.reason === 'too_many') throw new HttpError(McpProblems.upstreamProtocol, `MCP server ${server.name} listed ${page.detail}`);
+    // what the MCP spec has a server answer for a cursor it does not know (-32602 invalid params)
+    if (!page.ok) return { jsonrpc: '2.0', id: m.id, error: { code: -32602, message: `proofgate: ${page.detail}` } };
+    const review = await d.pins.review(server.name, tools, page.earlier).catch((err) => {
+      if (err instanceof UnhashableDefinition) throw new HttpError(McpProblems.upstreamProtocol, `MCP server ${server.name} listed a tool definition that cannot be hashed: ${err.message}`);
+      throw err;
     });
-    return { status: res.status, headers, body: stream };
-  }
-  let text: string;
-  try {
-    text = await readCapped(res.body, MAX_ANSWER_BYTES, ac);
-  } catch (err) {
-    if (err instanceof HttpError) throw err;
-    throw new HttpError(ac.signal.aborted ? McpProblems.upstreamTimeout : McpProblems.upstreamUnavailable, `MCP server ${server.name} broke off its answer`);
-  } finally {
-    clearTimeout(timer);
-  }
-  if (res.ok && type.startsWith('application/json')) {
-    checkDepth(d, server, text);
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(text);
-    } catch {
-      throw new HttpError(McpProblems.upstreamProtocol, `MCP server ${server.name} answered invalid JSON`);
+    if (page.complete) {
+      await d.pins.clearDuplicates(server.name, page.complete.startedAt, page.complete.listedOnce);
+      await d.relist.listed(server.name, page.complete.startedAt);
     }
-    const out = Array.isArray(parsed) ? (await Promise.all(parsed.map((p) => rewrite(p as JsonRpc)))).filter((x) => x !== undefined) : await rewrite(parsed as JsonRpc);
-    if (out === undefined) throw new HttpError(McpProblems.upstreamProtocol, `MCP server ${server.name} answered with a result for another request`);
-    return { status: res.status, headers: { ...headers, 'content-type': 'application/json' }, body: out };
-  }
-  return { status: res.status, headers, body: text };
-}
-
-/**
- * The SSE relay: each event is parsed, its JSON-RPC message rewritten when it answers the request
- * being relayed, and written out before the next event is read — so order is the server's. When the
- * client goes away the generator is closed, which aborts the upstream request.
- */
-async function* relayEvents(
-  body: ReadableStream<Uint8Array>,
-  rewrite: (m: JsonRpc) => Promise<JsonRpc | undefined>,
-  ac: AbortController,
-  timer: NodeJS.Timeout,
-  checkDepth: (text: string) => void,
-): AsyncGenerator<string> {
-  const parser = new SseParser(MAX_ANSWER_BYTES);
-  const decoder = new TextDecoder();
-  const out = async (events: ReturnType<SseParser['push']>) => {
-    let s = '';
-    for (const ev of events) {
-      if (ev.data && ev.comment === undefined) {
-        // too deep cuts the stream off, as an event too large does
-        checkDepth(ev.data);
-        let m: unknown;
-        try {
-          m = JSON.parse(ev.data);
-        } catch {
-          m = undefined;
-        }
-        // re-serialised from the parsed value, so the client reads exactly what was reviewed
-        if (Array.isArray(m)) {
-          const kept = (await Promise.all(m.map((x) => (x && typeof x === 'object' ? rewrite(x as JsonRpc) : x)))).filter((x) => x !== undefined);
-          if (!kept.length) continue;
-          ev.data = JSON.stringify(kept);
-        } else if (m && typeof m === 'object') {
-          const r = await rewrite(m as JsonRpc);
-          if (r === undefined) continue;
-          ev.data = JSON.stringify(r);
-        }
-      }
-      s += formatEvent(ev);
-    }
-    return s;
+    for (const w of review.withheld) d.metrics.withheld.inc({ server: server.name, status: w.status });
+    if (review.events.length) await d.onPinEvents(ctx, review.events);
+    const listed = admitListed(await d.policy.of(server.name), server.name, review.visible, review.pinned);
+    if (listed.refused) d.metrics.withheld.inc({ server: server.name, status: 'policy' }, listed.refused);
+    return { ...m, result: { ...m.result, tools: listed.visible } };
   };
-  try {
-    for await (const chunk of body as unknown as AsyncIterable<Uint8Array>) {
-      const s = await out(parser.push(decoder.decode(chunk, { stream: true })));
-      if (s) yield s;
-    }
-    const s = await out(parser.end());
-    if (s) yield s;
-  } finally {
-    clearTimeout(timer);
-    ac.abort();
-  }
-}
 
-async function readCapped(body: ReadableStream<Uint8Array> | null, cap: number, ac: AbortController): Promise<string> {
-  if (!body) return '';
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for await (const c of body as unknown as AsyncIterable<Uint8Array>) {
-    size += c.byteLength;
-    if (size > cap) {
-      ac.abort();
-      throw new HttpError(McpProblems.upstreamProtocol, `the MCP server's answer is larger than ${cap} bytes`);
-    }
-    chunks.push(c);
-  }
-  return new TextDecoder().decode(Buffer.concat(chunks));
+  return relayAnswer(
+    {
+      server: server.name,
+      requestId: isRequest ? (msg.id as string | number) : undefined,
+      rewrite,
+      checkDepth: (text) => checkDepth(d, server, text),
+      // a tools/list page is reviewed here (its store work cannot move); any other large answer is
+      // parsed, reviewed and re-serialised in the pool, and the state it leaves comes back with it
+      review: (text, mode) => {
+        if (msg.method === 'tools/list') return undefined;
+        return d.screening.reviewAnswer({ ...state, text, mode, maxDepth: d.maxJsonDepth, idToken: events.token })?.then(async (r) => {
+          if (r.ok) state.claimed = r.claimed;
+          if (r.ok && r.listChanged) await d.relist.mark(server.name);
+          return r;
+        });
+      },
+      events,
+      // a listing page is reviewed whole on the event loop before its screening is handed to a
+      // worker: listings.ts MAX_PAGE_BYTES
+      maxBytes: msg.method === 'tools/list' ? MAX_PAGE_BYTES : MAX_ANSWER_BYTES,
+      withheld: (detail) => {
+        d.metrics.answersWithheld.inc({ server: server.name });
+        ctx.log.warn({ event: 'mcp.answer_withheld', server: server.name, method: methodLabel(msg.method), detail }, 'MCP answer withheld: it could not be parsed strictly or reviewed');
+      },
+    },
+    res,
+    headers,
+    ac,
+    timer,
+  );
 }
 
 export async function relayDelete(d: RelayDeps, ctx: RequestContext, server: McpServer): Promise<Reply> {
@@ -325,12 +306,47 @@ export async function relayDelete(d: RelayDeps, ctx: RequestContext, server: Mcp
   const sid = await checkSession(d, ctx, server.name, agent.agent_id);
   if (sid === undefined) throw new HttpError(McpProblems.sessionRequired, 'DELETE needs the Mcp-Session-Id header of the session to end');
   const { res, ac, timer } = await upstream(d, ctx, server, 'DELETE', sid);
-  const text = await readCapped(res.body, MAX_ANSWER_BYTES, ac).catch(() => '');
-  clearTimeout(timer);
+  const reply = await relayDeleteAnswer(
+    {
+      server: server.name,
+      checkDepth: (text) => checkDepth(d, server, text),
+      review: (text, mode) => d.screening.reviewAnswer({ requestId: undefined, claimed: false, text, mode, maxDepth: d.maxJsonDepth }),
+      withheld: (detail) => ctx.log.warn({ event: 'mcp.answer_withheld', server: server.name, method: 'DELETE', detail }, 'MCP answer withheld'),
+    },
+    res,
+    ac,
+    timer,
+  );
   if (res.ok) {
     await d.store.collection<SessionRecord>(SESSION_COLLECTION).delete(sessionKey(server.name, sid));
     await d.listings.end(Listings.keyOf(server.name, sid, agent.agent_id));
+    await d.streams.end(streamScope(server.name, sid, agent.agent_id));
   }
-  const type = res.headers.get('content-type');
-  return { status: res.status, headers: type ? { 'content-type': type } : {}, body: text || undefined };
+  return reply;
+}
+
+/** the proxy's own answers to a server in flight per relayed stream: past it a dropped request goes unanswered */
+const REFUSALS_IN_FLIGHT = 4;
+
+/**
+ * Answers the server requests a stream's review dropped (server-messages.ts), in the client's
+ * stead and in its session, as a client answers a method it does not know: the server's request
+ * fails at once instead of at its timeout. Best effort, bounded; the answer's answer is discarded.
+ */
+export function refuser(d: RelayDeps, ctx: RequestContext, server: McpServer, sid: string | undefined): (state: ReviewState) => void {
+  let inFlight = 0;
+  return (state) => {
+    for (const r of state.refused?.splice(0) ?? []) {
+      if (inFlight >= REFUSALS_IN_FLIGHT) continue;
+      inFlight++;
+      const body = JSON.stringify({ jsonrpc: '2.0', id: r.id, error: { code: r.code, message: r.message } });
+      void upstream(d, ctx, server, 'POST', sid, body, { accept: 'application/json, text/event-stream' })
+        .then(async ({ res, timer }) => {
+          clearTimeout(timer);
+          await res.body?.cancel().catch(() => undefined);
+        })
+        .catch(() => undefined)
+        .finally(() => inFlight--);
+    }
+  };
 }

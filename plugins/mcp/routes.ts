@@ -1,38 +1,31 @@
 import { sha256Ref } from '../../core/canonical.js';
 import { HttpError } from '../../core/errors.js';
 import type { App, RequestContext } from '../../core/types.js';
-import { isOperator, type AdminAudit } from '../auth/index.js';
+import type { AdminAudit } from '../auth/index.js';
 import { AUDIT_SERVICES, type AuditChain } from '../audit/index.js';
 import type { McpServer } from './config.js';
 import { McpProblems } from './errors.js';
 import type { McpMetrics } from './metrics.js';
+import { refusal, type HostPolicy } from './origin.js';
 import { ApproveError, type PinEvent, type Pins } from './pins.js';
 import { relayDelete, relayPost, type RelayDeps } from './proxy.js';
+import { relayGet, type StreamDeps } from './stream.js';
+import { registerPolicyRoutes } from './policy-routes.js';
+import { operatorOnly, serverOf } from './admin-access.js';
+import { describe } from './policy.js';
 
 const S = (f: string) => `https://proofgate.dev/schemas/mcp/${f}.json`;
 /** routes answering JSON or an SSE stream, as the MCP transport does */
 export const MCP_MEDIA = 'application/json, text/event-stream';
+const RELAY_PATH = '/mcp/:server';
 
-export interface McpRouteDeps extends Omit<RelayDeps, 'onPinEvents'> {
+export interface McpRouteDeps extends Omit<StreamDeps, 'onPinEvents'> {
   servers: Map<string, McpServer>;
+  /** the Host and Origin values the relay routes answer to */
+  hosts: HostPolicy;
   pins: Pins;
   metrics: McpMetrics;
   pinOnFirstUse: boolean;
-}
-
-/**
- * Pins are the deployment's, shared by every organisation's agents: approving one (a poisoned one
- * too, with accept_findings), or reading the servers and definitions, is an operator's right
- * (SVC_OPERATOR_USER_IDS), not any tenant's admin:all, as with PATCH /admin/orgs.
- */
-function operatorOnly(app: App, ctx: RequestContext): void {
-  if (!isOperator(app, ctx)) throw new HttpError(McpProblems.notOperator, 'only the operators listed in SVC_OPERATOR_USER_IDS may read or approve MCP tool pins');
-}
-
-function serverOf(servers: Map<string, McpServer>, ctx: RequestContext): McpServer {
-  const s = servers.get(ctx.params.server);
-  if (!s) throw new HttpError(McpProblems.unknownServer, `no MCP server named ${ctx.params.server} is configured`);
-  return s;
 }
 
 const CONSTRAINT: Record<PinEvent['kind'], string> = {
@@ -83,11 +76,19 @@ export function registerMcpRoutes(app: App, d: McpRouteDeps): void {
       }
     }
   }
-  const relay: RelayDeps = { ...d, onPinEvents };
+  const relay: StreamDeps = { ...d, onPinEvents };
+  /** a foreign Host or Origin is refused before the body is read, and never forwarded */
+  app.hook('onRequest', (ctx) => {
+    if (ctx.route.plugin !== 'mcp' || ctx.routePath !== RELAY_PATH) return;
+    const r = refusal(d.hosts, ctx.headers);
+    if (!r) return;
+    d.metrics.foreignRequests.inc({ header: r.header });
+    throw new HttpError(r.header === 'host' ? McpProblems.hostNotAllowed : McpProblems.originNotAllowed, r.detail);
+  });
 
   app.route({
     method: 'POST',
-    path: '/mcp/:server',
+    path: RELAY_PATH,
     auth: 'agentToken',
     scope: 'verify:read',
     tags: ['mcp'],
@@ -98,8 +99,19 @@ export function registerMcpRoutes(app: App, d: McpRouteDeps): void {
   });
 
   app.route({
+    method: 'GET',
+    path: RELAY_PATH,
+    auth: 'agentToken',
+    scope: 'verify:read',
+    tags: ['mcp'],
+    produces: MCP_MEDIA,
+    schema: { params: S('server.params') },
+    handler: (ctx) => relayGet(relay, ctx, serverOf(d.servers, ctx)),
+  });
+
+  app.route({
     method: 'DELETE',
-    path: '/mcp/:server',
+    path: RELAY_PATH,
     auth: 'agentToken',
     scope: 'verify:read',
     tags: ['mcp'],
@@ -134,7 +146,8 @@ export function registerMcpRoutes(app: App, d: McpRouteDeps): void {
     async handler(ctx) {
       operatorOnly(app, ctx);
       const s = serverOf(d.servers, ctx);
-      return { body: { server: s.name, tools: await d.pins.list(s.name) } };
+      const [tools, policy] = await Promise.all([d.pins.list(s.name), d.policy.of(s.name)]);
+      return { body: { server: s.name, tools: tools.map((x) => ({ ...x, policy: describe(policy, s.name, x) })) } };
     },
   });
 
@@ -168,4 +181,6 @@ export function registerMcpRoutes(app: App, d: McpRouteDeps): void {
       return { body: { server: p.server, tool: p.tool, hash: p.hash, previous_hash: r.previous_hash, approved_at: p.approved_at, approved_by: p.approved_by, accepted_findings: p.accepted_findings } };
     },
   });
+
+  registerPolicyRoutes(app, d);
 }

@@ -11,10 +11,20 @@ export interface SseEvent {
   data: string;
   /** a comment-only block (keep-alive): relayed as is */
   comment?: string;
+  /**
+   * An event longer than the parser's `rawAbove`, unparsed: its text in the pieces it came in
+   * (parseBlock(raw.join('')) reads it). Joining and splitting 8 MiB of text held the event loop
+   * ~100 ms: the relay hands the pieces to a worker instead (relay-review.ts).
+   */
+  raw?: string[];
 }
 
-/** the blank line that ends an event; its longest form is 4 characters */
-const EVENT_END = /\r\n\r\n|\n\n|\r\r/g;
+/**
+ * The blank line that ends an event: two line ends in a row, each CRLF, LF or CR (a CR followed by
+ * LF is one line end), so `\n\r\n` ends an event as a client's parser reads it. Its longest form
+ * is 4 characters.
+ */
+const EVENT_END = /(?:\r\n|\n|\r(?!\n))(?:\r\n|\n|\r)/g;
 
 export class SseParser {
   /**
@@ -24,7 +34,10 @@ export class SseParser {
    */
   private pending: string[] = [];
   private pendingLength = 0;
-  constructor(private readonly maxEvent = 8 * 1024 * 1024) {}
+  constructor(
+    private readonly maxEvent = 8 * 1024 * 1024,
+    private readonly rawAbove = Infinity,
+  ) {}
 
   push(chunk: string): SseEvent[] {
     // a blank line split across chunks starts in the last 3 characters before this one
@@ -37,10 +50,26 @@ export class SseParser {
       if (this.pendingLength > this.maxEvent) throw new Error('server-sent event too large');
       return [];
     }
-    const text = this.pending.join('') + chunk;
+    // the first event ends here: its text is the pending pieces and the start of this chunk (the
+    // blank line may begin in the carry, but ends in this chunk: pending never holds one)
+    const endAt = this.pendingLength - carry.length + first.index;
+    const pieces: string[] = [];
+    let need = endAt;
+    for (const p of this.pending) {
+      if (need <= 0) break;
+      pieces.push(need >= p.length ? p : p.slice(0, need));
+      need -= p.length;
+    }
+    if (need > 0) pieces.push(chunk.slice(0, need));
     const out: SseEvent[] = [];
+    if (endAt > this.rawAbove) out.push({ data: '', raw: pieces });
+    else {
+      const ev = parseBlock(pieces.join(''));
+      if (ev) out.push(ev);
+    }
+    const text = chunk.slice(endAt + first[0].length - this.pendingLength);
     let start = 0;
-    EVENT_END.lastIndex = this.pendingLength - carry.length + first.index;
+    EVENT_END.lastIndex = 0;
     for (let m = EVENT_END.exec(text); m !== null; m = EVENT_END.exec(text)) {
       const ev = parseBlock(text.slice(start, m.index));
       if (ev) out.push(ev);
@@ -70,11 +99,11 @@ export class SseParser {
   }
 }
 
-function parseBlock(block: string): SseEvent | null {
+export function parseBlock(block: string): SseEvent | null {
   const ev: SseEvent = { data: '' };
   const data: string[] = [];
   const comments: string[] = [];
-  for (const line of block.split(/\r\n|\n|\r/)) {
+  for (const line of lines(block)) {
     if (line.startsWith(':')) {
       comments.push(line);
       continue;
@@ -93,6 +122,35 @@ function parseBlock(block: string): SseEvent | null {
     return comments.length ? { data: '', comment: comments.join('\n') } : null;
   }
   return ev;
+}
+
+/**
+ * `block.split(/\r\n|\n|\r/)` with native searches: the regex split held the event loop ~100 ms
+ * on an 8 MiB event. Each search resumes only once passed, so it stays linear.
+ */
+function lines(block: string): string[] {
+  const out: string[] = [];
+  let nl = block.indexOf('\n');
+  let cr = block.indexOf('\r');
+  for (let start = 0; ; ) {
+    if (nl !== -1 && nl < start) nl = block.indexOf('\n', start);
+    if (cr !== -1 && cr < start) cr = block.indexOf('\r', start);
+    const end = nl === -1 ? cr : cr === -1 ? nl : Math.min(nl, cr);
+    if (end === -1) {
+      out.push(block.slice(start));
+      return out;
+    }
+    out.push(block.slice(start, end));
+    start = end + (block[end] === '\r' && block[end + 1] === '\n' ? 2 : 1);
+  }
+}
+
+/**
+ * An event whose data is JSON text already in UTF-8 bytes (one line: JSON.stringify writes no line
+ * ends): its fields and `data: ` before it, the blank line after it, so the bytes are never decoded.
+ */
+export function formatJsonEvent(ev: SseEvent, json: Uint8Array): Uint8Array[] {
+  return [Buffer.from(formatEvent({ ...ev, data: '' }).slice(0, -2)), json, Buffer.from('\n\n')];
 }
 
 export function formatEvent(ev: SseEvent): string {

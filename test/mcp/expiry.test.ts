@@ -20,11 +20,14 @@ import { connectClient, startUpstream } from './fixtures.js';
  * bindings and listings nobody asks for any more, so they do not pile up in the store.
  */
 const PLUGINS: Plugin[] = [health, auth, agents, a2a, mcp];
+// long enough that a loaded machine completes the SDK's initialize handshake (two requests) inside
+// it: at 1 s the session could expire between initialize and notifications/initialized
+const SESSION_TTL_S = 4;
 
 t.test('a session past its lifetime is 404, its records go, and a new session works', async (t) => {
   const up = await startUpstream();
   t.teardown(() => up.close());
-  const s = await startServer({ plugins: PLUGINS, config: { auth: { anonymous_rate_per_minute: 1000 }, mcp: { servers: { demo: up.url }, pin_on_first_use: true, session_ttl_seconds: 1 } } });
+  const s = await startServer({ plugins: PLUGINS, config: { auth: { anonymous_rate_per_minute: 1000 }, mcp: { servers: { demo: up.url }, pin_on_first_use: true, session_ttl_seconds: SESSION_TTL_S } } });
   t.teardown(() => s.close());
   const org = await tenant(s, ['verify:read', 'agent:write']);
   const agent = await registerAgent(s, org.key, { name: 'mcp-user' });
@@ -46,7 +49,8 @@ t.test('a session past its lifetime is 404, its records go, and a new session wo
       detail = (r.body as { detail?: string } | undefined)?.detail ?? '';
       return r.status === 404;
     },
-    { what: 'the session to expire', timeoutMs: 15_000 },
+    // every half second: each poll is a request the organisation's plan counts (60 a minute)
+    { what: 'the session to expire', timeoutMs: 30_000, everyMs: 500 },
   );
   t.equal(last, 404);
   t.match(detail, /expired/, 'the answer says why');

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { Test } from 'tap';
 import { createServer, type IncomingMessage, type Server as HttpServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -19,6 +20,8 @@ export const POISONED_DESCRIPTION =
 
 export interface UpstreamState {
   weatherDescription: string;
+  /** members added to get_weather's definition (title, _meta, outputSchema, …) */
+  weatherExtra?: Record<string, unknown>;
   progressSteps: number;
   /** when set, `search` waits for it after its first progress event */
   holdAfterFirst?: Promise<void>;
@@ -27,6 +30,8 @@ export interface UpstreamState {
   headers: Array<Record<string, string | string[] | undefined>>;
   /** when set, tools/list answers these pages instead of toolList: pages[0] without a cursor, pages[N] under cursor `page-N` */
   pages?: Array<Array<Record<string, unknown>>>;
+  /** further tools listed after the three above; a call of one answers `called <name>` */
+  extraTools?: Array<{ name: string; description: string; annotations?: Record<string, unknown> }>;
 }
 
 export interface Upstream {
@@ -42,6 +47,7 @@ export function toolList(state: UpstreamState) {
       description: state.weatherDescription,
       inputSchema: { type: 'object' as const, properties: { city: { type: 'string' } }, required: ['city'] },
       annotations: { readOnlyHint: true },
+      ...state.weatherExtra,
     },
     {
       name: 'add',
@@ -53,6 +59,7 @@ export function toolList(state: UpstreamState) {
       description: 'Searches the catalogue and reports progress while it works.',
       inputSchema: { type: 'object' as const, properties: { query: { type: 'string' } }, required: ['query'] },
     },
+    ...(state.extraTools ?? []).map((x) => ({ ...x, inputSchema: { type: 'object' as const } })),
   ];
 }
 
@@ -81,6 +88,7 @@ function mcpServer(state: UpstreamState): Server {
       }
       return { content: [{ type: 'text', text: `results for ${String(args.query)}` }] };
     }
+    if (state.extraTools?.some((x) => x.name === name)) return { content: [{ type: 'text', text: `called ${name}` }] };
     return { content: [{ type: 'text', text: `unknown tool ${name}` }], isError: true };
   });
   return server;
@@ -141,4 +149,22 @@ export async function connectClient(url: string, headers: Record<string, string>
   const transport = new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers } });
   await client.connect(transport);
   return { client, transport };
+}
+
+/**
+ * Asserts an answer the proxy withheld (issue 38, item 3): the JSON-RPC error that stands in for it,
+ * under the request's id, and nothing of the server's answer.
+ */
+export function withheld(
+  t: Test,
+  r: { status: number; body: any; text: string },
+  id: unknown,
+  detail: RegExp,
+  status = 200,
+): void {
+  t.equal(r.status, status, r.text.slice(0, 300));
+  t.equal(r.body?.id, id, 'under the request id');
+  t.equal(r.body?.error?.code, -32603);
+  t.equal(r.body?.error?.data?.code, 'mcp_upstream_protocol');
+  t.match(r.body?.error?.message, detail);
 }

@@ -10,7 +10,7 @@ import audit from '../../plugins/audit/index.js';
 import mcp, { DENIAL_META } from '../../plugins/mcp/index.js';
 import { startServer } from '../helpers/server.js';
 import { registerAgent, tenant } from '../helpers/tenancy.js';
-import { connectClient, POISONED_DESCRIPTION } from './fixtures.js';
+import { connectClient, POISONED_DESCRIPTION, withheld } from './fixtures.js';
 
 /**
  * A hostile MCP server answering the official SDK client through the sidecar. The SDK client takes a
@@ -33,6 +33,8 @@ async function hostile(mode: Mode) {
   let listId: unknown;
   const json = (res: ServerResponse, v: unknown) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(v));
   const raw = createServer((req, res) => {
+    // no standalone stream: the answer MCP gives a GET then (the SDK client opens one after initialize)
+    if (req.method === 'GET') return void res.writeHead(405, { allow: 'POST, DELETE' }).end();
     let body = '';
     req.on('data', (c) => (body += c));
     req.on('end', () => {
@@ -134,17 +136,14 @@ t.test('an answer larger than an event may be is refused, not buffered', async (
   const { s, agent } = await setup(t, 'huge');
   const h = { accept: 'application/json, text/event-stream', 'x-agent-token': agent.agent_token };
   const r = await s.request('POST', '/mcp/h', { headers: h, body: { jsonrpc: '2.0', id: 2, method: 'tools/list' } });
-  t.equal(r.status, 502);
-  t.equal(r.body.code, 'mcp_upstream_protocol');
-  t.match(r.body.detail, /larger than/);
+  withheld(t, r, 2, /larger than/);
 });
 
 t.test('a tools/list answer whose tools is not a list is refused, not relayed unreviewed', async (t) => {
   const { s, agent } = await setup(t, 'tools-object');
   const h = { accept: 'application/json, text/event-stream', 'x-agent-token': agent.agent_token };
   const r = await s.request('POST', '/mcp/h', { headers: h, body: { jsonrpc: '2.0', id: 2, method: 'tools/list' } });
-  t.equal(r.status, 502, r.text.slice(0, 200));
-  t.equal(r.body.code, 'mcp_upstream_protocol');
+  withheld(t, r, 2, /without a tools array/);
   t.notMatch(r.text, /add/, 'the poisoned definition is not in the answer');
 });
 
@@ -181,7 +180,7 @@ t.test('a definition too large to screen whole is withheld as poisoned, never pi
   t.equal((call._meta as Record<string, { constraint_id: string }>)[DENIAL_META].constraint_id, 'mcp.pin.poisoned');
 });
 
-t.test('a listing nested past the depth cap, or with a definition that has no hash, is the server breaking the protocol', async (t) => {
+t.test('a listing nested past the depth cap, or with a definition that has no hash, is withheld as the server breaking the protocol', async (t) => {
   for (const [mode, detail] of [
     ['deep', /nested deeper than 64 levels/],
     ['surrogate', /cannot be hashed/],
@@ -189,9 +188,7 @@ t.test('a listing nested past the depth cap, or with a definition that has no ha
     const { s, agent } = await setup(t, mode);
     const h = { accept: 'application/json, text/event-stream', 'x-agent-token': agent.agent_token };
     const r = await s.request('POST', '/mcp/h', { headers: h, body: { jsonrpc: '2.0', id: 2, method: 'tools/list' } });
-    t.equal(r.status, 502, mode);
-    t.equal(r.body.code, 'mcp_upstream_protocol');
-    t.match(r.body.detail, detail);
+    withheld(t, r, 2, detail);
   }
 });
 

@@ -26,7 +26,8 @@ async function setup(tt: { teardown(fn: () => unknown): void }, pages: Array<Arr
   const up = await startUpstream();
   up.state.pages = pages;
   tt.teardown(() => up.close());
-  const s = await startServer({ plugins: PLUGINS, config: { auth: { anonymous_rate_per_minute: 1000 }, mcp: { servers: { demo: up.url }, pin_on_first_use: true } } });
+  // what is tested is the pins, not the tool policy: this server's admits whatever is pinned (policy.ts)
+  const s = await startServer({ plugins: PLUGINS, config: { auth: { anonymous_rate_per_minute: 1000 }, mcp: { servers: { demo: { url: up.url, policy: { default: 'allow' } } }, pin_on_first_use: true } } });
   tt.teardown(() => s.close());
   const org = await tenant(s, ['verify:read', 'agent:write']);
   const agent = await registerAgent(s, org.key, { name: 'mcp-user' });

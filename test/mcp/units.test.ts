@@ -62,11 +62,13 @@ t.test('server config: names, URLs, headers from the environment, fail closed', 
   t.throws(() => parseServers('{nope', {}), /not valid JSON/);
 });
 
-t.test('definition hash: canonical, over the four pinned members only', async (t) => {
+t.test('definition hash: canonical, over the whole definition', async (t) => {
   const a = { name: 'x', description: 'd', inputSchema: { type: 'object', properties: { p: { type: 'string' } } } };
   const reordered = { inputSchema: { properties: { p: { type: 'string' } }, type: 'object' }, description: 'd', name: 'x' };
   t.equal(definitionHash(a), definitionHash(reordered), 'key order does not matter (RFC 8785)');
-  t.equal(definitionHash(a), definitionHash({ ...a, title: 'T', _meta: { v: 1 } }), 'title and _meta are not pinned');
+  for (const [member, value] of Object.entries({ title: 'T', _meta: { v: 1 }, outputSchema: { type: 'object' }, icons: [{ src: 'https://x/i.png' }], futureMember: 1 })) {
+    t.not(definitionHash(a), definitionHash({ ...a, [member]: value }), `${member} is pinned`);
+  }
   t.not(definitionHash(a), definitionHash({ ...a, description: 'd ' }), 'one character of description is a change');
   t.not(definitionHash(a), definitionHash({ ...a, annotations: { destructiveHint: true } }), 'annotations are pinned');
   t.match(definitionHash(a), /^sha256:[0-9a-f]{64}$/);

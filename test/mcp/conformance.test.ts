@@ -1,0 +1,98 @@
+import t from 'tap';
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { createRequire } from 'node:module';
+import type { Plugin } from '../../core/types.js';
+import health from '../../plugins/health/index.js';
+import auth from '../../plugins/auth/index.js';
+import agents from '../../plugins/agents/index.js';
+import a2a from '../../plugins/a2a/index.js';
+import mcp from '../../plugins/mcp/index.js';
+import audit from '../../plugins/audit/index.js';
+import { startServer } from '../helpers/server.js';
+import { registerAgent, tenant } from '../helpers/tenancy.js';
+import { startHeaderForwarder, startReferenceServer } from './conformance-server.js';
+
+/**
+ * The official MCP conformance suite (@modelcontextprotocol/conformance, server scenarios, --suite all)
+ * run against a reference server directly, then through proofgate's /mcp/{server}: every check that
+ * passes direct must pass through proofgate, except the refusals docs/mcp.md documents (REFUSED).
+ *
+ * The suite needs Node >= 22; the repo's devDependency `node` (npm `node@22`) provides that binary, so
+ * the suite runs on it whatever Node runs the tests.
+ */
+const PLUGINS: Plugin[] = [health, auth, agents, a2a, mcp, audit];
+const require = createRequire(import.meta.url);
+const NODE22 = resolve(require.resolve('node/package.json'), '..', 'bin', 'node');
+const SUITE = resolve(require.resolve('@modelcontextprotocol/conformance/package.json'), '..', 'dist', 'index.js');
+
+/** Checks proofgate refuses on purpose (docs/mcp.md, "Conformance"): id -> why. */
+export const REFUSED: Record<string, string> = {};
+
+interface Check {
+  id: string;
+  status: string;
+  errorMessage?: string;
+}
+
+function cli(args: string[], timeout: number): Promise<{ stdout: string; killed: boolean }> {
+  return new Promise((done) => {
+    execFile(NODE22, [SUITE, ...args], { timeout, maxBuffer: 16 << 20 }, (err, stdout) => done({ stdout, killed: Boolean((err as { killed?: boolean } | null)?.killed) }));
+  });
+}
+
+/** The checks of one `--suite all` run against `url`, keyed `scenario/check`. */
+async function runSuite(url: string): Promise<Check[]> {
+  const out = mkdtempSync(join(tmpdir(), 'mcp-conformance-'));
+  const r = await cli(['server', '--url', url, '--suite', 'all', '-o', out], 25_000);
+  const checks: Check[] = [];
+  for (const dir of readdirSync(out)) {
+    // a failing scenario makes the CLI exit 1: the checks files are the answer, not the exit code
+    if (!statSync(join(out, dir)).isDirectory()) continue;
+    const scenario = dir.replace(/^server-/, '').replace(/-\d{4}-\d\d-\d\dT.*$/, '');
+    try {
+      checks.push(...(JSON.parse(readFileSync(join(out, dir, 'checks.json'), 'utf8')) as Check[]).map((c) => ({ ...c, id: `${scenario}/${c.id}` })));
+    } catch {
+      // a scenario that wrote no checks counts as none passed
+    }
+  }
+  // a run that hangs (waiting for a notification that never comes) is a failure, with what it got so far
+  if (r.killed) checks.push({ id: 'suite:timeout', status: 'FAILURE', errorMessage: 'the suite did not finish in 25 s' });
+  rmSync(out, { recursive: true, force: true });
+  return checks;
+}
+
+const passed = (cs: Check[]) => new Set(cs.filter((c) => c.status === 'SUCCESS').map((c) => c.id));
+
+t.test('through proofgate, the conformance suite passes every check it passes direct, bar documented refusals', async (t) => {
+  const ref = await startReferenceServer();
+  t.teardown(() => ref.close());
+  const s = await startServer({
+    plugins: PLUGINS,
+    // the suite opens a session per scenario: the free plan's 60 requests a minute would refuse most of it
+    config: { auth: { anonymous_rate_per_minute: 10_000 }, limits: { plans: { free: { per_minute: 100_000, per_day: 1_000_000 } } }, mcp: { servers: { reference: { url: ref.url, policy: { default: 'allow' } } }, pin_on_first_use: true } },
+  });
+  t.teardown(() => s.close());
+  const org = await tenant(s, ['verify:read', 'agent:write']);
+  const agent = await registerAgent(s, org.key, { name: 'conformance' });
+  const fwd = await startHeaderForwarder(`${s.url}/mcp/reference`, { 'x-agent-token': agent.agent_token });
+  t.teardown(() => fwd.close());
+
+  const direct = await runSuite(ref.url);
+  const through = await runSuite(fwd.url);
+  const d = passed(direct);
+  const p = passed(through);
+  t.comment(`conformance checks passed: direct ${d.size}/${direct.length}, through proofgate ${p.size}/${through.length}`);
+  for (const c of direct.filter((x) => x.status !== 'SUCCESS')) t.comment(`direct ${c.status}: ${c.id} ${c.errorMessage ?? ''}`);
+  t.ok(d.size >= 25, `the reference server passes most of the suite direct (${d.size} checks)`);
+  for (const id of d) {
+    if (REFUSED[id]) {
+      t.notOk(p.has(id), `${id} is refused as documented: ${REFUSED[id]}`);
+      continue;
+    }
+    const c = through.find((x) => x.id === id);
+    t.ok(p.has(id), `${id} passes through proofgate${c?.errorMessage ? `: ${c.errorMessage}` : ''}`);
+  }
+});
