@@ -14,6 +14,8 @@ export const A2AProblems = {
   /** a peer's AgentCard could not be fetched or failed verification */
   peerCardUnavailable: defineProblem('a2a_peer_card_unavailable', 502, 'Peer AgentCard unavailable'),
   unknownPeer: defineProblem('a2a_unknown_peer', 404, 'Unknown peer'),
+  /** a card would name this server's URL, and none is configured (wildcard bind, no server.public_url) */
+  publicUrlUnset: defineProblem('a2a_public_url_unset', 503, 'Public URL not configured'),
 } as const;
 
 export const SIGNING_KEY_UNAVAILABLE = 'Signing key unavailable';

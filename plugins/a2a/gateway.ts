@@ -76,8 +76,9 @@ export class A2AGateway {
    * `signal` and `log` may be getters: a request's AbortSignal and child logger are built on first
    * access, and most intercepts read neither (only a guard handing work to a worker needs the signal,
    * only an enabled intercept line or a failure the logger). Steps that answer synchronously (sender
-   * check without a signature, in-process buckets, an inline guard) are not awaited: the one await
-   * left on the common path is the signature.
+   * check by agent token, in-process buckets, an inline guard) are not awaited: the awaits left on
+   * the common path are the signature and, for a key bound to the sender, one store read of who
+   * owns the id now (issue 38: a stale binding must fail closed on every replica).
    */
   async intercept(msg: AgentMessage, caller: Caller, signal: AbortSignal | (() => AbortSignal), log: LogSource): Promise<VerificationVerdict> {
     const started = performance.now();
@@ -137,7 +138,7 @@ export class A2AGateway {
       details: outcome.details ?? null,
     };
     const latencyMs = performance.now() - started;
-    this.o.metrics.record(status, engine, latencyMs);
+    this.o.metrics.record(caller.principal?.orgId ?? '', status, engine, latencyMs);
     if (this.o.infoEnabled?.() ?? true) {
       logOf(log).info({ trace_id: traceId, verdict: status, engine, latency_ms: Math.round(latencyMs * 1000) / 1000, sender, receiver, payload_type: type, sender_auth: senderAuth, org_id: caller.principal?.orgId }, 'a2a.intercept');
     }

@@ -1,5 +1,6 @@
 import type { App, Plugin } from '../../core/types.js';
 import { HttpError } from '../../core/errors.js';
+import { isLoopbackHost } from '../../core/loopback.js';
 import { addIdentity } from '../health/index.js';
 import { A2AProblems, SIGNING_KEY_UNAVAILABLE } from './errors.js';
 import { A2AGateway } from './gateway.js';
@@ -13,16 +14,18 @@ import type { PayloadType } from './message.js';
 import { A2AMetrics } from './metrics.js';
 import { registerRoutes, SIGNING_TAG } from './routes.js';
 import { registerProxy } from './proxy/index.js';
+import type { StrictJson } from '../../core/strict-json.js';
 import { issuerDid, loadSigningKey, type VerdictSigner } from './signer.js';
 import { TrustBoundary } from './trust-boundary.js';
 import { createPairBuckets } from './token-bucket-redis.js';
 import { SenderAuthenticator } from './sender-auth.js';
 import { AGENT_SERVICE, type Agents } from '../agents/index.js';
+import { SERVICES as AUTH_SERVICES, type SenderOwners } from '../auth/index.js';
 // type only: a value import of the code plugin's index would load tree-sitter into a sidecar that runs
 // A2A without the code engine; the service registry is the seam, its name the contract
 import type { CodeAnalyzer } from '../engines/code/index.js';
 import type { HeuristicFinding } from './guards/code-heuristics.js';
-import { parseBlockedPairs, parseBlocklist, parseTrustedAgents } from './trust-config.js';
+import { assignedOrgs, parseBlockedPairs, parseBlocklist, parseTrustedAgents } from './trust-config.js';
 
 const CODE_ANALYZER_SERVICE = 'code.analyzer';
 
@@ -86,9 +89,13 @@ async function register(app: App): Promise<void> {
   boundary.start();
   app.onClose(() => boundary.close());
 
+  // a trust entry the operator assigned to an organisation (`org_id`) makes the id that organisation's to bind
+  app.service<SenderOwners>(AUTH_SERVICES.senderOwners)?.addSource('a2a.trusted_agents', (id) => assignedOrgs(allowlist, id));
   const senders = new SenderAuthenticator({
     mode: c.sender_auth,
     allowlist,
+    // resolved per use: without the auth plugin's ownership registry no binding is owned (fail closed)
+    owns: async (orgId, senderId) => (await app.service<SenderOwners>(AUTH_SERVICES.senderOwners)?.owns(orgId, senderId)) ?? false,
     // resolved per request: the agents plugin may be absent (then only bound keys and trust-entry keys count)
     agentKey: async (orgId, agentId) => {
       const rec = await app.service<Agents>(AGENT_SERVICE)?.get(orgId, agentId);
@@ -96,7 +103,15 @@ async function register(app: App): Promise<void> {
       return rec && rec.revoked_at === null ? rec.public_jwk : undefined;
     },
   });
-  if (c.sender_auth === 'off') app.log.warn('a2a.sender_auth is off: sender ids are claimed, not authenticated; only safe when the co-located agent is the only client');
+  if (c.sender_auth === 'off') {
+    // claim-only mode lets any accepted credential get verdicts in any sender's name: it is for a
+    // sidecar whose one client is its co-located agent, so a bind other clients can reach is refused
+    const host = app.config.server.host;
+    if (!isLoopbackHost(host)) {
+      throw new Error(`a2a.sender_auth (SVC_A2A_SENDER_AUTH) is off, which is allowed only on a loopback bind, but server.host (SVC_HOST) is ${JSON.stringify(host)}: bind 127.0.0.1, ::1 or localhost, or turn sender_auth on`);
+    }
+    app.log.warn('a2a.sender_auth is off: sender ids are claimed, not authenticated; only safe when the co-located agent is the only client');
+  }
   const gateway = signer ? new A2AGateway({ signer, boundary, senders, guards, metrics, blockOnError: c.block_on_error, disabled, infoEnabled: () => app.log.isLevelEnabled('info') }) : null;
   if (!signer) {
     // refuse before the body is read: no verdict can be issued, so there is nothing to parse for
@@ -106,7 +121,7 @@ async function register(app: App): Promise<void> {
   }
   app.readiness('signing_key', () => signer !== null);
   registerRoutes(app, { gateway, signer, metrics });
-  registerProxy(app, { gateway, signer, signingTag: SIGNING_TAG });
+  registerProxy(app, { gateway, signer, signingTag: SIGNING_TAG, parseLarge: (text, signal) => worker.run<StrictJson>('parseAnswer', { text }, { signal }) });
   addIdentity(app, {
     key: 'a2a',
     describe: () => ({ issuer: signer?.issuer ?? issuerDid(deploymentId), kid: signer?.kid ?? null, jwks_path: '/.well-known/jwks.json' }),

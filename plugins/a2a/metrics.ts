@@ -3,7 +3,7 @@ import type { Metrics } from '../../core/metrics.js';
 import type { VerdictStatus } from './message.js';
 
 /**
- * Intercept counters, twice: plain numbers for GET /a2a/metrics (per process, since start) and
+ * Intercept counters, twice: plain numbers for GET /a2a/metrics (per organisation and process, since start) and
  * Prometheus series on the kernel registry. Label values are bounded: `verdict` is the five
  * statuses, `engine` the guard names registered at start-up plus `trust_boundary`.
  */
@@ -18,13 +18,23 @@ export interface A2AMetricsSnapshot {
   engines: Record<string, number>;
 }
 
+/** one organisation's counts since start */
+class Counts {
+  total = 0;
+  forwarded = 0;
+  blocked = 0;
+  errors = 0;
+  latencyMsSum = 0;
+  readonly engines: Record<string, number> = { finance_guard: 0, code_guard: 0, logic_guard: 0, passthrough: 0 };
+}
+
 export class A2AMetrics {
-  private total = 0;
-  private forwarded = 0;
-  private blocked = 0;
-  private errors = 0;
-  private latencyMsSum = 0;
-  private readonly engines: Record<string, number> = { finance_guard: 0, code_guard: 0, logic_guard: 0, passthrough: 0 };
+  /**
+   * GET /a2a/metrics answers for the caller's organisation only: process-wide numbers told every
+   * tenant of a shared deployment how much the others sent and how much of it was blocked. The
+   * Prometheus series stay process-wide (the scrape is the operator's, and has no tenant label).
+   */
+  private readonly byOrg = new Map<string, Counts>();
   private readonly intercepts: Counter<'verdict' | 'engine'>;
   private readonly duration: Histogram<'engine'>;
   // label children resolved once per combination: the labelled inc/observe re-hash labels per call
@@ -38,30 +48,34 @@ export class A2AMetrics {
     ]);
   }
 
-  record(verdict: VerdictStatus, engine: string, latencyMs: number): void {
-    this.total++;
-    if (verdict === 'forwarded') this.forwarded++;
-    else if (verdict === 'blocked') this.blocked++;
-    else if (verdict === 'error') this.errors++;
-    this.latencyMsSum += latencyMs;
-    this.engines[engine] = (this.engines[engine] ?? 0) + 1;
+  /** `orgId`: the caller's organisation ('' for a caller without one) */
+  record(orgId: string, verdict: VerdictStatus, engine: string, latencyMs: number): void {
+    let c = this.byOrg.get(orgId);
+    if (!c) this.byOrg.set(orgId, (c = new Counts()));
+    c.total++;
+    if (verdict === 'forwarded') c.forwarded++;
+    else if (verdict === 'blocked') c.blocked++;
+    else if (verdict === 'error') c.errors++;
+    c.latencyMsSum += latencyMs;
+    c.engines[engine] = (c.engines[engine] ?? 0) + 1;
     const key = `${verdict}|${engine}`;
-    let c = this.counterChildren.get(key);
-    if (!c) this.counterChildren.set(key, (c = this.intercepts.labels({ verdict, engine })));
-    c.inc();
+    let child = this.counterChildren.get(key);
+    if (!child) this.counterChildren.set(key, (child = this.intercepts.labels({ verdict, engine })));
+    child.inc();
     let h = this.durationChildren.get(engine);
     if (!h) this.durationChildren.set(engine, (h = this.duration.labels({ engine })));
     h.observe(latencyMs / 1000);
   }
 
-  snapshot(): A2AMetricsSnapshot {
+  snapshot(orgId: string): A2AMetricsSnapshot {
+    const c = this.byOrg.get(orgId) ?? new Counts();
     return {
-      total_intercepts: this.total,
-      forwarded: this.forwarded,
-      blocked: this.blocked,
-      errors: this.errors,
-      avg_latency_ms: this.total ? Math.round((this.latencyMsSum / this.total) * 1000) / 1000 : 0,
-      engines: { ...this.engines },
+      total_intercepts: c.total,
+      forwarded: c.forwarded,
+      blocked: c.blocked,
+      errors: c.errors,
+      avg_latency_ms: c.total ? Math.round((c.latencyMsSum / c.total) * 1000) / 1000 : 0,
+      engines: { ...c.engines },
     };
   }
 }

@@ -1,5 +1,7 @@
 import type { App } from '../../core/types.js';
+import { repeatedKeyError } from '../../core/body.js';
 import { HttpError } from '../../core/errors.js';
+import { publishedJwks } from '../../core/jwks.js';
 import { bindExact } from '../../core/exact-json.js';
 import { SERVICE_NAME, SERVICE_VERSION } from '../../core/version.js';
 import { A2AProblems, SIGNING_KEY_UNAVAILABLE } from './errors.js';
@@ -37,6 +39,9 @@ export function registerRoutes(app: App, d: RouteDeps): void {
     schema: { body: `${S}/agent-message.json`, response: `${S}/verdict.response.json` },
     async handler(ctx) {
       if (!d.gateway) throw unavailable();
+      // the verdict covers the payload as read here; a second reading of a repeated member would not be it
+      const repeated = repeatedKeyError(ctx.rawBody);
+      if (repeated) throw repeated;
       const msg = ctx.body as AgentMessage;
       // guards that compare claimed numbers (finance) re-read them exactly from the body's text
       bindExact(msg.payload, ctx.rawBody, ['payload']);
@@ -54,8 +59,13 @@ export function registerRoutes(app: App, d: RouteDeps): void {
     schema: { response: `${S}/jwks.response.json` },
     handler() {
       if (!d.signer) throw unavailable();
-      // only the current key: a rotated key stops verifying (spec, authentication rule 5)
-      return { headers: { 'cache-control': 'public, max-age=60' }, body: { keys: [d.signer.jwk] } };
+      // only current keys: a rotated key stops verifying (spec, authentication rule 5). Beside the
+      // verdict key, what other plugins publish (the attestation key), so one URL verifies both
+      // offline. A published key that claims the verdict key's kid is left out: a verifier picks a
+      // key by kid, and two keys under one kid would let either sign for the other.
+      const signer = d.signer;
+      const others = publishedJwks(app).filter((k) => k.kid !== signer.kid);
+      return { headers: { 'cache-control': 'public, max-age=60' }, body: { keys: [signer.jwk, ...others] } };
     },
   });
 
@@ -75,6 +85,6 @@ export function registerRoutes(app: App, d: RouteDeps): void {
     scope: 'verify:read',
     tags: ['a2a'],
     schema: { response: `${S}/metrics.response.json` },
-    handler: () => ({ body: d.metrics.snapshot() }),
+    handler: (ctx) => ({ body: d.metrics.snapshot(ctx.principal?.orgId ?? '') }),
   });
 }

@@ -8,14 +8,20 @@ import { jwkAlgorithm, type AgentPublicJwk } from '../agents/index.js';
 import type { Allowlist } from './trust-config.js';
 
 /**
- * Who may speak as a sender id (issue 12, decisions §5). A sender is believed only when one of these
- * holds: the API key is bound to it (`a2a_senders`), the agent token is that agent's own, or the
- * message carries a `signature` that verifies against a public key registered for it (trust entry
- * `jwk`, or the `public_jwk` of the agent registered in the caller's organisation). Anything else is
- * blocked before the allowlist step. With `sender_auth: off` nothing is blocked (claim-only mode for
- * a sidecar with one co-located client) and signatures are not checked.
+ * Who may speak as a sender id (issues 12 and 38, decisions §5). A sender is believed only when one
+ * of these holds: the API key is bound to it (`a2a_senders`) and the key's organisation owns it now,
+ * the agent token is that agent's own, or the message carries a `signature` that verifies against a
+ * public key registered for it (trust entry `jwk`, or the `public_jwk` of the agent registered in the
+ * caller's organisation). Anything else is blocked before the allowlist step. With `sender_auth: off`
+ * nothing is blocked (claim-only mode for a sidecar with one co-located client) and signatures are
+ * not checked; a binding is still reported only when owned, so a verdict never says `api_key` for
+ * an id the key's organisation does not own.
  */
-export type SenderAuthMethod = 'api_key' | 'agent_token' | 'signature' | 'none';
+/**
+ * `peer`: the sender is a configured peer, the author of an answer the outbound proxy received over
+ * the connection the operator configured for it (its agent output is verified like a message).
+ */
+export type SenderAuthMethod = 'api_key' | 'agent_token' | 'signature' | 'peer' | 'none';
 
 export const SENDER_NOT_AUTHENTICATED = 'a2a.sender_not_authenticated';
 
@@ -23,7 +29,7 @@ export type SenderDecision =
   | { ok: true; method: SenderAuthMethod }
   | { ok: false; method: 'none'; reason: string; failure: SenderAuthFailure };
 
-export type SenderAuthFailure = 'agent_token_mismatch' | 'signature_invalid' | 'no_key_registered' | 'no_credential';
+export type SenderAuthFailure = 'agent_token_mismatch' | 'signature_invalid' | 'no_key_registered' | 'no_credential' | 'binding_not_owned';
 
 interface VerifyKey {
   key: KeyObject;
@@ -33,10 +39,15 @@ interface VerifyKey {
 /** an agent's registered public key in the caller's organisation (the agents plugin's registry) */
 export type AgentKeyLookup = (orgId: string, agentId: string) => Promise<AgentPublicJwk | undefined>;
 
+/** whether `orgId` owns `senderId` now (auth SenderOwners); read at every use of a binding */
+export type OwnershipCheck = (orgId: string, senderId: string) => Promise<boolean>;
+
 export interface SenderAuthOptions {
   mode: 'on' | 'off';
   allowlist: Allowlist;
   agentKey: AgentKeyLookup;
+  /** absent: no binding is owned, so none authenticates (fail closed) */
+  owns?: OwnershipCheck;
 }
 
 function algorithmsFor(jwk: AgentPublicJwk): string[] {
@@ -71,12 +82,22 @@ export class SenderAuthenticator {
    */
   decide(sender: string, signature: string | undefined, raw: Buffer | null, principal: Principal | null): SenderDecision | Promise<SenderDecision> {
     const bound = bindingMethod(sender, principal);
+    // a key's binding is checked against who owns the id now, not when the key was made: a binding
+    // whose agent was deleted or moved, or whose trust entry changed, no longer speaks (issue 38)
+    if (bound === 'api_key') {
+      return (this.o.owns ?? notOwned)(principal!.orgId, sender).then((owned) => this.decideBound(sender, signature, raw, principal, owned ? bound : null, !owned));
+    }
+    return this.decideBound(sender, signature, raw, principal, bound, false);
+  }
+
+  private decideBound(sender: string, signature: string | undefined, raw: Buffer | null, principal: Principal | null, bound: SenderAuthMethod | null, stale: boolean): SenderDecision | Promise<SenderDecision> {
     if (!this.enabled) return { ok: true, method: bound ?? 'none' };
     if (principal?.kind === 'agentToken' && principal.agentId !== sender) {
       return deny('agent_token_mismatch', 'An agent token speaks only as its own agent id');
     }
     if (signature !== undefined) return this.bySignature(sender, signature, raw, principal, bound);
     if (bound) return { ok: true, method: bound };
+    if (stale) return deny('binding_not_owned', "The key is bound to this sender id, but its organisation does not own the id (the agent was deleted or belongs elsewhere, or no trust entry assigns it)");
     return deny('no_credential', 'The sender id is not authenticated: use a key bound to it, its agent token, or a signed message');
   }
 
@@ -98,6 +119,8 @@ export class SenderAuthenticator {
     return keys;
   }
 }
+
+const notOwned: OwnershipCheck = async () => false;
 
 function bindingMethod(sender: string, p: Principal | null): SenderAuthMethod | null {
   if (!p) return null;

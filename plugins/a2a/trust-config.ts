@@ -19,6 +19,8 @@ export interface AllowEntry {
   validUntil: number | null;
   /** public key that verifies this agent's message signatures (issue 12); null: none */
   jwk: AgentPublicJwk | null;
+  /** the organisation the operator assigned this id to, whose keys may bind it (issue 38); null: none */
+  orgId: string | null;
 }
 
 export type Allowlist = ReadonlyMap<string, readonly AllowEntry[]>;
@@ -32,6 +34,13 @@ const SCHEMA_URL = new URL('../../../schemas/a2a/trusted-agents.json', import.me
 function describe(errors: ErrorObject[] | null | undefined): string {
   const e = errors?.find((x) => x.keyword !== 'oneOf') ?? errors?.[0];
   return e ? `${e.instancePath || '(root)'} ${e.message ?? 'is invalid'}` : 'is invalid';
+}
+
+/** the organisations the operator assigned `agentId` to (at most one: parseTrustedAgents refuses more) */
+export function assignedOrgs(allowlist: Allowlist, agentId: string): string[] {
+  const out: string[] = [];
+  for (const e of allowlist.get(agentId) ?? []) if (e.orgId !== null && !out.includes(e.orgId)) out.push(e.orgId);
+  return out;
 }
 
 /**
@@ -68,9 +77,9 @@ export function parseTrustedAgents(value: string | unknown[] | null | undefined)
   for (const item of items) {
     let entry: AllowEntry;
     if (typeof item === 'string') {
-      entry = { agentId: item, receivers: null, payloadTypes: null, validUntil: null, jwk: null };
+      entry = { agentId: item, receivers: null, payloadTypes: null, validUntil: null, jwk: null, orgId: null };
     } else {
-      const o = item as { agent_id: string; allowed_receivers?: string[]; allowed_payload_types?: PayloadType[]; valid_until?: string; jwk?: unknown };
+      const o = item as { agent_id: string; allowed_receivers?: string[]; allowed_payload_types?: PayloadType[]; valid_until?: string; jwk?: unknown; org_id?: string };
       const jwkProblem = o.jwk === undefined ? null : publicJwkProblem(o.jwk);
       if (jwkProblem) throw new TrustConfigError(`a2a.trusted_agents: jwk of ${JSON.stringify(o.agent_id)} ${jwkProblem}`);
       const until = o.valid_until === undefined ? null : Date.parse(o.valid_until);
@@ -83,9 +92,13 @@ export function parseTrustedAgents(value: string | unknown[] | null | undefined)
         payloadTypes: o.allowed_payload_types ? new Set(o.allowed_payload_types) : null,
         validUntil: until,
         jwk: o.jwk === undefined ? null : (o.jwk as AgentPublicJwk),
+        orgId: o.org_id ?? null,
       };
     }
     const list = out.get(entry.agentId) ?? [];
+    // one id, one owner: two organisations assigned the same sender id would leave both able to speak as it
+    const other = list.find((e) => e.orgId !== null && entry.orgId !== null && e.orgId !== entry.orgId);
+    if (other) throw new TrustConfigError(`a2a.trusted_agents: ${JSON.stringify(entry.agentId)} is assigned to two organisations (${JSON.stringify(other.orgId)} and ${JSON.stringify(entry.orgId)})`);
     list.push(entry);
     out.set(entry.agentId, list);
   }

@@ -1,5 +1,6 @@
-import { createLocalJWKSet, createRemoteJWKSet, decodeProtectedHeader, errors, jwtVerify, type JSONWebKeySet, type JWTVerifyGetKey } from 'jose';
+import { decodeProtectedHeader, errors, jwtVerify, type JSONWebKeySet, type JWTVerifyGetKey } from 'jose';
 import { sha256Ref } from '../../core/canonical.js';
+import { jwksKeySet } from '../../core/jwks-keyset.js';
 import { CLAIMS_VERSION, JWT_TYP, type A2AClaims } from './signer.js';
 
 /**
@@ -26,19 +27,8 @@ export interface VerifyOptions {
 }
 
 export const EXPIRED = 'Attestation has expired';
-const remoteSets = new Map<string, JWTVerifyGetKey>();
-
-function keySet(o: VerifyOptions): JWTVerifyGetKey {
-  if (o.jwks) return createLocalJWKSet(o.jwks);
-  if (!o.jwksUrl) throw new TypeError('verifyVerdict needs jwks or jwksUrl');
-  const url = String(o.jwksUrl);
-  let set = remoteSets.get(url);
-  if (!set) {
-    set = createRemoteJWKSet(new URL(url), { timeoutDuration: 5000, cooldownDuration: 30_000, cacheMaxAge: 10 * 60_000 });
-    remoteSets.set(url, set);
-  }
-  return set;
-}
+const ATTESTATION_TYP = 'svc-attestation+jwt';
+const keySet = (o: VerifyOptions): JWTVerifyGetKey => jwksKeySet(o, 'verifyVerdict');
 
 const invalid = (detail: string): VerifyResult => ({ valid: false, error: `Invalid token: ${detail}` });
 
@@ -49,6 +39,8 @@ export async function verifyVerdict(token: string, o: VerifyOptions): Promise<Ve
   try {
     const header = decodeProtectedHeader(token);
     if (header.alg !== 'ES256') return invalid(`alg ${String(header.alg)} is not ES256`);
+    // the other token the service signs: say which check it needs instead of a bare typ mismatch
+    if (header.typ === ATTESTATION_TYP) return invalid(`typ ${ATTESTATION_TYP} is an attestation token, not an A2A verdict: check it with \`proofgate attestation verify\` (or verifyAttestationOffline)`);
     const r = await jwtVerify(token, getKey, {
       algorithms: ['ES256'],
       typ: JWT_TYP,

@@ -7,6 +7,7 @@
 import { scanHeuristics, type HeuristicFinding } from './guards/code-heuristics.js';
 import { checkFinanceTask, type FinanceTask } from './guards/finance.js';
 import type { GuardOutcome } from './guards/types.js';
+import { parseStrictJson, type StrictJson } from '../../core/strict-json.js';
 
 export function checkFinance(task: FinanceTask): GuardOutcome {
   return checkFinanceTask(task);
@@ -14,4 +15,9 @@ export function checkFinance(task: FinanceTask): GuardOutcome {
 
 export function scanCodeText(task: { code: string }): HeuristicFinding[] {
   return scanHeuristics(task.code);
+}
+
+/** a peer's answer (or one SSE event of it) above the proxy's inline size, read strictly (proxy/answer.ts) */
+export function parseAnswer(task: { text: string }): StrictJson {
+  return parseStrictJson(task.text);
 }

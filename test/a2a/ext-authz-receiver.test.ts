@@ -29,8 +29,18 @@ t.test('x-a2a-receiver cannot point the check at another receiver than the Host'
         signing_key_pem: KEY_PEM,
         default_allow: true,
         // bank takes no agent traffic at all; ledger and audit sit behind one mesh gateway host
-        blocklist: ['bank'],
-        peers: { ledger: 'http://gw.mesh:8080/ledger', audit: 'http://gw.mesh:8080/audit', bank: 'http://bank.mesh:8080/', notes: 'http://notes.mesh:8080/' },
+        // vault, like bank, takes none; it is configured on its scheme's default port
+        blocklist: ['bank', 'vault'],
+        peers: {
+          ledger: 'http://gw.mesh:8080/ledger',
+          audit: 'http://gw.mesh:8080/audit',
+          bank: 'http://bank.mesh:8080/',
+          notes: 'http://notes.mesh:8080/',
+          vault: 'http://vault.mesh/',
+          // two peers by one name on other ports than any Host below names
+          east: 'http://pair.mesh:7001/',
+          west: 'http://pair.mesh:7002/',
+        },
       },
     } as DeepPartial<Config>,
   });
@@ -62,4 +72,30 @@ t.test('x-a2a-receiver cannot point the check at another receiver than the Host'
   const unknown = await check('127.0.0.1', 'nobody');
   t.equal(unknown.status, 403, 'an unknown receiver is denied');
   t.equal((await check('127.0.0.1', 'ledger')).status, 200, 'a Host no peer has: the header names the receiver');
+
+  // issue 38, item 6: the Host in another spelling of the same host is that host
+  const blocked = 'a2a.trust.receiver_blocklisted';
+  for (const host of ['BANK.MESH:8080', 'bank.mesh.:8080', 'Bank.Mesh.:08080', 'b%61nk.mesh:8080']) {
+    const named = await check(host, 'ledger');
+    t.equal(named.status, 403, `${host} with x-a2a-receiver: ledger is still bound for bank`);
+    t.match(named.body, /another host/);
+    const alone = await check(host);
+    t.equal(alone.status, 403, `${host} alone`);
+    t.equal(JSON.parse(alone.body).constraint_id, blocked, `${host} is checked as bank, whose blocklist entry holds`);
+  }
+  for (const host of ['vault.mesh:80', 'VAULT.MESH', 'vault.mesh.']) {
+    t.equal((await check(host, 'ledger')).status, 403, `${host} (the default port, written or not) with x-a2a-receiver: ledger`);
+    t.equal(JSON.parse((await check(host)).body).constraint_id, blocked, `${host} alone maps to vault`);
+  }
+  t.equal(JSON.parse((await check('bank.mesh:9999')).body).constraint_id, blocked, 'the only peer by that name is the receiver on another port too');
+  t.equal((await check('bank.mesh:9999', 'ledger')).status, 403, 'and the header cannot leave that name');
+  t.equal((await check('GW.MESH.:8080', 'audit')).status, 200, 'the header still picks among the peers of one host, spelled any way');
+  t.equal((await check('pair.mesh:7003')).status, 403, 'two peers by one name and neither port: no guess');
+  t.equal((await check('pair.mesh:7003', 'west')).status, 200, 'the header picks one of them');
+  t.equal((await check('pair.mesh:7003', 'ledger')).status, 403, 'but not a peer by another name');
+  for (const host of ['bank.mesh@gw.mesh:8080', 'bank.mesh:99999', 'bank..mesh', 'xn--zz.mesh']) {
+    const r = await check(host, 'ledger');
+    t.equal(r.status, 403, `a Host that does not parse (${host}) is denied, the header notwithstanding`);
+    t.match(r.body, /no Host/);
+  }
 });

@@ -83,7 +83,7 @@ t.test('outbound proxy with the SDK as client and peer', async (t) => {
   await t.test('the signed AgentCard is served rewritten and re-signed', async (t) => {
     const r = await s.request('GET', '/a2a/peers/ledger/.well-known/agent-card.json', { headers: { ...V1, 'x-agent-token': me.token } });
     t.equal(r.status, 200);
-    t.same(r.body.supportedInterfaces.map((i: any) => i.url), [`${s.url}/a2a/peers/ledger`]);
+    t.same(r.body.supportedInterfaces.map((i: any) => [i.url, i.protocolBinding]), [[`${s.url}/a2a/peers/ledger`, 'JSONRPC'], [`${s.url}/a2a/peers/ledger`, 'HTTP+JSON']]);
     t.equal(r.body.name, 'ledger');
     const jwks = createRemoteJWKSet(new URL(`${s.url}/.well-known/jwks.json`));
     const verify = verifyAgentCardSignature(async (kid) => {
@@ -110,7 +110,8 @@ t.test('outbound proxy with the SDK as client and peer', async (t) => {
     const notJson = await s.request('POST', '/a2a/peers/ledger', { raw: '{nope', headers: { ...h, 'content-type': 'application/json' } });
     t.equal(notJson.status, 400, 'a body that is not JSON is refused by the kernel, problem+json');
     t.equal((await s.request('POST', '/a2a/peers/ledger', { body: [rpc('SendMessage', {})], headers: h })).status, 400, 'so is a batch');
-    t.equal((await s.request('POST', '/a2a/peers/ledger', { body: rpc('tasks/pushNotificationConfig/set', {}), headers: h })).body.error.code, -32601);
+    t.equal((await s.request('POST', '/a2a/peers/ledger', { body: rpc('tasks/unknown', {}), headers: h })).body.error.code, -32601, 'a method A2A does not define is not relayed');
+    t.equal((await s.request('POST', '/a2a/peers/ledger', { body: rpc('tasks/pushNotificationConfig/set', {}), headers: h })).body.error.code, -32602, 'a push config naming no task is invalid');
     t.equal((await s.request('POST', '/a2a/peers/ledger', { body: rpc('message/send', { message: { parts: [] } }), headers: h })).body.error.code, -32602);
     const chat = await s.request('POST', '/a2a/peers/ledger', { body: rpc('message/send', { message: wireMessage([{ kind: 'text', text: 'hi' }]) }), headers: h });
     t.equal(chat.body.error.code, -32051, 'plain text is unverifiable and not forwarded by default');
@@ -228,6 +229,10 @@ t.test('Envoy ext_authz: 200 with the verdict header, 403 with a problem', async
   t.equal(ok.status, 200, ok.text);
   const v = await verifyVerdict(String(ok.headers.get('x-proofgate-verdict')), { jwksUrl: `${s.url}/.well-known/jwks.json`, payload: { data: INVOICE } });
   t.equal(v.valid, true);
+  for (const method of ['ListTasks', 'SubscribeToTask', 'CreateTaskPushNotificationConfig', 'tasks/pushNotificationConfig/set', 'GetExtendedAgentCard']) {
+    const r = await s.request('POST', '/ext-authz/', { body: rpc(method, { id: 't-1', taskId: 't-1', url: 'https://127.0.0.1/' }), headers: h });
+    t.equal(r.status, 403, `${method}: denied, relayed by the outbound proxy only (no answer is seen here)`);
+  }
   const bad = await s.request('POST', '/ext-authz/', { body: rpc('SendMessage', { message: wireMessage([{ data: WRONG }]) }), headers: h });
   t.equal(bad.status, 403);
   t.equal(bad.headers.get('content-type'), 'application/problem+json');
@@ -292,5 +297,8 @@ t.test('inbound guard: two sidecars vouch for one message', async (t) => {
   const card = await b.request('GET', '/.well-known/agent-card.json');
   t.equal(card.status, 200);
   t.same(card.body.supportedInterfaces.map((i: any) => i.url), [`${b.url}/a2a/inbound`], 'inbound mode serves its own card, pointing at itself');
+  const uris = (card.body.capabilities?.extensions ?? []).map((e: any) => e.uri);
+  t.notOk(uris.includes('https://proofgate.dev/a2a/extensions/verdict/v1'), 'and declares no verdict in answers it does not review');
+  t.ok(uris.includes('https://proofgate.dev/a2a/extensions/card-provenance/v1'), 'but where the card came from');
   t.ok(text);
 });

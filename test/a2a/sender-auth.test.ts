@@ -82,21 +82,23 @@ t.test('sender authentication on /a2a/intercept', async (t) => {
   const a = await org(s);
 
   await t.test('an API key bound with a2a_senders', async (t) => {
-    const bound = await createKey(s, a.token, { name: 'billing-key', a2a_senders: ['billing'] });
-    t.same((bound as any).a2a_senders, ['billing'], 'the creation answer names the binding');
+    // a key may be bound only to an id its organisation owns (issue 38): here an agent it registered
+    const billing = (await registerAgent(s, a.admin, { name: 'billing' })).agent_id;
+    const bound = await createKey(s, a.token, { name: 'billing-key', a2a_senders: [billing] });
+    t.same((bound as any).a2a_senders, [billing], 'the creation answer names the binding');
     const listed = await s.request('GET', '/auth/api-keys', { headers: bearer(a.token) });
-    t.same(listed.body.keys.find((k: any) => k.id === bound.id).a2a_senders, ['billing'], 'GET /auth/api-keys lists it');
+    t.same(listed.body.keys.find((k: any) => k.id === bound.id).a2a_senders, [billing], 'GET /auth/api-keys lists it');
 
-    const ok = await send(s, fin('billing'), { 'x-api-key': bound.key });
+    const ok = await send(s, fin(billing), { 'x-api-key': bound.key });
     t.equal(ok.body.status, 'forwarded');
     t.equal(claims(ok).sender_auth, 'api_key', 'the verdict says how the sender was authenticated');
     blockedAs(t, await send(s, fin('ledger'), { 'x-api-key': bound.key }), 'no_credential', 'a bound key claiming another sender');
     const plain = await createKey(s, a.token, { name: 'plain' });
-    blockedAs(t, await send(s, fin('billing'), { 'x-api-key': plain.key }), 'no_credential', 'an unbound key of the same organisation');
+    blockedAs(t, await send(s, fin(billing), { 'x-api-key': plain.key }), 'no_credential', 'an unbound key of the same organisation');
 
     const rotated = await s.request('POST', '/admin/keys/rotate', { apiKey: bound.key, body: { key_id: bound.id } });
     t.equal(rotated.status, 201, 'a key rotates itself');
-    const again = await send(s, fin('billing'), { 'x-api-key': rotated.body.key });
+    const again = await send(s, fin(billing), { 'x-api-key': rotated.body.key });
     t.equal(claims(again).sender_auth, 'api_key', 'the binding is kept on rotation');
   });
 
@@ -189,12 +191,15 @@ t.test('token buckets are per organisation: one tenant cannot drain another', as
   t.teardown(() => s.close());
   const a = await org(s);
   const b = await org(s);
-  const ka = await createKey(s, a.token, { name: 'a', a2a_senders: ['billing'] });
-  const kb = await createKey(s, b.token, { name: 'b', a2a_senders: ['billing'] });
+  // one sender id sent by two organisations: a signed sender (no organisation may bind another's id, issue 38)
+  const ka = await createKey(s, a.token, { name: 'a' });
+  const kb = await createKey(s, b.token, { name: 'b' });
+  const msg = fin('trusted-signer');
+  const signed = { ...msg, signature: await sign(msg, TRUSTED_SIGNER.privateKey, 'ES256') };
   const statuses = [];
-  for (let i = 0; i < 3; i++) statuses.push((await send(s, fin('billing'), { 'x-api-key': ka.key })).body.details?.constraint_id ?? 'ok');
+  for (let i = 0; i < 3; i++) statuses.push((await send(s, signed, { 'x-api-key': ka.key })).body.details?.constraint_id ?? 'ok');
   t.same(statuses, ['ok', 'ok', 'a2a.trust.rate_limited'], 'organisation A drained its bucket');
-  const other = await send(s, fin('billing'), { 'x-api-key': kb.key });
+  const other = await send(s, signed, { 'x-api-key': kb.key });
   t.equal(other.body.status, 'forwarded', 'organisation B, same sender and receiver, still has its bucket');
 });
 
@@ -208,8 +213,9 @@ t.test('SVC_A2A_SENDER_AUTH=off restores claim-only mode', async (t) => {
   const r = await send(s, fin('anyone'), { 'x-api-key': plain.key });
   t.equal(r.body.status, 'forwarded', 'a claimed sender passes');
   t.equal(decodeJwt(r.body.attestation_jwt).claims.svc_a2a.sender_auth, 'none', 'and the verdict says it was not authenticated');
-  const bound = await createKey(s, a.token, { name: 'bound', a2a_senders: ['billing'] });
-  t.equal(decodeJwt((await send(s, fin('billing'), { 'x-api-key': bound.key })).body.attestation_jwt).claims.svc_a2a.sender_auth, 'api_key', 'a binding is still reported');
+  const billing = (await registerAgent(s, a.admin, { name: 'billing' })).agent_id;
+  const bound = await createKey(s, a.token, { name: 'bound', a2a_senders: [billing] });
+  t.equal(decodeJwt((await send(s, fin(billing), { 'x-api-key': bound.key })).body.attestation_jwt).claims.svc_a2a.sender_auth, 'api_key', 'a binding is still reported');
 });
 
 t.test('a trust entry jwk with private members stops start-up', async (t) => {

@@ -1,6 +1,8 @@
 import { createLocalJWKSet, createRemoteJWKSet, flattenedVerify, type JWTVerifyGetKey } from 'jose';
-import { canonicalJson } from '../../../core/canonical.js';
+import { canonicalJson, sha256Hex } from '../../../core/canonical.js';
 import type { VerdictSigner } from '../signer.js';
+import { VERDICT_EXTENSION } from './answer-review.js';
+import { projectCardV1 } from './card-v1.js';
 import type { PeerConfig } from './config.js';
 import { UpstreamError, type Upstreams } from './upstream.js';
 
@@ -10,9 +12,26 @@ import { UpstreamError, type Upstreams } from './upstream.js';
  * signatures — detached JWS over the RFC 8785 form of the card without `signatures`, empty values
  * left out as A2A prescribes — verifies against the peer's JWKS; a card that fails is refused and
  * never cached (a cached one is dropped). The served card is re-signed with the gateway's own key
- * (its JWKS is /.well-known/jwks.json), because rewriting the URLs voids the peer's signatures.
+ * (its JWKS is /.well-known/jwks.json), because rewriting the URLs voids the peer's signatures; who
+ * signed the original is kept in the provenance extension of the served card.
+ *
+ * Cards are fetched with `A2A-Version: 1.0`, so a peer that serves both versions answers its 1.0
+ * card. A signature may be over the card as served (RFC 8785 of everything but `signatures`) or over
+ * its A2A 1.0 reading (card-v1.ts, what the official SDK signs and verifies): in the second case
+ * nothing outside the 1.0 members is covered by it, so the card is taken as that reading only (a
+ * v0.3 `url` beside it is not believed).
  */
 export class CardRefused extends Error {}
+
+/** the served card's extension that says who signed the card this one was made from */
+export const PROVENANCE_EXTENSION = 'https://proofgate.dev/a2a/extensions/card-provenance/v1';
+
+/** one verified signature of the peer's card: its protected header's identifying members */
+export interface UpstreamSigner {
+  alg: string;
+  kid?: string;
+  jku?: string;
+}
 
 /** algorithms a card signature may use: asymmetric only, so `none` and HS* are refused */
 const CARD_ALGS = ['ES256', 'ES384', 'ES512', 'EdDSA', 'Ed25519', 'RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512'];
@@ -42,7 +61,16 @@ function clean(v: unknown): unknown {
 
 interface Cached {
   card: Record<string, unknown>;
+  /** the peer's signatures that verified (empty for an unsigned card) */
+  signers: UpstreamSigner[];
+  /** SHA-256 of the signed form of the peer's card, so a holder of the original can match it */
+  upstreamSha256: string;
   endpoint: URL;
+  /**
+   * the endpoint is the card's word, not the operator's: on another origin than the configured card
+   * URL, so it is sent through the egress check (a2a.proxy.egress_allow) at every connection
+   */
+  learned: boolean;
   expires: number;
 }
 
@@ -63,38 +91,52 @@ export class PeerCards {
     const hit = this.cache.get(peer.id);
     if (hit && hit.expires > this.now()) return hit;
     this.cache.delete(peer.id);
-    const r = await this.o.upstreams.json(peer.cardUrl, signal);
+    const r = await this.o.upstreams.json(peer.cardUrl, signal, undefined, { 'a2a-version': '1.0' });
     if (r.status !== 200 || !r.value || typeof r.value !== 'object' || Array.isArray(r.value)) throw new CardRefused(`the peer answered ${r.status} without a card`);
-    const card = r.value as Record<string, unknown>;
-    await this.verify(peer, card);
+    const { card, signers, bytes } = await this.verify(peer, r.value as Record<string, unknown>);
     const endpoint = peer.endpoint ?? jsonRpcEndpoint(card);
     if (!endpoint) throw new CardRefused('the card names no JSON-RPC interface');
-    const entry = { card, endpoint, expires: this.now() + this.o.ttlMs };
+    const learned = peer.endpoint === null && endpoint.origin !== peer.cardUrl.origin;
+    const entry = { card, signers, upstreamSha256: sha256Hex(bytes), endpoint, learned, expires: this.now() + this.o.ttlMs };
     if (this.o.ttlMs > 0) this.cache.set(peer.id, entry);
     return entry;
   }
 
-  private async verify(peer: PeerConfig, card: Record<string, unknown>): Promise<void> {
-    const sigs = card.signatures;
+  /**
+   * The card as far as its signatures cover it, and who signed it. Each signature must verify over
+   * one of the two forms; when any verifies only over the 1.0 reading, the card is that reading.
+   */
+  async verify(peer: PeerConfig, served: Record<string, unknown>): Promise<{ card: Record<string, unknown>; signers: UpstreamSigner[]; bytes: Buffer }> {
+    const sigs = served.signatures;
     if (sigs === undefined || (Array.isArray(sigs) && sigs.length === 0)) {
       if (peer.requireSignedCard) throw new CardRefused('the card is not signed and this peer requires a signed card');
-      return;
+      return { card: served, signers: [], bytes: cardSigningBytes(served) };
     }
     if (!Array.isArray(sigs)) throw new CardRefused('signatures is not a list');
     const keys = this.keysFor(peer);
     if (!keys) throw new CardRefused('the card is signed but no JWKS is configured for this peer (jwks_url)');
-    const payload = cardSigningBytes(card).toString('base64url');
+    const asServed = cardSigningBytes(served);
+    const v1 = projectCardV1(served);
+    const asV1 = cardSigningBytes(v1);
+    const signers: UpstreamSigner[] = [];
+    let onlyV1 = false;
     for (const s of sigs as Array<Record<string, unknown>>) {
-      try {
-        await flattenedVerify(
-          { payload, protected: String(s?.protected ?? ''), signature: String(s?.signature ?? ''), ...(s?.header && typeof s.header === 'object' ? { header: s.header as Record<string, unknown> } : {}) },
-          keys as never,
-          { algorithms: CARD_ALGS },
-        );
-      } catch (err) {
-        throw new CardRefused(`a card signature does not verify (${(err as { code?: string }).code ?? 'invalid'})`);
+      const jws = { protected: String(s?.protected ?? ''), signature: String(s?.signature ?? ''), ...(s?.header && typeof s.header === 'object' ? { header: s.header as Record<string, unknown> } : {}) };
+      let header: Record<string, unknown> | undefined;
+      let code = 'invalid';
+      for (const [bytes, isV1] of [[asServed, false], [asV1, true]] as const) {
+        try {
+          header = (await flattenedVerify({ ...jws, payload: bytes.toString('base64url') }, keys as never, { algorithms: CARD_ALGS })).protectedHeader as Record<string, unknown>;
+          onlyV1 ||= isV1;
+          break;
+        } catch (err) {
+          code = (err as { code?: string }).code ?? 'invalid';
+        }
       }
+      if (!header) throw new CardRefused(`a card signature does not verify (${code})`);
+      signers.push({ alg: String(header.alg), ...(typeof header.kid === 'string' ? { kid: header.kid } : {}), ...(typeof header.jku === 'string' ? { jku: header.jku } : {}) });
     }
+    return onlyV1 ? { card: { ...v1, signatures: sigs }, signers, bytes: asV1 } : { card: served, signers, bytes: asServed };
   }
 
   private keysFor(peer: PeerConfig): JWTVerifyGetKey | null {
@@ -105,21 +147,33 @@ export class PeerCards {
     return set;
   }
 
-  /** the card as the client sees it: every JSON-RPC interface at `proxyUrl`, other transports dropped, re-signed */
-  rewrite(card: Record<string, unknown>, proxyUrl: string, jwksUrl: string): Record<string, unknown> {
-    const { signatures: _drop, ...out } = structuredClone(card);
+  /**
+   * The card as the client sees it: its A2A 1.0 reading only (card-v1.ts), every JSON-RPC interface
+   * at `proxyUrl`, other transports dropped, the verdict and provenance extensions declared, and
+   * re-signed over exactly what an A2A 1.0 verifier rebuilds from it.
+   */
+  rewrite(entry: Pick<Cached, 'card' | 'signers' | 'upstreamSha256'>, proxyUrl: string, jwksUrl: string, cardUrl: string, verdictInAnswers = true, restUrl: string | null = null): Record<string, unknown> {
+    const { signatures: _drop, ...out } = projectCardV1(entry.card);
     const interfaces = Array.isArray(out.supportedInterfaces) ? (out.supportedInterfaces as Array<Record<string, unknown>>) : [];
-    const rpc = interfaces.filter((i) => i && i.protocolBinding === 'JSONRPC').map((i) => ({ ...i, url: proxyUrl }));
+    const rpc = interfaces.filter((i) => i.protocolBinding === 'JSONRPC').map((i) => ({ ...i, url: proxyUrl }));
     out.supportedInterfaces = rpc.length ? rpc : [{ url: proxyUrl, protocolBinding: 'JSONRPC', protocolVersion: '1.0' }];
-    // A2A v0.3 cards name their main endpoint in `url`
-    if (typeof out.url === 'string') {
-      out.url = proxyUrl;
-      out.preferredTransport = 'JSONRPC';
-      if (Array.isArray(out.additionalInterfaces)) {
-        out.additionalInterfaces = (out.additionalInterfaces as Array<Record<string, unknown>>).filter((i) => i?.transport === 'JSONRPC').map((i) => ({ ...i, url: proxyUrl }));
-      }
-    }
-    const sig = this.o.signer.signDetached({ typ: 'JOSE', jku: jwksUrl }, cardSigningBytes(out));
+    // the proxy's own HTTP+JSON binding (rest.ts), whatever the peer speaks: it reaches the peer as JSON-RPC
+    if (restUrl) (out.supportedInterfaces as unknown[]).push({ url: restUrl, protocolBinding: 'HTTP+JSON', protocolVersion: '1.0' });
+    const caps = out.capabilities && typeof out.capabilities === 'object' ? { ...(out.capabilities as Record<string, unknown>) } : {};
+    // only this hop may declare its own extensions: a peer's entries under these URIs are dropped
+    const theirs = (Array.isArray(caps.extensions) ? (caps.extensions as Array<Record<string, unknown>>) : []).filter((e) => e.uri !== VERDICT_EXTENSION && e.uri !== PROVENANCE_EXTENSION);
+    caps.extensions = [
+      ...theirs,
+      ...(verdictInAnswers ? [{ uri: VERDICT_EXTENSION, description: "proofgate's verdict on the request, in the metadata of every message, task and update this hop relays", required: false }] : []),
+      {
+        uri: PROVENANCE_EXTENSION,
+        description: 'the peer card this card was made from, and who signed it (verified by proofgate before re-signing)',
+        required: false,
+        params: { card_url: cardUrl, card_sha256: entry.upstreamSha256, signed: entry.signers.length > 0, signers: entry.signers },
+      },
+    ];
+    out.capabilities = caps;
+    const sig = this.o.signer.signDetached({ typ: 'JOSE', jku: jwksUrl }, cardSigningBytes(projectCardV1(out)));
     return { ...out, signatures: [sig] };
   }
 

@@ -100,3 +100,5 @@ export function parseTrustedIssuers(value: unknown): TrustedIssuer[] {
     };
   });
 }
+
+export const EGRESS_SETTING = 'a2a.proxy.egress_allow (SVC_A2A_PROXY_EGRESS_ALLOW)';

@@ -1,4 +1,6 @@
+import { repeatedKeyError } from '../../../core/body.js';
 import { HttpError } from '../../../core/errors.js';
+import { hostNameOfUrl, parseHostName } from '../../../core/host-name.js';
 import type { Reply, RequestContext } from '../../../core/types.js';
 import { A2AProblems } from '../errors.js';
 import type { A2AGateway } from '../gateway.js';
@@ -29,21 +31,38 @@ export interface ExtAuthzDeps {
  * The receiver the request goes to, or why none can be named. `x-a2a-receiver` comes from the caller
  * (Envoy passes it through): it may choose among the peers behind the request's Host, never one on
  * another host, or the check would apply another receiver's trust boundary than the one Envoy
- * delivers to. Without the header the Host decides.
+ * delivers to. Without the header the Host decides. The Host and the peers' URLs are compared in one
+ * spelling (core/host-name.ts): `BANK.MESH:8080`, `bank.mesh.:8080` and `plain.mesh:80` are the
+ * hosts they name, not strangers that let the header pick any peer. A Host that does not parse is
+ * denied. "Behind the Host" is by name, any port, so the header's choice is bounded by every peer on
+ * that name; the receiver the Host alone picks is the one with the Host's port (none given: a peer
+ * URL without a port, the scheme's default), or the only peer by that name.
  */
 function receiverOf(ctx: RequestContext, peers: ReadonlyMap<string, PeerConfig>): { id: string } | { refused: string } {
-  const host = ctx.headers.host;
-  const atHost = host ? [...peers.values()].filter((p) => {
+  const raw = ctx.headers.host;
+  const host = typeof raw === 'string' ? parseHostName(raw, null) : null;
+  if (!host) return { refused: 'the request has no Host a receiver can be read from' };
+  const byName: PeerConfig[] = [];
+  const byPort: PeerConfig[] = [];
+  for (const p of peers.values()) {
     const u = p.endpoint ?? p.cardUrl;
-    return u.host === host || u.hostname === host;
-  }) : [];
+    const h = hostNameOfUrl(u);
+    if (!h || h.hostname !== host.hostname) continue;
+    byName.push(p);
+    if (host.port === null ? u.port === '' : h.port === host.port) byPort.push(p);
+  }
   const named = ctx.headers['x-a2a-receiver'];
   if (typeof named === 'string' && named) {
     if (!peers.has(named)) return { refused: 'x-a2a-receiver names no configured peer' };
-    if (atHost.length && !atHost.some((p) => p.id === named)) return { refused: 'x-a2a-receiver names a peer on another host than the request goes to' };
+    const bound = byPort.length ? byPort : byName;
+    if (bound.length && !bound.some((p) => p.id === named)) return { refused: 'x-a2a-receiver names a peer on another host than the request goes to' };
     return { id: named };
   }
-  return atHost.length ? { id: atHost[0].id } : { refused: 'no receiver: set x-a2a-receiver or call a configured peer host' };
+  if (byPort.length) return { id: byPort[0].id };
+  // one peer by that name is the receiver whatever the port; among several, a guess could apply the
+  // wrong one's trust boundary
+  if (byName.length === 1) return { id: byName[0].id };
+  return { refused: byName.length ? 'several peers share the Host’s name and none its port: set x-a2a-receiver' : 'no receiver: set x-a2a-receiver or call a configured peer host' };
 }
 
 function deny(detail: string, extensions: Record<string, unknown> = {}, constraintId?: string): HttpError {
@@ -52,6 +71,9 @@ function deny(detail: string, extensions: Record<string, unknown> = {}, constrai
 
 export async function handleExtAuthz(d: ExtAuthzDeps, ctx: RequestContext): Promise<Reply> {
   if (ctx.method === 'GET') return { status: 200, body: { allowed: true } };
+  // Envoy forwards the bytes it buffered: they must read one way only, the way checked here
+  const repeated = repeatedKeyError(ctx.rawBody);
+  if (repeated) throw repeated;
   const to = receiverOf(ctx, d.peers);
   if ('refused' in to) throw deny(to.refused);
   const receiver = to.id;
@@ -60,6 +82,8 @@ export async function handleExtAuthz(d: ExtAuthzDeps, ctx: RequestContext): Prom
   const req = parsed.req;
   d.metrics.request(receiver, `ext_authz_${req.kind}`);
   if (req.kind === 'get' || req.kind === 'cancel') return { status: 200, body: { allowed: true } };
+  // the other task methods need the answer reviewed (task ownership, push URLs): only the proxy sees it
+  if (req.kind !== 'send' && req.kind !== 'stream') throw deny(`${req.method} is relayed by the outbound proxy only (/a2a/peers/{receiver}), not authorised through ext_authz`);
   const mapped = mapMessage(req.params.message, ctx.rawBody);
   if (!mapped.ok) throw deny(`invalid message: ${mapped.reason}`);
   const named = namedSender(req.params.message, req.params);

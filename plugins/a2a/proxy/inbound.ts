@@ -9,7 +9,7 @@ import { JWT_TYP } from '../signer.js';
 import type { SenderAuthMethod } from '../sender-auth.js';
 import type { TrustedIssuer } from './config.js';
 import { decide, UnverifiablePayload } from './decide.js';
-import { parseRpc, rpcError, RpcCodes } from './jsonrpc.js';
+import { parseRpc, repeatedKeyReply, rpcError, RpcCodes } from './jsonrpc.js';
 import { mapMessage, namedSender, type VerificationItem } from './mapping.js';
 import type { ProxyMetrics } from './metrics.js';
 import { forwardHeaders, refusal, relay, VERDICT_HEADER } from './outbound.js';
@@ -65,6 +65,8 @@ export class Vouchers {
     for (const c of claims) {
       if (c.svc_a2a.receiver !== receiver) return { ok: false, reason: 'a verdict is addressed to another receiver' };
       if (!forwardStatuses.has(c.svc_a2a.verdict)) return { ok: false, reason: `a verdict is ${c.svc_a2a.verdict}` };
+      // a verdict on a peer's answer was handed to the agent that asked; it vouches for no message that agent sends on
+      if (c.svc_a2a.sender_auth === 'peer') return { ok: false, reason: "a verdict on a peer's answer does not vouch for a message" };
     }
     for (const item of items) {
       const sub = sha256Ref(item.payload);
@@ -103,6 +105,8 @@ export class Vouchers {
 
 export async function handleInbound(d: InboundDeps, vouchers: Vouchers, ctx: RequestContext): Promise<Reply> {
   const raw = ctx.rawBody ?? Buffer.alloc(0);
+  const repeated = repeatedKeyReply(ctx.rawBody);
+  if (repeated) return repeated;
   const parsed = parseRpc(ctx.body);
   if (!parsed.ok) return parsed.reply;
   const req = parsed.req;

@@ -1,17 +1,22 @@
 import { HttpError } from '../../../core/errors.js';
+import type { StrictJson } from '../../../core/strict-json.js';
+import { isWildcard } from '../../../core/public-url.js';
 import type { App, RequestContext } from '../../../core/types.js';
 import { A2AProblems, SIGNING_KEY_UNAVAILABLE } from '../errors.js';
 import type { A2AGateway } from '../gateway.js';
 import type { VerdictStatus } from '../message.js';
 import type { VerdictSigner } from '../signer.js';
 import { CardRefused, PeerCards } from './cards.js';
-import { parsePeers, parseTrustedIssuers, type PeerConfig } from './config.js';
+import { EGRESS_SETTING, parsePeers, parseTrustedIssuers, type PeerConfig } from './config.js';
+import { EgressPolicy } from '../../../core/egress.js';
 import { handleExtAuthz } from './ext-authz.js';
 import { handleInbound, Vouchers } from './inbound.js';
 import { ProxyMetrics } from './metrics.js';
 import { SeenVerdicts } from './replay.js';
 import { handleOutbound } from './outbound.js';
+import { registerRest } from './rest.js';
 import { UpstreamError, Upstreams } from './upstream.js';
+import { TaskOwners } from './tasks.js';
 
 /**
  * The sidecar as an A2A hop (issue 18, docs/a2a-proxy.md): the outbound proxy to configured peers,
@@ -22,6 +27,8 @@ export interface ProxyDeps {
   gateway: A2AGateway | null;
   signer: VerdictSigner | null;
   signingTag: string;
+  /** strict JSON reading of a large answer, in the worker pool (the a2a engine's parseAnswer) */
+  parseLarge?: (text: string, signal: AbortSignal) => Promise<StrictJson>;
 }
 
 const CRED = { auth: 'apiKey', authAlso: ['agentToken'], scope: 'verify:read' } as const;
@@ -36,19 +43,47 @@ export function registerProxy(app: App, deps: ProxyDeps): void {
   const inboundTarget = c.inbound.target ? new URL(c.inbound.target) : null;
   if (inboundTarget && !c.inbound.agent_id) throw new Error('a2a.inbound.agent_id (SVC_A2A_INBOUND_AGENT_ID) is required with a2a.inbound.target');
   const forwardStatuses = new Set<VerdictStatus>(c.proxy.forward_statuses);
-  const upstreams = new Upstreams({ timeoutMs: c.proxy.timeout_ms, connectTimeoutMs: c.proxy.connect_timeout_ms, connections: c.proxy.connections });
+  const egress = EgressPolicy.parse(c.proxy.egress_allow, EGRESS_SETTING);
+  const upstreams = new Upstreams({ timeoutMs: c.proxy.timeout_ms, connectTimeoutMs: c.proxy.connect_timeout_ms, connections: c.proxy.connections, egress });
   app.onClose(() => upstreams.close());
   const metrics = new ProxyMetrics(app.metrics, new Set([...peers.keys(), ...(c.inbound.agent_id ? [c.inbound.agent_id] : [])]));
   const cards = deps.signer ? new PeerCards({ upstreams, signer: deps.signer, ttlMs: c.proxy.card_ttl_seconds * 1000 }) : null;
   const bodyLimit = c.max_payload_size_bytes;
+  const owners = new TaskOwners(app.store, c.proxy.task_ttl_seconds);
+  if (peers.size > 0) {
+    // expired task records are swept once a minute, reading only what expired
+    let sweeping: Promise<unknown> | null = null;
+    const sweep = setInterval(() => {
+      sweeping ??= owners
+        .prune()
+        .catch((err) => app.log.error({ err }, 'a2a proxy task record pruning failed'))
+        .finally(() => (sweeping = null));
+    }, 60_000);
+    sweep.unref();
+    app.onClose(async () => {
+      clearInterval(sweep);
+      await sweeping;
+    });
+  }
   const tags = ['a2a', deps.signingTag];
 
   const ready = () => {
     if (!deps.gateway || !cards) throw new HttpError(A2AProblems.signingKeyUnavailable, SIGNING_KEY_UNAVAILABLE);
     return { gateway: deps.gateway, cards };
   };
-  const base = (ctx: RequestContext) => (app.config.server.public_url ?? `http://${ctx.headers.host ?? `${app.config.server.host}:${app.config.server.port}`}`).replace(/\/$/, '');
+  // the URLs a served card names (its interfaces, its jku) come from configuration only: built from
+  // the request's Host, a caller would get a card signed with our key that points at its own host
+  const base = (): string => {
+    const u = app.publicUrl();
+    if (!u) throw new HttpError(A2AProblems.publicUrlUnset, 'the server listens on a wildcard address and server.public_url (SVC_PUBLIC_URL) is not set: no URL to put in a card');
+    return u;
+  };
+  const urls = (peer: PeerConfig) => ({ proxy: `${base()}/a2a/peers/${encodeURIComponent(peer.id)}`, jwks: `${base()}/.well-known/jwks.json` });
+  if (!app.config.server.public_url && isWildcard(app.config.server.host) && (peers.size > 0 || inboundTarget)) {
+    app.log.warn({ host: app.config.server.host }, 'a2a AgentCard routes answer 503 until server.public_url (SVC_PUBLIC_URL) is set: a wildcard bind names no address to put in a card');
+  }
 
+  const outboundDeps = () => ({ ...ready(), peers, upstreams, metrics, forwardStatuses, owners, egress, urls, parseLarge: deps.parseLarge });
   app.route({
     method: 'POST',
     path: '/a2a/peers/:receiver',
@@ -57,14 +92,18 @@ export function registerProxy(app: App, deps: ProxyDeps): void {
     bodyType: 'json',
     schema: { ...RPC.schema, params: S('peer.params') },
     bodyLimit,
-    handler: (ctx) => handleOutbound({ ...ready(), peers, upstreams, metrics, forwardStatuses }, ctx),
+    handler: (ctx) => handleOutbound(outboundDeps(), ctx),
   });
+  // the HTTP+JSON binding: the same operations, restated as the JSON-RPC requests above (rest.ts)
+  registerRest(app, { ...CRED, tags, bodyLimit }, outboundDeps);
 
-  const serveCard = async (ctx: RequestContext, peer: PeerConfig, url: string) => {
+  // the inbound guard relays its target's answers as they come: its card declares no verdict extension
+  const serveCard = async (ctx: RequestContext, peer: PeerConfig, url: string, reviewed = true) => {
     const { cards: pc } = ready();
+    const jwks = `${base()}/.well-known/jwks.json`;
     try {
-      const { card } = await pc.get(peer, ctx.signal);
-      return { headers: { 'cache-control': 'no-store' }, body: pc.rewrite(card, url, `${base(ctx)}/.well-known/jwks.json`) };
+      const entry = await pc.get(peer, ctx.signal);
+      return { headers: { 'cache-control': 'no-store' }, body: pc.rewrite(entry, url, jwks, peer.cardUrl.href, reviewed, reviewed ? url : null) };
     } catch (err) {
       const reason = err instanceof CardRefused ? 'card_refused' : err instanceof UpstreamError ? err.kind : 'failed';
       metrics.error(peer.id, reason);
@@ -82,7 +121,7 @@ export function registerProxy(app: App, deps: ProxyDeps): void {
     handler: async (ctx) => {
       const peer = peers.get(ctx.params.receiver);
       if (!peer) throw new HttpError(A2AProblems.unknownPeer, 'no a2a.peers entry for this receiver');
-      return serveCard(ctx, peer, `${base(ctx)}/a2a/peers/${encodeURIComponent(peer.id)}`);
+      return serveCard(ctx, peer, `${base()}/a2a/peers/${encodeURIComponent(peer.id)}`);
     },
   });
 
@@ -121,7 +160,7 @@ export function registerProxy(app: App, deps: ProxyDeps): void {
       auth: 'none',
       tags,
       schema: { response: S('agent-card.response') },
-      handler: (ctx) => serveCard(ctx, local, `${base(ctx)}/a2a/inbound`),
+      handler: (ctx) => serveCard(ctx, local, `${base()}/a2a/inbound`, false),
     });
   }
 

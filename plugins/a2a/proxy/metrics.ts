@@ -18,7 +18,7 @@ export class ProxyMetrics {
     this.requests = m.counter('svc_a2a_proxy_requests_total', 'A2A JSON-RPC requests proxied, by peer and method kind', ['peer', 'method']);
     this.verdicts = m.counter('svc_a2a_proxy_verdicts_total', 'A2A proxy decisions (forward, block, not_forwarded), by peer', ['peer', 'decision']);
     this.latency = m.histogram('svc_a2a_proxy_upstream_seconds', 'Time to the peer response headers', ['peer'], [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 10, 30]);
-    this.errors = m.counter('svc_a2a_proxy_upstream_errors_total', 'Peer requests that failed (connect_failed, timeout, failed, card_refused)', ['peer', 'kind']);
+    this.errors = m.counter('svc_a2a_proxy_upstream_errors_total', 'Peer requests that failed (connect_failed, timeout, failed, card_refused, egress_refused)', ['peer', 'kind']);
   }
 
   private label(peer: string): string {

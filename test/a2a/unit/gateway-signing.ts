@@ -44,6 +44,6 @@ t.test('a signature that fails rejects the intercept: nothing forwarded, nothing
   };
   const metrics = new A2AMetrics(new Metrics());
   await t.rejects(gateway(failing, metrics).intercept(forwarded(), { principal: null, raw: null }, new AbortController().signal, log), /signing failed/);
-  t.equal(metrics.snapshot().total_intercepts, 0);
-  t.equal(metrics.snapshot().forwarded, 0);
+  t.equal(metrics.snapshot('').total_intercepts, 0);
+  t.equal(metrics.snapshot('').forwarded, 0);
 });

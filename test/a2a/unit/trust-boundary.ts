@@ -96,7 +96,7 @@ t.test('several entries for one agent: any admitting entry is enough', async (t)
 t.test('comma-separated trusted agents are unrestricted; whitespace trimmed', async (t) => {
   const list = parseTrustedAgents(' a , b,,c ');
   t.same([...list.keys()], ['a', 'b', 'c']);
-  t.same(list.get('b'), [{ agentId: 'b', receivers: null, payloadTypes: null, validUntil: null, jwk: null }]);
+  t.same(list.get('b'), [{ agentId: 'b', receivers: null, payloadTypes: null, validUntil: null, jwk: null, orgId: null }]);
   t.equal(parseTrustedAgents('').size, 0);
 });
 
