@@ -7,7 +7,7 @@ import { benchEngine, corpusDir as findCorpus, repeatOption, type EngineAdapter,
  * gateway against raw node:http. Figures are printed and written as JSON (bench-results.json) so
  * runs can be compared; nothing here asserts on time.
  */
-const ENGINES = ['math', 'logic', 'sql', 'code'];
+const ENGINES = ['math', 'latex', 'logic', 'sql', 'code'];
 
 const { passes, warm, rest: only } = repeatOption(process.argv.slice(2));
 
@@ -15,6 +15,11 @@ async function main(): Promise<void> {
   // the HTTP bench (bench/http.ts) runs on its own: sidecar and raw server as separate processes
   if (only.includes('http')) {
     await (await import('./http.js')).main();
+    process.exit(0);
+  }
+  // OWASP's Benchmark for Python is read from a path given on the command line, never the repository
+  if (only.includes('code-owasp')) {
+    await (await import('./engines/code-owasp.js')).runOwaspBench(process.argv.slice(2));
     process.exit(0);
   }
   const corpusDir = findCorpus();

@@ -11,7 +11,7 @@ export const SUPPORTED_LANGUAGES: readonly Language[] = ['python', 'javascript',
  * Name of the rule set; bumped whenever a rule is added, removed or changes severity, because it
  * is part of the proof_ref evidence (the same code under another rule set is another proof).
  */
-export const RULES_VERSION = 'proofgate-code-rules/1.8.0';
+export const RULES_VERSION = 'proofgate-code-rules/1.12.0';
 
 /** Severities that block admission. MEDIUM and LOW are reported but admitted (see docs/engines/code.md). */
 export const BLOCKING: ReadonlySet<Severity> = new Set<Severity>(['CRITICAL', 'HIGH']);
@@ -26,6 +26,10 @@ export interface Finding {
   column: number;
   message: string;
   rule_id: string;
+  /** the CWE of a flow rule (`python.flow.*`) */
+  cwe?: number;
+  /** for a flow: the source line, each step, then the sink line */
+  path?: number[];
 }
 
 /** A text-only signal: never a proof, never the basis of a verdict. */

@@ -5,7 +5,7 @@ import { type Analysis, type Language, BLOCKING, RULES_VERSION, SUPPORTED_LANGUA
 
 export const ENGINE_NAME = 'code';
 /** Engine implementation version (parsers + rule runner); the rule set has its own RULES_VERSION. */
-export const ENGINE_VERSION = '1.0.0';
+export const ENGINE_VERSION = '1.2.0';
 /** Largest `code` accepted, in UTF-8 bytes (the route answers 413 past it). */
 export const MAX_CODE_BYTES = 200 * 1024;
 

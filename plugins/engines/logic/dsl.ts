@@ -1,4 +1,4 @@
-import { lookupOp, SortError, SORTS, type Sort } from './ops.js';
+import { lookupOp, OPS, SortError, SORTS, type Sort } from './ops.js';
 
 /**
  * The prefix DSL: `(OP arg ...)`, optionally preceded by `(VAR name Int|Real|Bool)` declarations.
@@ -55,9 +55,23 @@ const DEC_RE = /^-?[0-9]+\.[0-9]+$/;
 const NAME_RE = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const RESERVED = new Set(['TRUE', 'FALSE']);
 
-/** Input that does not start with `(` is natural language, for a translator; never guessed at. */
+/** an operator name in capitals, as the DSL writes it: never how a sentence writes a word */
+const CAPITAL_OP = `(?:${[...OPS.keys()].join('|')})`;
+/** a bracket first, or `(` directly followed by an operator in capitals */
+const DSL_BRACKET = new RegExp(`^\\s*[()]|\\(\\s*${CAPITAL_OP}(?=[\\s()])`);
+/** an operator in capitals first, then nothing but DSL tokens, with a bracket among them */
+const DSL_OPEN = new RegExp(`^\\s*${CAPITAL_OP}(?=[\\s(])[\\w\\s.()-]*$`);
+
+/**
+ * DSL input: text that starts with a bracket, holds `(` directly followed by an operator in
+ * capitals (`x > 5 (AND …`), or starts with an operator in capitals and holds nothing but DSL
+ * tokens and brackets (`AND (GT x 5) …`, `GT x 5)`: a formula missing its opening bracket). Such
+ * text is a formula, well-formed or not, and a malformed one is a 400 syntax error; it never goes
+ * to a translator, which would refuse it as unreadable language. Anything else is natural
+ * language, for a translator; never guessed at.
+ */
 export function isDslInput(query: string): boolean {
-  return query.trimStart().startsWith('(');
+  return DSL_BRACKET.test(query) || (DSL_OPEN.test(query) && /[()]/.test(query));
 }
 
 export function parseQuery(query: string): ParseResult {

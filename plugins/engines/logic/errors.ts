@@ -1,10 +1,12 @@
+import { defineProblem } from '../../../core/errors.js';
+
 /**
  * Every way /verify/logic can end without a SAT/UNSAT verdict, declared once: the constraint id
  * the DiagnosticResult carries, the HTTP status, and whether the verdict is BLOCKED (a failure to
  * verify or a policy block) or UNVERIFIABLE (the solver answered but could not decide).
  * The endpoint answers these with its own body (`status` ERROR/BLOCKED + `error`), as the spec
- * documents for it, so there are no problem+json types of its own; malformed request bodies are
- * the kernel's validation problem.
+ * documents for it, except the 400s, which are problem+json (LogicProblems below); malformed request
+ * bodies are the kernel's validation problem.
  */
 export type FailureCode =
   | 'syntax'
@@ -35,5 +37,17 @@ export const FAILURES: Readonly<Record<FailureCode, FailureDef>> = Object.freeze
   engine_unavailable: { constraintId: 'logic_verifier.engine_unavailable', httpStatus: 503, diagnostic: 'BLOCKED' },
   translator_unavailable: { constraintId: 'logic_verifier.translator_unavailable', httpStatus: 503, diagnostic: 'BLOCKED' },
   translation_failed: { constraintId: 'logic_verifier.translation_failed', httpStatus: 503, diagnostic: 'BLOCKED' },
-  translation_invalid: { constraintId: 'logic_verifier.translation_invalid', httpStatus: 422, diagnostic: 'BLOCKED' },
+  // a query no formula can be read from is refused as validation (400): the spec keeps 422 for consensus confidence
+  translation_invalid: { constraintId: 'logic_verifier.translation_invalid', httpStatus: 400, diagnostic: 'BLOCKED' },
 });
+
+/**
+ * The 400s of /verify/logic (a malformed or ill-typed formula, text no formula can be read from)
+ * are problem+json like every validation failure of the API; the endpoint's own members (`error`,
+ * `provider_used`, `diagnostic`, `translation`) travel as extension members of the problem.
+ */
+export const LogicProblems = {
+  syntax: defineProblem('logic_syntax_error', 400, 'Malformed logic query'),
+  type: defineProblem('logic_type_error', 400, 'Ill-typed logic query'),
+  translation_invalid: defineProblem('logic_translation_invalid', 400, 'No formula could be read from the query'),
+} as const;

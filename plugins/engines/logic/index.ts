@@ -58,6 +58,10 @@ const plugin: Plugin = {
     // query waits for the warm-up instead of spending its own deadline on it; after a deadline kill
     // (the worker is replaced, cold) the warm-up runs again.
     let warm = false;
+    let closed = false;
+    app.onClose(() => {
+      closed = true;
+    });
     let warming: Promise<void> | null = null;
     const warmUp = (): Promise<void> =>
       (warming ??= engine.run('warmup', null, { timeoutMs: WARMUP_TIMEOUT_MS }).then(
@@ -66,7 +70,8 @@ const plugin: Plugin = {
         },
         (err: unknown) => {
           warming = null;
-          app.log.error({ err }, 'z3 warm-up failed; the next query retries it');
+          // a warm-up cut short by shutdown (or a start-up that failed elsewhere) is expected
+          if (!closed) app.log.error({ err }, 'z3 warm-up failed; the next query retries it');
         },
       ));
     if (app.warmEngines) void warmUp();

@@ -1,5 +1,7 @@
 import type { App } from '../../../core/types.js';
+import { HttpError } from '../../../core/errors.js';
 import type { LogicRequest, LogicVerifier } from './verifier.js';
+import { LogicProblems } from './errors.js';
 
 export const SCHEMA_BASE = 'https://proofgate.dev/schemas/logic';
 
@@ -20,6 +22,14 @@ export function registerRoutes(app: App, verifier: LogicVerifier): void {
       const reply = await verifier.verify(ctx.body as LogicRequest, ctx.signal);
       const latency_ms = Math.round((performance.now() - started) * 100) / 100;
       const { diagnostic, ...fields } = reply.body;
+      if (reply.httpStatus === 400) {
+        const kind = diagnostic.developer_fields.error_kind as keyof typeof LogicProblems;
+        const { status: _legacy, ...members } = fields;
+        throw new HttpError(LogicProblems[kind] ?? LogicProblems.syntax, fields.error, {
+          constraintId: diagnostic.developer_fields.constraint_id as string,
+          extensions: { ...members, diagnostic, latency_ms },
+        });
+      }
       return { status: reply.httpStatus, verdict: diagnostic, layout: 'nested', subject: { engine: 'logic' }, body: { ...fields, latency_ms } };
     },
   });

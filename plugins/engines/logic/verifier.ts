@@ -74,7 +74,7 @@ export function createLogicVerifier(deps: {
       try {
         translation = await translator.translate({ target: 'logic_dsl', text: req.query, provider: req.provider, signal });
       } catch (err) {
-        // a translator that read the text and found it outside what it can translate: the query's fault (422), not the service's
+        // a translator that read the text and found it outside what it can translate: the query's fault (400), not the service's
         const e = err as { name?: string; code?: string; message?: string; provider?: string };
         if (e?.name === 'ProviderError' && e.code === 'cannot_translate') {
           return failure('translation_invalid', `the translator cannot read this query: ${String(e.message)}`, String(e.provider ?? req.provider ?? PROVIDER_NONE));

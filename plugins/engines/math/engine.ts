@@ -3,13 +3,16 @@ import { C, MathRefusal } from './errors.js';
 import { parseInput } from './syntax.js';
 import { costDigits } from './cost.js';
 import { exact, EvalError, Undecided, type Domain } from './exact.js';
-import { approximate, evalDecChecked, kChecked, NeedComplex, type Approx, type Checked } from './approx.js';
+import { approximate, type Approx, type Checked } from './approx.js';
 import { decideEquation } from './identity.js';
-import { checkExpected } from './tolerance.js';
+import { checkExpected, checkedValue } from './tolerance.js';
 import { approxValue, exactValue, simplifiedText } from './format.js';
 import { show, variables, type Ast } from './ast.js';
 import type { K } from './field.js';
 import { ENGINE_NAME, ENGINE_VERSION } from './meta.js';
+import { decideRelation, type RelOp } from './relations.js';
+import { answerCheck } from './answer/verdict.js';
+import { normalizeMathInput } from './normalize.js';
 
 /**
  * The math engine: pure, plain JSON in and out, run in a worker thread by the route. Every path
@@ -19,7 +22,9 @@ export { ENGINE_NAME, ENGINE_VERSION } from './meta.js';
 
 export interface MathRequest {
   expression: string;
-  context?: { domain?: 'real' | 'complex'; [k: string]: unknown };
+  context?: { domain?: 'real' | 'complex'; decimal_separator?: '.' | ','; [k: string]: unknown };
+  /** a final answer to compare `expression` (or the answer inside it) with: answer equivalence */
+  expected?: string;
   expected_value?: string | number;
   tolerance?: string | number;
   /** exact texts of JSON-number expected_value/tolerance, read from the body by the route (never on the wire) */
@@ -47,7 +52,9 @@ export function verify(input: MathRequest): DiagnosticResult {
 
 /** start-up task: loads the libraries and primes the exact, decimal and complex paths */
 export function warmup(): boolean {
-  for (const expression of ['(x+1)^2 = x^2+2x+1', 'sin(x)^2+cos(x)^2 = 1', 'log(x*y) = log(x)+log(y)', 'sqrt(2)', 'x+x']) verify({ expression });
+  for (const expression of ['(x+1)^2 = x^2+2x+1', 'sin(x)^2+cos(x)^2 = 1', 'log(x*y) = log(x)+log(y)', 'sqrt(2)', 'x+x', '\\frac{1}{2} \\le \\sqrt{2}']) verify({ expression });
+  // the LaTeX reader and the answer path: their first call loads as much again
+  verify({ expression: 'so the answer is \\boxed{[\\frac{1}{2}, 2)}', expected: 'x \\ge 0.5' });
   return verify({ expression: 'pi', expected_value: '3.14159', tolerance: '0.00001' }).status === 'VERIFIED';
 }
 
@@ -78,13 +85,26 @@ function run(input: MathRequest): DiagnosticResult {
     throw new MathRefusal(C.invalidRequest, "context.domain must be 'real' or 'complex'.");
   }
   const domain: Domain = ctxDomain ?? 'complex';
-  const parsed = parseInput(input.expression);
+  const dec = input.context?.decimal_separator ?? '.';
+  if (dec !== '.' && dec !== ',') throw new MathRefusal(C.invalidRequest, "context.decimal_separator must be '.' or ','.");
+  const hasExpected = input.expected_value !== undefined && input.expected_value !== null;
+  if (input.expected !== undefined && input.expected !== null) {
+    if (typeof input.expected !== 'string') throw new MathRefusal(C.invalidRequest, 'expected must be a string.');
+    if (hasExpected) throw new MathRefusal(C.invalidRequest, 'expected and expected_value cannot be combined.');
+    const tol = input.exact_text?.tolerance;
+    return answerCheck({ expression: input.expression, expected: input.expected, tolerance: input.tolerance, domain, decimalSeparator: dec, ...(tol !== undefined ? { exactTolerance: tol } : {}) }, normalizeMathInput(input.expression));
+  }
+  const parsed = parseInput(input.expression, { decimalSeparator: dec });
   parsed.sides.forEach(costDigits);
   if (domain === 'real' && parsed.sides.some(mentionsI)) throw new EvalError('domain', 'The imaginary unit i is not a real number.');
-  const hasExpected = input.expected_value !== undefined && input.expected_value !== null;
+  const readAs = parsed.readAs !== undefined ? { read_as: parsed.readAs } : {};
+  if (parsed.relation) {
+    if (hasExpected) throw new MathRefusal(C.invalidRequest, 'expected_value applies to an expression, not to a relation.');
+    return relation(parsed.normalized, parsed.readAs!, parsed.sides[0], parsed.sides[1], parsed.relation, domain);
+  }
   if (parsed.sides.length === 2) {
     if (hasExpected) throw new MathRefusal(C.invalidRequest, 'expected_value applies to an expression, not to an equation.');
-    return equation(parsed.normalized, parsed.sides[0], parsed.sides[1], domain);
+    return equation(parsed.normalized, parsed.sides[0], parsed.sides[1], domain, readAs);
   }
   const expr = parsed.sides[0];
   if (variables(expr).size > 0) {
@@ -94,6 +114,7 @@ function run(input: MathRequest): DiagnosticResult {
       value: null,
       simplified,
       original: parsed.normalized,
+      ...readAs,
       is_symbolic: true,
       is_complex: false,
       ...(hasExpected ? { is_correct: false, error: 'symbolic expression has no numeric value' } : {}),
@@ -102,15 +123,28 @@ function run(input: MathRequest): DiagnosticResult {
   const ex = exact(expr, null, domain);
   if (ex && domain === 'real' && !ex.isReal()) throw new EvalError('domain', 'The value is not a real number.');
   const ap: Approx | null = ex ? null : approximate(expr, null, domain);
-  if (hasExpected) return expectedCheck(parsed.normalized, domain, ex, ap, checkedValue(expr, ex, ap), input);
-  return bareValue(parsed.normalized, expr, ex, ap);
+  if (hasExpected) return expectedCheck(parsed.normalized, domain, ex, ap, checkedValue(expr, ex, ap), input, readAs);
+  return bareValue(parsed.normalized, expr, ex, ap, readAs);
 }
 
-function equation(normalized: string, l: Ast, r: Ast, domain: Domain): DiagnosticResult {
+function relation(normalized: string, readAs: string, l: Ast, r: Ast, op: RelOp, domain: Domain): DiagnosticResult {
+  const { holds, method } = decideRelation(l, r, op, domain);
+  const fields = { is_valid: holds, result: holds, left_side: show(l), right_side: show(r), relation: op, method, read_as: readAs, message: holds ? 'Relation is true' : 'Relation is false' };
+  const params = { context: { domain }, read_as: readAs };
+  return verified(holds ? 'The relation holds' : 'The relation is false', fields, evidence(normalized, params, { is_valid: holds, relation: op, method }));
+}
+
+/**
+ * `readAs` is a LaTeX input's plain reading: shown beside the verdict and bound into its evidence,
+ * so a proof_ref names what was proven and two readings of one text never share one.
+ */
+type Reading = { read_as?: string };
+
+function equation(normalized: string, l: Ast, r: Ast, domain: Domain, readAs: Reading): DiagnosticResult {
   const left_side = show(l);
   const right_side = show(r);
   const outcome = decideEquation(l, r, domain);
-  const params = { context: { domain } };
+  const params = { context: { domain }, ...readAs };
   switch (outcome.kind) {
     case 'holds': {
       const fields = {
@@ -118,6 +152,7 @@ function equation(normalized: string, l: Ast, r: Ast, domain: Domain): Diagnosti
         result: true,
         left_side,
         right_side,
+        ...readAs,
         simplified_difference: '0',
         message: 'Identity is true',
         method: outcome.method,
@@ -134,6 +169,7 @@ function equation(normalized: string, l: Ast, r: Ast, domain: Domain): Diagnosti
         result: false,
         left_side,
         right_side,
+        ...readAs,
         simplified_difference,
         message: 'Identity is false',
         method: outcome.method,
@@ -162,7 +198,7 @@ function equation(normalized: string, l: Ast, r: Ast, domain: Domain): Diagnosti
   }
 }
 
-function bareValue(normalized: string, expr: Ast, ex: K | null, ap: Approx | null): DiagnosticResult {
+function bareValue(normalized: string, expr: Ast, ex: K | null, ap: Approx | null, readAs: Reading): DiagnosticResult {
   const v = ex ? exactValue(ex) : approxValue(ap!);
   return unverifiable('Computed value (a computation is not a verification).', {
     is_valid: true,
@@ -172,6 +208,7 @@ function bareValue(normalized: string, expr: Ast, ex: K | null, ap: Approx | nul
     is_exact: ex !== null,
     simplified: ex ? exactValue(ex).exact : String(v.value),
     original: normalized,
+    ...readAs,
     expression: show(expr),
     is_symbolic: false,
     is_complex: v.complex,
@@ -179,21 +216,9 @@ function bareValue(normalized: string, expr: Ast, ex: K | null, ap: Approx | nul
   });
 }
 
-/** a real value that is not rational, at 50 and 90 digits (null: not real, or not computable at 90) */
-function checkedValue(expr: Ast, ex: K | null, ap: Approx | null): Checked | null {
-  if (ex) return ex.isReal() && !ex.isRational() ? kChecked(ex) : null;
-  if (ap?.kind !== 'real') return null;
-  try {
-    return evalDecChecked(expr, null);
-  } catch (err) {
-    if (err instanceof EvalError || err instanceof NeedComplex || err instanceof Undecided) return null; // the check refuses
-    throw err;
-  }
-}
-
-function expectedCheck(normalized: string, domain: Domain, ex: K | null, ap: Approx | null, checked: Checked | null, input: MathRequest): DiagnosticResult {
+function expectedCheck(normalized: string, domain: Domain, ex: K | null, ap: Approx | null, checked: Checked | null, input: MathRequest, readAs: Reading): DiagnosticResult {
   const out = checkExpected({ exact: ex, approx: ap, checked }, input.expected_value, input.tolerance, input.exact_text);
-  const params = { context: { domain }, expected_value: out.expected_value, tolerance: out.tolerance };
+  const params = { context: { domain }, expected_value: out.expected_value, tolerance: out.tolerance, ...readAs };
   const fields = {
     is_valid: out.is_correct,
     is_correct: out.is_correct,
@@ -203,6 +228,7 @@ function expectedCheck(normalized: string, domain: Domain, ex: K | null, ap: App
     tolerance: out.tolerance,
     max_allowed_tolerance: out.max_allowed_tolerance,
     precision_mode: out.precision_mode,
+    ...readAs,
     message: out.is_correct ? 'Expected value is within tolerance' : 'Expected value is outside tolerance',
   };
   const msg = out.is_correct ? 'The expected value matches within tolerance.' : 'The expected value does not match within tolerance.';

@@ -1,6 +1,7 @@
 import { K, Q, expIPi, iroot, sqrtQ } from './field.js';
-import { Root, cubeRoot, rationalRoot, rootPower, rootProduct } from './radical.js';
+import { Root, cubeRoot, rationalRoot, root, rootPower, rootProduct } from './radical.js';
 import type { Ast } from './ast.js';
+import { logRatio } from './logratio.js';
 
 export type Domain = 'real' | 'complex';
 
@@ -33,6 +34,11 @@ export function exact(a: Ast, env: ReadonlyMap<string, K> | null, domain: Domain
   return v instanceof K ? v : null;
 }
 
+/** a variable-free value exactly: in K, or a root outside K as u·r^p (radical.ts), or null */
+export function exactOrRoot(a: Ast, domain: Domain): K | Root | null {
+  return value(a, null, domain);
+}
+
 type Env = ReadonlyMap<string, K> | null;
 /** an exact value: in K, or a root outside it (radical.ts) that a power or product may bring back */
 type Value = K | Root | null;
@@ -51,10 +57,12 @@ function value(a: Ast, env: Env, domain: Domain): Value {
     }
     case 'add':
     case 'sub': {
-      const x = exact(a.a, env, domain);
-      const y = exact(a.b, env, domain);
-      if (!x || !y) return null;
-      return a.k === 'add' ? x.add(y) : x.sub(y);
+      const x = value(a.a, env, domain);
+      const y = value(a.b, env, domain);
+      if (x instanceof K && y instanceof K) return a.k === 'add' ? x.add(y) : x.sub(y);
+      // u·r^p ± v·r^p = (u ± v)·r^p: like roots combine (`\sqrt[3]{2}` against `2^{1/3}`)
+      if (x instanceof Root && y instanceof Root && x.r.eq(y.r) && x.p.eq(y.p)) return root(a.k === 'add' ? x.u.add(y.u) : x.u.sub(y.u), x.r, x.p);
+      return null;
     }
     case 'mul': {
       const x = value(a.a, env, domain);
@@ -63,6 +71,8 @@ function value(a: Ast, env: Env, domain: Domain): Value {
       return (x instanceof K && x.isZero()) || (y instanceof K && y.isZero()) ? K.int(0) : null;
     }
     case 'div': {
+      const lr = logRatio(a.a, a.b, rationalConst);
+      if (lr) return K.fromQ(lr);
       const y = value(a.b, env, domain);
       if (y instanceof K && y.isZero()) throw divZero();
       const x = value(a.a, env, domain);

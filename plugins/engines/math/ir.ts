@@ -1,5 +1,5 @@
 import { K, Q, expIPi } from './field.js';
-import { exact, EvalError, piMultiple, type Domain } from './exact.js';
+import { exact, exactOrRoot, EvalError, piMultiple, type Domain } from './exact.js';
 import { approximate } from './approx.js';
 import { isConstant, show, type Ast } from './ast.js';
 
@@ -127,8 +127,10 @@ export class Builder {
   build(a: Ast): IR {
     if (isConstant(a)) {
       // a variable-free subtree: exact in K when possible; otherwise it must at least be defined
-      const v = exact(a, null, this.domain);
-      if (v) return c(v);
+      const v = exactOrRoot(a, this.domain);
+      if (v instanceof K) return c(v);
+      // a root outside K, u·r^p, is u times one atom per r^p: cbrt(2) and 2^(1/3) are one atom
+      if (v) return mul(c(v.u), this.atoms.get('opaque', `root:${v.r.n}/${v.r.d}^${v.p.n}/${v.p.d}`, `${v.r.n}${v.r.d === 1n ? '' : `/${v.r.d}`}^(${v.p.n}/${v.p.d})`));
       approximate(a, null, this.domain);
     }
     switch (a.k) {

@@ -1,3 +1,3 @@
 /** Identity of the engine, importable without loading mathjs into the main thread. */
 export const ENGINE_NAME = 'math';
-export const ENGINE_VERSION = '1.3.0';
+export const ENGINE_VERSION = '1.5.0';

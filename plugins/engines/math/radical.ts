@@ -34,11 +34,84 @@ export function positivePower(r: Q, p: Q): K | null {
   return square && sqrtQ(square);
 }
 
-/** u·r^p, in K when it is there */
+/** u·r^p, in K when it is there; else in the canonical form below when the numbers allow it */
 export function root(u: K, r: Q, p: Q): K | Root {
   if (u.isZero()) return u;
   const k = positivePower(r, p);
-  return k ? u.mul(k) : new Root(u, r, p);
+  if (k) return u.mul(k);
+  const c = canonical(r, p);
+  if (!c) return new Root(u, r, p);
+  const k2 = positivePower(c.r, c.p);
+  return k2 ? u.mul(c.u).mul(k2) : new Root(u.mul(c.u), c.r, c.p);
+}
+
+const bits = (n: bigint): number => (n < 0n ? -n : n).toString(2).length;
+
+/**
+ * r^p·s^q (or r^p/s^q) for unlike radicands r, s > 0: both under one index L = lcm of the
+ * denominators, (r^(pL)·s^(qL))^(1/L), then put in canonical form — 5^(1/2)·5^(1/3)·5^(1/6) = 5.
+ * Null where the index or the numbers are too large.
+ */
+function unlikeProduct(x: Root, y: Root, divide: boolean): K | Root | null {
+  const g = (m: bigint, n: bigint): bigint => (n === 0n ? m : g(n, m % n));
+  const L = (x.p.d / g(x.p.d, y.p.d)) * y.p.d;
+  if (L > 64n) return null;
+  const ex = x.p.mul(Q.of(L)).n;
+  const ey = y.p.mul(Q.of(L)).n;
+  const size = (r: Q, e: bigint) => (bits(r.n) + bits(r.d)) * Number(e < 0n ? -e : e);
+  if (size(x.r, ex) + size(y.r, ey) > 4096) return null;
+  const rx = x.r.pow(Number(ex));
+  const ry = y.r.pow(Number(ey));
+  return root(divide ? x.u.div(y.u) : x.u.mul(y.u), divide ? rx.div(ry) : rx.mul(ry), Q.of(1n, L));
+}
+/** primes below 2000: the b-th powers of these are taken out of a radicand */
+const PRIMES: readonly bigint[] = (() => {
+  const sieve = new Uint8Array(2000);
+  const out: bigint[] = [];
+  for (let i = 2; i < 2000; i++) {
+    if (sieve[i]) continue;
+    out.push(BigInt(i));
+    for (let j = i * i; j < 2000; j += i) sieve[j] = 1;
+  }
+  return out;
+})();
+
+/**
+ * r^p = c·M^(1/e) with M a positive integer holding no b-th power of a prime below 2000 and no
+ * smaller index possible — so like roots share one radicand: √20 = 2·√5, √(5/3) = (1/3)·√15,
+ * ∛16 = 2·∛2, 4^(1/6) = ∛2. Value-preserving, so a radicand left unreduced (a large prime's power)
+ * only loses a match, never makes one. Null where the numbers are too large to rewrite.
+ */
+function canonical(r: Q, p: Q): { u: K; r: Q; p: Q } | null {
+  const b = p.d;
+  if (b > 64n || bits(r.n) + bits(r.d) > 512) return null;
+  const a = ((p.n % b) + b) % b;
+  const whole = (p.n - a) / b;
+  if (whole > 64n || whole < -64n) return null;
+  // r^p = r^whole · (N/D)^(1/b) with N/D = r^a, and (N/D)^(1/b) = (N·D^(b−1))^(1/b) / D
+  const m = r.pow(Number(a));
+  let big = m.n * m.d ** (b - 1n);
+  if (bits(big) > 4096) return null;
+  let out = 1n;
+  for (const q of PRIMES) {
+    const qb = q ** b;
+    if (qb > big) break;
+    while (big % qb === 0n) {
+      big /= qb;
+      out *= q;
+    }
+  }
+  let e = b;
+  for (let g = 2n; g <= e; g++) {
+    if (e % g !== 0n) continue;
+    const t = iroot(big, Number(g));
+    if (t !== null) {
+      big = t;
+      e /= g;
+      g = 1n;
+    }
+  }
+  return { u: K.fromQ(r.pow(Number(whole)).mul(Q.of(out, m.d))), r: Q.of(big), p: Q.of(1n, e) };
 }
 
 /**
@@ -72,7 +145,7 @@ export function rootProduct(x: K | Root, y: K | Root, divide: boolean): K | Root
   if (x instanceof K && y instanceof K) return divide ? x.div(y) : x.mul(y);
   const a = x instanceof K ? { u: x, r: null, p: Q.ZERO } : x;
   const b = y instanceof K ? { u: y, r: null, p: Q.ZERO } : y;
-  if (a.r && b.r && !a.r.eq(b.r)) return null;
+  if (a.r && b.r && !a.r.eq(b.r)) return unlikeProduct(a as Root, b as Root, divide);
   const u = divide ? a.u.div(b.u) : a.u.mul(b.u);
   return root(u, (a.r ?? b.r)!, divide ? a.p.sub(b.p) : a.p.add(b.p));
 }

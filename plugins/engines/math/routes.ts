@@ -20,8 +20,9 @@ export function mathRoutes(app: App, engine: EngineHandle): void {
     auth: 'apiKey',
     scope: 'verify:read',
     tags: ['verification', 'attestable'],
-    // claimed numbers are compared exactly: 1e999 reaches the handler as text, not Infinity
-    exactNumbers: true,
+    // claimed numbers are compared exactly: 1e999 reaches the handler as text, not Infinity; only
+    // these two members take a number at all, so `{"expression": 1e999}` stays a 400, never text
+    exactNumbers: ['expected_value', 'tolerance'],
     // an expression is at most 5000 characters; the cap keeps the exact-number scan microseconds
     bodyLimit: MATH_BODY_LIMIT,
     schema: { body: MATH_REQUEST_SCHEMA, response: `${S}/response.json` },

@@ -4,6 +4,7 @@ import { Q } from './field.js';
 import { C, MathRefusal } from './errors.js';
 import { FUNCTION_SET, type Ast, type FnName } from './ast.js';
 import { gluedDigits, normalizeMathInput } from './normalize.js';
+import { isLatex, readLatexExpression, type DecimalSeparator } from './latex/index.js';
 
 export const MAX_INPUT_CHARS = 5000;
 export const MAX_DEPTH = 64;
@@ -16,6 +17,15 @@ export interface Parsed {
   /** NFKC-normalised input, as bound into the proof evidence */
   normalized: string;
   sides: Ast[];
+  /** the plain-syntax reading of a LaTeX input (what the sides were parsed from) */
+  readAs?: string;
+  /** an inequality or `≠` between the two sides (LaTeX input only); absent for an equation */
+  relation?: '<' | '>' | '<=' | '>=' | '!=';
+}
+
+export interface ParseOptions {
+  /** how the LaTeX reader reads `,` and `.` between digits (docs/engines/math.md, "Numbers") */
+  decimalSeparator?: DecimalSeparator;
 }
 
 /**
@@ -97,7 +107,7 @@ function mayAssign(n: MathNode): boolean {
 /** text that holds no symbol, call, index or string: digits, `.`, arithmetic operators, round brackets, spaces */
 const NUMERIC_ONLY = /^[0-9.+\-*/^() ]*$/;
 
-export function parseInput(raw: string): Parsed {
+export function parseInput(raw: string, opts: ParseOptions = {}): Parsed {
   if (raw.length > MAX_INPUT_CHARS) {
     throw new MathRefusal(C.inputTooLong, `Expression exceeds ${MAX_INPUT_CHARS} characters.`, { max_chars: MAX_INPUT_CHARS });
   }
@@ -111,6 +121,22 @@ export function parseInput(raw: string): Parsed {
     throw new MathRefusal(C.inputTooLong, `Expression exceeds ${MAX_INPUT_CHARS} characters.`, { max_chars: MAX_INPUT_CHARS });
   }
   if (normalized === '') throw new MathRefusal(C.parseError, 'Expression is empty.', { error: 'parse_error' });
+  if (!isLatex(normalized)) return { normalized, sides: parsePlain(normalized) };
+  const reading = readLatexExpression(normalized, opts.decimalSeparator);
+  if (reading.plain.length > MAX_INPUT_CHARS) {
+    throw new MathRefusal(C.inputTooLong, `Expression exceeds ${MAX_INPUT_CHARS} characters.`, { max_chars: MAX_INPUT_CHARS });
+  }
+  if (!reading.relation) return { normalized, sides: parsePlain(reading.plain), readAs: reading.plain };
+  const sides = [reading.relation.left, reading.relation.right].map((t) => {
+    const s = parsePlain(t);
+    if (s.length !== 1) throw new MathRefusal(C.parseError, "A side of a relation holds an '='.", { error: 'parse_error' });
+    return s[0];
+  });
+  return { normalized, sides, readAs: reading.plain, relation: reading.relation.op };
+}
+
+/** the plain syntax: one expression, or the two sides of an equation */
+export function parsePlain(normalized: string): Ast[] {
   const { text, equals } = lex(normalized);
   if (equals.length > 1) {
     throw new MathRefusal(C.parseError, "An equation must contain exactly one '='.", { error: 'parse_error' });
@@ -159,20 +185,20 @@ export function parseInput(raw: string): Parsed {
       },
     );
   }
-  return { normalized, sides };
+  return sides;
 }
 
 function disallowed(construct: string): MathRefusal {
   return new MathRefusal(C.disallowed, `Disallowed construct in expression: ${construct}.`, { construct });
 }
 
-const GREEK = /^[\u0391-\u03A9\u03B1-\u03C9]$/u;
 const CONSTANTS: Record<string, 'pi' | 'e' | 'i'> = { pi: 'pi', PI: 'pi', 'π': 'pi', e: 'e', E: 'e', i: 'i' };
 
 function symbol(name: string): Ast {
   const c = CONSTANTS[name];
   if (c) return { k: 'const', name: c };
-  if (/^[A-Za-z]$/.test(name) || GREEK.test(name)) return { k: 'var', name };
+  // `x_1`, `a_n`: an indexed name (LaTeX `x_{1}` reads as x_1)
+  if (/^[A-Za-z\u0391-\u03A9\u03B1-\u03C9](_[A-Za-z0-9]{1,8})?$/u.test(name)) return { k: 'var', name };
   throw disallowed(`unknown symbol '${name.slice(0, 40)}'`);
 }
 

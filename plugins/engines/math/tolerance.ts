@@ -1,5 +1,7 @@
 import { Q, type K } from './field.js';
-import { Dec, kToDec, settled, type Approx, type Checked } from './approx.js';
+import { Dec, evalDecChecked, kChecked, kToDec, NeedComplex, settled, type Approx, type Checked } from './approx.js';
+import { EvalError, Undecided } from './exact.js';
+import type { Ast } from './ast.js';
 import { C, MathRefusal } from './errors.js';
 
 export type PrecisionMode = 'decimal' | 'float';
@@ -183,3 +185,16 @@ function maxText(exactQ: Q | null, rounded: Dec): string {
   const bound = m.mul(HUNDREDTH);
   return (bound.cmp(HUNDREDTH) <= 0 ? '0.01' : bound.toDecimal()) ?? rounded.toString();
 }
+
+/** a real value that is not rational, at 50 and 90 digits (null: not real, or not computable at 90) */
+export function checkedValue(expr: Ast, ex: K | null, ap: Approx | null): Checked | null {
+  if (ex) return ex.isReal() && !ex.isRational() ? kChecked(ex) : null;
+  if (ap?.kind !== 'real') return null;
+  try {
+    return evalDecChecked(expr, null);
+  } catch (err) {
+    if (err instanceof EvalError || err instanceof NeedComplex || err instanceof Undecided) return null; // the check refuses
+    throw err;
+  }
+}
+

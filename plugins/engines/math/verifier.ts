@@ -54,10 +54,15 @@ export function mathVerifier(app: App, engine: EngineHandle): Verifier {
         const msg = `Invalid math request: ${describeFieldErrors(errors)}.`;
         return blocked(msg, C.invalidRequest, { is_valid: false, error: 'invalid_request', message: msg, errors });
       }
-      const { expression, context, expected_value, tolerance } = body as unknown as MathRequest;
+      const { expression, context, expected_value, expected, tolerance } = body as unknown as MathRequest;
       const input: MathRequest = { expression };
-      if (context?.domain !== undefined) input.context = { domain: context.domain };
+      if (context?.domain !== undefined || context?.decimal_separator !== undefined) {
+        input.context = {};
+        if (context.domain !== undefined) input.context.domain = context.domain;
+        if (context.decimal_separator !== undefined) input.context.decimal_separator = context.decimal_separator;
+      }
       if (expected_value !== undefined) input.expected_value = expected_value;
+      if (expected !== undefined) input.expected = expected;
       if (tolerance !== undefined) input.tolerance = tolerance;
       return runMath(engine, input, opts.signal);
     },

@@ -56,13 +56,19 @@ t.test('DSL over HTTP: SAT, UNSAT, BLOCKED, ERROR with the spec statuses', async
     diagnostic: { status: 'BLOCKED', proof_ref: null, developer_fields: { constraint_id: 'logic_verifier.unknown_operator', operator: 'EXEC' } },
   });
 
-  for (const q of ['(AND (GT x 5) (LT x 10)', '(GT x)', '', '(GT x 5$)']) {
+  // issue 46: a malformed formula is a 400 problem+json (the endpoint's members as extensions), with
+  // or without its opening bracket; never a 422 from a translator that was handed it as language
+  for (const q of ['(AND (GT x 5) (LT x 10)', '(GT x)', '', '(GT x 5$)', 'AND (GT x 5) (LT x 10))', 'GT x 5)', ')(GT x 5)']) {
     const r = await post(s, { query: q });
     t.equal(r.status, 400, JSON.stringify(q));
-    t.match(r.body, { status: 'ERROR', error: String, provider_used: 'dsl', diagnostic: { status: 'BLOCKED', proof_ref: null, developer_fields: { constraint_id: 'logic_verifier.syntax_error' } } });
+    t.match(r.headers.get('content-type'), /^application\/problem\+json/, JSON.stringify(q));
+    t.match(r.body, {
+      type: 'urn:proofgate:problem:logic_syntax_error', code: 'logic_syntax_error', status: 400, detail: String, constraint_id: 'logic_verifier.syntax_error',
+      error: String, provider_used: 'dsl', diagnostic: { status: 'BLOCKED', proof_ref: null, developer_fields: { constraint_id: 'logic_verifier.syntax_error' } },
+    }, JSON.stringify(q));
   }
   const typed = await post(s, { query: '(AND x (GT y 1))' });
-  t.match({ status: typed.status, c: typed.body.diagnostic.developer_fields.constraint_id }, { status: 400, c: 'logic_verifier.type_error' });
+  t.match({ status: typed.status, body: typed.body }, { status: 400, body: { code: 'logic_type_error', constraint_id: 'logic_verifier.type_error', diagnostic: { developer_fields: { constraint_id: 'logic_verifier.type_error' } } } });
 
   const huge = await post(s, { query: '(AND ' + '(GT x 1) '.repeat(8000) + ')' });
   t.match({ status: huge.status, body: huge.body }, { status: 413, body: { status: 'ERROR', diagnostic: { developer_fields: { constraint_id: 'logic_verifier.limit_exceeded' } } } });
@@ -103,7 +109,10 @@ t.test('natural language: refused without a translator, translated-only with one
   const exec = await post(s, { query: 'please exec something' });
   t.match({ status: exec.status, body: exec.body }, { status: 403, body: { status: 'BLOCKED', provider_used: 'fake' } });
   const garbage = await post(s, { query: 'garbage please' });
-  t.match({ status: garbage.status, body: garbage.body }, { status: 422, body: { status: 'ERROR', diagnostic: { developer_fields: { constraint_id: 'logic_verifier.translation_invalid' } } } });
+  t.match({ status: garbage.status, body: garbage.body }, { status: 400, body: { code: 'logic_translation_invalid', translation: { provider: 'fake' }, diagnostic: { developer_fields: { constraint_id: 'logic_verifier.translation_invalid' } } } });
+  const malformed = await post(s, { query: 'AND (GT x 5) (LT x 10))' });
+  t.match({ status: malformed.status, code: malformed.body.code }, { status: 400, code: 'logic_syntax_error' });
+  t.notOk(seen.includes('AND (GT x 5) (LT x 10))'), 'a malformed formula never reaches the translator');
   const fail = await post(s, { query: 'this will fail' });
   t.match({ status: fail.status, body: fail.body }, { status: 503, body: { status: 'ERROR', diagnostic: { developer_fields: { constraint_id: 'logic_verifier.translation_failed' } } } });
 });

@@ -16,6 +16,17 @@ t.test('guardNumberRange: 400 number_out_of_range unless the route reads numbers
   const raw = Buffer.from('{"a":[1e999,2],"b":-1e400,"c":"1e999"}');
   t.throws(() => guardNumberRange(JSON.parse(raw.toString()), raw, false), { code: 'number_out_of_range', status: 400 });
   t.same(guardNumberRange(JSON.parse(raw.toString()), raw, true), { a: ['1e999', 2], b: '-1e400', c: '1e999' });
+  // issue 46: a route names the members that take such text; anywhere else it is a validation error
+  const named = Buffer.from('{"expression":1e999,"tolerance":1e999,"context":{"x":-1e999}}');
+  t.throws(() => guardNumberRange(JSON.parse(named.toString()), named, ['tolerance']), {
+    code: 'validation_failed',
+    status: 400,
+    errors: [{ field: '/body/context/x' }, { field: '/body/expression' }],
+  });
+  const only = Buffer.from('{"expression":"1","tolerance":1e999}');
+  t.same(guardNumberRange(JSON.parse(only.toString()), only, ['tolerance']), { expression: '1', tolerance: '1e999' });
+  const arr = Buffer.from('[1e999]');
+  t.throws(() => guardNumberRange(JSON.parse(arr.toString()), arr, ['tolerance']), { code: 'validation_failed' }, 'a top-level array has no named member');
   const fine = Buffer.from('{"a":1e308,"s":"1e999"}');
   const v = JSON.parse(fine.toString());
   t.equal(guardNumberRange(v, fine, false), v, 'finite numbers: untouched, same object');
@@ -54,6 +65,15 @@ t.test('HTTP /verify/math: expected_value and tolerance are exact as written', a
   const tiny = await post('{"expression":"1/3","expected_value":0.3333333333,"tolerance":1e-999}');
   t.equal(tiny.body.tolerance, '1e-999');
   t.equal(tiny.body.is_correct, false);
+
+  // issue 46: a JSON number where the schema says string is a 400 validation error, never an expression
+  for (const raw of ['{"expression":1e999}', '{"expression":-1e999}', '{"expression":5}', '{"expression":"2+2","expected":1e999}', '{"expression":"2+2","expected":0.5}', '{"expression":"1","context":{"x":1e999}}']) {
+    const r = await post(raw);
+    t.equal(r.status, 400, raw);
+    t.match(r.headers.get('content-type'), /^application\/problem\+json/, raw);
+    t.match(r.body, { code: 'validation_failed', status: 400, errors: [{ field: /^\/body\// }] }, raw);
+    t.notOk('developer_fields' in r.body, `${raw}: not evaluated`);
+  }
 
   // another route gets no Infinity either: 400 number_out_of_range before its handler
   const other = await s.request('POST', '/verify/fact', { headers: { 'x-api-key': key, 'content-type': 'application/json' }, raw: '{"claim":"p","context":"p","x":1e999}' });

@@ -9,6 +9,7 @@ import { classifyArgv, classifyShellCommand, isCriticalPath, isInterpreter, isRe
 import { gitFinding, launchedProgram } from '../launchers.js';
 import { markedItem, mayBeString } from './strings.js';
 import { isCredentialValue, isKeyLiteral, isSecretName, secretByValue } from '../secrets.js';
+import { jsFlowFindings } from './flow/index.js';
 import { type Analysis, type Finding, type Language, type Severity, normaliseFindings } from '../types.js';
 
 /** crypto functions and the position of their key argument (a literal there is a hard-coded key) */
@@ -362,11 +363,20 @@ function analyze(parsed: JsParse, language: Language): Analysis {
       urls.visit(n);
     }
     written.finish();
+    if (flowOn) return { language, parseOk: true, parser: parsed.parser, findings: normaliseFindings(jsFlowFindings(parsed.ast, order, r, prefix, a.findings)) };
   } catch (err) {
     if (err instanceof JsLimitError) return { language, parseOk: true, parser: parsed.parser, findings: normaliseFindings(a?.findings ?? []), limitExceeded: true };
     throw err;
   }
   return { language, parseOk: true, parser: parsed.parser, findings: normaliseFindings(a.findings) };
+}
+
+let flowOn = true;
+/** Turns the source-to-sink flow analysis on or off for this thread (the bench compares both); returns the previous setting. */
+export function setJsFlow(on: boolean): boolean {
+  const was = flowOn;
+  flowOn = on;
+  return was;
 }
 
 export function analyzeJavaScript(code: string): Analysis {

@@ -13,6 +13,7 @@ import { ProcessLibraries, runsProgramByName } from './runners.js';
 import { isCredentialValue, isSecretName } from '../secrets.js';
 import type { Analysis, Finding, Severity } from '../types.js';
 import { normaliseFindings } from '../types.js';
+import { flowFindings } from './flow/index.js';
 
 /**
  * Dunder attributes that walk from an ordinary object to builtins, globals or other classes. A Map,
@@ -283,6 +284,14 @@ class PythonAnalysis {
   }
 }
 
+let flowOn = true;
+/** Turns the source-to-sink flow analysis on or off for this thread (the bench compares both); returns the previous setting. */
+export function setPythonFlow(on: boolean): boolean {
+  const was = flowOn;
+  flowOn = on;
+  return was;
+}
+
 /** Analyses Python source: parse into a syntax tree, then apply the rules to the tree. */
 export async function analyzePython(code: string): Promise<Analysis> {
   await initPython();
@@ -305,6 +314,7 @@ export function analyzePythonSync(submitted: string): Analysis {
     a.run(parsed.nodes);
     // code CPython would reject is never answered safe, whatever tree-sitter accepted
     if (a.compile.error) return { language: 'python', parseOk: false, parser: 'tree-sitter-python', parseError: a.compile.error, findings: [] };
+    if (flowOn) return { language: 'python', parseOk: true, parser: 'tree-sitter-python', findings: normaliseFindings(flowFindings(parsed.root, parsed.nodes, a.r, a.findings)) };
   } catch (err) {
     if (err instanceof AnalysisLimitError) {
       return { language: 'python', parseOk: true, parser: 'tree-sitter-python', findings: normaliseFindings(a?.findings ?? []), limitExceeded: true };

@@ -12,7 +12,6 @@ type Case = [name: string, code: string, rule: string | null];
 const UNSAFE: Case[] = [
   ['eval of input', 'def run(e):\n    return eval(e)\n', 'python.dangerous_call.eval'],
   ['exec of input', 'exec(src)\n', 'python.dangerous_call.exec'],
-  ['eval of a constant still blocks', "eval('1 + 1')\n", 'python.dangerous_call.eval'],
   ['compile of input', "c = compile(src, '<s>', 'exec')\n", 'python.dangerous_call.compile'],
   ['__import__ computed', '__import__(name)\n', 'python.dangerous_call.__import__'],
   ['__import__ obfuscated', "__import__('o' + 's').system('id')\n", 'python.dangerous_call.__import__'],
@@ -108,6 +107,8 @@ const UNSAFE: Case[] = [
 ];
 
 const SAFE: Array<[name: string, code: string]> = [
+  // the flow analysis proves the only argument constant: the presence finding is cleared (issue 40)
+  ['eval of a constant is proven constant', "eval('1 + 1')\n"],
   ['eval inside a string', "msg = 'do not call eval(x) or os.system(cmd)'\n"],
   ['eval inside a comment', '# eval(input())\nx = 1  # exec(code)\n'],
   ['eval inside a docstring', 'def f():\n    """Never use eval(x) or __import__(\'os\')."""\n    return 1\n'],
@@ -117,7 +118,8 @@ const SAFE: Array<[name: string, code: string]> = [
   ['name containing eval', 'def evaluate_model(p, l):\n    return sum(p) / len(l)\nevaluation = evaluate_model([1], [1])\n'],
   ['method called eval on an object', 'model.eval()\ndf.eval("a + b")\n'],
   ['ast.literal_eval', "import ast\nast.literal_eval('[1, 2]')\n"],
-  ['open for reading', "with open(path, encoding='utf-8') as fh:\n    data = fh.read()\n"],
+  // a path of unknown origin is undecided and not admitted (issue 40: fail closed): the probes' paths are the program's own
+  ['open for reading', "path = 'data/config.json'\nwith open(path, encoding='utf-8') as fh:\n    data = fh.read()\n"],
   ['subprocess with a literal list', "import subprocess\nout = subprocess.run(['git', 'rev-parse', 'HEAD'], capture_output=True, text=True, check=True)\n"],
   ['subprocess literal list shell=False', "import subprocess\nsubprocess.check_output(['ls', '-l'], shell=False)\n"],
   ['hashlib', 'import hashlib\nhashlib.sha256(b).hexdigest()\n'],
@@ -129,7 +131,7 @@ const SAFE: Array<[name: string, code: string]> = [
   ['single environ variable sent', "import os, requests\nrequests.get(u, headers={'Authorization': os.environ['TOKEN']})\n"],
   ['environ read locally', "import os\nhome = os.environ.get('HOME')\nprint(dict(os.environ))\n"],
   ['rmtree of a temp dir variable', 'import shutil, tempfile\nd = tempfile.mkdtemp()\nshutil.rmtree(d)\n'],
-  ['os.remove of a computed file', 'import os\nos.remove(os.path.join(tmp, name))\n'],
+  ['os.remove of a computed file', "import os, tempfile\ntmp = tempfile.gettempdir()\nname = 'cache-' + str(os.getpid())\nos.remove(os.path.join(tmp, name))\n"],
   ['self.__class__.__name__', 'class A:\n    def __repr__(self):\n        return self.__class__.__name__\n'],
   ['dunder methods defined', 'class S:\n    def __init__(self):\n        self.x = []\n    def __len__(self):\n        return len(self.x)\n'],
   ['password read from environment', "import os\npassword = os.environ['DB_PASSWORD']\n"],

@@ -31,7 +31,7 @@ t.test('safe code: VERIFIED, is_valid true, ADMIT, rules_version', async (t) => 
   // proof_ref binds engine, version, language, the code hash, the rule set and the findings
   const expected = proofRefOf({
     engine: 'code',
-    engine_version: '1.0.0',
+    engine_version: '1.2.0',
     input: { language: 'python', code_sha256: sha256Hex(code) },
     parameters: { rules_version: RULES_VERSION },
     result: { findings: [] },

@@ -107,8 +107,13 @@ t.test('size caps: length, depth, nodes, literals', async (t) => {
   t.ok(parseQuery('(AND (GT (POW (POW x 8) 8) 1) (GT (MULT (POW x 60) x x x x) 1))').ok, `degree ${LIMITS.maxDegree} is allowed`);
 });
 
-t.test('natural language is anything not starting with "("', async (t) => {
+t.test('DSL input: a bracket first, or an operator in capitals at the start or after "("; the rest is natural language', async (t) => {
   t.equal(isDslInput('  (AND (GT x 1))'), true);
-  t.equal(isDslInput('is there an x above 5 and below 10?'), false);
-  t.equal(isDslInput(''), false);
+  // issue 46: malformed formulas are DSL (a 400 syntax error), never text for a translator (a 422)
+  for (const q of ['AND (GT x 5) (LT x 10))', 'GT x 5)', 'AND(GT x 5)', ')(GT x 5)', ' ) AND', 'x > 5 (AND (GT x 1)', 'the formula (OR (GT x 1) (LT x 0)', 'NOT (EQ x 1)']) {
+    t.equal(isDslInput(q), true, q);
+  }
+  for (const q of ['is there an x above 5 and below 10?', 'x is above 5 (and below 10)', 'x is greater than 5 (or equal)', 'AND then x is 5', 'GT is a car', '']) {
+    t.equal(isDslInput(q), false, q);
+  }
 });

@@ -38,3 +38,18 @@ t.test('the judge itself distinguishes right from wrong', async (t) => {
   t.equal(judge(val, { status: 'UNVERIFIABLE', developer_fields: { value: 0.5 } }), 'correct');
   t.equal(judge(val, { status: 'UNVERIFIABLE', developer_fields: { value: 0.25 } }), 'wrong');
 });
+
+t.test('the math corpus in LaTeX (mathjs toTex, read back): zero wrong outcomes, every line decided', async (t) => {
+  const latex = await import('../../../../bench/engines/latex.js');
+  await latex.setup();
+  const bad: string[] = [];
+  let read = 0;
+  for (const line of corpusLines(latex.corpus)) {
+    const out = (await latex.op(line)) as { developer_fields: Record<string, unknown> };
+    if (out.developer_fields.read_as !== undefined) read++;
+    const verdict = latex.judge(line, out);
+    if (verdict !== 'correct') bad.push(`${line.id} ${verdict} ${latex.render(line.expression)}`);
+  }
+  t.same(bad, []);
+  t.ok(read > 150, `most lines went through the LaTeX reader (${read})`);
+});

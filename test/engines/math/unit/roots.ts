@@ -25,11 +25,17 @@ t.test('a power or product of roots outside K that is back in K is exact', async
     ['((-5)^(1/2))^2', '-5'],
     // the principal cube root of −8 is 1 + i√3, as mathjs has it
     ['(-8)^(1/3)', '1 + i*sqrt(3)'],
+    // products of unlike roots, under one index and in canonical form, back in K
+    ['sqrt(5)*sqrt(20)', '10'],
+    ['sqrt(2)*sqrt(5)*sqrt(10)', '10'],
+    ['sqrt(20)/sqrt(5)', '2'],
+    ['cbrt(2)*sqrt(2)*2^(1/6)', '2'],
+    ['sqrt(5/3)*sqrt(15)', '5'],
     // still outside K: left to the numeric evaluators
     ['sqrt(5)', null],
     ['sqrt(5)^3', null],
     ['sqrt(5)^2.5', null],
-    ['sqrt(5)*sqrt(20)', null],
+    ['sqrt(5)*sqrt(7)', null],
     ['(sqrt(5)+1)*(sqrt(5)-1)', null],
   ];
   for (const [e, want] of cases) t.equal(ex(e), want, e);

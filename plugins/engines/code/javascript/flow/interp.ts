@@ -1,0 +1,381 @@
+import { isBuiltin } from 'node:module';
+import type { JsNode } from '../parser.js';
+import type { JsResolver } from '../resolve.js';
+import { type Flow, type V, carried, join, konst, mix, truthy, unknownOrigin, ALL_CATS } from '../../python/flow/index.js';
+import { JsExprEval, share } from './expr.js';
+import { refine } from './guards.js';
+import { JsCalls } from './calls.js';
+import { JEnv, type JV, joinJ, joinJEnv, lineOf, source } from './value.js';
+import { SECRET_NAMES } from './tables.js';
+import { calleeOnlyNames, escapes } from './entry-points.js';
+
+/** A plain function's caller is other code, not a client: its parameters count for the code-running sinks only. */
+const LIBRARY_PARAM_CLEAN = new Set(ALL_CATS.filter((c) => !['cmdi', 'codeinj', 'deserialization', 'sqli'].includes(c)));
+const MAX_DEPTH = 4;
+const FUNCTIONS = new Set(['FunctionDeclaration', 'FunctionExpression', 'ArrowFunctionExpression']);
+
+export type HandlerKind = 'express' | 'koa';
+
+interface Frame {
+  returns: V | null;
+  plainResponse: boolean;
+}
+
+/**
+ * Statement-by-statement abstract interpretation of one JavaScript module: the module body runs
+ * first; route handlers (Express, Koa, node:http) run where they are registered, with the request as
+ * the source; calls to functions of the same file are interpreted in place (depth ≤ 4), callbacks given
+ * to library functions run where they are given; every function that never ran is then an entry
+ * point of its own. Branches whose condition folds to a constant run alone.
+ */
+export class JsFlowInterp extends JsExprEval {
+  readonly frames: Frame[] = [];
+  private depth = 0;
+  private loops = 0;
+  private readonly active = new Set<JsNode>();
+  readonly ran = new Set<JsNode>();
+  private readonly scopes = new Map<JsNode, JEnv>();
+  private readonly calls: JsCalls;
+
+  constructor(r: JsResolver, private readonly order: readonly JsNode[]) {
+    super(r);
+    this.calls = new JsCalls(this);
+  }
+
+  run(program: JsNode): void {
+    const env = new JEnv();
+    this.frames.push({ returns: null, plainResponse: false });
+    this.block(program.body as JsNode[], env);
+    this.frames.pop();
+    // every function nothing ran is an entry point (an export, a handler registered elsewhere), and so
+    // is one that ran but other code may call too (exported, stored, returned): its callers are not all here
+    const entered = new Set<JsNode>();
+    const callees = calleeOnlyNames(this.order);
+    for (let pass = 0; pass < 3; pass++) {
+      let any = false;
+      for (const fn of this.order) {
+        if (!FUNCTIONS.has(fn.type) || entered.has(fn) || (this.ran.has(fn) && !escapes(fn, callees))) continue;
+        any = true;
+        entered.add(fn);
+        this.entry(fn, (this.scopes.get(fn) ?? env).child());
+      }
+      if (!any) break;
+    }
+  }
+
+  private entry(fn: JsNode, env: JEnv): void {
+    const params = fn.params as JsNode[];
+    const names = params.map((p) => (p.type === 'Identifier' ? (p.name as string) : ''));
+    if (/^(ctx|context)$/.test(names[0] ?? '')) return void this.handler({ jfn: fn, scope: env }, 'koa', env);
+    if (/^(req|request)$/i.test(names[0] ?? '') && /^(res|response|reply)$/i.test(names[1] ?? '')) return void this.handler({ jfn: fn, scope: env }, 'express', env);
+    const args = params.map((p) => {
+      const v = source(`parameter ${p.type === 'Identifier' ? (p.name as string) : '(pattern)'}`, p);
+      return { flow: { ...(v.flow as Flow), clean: LIBRARY_PARAM_CLEAN } } as V;
+    });
+    this.invoke({ jfn: fn, scope: env }, args);
+  }
+
+  /** Runs a route handler: Express/node:http (req, res, next) or Koa (ctx, next). */
+  handler(fv: JV, kind: HandlerKind, env: JEnv): void {
+    const fn = fv.jfn as JsNode;
+    const params = fn.params as JsNode[];
+    const first = params[0]?.type === 'Identifier' ? (params[0].name as string) : '';
+    let args: V[];
+    if (kind === 'koa') args = [{ q: ['<koa>'] }, unknownOrigin('next', lineOf(fn))];
+    else {
+      args = [{ q: ['<request>'] }, { q: ['<response>'] }, unknownOrigin('next', lineOf(fn))];
+      if (params.length === 4 && /^err/i.test(first)) args.unshift(unknownOrigin('an error', lineOf(fn)));
+    }
+    this.invoke({ ...fv, scope: fv.scope ?? env }, args);
+  }
+
+  /** Interprets a call of a function of this file; null when it is not interpreted (depth, recursion). */
+  invoke(fv: JV, args: V[], writeBack = false): V | null {
+    const fn = fv.jfn as JsNode;
+    if (!FUNCTIONS.has(fn.type)) return null;
+    if (this.active.has(fn) || this.depth >= MAX_DEPTH) return null;
+    this.ran.add(fn);
+    this.active.add(fn);
+    this.depth++;
+    const local = (fv.scope ?? new JEnv()).child();
+    (fn.params as JsNode[]).forEach((p, i) => {
+      if (p.type === 'RestElement') this.assignTo(p.argument as JsNode, { items: args.slice(i) }, local, lineOf(p));
+      else this.assignTo(p, args[i] ?? konst(null), local, lineOf(p));
+    });
+    if (!local.ownHas('arguments') && fn.type !== 'ArrowFunctionExpression') local.set('arguments', { items: args });
+    const frame: Frame = { returns: null, plainResponse: false };
+    this.frames.push(frame);
+    try {
+      const body = fn.body as JsNode;
+      if (body.type !== 'BlockStatement') frame.returns = this.ev(body, local);
+      else this.block(body.body as JsNode[], local);
+    } finally {
+      this.frames.pop();
+      this.depth--;
+      this.active.delete(fn);
+    }
+    const name = fn.id ? ((fn.id as JsNode).name as string) : '';
+    if (frame.returns?.weak && SECRET_NAMES.test(name.replace(/^(get|generate|gen|make|create|new)/i, ''))) {
+      this.hits.push({ cat: 'weakrand', node: fn, flow: frame.returns.weak });
+    }
+    if (writeBack && fv.scope) {
+      const params = new Set((fn.params as JsNode[]).flatMap((p) => (p.type === 'Identifier' ? [p.name as string] : [])));
+      for (const [k, now] of local) {
+        const old = fv.scope.get(k);
+        if (old && now !== old && !params.has(k)) fv.scope.set(k, joinJ(old, now));
+      }
+    }
+    // what a generator yields, or an async generator, is not its return value
+    if (fn.generator) return { ...mix(args, lineOf(fn)), ...unknownOrigin('what a generator of this file yields', lineOf(fn)) };
+    return frame.returns ?? konst(null);
+  }
+
+  /**
+   * Runs a callback a library calls (`fs.readFile(p, (err, data) => …)`, `arr.forEach(…)`): it may
+   * have run, so what it writes to the names it shares with the caller is joined into the caller's.
+   */
+  callback(fv: JV, args: V[], env: JEnv): void {
+    this.invoke({ ...fv, scope: fv.scope ?? env }, args, true);
+  }
+
+  call(n: JsNode, env: JEnv): V {
+    return this.calls.call(n, env);
+  }
+
+  functionValue(n: JsNode, env: JEnv): JV {
+    if (n.type === 'ClassExpression' || n.type === 'ClassDeclaration') {
+      this.classBody(n, env);
+      return { q: ['<class>'] };
+    }
+    if (!this.scopes.has(n)) this.scopes.set(n, env);
+    return { jfn: n, scope: env };
+  }
+
+  private classBody(n: JsNode, env: JEnv): void {
+    for (const m of ((n.body as JsNode).body as JsNode[]) ?? []) {
+      if (m.type === 'MethodDefinition' && m.value) this.scopes.set(m.value as JsNode, env);
+      else if (m.type === 'PropertyDefinition' && m.value) this.ev(m.value as JsNode, env);
+    }
+  }
+
+  assignTo(target: JsNode, v: V, env: JEnv, line: number): void {
+    switch (target.type) {
+      case 'Identifier': {
+        const name = target.name as string;
+        env.set(name, this.stepped(v, target));
+        if (v.weak && SECRET_NAMES.test(name)) this.hits.push({ cat: 'weakrand', node: target, flow: v.weak });
+        return;
+      }
+      case 'MemberExpression': {
+        const objNode = target.object as JsNode;
+        const obj = this.ev(objNode, env);
+        const p = this.prop(target, env);
+        if (p === 'body' && (obj.q?.includes('<koa>') || obj.q?.includes('<koa-response>'))) {
+          this.calls.koaBody(target, v, this.frames[this.frames.length - 1]?.plainResponse ?? false);
+        }
+        if (p !== null && v.weak && (SECRET_NAMES.test(p) || obj.q?.includes('<session>'))) this.hits.push({ cat: 'weakrand', node: target, flow: v.weak });
+        if (objNode.type === 'Identifier' && env.has(objNode.name as string) && !obj.q?.some((q) => q.startsWith('<'))) {
+          const keys = new Map(obj.keys ?? []);
+          if (p !== null) keys.set(p, v);
+          const next: V = { ...obj, keys };
+          if (p === null) Object.assign(next, join(carried(obj), carried(v)));
+          env.set(objNode.name as string, next);
+        }
+        return;
+      }
+      case 'ObjectPattern':
+        for (const prop of target.properties as JsNode[]) {
+          if (prop.type === 'RestElement') this.assignTo(prop.argument as JsNode, carried(v), env, line);
+          else {
+            const key = prop.computed ? this.ev(prop.key as JsNode, env) : null;
+            const name = prop.computed ? (key?.known ? String(key.k) : null) : (prop.key as JsNode).type === 'Identifier' ? ((prop.key as JsNode).name as string) : String((prop.key as JsNode).value);
+            this.assignTo(prop.value as JsNode, this.read(v, name, prop), env, line);
+          }
+        }
+        return;
+      case 'ArrayPattern':
+        (target.elements as Array<JsNode | null>).forEach((e, i) => {
+          if (!e) return;
+          if (e.type === 'RestElement') this.assignTo(e.argument as JsNode, v.items ? { items: v.items.slice(i) } : carried(v), env, line);
+          else this.assignTo(e, v.items ? (v.items[i] ?? konst(null)) : this.element(v, e), env, line);
+        });
+        return;
+      case 'AssignmentPattern': {
+        const dflt = this.ev(target.right as JsNode, env);
+        this.assignTo(target.left as JsNode, v.known && v.k === null ? dflt : v.known ? v : join(v, dflt), env, line);
+        return;
+      }
+    }
+  }
+
+  /** One element of an iterable: of a request (node:http), a chunk of its body. */
+  element(v: V, at: JsNode): V {
+    if (v.q?.includes('<request>')) return source('the request body', at);
+    if (v.items) {
+      const all = v.items.length ? v.items.reduce((a, b) => join(a, b)) : konst(null);
+      return (v as JV).esc ? join(all, unknownOrigin('an element of an array other code may change', lineOf(at))) : all;
+    }
+    return this.stepped(carried(v), at);
+  }
+
+  /** Runs statements; null when every path through them returned or threw. */
+  block(stmts: readonly JsNode[], env: JEnv): JEnv | null {
+    // function declarations are hoisted: calls before them see them
+    for (const s of stmts) {
+      const d = s.type === 'ExportNamedDeclaration' || s.type === 'ExportDefaultDeclaration' ? (s.declaration as JsNode | null) : s;
+      if (d?.type === 'FunctionDeclaration' && d.id) env.set((d.id as JsNode).name as string, this.functionValue(d, env));
+    }
+    for (const s of stmts) {
+      const next = this.stmt(s, env);
+      if (!next) return null;
+      // a branch or loop answers a joined copy: the block keeps its own map, which closures made here hold
+      if (next !== env) {
+        env.clear();
+        for (const [k, v] of next) env.set(k, v);
+      }
+    }
+    return env;
+  }
+
+  private body(s: JsNode, env: JEnv): JEnv | null {
+    return s.type === 'BlockStatement' ? this.block(s.body as JsNode[], env) : this.stmt(s, env);
+  }
+
+  private stmt(s: JsNode, env: JEnv): JEnv | null {
+    this.tick();
+    switch (s.type) {
+      case 'ExpressionStatement':
+        this.ev(s.expression as JsNode, env);
+        return env;
+      case 'VariableDeclaration':
+        for (const d of s.declarations as JsNode[]) {
+          const v = d.init ? this.ev(d.init as JsNode, env) : konst(null);
+          if (d.init && ((d.init as JsNode).type === 'Identifier' || (d.init as JsNode).type === 'MemberExpression')) share(v);
+          this.assignTo(d.id as JsNode, v, env, lineOf(d));
+        }
+        return env;
+      case 'FunctionDeclaration':
+        return env;
+      case 'ClassDeclaration':
+        if (s.id) env.set((s.id as JsNode).name as string, this.functionValue(s, env));
+        return env;
+      case 'ReturnStatement': {
+        const v = this.stepped(share(this.ev(s.argument as JsNode | null, env)), s);
+        const f = this.frames[this.frames.length - 1];
+        f.returns = f.returns ? join(f.returns, v) : v;
+        return null;
+      }
+      case 'ThrowStatement':
+        this.ev(s.argument as JsNode, env);
+        return null;
+      case 'IfStatement': {
+        const t = truthy(this.ev(s.test as JsNode, env));
+        if (t === true) return this.body(s.consequent as JsNode, env);
+        if (t === false) return s.alternate ? this.body(s.alternate as JsNode, env) : env;
+        const [yes, no] = refine(this, s.test as JsNode, env, (n) => this.r.qualify(n));
+        const a = this.body(s.consequent as JsNode, yes.fork());
+        const b = s.alternate ? this.body(s.alternate as JsNode, no.fork()) : no.fork();
+        return a && b ? joinJEnv(a, b) : (a ?? b);
+      }
+      case 'BlockStatement':
+        return this.block(s.body as JsNode[], env);
+      case 'ForStatement':
+        if (s.init) (s.init as JsNode).type === 'VariableDeclaration' ? this.stmt(s.init as JsNode, env) : this.ev(s.init as JsNode, env);
+        if (s.test && truthy(this.ev(s.test as JsNode, env)) === false) return env;
+        return this.loop(s, env, (e) => void (s.update && this.ev(s.update as JsNode, e)));
+      case 'WhileStatement':
+        if (truthy(this.ev(s.test as JsNode, env)) === false) return env;
+        return this.loop(s, env, (e) => void this.ev(s.test as JsNode, e));
+      case 'DoWhileStatement':
+        return this.loop(s, env, (e) => void this.ev(s.test as JsNode, e));
+      case 'ForOfStatement':
+      case 'ForInStatement': {
+        const it = this.ev(s.right as JsNode, env);
+        const el = s.type === 'ForOfStatement' ? this.element(it, s) : this.stepped(carried(it), s);
+        const left = s.left as JsNode;
+        const target = left.type === 'VariableDeclaration' ? ((left.declarations as JsNode[])[0].id as JsNode) : left;
+        return this.loop(s, env, () => undefined, (e) => this.assignTo(target, el, e, lineOf(s)));
+      }
+      case 'TryStatement': {
+        const tried = env.fork();
+        const a = this.block(((s.block as JsNode).body as JsNode[]) ?? [], tried);
+        let out: JEnv | null = a;
+        if (s.handler) {
+          const h = s.handler as JsNode;
+          // the catch may start after any statement of the try: the state before, where a throw left it, and after reach it
+          const thrown = joinJEnv(env, tried);
+          const start = a ? joinJEnv(thrown, a) : thrown;
+          if (h.param) this.assignTo(h.param as JsNode, unknownOrigin('a caught exception', lineOf(h)), start, lineOf(h));
+          const b = this.block(((h.body as JsNode).body as JsNode[]) ?? [], start);
+          out = a && b ? joinJEnv(a, b) : (a ?? b);
+        }
+        if (s.finalizer) {
+          const f = this.block(((s.finalizer as JsNode).body as JsNode[]) ?? [], out ?? env.fork());
+          return out ? f : null;
+        }
+        return out;
+      }
+      case 'SwitchStatement': {
+        this.ev(s.discriminant as JsNode, env);
+        let out: JEnv = env;
+        let fall: JEnv | null = null;
+        for (const c of s.cases as JsNode[]) {
+          if (c.test) this.ev(c.test as JsNode, env);
+          const start: JEnv = fall ? joinJEnv(fall, env) : env.fork();
+          const end = this.block(c.consequent as JsNode[], start);
+          fall = end;
+          if (end) out = joinJEnv(out, end);
+        }
+        return out;
+      }
+      case 'LabeledStatement':
+        return this.body(s.body as JsNode, env);
+      case 'ExportNamedDeclaration':
+      case 'ExportDefaultDeclaration': {
+        const d = s.declaration as JsNode | null;
+        if (!d) return env;
+        if (d.type.endsWith('Declaration')) return this.stmt(d, env);
+        this.ev(d, env);
+        return env;
+      }
+      case 'ImportDeclaration':
+        for (const sp of s.specifiers as JsNode[]) {
+          const local = sp.local as JsNode;
+          const from = String((s.source as JsNode).value);
+          env.set(local.name as string, isBuiltin(from) ? { q: this.r.qualify(local) } : { q: this.r.qualify(local), ...unknownOrigin(`${local.name as string}, imported from ${from}`, lineOf(s)) });
+        }
+        return env;
+    }
+    return env;
+  }
+
+  /** A loop body runs zero, one or two times: enough for a value to travel through one assignment per pass. */
+  private loop(s: JsNode, env: JEnv, after: (e: JEnv) => void, before?: (e: JEnv) => void): JEnv {
+    let cur = env;
+    // nested deeper than two, one pass and a widening: two passes at every level would cost 2^depth
+    const passes = this.loops < 2 ? 2 : 1;
+    this.loops++;
+    try {
+      for (let i = 0; i < passes; i++) {
+        const e = cur.fork();
+        before?.(e);
+        const end = this.body(s.body as JsNode, e);
+        if (end) after(end);
+        cur = end ? joinJEnv(cur, end) : cur;
+      }
+    } finally {
+      this.loops--;
+    }
+    if (passes === 1) {
+      // every name the body changed may hold what any of them held (a second pass could move it)
+      const changed = [...cur].filter(([k, v]) => env.get(k) !== v);
+      const all = mix(changed.map(([, v]) => v), lineOf(s));
+      for (const [k, v] of changed) cur.set(k, joinJ(v, all));
+    }
+    return cur;
+  }
+
+  joinValues(a: V, b: V): V {
+    return joinJ(a, b);
+  }
+}

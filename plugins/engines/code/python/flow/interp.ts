@@ -1,0 +1,400 @@
+import { type PyNode, field } from '../parser.js';
+import { namedChildren } from './kids.js';
+import type { Resolver } from '../resolve.js';
+import { ExprEval, lineOf, source } from './expr.js';
+import { checkSinks, isQuery, sessionStore } from './sinks.js';
+import { refine } from './guards.js';
+import { joinMaybe, lastReturn, matchStmt, tryStmt } from './statements.js';
+import { configParser } from './config-parser.js';
+import { type Cat, type Env, type Flow, type V, UNKNOWN, allFlow, carried, join, joinEnv, konst, mix, raw, truthy, unknownOrigin } from './value.js';
+import { NON_MUTATING, OWN_VALUES, REDIRECTS, ALL_CATS, CONVERTERS, DATA_METHODS, DECODERS, PURE_CALLS, PATH_CTORS, READ_METHODS, SANITISERS, SOURCE_CALLS, WEAK_RANDOM, namedSanitiser } from './tables.js';
+
+const LIBRARY_PARAM_CLEAN: ReadonlySet<Cat> = new Set(ALL_CATS.filter((c) => !['cmdi', 'codeinj', 'deserialization', 'sqli'].includes(c)));
+const STR_KEEP = new Set(['lower', 'upper', 'strip', 'lstrip', 'rstrip', 'encode', 'decode', 'replace', 'format', 'title', 'capitalize', 'casefold', 'split', 'rsplit', 'splitlines', 'partition', 'center', 'ljust', 'rjust', 'zfill', 'expandtabs', 'translate', 'removeprefix', 'removesuffix', 'get', 'getlist', 'get_all', 'keys', 'values', 'items', 'copy', 'pop', 'getvalue']);
+
+interface Frame {
+  returns: V | null;
+}
+
+/**
+ * Statement-by-statement abstract interpretation of one Python module: each entry point (module
+ * body, route handlers, functions no other code in the file calls) runs with its parameters as
+ * untrusted data; calls to functions of the same file are interpreted in place (their summary for
+ * these arguments), branches whose condition folds to a constant run alone.
+ */
+export class FlowInterp extends ExprEval {
+  private frames: Frame[] = [];
+  private depth = 0;
+  private readonly active = new Set<PyNode>();
+  private readonly queue: { def: PyNode; env: Env }[] = [];
+  private readonly done = new Set<PyNode>();
+
+  constructor(r: Resolver, private readonly calledNames: ReadonlySet<string>) {
+    super(r);
+  }
+
+  run(root: PyNode): void {
+    this.frames.push({ returns: null });
+    this.block(root, new Map());
+    this.frames.pop();
+    while (this.queue.length) {
+      const { def, env } = this.queue.shift() as { def: PyNode; env: Env };
+      if (this.done.has(def)) continue;
+      this.done.add(def);
+      this.entry(def, env);
+    }
+  }
+
+  private entry(def: PyNode, env: Env): void {
+    const decorators = def.parent?.type === 'decorated_definition' ? namedChildren(def.parent).filter((c) => c.type === 'decorator').map((d) => d.text) : [];
+    const isRoute = decorators.some((d) => /\.(route|get|post|put|patch|delete|api_route|websocket)\s*\(/.test(d));
+    const local: Env = new Map(env);
+    const params = namedChildren(field(def, 'parameters') as PyNode);
+    params.forEach((p, i) => {
+      const id = p.type === 'identifier' ? p : (field(p, 'name') ?? namedChildren(p).find((c) => c.type === 'identifier'));
+      if (!id) return;
+      if (i === 0 && (id.text === 'self' || id.text === 'cls')) return local.set(id.text, unknownOrigin(`${id.text} (an instance built elsewhere)`, lineOf(id)));
+      // a plain function's caller is other code, not a client: its parameters count for the code-running sinks only
+      const v = source(`parameter ${id.text}`, id);
+      local.set(id.text, isRoute ? v : { flow: { ...(v.flow as Flow), clean: LIBRARY_PARAM_CLEAN } });
+    });
+    const prevRoute = this.routeFixed;
+    this.routeFixed = !decorators.some((d) => d.includes('<'));
+    this.frames.push({ returns: null });
+    this.block(field(def, 'body') as PyNode, local);
+    const frame = this.frames.pop() as Frame;
+    this.routeFixed = prevRoute;
+    if (isRoute && frame.returns) {
+      const ret = field(def, 'body') as PyNode;
+      const f = allFlow(frame.returns.items?.[0] ?? frame.returns, 'flow'); // a tuple is (body, status and/or headers): the body is the page
+      this.hits.push({ cat: 'xss', node: lastReturn(ret) ?? def, flow: f && !f.clean.has('xss') ? f : undefined });
+      if (frame.returns.weak) this.hits.push({ cat: 'weakrand', node: lastReturn(ret) ?? def, flow: frame.returns.weak });
+    }
+  }
+
+  /** Runs a block; null when every path through it returned or raised. */
+  block(n: PyNode, env: Env): Env | null {
+    let cur: Env | null = env;
+    for (const s of namedChildren(n)) {
+      if (!cur) return null;
+      cur = this.stmt(s, cur);
+    }
+    return cur;
+  }
+
+  private stmt(s: PyNode, env: Env): Env | null {
+    this.tick();
+    switch (s.type) {
+      case 'expression_statement':
+        for (const c of namedChildren(s)) this.exprStmt(c, env);
+        return env;
+      case 'return_statement': {
+        const v = this.ev(namedChildren(s)[0] ?? null, env);
+        const f = this.frames[this.frames.length - 1];
+        f.returns = f.returns ? join(f.returns, v) : this.stepped(v, s);
+        return null;
+      }
+      case 'raise_statement':
+        return null;
+      case 'if_statement':
+        return this.ifStmt(s, env);
+      case 'for_statement': {
+        const it = this.ev(field(s, 'right'), env);
+        return this.loop(s, env, (e) => this.bindTarget(field(s, 'left'), this.element(it, lineOf(s)), e, lineOf(s)));
+      }
+      case 'while_statement': {
+        if (truthy(this.ev(field(s, 'condition'), env)) === false) return env;
+        return this.loop(s, env, () => undefined);
+      }
+      case 'try_statement':
+        return tryStmt(this, s, env);
+      case 'with_statement': {
+        for (const item of namedChildren(namedChildren(s).find((c) => c.type === 'with_clause') ?? s)) {
+          const value = field(item, 'value');
+          if (value?.type === 'as_pattern') this.bindTarget(field(value, 'alias') && namedChildren(field(value, 'alias') as PyNode)[0], this.ev(namedChildren(value)[0], env), env, lineOf(s));
+          else this.ev(value, env);
+        }
+        return this.block(field(s, 'body') as PyNode, env);
+      }
+      case 'match_statement':
+        return matchStmt(this, s, env);
+      case 'function_definition':
+        return this.define(s, env);
+      case 'decorated_definition': {
+        const d = field(s, 'definition');
+        for (const c of namedChildren(s)) if (c.type === 'decorator') this.ev(namedChildren(c)[0] ?? null, env);
+        if (d?.type === 'function_definition') return this.define(d, env, true);
+        if (d?.type === 'class_definition') this.classDef(d, env);
+        return env;
+      }
+      case 'class_definition':
+        this.classDef(s, env);
+        return env;
+      case 'block':
+        return this.block(s, env);
+    }
+    return env;
+  }
+
+  private define(def: PyNode, env: Env, decorated = false): Env {
+    const name = (field(def, 'name') as PyNode).text;
+    env.set(name, { fn: def, q: [name] });
+    if (decorated || !this.calledNames.has(name)) this.queue.push({ def, env: new Map(env) });
+    return env;
+  }
+
+  private classDef(c: PyNode, env: Env): void {
+    const body = field(c, 'body');
+    if (!body) return;
+    for (const s of namedChildren(body)) {
+      const d = s.type === 'decorated_definition' ? field(s, 'definition') : s;
+      if (d?.type === 'function_definition') this.queue.push({ def: d, env: new Map(env) });
+    }
+  }
+
+  private exprStmt(c: PyNode, env: Env): void {
+    if (c.type === 'assignment') {
+      const right = field(c, 'right');
+      if (!right) return;
+      let v = right.type === 'assignment' ? (this.exprStmt(right, env), this.ev(field(right, 'left'), env)) : this.ev(right, env);
+      // a list or dict bound to a second name is one object: a change through either is out of this map's sight
+      if ((right.type === 'identifier' || right.type === 'attribute') && (v.items || v.keys)) v = this.share(right.text, v, `shared with ${(field(c, 'left') as PyNode).text}`, env, lineOf(c));
+      this.bindTarget(field(c, 'left'), this.stepped(v, c), env, lineOf(c));
+    } else if (c.type === 'augmented_assignment') {
+      const left = field(c, 'left') as PyNode;
+      const op = (field(c, 'operator') as PyNode).text.slice(0, -1);
+      const v = this.binary(op, this.ev(left, env), this.ev(field(c, 'right'), env), c);
+      this.bindTarget(left, v, env, lineOf(c));
+    } else this.ev(c, env);
+  }
+
+  bindTarget(t: PyNode | null, v: V, env: Env, line: number): void {
+    if (!t) return;
+    switch (t.type) {
+      case 'identifier':
+      case 'attribute':
+        env.set(t.text, v);
+        return;
+      case 'pattern_list':
+      case 'tuple_pattern':
+      case 'list_pattern':
+      case 'tuple':
+      case 'list': {
+        const targets = namedChildren(t);
+        targets.forEach((x, i) => this.bindTarget(x, v.items && v.items.length === targets.length ? v.items[i] : mix([v], line), env, line));
+        return;
+      }
+      case 'subscript': {
+        const objNode = field(t, 'value') as PyNode;
+        const obj = this.ev(objNode, env);
+        const keyNode = field(t, 'subscript');
+        const key = keyNode && keyNode.type !== 'slice' ? this.ev(keyNode, env) : UNKNOWN;
+        sessionStore(this.hits, t, obj, key, v);
+        const name = objNode.type === 'identifier' || objNode.type === 'attribute' ? objNode.text : null;
+        if (!name) return;
+        if (obj.keys && key.known && typeof key.k === 'string') {
+          env.set(name, { ...obj, keys: new Map(obj.keys).set(key.k, v) });
+        } else if (obj.items && key.known && typeof key.k === 'number' && obj.items[key.k]) {
+          const items = [...obj.items];
+          items[key.k] = v;
+          env.set(name, { ...obj, items });
+        } else env.set(name, { ...mix([obj, v], line), q: obj.q });
+        return;
+      }
+    }
+  }
+
+  private ifStmt(s: PyNode, env: Env): Env | null {
+    const t = truthy(this.ev(field(s, 'condition'), env));
+    const alts = namedChildren(s).filter((c) => c.field === 'alternative');
+    if (t === true) return this.block(field(s, 'consequence') as PyNode, env);
+    if (t === false) return this.ifRest(alts, env);
+    // each side runs knowing what the condition proved (a guard that returns leaves the other side clean)
+    const cond = field(s, 'condition');
+    const yes = this.block(field(s, 'consequence') as PyNode, refine(this, cond, true, new Map(env)));
+    const no = this.ifRest(alts, refine(this, cond, false, new Map(env)));
+    return joinMaybe(yes, no);
+  }
+
+  private ifRest(alts: PyNode[], e: Env): Env | null {
+    for (const a of alts) {
+      if (a.type === 'else_clause') return this.block(field(a, 'body') as PyNode, e);
+      const ct = truthy(this.ev(field(a, 'condition'), e));
+      if (ct === true) return this.block(field(a, 'consequence') as PyNode, e);
+      if (ct === null) {
+        const cond = field(a, 'condition');
+        return joinMaybe(this.block(field(a, 'consequence') as PyNode, refine(this, cond, true, new Map(e))), this.ifRest(alts.slice(alts.indexOf(a) + 1), refine(this, cond, false, new Map(e))));
+      }
+    }
+    return e;
+  }
+
+  private loop(s: PyNode, env: Env, bind: (e: Env) => void): Env | null {
+    let cur = env;
+    for (let i = 0; i < 2; i++) {
+      const e = new Map(cur);
+      bind(e);
+      const after = this.block(field(s, 'body') as PyNode, e);
+      cur = after ? joinEnv(cur, after) : cur;
+    }
+    const alt = field(s, 'alternative');
+    return alt ? this.block(field(alt, 'body') ?? alt, cur) : cur;
+  }
+
+  call(n: PyNode, env: Env): V {
+    const v = this.callee(n, env);
+    // a list or dict handed to a call may be changed by it (an inlined function's changes are not written back)
+    const fn = field(n, 'function') as PyNode;
+    const callName = fn.type === 'identifier' ? fn.text : fn.type === 'attribute' ? (field(fn, 'attribute') as PyNode).text : '';
+    if (!NON_MUTATING.has(callName)) {
+      for (const a of namedChildren(field(n, 'arguments') ?? n)) {
+        const x = a.type === 'keyword_argument' ? field(a, 'value') : a;
+        if (!x || (x.type !== 'identifier' && x.type !== 'attribute')) continue;
+        const cur = env.get(x.text);
+        if (cur && (cur.items || cur.keys)) this.share(x.text, cur, `handed to ${callName || 'a call'}() at line ${lineOf(n)}`, env, lineOf(n));
+      }
+    }
+    return v;
+  }
+
+  /** A list or dict other code holds too: its members are no longer known one by one, and are of unknown origin. */
+  private share(name: string, v: V, why: string, env: Env, line: number): V {
+    const out: V = { ...carried(v), unk: carried({ ...v, unk: unknownOrigin(`the members of ${name} (${why}, so they may change out of sight)`, line).unk }).unk };
+    if (v.q) out.q = v.q;
+    env.set(name, out);
+    return out;
+  }
+
+  private callee(n: PyNode, env: Env): V {
+    const fn = field(n, 'function') as PyNode;
+    const argNodes = namedChildren(field(n, 'arguments') ?? n).filter((c) => c !== fn);
+    const args: V[] = [];
+    const kw = new Map<string, V>();
+    let splat: V | null = null;
+    for (const a of argNodes) {
+      if (a.type === 'keyword_argument') kw.set((field(a, 'name') as PyNode).text, this.ev(field(a, 'value'), env));
+      else if (a.type === 'list_splat' || a.type === 'dictionary_splat') splat = this.ev(namedChildren(a)[0] ?? null, env);
+      else args.push(this.ev(a, env));
+    }
+    const all = [...args, ...kw.values(), ...(splat ? [splat] : [])];
+    const line = lineOf(n);
+    let recv: V | null = null;
+    let method: string | null = null;
+    let qs: string[];
+    let callee: V;
+    if (fn.type === 'attribute') {
+      recv = this.ev(field(fn, 'object'), env);
+      method = (field(fn, 'attribute') as PyNode).text;
+      qs = recv.q ? recv.q.map((q) => `${q}.${method}`) : [];
+      callee = { q: qs };
+    } else {
+      callee = this.ev(fn, env);
+      qs = callee.q ?? [];
+    }
+    // past a `*splat` every position may be any of its elements
+    checkSinks(this.hits, { node: n, qs, method, recv, args: splat ? [...args, splat, splat, splat] : args, kw });
+    if (callee.fn && !this.active.has(callee.fn) && this.depth < 4) return this.inline(callee.fn, args, kw, env, n);
+    // what a query returns is the store's data, not the query text: of unknown origin, not the request's
+    if (isQuery(qs, method, recv)) return unknownOrigin(`the result of a query (line ${line})`, line);
+    for (const q of qs) {
+      const what = SOURCE_CALLS.get(q);
+      if (what) return source(what, n);
+      if (CONVERTERS.has(q)) return {};
+      const san = SANITISERS.get(q);
+      if (san || DECODERS.has(q)) return san ? this.clean(mix(all, line), san) : raw(mix(all, line));
+      if (q === 'str') return args[0] ? this.stepped(args[0], n) : konst('');
+      if (q === 'open' || q === 'io.open' || q === 'codecs.open') return { q: ['<file>'] };
+      // a temporary directory the standard library makes, the process id or working directory: the program's own, not of unknown origin
+      if (OWN_VALUES.has(q)) return {};
+      if (PATH_CTORS.has(q)) return { ...mix(all, line), q: ['<path>'] };
+      if (q === 'os.path.realpath' || q === 'os.path.abspath') return { ...mix(all, line), q: ['<resolved>'] };
+      if (WEAK_RANDOM.test(q)) return { weak: { what: `${q}()`, lines: [line], clean: new Set() } };
+      if (q === 'xml.sax.make_parser') return { q: ['<sax-parser>'] };
+      if (q === 'urllib.parse.urlparse' || q === 'urllib.parse.urlsplit') {
+        const from = argNodes[0]?.type === 'identifier' ? argNodes[0].text : null;
+        return { ...mix(all, line), q: ['<parsed-url>'], ...(from ? { of: from } : {}) };
+      }
+      if (q === 'configparser.ConfigParser' || q === 'configparser.RawConfigParser') return { q: ['<config>'], keys: new Map() };
+      if (q === 'lxml.etree.XMLParser') {
+        const re = kw.get('resolve_entities');
+        return { q: [re && truthy(re) === false ? '<xml-parser>' : '<xml-external-entities>'] };
+      }
+      // JSON and a redirect response (whose body the framework escapes) are not HTML built from the data
+      if (q === 'flask.make_response') return args.length === 1 && !kw.size && !splat ? this.stepped(args[0], n) : { ...mix(all, line), ...(kw.size || splat ? {} : { items: args }) };
+      if (q === 'flask.jsonify' || q === 'json.dumps' || REDIRECTS.has(q)) return this.clean(mix(all, line), ['xss']);
+    }
+    if (qs.some((q) => PURE_CALLS.has(q))) return mix(all, line);
+    if (recv && method) return this.method(recv, method, args, all, fn, n, env);
+    const last = qs[0]?.split('.').pop() ?? (fn.type === 'identifier' ? fn.text : '');
+    const named = qs.length && last ? namedSanitiser(last) : null;
+    if (named) return this.clean(mix(all, line), named);
+    return mix([...all, unknownOrigin(`the result of ${qs[0] ?? fn.text}() (a callee outside this file)`, line)], line);
+  }
+
+  private method(recv: V, m: string, args: V[], all: V[], fn: PyNode, n: PyNode, env: Env): V {
+    const line = lineOf(n);
+    const objNode = field(fn, 'object') as PyNode;
+    const name = objNode.type === 'identifier' || objNode.type === 'attribute' ? objNode.text : null;
+    if (recv.q?.includes('<file>') && READ_METHODS.has(m)) return source('a file read', n);
+    if (READ_METHODS.has(m) && recv.q?.some((q) => /socket/.test(q))) return source('a socket read', n);
+    if (recv.q?.includes('<sax-parser>') && m === 'setFeature' && args[1] && truthy(args[1]) !== false && (args[0]?.q ?? []).some((q) => /feature_external_(ges|pes)$/.test(q))) {
+      if (name) env.set(name, { q: ['<sax-parser>', '<xml-external-entities>'] });
+      return {};
+    }
+    // resolve() removes `..` and follows links; absolute() only prefixes the working directory, so `..` stays
+    if (recv.q?.includes('<path>') && (m === 'resolve' || m === 'absolute')) return m === 'resolve' ? { ...recv, q: ['<path>', '<resolved>'] } : this.stepped({ ...recv, q: ['<path>'] }, n);
+    if (m === 'SystemRandom') return {};
+    if (recv.q?.includes('<config>') && recv.keys) return configParser(recv, m, args, name, env, line);
+    const named = namedSanitiser(m);
+    if (named) return this.clean(mix(all, line), named);
+    if (recv.items && name) {
+      if (m === 'append' && args[0]) env.set(name, { ...recv, items: [...recv.items, args[0]] });
+      else if (m === 'pop') {
+        const at = args[0]?.known && typeof args[0].k === 'number' ? args[0].k : -1;
+        const items = [...recv.items];
+        const i = at < 0 ? items.length + at : at;
+        const [got] = i >= 0 && i < items.length ? items.splice(i, 1) : [UNKNOWN];
+        env.set(name, { ...recv, items });
+        return got;
+      } else if (m === 'insert' && args[1] && args[0]?.known && typeof args[0].k === 'number') {
+        const items = [...recv.items];
+        items.splice(args[0].k, 0, args[1]);
+        env.set(name, { ...recv, items });
+      } else if (m === 'extend' && args[0]) env.set(name, args[0].items ? { ...recv, items: [...recv.items, ...args[0].items] } : { ...mix([recv, args[0]], line), q: recv.q });
+      return {};
+    }
+    if (recv.keys && name && m === 'get' && args[0]?.known && typeof args[0].k === 'string') return recv.keys.get(args[0].k) ?? args[1] ?? konst(null);
+    if (name && ['append', 'extend', 'add', 'update', 'insert', 'setdefault', 'write'].includes(m) && all.length) {
+      env.set(name, { ...mix([recv, ...all], line), q: recv.q });
+      return {};
+    }
+    if (m === 'join') return mix([...all.map(carried), recv], line);
+    if (STR_KEEP.has(m) && recv.known && typeof recv.k === 'string' && all.every((a) => a.known)) return { ...mix([recv, ...all], line), known: false };
+    // a method this analysis does not model returns data of unknown origin (a file, a database, …)
+    const parts = DATA_METHODS.has(m) ? [recv, ...all] : [recv, ...all, unknownOrigin(`the result of .${m}() (a method outside this file)`, line)];
+    return { ...mix(parts, line), ...(recv.q ? { q: recv.q.map((q) => `${q}.${m}()`) } : {}) };
+  }
+
+  /** A same-file function interpreted with these arguments: its summary is the join of its returns. */
+  private inline(def: PyNode, args: V[], kw: Map<string, V>, env: Env, n: PyNode): V {
+    const local: Env = new Map(env);
+    const params = namedChildren(field(def, 'parameters') as PyNode);
+    params.forEach((p, i) => {
+      const id = p.type === 'identifier' ? p : (field(p, 'name') ?? namedChildren(p).find((c) => c.type === 'identifier'));
+      if (!id) return;
+      const dflt = field(p, 'value');
+      local.set(id.text, args[i] ?? kw.get(id.text) ?? (dflt ? this.ev(dflt, env) : unknownOrigin(`${id.text} (an argument not written out at line ${lineOf(n)})`, lineOf(n))));
+    });
+    this.active.add(def);
+    this.depth++;
+    this.frames.push({ returns: null });
+    try {
+      this.block(field(def, 'body') as PyNode, local);
+    } finally {
+      this.depth--;
+      this.active.delete(def);
+    }
+    const f = this.frames.pop() as Frame;
+    return this.stepped(f.returns ?? konst(null), n);
+  }
+}

@@ -1,0 +1,65 @@
+import { type PyNode, field } from '../parser.js';
+import { namedChildren } from './kids.js';
+import type { Resolver } from '../resolve.js';
+import { type Env, type V, joinEnv } from './value.js';
+
+/** What the compound statements below need of the interpreter. */
+export interface StmtHost {
+  readonly r: Resolver;
+  block(n: PyNode, env: Env): Env | null;
+  ev(n: PyNode | null, env: Env): V;
+}
+
+/** try/except/else/finally: a handler may start from any point of the body, so from the join of before and after. */
+export function tryStmt(h: StmtHost, s: PyNode, env: Env): Env | null {
+  const body = h.block(field(s, 'body') as PyNode, new Map(env));
+  const atRaise = body ? joinEnv(env, body) : env;
+  let out: Env | null = body;
+  for (const c of namedChildren(s)) {
+    if (c.type === 'except_clause' || c.type === 'except_group_clause') {
+      const blk = namedChildren(c).find((x) => x.type === 'block');
+      if (blk) out = joinMaybe(out, h.block(blk, new Map(atRaise)));
+    } else if (c.type === 'else_clause' && body) {
+      out = joinMaybe(h.block(field(c, 'body') as PyNode, body), out === body ? null : out);
+    } else if (c.type === 'finally_clause') {
+      const blk = namedChildren(c).find((x) => x.type === 'block');
+      if (blk) return h.block(blk, out ?? new Map(atRaise)) && out;
+    }
+  }
+  return out;
+}
+
+export function matchStmt(h: StmtHost, s: PyNode, env: Env): Env | null {
+  const subject = h.ev(field(s, 'subject'), env);
+  const cases = namedChildren(field(s, 'body') ?? s).filter((c) => c.type === 'case_clause');
+  let out: Env | null = null;
+  let any = false;
+  for (const c of cases) {
+    const pats = namedChildren(c).filter((x) => x.type === 'case_pattern');
+    const lits = pats.flatMap((p) => (p.text === '_' ? ['_'] : namedChildren(p).flatMap((x) => (x.type === 'union_pattern' ? namedChildren(x) : [x]))).map((x) => (typeof x === 'string' ? x : x.type === 'string' ? h.r.fold(x) : x.type === 'integer' ? x.text : null)));
+    const wildcard = lits.includes('_');
+    const consequence = field(c, 'consequence') ?? namedChildren(c).find((x) => x.type === 'block');
+    if (!consequence) continue;
+    if (subject.known && !wildcard && lits.every((l) => l !== null)) {
+      if (!lits.includes(String(subject.k))) continue;
+      return any ? joinMaybe(out, h.block(consequence, new Map(env))) : h.block(consequence, env);
+    }
+    if (subject.known && wildcard && !any) return h.block(consequence, env);
+    any = true;
+    out = joinMaybe(out, h.block(consequence, new Map(env)));
+    if (wildcard) return out;
+  }
+  return any ? joinMaybe(out, env) : env;
+}
+
+export function joinMaybe(a: Env | null, b: Env | null): Env | null {
+  if (!a) return b;
+  if (!b) return a;
+  return joinEnv(a, b);
+}
+
+export function lastReturn(body: PyNode): PyNode | null {
+  const kids = namedChildren(body);
+  for (let i = kids.length - 1; i >= 0; i--) if (kids[i].type === 'return_statement') return kids[i];
+  return null;
+}

@@ -1,0 +1,172 @@
+import type { PyNode } from '../pynode.js';
+
+/**
+ * Abstract values of the Python flow analysis. A value may carry a flow (untrusted data may be in
+ * it: where it came from and the lines it went through), a weak-randomness flow, a known constant,
+ * known list/dict contents, and the qualified names it may denote (modules, the request object, …).
+ */
+export type Cat =
+  | 'cmdi' | 'codeinj' | 'deserialization' | 'sqli' | 'pathtraver' | 'xss' | 'xpathi'
+  | 'ldapi' | 'xxe' | 'redirect' | 'hash' | 'weakrand' | 'securecookie' | 'trustbound';
+
+export type Const = string | number | boolean | null;
+
+export interface Flow {
+  /** what the data is, e.g. `request.args` */
+  what: string;
+  /** 1-based lines: the source first, then each step */
+  lines: number[];
+  /** classes for which a sanitiser or a guard made this data safe */
+  clean: ReadonlySet<Cat>;
+}
+
+export interface V {
+  flow?: Flow;
+  weak?: Flow;
+  /**
+   * the value may hold data of unknown origin (a name bound nowhere in the file, the result of a
+   * callee outside it, a dynamic attribute): no sink it reaches is proven safe, none proven unsafe
+   */
+  unk?: Flow;
+  known?: boolean;
+  k?: Const;
+  items?: V[];
+  keys?: Map<string, V>;
+  q?: string[];
+  fn?: PyNode;
+  /** for a parsed URL: the variable it was parsed from (a host check on it guards that variable) */
+  of?: string;
+}
+
+export const UNKNOWN: V = Object.freeze({}) as V;
+export const konst = (k: Const): V => ({ known: true, k });
+/** A value of unknown origin: `why` says what it is, `line` where it entered. */
+export const unknownOrigin = (why: string, line: number): V => ({ unk: { what: why, lines: [line], clean: new Set() } });
+/** Everything a value carries (its own and its elements' flows), without its shape. */
+export const carried = (v: V): V => {
+  const out: V = {};
+  const flow = allFlow(v, 'flow');
+  const weak = allFlow(v, 'weak');
+  const unk = allFlow(v, 'unk');
+  if (flow) out.flow = flow;
+  if (weak) out.weak = weak;
+  if (unk) out.unk = unk;
+  return out;
+};
+
+/** The value with every class it was clean for forgotten (a decoder undid the encoding that made it so). */
+export const raw = (v: V): V => {
+  const out: V = { ...v };
+  for (const w of ['flow', 'weak', 'unk'] as const) {
+    const f = v[w];
+    if (f) out[w] = { what: f.what, lines: f.lines, clean: new Set() };
+  }
+  return out;
+};
+
+const MAX_STEPS = 24;
+const MAX_NAMES = 16;
+
+export function step(f: Flow | undefined, line: number): Flow | undefined {
+  if (!f) return f;
+  const last = f.lines[f.lines.length - 1];
+  if (last === line || f.lines.length >= MAX_STEPS) return f;
+  return { what: f.what, lines: [...f.lines, line], clean: f.clean };
+}
+
+export function cleaned(f: Flow | undefined, cats: Iterable<Cat>): Flow | undefined {
+  if (!f) return f;
+  const clean = new Set(f.clean);
+  for (const c of cats) clean.add(c);
+  return { what: f.what, lines: f.lines, clean };
+}
+
+/** Two flows into one value: safe for a class only when both are. */
+function joinFlow(a: Flow | undefined, b: Flow | undefined): Flow | undefined {
+  if (!a) return b;
+  if (!b) return a;
+  const clean = new Set([...a.clean].filter((c) => b.clean.has(c)));
+  const base = a.lines.length <= b.lines.length ? a : b;
+  return { what: base.what, lines: base.lines, clean };
+}
+
+/** The value of an expression built from parts (concatenation, formatting, an unknown call). */
+export function mix(parts: readonly V[], line: number): V {
+  let flow: Flow | undefined;
+  let weak: Flow | undefined;
+  let unk: Flow | undefined;
+  for (const p of parts) {
+    flow = joinFlow(flow, allFlow(p, 'flow'));
+    weak = joinFlow(weak, allFlow(p, 'weak'));
+    unk = joinFlow(unk, allFlow(p, 'unk'));
+  }
+  const out: V = {};
+  if (flow) out.flow = step(flow, line);
+  if (weak) out.weak = step(weak, line);
+  if (unk) out.unk = step(unk, line);
+  return out;
+}
+
+/** A value's own flow joined with its elements' (a list holding a request value carries it). */
+export function allFlow(v: V, which: 'flow' | 'weak' | 'unk', depth = 0): Flow | undefined {
+  let f = v[which];
+  if (depth > 4) return f;
+  if (v.items) for (const i of v.items) f = joinFlow(f, allFlow(i, which, depth + 1));
+  if (v.keys) for (const i of v.keys.values()) f = joinFlow(f, allFlow(i, which, depth + 1));
+  return f;
+}
+
+/** The value after a branch: either side may have run. */
+export function join(a: V, b: V): V {
+  if (a === b) return a;
+  const out: V = {};
+  const flow = joinFlow(a.flow, b.flow);
+  const weak = joinFlow(a.weak, b.weak);
+  const unk = joinFlow(a.unk, b.unk);
+  if (flow) out.flow = flow;
+  if (weak) out.weak = weak;
+  if (unk) out.unk = unk;
+  if (a.known && b.known && a.k === b.k) {
+    out.known = true;
+    out.k = a.k;
+  }
+  if (a.items && b.items && a.items.length === b.items.length) out.items = a.items.map((x, i) => join(x, (b.items as V[])[i]));
+  else if (a.items || b.items) {
+    // lengths differ: the elements are no longer known one by one, but what they carry is kept
+    const flow2 = joinFlow(allFlow({ items: a.items ?? [] }, 'flow'), allFlow({ items: b.items ?? [] }, 'flow'));
+    const weak2 = joinFlow(allFlow({ items: a.items ?? [] }, 'weak'), allFlow({ items: b.items ?? [] }, 'weak'));
+    const unk2 = joinFlow(allFlow({ items: a.items ?? [] }, 'unk'), allFlow({ items: b.items ?? [] }, 'unk'));
+    if (flow2) out.flow = joinFlow(out.flow, flow2);
+    if (weak2) out.weak = joinFlow(out.weak, weak2);
+    if (unk2) out.unk = joinFlow(out.unk, unk2);
+  }
+  if (a.keys && b.keys) {
+    const keys = new Map<string, V>();
+    for (const [k, v] of a.keys) keys.set(k, join(v, b.keys.get(k) ?? UNKNOWN));
+    for (const [k, v] of b.keys) if (!keys.has(k)) keys.set(k, join(v, UNKNOWN));
+    out.keys = keys;
+  }
+  // capped: rebinding through branches doubles the names each time; a name cut here only means a
+  // sink not recognised by the flow, whose presence finding then stays
+  if (a.q || b.q) out.q = [...new Set([...(a.q ?? []), ...(b.q ?? [])])].slice(0, MAX_NAMES);
+  if (a.fn && a.fn === b.fn) out.fn = a.fn;
+  return out;
+}
+
+export type Env = Map<string, V>;
+
+export function joinEnv(a: Env, b: Env): Env {
+  const out: Env = new Map();
+  for (const [k, v] of a) out.set(k, b.has(k) ? join(v, b.get(k) as V) : v);
+  for (const [k, v] of b) if (!a.has(k)) out.set(k, v);
+  return out;
+}
+
+export function truthy(v: V): boolean | null {
+  if (!v.known) return v.items && !v.flow ? v.items.length > 0 : null;
+  const k = v.k;
+  if (k === null) return false;
+  if (typeof k === 'string') return k.length > 0;
+  if (typeof k === 'number') return k !== 0;
+  return k ?? null;
+}
