@@ -74,9 +74,10 @@ export function registerBadgeUrl(app: App, records: Collection<AttestationRecord
       const ttl = (ctx.query as { ttl_seconds?: number }).ttl_seconds ?? DEFAULT_BADGE_TTL_SECONDS;
       const exp = nowSeconds() + ttl;
       const path = `/badge/attestation/${encodeURIComponent(r.id)}?exp=${exp}&sig=${badgeSignature(secret, r.id, exp)}`;
-      const base = app.config.server.public_url ?? (typeof ctx.headers.host === 'string' ? `http://${ctx.headers.host}` : '');
+      // never the request's Host: a link built from it points wherever the caller said
+      const base = app.publicUrl() ?? '';
       return {
-        body: { attestation_id: r.id, path, url: base.replace(/\/+$/, '') + path, expires_at: exp, expires_at_iso: new Date(exp * 1000).toISOString() },
+        body: { attestation_id: r.id, path, url: base + path, expires_at: exp, expires_at_iso: new Date(exp * 1000).toISOString() },
       };
     },
   });

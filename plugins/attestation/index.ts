@@ -2,6 +2,8 @@ import type { KeyObject } from 'node:crypto';
 import type { App, Plugin } from '../../core/types.js';
 import type { DiagnosticResult } from '../../core/verdict.js';
 import { addIdentity } from '../health/index.js';
+import { publishJwk, type PublishedJwk } from '../../core/jwks.js';
+import { traced } from '../../core/tracing.js';
 import { registerAttachHook } from './attach.js';
 import { AttestationKeyError } from './errors.js';
 import { createIssuer, TOKEN_TYPE } from './issue.js';
@@ -21,6 +23,7 @@ export type { TrustGateOptions, GatedBatchItem } from './trust-gate.js';
 export { ATTESTABLE_TAG } from './attach.js';
 export { TOKEN_TYPE, subjectOf } from './issue.js';
 export { MAX_TOKEN_BYTES } from './verify.js';
+export { verifyAttestationOffline, type OfflineVerifyOptions, type OfflineVerifyResult } from './offline.js';
 export { BADGE_LINK_SERVICE, badgeSignature, type BadgeLinkService, type BadgeLinkOutcome } from './badge-url.js';
 export { RecordPruner } from './prune.js';
 export type * from './types.js';
@@ -66,7 +69,13 @@ async function register(app: App): Promise<void> {
     keys.set(key.kid, key.publicKey);
     accepted.set(key.kid, key.thumbprint);
   }
-  const issue = createIssuer({ key, lifetimeSeconds: cfg.lifetime_seconds, records, log: app.log });
+  const sign = createIssuer({ key, lifetimeSeconds: cfg.lifetime_seconds, records, log: app.log });
+  const issued = app.metrics.counter('svc_attestations_total', 'Attestation issuance outcomes by status (issued, blocked, unverifiable) and error code (none when issued)', ['status', 'code']);
+  const issue: typeof sign = async (diagnostic, opts) => {
+    const r = await traced('attestation sign', {}, () => sign(diagnostic, opts));
+    issued.inc({ status: r.status.toLowerCase(), code: (r.error_code ?? 'none').toLowerCase() });
+    return r;
+  };
   const verify = createVerifier({ keys, trustedIssuers: cfg.trusted_issuers, records });
   const service: BoundAttestationService = {
     issuer: cfg.issuer,
@@ -111,6 +120,8 @@ async function register(app: App): Promise<void> {
           }
         : { issuer: cfg.issuer, kid: null, available: false },
   });
+  // offline verifiers (`proofgate attestation verify --jwks …/.well-known/jwks.json`) find the key beside the A2A key
+  if (key) publishJwk(app, () => key.publicJwk as PublishedJwk);
   registerRoutes(app, service, records, accepted);
   registerBadgeUrl(app, records, accepted);
   if (cfg.prune_grace_seconds !== null) {

@@ -11,8 +11,9 @@ import './compact.js';
 import { markSubject, subjectOf } from './subject.js';
 import type { AttestationClaims, AttestationErrorCode, AttestationRecord, AttestationResult, IssueOptions } from './types.js';
 
-export const TOKEN_TYPE = 'svc-attestation+jwt';
-export const SVC_VERSION = '1.0';
+import { SVC_VERSION, TOKEN_TYPE } from './token.js';
+
+export { SVC_VERSION, TOKEN_TYPE } from './token.js';
 
 export { subjectOf } from './subject.js';
 

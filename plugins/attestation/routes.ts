@@ -25,6 +25,7 @@ function adminAudit(app: App): AdminAudit | undefined {
 
 /** `accepted`: kid → thumbprint of the keys the service accepts now (a record's status depends on it). */
 export function registerRoutes(app: App, service: AttestationService, records: Collection<AttestationRecord>, accepted: ReadonlyMap<string, string>): void {
+  const revocations = app.metrics.counter('svc_attestation_revocations_total', 'Attestations revoked (a second revocation of the same one is not counted)');
   app.route({
     method: 'GET',
     path: '/attestation/:id',
@@ -72,6 +73,7 @@ export function registerRoutes(app: App, service: AttestationService, records: C
       });
       if (!after || after.revoked_at === null) throw new HttpError(AttestationProblems.notFound, 'no such attestation');
       if (revokedNow) {
+        revocations.inc();
         ctx.log.info({ event: 'attestation.revoked', attestation_id: after.id, by }, 'attestation revoked');
         try {
           await adminAudit(app)?.record(ctx, 'attestation.revoke', `attestation:${after.id}`);
@@ -92,10 +94,16 @@ export function registerRoutes(app: App, service: AttestationService, records: C
     bodyLimit: 64 * 1024,
     schema: { body: `${S}/verify.body.json`, response: `${S}/verify.response.json` },
     async handler(ctx) {
-      const jwt = (ctx.body as { jwt?: unknown }).jwt;
+      const body = ctx.body as Record<string, unknown>;
+      const jwt = body.jwt;
       const v = await service.verify(jwt);
       if (!v.ok) {
         ctx.log.info({ event: 'attestation.rejected', reason: v.reason }, 'attestation token rejected');
+        // no token was presented at all: naming the member tells nothing about any token (issue 43:
+        // {"token": …} answered a bare "Invalid token"); every token that fails stays identical
+        if (!Object.hasOwn(body, 'jwt')) {
+          throw new HttpError(AttestationProblems.invalidToken, `${INVALID_TOKEN_DETAIL}: the request body has no "jwt" member; send {"jwt": "<the token>"}${Object.hasOwn(body, 'token') ? ' (the member is "jwt", not "token")' : ''}`);
+        }
         throw new HttpError(AttestationProblems.invalidToken, INVALID_TOKEN_DETAIL);
       }
       return { body: { valid: true, status: v.status, header: v.header, claims: v.claims } };

@@ -1,12 +1,11 @@
 import type { KeyObject } from 'node:crypto';
 import { decodeProtectedHeader, jwtVerify } from 'jose';
-import { SHA256_REF } from '../../core/canonical.js';
 import type { Collection } from '../../core/store.js';
-import { subjectOf, SVC_VERSION, TOKEN_TYPE } from './issue.js';
+import { subjectOf } from './subject.js';
+import { claimsShapeOk, MAX_TOKEN_BYTES, SVC_VERSION, TOKEN_TYPE } from './token.js';
 import type { AttestationClaims, AttestationRecord, RejectReason, StoredStatus, VerifyOutcome } from './types.js';
 
-/** Tokens longer than this are refused before any parsing (ours are well under 1 KiB). */
-export const MAX_TOKEN_BYTES = 8192;
+export { MAX_TOKEN_BYTES } from './token.js';
 
 export interface VerifierDeps {
   /** public keys by kid: only keys this service signs with */
@@ -17,32 +16,6 @@ export interface VerifierDeps {
 }
 
 const fail = (reason: RejectReason): VerifyOutcome => ({ ok: false, reason });
-const isInt = (v: unknown): v is number => typeof v === 'number' && Number.isSafeInteger(v);
-const isRef = (v: unknown): v is string => typeof v === 'string' && SHA256_REF.test(v);
-
-function claimsShapeOk(p: Record<string, unknown>): p is AttestationClaims & Record<string, unknown> {
-  const svc = p.svc as Record<string, unknown> | undefined;
-  const result = svc?.result as Record<string, unknown> | undefined;
-  return (
-    typeof p.iss === 'string' &&
-    isRef(p.sub) &&
-    isInt(p.iat) &&
-    isInt(p.exp) &&
-    typeof p.jti === 'string' &&
-    p.jti.length > 0 &&
-    !!svc &&
-    typeof svc === 'object' &&
-    svc.version === SVC_VERSION &&
-    isRef(svc.query_hash) &&
-    isRef(svc.proof_hash) &&
-    !!result &&
-    typeof result === 'object' &&
-    ['VERIFIED', 'UNVERIFIABLE', 'BLOCKED'].includes(result.status as string) &&
-    typeof result.verified === 'boolean' &&
-    typeof result.engine === 'string' &&
-    typeof result.confidence === 'number'
-  );
-}
 
 function joseReason(err: unknown): RejectReason {
   switch ((err as { code?: string })?.code) {

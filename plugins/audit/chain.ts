@@ -1,4 +1,5 @@
 import type { Store, WriteOp } from '../../core/store.js';
+import { traced } from '../../core/tracing.js';
 import { AUDIT_COLLECTION, assertEntry, entryKey, sealEntry, type AuditEntry, type AuditFields } from './payload.js';
 import { payloadCheck } from './verify.js';
 
@@ -105,7 +106,12 @@ export class AuditChain {
     this.heads.delete(orgId);
   }
 
+  /** the span covers the wait for the group commit that carries this entry, as the request waits for it */
   append(orgId: string, fields: AuditFields, opts: AppendOptions = {}): Promise<AuditEntry> {
+    return traced('audit commit', {}, () => this.enqueue(orgId, fields, opts));
+  }
+
+  private enqueue(orgId: string, fields: AuditFields, opts: AppendOptions): Promise<AuditEntry> {
     return new Promise<AuditEntry>((resolve, reject) => {
       let q = this.queues.get(orgId);
       if (!q) {

@@ -23,7 +23,8 @@ import type { Anchor, WalkResult } from './verify.js';
 export const CHECKPOINT_COLLECTION = 'audit.checkpoints';
 export const CHECKPOINT_TYP = 'svc-audit-checkpoint+jws';
 
-export type CheckpointReason = 'periodic' | 'shutdown' | 'prune';
+/** `export`: signed for one GET /audit/export?format=jsonl, never stored and never an anchor */
+export type CheckpointReason = 'periodic' | 'shutdown' | 'prune' | 'export';
 
 export interface Checkpoint {
   org_id: string;

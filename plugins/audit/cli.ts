@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { ConfigError, DEFAULT_CONFIG_PATH, loadConfig } from '../../core/config.js';
 import type { Command } from '../../core/cli.js';
@@ -6,6 +6,7 @@ import { existingStoreProblem, openStore } from '../../core/store-open.js';
 import { AUDIT_COLLECTION } from './payload.js';
 import { checkAgainstCheckpoints, checkpointAnchor } from './checkpoint.js';
 import { walkChains } from './verify.js';
+import { verifyExportFile } from './export-verify.js';
 
 /** an RFC 7638 SHA-256 thumbprint: 43 base64url characters, one in 64 of them starting with `-` */
 const THUMBPRINT = /^[A-Za-z0-9_-]{43}$/;
@@ -34,6 +35,7 @@ export const auditVerifyCommand: Command = {
   name: 'audit verify',
   summary: 'verify the audit hash chains and checkpoints offline (exit 1 at a break or truncation)',
   usage: `proofgate audit verify [--org ID] [--pin THUMBPRINT]... [--data-dir DIR] [--config PATH]
+       proofgate audit verify --export FILE [--hmac-key-file FILE] [--pin THUMBPRINT]...
 
 Walks the audit chain of every organisation (or only --org ID) in the data directory and checks each
 entry: payload hash (current or legacy canonical form), HMAC with SVC_AUDIT_SECRET_KEY, and linkage
@@ -48,7 +50,14 @@ is intact; prints the first problem and exits 1 otherwise; exits 2 when it canno
                    checked against the public key stored beside them, which proves nothing against
                    someone able to rewrite the data directory.
   --data-dir DIR   data directory (default: data_dir of the configuration)
-  --config PATH    config file (default $SVC_CONFIG, else ${DEFAULT_CONFIG_PATH} when present)`,
+  --config PATH    config file (default $SVC_CONFIG, else ${DEFAULT_CONFIG_PATH} when present)
+  --export FILE    verify one retention export file instead, with no store and no configuration:
+                   its entries' hashes and links, from the anchor checkpoint it carries (or seq 0)
+                   to the signed prune checkpoint over its last entry. BROKEN names the first bad
+                   seq and line.
+  --hmac-key-file F  with --export: also check every HMAC with the key in F (the value of
+                   SVC_AUDIT_SECRET_KEY; one trailing newline is ignored). Without it HMACs are not
+                   checked, and the output says so.`,
   async run(argv) {
     if (argv.includes('--help') || argv.includes('-h')) {
       console.log(this.usage);
@@ -56,11 +65,16 @@ is intact; prints the first problem and exits 1 otherwise; exits 2 when it canno
     }
     let values;
     try {
-      ({ values } = parseArgs({ args: pinsGlued(argv), options: { org: { type: 'string' }, pin: { type: 'string', multiple: true }, 'data-dir': { type: 'string' }, config: { type: 'string' } } }));
+      ({ values } = parseArgs({ args: pinsGlued(argv), options: { org: { type: 'string' }, pin: { type: 'string', multiple: true }, 'data-dir': { type: 'string' }, config: { type: 'string' }, export: { type: 'string' }, 'hmac-key-file': { type: 'string' } } }));
     } catch (err) {
       console.error(`proofgate audit verify: ${(err as Error).message}\n\n${this.usage}`);
       return 2;
     }
+    if (values['hmac-key-file'] !== undefined && values.export === undefined) {
+      console.error('proofgate audit verify: --hmac-key-file goes with --export (the store is checked with SVC_AUDIT_SECRET_KEY)');
+      return 2;
+    }
+    if (values.export !== undefined) return verifyExport(values.export, values['hmac-key-file'], values.pin);
     const file = values.config ?? process.env.SVC_CONFIG ?? (existsSync(DEFAULT_CONFIG_PATH) ? DEFAULT_CONFIG_PATH : null);
     let config;
     try {
@@ -104,3 +118,24 @@ is intact; prints the first problem and exits 1 otherwise; exits 2 when it canno
     }
   },
 };
+
+/** `--export FILE`: the file alone, offline; no configuration is loaded */
+async function verifyExport(file: string, keyFile: string | undefined, pins: string[] | undefined): Promise<number> {
+  let hmacKey: string | undefined;
+  if (keyFile !== undefined) {
+    try {
+      hmacKey = readFileSync(keyFile, 'utf8').replace(/\r?\n$/, '');
+    } catch (err) {
+      console.error(`proofgate audit verify: cannot read --hmac-key-file: ${(err as Error).message}`);
+      return 2;
+    }
+    if (!hmacKey) {
+      console.error('proofgate audit verify: --hmac-key-file is empty');
+      return 2;
+    }
+  }
+  const r = await verifyExportFile(file, { hmacKey, pins });
+  if (r.code === 2) console.error(`proofgate audit verify: ${r.message}`);
+  else console.log(r.message);
+  return r.code;
+}

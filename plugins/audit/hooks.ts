@@ -95,7 +95,13 @@ export async function assertAuditable(chain: AuditChain | null, ctx: RequestCont
 }
 
 export function registerAuditHooks(app: App, chain: AuditChain | null, events: SecurityEvents | undefined): void {
-  const verifications = app.metrics.counter('svc_verifications_total', 'Audited verification requests by engine and verdict', ['engine', 'status']);
+  // status is the truth of the verdict, admission the policy decision beside it (decisions §1): proven-unsafe
+  // code is status="verified", admission="blocked", so a "passed" panel must select on admission
+  const verifications = app.metrics.counter(
+    'svc_verifications_total',
+    'Audited verification requests by engine, verdict status and admission (admit, blocked, deny; none when the answer has no admission)',
+    ['engine', 'status', 'admission'],
+  );
   const isVerification = (ctx: RequestContext) => ctx.route.tags?.includes(VERIFICATION_TAG) ?? false;
 
   app.hook('onRequest', async (ctx) => {
@@ -119,7 +125,7 @@ export function registerAuditHooks(app: App, chain: AuditChain | null, events: S
     }
     ctx.state.auditLogId = entry.log_id;
     ctx.responseHeaders['x-audit-log-id'] = entry.log_id;
-    verifications.inc({ engine: engineLabel(ctx.routePath), status: fields.status });
+    verifications.inc({ engine: engineLabel(ctx.routePath), status: fields.status, admission: admissionLabel(reply) });
     recordBlock(org, fields);
   });
 
@@ -149,7 +155,14 @@ export function registerAuditHooks(app: App, chain: AuditChain | null, events: S
     }
     ctx.state.auditLogId = entry.log_id;
     ctx.responseHeaders['x-audit-log-id'] = entry.log_id;
-    verifications.inc({ engine: engineLabel(ctx.routePath), status: fields.status });
+    // a refusal carries no verdict; a policy block is a denial all the same
+    verifications.inc({ engine: engineLabel(ctx.routePath), status: fields.status, admission: err.policyBlock ? 'deny' : 'none' });
     recordBlock(org, fields);
   });
+}
+
+/** Bounded label: the verdict's admission lower-cased, `none` when the answer has none (math, logic, …). */
+function admissionLabel(reply: Reply): string {
+  const a = reply.verdict?.admission;
+  return a === 'ADMIT' ? 'admit' : a === 'BLOCKED' ? 'blocked' : a === 'DENY' ? 'deny' : 'none';
 }

@@ -1,10 +1,12 @@
 import type { App, Plugin, RequestContext } from '../../core/types.js';
 import type { AdminAudit, SecurityEvents } from '../auth/index.js';
 import { join } from 'node:path';
+import { calculateJwkThumbprint, type JWK } from 'jose';
 import { startSweeps } from '../../core/store-prune.js';
 import { AuditChain } from './chain.js';
 import { Checkpointer, type CheckpointSigner } from './checkpoint.js';
 import { pruneAudit } from './retention.js';
+import { REFUSAL_REASONS } from './prune-gate.js';
 import { assertAuditable, registerAuditHooks } from './hooks.js';
 import { registerAuditRoutes } from './routes.js';
 import { createAuditReader, type AuditReader } from './reader.js';
@@ -27,6 +29,12 @@ const plugin: Plugin = {
     registerAuditHooks(app, chain, app.service<SecurityEvents>('security.events'));
     registerAuditRoutes(app);
     app.provide(AUDIT_SERVICES.chain, chain);
+    if (chain) {
+      // the chain counts its commits anyway (group commit); read at scrape time, nothing per append
+      app.metrics.observedCounter('svc_audit_entries_total', 'Audit entries this process appended (verdicts, refusals, administrative acts)', () => chain.stats.entries);
+      app.metrics.observedCounter('svc_audit_commits_total', 'Audit commits (one transaction for a group of entries) this process made', () => chain.stats.commits);
+      app.metrics.observedCounter('svc_audit_commit_races_total', 'Audit batches resealed because another writer took their position first (shared mode)', () => chain.stats.races);
+    }
     app.provide<AuditReader>(AUDIT_SERVICES.reader, createAuditReader(app.store, secret ?? null));
     if (chain) {
       // the attestation plugin registers first; its key signs the checkpoints (null: no key)
@@ -37,11 +45,21 @@ const plugin: Plugin = {
       if (cfg.retention_days !== null) {
         const days = cfg.retention_days;
         const exportDir = cfg.export_dir ?? join(app.config.data_dir, 'audit-export');
+        const refused = app.metrics.counter('svc_audit_prune_refused_total', 'Audit retention prunes refused because the expired prefix of a chain does not verify, by reason (nothing of that chain was pruned)', ['reason']);
+        // every reason exported from the start at 0, so an alert on increase() sees the first refusal
+        for (const reason of REFUSAL_REASONS) refused.inc({ reason }, 0);
         startSweeps({
           everyMs: 3_600_000,
           onClose: (fn) => app.onClose(fn),
           onError: (err) => app.log.error({ err }, 'audit retention failed'),
-          sweep: async () => void (await pruneAudit({ store: app.store, chain, signer, log: app.log, retentionDays: days, exportDir })),
+          sweep: async () => {
+            // a persistent key is the server's identity across restarts: a chain may continue only
+            // from a prune checkpoint of that key (or of an earlier one the operator names)
+            const anchorPins = signer && app.config.attestation.key_continuity_policy === 'persistent'
+              ? [await calculateJwkThumbprint(signer.publicJwk as JWK, 'sha256'), ...cfg.prune_anchor_keys]
+              : undefined;
+            await pruneAudit({ store: app.store, chain, signer, secret: secret!, log: app.log, retentionDays: days, exportDir, refused, anchorPins });
+          },
         });
       }
       app.onClose(() => checkpoints.stop());

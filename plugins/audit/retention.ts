@@ -1,28 +1,36 @@
-import { closeSync, fstatSync, fsyncSync, ftruncateSync, mkdirSync, openSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
 import type { Logger } from 'pino';
 import type { Store, WriteOp } from '../../core/store.js';
 import type { AuditChain } from './chain.js';
 import { CHECKPOINT_COLLECTION, checkpointKey, makeCheckpoint, type CheckpointSigner } from './checkpoint.js';
-import { AUDIT_COLLECTION, assertEntry, type AuditEntry } from './payload.js';
+import { writeExport } from './export-file.js';
+import { AUDIT_COLLECTION, entryKey } from './payload.js';
+import { checkPrunablePrefix, type GateResult, type RefusalReason } from './prune-gate.js';
 
 /**
  * Audit retention (`audit.retention_days`; default: keep everything). Per organisation, the
- * oldest entries older than the cut-off are, in this order: appended to a JSONL export file and
- * fsynced; covered by a signed checkpoint at the last pruned entry (reason `prune`) — the anchor
- * `proofgate audit verify` starts from; then deleted. A crash between the steps leaves either
- * nothing deleted or an anchored chain: never an unverifiable one. The newest entry of a chain is
- * never pruned, so the head (and the next seq) is always read from the chain itself.
+ * oldest entries older than the cut-off are, in this order: verified (prune-gate.ts: a prefix
+ * that does not verify, up to its link to the first kept entry, is not pruned at all); written to
+ * an export file that verifies offline, fsynced; covered by a signed checkpoint at the last pruned
+ * entry (reason `prune`) — the anchor `proofgate audit verify` starts from; then deleted. A crash
+ * between the steps leaves either nothing deleted or an anchored chain: never an unverifiable one.
+ * The newest entry of a chain is never pruned, so the head (and the next seq) is always read from
+ * the chain itself.
  */
 export interface RetentionOptions {
   store: Store;
   chain: AuditChain;
   signer: CheckpointSigner | null;
+  /** SVC_AUDIT_SECRET_KEY: the gate checks every HMAC of what it is about to prune */
+  secret: string;
   log: Logger;
   retentionDays: number;
   exportDir: string;
+  /** RFC 7638 thumbprints an anchor prune checkpoint must be signed by (none: any valid signature) */
+  anchorPins?: readonly string[];
+  /** counts chains whose prune the gate refused, by reason (svc_audit_prune_refused_total) */
+  refused?: { inc(labels: { reason: RefusalReason }): void };
   now?: () => Date;
-  /** entries deleted per transaction */
+  /** entries deleted per transaction (and per export file) */
   batch?: number;
 }
 
@@ -39,28 +47,15 @@ async function organisations(store: Store): Promise<string[]> {
   }
 }
 
-/** fsyncs directories, so the names created in them survive a power cut */
-export function syncDirs(dirs: readonly string[]): void {
-  for (const d of dirs) {
-    const fd = openSync(d, 'r');
-    try {
-      fsyncSync(fd);
-    } finally {
-      closeSync(fd);
-    }
-  }
+function refuse(o: RetentionOptions, org: string, r: Extract<GateResult, { ok: false }>): void {
+  o.log.error(
+    { org, reason: r.reason, seq: r.seq, detail: r.detail },
+    'audit retention refused to prune this chain: its expired prefix does not verify, so nothing of it is exported, checkpointed or deleted (run proofgate audit verify)',
+  );
+  o.refused?.inc({ reason: r.reason });
 }
 
-/** `dir` and, when mkdir made it (`first`: the top directory it created), each new level and its parent */
-function createdDirs(dir: string, first: string | undefined): string[] {
-  const out = [dir];
-  if (first === undefined) return out;
-  for (let d = dir; d !== first && dirname(d) !== d; d = dirname(d)) out.push(dirname(d));
-  out.push(dirname(first));
-  return out;
-}
-
-/** Exports then prunes every organisation's expired prefix; returns the number of entries pruned. */
+/** Exports then prunes every organisation's expired prefix that verifies; returns the number of entries pruned. */
 export async function pruneAudit(o: RetentionOptions): Promise<number> {
   if (!o.signer) {
     o.log.error('audit retention is configured but no attestation signing key exists: nothing is pruned (a prune needs a signed checkpoint)');
@@ -68,60 +63,34 @@ export async function pruneAudit(o: RetentionOptions): Promise<number> {
   }
   const now = (o.now ?? (() => new Date()))();
   const cutoff = new Date(now.getTime() - o.retentionDays * 86_400_000).toISOString();
-  const col = o.store.collection<unknown>(AUDIT_COLLECTION);
   const batch = o.batch ?? 1000;
   let total = 0;
   for (const org of await organisations(o.store)) {
-    for (;;) {
-      // one more than the batch: the entry after the last pruned one must exist (never prune the head)
-      const page = await col.list({ prefix: `${org}/`, limit: batch + 1 });
-      const old: AuditEntry[] = [];
-      let malformed: string | null = null;
-      for (let i = 0; i < page.length - 1; i++) {
-        const v = page[i].value;
-        try {
-          assertEntry(v);
-        } catch (err) {
-          // kept, with every entry after it: the verifier reports it; the other chains prune on
-          malformed = `${page[i].key}: ${(err as Error).message}`;
-          break;
-        }
-        if (v.timestamp >= cutoff) break;
-        old.push(v);
+    // the whole expired prefix first: a defect anywhere in it keeps every entry of the chain
+    const all = await checkPrunablePrefix(o.store, o.secret, org, cutoff, { anchorPins: o.anchorPins });
+    if (!all.ok) {
+      refuse(o, org, all);
+      continue;
+    }
+    let left = all.count;
+    while (left > 0) {
+      // each batch is checked again as it is read for export: the store may have changed since
+      const r = await checkPrunablePrefix(o.store, o.secret, org, cutoff, { max: Math.min(batch, left), collect: true, anchorPins: o.anchorPins });
+      if (!r.ok) {
+        refuse(o, org, r);
+        break;
       }
-      if (malformed) o.log.error({ org, entry: malformed }, 'audit retention stops this chain at a malformed entry (run proofgate audit verify)');
-      if (!old.length) break;
+      if (!r.entries.length) break;
+      const old = r.entries;
       const last = old[old.length - 1];
-      const made = mkdirSync(o.exportDir, { recursive: true, mode: 0o700 });
-      const file = join(o.exportDir, `audit-${org}-${String(old[0].seq).padStart(12, '0')}-${String(last.seq).padStart(12, '0')}.jsonl`);
-      const fd = openSync(file, 'a', 0o600);
-      const size = fstatSync(fd).size;
-      try {
-        // writeFileSync repeats short writes until all is written or one fails (full disk, file
-        // size limit); a single writeSync may store part of the batch and report no error
-        writeFileSync(fd, old.map((e) => JSON.stringify(e)).join('\n') + '\n');
-        fsyncSync(fd);
-        // a new file's name lives in the directory: until that is synced too, a power cut after the
-        // delete below could leave the data synced but unreachable (and a new directory in its parent)
-        if (size === 0) syncDirs(createdDirs(o.exportDir, made));
-      } catch (err) {
-        // nothing is pruned; the cut line goes too, so the file stays whole lines for the next run
-        try {
-          ftruncateSync(fd, size);
-        } catch {
-          // the export already failed: that error is the one to report
-        }
-        throw err;
-      } finally {
-        closeSync(fd);
-      }
       const cp = makeCheckpoint(o.signer, org, { seq: last.seq, hash: last.payload_hash }, 'prune', now);
+      const file = writeExport(o.exportDir, o.secret, old, r.anchor, cp);
       await o.store.commit([{ collection: CHECKPOINT_COLLECTION, key: checkpointKey(org, last.seq), value: cp }]);
-      const dels: WriteOp[] = old.map((_, i) => ({ collection: AUDIT_COLLECTION, key: page[i].key }));
+      const dels: WriteOp[] = old.map((e) => ({ collection: AUDIT_COLLECTION, key: entryKey(org, e.seq) }));
       await o.store.commit(dels);
       total += old.length;
+      left -= old.length;
       o.log.info({ org, from: old[0].seq, to: last.seq, file }, 'audit entries exported and pruned');
-      if (malformed || old.length < batch) break;
     }
   }
   return total;

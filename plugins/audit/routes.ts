@@ -1,9 +1,12 @@
-import { HttpError } from '../../core/errors.js';
+import { HttpError, Problems } from '../../core/errors.js';
 import type { App, RequestContext } from '../../core/types.js';
 import { csvReply, entriesToCsv } from './csv.js';
 import { AuditProblems } from './errors.js';
 import { assertEntry, logIdOf, parseLogId, type AuditStatus } from './payload.js';
 import { newestEntries, readEntry } from './store-read.js';
+import type { CheckpointSigner } from './checkpoint.js';
+import { exportRange, exportStream } from './export-stream.js';
+import { auditStream } from './stream.js';
 
 const S = 'https://proofgate.dev/schemas/audit';
 export const EXPORT_MAX_ROWS = 1000;
@@ -32,6 +35,27 @@ function keyIdMask(ctx: RequestContext): (id: string | null) => string | null {
 function visibleSubject(status: string, subject: string | null, mask: (id: string | null) => string | null): string | null {
   if (status !== 'admin' || subject === null || !subject.startsWith('api_key:')) return subject;
   return mask(subject.slice('api_key:'.length)) === null ? null : subject;
+}
+
+async function jsonlExport(app: App, orgId: string, status: AuditStatus | undefined) {
+  if (status !== undefined) {
+    const error = { field: '/query/status', message: 'a status filter leaves gaps no verifier can tell from deletions: format=jsonl exports the whole chain (filter it after verifying, or use format=csv)' };
+    throw new HttpError(Problems.validation, `${error.field}: ${error.message}`, { errors: [error] });
+  }
+  const secret = app.config.secrets.audit_secret_key;
+  const signer = app.service<CheckpointSigner | null>('attestation.signer') ?? null;
+  if (!secret) throw new HttpError(AuditProblems.unavailable, 'SVC_AUDIT_SECRET_KEY is not set: the audit trail cannot be exported for verification');
+  if (!signer) throw new HttpError(AuditProblems.unavailable, 'no attestation key is available to sign the export checkpoint (the attestation plugin is disabled or has no key)');
+  const range = await exportRange(app.store, orgId);
+  if (!range) throw new HttpError(AuditProblems.notFound, 'your organisation has no audit entries to export yet');
+  return {
+    headers: {
+      'content-type': 'application/jsonl; charset=utf-8',
+      'content-disposition': `attachment; filename="audit-export-${range.first}-${range.last}.jsonl"`,
+      'cache-control': 'no-store',
+    },
+    body: exportStream(app.store, signer, secret, orgId, range),
+  };
 }
 
 export function registerAuditRoutes(app: App): void {
@@ -66,12 +90,29 @@ export function registerAuditRoutes(app: App): void {
 
   app.route({
     method: 'GET',
+    path: '/audit/stream',
+    produces: 'text/event-stream',
+    auth: 'jwt',
+    schema: { query: `${S}/stream.query.json` },
+    handler: (ctx) => auditStream(app, ctx),
+  });
+
+  app.route({
+    method: 'GET',
     path: '/audit/export',
     produces: 'text/csv',
     auth: 'jwt',
+    // an operator's `admin:all` API key exports too (scripts hold keys, not user sessions); any
+    // other API key is refused in the handler, since the route's scope would bind JWT users as well
+    authAlso: ['apiKey'],
+    scope: 'authenticated',
     schema: { query: `${S}/export.query.json` },
     async handler(ctx) {
-      const q = ctx.query as { status?: AuditStatus };
+      const p = ctx.principal!;
+      if (p.kind === 'apiKey' && !p.scopes.includes('admin:all')) throw new HttpError(Problems.forbidden, 'exporting the audit trail with an API key needs the admin:all scope (or sign in: any user of the organisation may)');
+      const q = ctx.query as { status?: AuditStatus; format?: 'csv' | 'jsonl' };
+      if (q.format === 'jsonl') return jsonlExport(app, orgOf(ctx), q.status);
+      // the spec's export: CSV of the newest ≤ 1,000 entries; the verifiable whole chain is format=jsonl
       const page = await newestEntries(app.store, orgOf(ctx), { limit: EXPORT_MAX_ROWS, status: q.status });
       return csvReply(entriesToCsv(page.entries), 'audit-export.csv');
     },

@@ -18,6 +18,7 @@ async function prune(s: TestServer, days = 10) {
     store: app.store,
     chain: app.service<AuditChain>('audit.chain')!,
     signer: app.service<CheckpointSigner>('attestation.signer')!,
+    secret: app.config.secrets.audit_secret_key!,
     log: silent,
     retentionDays: 7,
     exportDir: `${s.dataDir}/audit-export`,
@@ -69,4 +70,20 @@ t.test('SOC 2 report: a chain whose tail was deleted after a checkpoint fails CC
   t.equal(r.body.chain_integrity.ok, false);
   t.match(r.body.chain_integrity.first_break, { org_id: tn.orgId, seq: 4, log_id: logIdOf(tn.orgId, 4), reason: /truncated after the checkpoint/ });
   t.match(r.body.controls.find((c: { id: string }) => c.id === 'CC7.2-audit-trail-integrity'), { status: 'fail', evidence: /truncated/ });
+});
+
+t.test('GET /admin/compliance/verify and the SOC 2 report after a prune the gate refused: the tampered entry is still there and still fails', async (t) => {
+  const s = await startServer({ plugins: [...builtinsWithoutEngines, verificationTestPlugin] });
+  t.teardown(() => s.close());
+  const tn = await tenant(s);
+  for (let i = 0; i < 4; i++) await s.request('POST', '/test/verify', { apiKey: tn.key, body: { outcome: 'blocked' } });
+  await s.kernel.app.store.collection<{ status: string }>(AUDIT_COLLECTION).update(entryKey(tn.orgId, 2), (e) => ({ ...e!, status: 'verified' }));
+  t.equal(await prune(s), 0, 'nothing pruned');
+  const r = await s.request('GET', `/admin/compliance/verify/${logIdOf(tn.orgId, 2)}`, { apiKey: tn.key });
+  t.equal(r.status, 200);
+  t.equal(r.body.valid, false);
+  t.equal(r.body.checks.payload_hash.ok, false);
+  const soc2 = await s.request('GET', `/admin/compliance/report/soc2/${tn.orgId}`, { apiKey: tn.key });
+  t.equal(soc2.body.chain_integrity.ok, false);
+  t.match(soc2.body.chain_integrity.first_break, { org_id: tn.orgId, seq: 2, reason: /payload hash mismatch/ });
 });
