@@ -50,6 +50,8 @@ export const builtinPlugins: Array<Plugin | PluginRef> = [
   // audit after attestation: its onReply hook records the reply as sent, attestation included
   ref('audit', () => import('../plugins/audit/index.js')),
   ref('ops', () => import('../plugins/ops/index.js')),
+  // static files only: the page calls the routes above like any other client
+  ref('console', () => import('../plugins/console/index.js')),
   provisioning.data,
 ];
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-import type { Command } from '../core/cli.js';
+import { didYouMean, parseArgsProblem, type Command } from '../core/cli.js';
 
 /**
  * Where each command lives, in the order `proofgate --help` lists them. A module is imported only
@@ -12,6 +12,7 @@ const SOURCES: Array<{ names: string[]; load: () => Promise<Command[]> }> = [
   { names: ['verify'], load: async () => [(await import('./commands/verify.js')).verifyCommand] },
   { names: ['openapi'], load: async () => [(await import('./commands/openapi.js')).openapiCommand] },
   { names: ['audit verify'], load: async () => [(await import('../plugins/audit/index.js')).auditVerifyCommand] },
+  { names: ['attestation verify'], load: async () => [(await import('../plugins/attestation/cli.js')).attestationVerifyCommand] },
   { names: ['a2a verify-verdict'], load: async () => [(await import('../plugins/a2a/index.js')).a2aVerifyVerdictCommand] },
   { names: ['store stats'], load: async () => [(await import('./commands/store-stats.js')).storeStatsCommand] },
   { names: ['migrate'], load: async () => [(await import('./commands/migrate.js')).migrateCommand] },
@@ -60,7 +61,11 @@ async function main(argv: string[]): Promise<number> {
   }
   const cmd = await find(name, rest[0]);
   if (!cmd) {
-    console.error(`proofgate: unknown command ${name}\n\n${await usage()}`);
+    const all = SOURCES.flatMap((s) => s.names);
+    // `proofgate audit` alone, or with a word no command has: the commands that start with it
+    const family = all.filter((n) => n.startsWith(`${name} `));
+    const near = didYouMean(rest[0] ? `${name} ${rest[0]}` : name, all) ?? didYouMean(name, all) ?? (family.length ? family.join(' or ') : undefined);
+    console.error(`proofgate: unknown command ${name}${near ? ` (did you mean ${near}?)` : ''}\n\n${await usage()}`);
     return 2;
   }
   const args = cmd.name.includes(' ') ? rest.slice(1) : rest;
@@ -70,7 +75,7 @@ async function main(argv: string[]): Promise<number> {
     // node:util parseArgs refusing the arguments is a usage error (2), as every command's own checks
     // answer it; anything else is a failure to run (1)
     const usageError = String((err as { code?: unknown }).code ?? '').startsWith('ERR_PARSE_ARGS_');
-    console.error(`proofgate ${cmd.name}: ${(err as Error).message}${usageError ? `\n\n${cmd.usage}` : ''}`);
+    console.error(`proofgate ${cmd.name}: ${usageError ? `${parseArgsProblem(err, cmd.name, cmd.usage)}\n\n${cmd.usage}` : (err as Error).message}`);
     return usageError ? 2 : 1;
   }
 }

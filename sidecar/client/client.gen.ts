@@ -4,6 +4,16 @@ import { ClientBase, type CallOptions } from './base.js';
 
 /** One method per route of the proofgate API (generated from its OpenAPI document). */
 export class ProofgateClient extends ClientBase {
+  /** DELETE /a2a/peers/{receiver}/tasks/{task}/pushNotificationConfigs/{config} — auth: apiKey or agentToken (verify:read) */
+  deleteA2aPeersByReceiverTasksByTaskPushNotificationConfigsByConfig(params: { receiver: string; task: string; config: string }, opts?: CallOptions): Promise<T.A2ARestResponse> {
+    return this.call<T.A2ARestResponse>({ method: 'DELETE', path: '/a2a/peers/{receiver}/tasks/{task}/pushNotificationConfigs/{config}', auth: 'apiKey', authAlso: ['agentToken'], body: 'none', accept: 'application/json' }, { params }, opts);
+  }
+
+  /** DELETE /admin/mcp/servers/{server}/policy — auth: apiKey (admin:all) */
+  deleteAdminMcpServersByServerPolicy(params: { server: string }, opts?: CallOptions): Promise<T.McpPolicyResponse> {
+    return this.call<T.McpPolicyResponse>({ method: 'DELETE', path: '/admin/mcp/servers/{server}/policy', auth: 'apiKey', body: 'none', accept: 'application/json' }, { params }, opts);
+  }
+
   /** DELETE /agents/{agent_id} — auth: apiKey (agent:write) */
   deleteAgentsByAgentId(params: { agent_id: string }, opts?: CallOptions): Promise<T.AgentsRevokedResponse> {
     return this.call<T.AgentsRevokedResponse>({ method: 'DELETE', path: '/agents/{agent_id}', auth: 'apiKey', body: 'none', accept: 'application/json' }, { params }, opts);
@@ -27,6 +37,31 @@ export class ProofgateClient extends ClientBase {
   /** GET /a2a/metrics — auth: apiKey (verify:read) */
   getA2aMetrics(opts?: CallOptions): Promise<T.A2AMetricsResponse> {
     return this.call<T.A2AMetricsResponse>({ method: 'GET', path: '/a2a/metrics', auth: 'apiKey', body: 'none', accept: 'application/json' }, {}, opts);
+  }
+
+  /** GET /a2a/peers/{receiver}/extendedAgentCard — auth: apiKey or agentToken (verify:read) */
+  getA2aPeersByReceiverExtendedAgentCard(params: { receiver: string }, opts?: CallOptions): Promise<T.A2ARestResponse> {
+    return this.call<T.A2ARestResponse>({ method: 'GET', path: '/a2a/peers/{receiver}/extendedAgentCard', auth: 'apiKey', authAlso: ['agentToken'], body: 'none', accept: 'application/json' }, { params }, opts);
+  }
+
+  /** GET /a2a/peers/{receiver}/tasks — auth: apiKey or agentToken (verify:read) */
+  getA2aPeersByReceiverTasks(params: { receiver: string }, opts?: CallOptions): Promise<T.A2ARestResponse> {
+    return this.call<T.A2ARestResponse>({ method: 'GET', path: '/a2a/peers/{receiver}/tasks', auth: 'apiKey', authAlso: ['agentToken'], body: 'none', accept: 'application/json' }, { params }, opts);
+  }
+
+  /** GET /a2a/peers/{receiver}/tasks/{task} — auth: apiKey or agentToken (verify:read) */
+  getA2aPeersByReceiverTasksByTask(params: { receiver: string; task: string }, opts?: CallOptions): Promise<T.A2ARestResponse> {
+    return this.call<T.A2ARestResponse>({ method: 'GET', path: '/a2a/peers/{receiver}/tasks/{task}', auth: 'apiKey', authAlso: ['agentToken'], body: 'none', accept: 'application/json' }, { params }, opts);
+  }
+
+  /** GET /a2a/peers/{receiver}/tasks/{task}/pushNotificationConfigs — auth: apiKey or agentToken (verify:read) */
+  getA2aPeersByReceiverTasksByTaskPushNotificationConfigs(params: { receiver: string; task: string }, opts?: CallOptions): Promise<T.A2ARestResponse> {
+    return this.call<T.A2ARestResponse>({ method: 'GET', path: '/a2a/peers/{receiver}/tasks/{task}/pushNotificationConfigs', auth: 'apiKey', authAlso: ['agentToken'], body: 'none', accept: 'application/json' }, { params }, opts);
+  }
+
+  /** GET /a2a/peers/{receiver}/tasks/{task}/pushNotificationConfigs/{config} — auth: apiKey or agentToken (verify:read) */
+  getA2aPeersByReceiverTasksByTaskPushNotificationConfigsByConfig(params: { receiver: string; task: string; config: string }, opts?: CallOptions): Promise<T.A2ARestResponse> {
+    return this.call<T.A2ARestResponse>({ method: 'GET', path: '/a2a/peers/{receiver}/tasks/{task}/pushNotificationConfigs/{config}', auth: 'apiKey', authAlso: ['agentToken'], body: 'none', accept: 'application/json' }, { params }, opts);
   }
 
   /** GET /a2a/peers/{receiver}/.well-known/agent-card.json — auth: apiKey or agentToken (verify:read) */
@@ -54,6 +89,11 @@ export class ProofgateClient extends ClientBase {
     return this.call<T.McpServersResponse>({ method: 'GET', path: '/admin/mcp/servers', auth: 'apiKey', body: 'none', accept: 'application/json' }, {}, opts);
   }
 
+  /** GET /admin/mcp/servers/{server}/policy — auth: apiKey (admin:all) */
+  getAdminMcpServersByServerPolicy(params: { server: string }, opts?: CallOptions): Promise<T.McpPolicyResponse> {
+    return this.call<T.McpPolicyResponse>({ method: 'GET', path: '/admin/mcp/servers/{server}/policy', auth: 'apiKey', body: 'none', accept: 'application/json' }, { params }, opts);
+  }
+
   /** GET /admin/mcp/servers/{server}/tools — auth: apiKey (admin:all) */
   getAdminMcpServersByServerTools(params: { server: string }, opts?: CallOptions): Promise<T.McpToolsResponse> {
     return this.call<T.McpToolsResponse>({ method: 'GET', path: '/admin/mcp/servers/{server}/tools', auth: 'apiKey', body: 'none', accept: 'application/json' }, { params }, opts);
@@ -74,9 +114,9 @@ export class ProofgateClient extends ClientBase {
     return this.call<T.AttestationRecordResponse>({ method: 'GET', path: '/attestation/{id}', auth: 'apiKey', body: 'none', accept: 'application/json' }, { params }, opts);
   }
 
-  /** GET /audit/export — auth: jwt */
+  /** GET /audit/export — auth: jwt or apiKey */
   getAuditExport(query?: Record<string, string | number | boolean | undefined>, opts?: CallOptions): Promise<string> {
-    return this.call<string>({ method: 'GET', path: '/audit/export', auth: 'jwt', body: 'none', accept: 'text/csv' }, { query }, opts);
+    return this.call<string>({ method: 'GET', path: '/audit/export', auth: 'jwt', authAlso: ['apiKey'], body: 'none', accept: 'text/csv' }, { query }, opts);
   }
 
   /** GET /audit/logs — auth: jwt */
@@ -87,6 +127,11 @@ export class ProofgateClient extends ClientBase {
   /** GET /audit/logs/{log_id} — auth: jwt */
   getAuditLogsByLogId(params: { log_id: string }, opts?: CallOptions): Promise<T.AuditEntry> {
     return this.call<T.AuditEntry>({ method: 'GET', path: '/audit/logs/{log_id}', auth: 'jwt', body: 'none', accept: 'application/json' }, { params }, opts);
+  }
+
+  /** GET /audit/stream — auth: jwt */
+  getAuditStream(query?: Record<string, string | number | boolean | undefined>, opts?: CallOptions): Promise<string> {
+    return this.call<string>({ method: 'GET', path: '/audit/stream', auth: 'jwt', body: 'none', accept: 'text/event-stream' }, { query }, opts);
   }
 
   /** GET /auth/api-keys — auth: jwt */
@@ -119,6 +164,16 @@ export class ProofgateClient extends ClientBase {
     return this.call<string>({ method: 'GET', path: '/badge/verified', auth: 'none', body: 'none', accept: 'image/svg+xml' }, { query }, opts);
   }
 
+  /** GET /console — auth: none */
+  getConsole(opts?: CallOptions): Promise<string> {
+    return this.call<string>({ method: 'GET', path: '/console', auth: 'none', body: 'none', accept: 'text/html' }, {}, opts);
+  }
+
+  /** GET /console/{asset} — auth: none */
+  getConsoleByAsset(params: { asset: string }, opts?: CallOptions): Promise<string> {
+    return this.call<string>({ method: 'GET', path: '/console/{asset}', auth: 'none', body: 'none', accept: 'text/javascript' }, { params }, opts);
+  }
+
   /** GET /ext-authz — auth: apiKey or agentToken (verify:read) */
   getExtAuthz(opts?: CallOptions): Promise<T.A2AExtAuthzResponse> {
     return this.call<T.A2AExtAuthzResponse>({ method: 'GET', path: '/ext-authz', auth: 'apiKey', authAlso: ['agentToken'], body: 'none', accept: 'application/json' }, {}, opts);
@@ -147,6 +202,11 @@ export class ProofgateClient extends ClientBase {
   /** GET /logs — auth: apiKey (verify:read) */
   getLogs(query?: Record<string, string | number | boolean | undefined>, opts?: CallOptions): Promise<T.AuditTenantLogsResponse> {
     return this.call<T.AuditTenantLogsResponse>({ method: 'GET', path: '/logs', auth: 'apiKey', body: 'none', accept: 'application/json' }, { query }, opts);
+  }
+
+  /** GET /mcp/{server} — auth: agentToken (verify:read) */
+  getMcpByServer(params: { server: string }, opts?: CallOptions): Promise<string> {
+    return this.call<string>({ method: 'GET', path: '/mcp/{server}', auth: 'agentToken', body: 'none', accept: 'application/json, text/event-stream' }, { params }, opts);
   }
 
   /** GET /metrics — auth: apiKey */
@@ -197,6 +257,26 @@ export class ProofgateClient extends ClientBase {
   /** POST /a2a/peers/{receiver} — auth: apiKey or agentToken (verify:read) */
   postA2aPeersByReceiver(params: { receiver: string }, body: T.A2AJsonrpcRequest, opts?: CallOptions): Promise<T.A2AJsonrpcResponse> {
     return this.call<T.A2AJsonrpcResponse>({ method: 'POST', path: '/a2a/peers/{receiver}', auth: 'apiKey', authAlso: ['agentToken'], body: 'json', accept: 'application/json' }, { params, body }, opts);
+  }
+
+  /** POST /a2a/peers/{receiver}/message:send — auth: apiKey or agentToken (verify:read) */
+  postA2aPeersByReceiverMessageSend(params: { receiver: string }, body: T.A2ARestMessageBody, opts?: CallOptions): Promise<T.A2ARestResponse> {
+    return this.call<T.A2ARestResponse>({ method: 'POST', path: '/a2a/peers/{receiver}/message:send', auth: 'apiKey', authAlso: ['agentToken'], body: 'json', accept: 'application/json' }, { params, body }, opts);
+  }
+
+  /** POST /a2a/peers/{receiver}/message:stream — auth: apiKey or agentToken (verify:read) */
+  postA2aPeersByReceiverMessageStream(params: { receiver: string }, body: T.A2ARestMessageBody, opts?: CallOptions): Promise<T.A2ARestResponse> {
+    return this.call<T.A2ARestResponse>({ method: 'POST', path: '/a2a/peers/{receiver}/message:stream', auth: 'apiKey', authAlso: ['agentToken'], body: 'json', accept: 'application/json' }, { params, body }, opts);
+  }
+
+  /** POST /a2a/peers/{receiver}/tasks/{task} — auth: apiKey or agentToken (verify:read) */
+  postA2aPeersByReceiverTasksByTask(params: { receiver: string; task: string }, opts?: CallOptions): Promise<T.A2ARestResponse> {
+    return this.call<T.A2ARestResponse>({ method: 'POST', path: '/a2a/peers/{receiver}/tasks/{task}', auth: 'apiKey', authAlso: ['agentToken'], body: 'none', accept: 'application/json' }, { params }, opts);
+  }
+
+  /** POST /a2a/peers/{receiver}/tasks/{task}/pushNotificationConfigs — auth: apiKey or agentToken (verify:read) */
+  postA2aPeersByReceiverTasksByTaskPushNotificationConfigs(params: { receiver: string; task: string }, body: T.A2ARestPushConfigBody, opts?: CallOptions): Promise<T.A2ARestResponse> {
+    return this.call<T.A2ARestResponse>({ method: 'POST', path: '/a2a/peers/{receiver}/tasks/{task}/pushNotificationConfigs', auth: 'apiKey', authAlso: ['agentToken'], body: 'json', accept: 'application/json' }, { params, body }, opts);
   }
 
   /** POST /admin/keys/rotate — auth: apiKey */
@@ -342,5 +422,10 @@ export class ProofgateClient extends ClientBase {
   /** POST /verify/stats — auth: apiKey (verify:read) */
   postVerifyStats(form: FormData, opts?: CallOptions): Promise<T.StatsResponse> {
     return this.call<T.StatsResponse>({ method: 'POST', path: '/verify/stats', auth: 'apiKey', body: 'multipart', accept: 'application/json' }, { form }, opts);
+  }
+
+  /** PUT /admin/mcp/servers/{server}/policy — auth: apiKey (admin:all) */
+  putAdminMcpServersByServerPolicy(params: { server: string }, body: T.McpPolicyBody, opts?: CallOptions): Promise<T.McpPolicyResponse> {
+    return this.call<T.McpPolicyResponse>({ method: 'PUT', path: '/admin/mcp/servers/{server}/policy', auth: 'apiKey', body: 'json', accept: 'application/json' }, { params, body }, opts);
   }
 }

@@ -1,16 +1,29 @@
 import { verifyVerdict, type VerifyOptions, type VerifyResult } from '../../plugins/a2a/verify.js';
+import { verifyAttestationOffline, type OfflineVerifyOptions, type OfflineVerifyResult } from '../../plugins/attestation/offline.js';
 import { ProofgateClient } from './client.gen.js';
 import type { VerificationContextDocument } from './types.gen.js';
 
 /**
- * `proofgate/client`: the typed client of the proofgate API, plus the two things a caller does with
- * a verdict afterwards — check an A2A verdict JWT (against the gateway's JWKS, fetched or given
- * offline) and turn a verdict into a Verification Context document.
+ * `proofgate/client`: the typed client of the proofgate API, plus what a caller does with a verdict
+ * afterwards — check an A2A verdict JWT or an attestation token (against the service's JWKS,
+ * fetched or given offline) and turn a verdict into a Verification Context document. It loads
+ * undici, jose and canonicalize and no engine (test/sidecar/client-light.test.ts holds it so).
  */
 export { ProofgateClient } from './client.gen.js';
 export { ClientBase, InsecureTransportError, ProofgateError, ResponseTooLargeError, isLoopbackHost, type ClientOptions, type CallOptions } from './base.js';
 export type * from './types.gen.js';
-export type { VerifyOptions, VerifyResult };
+export type { VerifyOptions, VerifyResult, OfflineVerifyOptions, OfflineVerifyResult };
+
+/**
+ * Checks an attestation JWT (the `attestation` of a VERIFIED reply) offline: ES256 signature
+ * against `jwks` or `jwksUrl` (`${baseUrl}/.well-known/jwks.json`), typ, expiry, claim layout, kid
+ * of the issuer, and that `sub` binds the query and proof hashes (`query` also binds what was
+ * evaluated). `verified` is true only for a token attesting VERIFIED. Revocation is not visible
+ * offline: `client.postAttestationVerify({jwt})` asks the service, which also reads it.
+ */
+export function verifyAttestation(token: string, o: OfflineVerifyOptions): Promise<OfflineVerifyResult> {
+  return verifyAttestationOffline(token, o);
+}
 
 /**
  * Checks an A2A verdict JWT (`X-Proofgate-Verdict` or `/a2a/intercept`'s `verdict_jwt`): ES256

@@ -8,6 +8,7 @@ export type * from './types/badges.gen.js';
 export type * from './types/batch.gen.js';
 export type * from './types/code.gen.js';
 export type * from './types/consensus.gen.js';
+export type * from './types/console.gen.js';
 export type * from './types/core.gen.js';
 export type * from './types/fact.gen.js';
 export type * from './types/health.gen.js';

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { App, Plugin } from '../../core/types.js';
-import type { Accounts, ApiKeys, Plans, SecurityEvents } from '../../plugins/auth/index.js';
+import type { Accounts, ApiKeys, Plans, SecurityEvents, SenderOwners } from '../../plugins/auth/index.js';
 import type { Agents } from '../../plugins/agents/index.js';
 import { loadBootstrap, type BootstrapFile } from './file.js';
 
@@ -90,6 +90,28 @@ function checkSecrets(orgs: NonNullable<BootstrapFile['organizations']>, env: No
   if (problems.length) throw new Error(`bootstrap file:\n  - ${problems.join('\n  - ')}`);
 }
 
+/**
+ * A declared key's a2a_senders must be ids its organisation owns (plugins/auth/sender-owners.ts).
+ * An id owned by another organisation, or by none, stops start-up: nothing a tenant does makes it
+ * so (HTTP-registered agents get random ids; trust entries are the operator's), so it is a mistake
+ * in the file. One exception: an agent the file declares here that an administrator has since
+ * deleted (it stays deleted) — refusing to start would let a tenant's deletion stop the server,
+ * so the key is written with a binding that authenticates nobody until the agent comes back.
+ */
+async function checkBindings(app: App, owners: SenderOwners, orgId: string, keyId: string, senders: readonly string[], declaredAgents: ReadonlySet<string>): Promise<void> {
+  const bad: string[] = [];
+  for (const id of new Set(senders)) {
+    const owner = await owners.ownerOf(id);
+    if (owner === orgId) continue;
+    if (owner === null && declaredAgents.has(id)) {
+      app.log.warn({ key_id: keyId, org_id: orgId, sender: id }, 'bootstrap: this key is bound to a declared agent that was deleted; the binding authenticates nobody');
+    } else bad.push(id);
+  }
+  if (bad.length) {
+    throw new Error(`bootstrap file: organizations[${orgId}].api_keys[${keyId}]: a2a_senders ${bad.map((i) => JSON.stringify(i)).join(', ')} not owned by the organisation: declare the agent in its agents, or give the id's a2a_trust / trusted_agents entry org_id: ${JSON.stringify(orgId)}`);
+  }
+}
+
 export async function applyBootstrap(app: App, b: BootstrapFile, env: NodeJS.ProcessEnv): Promise<Record<string, number>> {
   const n = { organizations: 0, users: 0, keys_created: 0, keys_updated: 0, keys_revoked_kept: 0, agents: 0, pruned: 0 };
   const orgs = b.organizations ?? [];
@@ -102,6 +124,7 @@ export async function applyBootstrap(app: App, b: BootstrapFile, env: NodeJS.Pro
   const keys = need<ApiKeys>(app, 'auth.keys', 'API keys');
   const plans = need<Plans>(app, 'auth.plans', 'plans');
   const events = app.service<SecurityEvents>('security.events') ?? null;
+  const owners = need<SenderOwners>(app, 'auth.sender_owners', 'a2a_senders');
   for (const org of orgs) {
     if (org.plan !== undefined && !plans.has(org.plan)) {
       throw new Error(`bootstrap file: organisation ${org.id}: unknown plan ${JSON.stringify(org.plan)}; allowed: ${plans.names().join(', ')}`);
@@ -126,7 +149,28 @@ export async function applyBootstrap(app: App, b: BootstrapFile, env: NodeJS.Pro
       }
       n.users++;
     }
+    const agentDecls = org.agents ?? [];
+    const registry = agentDecls.length || b.prune ? app.service<Agents>('agents.registry') : undefined;
+    if (agentDecls.length && !registry) throw new Error('bootstrap file: agents need the agents plugin');
+    for (const a of agentDecls) {
+      const outcome = await provisionAgent(app.store, (t) => keys.digest(t), {
+        agentId: a.agent_id,
+        orgId: org.id,
+        name: a.name,
+        agentType: a.agent_type ?? 'autonomous',
+        description: a.description ?? null,
+        permissions: a.permissions ?? [],
+        maxCostPerDay: a.max_cost_per_day ?? null,
+        token: a.token_env !== undefined ? env[a.token_env]!.trim() : undefined,
+        tokenDigest: a.token_digest,
+      });
+      if (outcome === 'revoked_kept') app.log.warn({ agent_id: a.agent_id }, 'bootstrap: this declared agent was revoked and stays revoked');
+      n.agents++;
+    }
+    // after the organisation's agents: a key may be bound only to sender ids the organisation owns
+    // (issue 38), and an agent the file declares here is one of them
     for (const k of org.api_keys ?? []) {
+      await checkBindings(app, owners, org.id, k.id, k.a2a_senders ?? [], new Set(agentDecls.map((a) => a.agent_id)));
       const user = users.find((u) => u.id === (k.user ?? users[0]?.id))!;
       const outcome = await provisionApiKey(app.store, keys, {
         id: k.id,
@@ -146,24 +190,6 @@ export async function applyBootstrap(app: App, b: BootstrapFile, env: NodeJS.Pro
         n.keys_revoked_kept++;
         app.log.warn({ key_id: k.id, org_id: org.id }, 'bootstrap: this declared API key was revoked and stays revoked; put a new key in the Secret');
       }
-    }
-    const agentDecls = org.agents ?? [];
-    const registry = agentDecls.length || b.prune ? app.service<Agents>('agents.registry') : undefined;
-    if (agentDecls.length && !registry) throw new Error('bootstrap file: agents need the agents plugin');
-    for (const a of agentDecls) {
-      const outcome = await provisionAgent(app.store, (t) => keys.digest(t), {
-        agentId: a.agent_id,
-        orgId: org.id,
-        name: a.name,
-        agentType: a.agent_type ?? 'autonomous',
-        description: a.description ?? null,
-        permissions: a.permissions ?? [],
-        maxCostPerDay: a.max_cost_per_day ?? null,
-        token: a.token_env !== undefined ? env[a.token_env]!.trim() : undefined,
-        tokenDigest: a.token_digest,
-      });
-      if (outcome === 'revoked_kept') app.log.warn({ agent_id: a.agent_id }, 'bootstrap: this declared agent was revoked and stays revoked');
-      n.agents++;
     }
     if (b.prune) {
       n.pruned += (await revokeUndeclaredKeys(keys, org.id, declared)).length;

@@ -22,6 +22,10 @@ export interface Finding {
   message: string;
   line: number;
   column: number;
+  /** a flow rule's CWE */
+  cwe?: number;
+  /** a flow's lines: the source first, then each step, the sink last */
+  path?: number[];
 }
 
 export interface Outcome {
@@ -31,7 +35,7 @@ export interface Outcome {
   findings: Finding[];
 }
 
-const LANGUAGES: Record<string, string> = {
+export const LANGUAGES: Record<string, string> = {
   '.py': 'python',
   '.js': 'javascript',
   '.mjs': 'javascript',
@@ -138,7 +142,8 @@ export function judge(item: Item, a: Record<string, unknown>): Outcome {
   if (item.kind === 'code') {
     admitted = a.status === 'VERIFIED' && a.admission === 'ADMIT';
     for (const v of (a.vulnerabilities ?? []) as Array<Record<string, unknown>>) {
-      findings.push({ ruleId: String(v.rule_id), severity: String(v.severity), message: String(v.message), line: Number(v.line) || 1, column: Number(v.column) || 1 });
+      const flow = flowOf(v);
+      findings.push({ ruleId: String(v.rule_id), severity: String(v.severity), message: String(v.message), line: Number(v.line) || 1, column: Number(v.column) || 1, ...flow });
     }
     if (a.status !== 'VERIFIED') findings.push(noVerdict(item, a));
   } else if (item.kind === 'sql') {
@@ -166,4 +171,12 @@ export function judge(item: Item, a: Record<string, unknown>): Outcome {
     }
   }
   return { item, answer: a, admitted, findings };
+}
+
+/** The CWE and flow path of a code finding, kept only when well formed (the answer is a peer's JSON). */
+function flowOf(v: Record<string, unknown>): { cwe?: number; path?: number[] } {
+  const out: { cwe?: number; path?: number[] } = {};
+  if (Number.isInteger(v.cwe) && (v.cwe as number) > 0) out.cwe = v.cwe as number;
+  if (Array.isArray(v.path) && v.path.length > 0 && v.path.length <= 64 && v.path.every((l) => Number.isInteger(l) && l > 0)) out.path = v.path as number[];
+  return out;
 }

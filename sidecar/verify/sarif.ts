@@ -47,6 +47,17 @@ export function artifactUri(file: string): string {
   return drive ? `file:///${encoded}` : encoded;
 }
 
+/** A flow as one SARIF thread: the source line first, each step, the sink line last. */
+function codeFlow(path: number[], uri: string, lines: string[]): Record<string, unknown> {
+  const locations = path.map((line, i) => ({
+    location: {
+      physicalLocation: { artifactLocation: { uri }, region: { startLine: line } },
+      message: { text: i === 0 ? 'source' : i === path.length - 1 ? 'sink' : (lines[line - 1] ?? '').trim().slice(0, 120) || 'step' },
+    },
+  }));
+  return { threadFlows: [{ locations }] };
+}
+
 export function toSarif(outcomes: Outcome[], sources: Map<string, string>): Record<string, unknown> {
   const rules = new Map<string, Record<string, unknown>>();
   const results: Record<string, unknown>[] = [];
@@ -61,7 +72,11 @@ export function toSarif(outcomes: Outcome[], sources: Map<string, string>): Reco
           fullDescription: { text: `proofgate ${o.item.kind} check ${f.ruleId}: ${f.message}`.slice(0, 1000) },
           helpUri: docFor(f.ruleId, o.item.kind),
           defaultConfiguration: { level: LEVEL[f.severity] ?? 'warning' },
-          properties: { 'security-severity': f.severity === 'CRITICAL' ? '9.0' : f.severity === 'HIGH' ? '7.0' : f.severity === 'MEDIUM' ? '5.0' : '3.0' },
+          properties: {
+            'security-severity': f.severity === 'CRITICAL' ? '9.0' : f.severity === 'HIGH' ? '7.0' : f.severity === 'MEDIUM' ? '5.0' : '3.0',
+            ...(f.cwe ? { tags: ['security', `external/cwe/cwe-${f.cwe}`] } : {}),
+          },
+          ...(f.cwe ? { relationships: [{ target: { id: `CWE-${f.cwe}`, toolComponent: { name: 'CWE' } }, kinds: ['superset'] }] } : {}),
         });
       }
       results.push({
@@ -77,6 +92,7 @@ export function toSarif(outcomes: Outcome[], sources: Map<string, string>): Reco
             },
           },
         ],
+        ...(f.path ? { codeFlows: [codeFlow(f.path, artifactUri(o.item.file), lines)] } : {}),
         partialFingerprints: { primaryLocationLineHash: fingerprint(f, o.item.file, lines[f.line - 1] ?? '') },
         properties: { admission: o.admitted ? 'ADMIT' : 'DENY', status: o.answer.status ?? null },
       });

@@ -63,13 +63,30 @@ const schema = file('schema.sql', 'CREATE TABLE users (id INTEGER PRIMARY KEY, n
 const goodSql = file('good.sql', 'SELECT id, name FROM users WHERE id = 1');
 const badSql = file('bad.sql', 'SELECT id FROM users\nWHERE id = 1 OR 1 = 1');
 
+t.test('on a terminal, a run of several files shows a progress line per file', async (t) => {
+  // script(1) (util-linux, in every Debian) gives the CLI a pseudo-terminal, as a person's shell would
+  const [file, args] = nodeCommand([CLI, 'verify', 'code', '--local', '--format', 'json', '--output', join(dir, 'tty.json'), safePy, unsafePy, unsafeJs]);
+  const quote = (a: string) => `'${a.replace(/'/g, `'\\''`)}'`;
+  const r = await new Promise<{ code: number; out: string }>((resolve) =>
+    execFile('script', ['-qec', [file, ...args].map(quote).join(' '), '/dev/null'], { cwd: dir, timeout: 60_000 }, (err, stdout) =>
+      resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, out: stdout }),
+    ),
+  );
+  t.equal(r.code, 1, r.out);
+  for (const n of [1, 2, 3]) t.match(r.out, new RegExp(`\\[${n}/3\\] `), `progress line ${n} of 3`);
+});
+
 t.test('--local: an unsafe file denies (exit 1) and SARIF names the rule, file, line and column', async (t) => {
   const out = join(dir, 'out.sarif');
   const gh = join(dir, 'gh-out.txt');
   writeFileSync(gh, '');
-  const r = await run(['verify', 'code', '--local', '--format', 'sarif', '--output', out, safePy, unsafePy, unsafeJs], { GITHUB_OUTPUT: gh });
+  const r = await run(['verify', 'code', '--local', '--progress', '--format', 'sarif', '--output', out, safePy, unsafePy, unsafeJs], { GITHUB_OUTPUT: gh });
   t.equal(r.code, 1, r.stderr);
-  t.match(r.stderr, /\[3\/3\]/, 'progress on stderr for several files');
+  t.match(r.stderr, /\[3\/3\]/, 'progress on stderr for several files, asked for');
+  // stderr is a pipe here: without --progress the per-file lines are left out
+  const quiet = await run(['verify', 'code', '--local', '--format', 'sarif', '--output', join(dir, 'quiet.sarif'), safePy, unsafePy, unsafeJs]);
+  t.equal(quiet.code, 1, quiet.stderr);
+  t.notMatch(quiet.stderr, /\[\d+\/3\]/, 'no progress lines when stderr is not a terminal');
   const sarif = JSON.parse(readFileSync(out, 'utf8'));
   const validate = sarifValidator();
   t.ok(validate(sarif), `valid SARIF 2.1.0: ${JSON.stringify(validate.errors)?.slice(0, 1000)}`);
@@ -144,9 +161,9 @@ t.test('usage and service errors exit 2', async (t) => {
   t.equal((await run(['verify', 'cobol', '--local', safePy])).code, 2, 'unknown kind');
   const usage: Array<[string[], RegExp, string]> = [
     [['code', '--local'], /at least one FILE/, 'no file'],
-    [['code', '--local', '--format', 'xml', safePy], /--format text\|json\|sarif\|vc/, 'unknown format'],
+    [['code', '--local', '--format', 'xml', safePy], /--format text\|json\|sarif\|junit\|vc/, 'unknown format'],
     [['sql', '--local', goodSql], /--schema/, 'sql without --schema'],
-    [['code', '--local', join(dir, 'missing.py')], /ENOENT/, 'missing file'],
+    [['code', '--local', join(dir, 'missing.py')], /missing\.py does not exist/, 'missing file'],
     [['code', '--local', file('x.unknown', 'x')], /cannot tell the language/, 'unknown extension without --language'],
   ];
   for (const [args, why, what] of usage) {

@@ -77,7 +77,7 @@ t.test('a symlink out of the checkout is not read: reported, denied, never sent'
 
   const j = JSON.parse(r.stdout);
   t.same(j.results.map((x: { file: string; admitted: boolean }) => [x.file, x.admitted]), files.map((f) => [f, f === 'src/safe.py' || f === 'inside-link.py']), 'in FILE order; the skipped ones denied');
-  t.same(j.summary, { verified: false, admitted: false, verdict: 'UNVERIFIABLE', findings: refused.length, proofRef: null }, 'not counted as verified');
+  t.same(j.summary, { verified: false, admitted: false, verdict: 'UNVERIFIABLE', findings: refused.length, proof_ref: null }, 'not counted as verified');
   const sarif = JSON.parse(readFileSync(sarifFile, 'utf8'));
   const skipped = sarif.runs[0].results.filter((x: { ruleId: string }) => x.ruleId === 'verify.outside_root');
   t.same(skipped.map((x: any) => x.locations[0].physicalLocation.artifactLocation.uri), refused);

@@ -13,6 +13,14 @@ export type A2AJsonrpcResponse1 = {
 };
 
 /**
+ * The peer's reviewed result in its A2A 1.0 JSON form (a SendMessageResponse, Task, ListTasksResponse, TaskPushNotificationConfig, ListTaskPushNotificationConfigsResponse or AgentCard), empty for a deleted push config; a stream is text/event-stream and not checked here. Errors are {error: {code, status, message, details}} with an HTTP status (docs/a2a-proxy.md).
+ *
+ * This interface was referenced by `ProofgateSchemas`'s JSON-Schema
+ * via the `definition` "A2ARestResponse".
+ */
+export type A2ARestResponse = {} | "";
+
+/**
  * Each item is an agent id (unrestricted) or a scoped entry. Absent restrictions mean any receiver / any payload type / no expiry. Anything else stops start-up.
  *
  * This interface was referenced by `ProofgateSchemas`'s JSON-Schema
@@ -27,6 +35,10 @@ export type A2ATrustedAgents = (
         "financial_transaction" | "logic_assertion" | "code_execution" | "general" | "data_query"
       )[];
       valid_until?: string;
+      /**
+       * the organisation the operator assigns this sender id to: its keys may be bound to it (a2a_senders)
+       */
+      org_id?: string;
       /**
        * public EC P-256 or OKP Ed25519 JWK that verifies this agent's message signatures
        */
@@ -47,11 +59,11 @@ export interface A2AAgentCardResponse {
   supportedInterfaces: [
     {
       url: string;
-      protocolBinding: "JSONRPC";
+      protocolBinding: "JSONRPC" | "HTTP+JSON";
     },
     ...{
       url: string;
-      protocolBinding: "JSONRPC";
+      protocolBinding: "JSONRPC" | "HTTP+JSON";
     }[]
   ];
   /**
@@ -150,19 +162,349 @@ export interface A2AJsonrpcResponse2 {
 export interface A2AJwksResponse {
   /**
    * @minItems 1
-   * @maxItems 1
+   * @maxItems 8
    */
-  keys: [
-    {
-      kty: "EC";
-      crv: "P-256";
-      x: string;
-      y: string;
-      kid: string;
-      use: "sig";
-      alg: "ES256";
-    }
-  ];
+  keys:
+    | [
+        {
+          kty: "EC";
+          crv: "P-256";
+          x: string;
+          y: string;
+          kid: string;
+          use: "sig";
+          alg: "ES256";
+        }
+      ]
+    | [
+        {
+          kty: "EC";
+          crv: "P-256";
+          x: string;
+          y: string;
+          kid: string;
+          use: "sig";
+          alg: "ES256";
+        },
+        {
+          kty: "EC";
+          crv: "P-256";
+          x: string;
+          y: string;
+          kid: string;
+          use: "sig";
+          alg: "ES256";
+        }
+      ]
+    | [
+        {
+          kty: "EC";
+          crv: "P-256";
+          x: string;
+          y: string;
+          kid: string;
+          use: "sig";
+          alg: "ES256";
+        },
+        {
+          kty: "EC";
+          crv: "P-256";
+          x: string;
+          y: string;
+          kid: string;
+          use: "sig";
+          alg: "ES256";
+        },
+        {
+          kty: "EC";
+          crv: "P-256";
+          x: string;
+          y: string;
+          kid: string;
+          use: "sig";
+          alg: "ES256";
+        }
+      ]
+    | [
+        {
+          kty: "EC";
+          crv: "P-256";
+          x: string;
+          y: string;
+          kid: string;
+          use: "sig";
+          alg: "ES256";
+        },
+        {
+          kty: "EC";
+          crv: "P-256";
+          x: string;
+          y: string;
+          kid: string;
+          use: "sig";
+          alg: "ES256";
+        },
+        {
+          kty: "EC";
+          crv: "P-256";
+          x: string;
+          y: string;
+          kid: string;
+          use: "sig";
+          alg: "ES256";
+        },
+        {
+          kty: "EC";
+          crv: "P-256";
+          x: string;
+          y: string;
+          kid: string;
+          use: "sig";
+          alg: "ES256";
+        }
+      ]
+    | [
+        {
+          kty: "EC";
+          crv: "P-256";
+          x: string;
+          y: string;
+          kid: string;
+          use: "sig";
+          alg: "ES256";
+        },
+        {
+          kty: "EC";
+          crv: "P-256";
+          x: string;
+          y: string;
+          kid: string;
+          use: "sig";
+          alg: "ES256";
+        },
+        {
+          kty: "EC";
+          crv: "P-256";
+          x: string;
+          y: string;
+          kid: string;
+          use: "sig";
+          alg: "ES256";
+        },
+        {
+          kty: "EC";
+          crv: "P-256";
+          x: string;
+          y: string;
+          kid: string;
+          use: "sig";
+          alg: "ES256";
+        },
+        {
+          kty: "EC";
+          crv: "P-256";
+          x: string;
+          y: string;
+          kid: string;
+          use: "sig";
+          alg: "ES256";
+        }
+      ]
+    | [
+        {
+          kty: "EC";
+          crv: "P-256";
+          x: string;
+          y: string;
+          kid: string;
+          use: "sig";
+          alg: "ES256";
+        },
+        {
+          kty: "EC";
+          crv: "P-256";
+          x: string;
+          y: string;
+          kid: string;
+          use: "sig";
+          alg: "ES256";
+        },
+        {
+          kty: "EC";
+          crv: "P-256";
+          x: string;
+          y: string;
+          kid: string;
+          use: "sig";
+          alg: "ES256";
+        },
+        {
+          kty: "EC";
+          crv: "P-256";
+          x: string;
+          y: string;
+          kid: string;
+          use: "sig";
+          alg: "ES256";
+        },
+        {
+          kty: "EC";
+          crv: "P-256";
+          x: string;
+          y: string;
+          kid: string;
+          use: "sig";
+          alg: "ES256";
+        },
+        {
+          kty: "EC";
+          crv: "P-256";
+          x: string;
+          y: string;
+          kid: string;
+          use: "sig";
+          alg: "ES256";
+        }
+      ]
+    | [
+        {
+          kty: "EC";
+          crv: "P-256";
+          x: string;
+          y: string;
+          kid: string;
+          use: "sig";
+          alg: "ES256";
+        },
+        {
+          kty: "EC";
+          crv: "P-256";
+          x: string;
+          y: string;
+          kid: string;
+          use: "sig";
+          alg: "ES256";
+        },
+        {
+          kty: "EC";
+          crv: "P-256";
+          x: string;
+          y: string;
+          kid: string;
+          use: "sig";
+          alg: "ES256";
+        },
+        {
+          kty: "EC";
+          crv: "P-256";
+          x: string;
+          y: string;
+          kid: string;
+          use: "sig";
+          alg: "ES256";
+        },
+        {
+          kty: "EC";
+          crv: "P-256";
+          x: string;
+          y: string;
+          kid: string;
+          use: "sig";
+          alg: "ES256";
+        },
+        {
+          kty: "EC";
+          crv: "P-256";
+          x: string;
+          y: string;
+          kid: string;
+          use: "sig";
+          alg: "ES256";
+        },
+        {
+          kty: "EC";
+          crv: "P-256";
+          x: string;
+          y: string;
+          kid: string;
+          use: "sig";
+          alg: "ES256";
+        }
+      ]
+    | [
+        {
+          kty: "EC";
+          crv: "P-256";
+          x: string;
+          y: string;
+          kid: string;
+          use: "sig";
+          alg: "ES256";
+        },
+        {
+          kty: "EC";
+          crv: "P-256";
+          x: string;
+          y: string;
+          kid: string;
+          use: "sig";
+          alg: "ES256";
+        },
+        {
+          kty: "EC";
+          crv: "P-256";
+          x: string;
+          y: string;
+          kid: string;
+          use: "sig";
+          alg: "ES256";
+        },
+        {
+          kty: "EC";
+          crv: "P-256";
+          x: string;
+          y: string;
+          kid: string;
+          use: "sig";
+          alg: "ES256";
+        },
+        {
+          kty: "EC";
+          crv: "P-256";
+          x: string;
+          y: string;
+          kid: string;
+          use: "sig";
+          alg: "ES256";
+        },
+        {
+          kty: "EC";
+          crv: "P-256";
+          x: string;
+          y: string;
+          kid: string;
+          use: "sig";
+          alg: "ES256";
+        },
+        {
+          kty: "EC";
+          crv: "P-256";
+          x: string;
+          y: string;
+          kid: string;
+          use: "sig";
+          alg: "ES256";
+        },
+        {
+          kty: "EC";
+          crv: "P-256";
+          x: string;
+          y: string;
+          kid: string;
+          use: "sig";
+          alg: "ES256";
+        }
+      ];
 }
 
 /**
@@ -190,6 +532,53 @@ export interface A2AMetricsResponse {
  */
 export interface A2APeerParams {
   receiver: string;
+}
+
+/**
+ * The A2A 1.0 SendMessageRequest in its JSON form. The proxy restates it, byte for byte, as the params of the JSON-RPC SendMessage / SendStreamingMessage and checks it there (docs/a2a-proxy.md).
+ *
+ * This interface was referenced by `ProofgateSchemas`'s JSON-Schema
+ * via the `definition` "A2ARestMessageBody".
+ */
+export interface A2ARestMessageBody {
+  tenant?: string;
+  message: {};
+  configuration?: {};
+  metadata?: {};
+}
+
+/**
+ * The push-notification config to create. The task is the one the path names; the url is checked as for the JSON-RPC CreateTaskPushNotificationConfig (https, egress allowlist, no refused address range).
+ *
+ * This interface was referenced by `ProofgateSchemas`'s JSON-Schema
+ * via the `definition` "A2ARestPushConfigBody".
+ */
+export interface A2ARestPushConfigBody {
+  tenant?: string;
+  id?: string;
+  taskId?: string;
+  url?: string;
+  token?: string;
+  authentication?: {} | null;
+}
+
+/**
+ * This interface was referenced by `ProofgateSchemas`'s JSON-Schema
+ * via the `definition` "A2ARestPushParams".
+ */
+export interface A2ARestPushParams {
+  receiver: string;
+  task: string;
+  config: string;
+}
+
+/**
+ * This interface was referenced by `ProofgateSchemas`'s JSON-Schema
+ * via the `definition` "A2ARestTaskParams".
+ */
+export interface A2ARestTaskParams {
+  receiver: string;
+  task: string;
 }
 
 /**

@@ -19,7 +19,7 @@ export interface AttestationBadgeUrlResponse {
   attestation_id: string;
   path: string;
   /**
-   * server.public_url (or the request's Host) + path
+   * server.public_url (else the address the server listens on; the path alone on a wildcard bind) + path
    */
   url: string;
   /**

@@ -33,6 +33,10 @@ export interface AuditEntry {
  */
 export interface AuditExportQuery {
   status?: "verified" | "blocked" | "unverifiable" | "admin" | "refused";
+  /**
+   * csv: the newest ≤ 1,000 entries (spreadsheet cells neutralised). jsonl: the whole chain, streamed, verifiable offline with `proofgate audit verify --export FILE` (no status filter).
+   */
+  format?: "csv" | "jsonl";
 }
 
 /**
@@ -59,6 +63,14 @@ export interface AuditLogsQuery {
 export interface AuditLogsResponse {
   logs: AuditEntry[];
   count: number;
+}
+
+/**
+ * This interface was referenced by `ProofgateSchemas`'s JSON-Schema
+ * via the `definition` "AuditStreamQuery".
+ */
+export interface AuditStreamQuery {
+  status?: "verified" | "blocked" | "unverifiable" | "admin" | "refused";
 }
 
 /**

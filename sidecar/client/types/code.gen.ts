@@ -66,4 +66,14 @@ export interface CodeVulnerability {
   column: number;
   message: string;
   rule_id: string;
+  /**
+   * the CWE of a flow rule (python.flow.*)
+   */
+  cwe?: number;
+  /**
+   * a flow's lines: the source first, then each step, the sink last
+   *
+   * @maxItems 64
+   */
+  path?: number[];
 }

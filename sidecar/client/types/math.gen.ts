@@ -12,7 +12,7 @@ export type MathResponse = MathResponse1;
  */
 export interface MathRequest {
   /**
-   * Expression, or equation with exactly one '='. `^` and `**` are powers.
+   * Expression, or equation with exactly one '=', in the plain syntax (`^` and `**` are powers) or in LaTeX (a backslash, brace, '$' or '%' selects the LaTeX reader). With `expected`: a model's answer or whole text, its final answer taken by the documented extraction rules.
    */
   expression: string;
   context?: {
@@ -20,12 +20,20 @@ export interface MathRequest {
      * default complex
      */
     domain?: "real" | "complex";
+    /**
+     * LaTeX and answers: '.' (default; ',' between groups of three digits outside brackets groups thousands) or ',' (',' is the decimal mark, '.' groups thousands, elements are separated by ';')
+     */
+    decimal_separator?: "." | ",";
     [k: string]: unknown;
   };
   /**
    * expected value of a bare expression; strings are exact decimals
    */
   expected_value?: string | number;
+  /**
+   * answer equivalence: the expected final answer (LaTeX or plain); the answer is compared with it as a number, set, interval, union of intervals, tuple, matrix, expression or text (docs/engines/math-latex.md). Not with expected_value.
+   */
+  expected?: string;
   /**
    * allowed |calculated - expected|; at most max(0.01, |calculated|*0.01). Policy violations (negative, NaN, Infinity, non-numeric, too large) answer BLOCKED, not 400.
    */

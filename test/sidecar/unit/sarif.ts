@@ -40,3 +40,26 @@ t.test('artifact URIs are URI references that name the file, whatever characters
   const win = (toSarif([denied('C:\\checkout\\my repo\\x.js')], new Map()) as any).runs[0].results[0].locations[0].physicalLocation.artifactLocation.uri;
   t.equal(win, 'file:///C:/checkout/my%20repo/x.js', 'a Windows drive path is a file URI');
 });
+
+t.test('a flow finding carries its CWE (rule tags and relationship) and its path as a codeFlow, and stays valid SARIF', async (t) => {
+  const ajv = new AjvDraft04({ allErrors: true, strict: false, unicodeRegExp: false });
+  addFormats(ajv);
+  const validate = ajv.compile(SARIF_SCHEMA);
+  const src = "p = request.args['f']\nq = p.strip()\nopen(q)\n";
+  const o: Outcome = {
+    item: { file: 'app/views.py', line: 1, kind: 'code', body: { code: src, language: 'python' } },
+    answer: { status: 'VERIFIED', admission: 'DENY' },
+    admitted: false,
+    findings: [{ ruleId: 'python.flow.pathtraver', severity: 'HIGH', message: 'untrusted request.args reaches a file path', line: 3, column: 1, cwe: 22, path: [1, 2, 3] }],
+  };
+  const sarif = toSarif([o], new Map([['app/views.py', src]])) as any;
+  t.ok(validate(sarif), `valid SARIF 2.1.0: ${JSON.stringify(validate.errors)?.slice(0, 1000)}`);
+  const rule = sarif.runs[0].tool.driver.rules[0];
+  t.ok(rule.properties.tags.includes('external/cwe/cwe-22'), 'CWE tag as code scanning reads it');
+  t.equal(rule.relationships[0].target.id, 'CWE-22');
+  const locs = sarif.runs[0].results[0].codeFlows[0].threadFlows[0].locations;
+  t.same(locs.map((l: any) => l.location.physicalLocation.region.startLine), [1, 2, 3], 'source → step → sink');
+  t.same(locs.map((l: any) => l.location.message.text), ['source', 'q = p.strip()', 'sink']);
+  const plain = toSarif([denied('a.js')], new Map()) as any;
+  t.notOk('codeFlows' in plain.runs[0].results[0], 'a finding without a path has no codeFlow');
+});
