@@ -91,7 +91,8 @@ t.test('two fresh data directories started with the same bootstrap accept the sa
 
 t.test('restarting with a changed file updates, never duplicates, and deletes only with prune', async (t) => {
   const dataDir = tempDir(t, 'pg-bootstrap-data-');
-  const fresh = await keysNew(['--scopes', 'verify:read', '--a2a-senders', 'x-agent', '--id', 'key_ci', '--name', 'ci']);
+  // bound to the agent the file declares in the same organisation: a declared key may be bound only to an id its organisation owns (issue 38)
+  const fresh = await keysNew(['--scopes', 'verify:read', '--a2a-senders', 'billing-agent', '--id', 'key_ci', '--name', 'ci']);
   t.match(fresh.key, /^svc_live_[A-Za-z0-9_-]{43}$/);
   t.match(fresh.digest, /^[0-9a-f]{64}$/);
   const first = doc(['verify:read']);

@@ -5,3 +5,6 @@
  */
 import './unit/config.js';
 import './unit/k8s.js';
+import './unit/alerts.js';
+import './unit/helm.js';
+import './unit/k8s-schema.js';

@@ -55,12 +55,13 @@ t.test('the local translator reads simple comparisons: the default configuration
   t.equal(openai.requests.length, before, 'no request left the process');
 });
 
-t.test('outside the local grammar: 422 translation_invalid saying why; provider failures are 503', async (t) => {
+t.test('outside the local grammar: 400 translation_invalid (problem+json) saying why; provider failures are 503', async (t) => {
   const local = await post({ query: 'the weather is nice today' });
-  t.equal(local.status, 422);
-  t.match(local.body, { status: 'ERROR', provider_used: 'local', error: /cannot read/, diagnostic: { developer_fields: { constraint_id: 'logic_verifier.translation_invalid' } } });
+  t.equal(local.status, 400);
+  t.match(local.headers.get('content-type'), /^application\/problem\+json/);
+  t.match(local.body, { code: 'logic_translation_invalid', constraint_id: 'logic_verifier.translation_invalid', provider_used: 'local', error: /cannot read/, diagnostic: { developer_fields: { constraint_id: 'logic_verifier.translation_invalid' } } });
   const noVar = await post({ query: '5 is greater than 3' });
-  t.equal(noVar.status, 422);
+  t.equal(noVar.status, 400);
   queue.push({ content: 'not json' });
   const bad = await post({ query: 'x is greater than 5', provider: 'openai' });
   t.equal(bad.status, 503);
@@ -69,10 +70,10 @@ t.test('outside the local grammar: 422 translation_invalid saying why; provider 
 t.test('the local translator does not misread number words, superscripts or reversed "between" bounds', async (t) => {
   // "twenty" and "five" were free variables: SAT, where the sentence is unsatisfiable
   const words = await post({ query: 'x is greater than twenty and x is less than five' });
-  t.equal(words.status, 422);
-  t.match(words.body, { status: 'ERROR', error: /digits/ });
+  t.equal(words.status, 400);
+  t.match(words.body, { code: 'logic_translation_invalid', error: /digits/ });
   const squared = await post({ query: 'x² is 4' });
-  t.equal(squared.status, 422, 'not the name x2');
+  t.equal(squared.status, 400, 'not the name x2');
   // "between 5 and 1" was x ≥ 5 ∧ x ≤ 1: UNSAT
   const between = await post({ query: 'x is between 5 and 1' });
   t.equal(between.status, 200);
@@ -81,6 +82,6 @@ t.test('the local translator does not misread number words, superscripts or reve
 
 t.test('"x is positive" is refused, not solved with a variable named positive', async (t) => {
   const r = await post({ query: 'x is positive and x is less than 0' });
-  t.equal(r.status, 422);
-  t.match(r.body, { status: 'ERROR', error: /property/ });
+  t.equal(r.status, 400);
+  t.match(r.body, { code: 'logic_translation_invalid', error: /property/ });
 });
