@@ -16,7 +16,7 @@ import { resolvePlugins } from './plugin.js';
 import { kit } from './kit.js';
 import { buildOpenApi } from './openapi.js';
 import { SERVICE_VERSION } from './version.js';
-import { startTracing, traced } from './tracing.js';
+import { startTracing, traced, workerSpan } from './tracing.js';
 import type { App, Authenticator, EngineDef, EngineHandle, OnErrorHook, OnReplyHook, Plugin, PluginEntry, PreHandlerHook, RequestContext, RouteDef } from './types.js';
 
 export const SCHEMAS_DIR = new URL('../../schemas/', import.meta.url);
@@ -114,7 +114,8 @@ export async function createApp(opts: CreateOptions): Promise<Kernel> {
           if (!module) return Promise.reject(new Error(`engine ${def.name} declares no worker module`));
           const started = process.hrtime.bigint();
           const observe = (outcome: string) => metrics.engineDuration.observe({ engine: def.name, fn, outcome }, Number(process.hrtime.bigint() - started) / 1e9);
-          const task = traced('engine ' + def.name, { 'proofgate.engine': def.name, 'proofgate.engine.fn': fn }, () => pools.run<O>({
+          const attributes = { 'proofgate.engine': def.name, 'proofgate.engine.fn': fn };
+          const task = traced('engine ' + def.name, attributes, () => pools.run<O>({
             pool: def.pool?.name ?? 'engines',
             threads: poolThreads,
             module,
@@ -122,6 +123,7 @@ export async function createApp(opts: CreateOptions): Promise<Kernel> {
             input,
             timeoutMs: o.timeoutMs ?? def.timeoutMs ?? config.workers.task_timeout_ms,
             signal: o.signal,
+            onRan: workerSpan(`engine ${def.name} run`, attributes),
           }));
           task.then(() => observe('ok'), () => observe('error'));
           return task;

@@ -147,6 +147,21 @@ export function traced<T>(name: string, attributes: Attributes, fn: () => Promis
 }
 
 /**
+ * The span of an engine task inside its worker thread, as a child of the active (engine) span. The
+ * thread runs no tracing SDK: it reports when it ran the task, and the span is drawn here from those
+ * times, so the gap before it is the queue and the hop. Undefined when there is nothing to trace.
+ */
+export function workerSpan(name: string, attributes: Attributes): ((startMs: number, endMs: number, threadId: number) => void) | undefined {
+  if (!enabled) return undefined;
+  const parent = context.active();
+  if (!trace.getSpan(parent)) return undefined;
+  return (startMs, endMs, threadId) => {
+    const span = tracer().startSpan(name, { kind: SpanKind.INTERNAL, attributes: { ...attributes, 'thread.id': threadId }, startTime: startMs }, parent);
+    span.end(endMs);
+  };
+}
+
+/**
  * Sets attributes on the current request's server span (the verdict, the MCP method), wherever in
  * the handler they are decided. Outside a request, or with tracing off, nothing happens.
  */

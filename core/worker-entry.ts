@@ -57,7 +57,7 @@ function reply(msg: Exclude<ReplyMessage, 'ready'>): void {
     port.postMessage(msg);
   } catch {
     // a value structured clone cannot carry (a function, a class instance with private state)
-    port.postMessage([msg[0], REPLY_ERROR, 'engine result could not be sent to the main thread'] satisfies ReplyMessage);
+    port.postMessage([msg[0], REPLY_ERROR, 'engine result could not be sent to the main thread', msg[3]] satisfies ReplyMessage);
   }
 }
 
@@ -74,10 +74,12 @@ async function drain(): Promise<void> {
       continue;
     }
     let msg: Exclude<ReplyMessage, 'ready'>;
+    const start = performance.timeOrigin + performance.now();
     try {
-      msg = [slot, REPLY_OK, await runTask(module, fn, input)];
+      const value = await runTask(module, fn, input);
+      msg = [slot, REPLY_OK, value, [start, performance.timeOrigin + performance.now()]];
     } catch (err) {
-      msg = [slot, REPLY_ERROR, (err as Error)?.message ?? String(err)];
+      msg = [slot, REPLY_ERROR, (err as Error)?.message ?? String(err), [start, performance.timeOrigin + performance.now()]];
     }
     Atomics.store(slots, slot, SLOT_DONE);
     reply(msg);

@@ -4,6 +4,7 @@ import { EngineError } from './engine-error.js';
 import {
   REPLY_ERROR,
   REPLY_OK,
+  REPLY_SKIPPED,
   SLOT_CANCELLED,
   SLOT_DONE,
   SLOT_FREE,
@@ -46,7 +47,11 @@ interface Task {
   /** set while the task sits in one of the thread's slots */
   thread: Thread | undefined;
   slot: number;
+  /** told when and on which thread the task ran (tracing draws the in-thread span from it) */
+  onRan: OnRan | undefined;
 }
+
+export type OnRan = (startMs: number, endMs: number, threadId: number) => void;
 
 interface Thread {
   worker: Worker;
@@ -90,12 +95,12 @@ export class WorkerPool {
     return this.threads.length;
   }
 
-  run(module: string, fn: string, input: unknown, timeoutMs: number, signal?: AbortSignal): Promise<unknown> {
+  run(module: string, fn: string, input: unknown, timeoutMs: number, signal?: AbortSignal, onRan?: OnRan): Promise<unknown> {
     return new Promise((resolve, reject) => {
       if (this.closed) return reject(new EngineError('unavailable', 'worker pool is closed'));
       if (this.queue.length >= this.o.maxQueue) return reject(new EngineError('unavailable', 'engine queue is full'));
       if (signal?.aborted) return reject(new EngineError('cancelled', 'engine task cancelled'));
-      const task: Task = { module, fn, input, timeoutMs, resolve, reject, settled: false, timer: undefined, signal, onAbort: undefined, thread: undefined, slot: -1 };
+      const task: Task = { module, fn, input, timeoutMs, resolve, reject, settled: false, timer: undefined, signal, onAbort: undefined, thread: undefined, slot: -1, onRan };
       task.timer = setTimeout(() => this.expire(task), timeoutMs);
       if (signal) {
         task.onAbort = () => this.cancel(task);
@@ -242,6 +247,7 @@ export class WorkerPool {
     this.release(th, slot);
     if (task) {
       clearTimeout(task.timer);
+      if (task.onRan && msg[1] !== REPLY_SKIPPED && msg[3] && !task.settled) task.onRan(msg[3][0], msg[3][1], th.worker.threadId);
       if (msg[1] === REPLY_OK) this.end(task, undefined, msg[2]);
       else if (msg[1] === REPLY_ERROR) {
         if (!task.settled) this.o.log.warn({ err: { message: msg[2] }, fn: task.fn }, 'engine task failed');

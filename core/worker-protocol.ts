@@ -23,7 +23,13 @@ export const REPLY_SKIPPED = 2;
 /** kernel → worker: [slot, engine module URL, exported function, input] */
 export type TaskMessage = [slot: number, module: string, fn: string, input: unknown];
 /** worker → kernel: 'ready' once its warm-ups ran, then one reply per task message */
-export type ReplyMessage = 'ready' | [slot: number, kind: typeof REPLY_OK, value: unknown] | [slot: number, kind: typeof REPLY_ERROR, message: string] | [slot: number, kind: typeof REPLY_SKIPPED];
+export type ReplyMessage = 'ready' | [slot: number, kind: typeof REPLY_OK, value: unknown, ran: Ran] | [slot: number, kind: typeof REPLY_ERROR, message: string, ran?: Ran] | [slot: number, kind: typeof REPLY_SKIPPED];
+
+/**
+ * When the thread ran the task, in epoch milliseconds with sub-millisecond digits: the kernel's
+ * engine span covers the queue and the hop as well, and the in-thread span is drawn from these
+ */
+export type Ran = [startMs: number, endMs: number];
 
 /** what worker-entry.ts reads from `workerData` */
 export interface ThreadData {

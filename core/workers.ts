@@ -1,7 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import type { Logger } from 'pino';
 import { EngineError } from './engine-error.js';
-import { WorkerPool } from './worker-pool.js';
+import { WorkerPool, type OnRan } from './worker-pool.js';
 import type { ThreadData } from './worker-protocol.js';
 
 export { EngineError, type EngineErrorKind } from './engine-error.js';
@@ -93,9 +93,9 @@ export class WorkerPools {
     return p;
   }
 
-  run<O>(opts: { pool: string; threads?: number; module: URL; fn: string; input: unknown; timeoutMs: number; signal?: AbortSignal }): Promise<O> {
+  run<O>(opts: { pool: string; threads?: number; module: URL; fn: string; input: unknown; timeoutMs: number; signal?: AbortSignal; onRan?: OnRan }): Promise<O> {
     if (this.closed) return Promise.reject(new EngineError('unavailable', 'worker pool is closed'));
-    return this.pool(opts.pool, opts.threads).run(opts.module.href, opts.fn, opts.input, opts.timeoutMs, opts.signal) as Promise<O>;
+    return this.pool(opts.pool, opts.threads).run(opts.module.href, opts.fn, opts.input, opts.timeoutMs, opts.signal, opts.onRan) as Promise<O>;
   }
 
   async close(): Promise<void> {

@@ -60,6 +60,13 @@ t.test('a verification is one trace with the caller: server span by route, engin
   t.equal(engine.parentSpanId, server.spanId, 'the engine task is a child of the request');
   t.equal(attr(engine, 'proofgate.engine'), 'math');
   t.type(attr(engine, 'proofgate.engine.fn'), 'string');
+  // the task inside the worker thread: drawn from the thread's own clock, within the engine span
+  const run = await waitFor(() => spansOf(TRACE).find((x) => x.name === 'engine math run'), { what: 'the in-thread engine span' });
+  t.equal(run.parentSpanId, engine.spanId, 'the in-thread run is a child of the engine span');
+  t.ok(Number(attr(run, 'thread.id')) > 0, 'names the worker thread, not the main one (0)');
+  const ns = (v: unknown) => BigInt(String(v));
+  t.ok(ns(run.startTimeUnixNano) >= ns(engine.startTimeUnixNano) - 1_000_000n && ns(run.endTimeUnixNano) <= ns(engine.endTimeUnixNano) + 1_000_000n, 'inside the engine span (1 ms for the clocks of two threads)');
+  t.ok(ns(run.endTimeUnixNano) >= ns(run.startTimeUnixNano), 'ends after it starts');
   const commit = await waitFor(() => spansOf(TRACE).find((x) => x.name === 'audit commit'), { what: 'the audit commit span' });
   t.equal(commit.parentSpanId, server.spanId);
   const authn = await waitFor(() => spansOf(TRACE).find((x) => x.name === 'authenticate'), { what: 'the authentication span' });

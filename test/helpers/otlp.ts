@@ -11,6 +11,9 @@ export interface OtlpSpan {
   kind: number;
   attributes: Array<{ key: string; value: Record<string, unknown> }>;
   status?: { code?: number };
+  /** nanoseconds since the epoch, as a decimal string or number (the JSON encoding of a uint64) */
+  startTimeUnixNano: string | number;
+  endTimeUnixNano: string | number;
 }
 
 /**
