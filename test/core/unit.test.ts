@@ -10,6 +10,7 @@ import './unit/es256.js';
 import './unit/host-name.js';
 import './unit/import-cycles.js';
 import './unit/json-keys.js';
+import './unit/jwks-keyset.js';
 import './unit/metrics-accept.js';
 import './unit/plugin-aliases.js';
 import './unit/plugin-seams.js';
