@@ -10,6 +10,7 @@ import { Accounts, ApiKeys } from '../plugins/auth/index.js';
 import { financeMessages, lines, pick } from './http-bodies.js';
 import { auditAppendBench, COMMIT_MODE, storageFigures } from './http-audit.js';
 import { runSharedBench } from './http-shared.js';
+import { runStageBench } from './http-stages.js';
 import { freePort } from './load.js';
 
 /**
@@ -23,7 +24,8 @@ import { freePort } from './load.js';
  * BENCH_MIXED (requests of the RSS phase, default 10000), BENCH_TARGETS (default all), BENCH_A2A_CONCURRENCY (default 50),
  * BENCH_CPU_PROF (directory for a V8 profile of the sidecar), BENCH_RSS_ENGINES (1 or only: RSS per engine),
  * BENCH_NODE_ARGS (node flags for the sidecar instead of the ones `npm start` uses; "none" for none),
- * BENCH_WARM_SECONDS (untimed load before each sidecar row, default 2: rows measure the JIT-warm steady state).
+ * BENCH_WARM_SECONDS (untimed load before each sidecar row, default 2: rows measure the JIT-warm steady state),
+ * BENCH_STAGES=0 (skip the per-stage cost table, bench/http-stages.ts).
  * Each sidecar row also prints the sidecar's CPU per request: its main thread, and the whole process
  * (workers included), from /proc over the timed phase only.
  */
@@ -192,7 +194,7 @@ export async function until(url: string, child: ChildProcess): Promise<void> {
 }
 
 /** Writes the config, provisions the enterprise tenant in the store, starts `proofgate start`. */
-export async function startSidecar(dataDir: string, disabled: string[]): Promise<{ child: ChildProcess; url: string; key: string }> {
+export async function startSidecar(dataDir: string, disabled: string[], nodeArgs: string[] = []): Promise<{ child: ChildProcess; url: string; key: string }> {
   const secrets = { jwt_secret_key: randomBytes(32).toString('hex'), api_key_lookup_secret: randomBytes(32).toString('hex'), audit_secret_key: randomBytes(32).toString('hex') };
   const store = new LmdbStore(dataDir);
   const user = await new Accounts(store).signup('bench@example.com', 'correct horse battery staple', 'bench');
@@ -217,7 +219,7 @@ export async function startSidecar(dataDir: string, disabled: string[]): Promise
   // BENCH_CPU_PROF=DIR: the sidecar writes a V8 CPU profile there when it stops (profile one route with BENCH_TARGETS)
   const prof = process.env.BENCH_CPU_PROF ? ['--cpu-prof', '--cpu-prof-dir', process.env.BENCH_CPU_PROF] : [];
   // the sidecar runs with the node flags `npm start` gives it; BENCH_NODE_ARGS replaces them to weigh a setting
-  prof.push(...sidecarFlags().split(' ').filter((f) => f && f !== 'none'));
+  prof.push(...sidecarFlags().split(' ').filter((f) => f && f !== 'none'), ...nodeArgs);
   const child = spawn(process.execPath, [...prof, CLI, 'start', '--config', file], { stdio: ['ignore', 'ignore', 'inherit'], env: { PATH: process.env.PATH ?? '' } });
   return { child, url: `http://127.0.0.1:${port}`, key };
 }
@@ -306,6 +308,8 @@ export async function runHttpBench(): Promise<object> {
   }
   const audit = await auditAppendBench(Math.min(seconds, 3));
   console.log('audit appends', JSON.stringify(audit));
+  // BENCH_STAGES=0 skips the profiled phase (its own sidecar, inspector attached)
+  const stages = process.env.BENCH_STAGES === '0' ? {} : await runStageBench({ targets: all, drive, startSidecar, until, stop, seconds });
   return {
     name: 'http',
     machine_note: 'figures depend on the machine and its load; compare ratios to raw node:http within one run',
@@ -318,6 +322,7 @@ export async function runHttpBench(): Promise<object> {
     memory,
     storage,
     audit_append: audit,
+    stages,
     shared,
   };
 }
