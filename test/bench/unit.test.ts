@@ -4,4 +4,5 @@
  * loaders each.
  */
 import './unit/corpus-copy.js';
+import './unit/cpu-stages.js';
 import './unit/harness.js';
