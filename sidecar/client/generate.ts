@@ -7,9 +7,9 @@ import { splitTypes } from './split-types.js';
  * and the test that compares the committed output import this file; the client never does.
  */
 export interface Generated {
-  /** sidecar/client/types.gen.ts: re-exports the group files */
+  /** packages/client/src/types.gen.ts: re-exports the group files */
   types: string;
-  /** group → sidecar/client/types/<group>.gen.ts */
+  /** group → packages/client/src/types/<group>.gen.ts */
   typeFiles: Record<string, string>;
   client: string;
 }

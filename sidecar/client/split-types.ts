@@ -6,9 +6,9 @@
  * imports, type-only, the names it uses from other groups.
  */
 export interface SplitTypes {
-  /** sidecar/client/types.gen.ts */
+  /** packages/client/src/types.gen.ts */
   index: string;
-  /** group → text of sidecar/client/types/<group>.gen.ts */
+  /** group → text of packages/client/src/types/<group>.gen.ts */
   files: Record<string, string>;
 }
 

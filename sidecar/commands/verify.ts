@@ -6,7 +6,7 @@ import { sha256Ref } from '../../core/canonical.js';
 import { HttpError, Problems } from '../../core/errors.js';
 import type { Plugin, Principal } from '../../core/types.js';
 import { insecureHttpOptIn } from '../../core/loopback.js';
-import { InsecureTransportError, ProofgateClient, ProofgateError, ResponseTooLargeError, toVerificationContext } from '../client/index.js';
+import { InsecureTransportError, ProofgateClient, ProofgateError, ResponseTooLargeError, toVerificationContext } from '../../packages/client/src/index.js';
 import { insideRoot, outsideRootOutcome, realRoot } from '../verify/files.js';
 import { itemsOf, judge, UsageError, type Item, type Kind, type Outcome } from '../verify/items.js';
 import { toSarif } from '../verify/sarif.js';

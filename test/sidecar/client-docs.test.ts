@@ -2,7 +2,7 @@ import t from 'tap';
 import { execFile } from 'node:child_process';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { ProofgateClient } from '../../sidecar/client/index.js';
+import { ProofgateClient } from '../../packages/client/src/index.js';
 import { builtinsWithEngines, startServer, untilReady } from '../helpers/server.js';
 import { nodeCommand } from '../helpers/child.js';
 

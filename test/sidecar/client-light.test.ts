@@ -7,18 +7,19 @@ import { nodeCommand } from '../helpers/child.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
 /**
- * Issue 43: `proofgate/client` is for callers of the API, who should not load the engines (z3,
- * node-sql-parser, sql.js, tree-sitter …) to send a request or check a token. The client is
- * imported in a fresh process with module hooks that write down every module loaded (ESM) and,
- * after the import, every CommonJS module in the require cache; both must stay inside the client's
- * own code, the helpers it names, and undici, jose and canonicalize.
+ * Issue 43: `@proofgate/client` is for callers of the API, who should not load the engines (z3,
+ * node-sql-parser, sql.js, tree-sitter …) to send a request or check a token. The package's build
+ * (packages/client/dist, made by `npm run build`) is imported in a fresh process with module hooks
+ * that write down every module loaded (ESM) and, after the import, every CommonJS module in the
+ * require cache; both must stay inside the client's own code, the helpers it names, and undici,
+ * jose and canonicalize.
  */
-const DIST = fileURLToPath(new URL('../../', import.meta.url));
-const ENTRY = pathToFileURL(join(DIST, 'sidecar', 'client', 'index.js')).href;
+const DIST = fileURLToPath(new URL('../../../packages/client/dist/', import.meta.url));
+const ENTRY = pathToFileURL(join(DIST, 'packages', 'client', 'src', 'index.js')).href;
 
 /** the project modules the client may reach: its own, the verifiers it re-exports and what they import */
 const ALLOWED_OWN = [
-  /^sidecar\/client\/[^/]+\.js$/,
+  /^packages\/client\/src\/[^/]+\.js$/,
   /^core\/(canonical|es256|loopback|jwks-keyset)\.js$/,
   /^plugins\/a2a\/(verify|signer)\.js$/,
   /^plugins\/attestation\/(offline|subject|token)\.js$/,
@@ -26,7 +27,7 @@ const ALLOWED_OWN = [
 const ALLOWED_PACKAGES = new Set(['undici', 'jose', 'canonicalize']);
 const HEAVY = ['z3-solver', 'node-sql-parser', 'sql.js', 'web-tree-sitter', 'tree-sitter-python', 'mathjs', 'lmdb', 'pg', 'ioredis', 'pino'];
 
-t.test('importing proofgate/client loads no engine and nothing beyond its three dependencies', async (t) => {
+t.test('importing @proofgate/client loads no engine and nothing beyond its three dependencies', async (t) => {
   const dir = tempDir(t, 'client-light-');
   const loaded = join(dir, 'loaded.txt');
   writeFileSync(join(dir, 'hook.mjs'), `import { appendFileSync } from 'node:fs';\nexport async function load(url, ctx, next) { appendFileSync(${JSON.stringify(loaded)}, url + '\\n'); return next(url, ctx); }\n`);
@@ -54,7 +55,7 @@ t.test('importing proofgate/client loads no engine and nothing beyond its three 
       continue;
     }
     if (!p.startsWith(DIST)) {
-      if (!p.includes(`${dir}`)) t.fail(`a module outside dist/ and node_modules/: ${p}`);
+      if (!p.includes(`${dir}`)) t.fail(`a module outside the package's dist/ and node_modules/: ${p}`);
       continue;
     }
     const own = p.slice(DIST.length).split('\\').join('/');

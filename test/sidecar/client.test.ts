@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { builtinPlugins } from '../../sidecar/builtin.js';
-import { ProofgateClient, ProofgateError, toVerificationContext, verifyA2AVerdict } from '../../sidecar/client/index.js';
+import { ProofgateClient, ProofgateError, toVerificationContext, verifyA2AVerdict } from '../../packages/client/src/index.js';
 import { generateClient } from '../../sidecar/client/generate.js';
 import { openApiPath } from '../../core/openapi.js';
 import { startServer, type TestServer, untilReady } from '../helpers/server.js';
@@ -18,13 +18,13 @@ function builtinServer(): Promise<TestServer> {
   }));
 }
 
-const SRC = (f: string) => readFileSync(fileURLToPath(new URL(`../../../sidecar/client/${f}`, import.meta.url)), 'utf8');
+const SRC = (f: string) => readFileSync(fileURLToPath(new URL(`../../../packages/client/src/${f}`, import.meta.url)), 'utf8');
 
 t.test('the committed client is what the route table generates (npm run gen:client)', async (t) => {
   const s = await builtinServer();
   const out = await generateClient(s.kernel.openapi());
   t.equal(SRC('types.gen.ts'), out.types, 'types.gen.ts is current');
-  const committed = readdirSync(fileURLToPath(new URL('../../../sidecar/client/types/', import.meta.url))).sort();
+  const committed = readdirSync(fileURLToPath(new URL('../../../packages/client/src/types/', import.meta.url))).sort();
   t.same(committed, Object.keys(out.typeFiles).map((g) => `${g}.gen.ts`).sort(), 'the same group files, none stale');
   for (const [group, text] of Object.entries(out.typeFiles)) t.equal(SRC(`types/${group}.gen.ts`), text, `types/${group}.gen.ts is current`);
   t.equal(SRC('client.gen.ts'), out.client, 'client.gen.ts is current');

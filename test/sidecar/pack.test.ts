@@ -26,7 +26,7 @@ t.test('the packed tarball installs into a clean directory and runs verify --loc
   const info = JSON.parse(pack.stdout)[0] as { filename: string; files: Array<{ path: string }> };
   const paths = info.files.map((f) => f.path);
   t.ok(paths.includes('dist/sidecar/cli.js'), 'the bin is packed');
-  t.ok(paths.includes('dist/sidecar/client/index.d.ts'), 'client types are packed');
+  t.ok(paths.includes('dist/packages/client/src/index.d.ts'), 'client types are packed');
   for (const f of ['index.html', 'app.js', 'app.css']) t.ok(paths.includes(`dist/console/${f}`), `the console's built ${f} is packed (docs/console.md)`);
   t.notOk(paths.some((p) => p.startsWith('console/')), "the console's sources are not");
   t.notOk(paths.some((p) => p.startsWith('dist/test/') || p.startsWith('test/')), 'tests are not packed');

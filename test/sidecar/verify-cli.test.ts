@@ -197,7 +197,7 @@ t.test('a --sarif path cannot add GitHub outputs of its own', async (t) => {
 
 t.test('against a running sidecar: the key from PROOFGATE_API_KEY, attested results become VERIFIED documents', async (t) => {
   const { builtinsWithEngines, startServer, untilReady } = await import('../helpers/server.js');
-  const { ProofgateClient } = await import('../../sidecar/client/index.js');
+  const { ProofgateClient } = await import('../../packages/client/src/index.js');
   // the CLI calls /verify/math and /verify/code only: no other engine warms up beside it
   const s = await startServer({ plugins: builtinsWithEngines('math', 'code') });
   t.teardown(() => s.close());

@@ -3,7 +3,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import { connect } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { Agent } from 'undici';
-import { InsecureTransportError, isLoopbackHost, ProofgateClient, ResponseTooLargeError } from '../../../sidecar/client/index.js';
+import { InsecureTransportError, isLoopbackHost, ProofgateClient, ResponseTooLargeError } from '../../../packages/client/src/index.js';
 
 /** a fake service on 127.0.0.1, and an undici agent that reaches it whatever host a URL names */
 async function fake(handler: (req: IncomingMessage, res: ServerResponse) => void) {

@@ -1,5 +1,5 @@
-import { verifyVerdict, type VerifyOptions, type VerifyResult } from '../../plugins/a2a/verify.js';
-import { verifyAttestationOffline, type OfflineVerifyOptions, type OfflineVerifyResult } from '../../plugins/attestation/offline.js';
+import { verifyVerdict, type VerifyOptions, type VerifyResult } from '../../../plugins/a2a/verify.js';
+import { verifyAttestationOffline, type OfflineVerifyOptions, type OfflineVerifyResult } from '../../../plugins/attestation/offline.js';
 import { ProofgateClient } from './client.gen.js';
 import type { VerificationContextDocument } from './types.gen.js';
 
