@@ -3,11 +3,14 @@
 FROM node:24-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
+# the client's workspace (@proofgate/client) is in the lockfile: npm ci needs its manifest
+COPY packages/client/package.json ./packages/client/
 RUN npm ci --ignore-scripts --no-audit --no-fund
 COPY tsconfig.json ./
 COPY core ./core
 COPY plugins ./plugins
 COPY sidecar ./sidecar
+COPY packages/client/src ./packages/client/src
 COPY test ./test
 COPY bench ./bench
 COPY console ./console
@@ -26,6 +29,7 @@ COPY --from=build --chown=root:root /app/node_modules ./node_modules
 COPY --from=build --chown=root:root /app/dist/core ./dist/core
 COPY --from=build --chown=root:root /app/dist/plugins ./dist/plugins
 COPY --from=build --chown=root:root /app/dist/sidecar ./dist/sidecar
+COPY --from=build --chown=root:root /app/dist/packages ./dist/packages
 COPY --from=build --chown=root:root /app/dist/console ./dist/console
 COPY package.json ./
 COPY config ./config
