@@ -47,7 +47,7 @@ t.test('@proofgate/client packs, installs small from its tarball and calls a sta
   t.equal(info.name, '@proofgate/client');
   const paths = info.files.map((f) => f.path);
   for (const f of ['package.json', 'dist/packages/client/src/index.js', 'dist/packages/client/src/index.d.ts']) t.ok(paths.includes(f), `${f} is packed`);
-  t.same(paths.filter((p) => p !== 'package.json' && !/^dist\/.*\.(js|d\.ts)$/.test(p)), [], 'nothing but package.json and the built JS and declarations');
+  t.same(paths.filter((p) => p !== 'package.json' && p !== 'README.md' && !/^dist\/.*\.(js|d\.ts)$/.test(p)), [], 'nothing but the manifest, the README and the built JS and declarations');
   t.notOk(paths.some((p) => /^dist\/(test|sidecar|console)\//.test(p)), 'no server, console or test code');
 
   const manifest = JSON.parse(readFileSync(join(pkgDir, 'package.json'), 'utf8'));

@@ -4,10 +4,11 @@ import { ProofgateClient } from './client.gen.js';
 import type { VerificationContextDocument } from './types.gen.js';
 
 /**
- * `proofgate/client`: the typed client of the proofgate API, plus what a caller does with a verdict
- * afterwards — check an A2A verdict JWT or an attestation token (against the service's JWKS,
- * fetched or given offline) and turn a verdict into a Verification Context document. It loads
- * undici, jose and canonicalize and no engine (test/sidecar/client-light.test.ts holds it so).
+ * `@proofgate/client` (also `proofgate/client` in the sidecar's package): the typed client of the
+ * proofgate API, plus what a caller does with a verdict afterwards — check an A2A verdict JWT or an
+ * attestation token (against the service's JWKS, fetched or given offline) and turn a verdict into a
+ * Verification Context document. It loads undici, jose and canonicalize and no engine
+ * (test/sidecar/client-light.test.ts and client-package.test.ts hold it so).
  */
 export { ProofgateClient } from './client.gen.js';
 export { ClientBase, InsecureTransportError, ProofgateError, ResponseTooLargeError, isLoopbackHost, type ClientOptions, type CallOptions } from './base.js';
