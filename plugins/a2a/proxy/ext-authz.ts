@@ -11,20 +11,25 @@ import { parseRpc } from './jsonrpc.js';
 import { mapMessage, namedSender } from './mapping.js';
 import type { ProxyMetrics } from './metrics.js';
 import { VERDICT_HEADER } from './outbound.js';
+import { ownershipRefusal } from './owned.js';
+import type { TaskOwners } from './tasks.js';
+import type { RpcRequest } from './jsonrpc.js';
 
 /**
  * Envoy `ext_authz` HTTP service (`/ext-authz/<original path>`, request body forwarded): the same
  * verification as the proxy, without proofgate in the data path. 200 with `X-Proofgate-Verdict`
  * allows (Envoy copies it upstream via `allowed_upstream_headers`); 403 problem+json with the
  * verdict denies. The receiver is the `x-a2a-receiver` header, else the configured peer whose URL
- * host is the request's Host. GETs (AgentCard discovery) and task reads/cancels are allowed after
- * authentication; anything that is not A2A JSON-RPC is denied.
+ * host is the request's Host. A GET is allowed for AgentCard discovery only, and a task read or
+ * cancel (JSON-RPC, or the HTTP+JSON `GET …/tasks/{id}`) only on a task recorded as the caller's:
+ * ext_authz sees no answer, so it records nothing itself, and what is not recorded is denied.
  */
 export interface ExtAuthzDeps {
   gateway: A2AGateway;
   peers: ReadonlyMap<string, PeerConfig>;
   metrics: ProxyMetrics;
   forwardStatuses: ReadonlySet<VerdictStatus>;
+  owners: TaskOwners;
 }
 
 /**
@@ -69,8 +74,32 @@ function deny(detail: string, extensions: Record<string, unknown> = {}, constrai
   return new HttpError(A2AProblems.extAuthzDenied, detail, { extensions, ...(constraintId ? { constraintId } : {}) });
 }
 
+const CARD_PATH = /(^|\/)\.well-known\/agent(-card)?\.json$/;
+/** the HTTP+JSON GetTask of either version (`/tasks/{id}`, `/v1/tasks/{id}`), under any prefix */
+const REST_TASK_PATH = /(?:^|\/)tasks\/([^/]+)$/;
+
+/** One answer for a task that is another caller's, was never recorded, or is malformed, so none is told from another. */
+async function ownedOrDenied(d: ExtAuthzDeps, ctx: RequestContext, receiver: string, req: RpcRequest): Promise<void> {
+  const why = await ownershipRefusal(d.owners, receiver, ctx.principal, req);
+  if (why) throw deny('invalid' in why ? `invalid params: ${why.invalid}` : 'task not found: a task is reachable through ext_authz only when it was recorded as the caller’s (created through the outbound proxy)');
+}
+
+async function handleGet(d: ExtAuthzDeps, ctx: RequestContext): Promise<Reply> {
+  const path = (ctx.params['*'] ?? '').split('?')[0];
+  if (CARD_PATH.test(path)) return { status: 200, body: { allowed: true } };
+  const task = REST_TASK_PATH.exec(path);
+  // every other GET (task lists, subscriptions, push configs, the extended card) needs its answer reviewed
+  // `:` is a method suffix (`:cancel`, `:subscribe`); `%` an id a decoder could read as another
+  if (!task || /[:%]/.test(task[1])) throw deny('only AgentCard discovery and task reads are authorised through ext_authz for GET; the rest is relayed by the outbound proxy only');
+  const to = receiverOf(ctx, d.peers);
+  if ('refused' in to) throw deny(to.refused);
+  d.metrics.request(to.id, 'ext_authz_get');
+  await ownedOrDenied(d, ctx, to.id, { id: null, method: 'GetTask', kind: 'get', params: { id: task[1] } });
+  return { status: 200, body: { allowed: true } };
+}
+
 export async function handleExtAuthz(d: ExtAuthzDeps, ctx: RequestContext): Promise<Reply> {
-  if (ctx.method === 'GET') return { status: 200, body: { allowed: true } };
+  if (ctx.method === 'GET') return handleGet(d, ctx);
   // Envoy forwards the bytes it buffered: they must read one way only, the way checked here
   const repeated = repeatedKeyError(ctx.rawBody);
   if (repeated) throw repeated;
@@ -81,11 +110,16 @@ export async function handleExtAuthz(d: ExtAuthzDeps, ctx: RequestContext): Prom
   if (!parsed.ok) throw deny('the request is not an A2A JSON-RPC call the gateway passes');
   const req = parsed.req;
   d.metrics.request(receiver, `ext_authz_${req.kind}`);
-  if (req.kind === 'get' || req.kind === 'cancel') return { status: 200, body: { allowed: true } };
+  if (req.kind === 'get' || req.kind === 'cancel') {
+    await ownedOrDenied(d, ctx, receiver, req);
+    return { status: 200, body: { allowed: true } };
+  }
   // the other task methods need the answer reviewed (task ownership, push URLs): only the proxy sees it
   if (req.kind !== 'send' && req.kind !== 'stream') throw deny(`${req.method} is relayed by the outbound proxy only (/a2a/peers/{receiver}), not authorised through ext_authz`);
   const mapped = mapMessage(req.params.message, ctx.rawBody);
   if (!mapped.ok) throw deny(`invalid message: ${mapped.reason}`);
+  // a message continuing a task, referring to one, or joining a conversation: the caller's only
+  await ownedOrDenied(d, ctx, receiver, req);
   const named = namedSender(req.params.message, req.params);
   if (!named.ok) throw deny(`invalid message: ${named.reason}`);
   const sender = senderOf(ctx.principal, named.id);

@@ -173,7 +173,7 @@ export function registerProxy(app: App, deps: ProxyDeps): void {
       bodyType: method === 'POST' ? 'json' : 'none',
       schema: { ...(method === 'POST' ? { body: S('jsonrpc-request') } : {}), response: S('ext-authz.response') },
       bodyLimit,
-      handler: (ctx) => handleExtAuthz({ gateway: ready().gateway, peers, metrics, forwardStatuses }, ctx),
+      handler: (ctx) => handleExtAuthz({ gateway: ready().gateway, peers, metrics, forwardStatuses, owners }, ctx),
     });
   }
 }

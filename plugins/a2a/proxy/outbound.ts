@@ -15,7 +15,8 @@ import type { StrictJson } from '../../../core/strict-json.js';
 import { reviewAnswer } from './answer.js';
 import { Withheld, type OutputVerifier, type VerdictMeta } from './answer-review.js';
 import { pushUrlRefusal, pushUrlsOf, type Resolve } from './push-url.js';
-import { mayAccess, type TaskOwner, type TaskOwners } from './tasks.js';
+import { ownershipRefusal } from './owned.js';
+import type { TaskOwner, TaskOwners } from './tasks.js';
 
 /**
  * POST /a2a/peers/{receiver}: the local agent speaks A2A JSON-RPC to the sidecar as if it were the
@@ -96,53 +97,12 @@ export async function relay(
   }
 }
 
-const isObj = (v: unknown): v is Record<string, unknown> => !!v && typeof v === 'object' && !Array.isArray(v);
-
-/**
- * The task ids a request names, in every member a peer of either version reads one from: `id`
- * (v1.0 task reads, v0.3 task and push-config reads), `taskId` (v1.0 push configs, v0.3 set), and a
- * message's `taskId` and `referenceTaskIds`. Each must be the caller's.
- */
-function taskIdsNamed(req: RpcRequest): unknown[] {
-  const p = req.params;
-  const ids: unknown[] = [];
-  if (req.kind === 'send' || req.kind === 'stream') {
-    const m = p.message;
-    if (isObj(m)) {
-      if (m.taskId !== undefined && m.taskId !== '') ids.push(m.taskId);
-      if (Array.isArray(m.referenceTaskIds)) ids.push(...m.referenceTaskIds);
-    }
-    return ids;
-  }
-  if (req.kind === 'list' || req.kind === 'extended_card') return ids;
-  const legacy = req.method.includes('/');
-  const has = (k: string) => Object.hasOwn(p, k);
-  // a v1.0 push config's `id` is the config's own id; everywhere else `id` names the task
-  if (has('id') && (legacy || !req.kind.startsWith('push_'))) ids.push(p.id);
-  for (const k of ['taskId', 'task_id']) if (has(k)) ids.push(p[k]);
-  if (isObj(p.pushNotificationConfig) && Object.hasOwn(p.pushNotificationConfig, 'taskId')) ids.push(p.pushNotificationConfig.taskId);
-  return ids;
-}
-
 /** A2A's TaskNotFoundError, the same for a task that is not there and one that is someone else's */
 const notFound = (req: RpcRequest) => rpcError(req.id, RpcCodes.taskNotFound, 'Task not found');
 
 async function ownedOrRefused(d: OutboundDeps, ctx: RequestContext, req: RpcRequest, receiver: string): Promise<Reply | null> {
-  const ids = taskIdsNamed(req);
-  const needsTask = req.kind !== 'send' && req.kind !== 'stream' && req.kind !== 'list' && req.kind !== 'extended_card';
-  if (needsTask && ids.length === 0) return rpcError(req.id, RpcCodes.invalidParams, 'Invalid params: a task id');
-  for (const id of ids) {
-    if (typeof id !== 'string' || id === '') return rpcError(req.id, RpcCodes.invalidParams, 'Invalid params: a task id is a non-empty string');
-    const owner = await d.owners.get(receiver, id);
-    if (!owner || !mayAccess(ctx.principal, owner)) return notFound(req);
-  }
-  // a conversation another caller started is not joined (its agent may remember it); a new one is the caller's to start
-  const m = req.params.message;
-  if ((req.kind === 'send' || req.kind === 'stream') && isObj(m) && m.contextId !== undefined && m.contextId !== '') {
-    if (typeof m.contextId !== 'string') return rpcError(req.id, RpcCodes.invalidParams, 'Invalid params: a contextId is a string');
-    const had = await d.owners.get(receiver, m.contextId, 'context');
-    if (had && !mayAccess(ctx.principal, had)) return notFound(req);
-  }
+  const why = await ownershipRefusal(d.owners, receiver, ctx.principal, req);
+  if (why) return 'invalid' in why ? rpcError(req.id, RpcCodes.invalidParams, `Invalid params: ${why.invalid}`) : notFound(req);
   if (req.kind === 'push_set') {
     const urls = pushUrlsOf(req.params);
     if (urls.length === 0) return rpcError(req.id, RpcCodes.invalidParams, 'Invalid params: the push-notification config names no url');
