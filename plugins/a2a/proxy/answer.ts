@@ -3,8 +3,9 @@ import { parseStrictJson, type StrictJson } from '../../../core/strict-json.js';
 import type { Reply } from '../../../core/types.js';
 import { reviewResult, Withheld, type ReviewContext } from './answer-review.js';
 import { rpcError, RpcCodes, type RpcId } from './jsonrpc.js';
-import { SseReader, sseEvent } from './sse.js';
+import { SseReader, sseEvent, type SseEvent } from './sse.js';
 import { UpstreamError, type UpstreamResponse } from './upstream.js';
+import { rpcAnswerOf } from './rest-peer.js';
 
 /**
  * The peer's answer, read and reviewed (answer-review.ts) before the client sees it, then written
@@ -29,6 +30,8 @@ export interface AnswerOptions {
   maxBytes?: number;
   /** the strict reading of a large text, off the event loop */
   parseLarge?: (text: string) => Promise<StrictJson>;
+  /** the peer answered in the HTTP+JSON binding: read as the JSON-RPC answer it restates (rest-peer.ts) */
+  rest?: boolean;
 }
 
 async function parse(o: AnswerOptions, text: string): Promise<StrictJson> {
@@ -96,6 +99,14 @@ export async function reviewAnswer(r: UpstreamResponse, o: AnswerOptions): Promi
     const kind = err instanceof UpstreamError ? err.kind : 'failed';
     return rpcError(o.id, RpcCodes.peerUnavailable, `Peer unavailable (${kind}); the answer was cut`, { peer: o.review.peer, reason: kind }, passed);
   }
+  if (o.rest) {
+    // a REST error is an HTTP status with an error body; its JSON-RPC restatement is an answer like any other
+    const ok = r.status >= 200 && r.status < 300;
+    const parsed: StrictJson = ok && text === '' ? { ok: true, value: undefined } : await parse(o, text);
+    const stated = parsed.ok ? rpcAnswerOf(o.id, r.status, parsed.value) : null;
+    if (!parsed.ok) return json(200, passed, withheld(o, `the answer is ${parsed.reason}`));
+    return json(200, passed, stated ? await reviewMessage(o, stated) : withheld(o, `the peer answered HTTP ${r.status} without an error body`));
+  }
   const parsed = await parse(o, text);
   const answer = parsed.ok ? await reviewMessage(o, parsed.value) : withheld(o, `the answer is ${parsed.reason}`);
   // A2A answers errors with HTTP 200; a non-2xx is passed on only as the JSON-RPC error it holds
@@ -113,20 +124,20 @@ async function* reviewStream(body: Readable, o: AnswerOptions, cap: number): Asy
   const decoder = new TextDecoder('utf-8');
   try {
     for await (const chunk of body) {
-      let events: string[];
+      let events: SseEvent[];
       try {
-        events = reader.push(decoder.decode(chunk as Buffer, { stream: true }));
+        events = reader.pushEvents(decoder.decode(chunk as Buffer, { stream: true }));
       } catch (err) {
         yield sseEvent(JSON.stringify(withheld(o, (err as Error).message)));
         return;
       }
-      for (const data of events) {
-        const out = await reviewEvent(o, data);
+      for (const ev of events) {
+        const out = await reviewEvent(o, ev);
         yield sseEvent(JSON.stringify(out));
         if ((out.error as { code?: number } | undefined)?.code === RpcCodes.answerWithheld) return;
       }
     }
-    const rest = reader.end();
+    const rest = reader.endEvent();
     if (rest !== null) yield sseEvent(JSON.stringify(await reviewEvent(o, rest)));
   } catch (err) {
     // the peer's stream broke (timeout, reset): the client learns it under the request id
@@ -137,7 +148,11 @@ async function* reviewStream(body: Readable, o: AnswerOptions, cap: number): Asy
   }
 }
 
-async function reviewEvent(o: AnswerOptions, data: string): Promise<Record<string, unknown>> {
-  const parsed = await parse(o, data);
-  return parsed.ok ? reviewMessage(o, parsed.value) : withheld(o, `an event is ${parsed.reason}`);
+async function reviewEvent(o: AnswerOptions, ev: SseEvent): Promise<Record<string, unknown>> {
+  const parsed = await parse(o, ev.data);
+  if (!parsed.ok) return withheld(o, `an event is ${parsed.reason}`);
+  if (!o.rest) return reviewMessage(o, parsed.value);
+  // an HTTP+JSON stream's events are bare results; its error event carries the REST error body
+  const stated = ev.type === 'error' ? rpcAnswerOf(o.id, 500, parsed.value) : rpcAnswerOf(o.id, 200, parsed.value);
+  return stated ? reviewMessage(o, stated) : withheld(o, 'an error event without an error body');
 }

@@ -4,6 +4,7 @@ import type { VerdictSigner } from '../signer.js';
 import { VERDICT_EXTENSION } from './answer-review.js';
 import { projectCardV1 } from './card-v1.js';
 import type { PeerConfig } from './config.js';
+import { restEndpoint } from './rest-peer.js';
 import { UpstreamError, type Upstreams } from './upstream.js';
 
 /**
@@ -22,6 +23,8 @@ import { UpstreamError, type Upstreams } from './upstream.js';
  * v0.3 `url` beside it is not believed).
  */
 export class CardRefused extends Error {}
+
+export type Binding = 'JSONRPC' | 'HTTP+JSON';
 
 /** the served card's extension that says who signed the card this one was made from */
 export const PROVENANCE_EXTENSION = 'https://proofgate.dev/a2a/extensions/card-provenance/v1';
@@ -66,6 +69,8 @@ interface Cached {
   /** SHA-256 of the signed form of the peer's card, so a holder of the original can match it */
   upstreamSha256: string;
   endpoint: URL;
+  /** how the endpoint is spoken to: JSON-RPC whenever the peer offers it, else A2A 1.0 HTTP+JSON (rest-peer.ts) */
+  binding: Binding;
   /**
    * the endpoint is the card's word, not the operator's: on another origin than the configured card
    * URL, so it is sent through the egress check (a2a.proxy.egress_allow) at every connection
@@ -86,7 +91,7 @@ export class PeerCards {
     return (this.o.clock ?? Date.now)();
   }
 
-  /** the verified upstream card and the JSON-RPC endpoint it names; throws CardRefused or UpstreamError */
+  /** the verified upstream card and the endpoint it names (JSON-RPC preferred); throws CardRefused or UpstreamError */
   async get(peer: PeerConfig, signal?: AbortSignal): Promise<Cached> {
     const hit = this.cache.get(peer.id);
     if (hit && hit.expires > this.now()) return hit;
@@ -94,10 +99,12 @@ export class PeerCards {
     const r = await this.o.upstreams.json(peer.cardUrl, signal, undefined, { 'a2a-version': '1.0' });
     if (r.status !== 200 || !r.value || typeof r.value !== 'object' || Array.isArray(r.value)) throw new CardRefused(`the peer answered ${r.status} without a card`);
     const { card, signers, bytes } = await this.verify(peer, r.value as Record<string, unknown>);
-    const endpoint = peer.endpoint ?? jsonRpcEndpoint(card);
-    if (!endpoint) throw new CardRefused('the card names no JSON-RPC interface');
+    const rpc = peer.endpoint ?? jsonRpcEndpoint(card);
+    const endpoint = rpc ?? restEndpoint(card);
+    if (!endpoint) throw new CardRefused('the card names no JSON-RPC interface and no HTTP+JSON interface of A2A 1.0');
     const learned = peer.endpoint === null && endpoint.origin !== peer.cardUrl.origin;
-    const entry = { card, signers, upstreamSha256: sha256Hex(bytes), endpoint, learned, expires: this.now() + this.o.ttlMs };
+    const binding: Binding = rpc ? 'JSONRPC' : 'HTTP+JSON';
+    const entry = { card, signers, upstreamSha256: sha256Hex(bytes), endpoint, binding, learned, expires: this.now() + this.o.ttlMs };
     if (this.o.ttlMs > 0) this.cache.set(peer.id, entry);
     return entry;
   }

@@ -3,13 +3,14 @@ import { sha256Hex } from '../../../core/canonical.js';
 import type { Reply, RequestContext } from '../../../core/types.js';
 import type { A2AGateway } from '../gateway.js';
 import type { VerdictStatus } from '../message.js';
-import { CardRefused, type PeerCards } from './cards.js';
+import { CardRefused, type Binding, type PeerCards } from './cards.js';
 import type { PeerConfig } from './config.js';
 import { decide, senderOf, UnverifiablePayload, type Decided } from './decide.js';
 import { parseRpc, repeatedKeyReply, rpcError, RpcCodes, type RpcRequest } from './jsonrpc.js';
 import { mapMessage, namedSender } from './mapping.js';
 import type { ProxyMetrics } from './metrics.js';
-import { UpstreamError, type Upstreams } from './upstream.js';
+import { UpstreamError, type UpstreamResponse, type Upstreams } from './upstream.js';
+import { restCall } from './rest-peer.js';
 import type { EgressPolicy } from '../../../core/egress.js';
 import type { StrictJson } from '../../../core/strict-json.js';
 import { reviewAnswer } from './answer.js';
@@ -65,11 +66,27 @@ export function refusal(req: RpcRequest, d: Decided): Reply {
   return rpcError(req.id, code, message, { verdict: d.deciding, verdicts: d.verdicts });
 }
 
-/** The endpoint of a peer: configured, or read from its (verified) card, and whether the card named it. */
-async function endpointOf(d: OutboundDeps, peer: PeerConfig, signal: AbortSignal): Promise<{ endpoint: URL; learned: boolean }> {
-  if (peer.endpoint) return { endpoint: peer.endpoint, learned: false };
-  const { endpoint, learned } = await d.cards.get(peer, signal);
-  return { endpoint, learned };
+interface Target {
+  endpoint: URL;
+  learned: boolean;
+  binding: Binding;
+}
+
+/** The endpoint of a peer: configured (JSON-RPC), or read from its (verified) card with the binding it declares, and whether the card named it. */
+async function endpointOf(d: OutboundDeps, peer: PeerConfig, signal: AbortSignal): Promise<Target> {
+  if (peer.endpoint) return { endpoint: peer.endpoint, learned: false, binding: 'JSONRPC' };
+  const { endpoint, learned, binding } = await d.cards.get(peer, signal);
+  return { endpoint, learned, binding };
+}
+
+/** the reviewed request on the peer's binding: as received for JSON-RPC, restated for HTTP+JSON (rest-peer.ts) */
+async function callPeer(d: OutboundDeps, target: Target, req: RpcRequest, raw: Buffer, headers: Record<string, string>, signal: AbortSignal): Promise<UpstreamResponse | { refused: Reply }> {
+  if (target.binding === 'JSONRPC') return d.upstreams.request('POST', target.endpoint, headers, raw, signal, target.learned);
+  const c = restCall(req, raw, target.endpoint);
+  if (!c.ok) return { refused: rpcError(req.id, c.code, c.message) };
+  // the 1.0 binding is the one spoken: a peer that also serves v0.3 REST reads a request without the header as v0.3
+  const h = { ...headers, 'a2a-version': '1.0', accept: c.call.stream ? 'text/event-stream' : 'application/json' };
+  return d.upstreams.request(c.call.method, c.call.url, h, c.call.body, signal, target.learned);
 }
 
 export async function relay(
@@ -181,7 +198,7 @@ export async function handleOutbound(d: OutboundDeps, ctx: RequestContext): Prom
     owner = { org: ctx.principal?.orgId ?? '', sender };
   }
 
-  let target: { endpoint: URL; learned: boolean };
+  let target: Target;
   try {
     target = await endpointOf(d, peer, ctx.signal);
   } catch (err) {
@@ -196,10 +213,12 @@ export async function handleOutbound(d: OutboundDeps, ctx: RequestContext): Prom
   const started = performance.now();
   let reply: Reply;
   try {
-    const r = await d.upstreams.request('POST', target.endpoint, headers, raw, ctx.signal, target.learned);
+    const r = await callPeer(d, target, req, raw, headers, ctx.signal);
+    if ('refused' in r) return r.refused;
     d.metrics.upstream(receiver, (performance.now() - started) / 1000);
     reply = await reviewAnswer(r, {
       id: req.id,
+      rest: target.binding === 'HTTP+JSON',
       ...(d.parseLarge ? { parseLarge: (text: string) => d.parseLarge!(text, ctx.signal) } : {}),
       headers: headers[VERDICT_HEADER] ? { [VERDICT_HEADER]: headers[VERDICT_HEADER] } : {},
       review: { kind: req.kind, peer: receiver, principal: ctx.principal, owner, owners: d.owners, verdict, seen: new Set(), verifyOutput: outputVerifier(d, ctx, receiver, owner) },

@@ -5,13 +5,15 @@ import { MAX_ANSWER_BYTES } from './answer.js';
 import { RpcCodes } from './jsonrpc.js';
 import { handleOutbound, type OutboundDeps } from './outbound.js';
 import { SseReader } from './sse.js';
+import { restError } from './rest-errors.js';
 
 /**
  * A2A's HTTP+JSON binding (A2A 1.0 §11, the paths of @a2a-js/sdk's RestTransport) under the peer
  * prefix. It holds no guard of its own: each REST request is restated as the JSON-RPC request of
  * the same operation and handed to the JSON-RPC path (outbound.ts), so ownership, push-URL checks,
  * verification and answer review are the ones every JSON-RPC caller gets. Toward the peer it is
- * JSON-RPC; the reviewed answer is restated as REST: the result as the body, an error as the HTTP
+ * the binding its card declares (JSON-RPC when it has it, else HTTP+JSON: rest-peer.ts); the
+ * reviewed answer is restated as REST: the result as the body, an error as the HTTP
  * status and `{error: {code, status, message, details}}` with a google.rpc.ErrorInfo, as the SDK's
  * REST client reads it, and a stream's events as bare results (`event: error` for the last one).
  */
@@ -27,7 +29,6 @@ export type RestOp =
   | 'push_delete'
   | 'extended_card';
 
-export const PROBLEM_DOMAIN = 'proofgate.dev';
 const ERROR_INFO = 'type.googleapis.com/google.rpc.ErrorInfo';
 const A2A_DOMAIN = 'a2a-protocol.org';
 
@@ -41,39 +42,6 @@ interface Mapped {
 }
 
 type Restated = { ok: true; m: Mapped } | { ok: false; reply: Reply };
-
-/** REST errors: HTTP status, google.rpc status name, ErrorInfo reason and domain */
-const ERRORS: Record<number, [number, string, string, string]> = {
-  [RpcCodes.parseError]: [400, 'INVALID_ARGUMENT', 'INVALID_PARAMS', A2A_DOMAIN],
-  [RpcCodes.invalidRequest]: [400, 'INVALID_ARGUMENT', 'INVALID_PARAMS', A2A_DOMAIN],
-  [RpcCodes.invalidParams]: [400, 'INVALID_ARGUMENT', 'INVALID_PARAMS', A2A_DOMAIN],
-  [RpcCodes.methodNotFound]: [501, 'UNIMPLEMENTED', 'UNSUPPORTED_OPERATION', A2A_DOMAIN],
-  [RpcCodes.taskNotFound]: [404, 'NOT_FOUND', 'TASK_NOT_FOUND', A2A_DOMAIN],
-  [-32002]: [400, 'FAILED_PRECONDITION', 'TASK_NOT_CANCELABLE', A2A_DOMAIN],
-  [-32003]: [400, 'FAILED_PRECONDITION', 'PUSH_NOTIFICATION_NOT_SUPPORTED', A2A_DOMAIN],
-  [-32004]: [400, 'FAILED_PRECONDITION', 'UNSUPPORTED_OPERATION', A2A_DOMAIN],
-  [-32005]: [400, 'INVALID_ARGUMENT', 'CONTENT_TYPE_NOT_SUPPORTED', A2A_DOMAIN],
-  [-32006]: [500, 'INTERNAL', 'INVALID_AGENT_RESPONSE', A2A_DOMAIN],
-  [-32007]: [400, 'FAILED_PRECONDITION', 'EXTENDED_AGENT_CARD_NOT_CONFIGURED', A2A_DOMAIN],
-  [-32008]: [400, 'FAILED_PRECONDITION', 'EXTENSION_SUPPORT_REQUIRED', A2A_DOMAIN],
-  [-32009]: [400, 'FAILED_PRECONDITION', 'VERSION_NOT_SUPPORTED', A2A_DOMAIN],
-  [RpcCodes.blocked]: [403, 'PERMISSION_DENIED', 'MESSAGE_BLOCKED', PROBLEM_DOMAIN],
-  [RpcCodes.notForwarded]: [403, 'PERMISSION_DENIED', 'MESSAGE_NOT_FORWARDED', PROBLEM_DOMAIN],
-  [RpcCodes.senderUnknown]: [403, 'PERMISSION_DENIED', 'SENDER_UNKNOWN', PROBLEM_DOMAIN],
-  [RpcCodes.peerUnavailable]: [502, 'UNAVAILABLE', 'PEER_UNAVAILABLE', PROBLEM_DOMAIN],
-  [RpcCodes.unknownPeer]: [404, 'NOT_FOUND', 'UNKNOWN_PEER', PROBLEM_DOMAIN],
-  [RpcCodes.answerWithheld]: [502, 'INTERNAL', 'ANSWER_WITHHELD', PROBLEM_DOMAIN],
-  [RpcCodes.pushUrlRefused]: [403, 'PERMISSION_DENIED', 'PUSH_URL_REFUSED', PROBLEM_DOMAIN],
-};
-
-/** the REST error body of a JSON-RPC error; the proxy's `error.data` (the verdict) rides in a second detail */
-export function restError(e: { code?: unknown; message?: unknown; data?: unknown }): { status: number; body: Record<string, unknown> } {
-  const code = typeof e.code === 'number' ? e.code : 0;
-  const [status, name, reason, domain] = ERRORS[code] ?? [500, 'INTERNAL', 'INTERNAL_ERROR', A2A_DOMAIN];
-  const details: unknown[] = [{ '@type': ERROR_INFO, reason, domain, metadata: { jsonrpc_code: String(code) } }];
-  if (e.data !== undefined) details.push({ '@type': `https://${PROBLEM_DOMAIN}/schemas/a2a/rest-error-data.json`, data: e.data });
-  return { status, body: { error: { code: status, status: name, message: typeof e.message === 'string' ? e.message : 'error', details } } };
-}
 
 const problem = (code: number, message: string): Reply => {
   const { status, body } = restError({ code, message });

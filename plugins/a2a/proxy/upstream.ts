@@ -87,7 +87,7 @@ export class Upstreams {
   }
 
   /** `learned`: the URL came from a peer's card, not from the configuration: egress-checked */
-  async request(method: 'GET' | 'POST', url: URL, headers: Record<string, string>, body: Buffer | null, signal?: AbortSignal, learned = false): Promise<UpstreamResponse> {
+  async request(method: 'GET' | 'POST' | 'DELETE', url: URL, headers: Record<string, string>, body: Buffer | null, signal?: AbortSignal, learned = false): Promise<UpstreamResponse> {
     try {
       const pool = await this.pool(url, learned);
       // a CLIENT span; its traceparent replaces any the client sent (core/tracing.ts)
