@@ -10,6 +10,7 @@ import './unit/gateway-signing.js';
 import './unit/logic.js';
 import './unit/proxy-answers.js';
 import './unit/proxy-mapping.js';
+import './unit/proxy-rest-peer.js';
 import './unit/proxy-upstream.js';
 import './unit/token-bucket.js';
 import './unit/trust-boundary.js';

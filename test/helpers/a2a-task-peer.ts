@@ -19,6 +19,8 @@ export interface TaskPeer {
   url: string;
   jwksUrl: string;
   received: Array<{ headers: IncomingHttpHeaders; body: { method?: string; params?: unknown } }>;
+  /** requests to the HTTP+JSON transport at /rest: method, path (query included) and headers */
+  restReceived: Array<{ method: string; path: string; headers: IncomingHttpHeaders }>;
   cardRequests: IncomingHttpHeaders[];
   release(taskId: string): void;
   close(): Promise<void>;
@@ -35,7 +37,8 @@ const agentMessage = (contextId: string, taskId: string, value: string): Message
   referenceTaskIds: [],
 });
 
-export async function startTaskPeer(): Promise<TaskPeer> {
+/** `restOnly`: the card declares the HTTP+JSON interface alone (a peer a JSON-RPC client cannot reach) */
+export async function startTaskPeer(o: { restOnly?: boolean } = {}): Promise<TaskPeer> {
   const app = express();
   app.use(express.json());
   const server: Server = await new Promise((r) => {
@@ -82,8 +85,12 @@ export async function startTaskPeer(): Promise<TaskPeer> {
     name: 'ledger',
     description: 'books invoices',
     supportedInterfaces: [
-      { url: `${url}/rpc`, protocolBinding: 'JSONRPC', tenant: '', protocolVersion: '1.0' },
-      { url: `${url}/rpc`, protocolBinding: 'JSONRPC', tenant: '', protocolVersion: '0.3' },
+      ...(o.restOnly
+        ? []
+        : [
+            { url: `${url}/rpc`, protocolBinding: 'JSONRPC', tenant: '', protocolVersion: '1.0' },
+            { url: `${url}/rpc`, protocolBinding: 'JSONRPC', tenant: '', protocolVersion: '0.3' },
+          ]),
       { url: `${url}/rest`, protocolBinding: 'HTTP+JSON', tenant: '', protocolVersion: '1.0' },
     ],
     provider: { url: 'https://ledger.example', organization: 'Ledger Inc' },
@@ -114,12 +121,18 @@ export async function startTaskPeer(): Promise<TaskPeer> {
   });
   app.use('/rpc', jsonRpcHandler({ requestHandler: handler, userBuilder: UserBuilder.noAuthentication, legacyCompat: { enabled: true } }));
   // the SDK's HTTP+JSON transport over the same handler, for REST clients driven direct
+  const restReceived: TaskPeer['restReceived'] = [];
+  app.use('/rest', (req, _res, next) => {
+    restReceived.push({ method: req.method, path: req.url, headers: req.headers });
+    next();
+  });
   app.use('/rest', restHandler({ requestHandler: handler, userBuilder: UserBuilder.noAuthentication }));
 
   return {
     url,
     jwksUrl: `${url}/jwks.json`,
     received,
+    restReceived,
     cardRequests,
     release(taskId) {
       const r = held.get(taskId);
