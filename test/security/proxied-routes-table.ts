@@ -30,6 +30,8 @@ export interface Refusal {
   rpc?: number;
   /** a problem+json code */
   code?: string;
+  /** the ErrorInfo reason of an HTTP+JSON error body */
+  reason?: string;
 }
 
 export interface ProxiedRoute {
@@ -58,7 +60,22 @@ export interface ProxiedRoute {
   answers: 'relayed as bytes' | 'withheld' | 'reviewed' | null;
   /** the JSON-RPC method of a streamed call, when the route relays an event stream */
   streamMethod: string | null;
+  /** A2A's HTTP+JSON binding: errors are HTTP statuses with a google.rpc body, results bare */
+  binding?: 'rest';
+  /** the REST path of the streamed form of the call (message:stream) */
+  streamPath?: string;
+  /** the status of a success, when not 200 (a created push config: 201) */
+  okStatus?: number;
+  /** forwarded without a verdict header: not a message (a push config) */
+  noVerdict?: true;
 }
+
+/** the id the upstream's answer must carry: the request's own, or 1 for a REST call restated as JSON-RPC */
+export const upstreamId = (route: ProxiedRoute, valid: Record<string, unknown>): unknown => (route.binding === 'rest' ? 1 : valid.id);
+
+/** a task the harness's agent owns (recorded at start-up), for the routes that name one */
+export const OWN_TASK = 't-own';
+export const PUSH_URL = 'https://93.184.215.14/hooks/a2a';
 
 const MESSAGE = { messageId: 'm-1', role: 'ROLE_USER', parts: [{ data: INVOICE }] };
 const send = (method = 'SendMessage') => ({ jsonrpc: '2.0', id: 'r-1', method, params: { message: structuredClone(MESSAGE) } });
@@ -83,6 +100,9 @@ export const GET_WEATHER = { name: 'get_weather', description: 'Current weather 
 
 export interface Harness {
   s: TestServer;
+  /** the organisation of the routes' credential (its owner's session, an admin key) and its agent */
+  org: { token: string; key: string };
+  agentId: string;
   up: HostileUpstream;
   routes: ProxiedRoute[];
   /** the answer of the next upstream request to `path` (reset to the default after each use) */
@@ -103,6 +123,11 @@ function defaultAnswer(up: () => string, r: Received): AnswerMaker {
     if (m.method === 'tools/call') return bodyAnswer(JSON.stringify(mcpResult(m.id)));
     return bodyAnswer(JSON.stringify({ jsonrpc: '2.0', id: m.id, result: {} }));
   }
+  // task methods answered for the task they name (the review checks it is the caller's)
+  const config = { taskId: m?.params?.taskId, id: 'cfg', url: PUSH_URL };
+  const task = { id: m?.params?.id, contextId: 'c-own', status: { state: 'TASK_STATE_COMPLETED' } };
+  const results: Record<string, unknown> = { GetTask: task, CancelTask: task, CreateTaskPushNotificationConfig: config, GetTaskPushNotificationConfig: config, ListTaskPushNotificationConfigs: { configs: [config] }, DeleteTaskPushNotificationConfig: null };
+  if (typeof m?.method === 'string' && Object.hasOwn(results, m.method)) return bodyAnswer(JSON.stringify({ jsonrpc: '2.0', id: m.id, result: results[m.method] }));
   return bodyAnswer(JSON.stringify(a2aResult(m?.id ?? null)));
 }
 
@@ -149,6 +174,12 @@ export async function startHarness(t: Test): Promise<Harness> {
   const listed = await s.request('POST', '/mcp/h', { headers: { ...token, accept: 'application/json, text/event-stream' }, body: { jsonrpc: '2.0', id: 1, method: 'tools/list' } });
   if (listed.body?.result?.tools?.[0]?.name !== 'get_weather') throw new Error(`harness: get_weather was not pinned: ${listed.text}`);
 
+  // a task of the agent's: the peer's answer to a send names it, so the proxy records it as the agent's
+  next.set('/rpc', (r) => bodyAnswer(JSON.stringify({ jsonrpc: '2.0', id: r.json?.id, result: { task: { id: OWN_TASK, contextId: 'c-own', status: { state: 'TASK_STATE_COMPLETED' } } } })));
+  const owned = await s.request('POST', '/a2a/peers/h', { headers: rpc, body: send() });
+  if (owned.body?.result?.task?.id !== OWN_TASK) throw new Error(`harness: the agent's task was not created: ${owned.text}`);
+
+  const a2aRest = { binding: 'rest', notJson: { status: 400, code: 'invalid_json' }, tooLarge: { status: 413 }, duplicate: { status: 400, reason: 'INVALID_PARAMS' }, foreignHost: 'served as usual', foreignOrigin: 'served as usual' } as const;
   const a2aRpc = { notJson: { status: 400, code: 'invalid_json' }, tooLarge: { status: 413 }, duplicate: { status: 200, rpc: -32600 } } as const;
   const routes: ProxiedRoute[] = [
     {
@@ -168,6 +199,31 @@ export async function startHarness(t: Test): Promise<Harness> {
     },
     { name: 'POST /a2a/peers/{peer}', family: 'a2a', path: '/a2a/peers/h', headers: rpc, valid: () => send(), upstream: '/rpc', ...a2aRpc, foreignHost: 'served as usual', foreignOrigin: 'served as usual', answers: 'reviewed', streamMethod: 'SendStreamingMessage' },
     { name: 'POST /a2a/inbound', family: 'a2a', path: '/a2a/inbound', headers: { 'content-type': 'application/json', 'a2a-version': '1.0' }, valid: () => send(), upstream: '/inbound', ...a2aRpc, foreignHost: 'served as usual', foreignOrigin: 'served as usual', answers: 'relayed as bytes', streamMethod: 'SendStreamingMessage' },
+    {
+      name: 'POST /a2a/peers/{peer}/message:send (HTTP+JSON)',
+      family: 'a2a',
+      path: '/a2a/peers/h/message:send',
+      headers: rpc,
+      valid: () => ({ message: structuredClone(MESSAGE) }),
+      upstream: '/rpc',
+      ...a2aRest,
+      answers: 'reviewed',
+      streamMethod: 'SendStreamingMessage',
+      streamPath: '/a2a/peers/h/message:stream',
+    },
+    {
+      name: 'POST /a2a/peers/{peer}/tasks/{id}/pushNotificationConfigs (HTTP+JSON)',
+      family: 'a2a',
+      path: `/a2a/peers/h/tasks/${OWN_TASK}/pushNotificationConfigs`,
+      headers: rpc,
+      valid: () => ({ id: 'cfg', url: PUSH_URL, token: 'secret' }),
+      upstream: '/rpc',
+      ...a2aRest,
+      okStatus: 201,
+      noVerdict: true,
+      answers: null,
+      streamMethod: null,
+    },
     {
       name: 'POST /ext-authz/{path}',
       family: 'a2a',
@@ -201,6 +257,8 @@ export async function startHarness(t: Test): Promise<Harness> {
   ];
   return {
     s,
+    org: { token: org.token, key: org.key },
+    agentId: agent.agent_id,
     up,
     routes,
     answerNext: (path, make) => void next.set(path, make),

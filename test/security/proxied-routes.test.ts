@@ -1,12 +1,12 @@
-import t, { type Test } from 'tap';
+import t from 'tap';
 import { parseHostName } from '../../core/host-name.js';
-import { duplicateKeyAt } from '../../core/json-syntax.js';
 import { MAX_ANSWER_BYTES } from '../../plugins/mcp/answer.js';
 import { VERDICT_META } from '../../plugins/mcp/gate.js';
 import { VERDICT_EXTENSION } from '../../plugins/a2a/proxy/answer-review.js';
 import { MAX_PAGE_BYTES } from '../../plugins/mcp/listings.js';
-import { bodyAnswer, chunkedAnswer, everyCut, FOREIGN_HOSTS, FOREIGN_ORIGINS, hostileJson, jsonWithRaw, NON_2XX, oversized, rawRequest, sseEvent, type JsonPath } from '../helpers/hostile-wire.js';
-import { a2aResult, GET_WEATHER, LIMIT, mcpResult, startHarness, stringPaths, withAt, type Harness, type ProxiedRoute, type Refusal } from './proxied-routes-table.js';
+import { bodyAnswer, chunkedAnswer, everyCut, FOREIGN_HOSTS, FOREIGN_ORIGINS, hostileJson, jsonWithRaw, NON_2XX, oversized, rawRequest, sseEvent } from '../helpers/hostile-wire.js';
+import { a2aResult, GET_WEATHER, LIMIT, mcpResult, startHarness, stringPaths, upstreamId, withAt } from './proxied-routes-table.js';
+import { call, keyed, leaves, members, NOT_UTF8, objectPaths, refused, reviewedIfForwarded, stillUp, valueAt, VERDICT } from './proxied-routes-checks.js';
 
 /**
  * Issue 38: one hostile-input harness that every proxied route goes through. The routes and what
@@ -15,73 +15,6 @@ import { a2aResult, GET_WEATHER, LIMIT, mcpResult, startHarness, stringPaths, wi
  * review it passed (an A2A verdict header, an MCP verdict in `_meta`); nothing is ever a 5xx and the
  * server answers /healthz after each class.
  */
-type Reply = Awaited<ReturnType<typeof rawRequest>>;
-const VERDICT = 'x-proofgate-verdict';
-
-/** one request; an answer set for it that it did not use (the request was refused) goes with it */
-async function call(h: Harness, route: ProxiedRoute, body: string | Buffer, headers: Record<string, string> = {}): Promise<Reply> {
-  try {
-    return await rawRequest(`${h.s.url}${route.path}`, { method: 'POST', headers: { ...route.headers, ...headers }, body });
-  } finally {
-    h.clearAnswers();
-  }
-}
-
-function refused(t: Test, r: Reply, o: Refusal, what: string): void {
-  t.equal(r.status, o.status, `${what}: status (${r.text.slice(0, 160)})`);
-  if (o.rpc !== undefined) t.equal(r.body?.error?.code, o.rpc, `${what}: JSON-RPC error ${o.rpc}`);
-  if (o.code !== undefined) t.equal(r.body?.code, o.code, `${what}: ${o.code}`);
-  t.notOk(r.headers[VERDICT], `${what}: no verdict handed out`);
-}
-
-/** a forward, when there was one, went out after review; a verdict-only route answered with one */
-function reviewedIfForwarded(t: Test, h: Harness, route: ProxiedRoute, r: Reply, mark: number, what: string): void {
-  t.ok(r.status < 500, `${what}: never a 5xx (${r.status} ${r.text.slice(0, 160)})`);
-  const got = h.receivedSince(mark, route.upstream);
-  t.ok(got.length <= 1, `${what}: at most one forward`);
-  for (const g of got) {
-    if (route.family === 'a2a') t.ok(g.headers[VERDICT], `${what}: forwarded with its verdict`);
-    else if (g.json?.method === 'tools/call') t.ok(g.json.params?._meta?.[VERDICT_META], `${what}: a tools/call forwarded with its verdict`);
-    t.equal(duplicateKeyAt(g.text), null, `${what}: forwarded bytes read one way only`);
-  }
-  // a refusal is a deliberate one: a problem with its code, or a JSON-RPC error / MCP denial in a 200
-  if (r.status >= 400) t.type(r.body?.code, 'string', `${what}: a problem document with a code`);
-  if (r.status === 200 && route.upstream && got.length === 0) t.ok(r.body?.error?.code ?? r.body?.result?.isError, `${what}: not forwarded, so a JSON-RPC error or a denial`);
-  if (route.path === '/ext-authz/rpc' && r.status === 200) t.ok(r.headers[VERDICT], `${what}: an allow carries the verdict`);
-  if (route.path === '/a2a/intercept' && r.status === 200) t.match(r.body, { status: /^(forwarded|blocked|unverifiable|heuristic_pass|error)$/ }, `${what}: a verdict`);
-}
-
-async function stillUp(t: Test, h: Harness, what: string): Promise<void> {
-  t.equal((await h.s.request('GET', '/healthz')).status, 200, `${what}: the server is up`);
-}
-
-/** every member of the valid request, by path (the leaves: strings, numbers) */
-function leaves(v: unknown, at: Array<string | number> = []): JsonPath[] {
-  if (Array.isArray(v)) return v.flatMap((x, i) => leaves(x, [...at, i]));
-  if (v && typeof v === 'object') return Object.entries(v).flatMap(([k, x]) => leaves(x, [...at, k]));
-  return [at];
-}
-/** every member of the valid request at any depth (objects and arrays too), by path */
-function members(v: unknown, at: Array<string | number> = []): JsonPath[] {
-  const inner = Array.isArray(v) ? v.flatMap((x, i) => members(x, [...at, i])) : v && typeof v === 'object' ? Object.entries(v).flatMap(([k, x]) => members(x, [...at, k])) : [];
-  return at.length ? [at, ...inner] : inner;
-}
-/** every object of the valid request, by path (the root too) */
-function objectPaths(v: unknown, at: Array<string | number> = []): Array<Array<string | number>> {
-  if (Array.isArray(v)) return v.flatMap((x, i) => objectPaths(x, [...at, i]));
-  if (v && typeof v === 'object') return [at, ...Object.entries(v).flatMap(([k, x]) => objectPaths(x, [...at, k]))];
-  return [];
-}
-const NOT_UTF8: Array<[string, number[]]> = [
-  ['byte 0xFF', [0xff]],
-  ['an overlong quote (C0 A2)', [0xc0, 0xa2]],
-  ['a lone continuation byte', [0x80]],
-  ['a truncated sequence', [0xe2, 0x82]],
-  ['a CESU-8 surrogate', [0xed, 0xa0, 0x80]],
-];
-const keyed = (p: JsonPath) => typeof p[p.length - 1] === 'string';
-const valueAt = (v: unknown, p: JsonPath) => p.reduce((o: any, k) => o?.[k], v);
-
 t.test('proxied routes under every hostile-input class', async (t) => {
   const h = await startHarness(t);
   const tampers = hostileJson('shadow');
@@ -92,7 +25,7 @@ t.test('proxied routes under every hostile-input class', async (t) => {
     for (const route of h.routes) {
       const mark = h.up.received.length;
       const r = await call(h, route, JSON.stringify(route.valid()));
-      t.equal(r.status, 200, `${route.name}: ${r.text.slice(0, 200)}`);
+      t.equal(r.status, route.okStatus ?? 200, `${route.name}: ${r.text.slice(0, 200)}`);
       if (route.upstream) t.equal(h.receivedSince(mark, route.upstream).length, 1, `${route.name}: forwarded once`);
       if (route.path === '/a2a/intercept') t.equal(r.body?.status, 'forwarded', `${route.name}: a forwarded verdict`);
       reviewedIfForwarded(t, h, route, r, mark, route.name);
@@ -223,7 +156,7 @@ t.test('proxied routes under every hostile-input class', async (t) => {
         const r = await call(h, route, body, { host });
         if (route.foreignHost === 'served as usual') {
           // the A2A routes are authenticated by credential or vouching, not by the Host: it is not read
-          t.equal(r.status, 200, `${what}: ${r.text.slice(0, 160)}`);
+          t.equal(r.status, route.okStatus ?? 200, `${what}: ${r.text.slice(0, 160)}`);
           reviewedIfForwarded(t, h, route, r, mark, what);
           if (route.upstream) t.equal(h.receivedSince(mark, route.upstream).length, 1, `${what}: forwarded as with any Host`);
         } else if (route.foreignHost === 'no receiver') {
@@ -246,7 +179,7 @@ t.test('proxied routes under every hostile-input class', async (t) => {
         const r = await call(h, route, body, { origin, host: `127.0.0.1:${port}` });
         t.notOk(r.headers['access-control-allow-origin'], `${what}: no CORS grant`);
         if (route.foreignOrigin === 'served as usual') {
-          t.equal(r.status, 200, `${what}: ${r.text.slice(0, 160)}`);
+          t.equal(r.status, route.okStatus ?? 200, `${what}: ${r.text.slice(0, 160)}`);
           reviewedIfForwarded(t, h, route, r, mark, what);
         } else {
           refused(t, r, route.foreignOrigin, what);
@@ -273,12 +206,19 @@ t.test('proxied routes under every hostile-input class', async (t) => {
       for (const status of NON_2XX) {
         const what = `${route.name} HTTP ${status}`;
         const valid = route.valid();
-        const answer = JSON.stringify(route.family === 'mcp' ? mcpResult(valid.id) : a2aResult(valid.id));
+        const answer = JSON.stringify(route.family === 'mcp' ? mcpResult(valid.id) : a2aResult(upstreamId(route, valid)));
         h.answerNext(route.upstream!, () => bodyAnswer(answer, { status }));
         const mark = h.up.received.length;
         const r = await call(h, route, JSON.stringify(valid));
         const sent = h.receivedSince(mark, route.upstream);
         t.equal(sent.length, 1, `${what}: forwarded once`);
+        if (route.answers === 'reviewed' && route.binding === 'rest') {
+          // the same withholding, stated in the binding the client used
+          t.equal(r.status, 502, `${what}: withheld`);
+          t.match(r.body, { error: { details: [{ reason: 'ANSWER_WITHHELD' }, { data: { reason: new RegExp(`HTTP ${status}`) } }] } }, `${what}: withheld, the reason in the details`);
+          t.notMatch(r.text, /booked/, `${what}: nothing of the result`);
+          continue;
+        }
         if (route.answers === 'reviewed') {
           // docs/a2a-proxy.md "Answers": A2A answers errors with HTTP 200, so a non-2xx holding a result is no answer
           t.equal(r.status, 200, `${what}: a JSON-RPC answer`);
@@ -301,16 +241,20 @@ t.test('proxied routes under every hostile-input class', async (t) => {
         // read strictly: an answer JSON.parse would refuse or read otherwise is withheld, never repaired
         for (const tamper of tampers) {
           const valid = route.valid();
-          const answer = tamper.apply(a2aResult(valid.id), ['result', 'message', 'parts', 0, 'text']);
+          const answer = tamper.apply(a2aResult(upstreamId(route, valid)), ['result', 'message', 'parts', 0, 'text']);
           h.answerNext(route.upstream!, () => bodyAnswer(answer));
           const r = await call(h, route, JSON.stringify(valid));
-          t.equal(r.status, 200, `${route.name} answer with ${tamper.name}`);
-          t.match(r.body, { id: valid.id, error: { code: -32055 } }, `${route.name} answer with ${tamper.name}: withheld`);
+          if (route.binding === 'rest') t.match(r, { status: 502, body: { error: { details: [{ reason: 'ANSWER_WITHHELD' }] } } }, `${route.name} answer with ${tamper.name}: withheld`);
+          else {
+            t.equal(r.status, 200, `${route.name} answer with ${tamper.name}`);
+            t.match(r.body, { id: valid.id, error: { code: -32055 } }, `${route.name} answer with ${tamper.name}: withheld`);
+          }
         }
         const valid = route.valid();
-        h.answerNext(route.upstream!, () => bodyAnswer(JSON.stringify(a2aResult(valid.id))));
+        h.answerNext(route.upstream!, () => bodyAnswer(JSON.stringify(a2aResult(upstreamId(route, valid)))));
         const clean = await call(h, route, JSON.stringify(valid));
-        t.ok(clean.body?.result?.message?.metadata?.[VERDICT_EXTENSION]?.verdicts?.length, `${route.name} a clean answer: reviewed, with the verdict in its metadata`);
+        const result = route.binding === 'rest' ? clean.body : clean.body?.result;
+        t.ok(result?.message?.metadata?.[VERDICT_EXTENSION]?.verdicts?.length, `${route.name} a clean answer: reviewed, with the verdict in its metadata`);
       }
       if (route.answers === 'relayed as bytes') {
         // nor under 200: an answer JSON.parse would refuse or read otherwise is neither repaired nor vouched for
@@ -363,16 +307,19 @@ t.test('proxied routes under every hostile-input class', async (t) => {
 
   await t.test('an upstream event stream split at every byte offset', async (t) => {
     for (const route of h.routes.filter((r) => r.streamMethod)) {
-      const valid: Record<string, unknown> = { ...route.valid(), method: route.streamMethod };
+      // a REST stream is its own path, the same body; a JSON-RPC one the same path, another method
+      const valid: Record<string, unknown> = route.streamPath ? route.valid() : { ...route.valid(), method: route.streamMethod };
+      const at = route.streamPath ? { ...route, path: route.streamPath } : route;
       if (route.answers === 'reviewed') {
         // read event by event at every cut: the event is handed on reviewed, with the verdict in the task's metadata
-        const event = sseEvent(JSON.stringify({ jsonrpc: '2.0', id: valid.id, result: { task: { id: 't-1', status: { state: 'TASK_STATE_WORKING' } } } }));
+        const event = sseEvent(JSON.stringify({ jsonrpc: '2.0', id: upstreamId(route, valid), result: { task: { id: 't-1', status: { state: 'TASK_STATE_WORKING' } } } }));
         for (const cut of everyCut(event)) {
           h.answerNext(route.upstream!, () => chunkedAnswer(event, [cut]));
-          const r = await call(h, route, JSON.stringify(valid), { accept: 'text/event-stream' });
+          const r = await call(h, at, JSON.stringify(valid), { accept: 'text/event-stream' });
           const msgs = [...r.text.matchAll(/^data: (.*)$/gm)].map((m) => JSON.parse(m[1]));
           t.equal(msgs.length, 1, `${route.name} cut at ${cut}: one event`);
-          t.ok(msgs[0]?.result?.task?.metadata?.[VERDICT_EXTENSION], `${route.name} cut at ${cut}: reviewed, with the verdict`);
+          const result = route.binding === 'rest' ? msgs[0] : msgs[0]?.result;
+          t.ok(result?.task?.metadata?.[VERDICT_EXTENSION], `${route.name} cut at ${cut}: reviewed, with the verdict`);
           t.match(r.headers['content-type'], /^text\/event-stream/);
         }
       } else if (route.family === 'a2a') {
