@@ -25,7 +25,8 @@ import type { TaskOwner, TaskOwners } from './tasks.js';
  * forwards goes out, unchanged, with `X-Proofgate-Verdict`. Every other A2A method is relayed for the
  * caller's own tasks only (tasks.ts), push-notification URLs only where the egress policy admits
  * (push-url.ts), and every answer is reviewed before the client sees it (answer.ts). Every refusal
- * is a JSON-RPC error with the verdict in `error.data`.
+ * is a JSON-RPC error with the verdict in `error.data`. The peer hears the binding its card declares
+ * (JSON-RPC when it has it, else HTTP+JSON: rest-peer.ts); the checks are made before, either way.
  */
 export const VERDICT_HEADER = 'x-proofgate-verdict';
 
