@@ -22,7 +22,8 @@ export type RestCallOrRefusal = { ok: true; call: RestCall } | { ok: false; code
 
 const invalid = (why: string): RestCallOrRefusal => ({ ok: false, code: RpcCodes.invalidParams, message: `Invalid params: ${why}` });
 
-const segment = (v: unknown): string | null => (typeof v === 'string' && v !== '' ? encodeURIComponent(v) : null);
+/** one path segment: `.` and `..` (which encodeURIComponent leaves as they are) would climb out of the interface's path */
+const segment = (v: unknown): string | null => (typeof v === 'string' && v !== '' && v !== '.' && v !== '..' ? encodeURIComponent(v) : null);
 
 /** query members as the SDK's REST client writes them: strings, integers and booleans only */
 function query(p: Record<string, unknown>, keys: string[]): string | null {
@@ -40,8 +41,9 @@ function query(p: Record<string, unknown>, keys: string[]): string | null {
 export function restCall(req: RpcRequest, raw: Buffer, endpoint: URL): RestCallOrRefusal {
   if (isLegacy(req.method)) return { ok: false, code: -32009, message: `Version not supported: the peer speaks A2A 1.0 over HTTP+JSON only; use the 1.0 name of ${req.method}` };
   const p = req.params;
-  if (p.tenant !== undefined && typeof p.tenant !== 'string') return invalid('tenant is a string');
-  const base = `${endpoint.origin}${endpoint.pathname.replace(/\/+$/, '')}${p.tenant ? `/${encodeURIComponent(p.tenant)}` : ''}`;
+  const tenant = p.tenant === undefined || p.tenant === '' ? '' : segment(p.tenant);
+  if (tenant === null) return invalid('tenant is a string naming one path segment');
+  const base = `${endpoint.origin}${endpoint.pathname.replace(/\/+$/, '')}${tenant ? `/${tenant}` : ''}`;
   const at = (method: RestCall['method'], path: string, body: Buffer | null = null, stream = false): RestCallOrRefusal => ({ ok: true, call: { method, url: new URL(base + path), body, stream } });
   const task = segment(req.kind.startsWith('push_') ? (p.taskId ?? p.task_id) : p.id);
   switch (req.kind) {

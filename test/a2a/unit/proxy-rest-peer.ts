@@ -39,6 +39,12 @@ t.test('restCall: every 1.0 method on its REST path; ids encoded; v0.3 names ref
   t.equal(call(req('ListTasks', 'list', { status: ['a', 'b'] })), -32602, 'a list in a query member');
   t.equal(call(req('GetTaskPushNotificationConfig', 'push_get', { taskId: 'x' })), -32602, 'no config id');
   t.equal(call(req('SendMessage', 'send', { tenant: 5, message: {} })), -32602);
+  for (const dots of ['.', '..']) {
+    t.equal(call(req('SendMessage', 'send', { tenant: dots, message: {} })), -32602, `a tenant ${dots} would leave the interface path`);
+    t.equal(call(req('GetTask', 'get', { id: dots })), -32602, `a task id ${dots} too`);
+    t.equal(call(req('GetTaskPushNotificationConfig', 'push_get', { taskId: 'x', id: dots })), -32602, `a config id ${dots} too`);
+  }
+  t.equal(call(req('GetTask', 'get', { id: '...' })), 'GET /api/tasks/...', 'three dots are a name');
 });
 
 t.test('rpcAnswerOf and restEndpoint', async (t) => {
