@@ -189,13 +189,20 @@ export class PeerCards {
   }
 }
 
-/** the first JSON-RPC interface of a v1.0 card, or a v0.3 card's `url` */
+/**
+ * The first JSON-RPC interface of a v1.0 card, or a v0.3 card's: its `url` when JSON-RPC is its
+ * preferred transport, else a JSON-RPC entry of `additionalInterfaces` (a peer that prefers
+ * HTTP+JSON but also speaks JSON-RPC is reached over JSON-RPC, whose v0.3 shapes this hop relays).
+ */
 export function jsonRpcEndpoint(card: Record<string, unknown>): URL | null {
   const candidates: unknown[] = [];
   if (Array.isArray(card.supportedInterfaces)) {
     for (const i of card.supportedInterfaces as Array<Record<string, unknown>>) if (i?.protocolBinding === 'JSONRPC') candidates.push(i.url);
   }
   if (typeof card.url === 'string' && (card.preferredTransport === undefined || card.preferredTransport === 'JSONRPC')) candidates.push(card.url);
+  if (Array.isArray(card.additionalInterfaces)) {
+    for (const i of card.additionalInterfaces as Array<Record<string, unknown>>) if (i?.transport === 'JSONRPC') candidates.push(i.url);
+  }
   for (const c of candidates) {
     try {
       const u = new URL(String(c));

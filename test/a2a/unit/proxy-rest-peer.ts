@@ -1,6 +1,7 @@
 import t from 'tap';
 import { memberText } from '../../../plugins/a2a/proxy/raw-member.js';
 import { restCall, restEndpoint, rpcAnswerOf } from '../../../plugins/a2a/proxy/rest-peer.js';
+import { jsonRpcEndpoint } from '../../../plugins/a2a/proxy/cards.js';
 import type { RpcRequest } from '../../../plugins/a2a/proxy/jsonrpc.js';
 
 /** The upstream leg to a REST-only peer (issue 39): the raw params, the call, the answer read back. */
@@ -56,4 +57,8 @@ t.test('rpcAnswerOf and restEndpoint', async (t) => {
   t.equal(restEndpoint({ supportedInterfaces: [{ protocolBinding: 'HTTP+JSON', protocolVersion: '0.3', url: 'http://a/' }, { protocolBinding: 'HTTP+JSON', protocolVersion: '1.0', url: 'http://b/' }] })?.href, 'http://b/', 'the first of A2A 1.0');
   t.equal(restEndpoint({ supportedInterfaces: [{ protocolBinding: 'HTTP+JSON', protocolVersion: '1.0', url: 'file:///etc/passwd' }] }), null);
   t.equal(restEndpoint({ preferredTransport: 'HTTP+JSON', url: 'http://a/' }), null, 'a v0.3 REST card is another shape');
+  // JSON-RPC first, whatever the card prefers
+  t.equal(jsonRpcEndpoint({ preferredTransport: 'HTTP+JSON', url: 'http://rest/', additionalInterfaces: [{ transport: 'HTTP+JSON', url: 'http://rest/' }, { transport: 'JSONRPC', url: 'http://rpc/' }] })?.href, 'http://rpc/', 'a v0.3 card preferring REST, JSON-RPC among its additional interfaces');
+  t.equal(jsonRpcEndpoint({ preferredTransport: 'HTTP+JSON', url: 'http://rest/' }), null, 'a v0.3 card with REST only');
+  t.equal(jsonRpcEndpoint({ url: 'http://rpc/', additionalInterfaces: [{ transport: 'JSONRPC', url: 'http://other/' }] })?.href, 'http://rpc/', 'its url when JSON-RPC is preferred');
 });
