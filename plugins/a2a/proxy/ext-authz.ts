@@ -7,13 +7,12 @@ import type { A2AGateway } from '../gateway.js';
 import type { VerdictStatus } from '../message.js';
 import type { PeerConfig } from './config.js';
 import { decide, senderOf, UnverifiablePayload } from './decide.js';
-import { parseRpc } from './jsonrpc.js';
+import { parseRpc, type RpcRequest } from './jsonrpc.js';
 import { mapMessage, namedSender } from './mapping.js';
 import type { ProxyMetrics } from './metrics.js';
 import { VERDICT_HEADER } from './outbound.js';
 import { ownershipRefusal } from './owned.js';
 import type { TaskOwners } from './tasks.js';
-import type { RpcRequest } from './jsonrpc.js';
 
 /**
  * Envoy `ext_authz` HTTP service (`/ext-authz/<original path>`, request body forwarded): the same
@@ -88,8 +87,8 @@ async function handleGet(d: ExtAuthzDeps, ctx: RequestContext): Promise<Reply> {
   const path = (ctx.params['*'] ?? '').split('?')[0];
   if (CARD_PATH.test(path)) return { status: 200, body: { allowed: true } };
   const task = REST_TASK_PATH.exec(path);
-  // every other GET (task lists, subscriptions, push configs, the extended card) needs its answer reviewed
-  // `:` is a method suffix (`:cancel`, `:subscribe`); `%` an id a decoder could read as another
+  // every other GET (task lists, subscriptions, push configs, the extended card) needs its answer
+  // reviewed; `:` is a method suffix (`:subscribe`), `%` an id a decoder could read as another
   if (!task || /[:%]/.test(task[1])) throw deny('only AgentCard discovery and task reads are authorised through ext_authz for GET; the rest is relayed by the outbound proxy only');
   const to = receiverOf(ctx, d.peers);
   if ('refused' in to) throw deny(to.refused);
