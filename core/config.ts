@@ -46,6 +46,7 @@ export interface Config {
     lifetime_seconds: number;
     trusted_issuers: string[];
     prune_grace_seconds: number | null;
+    retired_keys: Array<{ key_name: string; public_key_pem: string; retired_at: string }>;
   };
   audit: { checkpoint_interval_seconds: number; retention_days: number | null; export_dir: string | null; prune_anchor_keys: string[] };
   a2a: {

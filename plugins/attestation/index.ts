@@ -8,6 +8,7 @@ import { registerAttachHook } from './attach.js';
 import { AttestationKeyError } from './errors.js';
 import { createIssuer, TOKEN_TYPE } from './issue.js';
 import { loadSigningKey, type SigningKey } from './keys.js';
+import { loadRetiredKeys } from './retired.js';
 import { RecordPruner } from './prune.js';
 // records are stored in their compact layout by every store of this process
 import './compact.js';
@@ -61,13 +62,21 @@ async function register(app: App): Promise<void> {
   const cfg = app.config.attestation;
   const records = app.store.collection<AttestationRecord>(RECORDS_COLLECTION);
   const key = await keyOrNull(app);
+  const retired = await loadRetiredKeys(cfg.retired_keys, { issuer: cfg.issuer, currentKid: key?.kid ?? `${cfg.issuer}#${cfg.key_name}`, currentThumbprint: key?.thumbprint, lifetimeSeconds: cfg.lifetime_seconds });
   // the keys tokens and statements are checked against, and their thumbprints (what a record names):
-  // one key today, but status and verification read the same maps
+  // the signing key, and the retired keys whose tokens may still be alive. A retired key's record
+  // expires by its window's end, so its entry needs no removal: EXPIRED is decided before the key.
   const keys = new Map<string, KeyObject>();
   const accepted = new Map<string, string>();
   if (key) {
     keys.set(key.kid, key.publicKey);
     accepted.set(key.kid, key.thumbprint);
+  }
+  const nowS = () => Math.floor(Date.now() / 1000);
+  for (const r of retired) {
+    if (nowS() >= r.until) continue;
+    keys.set(r.kid, r.publicKey);
+    accepted.set(r.kid, r.thumbprint);
   }
   const sign = createIssuer({ key, lifetimeSeconds: cfg.lifetime_seconds, records, log: app.log });
   const issued = app.metrics.counter('svc_attestations_total', 'Attestation issuance outcomes by status (issued, blocked, unverifiable) and error code (none when issued)', ['status', 'code']);
@@ -76,7 +85,7 @@ async function register(app: App): Promise<void> {
     issued.inc({ status: r.status.toLowerCase(), code: (r.error_code ?? 'none').toLowerCase() });
     return r;
   };
-  const verify = createVerifier({ keys, trustedIssuers: cfg.trusted_issuers, records });
+  const verify = createVerifier({ keys, trustedIssuers: cfg.trusted_issuers, records, signedBefore: new Map(retired.map((r) => [r.kid, r.retiredAt])) });
   const service: BoundAttestationService = {
     issuer: cfg.issuer,
     kid: key?.kid ?? `${cfg.issuer}#${cfg.key_name}`,
@@ -122,6 +131,8 @@ async function register(app: App): Promise<void> {
   });
   // offline verifiers (`proofgate attestation verify --jwks …/.well-known/jwks.json`) find the key beside the A2A key
   if (key) publishJwk(app, () => key.publicJwk as PublishedJwk);
+  // each retired key until the last token it signed has expired
+  for (const r of retired) publishJwk(app, () => (nowS() < r.until ? r.publicJwk : null));
   registerRoutes(app, service, records, accepted);
   registerBadgeUrl(app, records, accepted);
   if (cfg.prune_grace_seconds !== null) {

@@ -12,6 +12,8 @@ export interface VerifierDeps {
   keys: ReadonlyMap<string, KeyObject>;
   trustedIssuers: readonly string[];
   records: Collection<AttestationRecord>;
+  /** retired keys: kid → epoch seconds it stopped signing; a token it signs must be older */
+  signedBefore?: ReadonlyMap<string, number>;
   now?: () => number;
 }
 
@@ -64,6 +66,9 @@ export function createVerifier(deps: VerifierDeps) {
     // signature is good from here on: policy checks
     if (!claimsShapeOk(payload)) return fail('malformed_claims');
     if (payload.exp <= now()) return fail('expired');
+    // a retired key signs nothing after its retirement: a newer token under it is a forgery, whoever holds the key now
+    const retiredAt = deps.signedBefore?.get(header.kid as string);
+    if (retiredAt !== undefined && payload.iat > retiredAt) return fail('unknown_key');
     if (!deps.trustedIssuers.includes(payload.iss)) return fail('untrusted_issuer');
     if (!(header.kid as string).startsWith(`${payload.iss}#`)) return fail('issuer_key_mismatch');
     if (payload.sub !== subjectOf(payload.svc.query_hash, payload.svc.proof_hash)) return fail('sub_mismatch');

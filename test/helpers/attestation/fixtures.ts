@@ -20,6 +20,7 @@ export function attestationConfig(over: Partial<Config['attestation']> = {}): Co
     lifetime_seconds: 3600,
     trusted_issuers: ['did:svc:node:production', 'did:svc:node:staging'],
     prune_grace_seconds: 86400,
+    retired_keys: [],
     ...over,
   };
 }
