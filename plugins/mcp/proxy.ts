@@ -279,8 +279,9 @@ async function relayMessage(d: RelayDeps, ctx: RequestContext, server: McpServer
       // parsed, reviewed and re-serialised in the pool, and the state it leaves comes back with it
       review: (text, mode) => {
         if (msg.method === 'tools/list') return undefined;
-        return d.screening.reviewAnswer({ ...state, text, mode, maxDepth: d.maxJsonDepth, idToken: events.token })?.then(async (r) => {
+        return d.screening.reviewAnswer({ ...state, refused: undefined, text, mode, maxDepth: d.maxJsonDepth, idToken: events.token })?.then(async (r) => {
           if (r.ok) state.claimed = r.claimed;
+          if (r.ok && r.refused) refuse({ ...state, refused: r.refused });
           if (r.ok && r.listChanged) await d.relist.mark(server.name);
           return r;
         });

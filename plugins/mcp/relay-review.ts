@@ -87,9 +87,10 @@ export interface ReviewTask extends ReviewState {
 /**
  * `reason` completes "MCP server <name> …". `bytes` is the re-serialised answer in UTF-8 (null: an
  * event with nothing left to relay): encoding 8 MiB of text costs the thread that does it ~50 ms; `claimed` the state after it; `responds` whether it answers the request;
- * `hasResult` whether any message in it carries a result (`plain`).
+ * `hasResult` whether any message in it carries a result (`plain`); `refused`: server requests it
+ * dropped, for the caller to answer in the client's stead as it does for answers reviewed inline.
  */
-export type Reviewed = { ok: false; reason: string } | { ok: true; bytes: Uint8Array | null; claimed: boolean; responds: boolean; hasResult: boolean; listChanged?: boolean };
+export type Reviewed = { ok: false; reason: string } | { ok: true; bytes: Uint8Array | null; claimed: boolean; responds: boolean; hasResult: boolean; listChanged?: boolean; refused?: Refusal[] };
 
 /** The work answer.ts does on an answer's text, without a promise in between (worker.ts runs it). */
 export function reviewText(task: ReviewTask): Reviewed {
@@ -103,7 +104,7 @@ export function reviewText(task: ReviewTask): Reviewed {
   const done = (out: unknown): Reviewed => {
     const responds = [out].flat().some((m) => respondsTo(s.requestId, m));
     const hasResult = [out].flat().some((m) => isObject(m) && Object.hasOwn(m, 'result'));
-    return { ok: true, bytes: out === undefined ? null : Buffer.from(JSON.stringify(out)), claimed: s.claimed, responds, hasResult, listChanged: !!s.listChanged };
+    return { ok: true, bytes: out === undefined ? null : Buffer.from(JSON.stringify(out)), claimed: s.claimed, responds, hasResult, listChanged: !!s.listChanged, ...(s.refused?.length ? { refused: s.refused } : {}) };
   };
   if (task.mode === 'plain') return done(value);
   if (task.mode === 'body') {

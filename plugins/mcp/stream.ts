@@ -130,8 +130,9 @@ export async function relayGet(d: StreamDeps, ctx: RequestContext, server: McpSe
     withheld,
     maxBytes: MAX_ANSWER_BYTES,
     review: (text, mode) =>
-      d.screening.reviewAnswer({ ...state, text, mode, maxDepth: d.maxJsonDepth, idToken: token })?.then(async (r) => {
+      d.screening.reviewAnswer({ ...state, refused: undefined, text, mode, maxDepth: d.maxJsonDepth, idToken: token })?.then(async (r) => {
         if (r.ok) state.claimed = r.claimed;
+        if (r.ok && r.refused) refuse({ ...state, refused: r.refused });
         if (r.ok && r.listChanged) await d.relist.mark(server.name);
         return r;
       }),

@@ -21,7 +21,7 @@ import { openEvents, type RawEvent } from './stream-upstream.js';
  * bounded in number and life.
  */
 const PLUGINS: Plugin[] = [health, auth, agents, a2a, mcp, audit];
-type Mode = 'events' | '405' | 'json' | 'huge' | 'hold' | 'resume';
+type Mode = 'events' | '405' | 'json' | 'huge' | 'hold' | 'resume' | 'big-requests';
 
 const msg = (m: Record<string, unknown>) => JSON.stringify({ jsonrpc: '2.0', ...m });
 const SEARCH = { name: 'search', description: 'Searches the catalogue.', inputSchema: { type: 'object' } };
@@ -67,6 +67,14 @@ async function hostile(t: { teardown(fn: () => unknown): void }, mode: Mode, mcp
         if (mode === 'huge') {
           res.write(`id: e1\ndata: ${msg({ method: 'notifications/message', params: { level: 'info', data: 'before' } })}\n\n`);
           res.write(`id: e2\ndata: {"jsonrpc":"2.0","method":"notifications/message","params":{"data":"${'a'.repeat(9 * 1024 * 1024)}"}}\n\n`);
+          return;
+        }
+        if (mode === 'big-requests') {
+          // past screening.ts ANSWER_INLINE_CHARS: these events are reviewed in the worker pool
+          const pad = 'a'.repeat(300 * 1024);
+          res.write(`id: b1\ndata: ${msg({ id: 'big', method: 'x/run', params: { pad } })}\n\n`);
+          res.write(`id: b2\ndata: ${msg({ id: 7, method: 'notifications/message', params: { level: 'info', data: pad } })}\n\n`);
+          res.write(`id: b3\ndata: ${msg({ method: 'notifications/message', params: { level: 'info', data: 'end' } })}\n\n`);
           return;
         }
         if (mode !== 'events') return res.write(': open\n\n');
@@ -177,6 +185,21 @@ t.test('every event is reviewed: the unparseable, the unasked-for and the unknow
   t.equal(again.status, 200);
   again.close();
   t.same(gets, [undefined, 'e5']);
+});
+
+t.test('server requests dropped from events too large to review inline are answered in the client\'s stead too', async (t) => {
+  const { headers, url, responses, twoResponses } = await hostile(t, 'big-requests');
+  const r = await openEvents(url, headers);
+  t.equal(r.status, 200);
+  const events = await all(r.next);
+  r.close();
+  t.same(events.map((e) => e.data === ''), [true, true, false], 'both dropped in the pool, their ids kept; the last relayed');
+  await twoResponses;
+  t.same(
+    responses.map((m) => [m.id, m.error.code]).sort(),
+    [[7, -32600], ['big', -32601]],
+    'the server is not left waiting on what it sent',
+  );
 });
 
 t.test('a tools/list answer on a resumed stream cannot be reviewed against its listing: withheld, never relayed', async (t) => {
