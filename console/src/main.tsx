@@ -8,11 +8,13 @@ import { KeysView } from './keys.js';
 import { HealthView } from './health.js';
 import { LiveView } from './live.js';
 import { OrgsView } from './orgs.js';
+import { A2AView } from './a2a.js';
 
 const VIEWS = [
   { id: 'live', label: 'Live verdicts', View: LiveView },
   { id: 'pins', label: 'MCP tool pins', View: PinsView },
   { id: 'audit', label: 'Audit chain', View: AuditView },
+  { id: 'a2a', label: 'Agent-to-agent', View: A2AView },
   { id: 'attestations', label: 'Attestations', View: AttestationsView },
   { id: 'keys', label: 'API keys', View: KeysView },
   { id: 'orgs', label: 'Organisations', View: OrgsView },

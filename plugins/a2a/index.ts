@@ -3,7 +3,9 @@ import { HttpError } from '../../core/errors.js';
 import { isLoopbackHost } from '../../core/loopback.js';
 import { addIdentity } from '../health/index.js';
 import { A2AProblems, SIGNING_KEY_UNAVAILABLE } from './errors.js';
-import { A2AGateway } from './gateway.js';
+import { DecisionLog, RecordingGateway } from './decisions.js';
+import { registerReadRoutes } from './read-routes.js';
+import { parsePeers } from './proxy/config.js';
 import { createCodeGuard } from './guards/code.js';
 import { createFinanceGuard } from './guards/finance.js';
 import { logicGuard } from './guards/logic.js';
@@ -112,7 +114,8 @@ async function register(app: App): Promise<void> {
     }
     app.log.warn('a2a.sender_auth is off: sender ids are claimed, not authenticated; only safe when the co-located agent is the only client');
   }
-  const gateway = signer ? new A2AGateway({ signer, boundary, senders, guards, metrics, blockOnError: c.block_on_error, disabled, infoEnabled: () => app.log.isLevelEnabled('info') }) : null;
+  const decisions = new DecisionLog();
+  const gateway = signer ? new RecordingGateway(decisions, { signer, boundary, senders, guards, metrics, blockOnError: c.block_on_error, disabled, infoEnabled: () => app.log.isLevelEnabled('info') }) : null;
   if (!signer) {
     // refuse before the body is read: no verdict can be issued, so there is nothing to parse for
     app.hook('onRequest', (ctx) => {
@@ -121,6 +124,7 @@ async function register(app: App): Promise<void> {
   }
   app.readiness('signing_key', () => signer !== null);
   registerRoutes(app, { gateway, signer, metrics });
+  registerReadRoutes(app, { decisions, peers: parsePeers(c.peers), allowlist, blocklist, blockedPairs: c.blocked_pairs });
   registerProxy(app, { gateway, signer, signingTag: SIGNING_TAG, parseLarge: (text, signal) => worker.run<StrictJson>('parseAnswer', { text }, { signal }) });
   addIdentity(app, {
     key: 'a2a',

@@ -29,6 +29,11 @@ export class ProofgateClient extends ClientBase {
     return this.call<string>({ method: 'DELETE', path: '/mcp/{server}', auth: 'agentToken', body: 'none', accept: 'application/json, text/event-stream' }, { params }, opts);
   }
 
+  /** GET /a2a/decisions — auth: jwt or apiKey */
+  getA2aDecisions(query?: Record<string, string | number | boolean | undefined>, opts?: CallOptions): Promise<T.A2ADecisionsResponse> {
+    return this.call<T.A2ADecisionsResponse>({ method: 'GET', path: '/a2a/decisions', auth: 'jwt', authAlso: ['apiKey'], body: 'none', accept: 'application/json' }, { query }, opts);
+  }
+
   /** GET /a2a/health — auth: none */
   getA2aHealth(opts?: CallOptions): Promise<T.A2AHealthResponse> {
     return this.call<T.A2AHealthResponse>({ method: 'GET', path: '/a2a/health', auth: 'none', body: 'none', accept: 'application/json' }, {}, opts);
@@ -37,6 +42,11 @@ export class ProofgateClient extends ClientBase {
   /** GET /a2a/metrics — auth: apiKey (verify:read) */
   getA2aMetrics(opts?: CallOptions): Promise<T.A2AMetricsResponse> {
     return this.call<T.A2AMetricsResponse>({ method: 'GET', path: '/a2a/metrics', auth: 'apiKey', body: 'none', accept: 'application/json' }, {}, opts);
+  }
+
+  /** GET /a2a/peers — auth: jwt or apiKey */
+  getA2aPeers(opts?: CallOptions): Promise<T.A2APeersResponse> {
+    return this.call<T.A2APeersResponse>({ method: 'GET', path: '/a2a/peers', auth: 'jwt', authAlso: ['apiKey'], body: 'none', accept: 'application/json' }, {}, opts);
   }
 
   /** GET /a2a/peers/{receiver}/extendedAgentCard — auth: apiKey or agentToken (verify:read) */
@@ -67,6 +77,11 @@ export class ProofgateClient extends ClientBase {
   /** GET /a2a/peers/{receiver}/.well-known/agent-card.json — auth: apiKey or agentToken (verify:read) */
   getA2aPeersByReceiverWellKnownAgentCardJson(params: { receiver: string }, opts?: CallOptions): Promise<T.A2AAgentCardResponse> {
     return this.call<T.A2AAgentCardResponse>({ method: 'GET', path: '/a2a/peers/{receiver}/.well-known/agent-card.json', auth: 'apiKey', authAlso: ['agentToken'], body: 'none', accept: 'application/json' }, { params }, opts);
+  }
+
+  /** GET /a2a/trust — auth: jwt or apiKey */
+  getA2aTrust(opts?: CallOptions): Promise<T.A2ATrustResponse> {
+    return this.call<T.A2ATrustResponse>({ method: 'GET', path: '/a2a/trust', auth: 'jwt', authAlso: ['apiKey'], body: 'none', accept: 'application/json' }, {}, opts);
   }
 
   /** GET /admin/compliance/export/csv — auth: apiKey (admin:all) */

@@ -109,6 +109,44 @@ export interface A2AAgentMessage {
 }
 
 /**
+ * This interface was referenced by `ProofgateSchemas`'s JSON-Schema
+ * via the `definition` "A2ADecisionsQuery".
+ */
+export interface A2ADecisionsQuery {
+  limit?: number;
+  sender?: string;
+  receiver?: string;
+}
+
+/**
+ * This interface was referenced by `ProofgateSchemas`'s JSON-Schema
+ * via the `definition` "A2ADecisionsResponse".
+ */
+export interface A2ADecisionsResponse {
+  /**
+   * true: every organisation's decisions; false: the caller's organisation's
+   */
+  operator: boolean;
+  /**
+   * @maxItems 200
+   */
+  decisions: {
+    /**
+     * empty for an unauthenticated inbound hop
+     */
+    org_id: string;
+    sender: string;
+    receiver: string;
+    payload_type: "financial_transaction" | "logic_assertion" | "code_execution" | "general" | "data_query";
+    status: "forwarded" | "blocked" | "heuristic_pass" | "unverifiable" | "error";
+    engine: string | null;
+    constraint_id: string | null;
+    trace_id: string;
+    verified_at: string;
+  }[];
+}
+
+/**
  * 200 allows the request (X-Proofgate-Verdict rides in the headers); a denial is a 403 problem+json.
  *
  * This interface was referenced by `ProofgateSchemas`'s JSON-Schema
@@ -535,6 +573,32 @@ export interface A2APeerParams {
 }
 
 /**
+ * This interface was referenced by `ProofgateSchemas`'s JSON-Schema
+ * via the `definition` "A2APeersResponse".
+ */
+export interface A2APeersResponse {
+  /**
+   * whether the caller is an operator (SVC_OPERATOR_USER_IDS): only operators see the URLs
+   */
+  operator: boolean;
+  peers: {
+    id: string;
+    /**
+     * the route serving the peer's verified, re-signed card
+     */
+    card_path: string;
+    require_signed_card: boolean;
+    jwks_configured: boolean;
+    card_url: string | null;
+    /**
+     * null: read from the card, or the caller is not an operator
+     */
+    endpoint: string | null;
+    jwks_url: string | null;
+  }[];
+}
+
+/**
  * The A2A 1.0 SendMessageRequest in its JSON form. The proxy restates it, byte for byte, as the params of the JSON-RPC SendMessage / SendStreamingMessage and checks it there (docs/a2a-proxy.md).
  *
  * This interface was referenced by `ProofgateSchemas`'s JSON-Schema
@@ -579,6 +643,29 @@ export interface A2ARestPushParams {
 export interface A2ARestTaskParams {
   receiver: string;
   task: string;
+}
+
+/**
+ * This interface was referenced by `ProofgateSchemas`'s JSON-Schema
+ * via the `definition` "A2ATrustResponse".
+ */
+export interface A2ATrustResponse {
+  operator: boolean;
+  default_allow: boolean;
+  max_requests_per_minute: number;
+  trusted_agents: {
+    agent_id: string;
+    org_id: string | null;
+    allowed_receivers: string[] | null;
+    allowed_payload_types: string[] | null;
+    valid_until: string | null;
+    has_jwk: boolean;
+  }[];
+  blocklist: string[];
+  blocked_pairs: {
+    sender: string;
+    receiver: string;
+  }[];
 }
 
 /**
