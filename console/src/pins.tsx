@@ -19,17 +19,24 @@ interface ToolRow {
   definition: Record<string, unknown> | null;
   pinned_definition: Record<string, unknown> | null;
 }
+interface Rejection {
+  tool: string;
+  hash: string;
+  rejected_at: string;
+  rejected_by: string;
+}
 interface Server {
   name: string;
   url: string;
   tools: ToolRow[] | null;
+  rejections: Rejection[];
   error: string | null;
 }
 
 const short = (h: string | null) => (h === null ? '—' : h.replace(/^sha256:/, '').slice(0, 12));
 
 /** Everything from the server is rendered as text (JSX escapes it): a definition is the upstream's words, not ours. */
-function ToolCard({ server, row, onApproved }: { server: string; row: ToolRow; onApproved: () => void }) {
+function ToolCard({ server, row, rejection, onApproved }: { server: string; row: ToolRow; rejection: Rejection | null; onApproved: () => void }) {
   const [accept, setAccept] = useState(false);
   const [msg, setMsg] = useState<{ ok: boolean; text: string } | null>(null);
   const approvable = row.status !== 'pinned' && row.status !== 'duplicate';
@@ -47,6 +54,18 @@ function ToolCard({ server, row, onApproved }: { server: string; row: ToolRow; o
       setMsg({ ok: false, text: describe(err) });
     }
   };
+  // the hash shown is the one refused: a definition that changed again meanwhile is 409, not rejected unseen
+  const reject = async () => {
+    setMsg(null);
+    try {
+      const r = await call<{ hash: string }>('POST', `/admin/mcp/servers/${encodeURIComponent(server)}/tools/${encodeURIComponent(row.tool)}/reject`, { cred: 'key', body: { hash: row.hash } });
+      setMsg({ ok: true, text: `rejected ${short(r.hash)}` });
+      onApproved();
+    } catch (err) {
+      setMsg({ ok: false, text: describe(err) });
+    }
+  };
+  const rejected = rejection && rejection.hash === row.hash && row.status !== 'pinned' ? rejection : null;
   return (
     <article class={`tool status-${row.status}`} data-testid={`tool-${row.tool}`} aria-labelledby={`${id}-name`}>
       <h4 id={`${id}-name`}>
@@ -57,6 +76,12 @@ function ToolCard({ server, row, onApproved }: { server: string; row: ToolRow; o
         <dd><code>{short(row.hash)}</code> at {row.seen_at}</dd>
         <dt>pinned</dt>
         <dd><code>{short(row.pinned_hash)}</code>{row.approved_at ? ` at ${row.approved_at} by ${row.approved_by ?? '?'}` : ''}</dd>
+        {rejected && (
+          <>
+            <dt>rejected</dt>
+            <dd data-testid="tool-rejected"><code>{short(rejected.hash)}</code> at {rejected.rejected_at} by {rejected.rejected_by}</dd>
+          </>
+        )}
       </dl>
       {row.definition && typeof row.definition.description === 'string' && (
         <p class="description" data-testid="tool-description">{row.definition.description}</p>
@@ -81,6 +106,7 @@ function ToolCard({ server, row, onApproved }: { server: string; row: ToolRow; o
             </label>
           )}
           <button type="button" onClick={approve} data-testid="approve">Approve {short(row.hash)}</button>
+          {!rejected && <button type="button" onClick={reject} data-testid="reject">Reject {short(row.hash)}</button>}
         </div>
       )}
       {msg && <p role="status" class={msg.ok ? 'ok' : 'error'} data-testid="approve-result">{msg.text}</p>}
@@ -98,10 +124,11 @@ export function PinsView({ keyed }: { me: Me; keyed: boolean }) {
       const out: Server[] = [];
       for (const s of r.servers) {
         try {
-          const t = await call<{ tools: ToolRow[] }>('GET', `/admin/mcp/servers/${encodeURIComponent(s.name)}/tools`, { cred: 'key' });
-          out.push({ ...s, tools: t.tools, error: null });
+          const path = `/admin/mcp/servers/${encodeURIComponent(s.name)}`;
+          const [t, r] = await Promise.all([call<{ tools: ToolRow[] }>('GET', `${path}/tools`, { cred: 'key' }), call<{ rejections: Rejection[] }>('GET', `${path}/rejections`, { cred: 'key' })]);
+          out.push({ ...s, tools: t.tools, rejections: r.rejections, error: null });
         } catch (err) {
-          out.push({ ...s, tools: null, error: describe(err) });
+          out.push({ ...s, tools: null, rejections: [], error: describe(err) });
         }
       }
       setServers(out);
@@ -125,7 +152,7 @@ export function PinsView({ keyed }: { me: Me; keyed: boolean }) {
           <h3>{s.name} <small>{s.url}</small></h3>
           {s.error && <p role="alert" class="error">{s.error}</p>}
           {s.tools?.length === 0 && <p>No tool listed yet.</p>}
-          {s.tools?.map((row) => <ToolCard key={row.tool} server={s.name} row={row} onApproved={() => void load()} />)}
+          {s.tools?.map((row) => <ToolCard key={row.tool} server={s.name} row={row} rejection={s.rejections.find((x) => x.tool === row.tool) ?? null} onApproved={() => void load()} />)}
         </section>
       ))}
     </section>

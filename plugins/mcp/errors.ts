@@ -18,6 +18,7 @@ export const McpProblems = {
   toolNotSeen: defineProblem('mcp_tool_not_seen', 404, 'Tool definition not seen'),
   staleHash: defineProblem('mcp_pin_stale', 409, 'Tool definition changed since it was reviewed'),
   findings: defineProblem('mcp_pin_findings', 409, 'Tool definition failed poisoning screening'),
+  isApproved: defineProblem('mcp_pin_is_approved', 409, 'The definition is the approved one'),
   // the same code as the ops plugin's: one answer for "an operator's right" wherever it is asked
   notOperator: defineProblem('not_operator', 403, 'Forbidden'),
 } as const;

@@ -10,6 +10,7 @@ import { McpMetrics } from './metrics.js';
 import { PIN_FORM, Pins } from './pins.js';
 import { Policies } from './policy.js';
 import { Relist } from './relist.js';
+import { registerRejectRoutes } from './reject-routes.js';
 import { registerMcpRoutes } from './routes.js';
 import { OpenStreams, StreamRecords } from './streams.js';
 import { McpScreening } from './screening.js';
@@ -63,6 +64,7 @@ function register(app: App): void {
     signer: () => app.service<VerdictSigner | null>(A2A_SIGNER_SERVICE),
     policy: new Policies(app.store, new Map([...servers].map(([n, s]) => [n, s.policy]))),
   });
+  registerRejectRoutes(app, { servers, metrics });
   startExpirySweeps(app, expiry);
   if (servers.size) app.log.info({ servers: [...servers.keys()], pin_on_first_use: c.pin_on_first_use }, 'mcp proxy configured');
 }

@@ -45,7 +45,7 @@ export class McpMetrics {
     this.toolCalls = m.counter('svc_mcp_tool_calls_total', 'MCP tools/call decisions, by server, decision and reason', ['server', 'decision', 'reason']);
     this.definitionChanges = m.counter('svc_mcp_definition_changes_total', 'Tool definitions found changed since they were pinned', ['server']);
     this.withheld = m.counter('svc_mcp_tools_withheld_total', 'Tool definitions withheld from a tools/list answer, by status', ['server', 'status']);
-    this.pinEvents = m.counter('svc_mcp_pin_events_total', 'Pin lifecycle events: new, poisoned, changed, duplicate, pinned_first_use, approved', ['server', 'kind']);
+    this.pinEvents = m.counter('svc_mcp_pin_events_total', 'Pin lifecycle events: new, poisoned, changed, duplicate, pinned_first_use, approved, rejected', ['server', 'kind']);
     this.answersWithheld = m.counter('svc_mcp_answers_withheld_total', 'Server answers withheld because they could not be parsed strictly or reviewed (the client got a JSON-RPC error)', ['server']);
     this.foreignRequests = m.counter('svc_mcp_foreign_requests_total', 'Requests to /mcp/{server} refused for a Host or Origin not allowed (DNS rebinding), by header', ['header']);
     this.streams = m.counter('svc_mcp_streams_total', 'GET /mcp/{server} by outcome: opened, resumed, too_many (the per-agent cap), unknown_id (a Last-Event-ID not handed out), refused (the server answered non-2xx or not a stream)', ['server', 'outcome']);

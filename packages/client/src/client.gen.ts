@@ -109,6 +109,11 @@ export class ProofgateClient extends ClientBase {
     return this.call<T.McpPolicyResponse>({ method: 'GET', path: '/admin/mcp/servers/{server}/policy', auth: 'apiKey', body: 'none', accept: 'application/json' }, { params }, opts);
   }
 
+  /** GET /admin/mcp/servers/{server}/rejections — auth: apiKey (admin:all) */
+  getAdminMcpServersByServerRejections(params: { server: string }, opts?: CallOptions): Promise<T.McpRejectionsResponse> {
+    return this.call<T.McpRejectionsResponse>({ method: 'GET', path: '/admin/mcp/servers/{server}/rejections', auth: 'apiKey', body: 'none', accept: 'application/json' }, { params }, opts);
+  }
+
   /** GET /admin/mcp/servers/{server}/tools — auth: apiKey (admin:all) */
   getAdminMcpServersByServerTools(params: { server: string }, opts?: CallOptions): Promise<T.McpToolsResponse> {
     return this.call<T.McpToolsResponse>({ method: 'GET', path: '/admin/mcp/servers/{server}/tools', auth: 'apiKey', body: 'none', accept: 'application/json' }, { params }, opts);
@@ -302,6 +307,11 @@ export class ProofgateClient extends ClientBase {
   /** POST /admin/mcp/servers/{server}/tools/{tool}/approve — auth: apiKey (admin:all) */
   postAdminMcpServersByServerToolsByToolApprove(params: { server: string; tool: string }, body: T.McpApproveBody, opts?: CallOptions): Promise<T.McpPinResponse> {
     return this.call<T.McpPinResponse>({ method: 'POST', path: '/admin/mcp/servers/{server}/tools/{tool}/approve', auth: 'apiKey', body: 'json', accept: 'application/json' }, { params, body }, opts);
+  }
+
+  /** POST /admin/mcp/servers/{server}/tools/{tool}/reject — auth: apiKey (admin:all) */
+  postAdminMcpServersByServerToolsByToolReject(params: { server: string; tool: string }, body: T.McpRejectBody, opts?: CallOptions): Promise<T.McpRejection> {
+    return this.call<T.McpRejection>({ method: 'POST', path: '/admin/mcp/servers/{server}/tools/{tool}/reject', auth: 'apiKey', body: 'json', accept: 'application/json' }, { params, body }, opts);
   }
 
   /** POST /agents/{agent_id}/tools/{tool} — auth: agentToken (verify:read) */

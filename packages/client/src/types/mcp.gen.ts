@@ -135,6 +135,42 @@ export interface McpPolicyResponse {
 
 /**
  * This interface was referenced by `ProofgateSchemas`'s JSON-Schema
+ * via the `definition` "McpRejectBody".
+ */
+export interface McpRejectBody {
+  /**
+   * the definition hash the operator reviewed and refuses; 409 when the server now lists another
+   */
+  hash: string;
+}
+
+/**
+ * This interface was referenced by `ProofgateSchemas`'s JSON-Schema
+ * via the `definition` "McpRejection".
+ */
+export interface McpRejection {
+  server: string;
+  tool: string;
+  hash: string;
+  rejected_at: string;
+  rejected_by: string;
+  /**
+   * the approved definition that stays callable (POST answer only)
+   */
+  pinned_hash?: string | null;
+}
+
+/**
+ * This interface was referenced by `ProofgateSchemas`'s JSON-Schema
+ * via the `definition` "McpRejectionsResponse".
+ */
+export interface McpRejectionsResponse {
+  server: string;
+  rejections: McpRejection[];
+}
+
+/**
+ * This interface was referenced by `ProofgateSchemas`'s JSON-Schema
  * via the `definition` "McpServerParams".
  */
 export interface McpServerParams {
