@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import { call, describe, fetchBlob, type AuditEntry, type Me } from './api.js';
+import { AuditState } from './audit-state.js';
 
 const STATUSES = ['verified', 'blocked', 'unverifiable', 'admin', 'refused'] as const;
 const PAGE = 20;
@@ -128,6 +129,7 @@ export function AuditView({ me, keyed }: { me: Me; keyed: boolean }) {
         {keyed && <button type="button" onClick={() => void verifyShown()} data-testid="verify-entries">Verify these entries</button>}
         {keyed && <button type="button" onClick={() => void verifyChain()} data-testid="verify-chain">Verify the whole chain</button>}
       </div>
+      <AuditState />
       {!keyed && <p>The newest entries. With an API key the console pages further back and verifies entries.</p>}
       {progress && <p role="status" data-testid="verify-progress">{progress}</p>}
       {chain && <p role="status" class={chain.ok ? 'ok' : 'error'} data-testid="chain-result">{chain.text}</p>}

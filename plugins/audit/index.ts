@@ -9,6 +9,7 @@ import { pruneAudit } from './retention.js';
 import { REFUSAL_REASONS } from './prune-gate.js';
 import { assertAuditable, registerAuditHooks } from './hooks.js';
 import { registerAuditRoutes } from './routes.js';
+import { registerAuditStateRoute } from './state-route.js';
 import { createAuditReader, type AuditReader } from './reader.js';
 
 /**
@@ -28,6 +29,7 @@ const plugin: Plugin = {
     app.readiness('audit', () => chain !== null);
     registerAuditHooks(app, chain, app.service<SecurityEvents>('security.events'));
     registerAuditRoutes(app);
+    registerAuditStateRoute(app);
     app.provide(AUDIT_SERVICES.chain, chain);
     if (chain) {
       // the chain counts its commits anyway (group commit); read at scrape time, nothing per append

@@ -149,6 +149,11 @@ export class ProofgateClient extends ClientBase {
     return this.call<T.AuditEntry>({ method: 'GET', path: '/audit/logs/{log_id}', auth: 'jwt', body: 'none', accept: 'application/json' }, { params }, opts);
   }
 
+  /** GET /audit/state — auth: jwt */
+  getAuditState(opts?: CallOptions): Promise<T.AuditStateResponse> {
+    return this.call<T.AuditStateResponse>({ method: 'GET', path: '/audit/state', auth: 'jwt', body: 'none', accept: 'application/json' }, {}, opts);
+  }
+
   /** GET /audit/stream — auth: jwt */
   getAuditStream(query?: Record<string, string | number | boolean | undefined>, opts?: CallOptions): Promise<string> {
     return this.call<string>({ method: 'GET', path: '/audit/stream', auth: 'jwt', body: 'none', accept: 'text/event-stream' }, { query }, opts);

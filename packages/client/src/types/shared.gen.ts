@@ -3,6 +3,27 @@
 export interface ProofgateSchemas {}
 
 /**
+ * This interface was referenced by `AuditStateResponse`'s JSON-Schema
+ * via the `definition` "checkpoint".
+ */
+export interface Checkpoint {
+  seq: number;
+  head_hash: string;
+  created_at: string;
+  reason: string;
+  kid: string;
+  /**
+   * RFC 7638 SHA-256 thumbprint of the key stored with the checkpoint
+   */
+  key_thumbprint: string | null;
+  signature_valid: boolean;
+  /**
+   * null: the entry was pruned; false: the chain no longer holds the checkpointed head
+   */
+  matches_chain: boolean | null;
+}
+
+/**
  * This interface was referenced by `FactResponse1`'s JSON-Schema
  * via the `definition` "advisory".
  */
