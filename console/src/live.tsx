@@ -1,8 +1,12 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { describe, stream, type AuditEntry, type Me } from './api.js';
 
+/** schemas/audit/stream-event.json; the last three are null for an entry another replica appended */
 interface Entry extends AuditEntry {
   seq: number;
+  latency_ms: number | null;
+  admission: string | null;
+  attestation_id: string | null;
 }
 const KEEP = 200;
 
@@ -47,7 +51,7 @@ export function LiveView(_: { me: Me; keyed: boolean }) {
     }
   };
   const f = filter.toLowerCase();
-  const shown = f ? rows.filter((r) => `${r.status} ${r.engine ?? ''} ${r.route} ${r.constraint_id ?? ''}`.toLowerCase().includes(f)) : rows;
+  const shown = f ? rows.filter((r) => `${r.status} ${r.engine ?? ''} ${r.route} ${r.constraint_id ?? ''} ${r.admission ?? ''} ${r.attestation_id ?? ''}`.toLowerCase().includes(f)) : rows;
   return (
     <section aria-labelledby="live-title">
       <h2 id="live-title">Live verdicts</h2>
@@ -61,7 +65,7 @@ export function LiveView(_: { me: Me; keyed: boolean }) {
         <table data-testid="live-table">
           <caption class="sr-only">Verdicts as they are made, newest first</caption>
           <thead>
-            <tr><th scope="col">time</th><th scope="col">route</th><th scope="col">status</th><th scope="col">engine</th><th scope="col">constraint</th><th scope="col">proof</th></tr>
+            <tr><th scope="col">time</th><th scope="col">route</th><th scope="col">status</th><th scope="col">engine</th><th scope="col">constraint</th><th scope="col">admission</th><th scope="col">latency</th><th scope="col">attestation</th><th scope="col">proof</th></tr>
           </thead>
           <tbody>
             {shown.map((r) => (
@@ -71,6 +75,9 @@ export function LiveView(_: { me: Me; keyed: boolean }) {
                 <td>{r.status}</td>
                 <td>{r.engine ?? '—'}</td>
                 <td>{r.constraint_id ?? '—'}</td>
+                <td data-testid="live-admission">{r.admission ?? '—'}</td>
+                <td data-testid="live-latency">{r.latency_ms === null ? '—' : `${r.latency_ms} ms`}</td>
+                <td data-testid="live-attestation">{r.attestation_id ? <a href={`#/attestations`} title="look it up in Attestations"><code>{r.attestation_id}</code></a> : '—'}</td>
                 <td><code>{r.proof_ref ?? '—'}</code></td>
               </tr>
             ))}

@@ -9,6 +9,7 @@ import { pruneAudit } from './retention.js';
 import { REFUSAL_REASONS } from './prune-gate.js';
 import { assertAuditable, registerAuditHooks } from './hooks.js';
 import { registerAuditRoutes } from './routes.js';
+import { LiveMetaTable, registerLiveMeta } from './live-meta.js';
 import { registerAuditStateRoute } from './state-route.js';
 import { createAuditReader, type AuditReader } from './reader.js';
 
@@ -28,7 +29,9 @@ const plugin: Plugin = {
     if (!chain) app.log.error('SVC_AUDIT_SECRET_KEY is not set: verification endpoints will answer 503');
     app.readiness('audit', () => chain !== null);
     registerAuditHooks(app, chain, app.service<SecurityEvents>('security.events'));
-    registerAuditRoutes(app);
+    const live = new LiveMetaTable();
+    registerLiveMeta(app, live);
+    registerAuditRoutes(app, live);
     registerAuditStateRoute(app);
     app.provide(AUDIT_SERVICES.chain, chain);
     if (chain) {

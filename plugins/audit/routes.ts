@@ -7,6 +7,7 @@ import { newestEntries, readEntry } from './store-read.js';
 import type { CheckpointSigner } from './checkpoint.js';
 import { exportRange, exportStream } from './export-stream.js';
 import { auditStream } from './stream.js';
+import type { LiveMetaTable } from './live-meta.js';
 
 const S = 'https://proofgate.dev/schemas/audit';
 export const EXPORT_MAX_ROWS = 1000;
@@ -58,7 +59,7 @@ async function jsonlExport(app: App, orgId: string, status: AuditStatus | undefi
   };
 }
 
-export function registerAuditRoutes(app: App): void {
+export function registerAuditRoutes(app: App, live?: LiveMetaTable): void {
   app.route({
     method: 'GET',
     path: '/audit/logs',
@@ -94,7 +95,7 @@ export function registerAuditRoutes(app: App): void {
     produces: 'text/event-stream',
     auth: 'jwt',
     schema: { query: `${S}/stream.query.json` },
-    handler: (ctx) => auditStream(app, ctx),
+    handler: (ctx) => auditStream(app, ctx, live),
   });
 
   app.route({

@@ -3,6 +3,7 @@ import { HttpError, Problems } from '../../core/errors.js';
 import type { App, RequestContext, Reply } from '../../core/types.js';
 import { assertEntry, entryKey, logIdOf, type AuditEntry, type AuditStatus } from './payload.js';
 import { auditCollection, newestEntries } from './store-read.js';
+import type { LiveMetaTable } from './live-meta.js';
 
 /** How often a stream reads its chain; the store is the source, so entries other replicas append show up too. */
 export const STREAM_POLL_MS = 500;
@@ -22,10 +23,15 @@ const HEARTBEAT_MS = 15_000;
 const open = new Map<string, number>();
 let total = 0;
 
-/** What one event carries: the entry's public fields, never the HMAC, the user or the LLM's raw text. */
-function event(e: AuditEntry): string {
+/**
+ * What one event carries: the entry's public fields, never the HMAC, the user or the LLM's raw text;
+ * with the latency, admission and attestation id this process remembers of it (null otherwise).
+ */
+function event(e: AuditEntry, live: LiveMetaTable | undefined): string {
+  const logId = logIdOf(e.org_id, e.seq);
+  const m = live?.get(logId);
   const data = {
-    log_id: logIdOf(e.org_id, e.seq),
+    log_id: logId,
     seq: e.seq,
     timestamp: e.timestamp,
     route: e.route,
@@ -35,6 +41,9 @@ function event(e: AuditEntry): string {
     http_status: e.http_status,
     constraint_id: e.constraint_id,
     proof_ref: e.proof_ref,
+    latency_ms: m?.latency_ms ?? null,
+    admission: m?.admission ?? null,
+    attestation_id: m?.attestation_id ?? null,
   };
   return `id: ${e.seq}\nevent: entry\ndata: ${JSON.stringify(data)}\n\n`;
 }
@@ -44,7 +53,7 @@ function event(e: AuditEntry): string {
  * events (docs/audit.md). It starts after the newest entry at connect and reads forward from the
  * store; it ends when the user's sign-in would have expired, so a stream outlives no session.
  */
-export async function auditStream(app: App, ctx: RequestContext): Promise<Reply> {
+export async function auditStream(app: App, ctx: RequestContext, live?: LiveMetaTable): Promise<Reply> {
   const org = ctx.principal!.orgId;
   const q = ctx.query as { status?: AuditStatus };
   if ((open.get(org) ?? 0) >= STREAMS_PER_ORG || total >= STREAMS_MAX) {
@@ -96,7 +105,7 @@ export async function auditStream(app: App, ctx: RequestContext): Promise<Reply>
         }
         if (value.seq < next) continue;
         next = value.seq + 1;
-        if (!q.status || value.status === q.status) out += event(value);
+        if (!q.status || value.status === q.status) out += event(value, live);
       }
       full = batch.length === BATCH;
       if (!out && Date.now() - lastWrite >= HEARTBEAT_MS) out = ': keep-alive\n\n';

@@ -1,0 +1,67 @@
+import { performance } from 'node:perf_hooks';
+import type { App, RequestContext } from '../../core/types.js';
+import { VERIFICATION_TAG } from './hooks.js';
+
+/**
+ * What the live stream shows beside an entry that the entry itself does not hold (issue 41): how
+ * long the verification took, its admission and its attestation id. They are not in the chain,
+ * whose entries are hashed in a fixed form the offline verifier rebuilds; they are display data,
+ * kept in this process for the newest entries it appended. An entry another replica appended, or
+ * one older than what is kept, streams them as null.
+ */
+export interface LiveMeta {
+  latency_ms: number;
+  admission: 'ADMIT' | 'BLOCKED' | 'DENY' | null;
+  attestation_id: string | null;
+}
+
+/** entries remembered; a stream reads entries within seconds of their append */
+const KEEP = 10_000;
+const START = 'auditLiveStart';
+
+export class LiveMetaTable {
+  private readonly byLogId = new Map<string, LiveMeta>();
+
+  set(logId: string, m: LiveMeta): void {
+    this.byLogId.set(logId, m);
+    if (this.byLogId.size > KEEP) this.byLogId.delete(this.byLogId.keys().next().value!);
+  }
+
+  get(logId: string): LiveMeta | undefined {
+    return this.byLogId.get(logId);
+  }
+}
+
+const ADMISSIONS = new Set(['ADMIT', 'BLOCKED', 'DENY']);
+const elapsed = (ctx: RequestContext) => {
+  const t = ctx.state[START] as number | undefined;
+  return t === undefined ? 0 : Math.round((performance.now() - t) * 1000) / 1000;
+};
+
+/**
+ * Registered after the audit hooks, so each reply hook here runs once the entry is appended (its
+ * log id is in ctx.state) and after the attestation hook gave the reply its attestation id. The
+ * latency runs from the route's first hook to the recorded verdict (the audit commit included).
+ */
+export function registerLiveMeta(app: App, table: LiveMetaTable): void {
+  const isVerification = (ctx: RequestContext) => ctx.route.tags?.includes(VERIFICATION_TAG) ?? false;
+  app.hook('onRequest', (ctx) => {
+    if (isVerification(ctx)) ctx.state[START] = performance.now();
+  });
+  app.hook('onReply', (ctx, reply) => {
+    const id = ctx.state.auditLogId;
+    if (!isVerification(ctx) || typeof id !== 'string') return;
+    const a = reply.verdict?.admission;
+    const body = reply.body && typeof reply.body === 'object' ? (reply.body as Record<string, unknown>) : {};
+    table.set(id, {
+      latency_ms: elapsed(ctx),
+      admission: typeof a === 'string' && ADMISSIONS.has(a) ? (a as LiveMeta['admission']) : null,
+      attestation_id: typeof body.attestation_id === 'string' ? body.attestation_id.slice(0, 128) : null,
+    });
+  });
+  app.hook('onError', (ctx, err) => {
+    const id = ctx.state.auditLogId;
+    if (!isVerification(ctx) || typeof id !== 'string') return;
+    table.set(id, { latency_ms: elapsed(ctx), admission: err.policyBlock ? 'DENY' : null, attestation_id: null });
+  });
+}
