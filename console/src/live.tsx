@@ -25,7 +25,13 @@ export function LiveView(_: { me: Me; keyed: boolean }) {
       '/audit/stream',
       (name, data) => {
         if (name === 'ready') setState('live');
-        else if (name === 'entry') {
+        else if (name === 'meta') {
+          // the fields of an entry sent before its request recorded them
+          const m = data as Pick<Entry, 'log_id' | 'latency_ms' | 'admission' | 'attestation_id'>;
+          const fill = (e: Entry) => (e.log_id === m.log_id ? { ...e, latency_ms: m.latency_ms, admission: m.admission, attestation_id: m.attestation_id } : e);
+          held.current = held.current.map(fill);
+          setRows((r) => r.map(fill));
+        } else if (name === 'entry') {
           if (pausedRef.current) {
             held.current.push(data as Entry);
             setWaiting(held.current.length);

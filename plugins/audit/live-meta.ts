@@ -32,6 +32,41 @@ export class LiveMetaTable {
   }
 }
 
+/** entries a stream waits for fields of, and for how many polls (500 ms each) before taking them as another replica's */
+const AWAIT_MAX = 256;
+const AWAIT_POLLS = 20;
+
+/**
+ * An entry can be committed, and read by a stream, before the request that appended it has reached
+ * the hook that records its fields (the commit completes on the store's thread). The stream notes
+ * such an entry and sends its fields as a `meta` event once they are known; an entry whose fields
+ * never come (another replica's) is dropped from the list after a few polls.
+ */
+export class AwaitingMeta {
+  private readonly ids = new Map<string, number>();
+
+  constructor(private readonly table: LiveMetaTable) {}
+
+  note(logId: string): void {
+    if (this.ids.size >= AWAIT_MAX) this.ids.delete(this.ids.keys().next().value!);
+    this.ids.set(logId, AWAIT_POLLS);
+  }
+
+  /** `meta` events for the noted entries whose fields are known now */
+  drain(): string {
+    let out = '';
+    for (const [id, left] of this.ids) {
+      const m = this.table.get(id);
+      if (m) {
+        out += `event: meta\ndata: ${JSON.stringify({ log_id: id, ...m })}\n\n`;
+        this.ids.delete(id);
+      } else if (left <= 1) this.ids.delete(id);
+      else this.ids.set(id, left - 1);
+    }
+    return out;
+  }
+}
+
 const ADMISSIONS = new Set(['ADMIT', 'BLOCKED', 'DENY']);
 const elapsed = (ctx: RequestContext) => {
   const t = ctx.state[START] as number | undefined;

@@ -3,7 +3,7 @@ import { HttpError, Problems } from '../../core/errors.js';
 import type { App, RequestContext, Reply } from '../../core/types.js';
 import { assertEntry, entryKey, logIdOf, type AuditEntry, type AuditStatus } from './payload.js';
 import { auditCollection, newestEntries } from './store-read.js';
-import type { LiveMetaTable } from './live-meta.js';
+import { AwaitingMeta, type LiveMeta, type LiveMetaTable } from './live-meta.js';
 
 /** How often a stream reads its chain; the store is the source, so entries other replicas append show up too. */
 export const STREAM_POLL_MS = 500;
@@ -25,11 +25,10 @@ let total = 0;
 
 /**
  * What one event carries: the entry's public fields, never the HMAC, the user or the LLM's raw text;
- * with the latency, admission and attestation id this process remembers of it (null otherwise).
+ * with the latency, admission and attestation id this process remembers of it (null otherwise: a
+ * `meta` event follows if they arrive, live-meta.ts).
  */
-function event(e: AuditEntry, live: LiveMetaTable | undefined): string {
-  const logId = logIdOf(e.org_id, e.seq);
-  const m = live?.get(logId);
+function event(e: AuditEntry, logId: string, m: LiveMeta | undefined): string {
   const data = {
     log_id: logId,
     seq: e.seq,
@@ -64,6 +63,7 @@ export async function auditStream(app: App, ctx: RequestContext, live?: LiveMeta
   open.set(org, (open.get(org) ?? 0) + 1);
   total++;
   const col = auditCollection(app.store);
+  const awaiting = live ? new AwaitingMeta(live) : null;
   let timer: NodeJS.Timeout | undefined;
   let closed = false;
   let lastWrite = Date.now();
@@ -105,8 +105,13 @@ export async function auditStream(app: App, ctx: RequestContext, live?: LiveMeta
         }
         if (value.seq < next) continue;
         next = value.seq + 1;
-        if (!q.status || value.status === q.status) out += event(value, live);
+        if (q.status && value.status !== q.status) continue;
+        const logId = logIdOf(value.org_id, value.seq);
+        const m = live?.get(logId);
+        if (!m) awaiting?.note(logId);
+        out += event(value, logId, m);
       }
+      out += awaiting?.drain() ?? '';
       full = batch.length === BATCH;
       if (!out && Date.now() - lastWrite >= HEARTBEAT_MS) out = ': keep-alive\n\n';
       if (out && !closed) {

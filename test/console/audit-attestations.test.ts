@@ -176,6 +176,8 @@ t.test('live verdicts: a /verify/math call appears as it is made; pause holds, r
   t.equal(await page.getByTestId('live-row').count(), 0, 'only what is appended after connecting');
   const call = await s.request('POST', '/verify/math', { apiKey: aKey.key, body: { expression: '3*3=9' } });
   await page.getByTestId('live-row').first().waitFor();
+  // its latency may come in a `meta` event just after the entry
+  await page.waitForFunction(() => window.document.querySelector('[data-testid="live-latency"]')?.textContent.endsWith(' ms'));
   const recorded = (await s.request('GET', `/audit/logs/${call.headers.get('x-audit-log-id')}`, { headers: { authorization: `Bearer ${a.token}` } })).body.timestamp;
   const esc = (x: string) => x.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
   // admission (math answers none), latency, attestation id, proof (test/console/live-fields.test.ts checks the three)

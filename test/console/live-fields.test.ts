@@ -29,7 +29,9 @@ t.teardown(() => s.close());
 const a = await signup(s, { password: PASSWORD });
 const b = await signup(s, { password: PASSWORD });
 const aKey = await createKey(s, a.token, { name: 'main', scopes: ['verify:read', 'attestation:read'] });
-const validEvent = compileSchema(JSON.parse(readFileSync(new URL('../../../schemas/audit/stream-event.json', import.meta.url), 'utf8')) as object);
+const schema = (f: string) => compileSchema(JSON.parse(readFileSync(new URL(`../../../schemas/audit/${f}`, import.meta.url), 'utf8')) as object);
+const validEvent = schema('stream-event.json');
+const validMeta = schema('stream-meta-event.json');
 const browser = await launchBrowser(t);
 const shots = screenshotDir();
 
@@ -45,6 +47,7 @@ t.test('over HTTP: every event matches its schema; unknown fields are null, neve
   const res = await fetch(`${s.url}/audit/stream`, { headers: { authorization: `Bearer ${a.token}` }, signal: ac.signal });
   const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
   const events: Array<Record<string, any>> = [];
+  const metas: Array<Record<string, any>> = [];
   let buf = '';
   const pump = (async () => {
     for (;;) {
@@ -57,6 +60,7 @@ t.test('over HTTP: every event matches its schema; unknown fields are null, neve
         buf = buf.slice(cut + 2);
         const data = block.split('\n').find((l) => l.startsWith('data: '));
         if (block.includes('event: entry') && data) events.push(JSON.parse(data.slice(6)));
+        if (block.includes('event: meta') && data) metas.push(JSON.parse(data.slice(6)));
       }
     }
   })();
@@ -64,11 +68,16 @@ t.test('over HTTP: every event matches its schema; unknown fields are null, neve
   // an entry appended without a request through this process: what another replica's looks like here
   const chain = s.kernel.app.service<AuditChain>('audit.chain')!;
   const foreign = await chain.append(a.user.org_id, { route: '/verify/math', method: 'POST', key_id: null, user_id: null, request_hash: null, status: 'verified', engine: 'math', http_status: 200, proof_ref: null, constraint_id: null, raw_llm_output: null });
-  await waitFor(() => events.length >= 4, { what: 'four events', timeoutMs: 10_000 });
+  // an entry read before its request recorded the fields gets them in a `meta` event that follows
+  const merged = () => new Map(events.map((e) => [e.log_id, { ...e, ...metas.find((m) => m.log_id === e.log_id) }]));
+  const ids = [c.admit, c.blocked, c.math].map((r) => r.headers.get('x-audit-log-id'));
+  await waitFor(() => events.length >= 4 && ids.every((id) => typeof merged().get(id)?.latency_ms === 'number'), { what: 'four events, the three with their fields', timeoutMs: 10_000 });
   ac.abort();
   await pump;
   for (const e of events) t.ok(validEvent(e), `event ${e.seq} matches stream-event.json ${JSON.stringify(validEvent.errors ?? [])}`);
-  const byId = new Map(events.map((e) => [e.log_id, e]));
+  for (const m of metas) t.ok(validMeta(m), `meta of ${m.log_id} matches stream-meta-event.json`);
+  t.notOk(metas.some((m) => m.log_id === foreign.log_id), 'no meta event for the entry without fields');
+  const byId = merged();
   const admit = byId.get(c.admit.headers.get('x-audit-log-id'))!;
   const blocked = byId.get(c.blocked.headers.get('x-audit-log-id'))!;
   const m = byId.get(c.math.headers.get('x-audit-log-id'))!;
@@ -101,7 +110,11 @@ t.test('in the page: admission, latency, attestation id per row; another organis
   await page2.waitForFunction(() => window.document.querySelector('[data-testid="live-state"]')?.textContent === 'live');
 
   const c = await calls();
-  await page.waitForFunction(() => window.document.querySelectorAll('[data-testid="live-row"]').length === 3);
+  // the fields may come in a `meta` event just after their entry
+  await page.waitForFunction(() => {
+    const cells = [...window.document.querySelectorAll('[data-testid="live-latency"]')];
+    return cells.length === 3 && cells.every((c: any) => c.textContent.endsWith(' ms'));
+  });
   // newest first: math, the blocked query, the admitted one
   t.same(await page.getByTestId('live-admission').allTextContents(), ['—', 'BLOCKED', 'ADMIT']);
   t.ok((await page.getByTestId('live-latency').allTextContents()).every((x) => /^\d+(\.\d+)? ms$/.test(x)), 'each row its latency');
