@@ -1,5 +1,5 @@
 import { render } from 'preact';
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { call, describe, session, signIn, type Me } from './api.js';
 import { PinsView } from './pins.js';
 import { AuditView } from './audit.js';
@@ -27,7 +27,7 @@ const viewFromHash = (): ViewId => {
   return (VIEWS.find((v) => v.id === h)?.id ?? 'live') as ViewId;
 };
 
-function SignIn({ onDone }: { onDone: (me: Me) => void }) {
+function SignIn({ onDone, notice }: { onDone: (me: Me) => void; notice: string | null }) {
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
   const submit = async (e: Event) => {
@@ -46,6 +46,7 @@ function SignIn({ onDone }: { onDone: (me: Me) => void }) {
   return (
     <section class="card narrow" aria-labelledby="signin-title">
       <h1 id="signin-title">Sign in to proofgate</h1>
+      {notice && <p role="status" data-testid="signin-notice">{notice}</p>}
       <form onSubmit={submit}>
         <label for="email">Email</label>
         <input id="email" name="email" type="email" autocomplete="username" required />
@@ -104,9 +105,12 @@ function KeyPanel({ me, created, onKey }: { me: Me; created: string | null; onKe
   );
 }
 
-function Shell({ me, onSignOut }: { me: Me; onSignOut: () => void }) {
+function Shell({ me, onSignOut }: { me: Me; onSignOut: (notice: string | null) => void }) {
   const [view, setView] = useState<ViewId>(viewFromHash());
   const [createdKey, setCreatedKey] = useState<string | null>(null);
+  // read by the expiry callback, which is registered once
+  const createdRef = useRef<string | null>(null);
+  createdRef.current = createdKey;
   const [, setKeyTick] = useState(0);
   useEffect(() => {
     const onHash = () => setView(viewFromHash());
@@ -119,13 +123,19 @@ function Shell({ me, onSignOut }: { me: Me; onSignOut: () => void }) {
     setCreatedKey(id);
     setKeyTick((n) => n + 1);
   };
-  const signOut = async () => {
+  const signOut = async (notice: string | null = null) => {
     // a key the console made dies with the session; one the user pasted is theirs to keep
-    if (createdKey) await call('DELETE', `/auth/api-keys/${encodeURIComponent(createdKey)}`).catch(() => undefined);
+    const made = createdRef.current;
+    if (made) await call('DELETE', `/auth/api-keys/${encodeURIComponent(made)}`, { atSignOut: true }).catch(() => undefined);
     session.setKey(null);
     session.setToken(null);
-    onSignOut();
+    onSignOut(notice);
   };
+  useEffect(() => {
+    // the JWT's exp, less a margin (api.ts): signed out while the console's key can still be revoked
+    session.onExpire(() => void signOut('Your session expired: sign in again.'));
+    return () => session.onExpire(null);
+  }, []);
   const Current = VIEWS.find((v) => v.id === view)!.View;
   return (
     <>
@@ -134,7 +144,8 @@ function Shell({ me, onSignOut }: { me: Me; onSignOut: () => void }) {
         <span data-testid="whoami">
           {me.email} · {me.organization.name} · {me.role}
         </span>
-        <button type="button" onClick={signOut} data-testid="signout">Sign out</button>
+        <span data-testid="session-ends">signs out at {new Date(session.signsOutAt()).toLocaleTimeString()}</span>
+        <button type="button" onClick={() => void signOut()} data-testid="signout">Sign out</button>
       </header>
       <nav aria-label="Views">
         {VIEWS.map((v) => (
@@ -151,7 +162,16 @@ function Shell({ me, onSignOut }: { me: Me; onSignOut: () => void }) {
 
 function App() {
   const [me, setMe] = useState<Me | null>(null);
-  return me ? <Shell me={me} onSignOut={() => setMe(null)} /> : <SignIn onDone={setMe} />;
+  const [notice, setNotice] = useState<string | null>(null);
+  const signedOut = (n: string | null) => {
+    setNotice(n);
+    setMe(null);
+  };
+  const signedIn = (m: Me) => {
+    setNotice(null);
+    setMe(m);
+  };
+  return me ? <Shell me={me} onSignOut={signedOut} /> : <SignIn onDone={signedIn} notice={notice} />;
 }
 
 render(<App />, document.getElementById('app')!);
