@@ -10,7 +10,7 @@ import consolePlugin from '../../plugins/console/index.js';
 import { KEY_PEM, message } from '../helpers/a2a.js';
 import { startPeer } from '../helpers/a2a-peer.js';
 import { startServer } from '../helpers/server.js';
-import { bearer, createKey, signup } from '../helpers/tenancy.js';
+import { bearer, createKey, registerAgent, signup } from '../helpers/tenancy.js';
 import { launchBrowser, screenshotDir, seriousViolations } from '../helpers/browser.js';
 
 /**
@@ -170,4 +170,17 @@ t.test('the page: pairs, trust lists, card status; another organisation sees not
   await signIn(page3, op.user.email);
   t.equal(await page3.getByTestId('pair').count(), 4, 'the operator sees every pair');
   t.match(await page3.getByTestId('peers-table').textContent(), new RegExp(good.url.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')), 'and the peer URLs');
+});
+
+t.test('a message through the outbound proxy is recorded as a decision of its organisation', async (t) => {
+  const admin = await createKey(s, a.token, { name: 'agents', scopes: ['verify:read', 'agent:write'] });
+  const agent = await registerAgent(s, admin.key, { name: 'buyer' });
+  const wrong = { claimed_total: '50.00', line_items: [{ description: 'pens', amount: '2.50', quantity: 2 }] };
+  const body = { jsonrpc: '2.0', id: 1, method: 'SendMessage', params: { message: { messageId: 'm-1', role: 'ROLE_USER', parts: [{ data: wrong }] } } };
+  const r = await s.request('POST', '/a2a/peers/ledger', { body, headers: { 'a2a-version': '1.0', 'x-agent-token': agent.agent_token } });
+  t.equal(r.body.error?.data?.verdict?.status, 'blocked', 'the proxy blocks the wrong invoice');
+  const mine = (await s.request('GET', `/a2a/decisions?sender=${encodeURIComponent(agent.agent_id)}`, { headers: bearer(a.token) })).body.decisions;
+  t.match(mine, [{ sender: agent.agent_id, receiver: 'ledger', status: 'blocked', engine: 'finance_guard', org_id: a.user.org_id }], 'recorded for its organisation');
+  t.same((await s.request('GET', `/a2a/decisions?sender=${encodeURIComponent(agent.agent_id)}`, { headers: bearer(b.token) })).body.decisions, [], 'not for another');
+  t.equal((await s.request('GET', '/a2a/decisions?limit=1&limit=2', { headers: bearer(a.token) })).status, 400, 'a query member named twice is refused');
 });
