@@ -116,6 +116,46 @@ export interface AuditStateResponse {
 
 /**
  * This interface was referenced by `ProofgateSchemas`'s JSON-Schema
+ * via the `definition` "AuditStreamEvent".
+ */
+export interface AuditStreamEvent {
+  log_id: string;
+  seq: number;
+  timestamp: string;
+  route: string;
+  method: string;
+  status: "verified" | "blocked" | "unverifiable" | "admin" | "refused";
+  engine: string | null;
+  http_status: number;
+  constraint_id: string | null;
+  proof_ref: string | null;
+  /**
+   * from the route's first hook to the recorded verdict; null when the entry was appended by another replica or is older than what this process remembers
+   */
+  latency_ms: number | null;
+  /**
+   * the verdict's admission (null: the answer has none, or unknown as above)
+   */
+  admission: "ADMIT" | "BLOCKED" | "DENY" | null;
+  /**
+   * the attestation issued with the verdict (null: none, or unknown as above)
+   */
+  attestation_id: string | null;
+}
+
+/**
+ * This interface was referenced by `ProofgateSchemas`'s JSON-Schema
+ * via the `definition` "AuditStreamMetaEvent".
+ */
+export interface AuditStreamMetaEvent {
+  log_id: string;
+  latency_ms: number;
+  admission: "ADMIT" | "BLOCKED" | "DENY" | null;
+  attestation_id: string | null;
+}
+
+/**
+ * This interface was referenced by `ProofgateSchemas`'s JSON-Schema
  * via the `definition` "AuditStreamQuery".
  */
 export interface AuditStreamQuery {
