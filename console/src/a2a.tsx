@@ -64,7 +64,7 @@ function PeerRow({ peer, keyed }: { peer: Peer; keyed: boolean }) {
   };
   return (
     <tr data-testid="peer-row">
-      <td><code>{peer.id}</code></td>
+      <td class="nowrap"><code>{peer.id}</code></td>
       <td>{peer.card_url ?? '—'}{peer.endpoint ? <><br />{peer.endpoint}</> : null}</td>
       <td>{peer.require_signed_card ? 'required' : 'optional'}{peer.jwks_configured ? ', JWKS set' : ', no JWKS'}</td>
       <td>
