@@ -13,11 +13,13 @@ import { Router } from './router.js';
 import { WorkerPools } from './workers.js';
 import { createPipeline } from './pipeline.js';
 import { resolvePlugins } from './plugin.js';
+import { declares, orderPlugins } from './plugin-order.js';
+import { JWKS_SERVICE } from './jwks.js';
 import { kit } from './kit.js';
 import { buildOpenApi } from './openapi.js';
 import { SERVICE_VERSION } from './version.js';
 import { startTracing, traced, workerSpan } from './tracing.js';
-import type { App, Authenticator, EngineDef, EngineHandle, OnErrorHook, OnReplyHook, Plugin, PluginEntry, PreHandlerHook, RequestContext, RouteDef } from './types.js';
+import type { App, Authenticator, EngineDef, EngineHandle, OnErrorHook, OnReplyHook, Plugin, PluginEntry, PluginManifest, PreHandlerHook, RequestContext, RouteDef } from './types.js';
 
 export const SCHEMAS_DIR = new URL('../../schemas/', import.meta.url);
 
@@ -43,6 +45,11 @@ export interface CreateOptions {
    * engines in worker threads costs seconds of CPU that such a caller never uses.
    */
   warmEngines?: boolean;
+  /**
+   * a plugin's look-up of a service its manifest does not declare throws (tests turn this on);
+   * otherwise it is logged once and answered, so that a missed declaration never fails a request
+   */
+  strictServices?: boolean;
 }
 
 export interface Kernel {
@@ -80,7 +87,10 @@ export async function createApp(opts: CreateOptions): Promise<Kernel> {
   const hooks = { onRequest: [] as PreHandlerHook[], preHandler: [] as PreHandlerHook[], onReply: [] as OnReplyHook[], onError: [] as OnErrorHook[] };
   const readiness = new Map<string, () => boolean>();
   const closers: Array<() => Promise<void> | void> = [];
-  const services = new Map<string, unknown>();
+  // the kernel's own services, there for every plugin without a provider or a declaration
+  const services = new Map<string, unknown>([[JWKS_SERVICE, []]]);
+  const kernelKeys = new Set(services.keys());
+  const undeclaredSeen = new Set<string>();
   const engines: Array<{ def: EngineDef; handle: EngineHandle }> = [];
   const warmups: Array<Promise<unknown>> = [];
   /** the last warm-up queued on each pool: a pool's warm-ups run one after another (see engine()) */
@@ -91,7 +101,8 @@ export async function createApp(opts: CreateOptions): Promise<Kernel> {
 
   // set once the HTTP server exists (plugins register before it is created)
   let listening: Server | null = null;
-  const makeApp = (pluginName: string): App => ({
+  /** `manifest` null: the kernel's own app (tests reach every service through it) */
+  const makeApp = (pluginName: string, manifest: PluginManifest | null): App => ({
     config,
     log: log.child({ plugin: pluginName }),
     store,
@@ -165,10 +176,19 @@ export async function createApp(opts: CreateOptions): Promise<Kernel> {
     onClose: (fn) => closers.push(fn),
     draining: draining.signal,
     provide(name, service) {
+      if (manifest && !manifest.provides?.includes(name)) throw new Error(`plugin ${pluginName} provides the service ${name} without declaring it in its manifest (provides)`);
       if (services.has(name)) throw new Error(`service ${name} provided twice`);
       services.set(name, service);
     },
-    service: <T>(name: string) => services.get(name) as T | undefined,
+    service(name) {
+      if (manifest && !kernelKeys.has(name) && !declares(manifest, name)) {
+        const msg = `plugin ${pluginName} looks up the service ${name} without declaring it in its manifest (needs, optional or late)`;
+        if (opts.strictServices) throw new Error(msg);
+        if (!undeclaredSeen.has(msg)) log.warn(msg);
+        undeclaredSeen.add(msg);
+      }
+      return services.get(name) as never;
+    },
   });
 
   let openapiDoc: Record<string, unknown> | null = null;
@@ -182,13 +202,13 @@ export async function createApp(opts: CreateOptions): Promise<Kernel> {
     // early listener keeps /healthz 200 and /readyz 503 meanwhile: with the 30 s bound of a request,
     // a replica whose database was down for longer exited and went into a restart loop
     await store.whenOpen?.(Infinity);
-    plugins = await resolvePlugins(opts.plugins, config.plugins.disabled, config.plugins.extra, (msg) => log.warn(msg));
+    plugins = orderPlugins(await resolvePlugins(opts.plugins, config.plugins.disabled, config.plugins.extra, (msg) => log.warn(msg)), kernelKeys);
     for (const p of plugins) {
       if (p.config) {
         const key = p.config.key ?? p.name;
         validator.assertPluginConfig(key, p.config.schema, config.plugin_config?.[key] ?? {});
       }
-      await p.register(makeApp(p.name));
+      await p.register(makeApp(p.name, p));
     }
     // the kernel's own route: the API description, public like the spec's health routes
     router.add({
@@ -272,7 +292,7 @@ export async function createApp(opts: CreateOptions): Promise<Kernel> {
   listening = server;
 
   const kernel: Kernel = {
-    app: makeApp('kernel'),
+    app: makeApp('kernel', null),
     server,
     routes: router.routes(),
     openapi,

@@ -230,9 +230,52 @@ export interface App {
    * hold every shutdown to the full grace period.
    */
   readonly draining: AbortSignal;
-  /** share a runtime service between plugins without importing each other's internals */
-  provide<T>(name: string, service: T): void;
-  service<T>(name: string): T | undefined;
+  /**
+   * Shares a runtime service between plugins without importing each other's internals. The key
+   * decides the type (`Services`), and a plugin provides only the keys its manifest `provides`.
+   */
+  provide<K extends ServiceKey>(name: K, service: Services[K]): void;
+  /**
+   * The service under `name`, undefined when its provider is disabled. A plugin looks up only the
+   * keys its manifest declares (`needs`, `optional`, `late`, or its own `provides`): with
+   * `CreateOptions.strictServices` (tests) any other key throws.
+   */
+  service<K extends ServiceKey>(name: K): Services[K] | undefined;
+}
+
+/**
+ * The service registry's map from key to type. Empty here: each plugin adds the keys it provides
+ * by module augmentation next to its own code, so a key is declared once and decides its type:
+ *
+ *     declare module '../../core/types.js' { interface Services { 'attestation': AttestationService } }
+ *
+ * `verifier.<type>` is the one key family the kernel defines (composite routes reach engines by it).
+ */
+export interface Services {
+  [verifier: `verifier.${string}`]: Verifier;
+}
+export type ServiceKey = keyof Services & string;
+/** a key, or `family.*`: every key under that prefix (only in `late`, looked up by a computed name) */
+export type ServiceNeed = ServiceKey | `${string}.*`;
+
+/**
+ * What a plugin shares and uses through the service registry. The kernel registers enabled plugins
+ * so that every provider of a `needs` or `optional` key comes before its user (otherwise in list
+ * order), and refuses to start when a `needs` key has no enabled provider or the needs go round.
+ */
+export interface PluginManifest {
+  /** keys this plugin provides (and only these) */
+  provides?: readonly ServiceKey[];
+  /** keys that must be provided by an enabled plugin registered before this one */
+  needs?: readonly ServiceKey[];
+  /** keys used when their provider is enabled, which then registers before this one */
+  optional?: readonly ServiceKey[];
+  /**
+   * keys looked up only while serving, never during `register`: their provider may register after
+   * this plugin, so they do not order the two (what lets auth record into audit while audit reads
+   * auth's security events), and may be absent
+   */
+  late?: readonly ServiceNeed[];
 }
 
 /**
@@ -244,7 +287,7 @@ export interface Verifier {
   verify(input: Record<string, unknown>, opts?: { signal?: AbortSignal; principal?: Principal | null }): Promise<DiagnosticResult>;
 }
 
-export interface Plugin {
+export interface Plugin extends PluginManifest {
   name: string;
   /**
    * former names, still accepted in plugins.disabled (with a warning naming the new one) for one

@@ -18,16 +18,14 @@ const ref = (name: string, load: () => Promise<Loaded>, aliases?: readonly strin
 });
 
 /**
- * The composition root: the one place that names the built-in plugins. Order matters only for
- * hooks (they run in registration order): authentication and limits register first, audit last.
+ * The composition root: the one place that names the built-in plugins. The kernel registers them
+ * in this order except where a plugin's manifest (`needs`, `optional`) puts a provider first.
  */
 export const builtinPlugins: Array<Plugin | PluginRef> = [
   provisioning.config,
   ref('health', () => import('../plugins/health/index.js')),
   ref('auth', () => import('../plugins/auth/index.js')),
-  // after auth: agent tokens are digested by its key service
   ref('agents', () => import('../plugins/agents/index.js')),
-  // the llm.translator service, before the engines that translate (logic, natural-language)
   ref('providers', () => import('../plugins/providers/index.js')),
   ref('math', () => import('../plugins/engines/math/index.js'), ['engine-math']),
   ref('natural-language', () => import('../plugins/engines/natural-language/index.js')),
@@ -45,12 +43,9 @@ export const builtinPlugins: Array<Plugin | PluginRef> = [
   ref('verification-context', () => import('../plugins/verification-context/index.js')),
   ref('badges', () => import('../plugins/badges/index.js')),
   ref('a2a', () => import('../plugins/a2a/index.js')),
-  // after agents (agent tokens) and a2a (the verdict signer)
   ref('mcp', () => import('../plugins/mcp/index.js')),
-  // audit after attestation: its onReply hook records the reply as sent, attestation included
   ref('audit', () => import('../plugins/audit/index.js')),
   ref('ops', () => import('../plugins/ops/index.js')),
-  // static files only: the page calls the routes above like any other client
   ref('console', () => import('../plugins/console/index.js')),
   provisioning.data,
 ];

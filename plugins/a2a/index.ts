@@ -23,13 +23,9 @@ import { createPairBuckets } from './token-bucket-redis.js';
 import { SenderAuthenticator } from './sender-auth.js';
 import { AGENT_SERVICE, type Agents } from '../agents/index.js';
 import { SERVICES as AUTH_SERVICES, type SenderOwners } from '../auth/index.js';
-// type only: a value import of the code plugin's index would load tree-sitter into a sidecar that runs
-// A2A without the code engine; the service registry is the seam, its name the contract
-import type { CodeAnalyzer } from '../engines/code/index.js';
 import type { HeuristicFinding } from './guards/code-heuristics.js';
 import { assignedOrgs, parseBlockedPairs, parseBlocklist, parseTrustedAgents } from './trust-config.js';
 
-const CODE_ANALYZER_SERVICE = 'code.analyzer';
 
 /**
  * The agent-to-agent gateway: every message between agents is posted to /a2a/intercept, passes the
@@ -41,6 +37,13 @@ export const A2A_GUARDS_SERVICE = 'a2a.guards';
 export const A2A_ENGINE_VERSION = '1.1.0';
 /** the deployment's ES256 verdict signer (or null without a usable key), for plugins that sign verdicts of their own (mcp) */
 export const A2A_SIGNER_SERVICE = 'a2a.signer';
+
+declare module '../../core/types.js' {
+  interface Services {
+    'a2a.guards': GuardRegistry;
+    'a2a.signer': VerdictSigner | null;
+  }
+}
 
 async function register(app: App): Promise<void> {
   const c = app.config.a2a;
@@ -54,7 +57,7 @@ async function register(app: App): Promise<void> {
   const key = loadSigningKey(c.signing_key_pem, deploymentId, c.jwt_lifetime_seconds);
   const signer = key.ok ? key.signer : null;
   if (!key.ok) app.log.error({ reason: key.reason }, 'a2a signing key unavailable: /a2a/intercept and /.well-known/jwks.json answer 503');
-  app.provide<VerdictSigner | null>(A2A_SIGNER_SERVICE, signer);
+  app.provide(A2A_SIGNER_SERVICE, signer);
 
   const metrics = new A2AMetrics(app.metrics);
   // large invoices and long code texts; parsing code is the code plugin's (code.analyzer, its own pool)
@@ -68,7 +71,7 @@ async function register(app: App): Promise<void> {
     createCodeGuard({
       // resolved per message: the code plugin may be absent (then code_guard blocks every message)
       analyzer: () => {
-        const analyzer = app.service<CodeAnalyzer>(CODE_ANALYZER_SERVICE);
+        const analyzer = app.service('code.analyzer');
         return analyzer && { analyze: (code, language, { signal }) => analyzer.analyze(code, language, { timeoutMs: taskTimeoutMs, signal }) };
       },
       scanLarge: (code, signal) => worker.run<HeuristicFinding[]>('scanCodeText', { code }, { signal }),
@@ -92,15 +95,15 @@ async function register(app: App): Promise<void> {
   app.onClose(() => boundary.close());
 
   // a trust entry the operator assigned to an organisation (`org_id`) makes the id that organisation's to bind
-  app.service<SenderOwners>(AUTH_SERVICES.senderOwners)?.addSource('a2a.trusted_agents', (id) => assignedOrgs(allowlist, id));
+  app.service(AUTH_SERVICES.senderOwners)?.addSource('a2a.trusted_agents', (id) => assignedOrgs(allowlist, id));
   const senders = new SenderAuthenticator({
     mode: c.sender_auth,
     allowlist,
     // resolved per use: without the auth plugin's ownership registry no binding is owned (fail closed)
-    owns: async (orgId, senderId) => (await app.service<SenderOwners>(AUTH_SERVICES.senderOwners)?.owns(orgId, senderId)) ?? false,
+    owns: async (orgId, senderId) => (await app.service(AUTH_SERVICES.senderOwners)?.owns(orgId, senderId)) ?? false,
     // resolved per request: the agents plugin may be absent (then only bound keys and trust-entry keys count)
     agentKey: async (orgId, agentId) => {
-      const rec = await app.service<Agents>(AGENT_SERVICE)?.get(orgId, agentId);
+      const rec = await app.service(AGENT_SERVICE)?.get(orgId, agentId);
       // a deleted agent's key signs for nobody
       return rec && rec.revoked_at === null ? rec.public_jwk : undefined;
     },
@@ -132,7 +135,15 @@ async function register(app: App): Promise<void> {
   });
 }
 
-const plugin: Plugin = { name: 'a2a', register };
+const plugin: Plugin = {
+  name: 'a2a',
+  provides: [A2A_GUARDS_SERVICE, A2A_SIGNER_SERVICE],
+  optional: ['auth.sender_owners', 'agents.registry', 'identity.parts'],
+  // resolved per message, and only the code plugin's service (never its modules): the code engine
+  // may be disabled in a sidecar that runs A2A
+  late: ['code.analyzer'],
+  register,
+};
 export default plugin;
 
 export { verifyVerdict, EXPIRED, type VerifyOptions, type VerifyResult } from './verify.js';

@@ -1,5 +1,5 @@
 import type { App, Plugin } from '../../core/types.js';
-import { SERVICES, type ApiKeys, type SenderOwners } from '../auth/index.js';
+import { SERVICES } from '../auth/index.js';
 import { Activity } from './activity.js';
 import { startActivityRetention } from './retention.js';
 import { registerAgentRoutes } from './routes.js';
@@ -13,6 +13,12 @@ import { agentTokenAuthenticator, Agents } from './tokens.js';
  */
 export const AGENT_SERVICE = 'agents.registry';
 
+declare module '../../core/types.js' {
+  interface Services {
+    'agents.registry': Agents;
+  }
+}
+
 /** plugin_config.agents, checked by the kernel at start-up */
 const CONFIG_SCHEMA = {
   type: 'object',
@@ -23,14 +29,18 @@ const CONFIG_SCHEMA = {
 const agents: Plugin = {
   name: 'agents',
   config: { schema: CONFIG_SCHEMA },
+  provides: [AGENT_SERVICE],
+  needs: [SERVICES.keys],
+  optional: [SERVICES.senderOwners],
+  late: ['audit.admin', 'verifier.*'],
   register(app: App) {
-    const keys = app.service<ApiKeys>(SERVICES.keys);
+    const keys = app.service(SERVICES.keys);
     if (!keys) throw new Error('agents: the auth plugin must be registered first (agent tokens are digested by its key service)');
     const registry = new Agents(app.store, (token) => keys.digest(token));
     const activity = new Activity(app.store);
     app.provide(AGENT_SERVICE, registry);
     // an agent registered in an organisation is that organisation's to speak as (issue 38)
-    app.service<SenderOwners>(SERVICES.senderOwners)?.addSource('agents', (id) => registry.ownerOf(id));
+    app.service(SERVICES.senderOwners)?.addSource('agents', (id) => registry.ownerOf(id));
     app.authenticator('agentToken', agentTokenAuthenticator(registry), (ctx) => ctx.headers['x-agent-token'] !== undefined);
     registerAgentRoutes(app, { agents: registry, activity });
     const days = (app.config.plugin_config.agents as { activity_retention_days?: number | null } | undefined)?.activity_retention_days ?? null;

@@ -8,7 +8,7 @@ import { collectStrings, QUERY_CHECKS, SCHEMA_CHECKS, screenQuery, screenToolSch
 import { publicJwkProblem, type AgentPublicJwk } from './public-jwk.js';
 import { publicAgent, type AgentRecord, type Agents, type AgentType } from './tokens.js';
 import { evaluateTool } from './tools.js';
-import { SERVICES, type AdminAudit } from '../auth/index.js';
+
 
 const S = (f: string) => `https://proofgate.dev/schemas/agents/${f}.json`;
 export const SCREENING_ENGINE = 'agents.screening';
@@ -45,7 +45,7 @@ interface VerifyBody {
 
 /** The loaded engines an agent may be granted: every `verifier.<engine>` service. */
 function knownEngine(app: App, name: string): boolean {
-  return app.service<Verifier>(`verifier.${name}`) !== undefined;
+  return app.service(`verifier.${name}`) !== undefined;
 }
 
 /** The authenticated agent: the agentToken authenticator left its record in ctx.state. */
@@ -73,12 +73,12 @@ function advisory(checks: ReadonlyArray<{ name: string; constraint_id: string }>
  * chain must be writable before acting (503 otherwise); a failed append after the act is logged.
  */
 async function auditReady(app: App, ctx: RequestContext): Promise<void> {
-  await app.service<AdminAudit>(SERVICES.adminAudit)?.ready(ctx);
+  await app.service('audit.admin')?.ready(ctx);
 }
 
 async function auditRecord(app: App, ctx: RequestContext, action: string, agentId: string): Promise<void> {
   try {
-    await app.service<AdminAudit>(SERVICES.adminAudit)?.record(ctx, action, `agent:${agentId}`);
+    await app.service('audit.admin')?.record(ctx, action, `agent:${agentId}`);
   } catch (err) {
     ctx.log.error({ err, action, agent_id: agentId }, 'agent change done but not audited');
   }
@@ -178,7 +178,7 @@ export function registerAgentRoutes(app: App, d: RouteDeps): void {
           await d.activity.record(agent.agent_id, { ...base, outcome: 'blocked', constraint_id: 'agents.permission' });
           throw new HttpError(AgentProblems.permissionDenied, `this agent is not permitted to use the ${b.engine} engine`, { constraintId: 'agents.permission', policyBlock: true });
         }
-        const verifier = app.service<Verifier>(`verifier.${b.engine}`);
+        const verifier = app.service(`verifier.${b.engine}`);
         if (!verifier) throw new HttpError(AgentProblems.unknownEngine, `no ${b.engine} engine is loaded`);
         const result = await verifier.verify(b.engine_input!, { signal: ctx.signal, principal: ctx.principal });
         await d.activity.record(agent.agent_id, { ...base, outcome: 'passed', constraint_id: null });

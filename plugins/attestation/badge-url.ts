@@ -53,7 +53,7 @@ export function registerBadgeUrl(app: App, records: Collection<AttestationRecord
       return r ? { ok: true, status: recordStatus(r, now, accepted), claimHolds: r.result?.verified === true } : { ok: true, status: 'UNKNOWN', claimHolds: null };
     },
   };
-  app.provide<BadgeLinkService>(BADGE_LINK_SERVICE, service);
+  app.provide(BADGE_LINK_SERVICE, service);
 
   app.route({
     method: 'POST',

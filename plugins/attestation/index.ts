@@ -39,6 +39,16 @@ export type { StatementSigner } from './statement.js';
 
 /** `attestation.batch` implements the batch plugin's contract for math items (attestation required). */
 import type { BatchAttestor } from '../batch/index.js';
+import { BADGE_LINK_SERVICE, type BadgeLinkService } from './badge-url.js';
+
+declare module '../../core/types.js' {
+  interface Services {
+    attestation: AttestationService;
+    'attestation.batch': BatchAttestor;
+    'attestation.signer': StatementSigner | null;
+    'attestation.badge-link': BadgeLinkService;
+  }
+}
 export type { BatchAttestor };
 
 /** The service plus a trust gate already bound to this service's verifier and logger. */
@@ -156,5 +166,12 @@ async function register(app: App): Promise<void> {
   registerAttachHook(app, service, RECORDS_COLLECTION);
 }
 
-const plugin: Plugin = { name: 'attestation', register };
+const plugin: Plugin = {
+  name: 'attestation',
+  provides: [ATTESTATION_SERVICE, ATTESTATION_SIGNER_SERVICE, BATCH_ATTESTOR_SERVICE, BADGE_LINK_SERVICE],
+  optional: ['identity.parts'],
+  // audit registers after this plugin (its onReply records the attestation attached here)
+  late: ['audit.admin', 'audit.chain'],
+  register,
+};
 export default plugin;

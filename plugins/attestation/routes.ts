@@ -1,5 +1,5 @@
 import type { App, RequestContext } from '../../core/types.js';
-import { SERVICES, type AdminAudit } from '../auth/index.js';
+import type { AdminAudit } from '../auth/index.js';
 import { HttpError } from '../../core/errors.js';
 import type { Collection } from '../../core/store.js';
 import { AttestationProblems, INVALID_TOKEN_DETAIL } from './errors.js';
@@ -20,7 +20,7 @@ async function ownRecord(records: Collection<AttestationRecord>, ctx: RequestCon
 
 /** The audit chain's administrative entries (audit plugin); resolved per request, it registers later. */
 function adminAudit(app: App): AdminAudit | undefined {
-  return app.service<AdminAudit>(SERVICES.adminAudit);
+  return app.service('audit.admin');
 }
 
 /** `accepted`: kid → thumbprint of the keys the service accepts now (a record's status depends on it). */

@@ -1,5 +1,5 @@
 import type { App, Plugin, RequestContext } from '../../core/types.js';
-import type { AdminAudit, SecurityEvents } from '../auth/index.js';
+import type { AdminAudit } from '../auth/index.js';
 import { join } from 'node:path';
 import { calculateJwkThumbprint, type JWK } from 'jose';
 import { startSweeps } from '../../core/store-prune.js';
@@ -21,14 +21,27 @@ import { createAuditReader, type AuditReader } from './reader.js';
  */
 export const AUDIT_SERVICES = { chain: 'audit.chain', admin: 'audit.admin', reader: 'audit.reader' } as const;
 
+declare module '../../core/types.js' {
+  interface Services {
+    /** null without SVC_AUDIT_SECRET_KEY */
+    'audit.chain': AuditChain | null;
+    /** administrative acts (key, agent, plan changes) as entries of the organisation's chain */
+    'audit.admin': AdminAudit;
+    'audit.reader': AuditReader;
+  }
+}
+
 const plugin: Plugin = {
   name: 'audit',
+  provides: Object.values(AUDIT_SERVICES),
+  // attestation.signer also orders hooks: audit's onReply records the reply as sent, attestation included
+  optional: ['security.events', 'attestation.signer'],
   register(app: App) {
     const secret = app.config.secrets.audit_secret_key;
     const chain = secret ? new AuditChain(app.store, secret) : null;
     if (!chain) app.log.error('SVC_AUDIT_SECRET_KEY is not set: verification endpoints will answer 503');
     app.readiness('audit', () => chain !== null);
-    registerAuditHooks(app, chain, app.service<SecurityEvents>('security.events'));
+    registerAuditHooks(app, chain, app.service('security.events'));
     const live = new LiveMetaTable();
     registerLiveMeta(app, live);
     registerAuditRoutes(app, live);
@@ -40,10 +53,10 @@ const plugin: Plugin = {
       app.metrics.observedCounter('svc_audit_commits_total', 'Audit commits (one transaction for a group of entries) this process made', () => chain.stats.commits);
       app.metrics.observedCounter('svc_audit_commit_races_total', 'Audit batches resealed because another writer took their position first (shared mode)', () => chain.stats.races);
     }
-    app.provide<AuditReader>(AUDIT_SERVICES.reader, createAuditReader(app.store, secret ?? null));
+    app.provide(AUDIT_SERVICES.reader, createAuditReader(app.store, secret ?? null));
     if (chain) {
       // the attestation plugin registers first; its key signs the checkpoints (null: no key)
-      const signer = app.service<CheckpointSigner | null>('attestation.signer') ?? null;
+      const signer = app.service('attestation.signer') ?? null;
       const cfg = app.config.audit;
       const checkpoints = new Checkpointer(app.store, chain, signer, app.log);
       checkpoints.start(cfg.checkpoint_interval_seconds);

@@ -44,7 +44,7 @@ async function jsonlExport(app: App, orgId: string, status: AuditStatus | undefi
     throw new HttpError(Problems.validation, `${error.field}: ${error.message}`, { errors: [error] });
   }
   const secret = app.config.secrets.audit_secret_key;
-  const signer = app.service<CheckpointSigner | null>('attestation.signer') ?? null;
+  const signer = app.service('attestation.signer') ?? null;
   if (!secret) throw new HttpError(AuditProblems.unavailable, 'SVC_AUDIT_SECRET_KEY is not set: the audit trail cannot be exported for verification');
   if (!signer) throw new HttpError(AuditProblems.unavailable, 'no attestation key is available to sign the export checkpoint (the attestation plugin is disabled or has no key)');
   const range = await exportRange(app.store, orgId);

@@ -11,7 +11,7 @@ import { HttpError } from '../../core/errors.js';
 import { startSweeps } from '../../core/store-prune.js';
 import { AuthProblems } from './errors.js';
 import { defaultPlanOf, OrgAdmin, signupOpen } from './org-admin.js';
-import { Plans, rateCharger, rateLimitHook, type RateLimitOptions, type TierLimits } from './ratelimit.js';
+import { Plans, rateCharger, rateLimitHook, type RateCharger, type RateLimitOptions, type TierLimits } from './ratelimit.js';
 import { registerAuthRoutes, type AdminAudit } from './routes.js';
 import { registerRotateRoute } from './rotate.js';
 import { SenderOwners } from './sender-owners.js';
@@ -35,7 +35,6 @@ export const SERVICES = {
   keys: 'auth.keys',
   events: 'security.events',
   limiter: 'auth.limiter',
-  adminAudit: 'audit.admin',
   /** Plans in force (mutable: the bootstrap file may add plans before serving) */
   plans: 'auth.plans',
   /** OrgAdmin: set an organisation's plan, a user's role */
@@ -46,9 +45,24 @@ export const SERVICES = {
   senderOwners: 'auth.sender_owners',
 } as const;
 
+declare module '../../core/types.js' {
+  interface Services {
+    'auth.accounts': Accounts;
+    'auth.keys': ApiKeys;
+    'security.events': SecurityEvents;
+    'auth.limiter': { get(): RateLimiter; kind(): string };
+    'auth.plans': Plans;
+    'auth.orgs': OrgAdmin;
+    'auth.ratelimit': RateCharger;
+    'auth.sender_owners': SenderOwners;
+  }
+}
+
 export function createAuthPlugin(opts: AuthOptions = {}): Plugin {
   return {
     name: 'auth',
+    provides: Object.values(SERVICES),
+    late: ['audit.admin'],
     async register(app: App) {
       const { secrets, auth } = app.config;
       // core/config.ts refuses to start without these; a plugin loaded some other way must not run without them either
@@ -110,11 +124,11 @@ export function createAuthPlugin(opts: AuthOptions = {}): Plugin {
       // the audit plugin registers after this one: resolve its service when a request needs it
       const audit: AdminAudit = {
         async ready(ctx: RequestContext) {
-          await app.service<AdminAudit>(SERVICES.adminAudit)?.ready(ctx);
+          await app.service('audit.admin')?.ready(ctx);
         },
         async record(ctx: RequestContext, action: string, subject?: string) {
           try {
-            await app.service<AdminAudit>(SERVICES.adminAudit)?.record(ctx, action, subject);
+            await app.service('audit.admin')?.record(ctx, action, subject);
           } catch (err) {
             ctx.log.error({ err, action }, 'administrative action done but not audited');
           }

@@ -4,5 +4,5 @@ import { registerRoutes } from './routes.js';
 export { renderBadge, STATUS_COLORS, PALETTE } from './render.js';
 
 /** SVG badges for verification statuses, custom text and the live status of an attestation. */
-const plugin: Plugin = { name: 'badges', register: (app) => registerRoutes(app) };
+const plugin: Plugin = { name: 'badges', optional: ['attestation.badge-link'], register: (app) => registerRoutes(app) };
 export default plugin;

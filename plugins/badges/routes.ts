@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { HttpError } from '../../core/errors.js';
 import type { App, Reply, RequestContext } from '../../core/types.js';
-import { BADGE_LINK_SERVICE, type BadgeLinkService } from '../attestation/index.js';
+import { BADGE_LINK_SERVICE } from '../attestation/index.js';
 import { BadgeProblems } from './errors.js';
 import { renderBadge, STATUS_COLORS, type BadgeSpec } from './render.js';
 
@@ -103,7 +103,7 @@ export function registerRoutes(app: App): void {
     schema: { params: `${S}/attestation.params.json`, query: `${S}/attestation.query.json` },
     async handler(ctx) {
       const q = ctx.query as { exp: string; sig: string };
-      const links = app.service<BadgeLinkService>(BADGE_LINK_SERVICE);
+      const links = app.service(BADGE_LINK_SERVICE);
       const out = links ? await links.check(ctx.params.attestation_id, q.exp, q.sig) : ({ ok: false, reason: 'not_configured' } as const);
       if (out.ok) return svg(ctx, attestationBadge(out.status, out.claimHolds), LIVE_CACHE);
       // a bad link is still an image, so the page shows why instead of a broken-image icon

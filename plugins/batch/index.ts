@@ -13,9 +13,10 @@ const S = 'https://proofgate.dev/schemas/batch';
 export const BATCH_JOBS_SERVICE = 'batch.jobs';
 const SWEEP_EVERY_MS = 10 * 60_000;
 
-/** What the auth plugin offers as `auth.ratelimit`: charge extra units to the caller's organisation. */
-interface RateCharger {
-  charge(ctx: RequestContext, units: number): Promise<void>;
+declare module '../../core/types.js' {
+  interface Services {
+    'batch.jobs': BatchJobs;
+  }
 }
 
 export interface BatchOptions {
@@ -33,6 +34,9 @@ export interface BatchOptions {
 export function createBatchPlugin(opts: BatchOptions = {}): Plugin {
   return {
     name: 'batch',
+    provides: [BATCH_JOBS_SERVICE],
+    // looked up per item: attestation registers after this plugin
+    late: ['auth.ratelimit', 'attestation.batch', 'verifier.*'],
     register(app: App) {
       const now = opts.now ?? Date.now;
       const jobs = new BatchJobs(app.store, app.config.batch, now);
@@ -52,7 +56,7 @@ export function createBatchPlugin(opts: BatchOptions = {}): Plugin {
         schema: { body: `${S}/request.json`, response: `${S}/response.json` },
         async handler(ctx) {
           const { items } = ctx.body as { items: BatchItem[] };
-          await app.service<RateCharger>('auth.ratelimit')?.charge(ctx, items.length - 1);
+          await app.service('auth.ratelimit')?.charge(ctx, items.length - 1);
           const created = new Date(now()).toISOString();
           const results = await runBatch(app, items, ctx.principal, ctx.signal);
           const job: StoredJob = {

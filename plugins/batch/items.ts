@@ -30,6 +30,6 @@ export function engineInput(type: ItemType, item: BatchItem): Record<string, unk
   }
 }
 
-export function verifierFor(lookup: (name: string) => Verifier | undefined, type: ItemType): Verifier | undefined {
+export function verifierFor(lookup: (name: `verifier.${string}`) => Verifier | undefined, type: ItemType): Verifier | undefined {
   return lookup(`verifier.${type}`);
 }

@@ -56,7 +56,7 @@ async function runItem(app: App, item: BatchItem, index: number, principal: Prin
     return { ...base, result: blocked('This item could not be verified.', BatchConstraints.itemFailed, { is_valid: false }) };
   }
   if (type !== 'math' || result.status !== 'VERIFIED') return { ...base, result };
-  const attestor = app.service<BatchAttestor>('attestation.batch');
+  const attestor = app.service('attestation.batch');
   if (!attestor) return { ...base, result: signingFailed() };
   try {
     // the attestation binds the evaluated input, as POST /verify/math's does: the engine proves the

@@ -15,6 +15,8 @@ export interface IdentityPart {
 const S = 'https://proofgate.dev/schemas/health';
 
 function register(app: App): void {
+  const parts: IdentityPart[] = [];
+  app.provide('identity.parts', parts);
   app.route({
     method: 'GET',
     path: '/health',
@@ -54,25 +56,26 @@ function register(app: App): void {
         engines: app.engines(),
         jwks_url: base ? `${base.replace(/\/$/, '')}/.well-known/jwks.json` : '/.well-known/jwks.json',
       };
-      const parts = app.service<IdentityPart[]>('identity.parts') ?? [];
       for (const p of parts) doc[p.key] = p.describe();
       return { body: doc };
     },
   });
 }
 
-const plugin: Plugin = { name: 'health', register };
+declare module '../../core/types.js' {
+  interface Services {
+    /** what /health/identity shows besides the service itself; plugins add to it with addIdentity */
+    'identity.parts': IdentityPart[];
+  }
+}
+
+const plugin: Plugin = { name: 'health', provides: ['identity.parts'], register };
 export default plugin;
 
 /**
- * How a plugin adds itself to /health/identity: `addIdentity(app, {key, describe})`. The list lives
- * in the service registry so load order does not matter.
+ * How a plugin adds itself to /health/identity: `addIdentity(app, {key, describe})`. The caller
+ * declares `identity.parts` optional, so this plugin registers first; disabled, nothing shows it.
  */
 export function addIdentity(app: App, part: IdentityPart): void {
-  let parts = app.service<IdentityPart[]>('identity.parts');
-  if (!parts) {
-    parts = [];
-    app.provide('identity.parts', parts);
-  }
-  parts.push(part);
+  app.service('identity.parts')?.push(part);
 }

@@ -1,6 +1,6 @@
 import type { App, Plugin } from '../../core/types.js';
 import { startSweeps } from '../../core/store-prune.js';
-import { A2A_SIGNER_SERVICE, type VerdictSigner } from '../a2a/index.js';
+import { A2A_SIGNER_SERVICE } from '../a2a/index.js';
 import { Activity } from '../agents/index.js';
 import { parseServers } from './config.js';
 import { McpExpiry } from './expiry.js';
@@ -61,7 +61,7 @@ function register(app: App): void {
     maxJsonDepth: app.config.server.max_json_depth,
     store: app.store,
     activity: new Activity(app.store),
-    signer: () => app.service<VerdictSigner | null>(A2A_SIGNER_SERVICE),
+    signer: () => app.service(A2A_SIGNER_SERVICE),
     policy: new Policies(app.store, new Map([...servers].map(([n, s]) => [n, s.policy]))),
   });
   registerRejectRoutes(app, { servers, metrics });
@@ -86,7 +86,13 @@ function startExpirySweeps(app: App, expiry: McpExpiry): void {
   });
 }
 
-const plugin: Plugin = { name: 'mcp', register };
+const plugin: Plugin = {
+  name: 'mcp',
+  optional: [A2A_SIGNER_SERVICE],
+  // used per request: audit registers after this plugin
+  late: ['audit.chain', 'audit.admin'],
+  register,
+};
 export default plugin;
 
 export { definitionHash, pinnedPart, screenDefinition, type ToolDefinition } from './definitions.js';

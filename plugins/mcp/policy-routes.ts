@@ -2,7 +2,6 @@ import { repeatedKeyError } from '../../core/body.js';
 import { HttpError, Problems } from '../../core/errors.js';
 import type { App, RequestContext } from '../../core/types.js';
 import type { AdminAudit } from '../auth/index.js';
-import { AUDIT_SERVICES } from '../audit/index.js';
 import type { McpServer } from './config.js';
 import type { McpMetrics } from './metrics.js';
 import { parsePolicy, type Policies } from './policy.js';
@@ -28,7 +27,7 @@ interface PolicyRouteDeps {
  */
 export function registerPolicyRoutes(app: App, d: PolicyRouteDeps): void {
   const audited = async (ctx: RequestContext, action: string, server: string, change: () => Promise<unknown>) => {
-    const audit = app.service<AdminAudit>(AUDIT_SERVICES.admin);
+    const audit = app.service('audit.admin');
     if (audit) await audit.ready(ctx);
     const out = await change();
     if (audit) await audit.record(ctx, action, server);

@@ -2,7 +2,7 @@ import { sha256Ref } from '../../core/canonical.js';
 import { HttpError } from '../../core/errors.js';
 import type { App, RequestContext } from '../../core/types.js';
 import type { AdminAudit } from '../auth/index.js';
-import { AUDIT_SERVICES, type AuditChain } from '../audit/index.js';
+
 import type { McpServer } from './config.js';
 import { McpProblems } from './errors.js';
 import type { McpMetrics } from './metrics.js';
@@ -45,7 +45,7 @@ export function registerMcpRoutes(app: App, d: McpRouteDeps): void {
    * request_hash commits to {server, tool, hash, previous_hash, pinned_hash}.
    */
   async function onPinEvents(ctx: RequestContext, events: PinEvent[]): Promise<void> {
-    const chain = app.service<AuditChain | null>(AUDIT_SERVICES.chain);
+    const chain = app.service('audit.chain');
     for (const e of events) {
       d.metrics.pinEvents.inc({ server: e.server, kind: e.kind });
       if (e.kind === 'changed') d.metrics.definitionChanges.inc({ server: e.server });
@@ -163,7 +163,7 @@ export function registerMcpRoutes(app: App, d: McpRouteDeps): void {
       operatorOnly(app, ctx);
       const s = serverOf(d.servers, ctx);
       const b = (ctx.body ?? {}) as { hash?: string; accept_findings?: boolean };
-      const audit = app.service<AdminAudit>(AUDIT_SERVICES.admin);
+      const audit = app.service('audit.admin');
       // an approval nobody can find later did not happen: refuse it when it cannot be audited
       if (audit) await audit.ready(ctx);
       let r;

@@ -38,7 +38,7 @@ export function registerOrgRoutes(app: App, orgs: () => OrgAdmin): void {
         if (!u || u.org_id !== orgId) errors.push({ field: `/body/user_roles/${userId}`, message: 'not a user of this organisation' });
       }
       if (errors.length) throw new HttpError(Problems.validation, 'user_roles names users outside this organisation', { errors });
-      const audit = app.service<AdminAudit>('audit.admin');
+      const audit = app.service('audit.admin');
       await audit?.ready(ctx);
       try {
         if (b.plan !== undefined) await o.setPlan(orgId, b.plan);

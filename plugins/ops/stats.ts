@@ -19,7 +19,7 @@ export interface OrgStats {
 
 /** the audit plugin's reader; without the audit plugin there are no chains to read */
 export function auditReader(app: App): AuditReader | null {
-  return app.service<AuditReader>(AUDIT_SERVICES.reader) ?? null;
+  return app.service(AUDIT_SERVICES.reader) ?? null;
 }
 
 export async function orgStats(reader: AuditReader | null, orgId: string, sinceIso: string, cap = 50_000): Promise<OrgStats> {

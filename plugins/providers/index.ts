@@ -5,10 +5,15 @@ import type { LlmTranslator } from './types.js';
 /**
  * Language-model translation (decisions §7) as the `llm.translator` service. Providers translate
  * text into an expression; the engines evaluate it. Nothing a provider returns is a verdict.
- * Load before the engines that use it (they look the service up per request, so order only
- * matters for start-up logs).
+ * The engines that use it declare it `optional`, so the kernel registers this plugin first.
  */
 export const TRANSLATOR_SERVICE = 'llm.translator';
+
+declare module '../../core/types.js' {
+  interface Services {
+    'llm.translator': LlmTranslator;
+  }
+}
 
 export { createTranslator, providersFrom, KNOWN_PROVIDERS } from './translator.js';
 export { translateMath, LOCAL_PROVIDER, LOCAL_CONFIDENCE } from './local.js';
@@ -18,6 +23,7 @@ export type * from './types.js';
 
 const plugin: Plugin = {
   name: 'providers',
+  provides: [TRANSLATOR_SERVICE],
   register(app: App) {
     const providers = providersFrom(app.config.llm);
     const calls = app.metrics.counter('svc_llm_translations_total', 'Language-model translations by provider, target and outcome', ['provider', 'target', 'outcome']);
@@ -28,7 +34,7 @@ const plugin: Plugin = {
         seconds.observe({ provider, target }, s);
       },
     });
-    app.provide<LlmTranslator>(TRANSLATOR_SERVICE, translator);
+    app.provide(TRANSLATOR_SERVICE, translator);
     app.log.info({ event: 'llm.providers', default: translator.defaultProvider, available: translator.available() }, 'language-model translators');
   },
 };

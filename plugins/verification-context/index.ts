@@ -6,5 +6,9 @@ export { resolveDocument, whyUnresolved, type ResolveDeps, type UnresolvedReason
 export { MALFORMED_DIAGNOSTIC, SEAL_UNAVAILABLE } from './routes.js';
 
 /** Verification Context v1.0: conversion of gated diagnostics into portable, self-committing documents sealed by the attestation key. */
-const plugin: Plugin = { name: 'verification-context', register: (app) => registerRoutes(app) };
+const plugin: Plugin = {
+  name: 'verification-context',
+  optional: ['attestation', 'attestation.signer'],
+  register: (app) => registerRoutes(app),
+};
 export default plugin;

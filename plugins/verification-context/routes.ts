@@ -57,7 +57,7 @@ async function fromDiagnostic(app: App, ctx: RequestContext) {
   });
   // the spec lets the token ride inside the diagnostic payload; a top-level one wins
   const token = b.attestation_token ?? (typeof r.attestation_token === 'string' ? r.attestation_token : undefined);
-  const service = app.service<AttestationService>('attestation');
+  const service = app.service('attestation');
   const gated = await trustGate(diagnostic, {
     token,
     required: true,
@@ -73,7 +73,7 @@ async function fromDiagnostic(app: App, ctx: RequestContext) {
     );
   }
   const attestationId = gated.status === 'VERIFIED' && token ? String(decodeJwt(token).jti) : null;
-  const signer = app.service<StatementSigner | null>(ATTESTATION_SIGNER_SERVICE);
+  const signer = app.service(ATTESTATION_SIGNER_SERVICE);
   if (gated.status === 'VERIFIED' && !signer) {
     return buildDocument({ ...base, diagnostic: gated, summary: 'The result cannot be sealed by this service', constraintId: SEAL_UNAVAILABLE }, 'UNVERIFIABLE');
   }
@@ -103,8 +103,8 @@ export function registerRoutes(app: App): void {
     path: '/verification-context/resolve',
     schema: { body: `${S}/document.body.json`, response: `${S}/resolve.response.json` },
     async handler(ctx) {
-      const signer = app.service<StatementSigner | null>(ATTESTATION_SIGNER_SERVICE);
-      const service = app.service<AttestationService>('attestation');
+      const signer = app.service(ATTESTATION_SIGNER_SERVICE);
+      const service = app.service('attestation');
       const reason = await whyUnresolved((ctx.body as { document: unknown }).document, {
         verifyStatement: signer ? (typ, jws) => signer.verify(typ, jws) : undefined,
         attestation: service ? (id) => service.lookup(id) : undefined,

@@ -1,10 +1,16 @@
 import { randomBytes } from 'node:crypto';
-import type { App, Plugin } from '../../core/types.js';
+import type { App, Plugin, ServiceKey, Services } from '../../core/types.js';
 import type { Accounts, ApiKeys, Plans, SecurityEvents, SenderOwners } from '../../plugins/auth/index.js';
 import type { Agents } from '../../plugins/agents/index.js';
 import { loadBootstrap, type BootstrapFile } from './file.js';
 
 const FILE_SERVICE = 'provision.bootstrap';
+
+declare module '../../core/types.js' {
+  interface Services {
+    'provision.bootstrap': BootstrapFile;
+  }
+}
 
 /**
  * The bootstrap file is applied in two steps, as two plugins of the built-in list:
@@ -20,6 +26,7 @@ export function createProvisioning(o: { env?: NodeJS.ProcessEnv } = {}): { confi
   const env = () => o.env ?? process.env;
   const config: Plugin = {
     name: 'provision-config',
+    provides: [FILE_SERVICE],
     register(app: App) {
       const path = app.config.bootstrap_file;
       if (!path) return;
@@ -31,8 +38,10 @@ export function createProvisioning(o: { env?: NodeJS.ProcessEnv } = {}): { confi
   };
   const data: Plugin = {
     name: 'provision',
+    // writes through these after their plugins registered; absent, a file that declares what they hold is refused
+    optional: [FILE_SERVICE, 'auth.accounts', 'auth.keys', 'auth.plans', 'security.events', 'auth.sender_owners', 'agents.registry'],
     async register(app: App) {
-      const b = app.service<BootstrapFile>(FILE_SERVICE);
+      const b = app.service(FILE_SERVICE);
       if (!b) return;
       const summary = await applyBootstrap(app, b, env());
       app.log.info(summary, 'bootstrap file applied');
@@ -55,10 +64,10 @@ function currentTrust(v: string | unknown[]): unknown[] {
   return text === '' ? [] : text.split(',').map((s) => s.trim()).filter(Boolean);
 }
 
-function need<T>(app: App, name: string, why: string): T {
-  const s = app.service<T>(name);
+function need<K extends ServiceKey>(app: App, name: K, why: string): NonNullable<Services[K]> {
+  const s = app.service(name);
   if (!s) throw new Error(`bootstrap file: ${why} needs the ${name} service (is its plugin disabled?)`);
-  return s;
+  return s as NonNullable<Services[K]>;
 }
 
 /**
@@ -120,11 +129,11 @@ export async function applyBootstrap(app: App, b: BootstrapFile, env: NodeJS.Pro
   // plugin's modules stay unloaded, as the built-in list intends
   const { creatorChanged, hashPassword, KEY_PATTERN, provisionApiKey, provisionedPlanOf, revokeUndeclaredKeys } = await import('../../plugins/auth/index.js');
   const { AGENT_TOKEN_PATTERN, provisionAgent, revokeUndeclaredAgents } = await import('../../plugins/agents/index.js');
-  const accounts = need<Accounts>(app, 'auth.accounts', 'organisations');
-  const keys = need<ApiKeys>(app, 'auth.keys', 'API keys');
-  const plans = need<Plans>(app, 'auth.plans', 'plans');
-  const events = app.service<SecurityEvents>('security.events') ?? null;
-  const owners = need<SenderOwners>(app, 'auth.sender_owners', 'a2a_senders');
+  const accounts = need(app, 'auth.accounts', 'organisations');
+  const keys = need(app, 'auth.keys', 'API keys');
+  const plans = need(app, 'auth.plans', 'plans');
+  const events = app.service('security.events') ?? null;
+  const owners = need(app, 'auth.sender_owners', 'a2a_senders');
   for (const org of orgs) {
     if (org.plan !== undefined && !plans.has(org.plan)) {
       throw new Error(`bootstrap file: organisation ${org.id}: unknown plan ${JSON.stringify(org.plan)}; allowed: ${plans.names().join(', ')}`);
@@ -150,7 +159,7 @@ export async function applyBootstrap(app: App, b: BootstrapFile, env: NodeJS.Pro
       n.users++;
     }
     const agentDecls = org.agents ?? [];
-    const registry = agentDecls.length || b.prune ? app.service<Agents>('agents.registry') : undefined;
+    const registry = agentDecls.length || b.prune ? app.service('agents.registry') : undefined;
     if (agentDecls.length && !registry) throw new Error('bootstrap file: agents need the agents plugin');
     for (const a of agentDecls) {
       const outcome = await provisionAgent(app.store, (t) => keys.digest(t), {

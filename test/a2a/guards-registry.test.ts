@@ -16,8 +16,9 @@ import { decodeJwt, intercept, invoice, KEY_PEM, message, startA2A } from '../he
 function sqlGuardPlugin(seen: string[]): Plugin {
   return {
     name: 'operator-sql-guard',
+    needs: [A2A_GUARDS_SERVICE],
     register(app) {
-      const registry = app.service<GuardRegistry>(A2A_GUARDS_SERVICE);
+      const registry = app.service(A2A_GUARDS_SERVICE);
       if (!registry) throw new Error('a2a plugin not loaded');
       registry.register('data_query', {
         name: 'sql_readonly_guard',
@@ -34,8 +35,9 @@ function sqlGuardPlugin(seen: string[]): Plugin {
 
 const throwingGuard = (name: string): Plugin => ({
   name: `operator-${name}`,
+  needs: [A2A_GUARDS_SERVICE],
   register(app) {
-    app.service<GuardRegistry>(A2A_GUARDS_SERVICE)!.register('general', {
+    app.service(A2A_GUARDS_SERVICE)!.register('general', {
       name,
       check() {
         throw new Error('boom: secret internal detail');
@@ -93,8 +95,9 @@ t.test('internal failure → error verdict; blocked or not per block_on_error', 
 t.test('a guard returning a malformed outcome is an error, never a forward', async (t) => {
   const liar: Plugin = {
     name: 'operator-liar',
+    needs: [A2A_GUARDS_SERVICE],
     register(app) {
-      app.service<GuardRegistry>(A2A_GUARDS_SERVICE)!.register('general', { name: 'liar', check: () => ({ status: 'FORWARDED', reason: 1 }) as any });
+      app.service(A2A_GUARDS_SERVICE)!.register('general', { name: 'liar', check: () => ({ status: 'FORWARDED', reason: 1 }) as any });
     },
   };
   const s = await startA2A({}, [liar]);

@@ -219,7 +219,7 @@ t.test('tool decisions and the activity log', async (t) => {
 
 t.test('the plugin refuses to start without the auth plugin (no key service to digest tokens)', async (t) => {
   const { default: agents } = await import('../../plugins/agents/index.js');
-  await t.rejects(startServer({ plugins: [agents] }), /auth plugin must be registered first/);
+  await t.rejects(startServer({ plugins: [agents] }), /plugin agents needs the service auth\.keys, which no enabled plugin provides/);
 });
 
 t.test('an intent cut at 200 characters never keeps half an emoji (verify and tool activity)', async (t) => {

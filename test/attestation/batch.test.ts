@@ -14,7 +14,7 @@ const math: Verifier = {
     return verified('checked', { is_valid: l === r }, { engine: 'fake-math', engine_version: '1', input: e, result: l === r });
   },
 };
-const engines: Plugin = { name: 'fake-math', register: (app) => app.provide('verifier.math', math) };
+const engines: Plugin = { name: 'fake-math', provides: ['verifier.math'], register: (app) => app.provide('verifier.math', math) };
 
 t.test('batch math items are attested through the attestation.batch service', async (t) => {
   const h = await startHarness({ plugins: [engines, batch] });

@@ -59,7 +59,7 @@ t.test('verification routes fail closed without the audit secret', async (t) => 
   t.equal(created.status, 503, 'no administrative action that the audit chain cannot record');
   t.equal(created.body.code, 'audit_unavailable');
   // a key made behind the routes' back, to show the verification routes refuse too
-  const keys = s.kernel.app.service<ApiKeys>('auth.keys')!;
+  const keys = s.kernel.app.service('auth.keys')!;
   const made = await keys.create({ orgId: acct.user.org_id, userId: acct.user.id, role: 'owner', name: 'k', scopes: ['verify:read'] });
   const tn = { key: made.key };
   const r = await s.request('POST', '/test/verify', { apiKey: tn.key, body: { outcome: 'verified' } });

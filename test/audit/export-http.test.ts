@@ -28,7 +28,7 @@ t.test('format=jsonl: the whole chain, verified offline by the CLI; CSV unchange
   const a = await tenant(s);
   const other = await tenant(s);
   // more entries than the CSV's cut, written through the service's own chain
-  const chain = s.kernel.app.service<AuditChain>(AUDIT_SERVICES.chain)!;
+  const chain = s.kernel.app.service(AUDIT_SERVICES.chain)!;
   const n = EXPORT_MAX_ROWS + 150;
   await Promise.all(Array.from({ length: n }, (_, i) => chain.append(a.orgId, fields(i))));
   await s.request('POST', '/test/verify', { apiKey: other.key, body: { outcome: 'verified' } });

@@ -16,8 +16,8 @@ async function prune(s: TestServer, days = 10) {
   const app = s.kernel.app;
   return pruneAudit({
     store: app.store,
-    chain: app.service<AuditChain>('audit.chain')!,
-    signer: app.service<CheckpointSigner>('attestation.signer')!,
+    chain: app.service('audit.chain')!,
+    signer: app.service('attestation.signer')!,
     secret: app.config.secrets.audit_secret_key!,
     log: silent,
     retentionDays: 7,
@@ -59,7 +59,7 @@ t.test('SOC 2 report: a chain whose tail was deleted after a checkpoint fails CC
   const tn = await tenant(s);
   for (let i = 0; i < 4; i++) await s.request('POST', '/test/verify', { apiKey: tn.key, body: { outcome: 'verified' } });
   // what the server's timer does every interval: the head (seq 4) is signed
-  const cps = new Checkpointer(app.store, app.service<AuditChain>('audit.chain')!, app.service<CheckpointSigner>('attestation.signer')!, silent);
+  const cps = new Checkpointer(app.store, app.service('audit.chain')!, app.service('attestation.signer')!, silent);
   t.equal(await cps.checkpoint('periodic'), 1);
   const report = () => s.request('GET', `/admin/compliance/report/soc2/${tn.orgId}`, { apiKey: tn.key });
   t.equal((await report()).body.chain_integrity.ok, true, 'intact before');

@@ -19,7 +19,7 @@ async function server(t: Test): Promise<TestServer> {
 
 /** Runs `change` once, inside the next call of `method`, before the key is written. */
 function beforeNextWrite(s: TestServer, method: 'create' | 'successor', change: () => Promise<unknown>): void {
-  const keys = s.kernel.app.service<ApiKeys>('auth.keys')! as unknown as Record<string, (...a: unknown[]) => Promise<unknown>>;
+  const keys = s.kernel.app.service('auth.keys')! as unknown as Record<string, (...a: unknown[]) => Promise<unknown>>;
   const original = keys[method];
   keys[method] = async function (this: unknown, ...args: unknown[]) {
     keys[method] = original;
@@ -28,10 +28,10 @@ function beforeNextWrite(s: TestServer, method: 'create' | 'successor', change: 
   };
 }
 
-const demote = (s: TestServer, orgId: string, userId: string) => () => s.kernel.app.service<OrgAdmin>('auth.orgs')!.setRole(orgId, userId, 'member');
+const demote = (s: TestServer, orgId: string, userId: string) => () => s.kernel.app.service('auth.orgs')!.setRole(orgId, userId, 'member');
 
 async function activeKeys(s: TestServer, orgId: string): Promise<ApiKeyRecord[]> {
-  return s.kernel.app.service<ApiKeys>('auth.keys')!.listActive(orgId);
+  return s.kernel.app.service('auth.keys')!.listActive(orgId);
 }
 
 t.test('creation: a demotion between the role check and the write leaves no privileged key', async (t) => {
@@ -66,8 +66,8 @@ t.test('creation: default scopes after a demotion give a key acting as a member'
 t.test('creation: a deletion between the check and the write leaves no key', async (t) => {
   const s = await server(t);
   const x = await tenant(s, ['verify:read']);
-  const accounts = s.kernel.app.service<Accounts>('auth.accounts')!;
-  const keys = s.kernel.app.service<ApiKeys>('auth.keys')!;
+  const accounts = s.kernel.app.service('auth.accounts')!;
+  const keys = s.kernel.app.service('auth.keys')!;
   beforeNextWrite(s, 'create', async () => {
     await accounts.deleteUser(x.user.id);
     await creatorChanged(keys, null, x.orgId, x.user.id, null);

@@ -60,7 +60,7 @@ t.test('demotion to member: the key loses admin:all at once, keeps the rest; an 
   );
   const rec = await keyRecord(s, x.keyId);
   t.equal(rec.role, 'member', 'the key acts with the role its creator now has');
-  const events = await s.kernel.app.service<SecurityEvents>('security.events')!.list(x.orgId, since);
+  const events = await s.kernel.app.service('security.events')!.list(x.orgId, since);
   t.ok(events.some((e) => e.type === 'key_revoked' && e.key_id === only.id && e.detail === 'creator demoted'), 'the revocation is a security event');
 });
 

@@ -15,8 +15,8 @@ t.test('a plan read in flight while the plan changes does not bring the old plan
   const acct = await signup(s);
   const key = (await createKey(s, acct.token)).key;
   const orgId = acct.user.org_id;
-  const accounts = s.kernel.app.service<Accounts>('auth.accounts')!;
-  const orgs = s.kernel.app.service<OrgAdmin>('auth.orgs')!;
+  const accounts = s.kernel.app.service('auth.accounts')!;
+  const orgs = s.kernel.app.service('auth.orgs')!;
   const call = () => s.request('POST', '/test/verify', { apiKey: key, body: { outcome: 'verified' } });
   t.equal((await call()).headers.get('ratelimit-limit'), '60', 'free');
 

@@ -159,7 +159,7 @@ t.test('per-organisation limits by plan, with a fake clock', async (t) => {
   const free2 = await signup(s);
   t.equal((await call((await createKey(s, free2.token)).key)).status, 200, 'another organisation has its own');
 
-  const accounts = s.kernel.app.service<Accounts>('auth.accounts')!;
+  const accounts = s.kernel.app.service('auth.accounts')!;
   const pro = await signup(s);
   await accounts.setTier(pro.user.org_id, 'pro');
   const pk = (await createKey(s, pro.token)).key;
@@ -197,9 +197,9 @@ t.test('plans come from config; agent tokens count against their organisation', 
   t.ok(Number(over.headers.get('retry-after')) >= 1);
   t.equal((await s.request('POST', '/test/verify', { apiKey: key, body: {} })).status, 429, 'and uses the same organisation quota as its keys');
 
-  const orgs = s.kernel.app.service<{ setPlan(o: string, p: string): Promise<unknown> }>('auth.orgs')!;
+  const orgs = s.kernel.app.service('auth.orgs')!;
   await t.rejects(orgs.setPlan(acct.user.org_id, 'gold'), /allowed: free, pro, enterprise, unlimited, team/);
-  const accounts = s.kernel.app.service<Accounts>('auth.accounts')!;
+  const accounts = s.kernel.app.service('auth.accounts')!;
   await accounts.setTier(acct.user.org_id, 'retired-plan');
   const other = await signup(s);
   await accounts.setTier(other.user.org_id, 'retired-plan');

@@ -75,7 +75,7 @@ t.test('server with a Redis limiter: limits shared, requests denied when Redis d
     config: { auth: { anonymous_rate_per_minute: 50, rate_limit_redis_url: `redis://127.0.0.1:${port}` } },
   });
   t.teardown(() => s.close());
-  t.equal(s.kernel.app.service<{ kind(): string }>('auth.limiter')!.kind(), 'redis');
+  t.equal(s.kernel.app.service('auth.limiter')!.kind(), 'redis');
   const acct = await signup(s);
   const key = (await createKey(s, acct.token)).key;
   const ok = await s.request('POST', '/admin/keys/rotate', { apiKey: key, body: { key_id: 'key_none' } });

@@ -107,7 +107,7 @@ t.test('the successor keeps every field of the old record, including ones this c
   const r = await rotate(a.admin.key, test.id);
   t.equal(r.status, 201);
   t.match(r.body.key, /^svc_test_/, 'a test key stays a test key');
-  const keys = s.kernel.app.service<ApiKeys>('auth.keys')!;
+  const keys = s.kernel.app.service('auth.keys')!;
   const next = (await keys.byId(a.acct.user.org_id, r.body.id)) as ApiKeyRecord & Record<string, unknown>;
   const { id, digest: d2, created_at, revoked_at, rotated_from, ...kept } = next;
   const { id: _i, digest: _d, created_at: _c, revoked_at: _r, rotated_from: _f, ...was } = old;

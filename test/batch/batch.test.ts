@@ -36,6 +36,7 @@ const fakeLogic: Verifier = {
 function engines(attestor?: BatchAttestor): Plugin {
   return {
     name: 'fake-engines',
+    provides: ['verifier.math', 'verifier.logic', ...(attestor ? (['attestation.batch'] as const) : [])],
     register(app) {
       app.provide('verifier.math', fakeMath);
       app.provide('verifier.logic', fakeLogic);
@@ -142,6 +143,7 @@ t.test('each item is a unit of the plan; a batch larger than what is left is 429
   let calls = 0;
   const counting: Plugin = {
     name: 'counting-engine',
+    provides: ['verifier.math'],
     register(app) {
       app.provide('verifier.math', { verify: async (input: Record<string, unknown>) => (calls++, fakeMath.verify(input, { signal: new AbortController().signal, principal: null })) } as Verifier);
     },
@@ -201,7 +203,7 @@ t.test('jobs are kept for the retention and their stored size is capped', async 
   t.equal((await s.request('GET', `/verify/batch/${r.body.job_id}`, { apiKey: 'key-a' })).status, 404, 'expired');
   const fresh = await s.request('POST', '/verify/batch', { apiKey: 'key-a', body: { items: [{ query: '2=2', type: 'math' }] } });
   const jobs = s.kernel.app.store.collection<unknown>(BATCH_COLLECTIONS.jobs);
-  await s.kernel.app.service<{ sweep(): Promise<number> }>(BATCH_JOBS_SERVICE)!.sweep();
+  await s.kernel.app.service(BATCH_JOBS_SERVICE)!.sweep();
   t.equal(await jobs.get(r.body.job_id), undefined, 'the sweep removed the expired job from the store');
   t.equal(await jobs.get(small.body.job_id), undefined);
   t.not(await jobs.get(fresh.body.job_id), undefined, 'a job within its retention stays');

@@ -25,7 +25,7 @@ const BOUND_MS = 50;
 const s = await startServer({ plugins: builtinPlugins, config: { auth: { anonymous_rate_per_minute: 100_000 }, a2a: { deployment_id: 'loop', default_allow: true, max_requests_per_minute: 10_000, signing_key_pem: (await import('../helpers/a2a.js')).KEY_PEM } } });
 t.teardown(() => s.close());
 const who = await tenant(s, ['verify:read', 'attestation:read', 'admin:all', 'agent:write']);
-await s.kernel.app.service<{ setTier(org: string, tier: string): Promise<void> }>('auth.accounts')!.setTier(who.orgId, 'enterprise');
+await s.kernel.app.service('auth.accounts')!.setTier(who.orgId, 'enterprise');
 // engines warm (z3, tree-sitter) before anything is measured
 await untilReady(s.kernel);
 

@@ -47,7 +47,7 @@ t.test('every route answers hostile input deliberately and the server survives',
   const acct = await signup(s);
   // enterprise before any authenticated call (the tier is cached briefly): no per-key limit, so
   // every request reaches validation and the handler
-  await s.kernel.app.service<Accounts>('auth.accounts')!.setTier(acct.user.org_id, 'enterprise');
+  await s.kernel.app.service('auth.accounts')!.setTier(acct.user.org_id, 'enterprise');
   const key = await createKey(s, acct.token, { name: 'fuzz', scopes: ['verify:read', 'attestation:read', 'admin:all', 'agent:write'] });
   const who = { key: key.key, token: acct.token };
   const rand = prng(20261123);

@@ -32,7 +32,7 @@ t.test('the documented example plugin, loaded from a config path, works end to e
   t.ok(s.kernel.app.engines().some((e) => e.name === 'word-count'));
 
   // its verifier service (what composite routes reach it by) reuses the route's schema
-  const service = s.kernel.app.service<Verifier>('verifier.word-count');
+  const service = s.kernel.app.service('verifier.word-count');
   t.ok(service, 'the example provides verifier.word-count');
   const proven = await service!.verify({ text: 'a b c', claimed_words: 3 });
   t.equal(proven.status, 'VERIFIED');

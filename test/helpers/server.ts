@@ -35,6 +35,7 @@ const TEST_A2A = {
 export function testAuthPlugin(scopes: Scope[] = ['verify:read', 'attestation:read'], orgId = 'org-test', a2aSenders?: string[]): Plugin {
   return {
     name: 'test-auth',
+    ...(a2aSenders ? { provides: [AUTH_SERVICES.senderOwners] } : {}),
     register(app) {
       app.authenticator('apiKey', async (ctx) => {
         if (ctx.headers['x-api-key'] !== TEST_API_KEY) throw new HttpError(Problems.unauthorized, 'invalid API key');
@@ -107,6 +108,8 @@ export async function startServer(
     store?: (dataDir: string) => Store;
     /** false: no engine warm-ups (core CreateOptions.warmEngines), for a test whose requests stop before any engine */
     warmEngines?: boolean;
+    /** false: an undeclared service look-up is logged, as in production (default: it throws) */
+    strictServices?: boolean;
   } = {},
 ): Promise<TestServer> {
   const ownDir = !opts.dataDir;
@@ -131,7 +134,7 @@ export async function startServer(
         secrets: { ...TEST_SECRETS, ...(opts.config?.secrets ?? {}) },
       } as DeepPartial<Config>,
     });
-    kernel = await createApp({ config, plugins: opts.plugins ?? [], validateResponses: true, store: opts.store?.(dataDir), warmEngines: opts.warmEngines });
+    kernel = await createApp({ config, plugins: opts.plugins ?? [], validateResponses: true, strictServices: opts.strictServices ?? true, store: opts.store?.(dataDir), warmEngines: opts.warmEngines });
     ({ url } = await kernel.listen());
   } catch (err) {
     // the store and worker threads of a kernel that could not listen would outlive the test

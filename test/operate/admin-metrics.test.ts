@@ -68,7 +68,7 @@ t.test('Prometheus by convention: svc_ for our own series, token-guarded listene
   t.equal((await s.request('GET', '/metrics/prometheus', { apiKey: a.key })).status, 403, 'a tenant key is not an operator');
   t.equal((await s.request('POST', '/probe/task/echo', { body: { v: 1 } })).status, 200);
 
-  const listener = s.kernel.app.service<Server>('ops.metrics_listener')!;
+  const listener = s.kernel.app.service('ops.metrics_listener')!;
   const port = (listener.address() as AddressInfo).port;
   const base = `http://127.0.0.1:${port}`;
   t.equal((await sendRequest(base, 'GET', '/metrics')).status, 401, 'the token guards the listener when set');
@@ -96,7 +96,7 @@ t.test('Prometheus by convention: svc_ for our own series, token-guarded listene
 t.test('the separate listener needs no credential when no token is set', async (t) => {
   const s = await startServer({ plugins: [health, ops], config: { metrics: { port: 0 } } });
   t.teardown(() => s.close());
-  const port = (s.kernel.app.service<Server>('ops.metrics_listener')!.address() as AddressInfo).port;
+  const port = (s.kernel.app.service('ops.metrics_listener')!.address() as AddressInfo).port;
   const r = await sendRequest(`http://127.0.0.1:${port}`, 'GET', '/metrics');
   t.equal(r.status, 200);
   t.match(r.text, /^# TYPE svc_http_requests_total counter/m);

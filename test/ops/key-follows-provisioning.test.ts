@@ -94,9 +94,10 @@ t.test('prune revokes the keys of the users it deletes, one written just before 
   let late: string | undefined;
   const replica: Plugin = {
     name: 'other-replica',
+    needs: ['auth.accounts', 'auth.keys'],
     register(app) {
-      const accounts = app.service<Accounts>('auth.accounts')!;
-      const keys = app.service<ApiKeys>('auth.keys')!;
+      const accounts = app.service('auth.accounts')!;
+      const keys = app.service('auth.keys')!;
       const deleteUser = accounts.deleteUser.bind(accounts);
       accounts.deleteUser = async (userId) => {
         if (userId === 'usr_b') late = (await keys.create({ orgId: 'org_kf', userId, role: 'admin', name: 'late', scopes: ['admin:all'] })).key;

@@ -130,7 +130,7 @@ t.test('threat summary counts recorded security events; key rotation', async (t)
 
   // a member's key may rotate too (a new minute: the organisation's free-plan minute is spent by now)
   clock += 60_000;
-  const svc = s.kernel.app.service<ApiKeys>('auth.keys')!;
+  const svc = s.kernel.app.service('auth.keys')!;
   const member = await svc.create({ orgId: a.orgId, userId: a.user.id, role: 'member', name: 'member key', scopes: ['verify:read'] });
   const self = await s.request('POST', '/admin/keys/rotate', { apiKey: member.key, body: { key_id: member.record.id } });
   t.equal(self.status, 201, 'a member rotates its own key');

@@ -46,7 +46,7 @@ t.test('GET /metrics: unprefixed defaults, svc_ series, status and admission apa
     config: { metrics: { port: 0 }, auth: { metrics_operator_user_ids: ['user-test'] }, workers: { threads: 1, task_timeout_ms: 10_000 } },
   });
   t.teardown(() => s.close());
-  const listener = s.kernel.app.service<Server>('ops.metrics_listener')!;
+  const listener = s.kernel.app.service('ops.metrics_listener')!;
   const base = `http://127.0.0.1:${(listener.address() as AddressInfo).port}`;
   const scrape = (accept?: string) => sendRequest(base, 'GET', '/metrics', accept ? { headers: { accept } } : {});
 
@@ -110,7 +110,7 @@ t.test('GET /metrics: unprefixed defaults, svc_ series, status and admission apa
 t.test('attestations issued and revoked are counted', async (t) => {
   const h = await startHarness({ plugins: [ops], config: { metrics: { port: 0 }, attestation: { key_continuity_policy: 'persistent', signing_key_pem: P256_PEM } } });
   t.teardown(() => h.close());
-  const port = (h.kernel.app.service<Server>('ops.metrics_listener')!.address() as AddressInfo).port;
+  const port = (h.kernel.app.service('ops.metrics_listener')!.address() as AddressInfo).port;
   const scrape = async () => (await sendRequest(`http://127.0.0.1:${port}`, 'GET', '/metrics')).text;
 
   const a = await h.request('POST', '/test/attestable', { body: { expression: '2+2=4' } });

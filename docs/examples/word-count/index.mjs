@@ -20,4 +20,4 @@ function register(app) {
   app.provide(WORD_COUNT_SERVICE, verifier);
 }
 
-export default { name: 'word-count', register };
+export default { name: 'word-count', provides: [WORD_COUNT_SERVICE], register };

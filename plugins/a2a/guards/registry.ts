@@ -3,7 +3,7 @@ import type { Guard } from './types.js';
 
 /**
  * Payload type → guard. The built-ins are registered first; an operator plugin may then register
- * its own guard for a payload type (`app.service<GuardRegistry>('a2a.guards').register(type, guard)`),
+ * its own guard for a payload type (`app.service('a2a.guards').register(type, guard)`),
  * replacing the built-in once. Two operator guards for the same type is a start-up error: which one
  * runs must never depend on plugin order.
  */

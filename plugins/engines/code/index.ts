@@ -32,12 +32,18 @@ function register(app: App): void {
     warmup: 'warmup',
   }));
   registerRoutes(app, engine);
-  app.provide<CodeAnalyzer>(CODE_ANALYZER_SERVICE, codeAnalyzer(engine));
+  app.provide(CODE_ANALYZER_SERVICE, codeAnalyzer(engine));
   // composite routes (batch items of type `code`, consensus, agents) reach the engine through this service
   app.provide('verifier.code', codeVerifier(app, engine));
 }
 
-const plugin: Plugin = { name: 'code', config: { schema: CONFIG_SCHEMA }, register };
+declare module '../../../core/types.js' {
+  interface Services {
+    'code.analyzer': CodeAnalyzer;
+  }
+}
+
+const plugin: Plugin = { name: 'code', config: { schema: CONFIG_SCHEMA }, provides: [CODE_ANALYZER_SERVICE, 'verifier.code'], register };
 export default plugin;
 
 export { heuristicSignals, textSignals, advisoryChecks, GUARD_PATTERNS, type TextSignal } from './advisory.js';

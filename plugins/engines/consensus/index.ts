@@ -25,12 +25,15 @@ function deadlineMs(app: App): number {
  */
 const consensusPlugin: Plugin = {
   name: 'consensus',
+  provides: ['verifier.rational'],
+  optional: ['llm.translator', 'verifier.math'],
+  late: ['verifier.*'],
   /** its name before 0.x: still accepted in plugins.disabled, with a warning */
   aliases: ['engine-consensus'],
   config: { schema: CONFIG_SCHEMA },
   register(app: App) {
     const deadline = deadlineMs(app);
-    app.provide<Verifier>('verifier.rational', rationalVerifier);
+    app.provide('verifier.rational', rationalVerifier);
     registerRoutes(app, deadline);
   },
 };

@@ -69,7 +69,7 @@ const unsupported = (why: string) =>
 async function propose(app: App, expression: string, signal: AbortSignal): Promise<string | null> {
   const r = await rationalVerifier.verify({ expression });
   if (r.status === 'UNVERIFIABLE' && typeof r.developer_fields.value === 'string') return r.developer_fields.value;
-  const math = app.service<Verifier>('verifier.math');
+  const math = app.service('verifier.math');
   if (!math) return null;
   const m = await math.verify({ expression, context: { domain: 'real' } }, { signal });
   const f = m.developer_fields;
@@ -85,7 +85,7 @@ function mathCandidates(checked: string): { kind: QueryKind; engines: Candidate[
 }
 
 export async function translateQuestion(app: App, query: string, provider: string | undefined, signal: AbortSignal): Promise<TranslatedQuery> {
-  const translator = app.service<LlmTranslator>('llm.translator');
+  const translator = app.service('llm.translator');
   if (!translator) throw unsupported('it is neither arithmetic nor DSL, and no translator is configured');
   const started = performance.now();
   let t: MathTranslation | null = null;

@@ -56,7 +56,7 @@ export function registerRoutes(app: App, deadline: number): void {
         );
       }
       const available = engines.flatMap((e) => {
-        const verifier = app.service<Verifier>(`verifier.${e.engine}`);
+        const verifier = app.service(`verifier.${e.engine}`);
         return verifier ? [{ ...e, verifier }] : [];
       });
       if (available.length < required) {

@@ -18,16 +18,18 @@ const INVALID = 'fact_verifier.invalid_request';
 
 const plugin: Plugin = {
   name: 'fact',
+  provides: ['verifier.fact'],
+  optional: ['llm.translator'],
   register(app: App) {
     const engine = app.engine({ name: ENGINE_NAME, version: ENGINE_VERSION, module: new URL('./engine.js', import.meta.url) });
     const verifier = createFactVerifier({
-      translator: () => app.service<LlmTranslator>('llm.translator'),
+      translator: () => app.service('llm.translator'),
       // judging grows with the context: worker pool, never the event loop (issue 12, item 8)
       judge: (claim, context, signal) => engine.run<FactOutcome>('judgeFact', { claim, context }, { signal }),
     });
     registerRoutes(app, verifier);
     // composite routes (batch items of type `fact`): the route's body schema, refusals as a BLOCKED verdict
-    app.provide<Verifier>('verifier.fact', {
+    app.provide('verifier.fact', {
       async verify(input, opts) {
         // a copy: the schema's defaults are filled in place and the caller's item is not ours to change
         const body = { ...input };

@@ -13,11 +13,12 @@ export { MAX_IMAGE_BYTES } from './verifier.js';
  */
 const imagePlugin: Plugin = {
   name: 'image',
+  provides: ['verifier.image'],
   /** its name before 0.x: still accepted in plugins.disabled, with a warning */
   aliases: ['engine-image'],
   register(app: App) {
     registerRoutes(app);
-    app.provide<Verifier>('verifier.image', imageVerifier);
+    app.provide('verifier.image', imageVerifier);
   },
 };
 

@@ -45,6 +45,8 @@ const INVALID_REQUEST = 'logic_verifier.invalid_request';
 
 const plugin: Plugin = {
   name: 'logic',
+  provides: ['verifier.logic'],
+  optional: ['llm.translator'],
   config: { schema: CONFIG_SCHEMA },
   register(app: App) {
     const timeoutMs = configuredTimeout(app);
@@ -93,11 +95,11 @@ const plugin: Plugin = {
     };
     const verifier: LogicVerifier = createLogicVerifier({
       engine: tracked,
-      translator: () => app.service<LlmTranslator>('llm.translator'),
+      translator: () => app.service('llm.translator'),
       timeoutMs,
     });
     // composite routes get the same flow as the route, and the unified verdict it carries
-    app.provide<Verifier>('verifier.logic', {
+    app.provide('verifier.logic', {
       async verify(input, opts) {
         const req = checkedRequest(app, input);
         return 'status' in req ? req : (await verifier.verify(req, opts?.signal)).body.diagnostic;

@@ -14,6 +14,7 @@ export { normalizeMathInput } from './normalize.js';
  */
 const mathPlugin: Plugin = {
   name: 'math',
+  provides: ['verifier.math'],
   /** its name before 0.x: still accepted in plugins.disabled, with a warning */
   aliases: ['engine-math'],
   register(app: App) {

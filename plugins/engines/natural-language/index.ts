@@ -18,16 +18,20 @@ export { NL as NlConstraints } from './errors.js';
 
 const plugin: Plugin = {
   name: 'natural-language',
+  provides: ['verifier.natural_language'],
+  optional: ['llm.translator', 'verifier.math'],
+  // looked up per request: attestation registers after this plugin
+  late: ['attestation'],
   register(app: App) {
     const verifier = createNlVerifier({
-      translator: () => app.service<LlmTranslator>('llm.translator'),
-      math: () => app.service<Verifier>('verifier.math'),
-      attestation: () => app.service<Issuer>('attestation'),
+      translator: () => app.service('llm.translator'),
+      math: () => app.service('verifier.math'),
+      attestation: () => app.service('attestation'),
     });
     registerRoutes(app, verifier);
     // composite routes (batch) get the route's body schema and flow, and its unified verdict; a refusal
     // (unknown provider, 503 from the math pool) becomes a BLOCKED verdict for that item
-    app.provide<Verifier>('verifier.natural_language', {
+    app.provide('verifier.natural_language', {
       async verify(input, opts) {
         // a copy: the schema's defaults are filled in place and the caller's item is not ours to change
         const body = { ...input };

@@ -14,6 +14,7 @@ export { LIMITS } from './verifier.js';
  */
 const processPlugin: Plugin = {
   name: 'process',
+  provides: ['verifier.process'],
   /** its name before 0.x: still accepted in plugins.disabled, with a warning */
   aliases: ['engine-process'],
   register(app: App) {
@@ -23,7 +24,7 @@ const processPlugin: Plugin = {
         ? inlineMilestones(trace, milestones)
         : engine.run<MilestoneResult>('milestonesTask', { trace, milestones }, { signal });
     registerRoutes(app, runMilestones);
-    app.provide<Verifier>('verifier.process', processVerifier(runMilestones));
+    app.provide('verifier.process', processVerifier(runMilestones));
   },
 };
 

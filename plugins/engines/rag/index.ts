@@ -8,11 +8,12 @@ export { LIMITS, BODY_LIMIT } from './verifier.js';
 /** POST /verify/rag: exact document-retrieval-mismatch rate against a threshold. See docs/engines/rag.md. */
 const ragPlugin: Plugin = {
   name: 'rag',
+  provides: ['verifier.rag'],
   /** its name before 0.x: still accepted in plugins.disabled, with a warning */
   aliases: ['engine-rag'],
   register(app: App) {
     registerRoutes(app);
-    app.provide<Verifier>('verifier.rag', ragVerifier);
+    app.provide('verifier.rag', ragVerifier);
   },
 };
 

@@ -14,7 +14,7 @@ function register(app: App): void {
   app.provide('verifier.sql', sqlVerifier(app, engine));
 }
 
-const plugin: Plugin = { name: 'sql', register };
+const plugin: Plugin = { name: 'sql', provides: ['verifier.sql'], register };
 export default plugin;
 export { resolveDialect, DIALECT_NAMES } from './dialects.js';
 export { ENGINE_NAME, ENGINE_VERSION, LIMITS } from './meta.js';

@@ -36,6 +36,7 @@ const CONFIG_SCHEMA = {
 export function createStatsPlugin(opts: { nodePath?: string } = {}): Plugin {
   return {
     name: 'stats',
+    provides: ['verifier.stats'],
     /** its name before 0.x: still accepted in plugins.disabled, with a warning */
     aliases: ['engine-stats'],
     config: { schema: CONFIG_SCHEMA },
@@ -51,7 +52,7 @@ export function createStatsPlugin(opts: { nodePath?: string } = {}): Plugin {
         if (o.kind !== 'result') app.log.warn({ outcome: o }, 'statistics sandbox probe failed; /verify/stats will answer 503');
       });
       registerRoutes(app, { prepare, sandbox, columnCap });
-      app.provide<Verifier>('verifier.stats', statsVerifier(prepare, sandbox, columnCap));
+      app.provide('verifier.stats', statsVerifier(prepare, sandbox, columnCap));
     },
   };
 }

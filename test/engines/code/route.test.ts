@@ -7,7 +7,7 @@ import { startServer, testAuthPlugin, TEST_API_KEY } from '../../helpers/server.
 
 t.test('POST /verify/code through the worker pool', async (t) => {
   let analyzerService: CodeAnalyzer | undefined;
-  const grab: Plugin = { name: 'grab', register: (app) => void (analyzerService = app.service<CodeAnalyzer>(CODE_ANALYZER_SERVICE)) };
+  const grab: Plugin = { name: 'grab', needs: [CODE_ANALYZER_SERVICE], register: (app) => void (analyzerService = app.service(CODE_ANALYZER_SERVICE)) };
   const s = await startServer({ plugins: [testAuthPlugin(), code, grab], config: { workers: { threads: 1, task_timeout_ms: 10_000 } } });
   t.teardown(() => s.close());
   const post = (body: unknown, path = '/verify/code', apiKey: string | null = TEST_API_KEY) => s.request('POST', path, { body, apiKey });

@@ -25,6 +25,7 @@ function stubs(b: Partial<Record<'math' | 'logic', Behaviour>>): Plugin {
   });
   return {
     name: 'stub-verifiers',
+    provides: Object.keys(b).map((name) => `verifier.${name}` as const),
     register(app) {
       for (const [name, how] of Object.entries(b)) app.provide(`verifier.${name}`, make(name, how));
     },

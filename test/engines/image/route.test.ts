@@ -87,7 +87,7 @@ t.test('400 for wrong type, missing parts, corrupt header; 413 over 10 MB; 401/4
 t.test('verifier.image', async (t) => {
   const s = await startServer({ plugins: [testAuthPlugin(), imagePlugin] });
   t.teardown(() => s.close());
-  const v = s.kernel.app.service<Verifier>('verifier.image')!;
+  const v = s.kernel.app.service('verifier.image')!;
   const ok = await v.verify({ image_base64: gif(2, 3).toString('base64'), claim: 'a 2x3 GIF' });
   t.equal(ok.status, 'VERIFIED');
   t.equal(ok.developer_fields.is_valid, true);

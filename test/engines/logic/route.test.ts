@@ -2,14 +2,14 @@ import t, { type Test } from 'tap';
 import logic from '../../../plugins/engines/logic/index.js';
 import type { LlmTranslator } from '../../../plugins/engines/logic/index.js';
 import { proofRefOf } from '../../../core/verdict.js';
-import type { Plugin, Verifier } from '../../../core/types.js';
+import type { Plugin, Services, Verifier } from '../../../core/types.js';
 import { startServer, testAuthPlugin, TEST_API_KEY, type TestServer } from '../../helpers/server.js';
 import { evaluate } from './evaluate.js';
 
 const HARD_CUBES = '(EQ (PLUS (POW x 3) (POW y 3) (POW z 3)) 33)';
 
 function translatorPlugin(translate: LlmTranslator['translate']): Plugin {
-  return { name: 'fake-translator', register: (app) => app.provide<LlmTranslator>('llm.translator', { translate }) };
+  return { name: 'fake-translator', provides: ['llm.translator'], register: (app) => app.provide('llm.translator', { translate } as unknown as Services['llm.translator']) };
 }
 
 async function server(t: Test, extra: Plugin[] = []): Promise<TestServer> {
@@ -131,7 +131,7 @@ t.test('route guards: API key, body schema', async (t) => {
 
 t.test('verifier.logic gives composite routes the same verdict as the route', async (t) => {
   const s = bare;
-  const v = s.kernel.app.service<Verifier>('verifier.logic');
+  const v = s.kernel.app.service('verifier.logic');
   t.ok(v, 'provided');
   const sat = await v!.verify({ query: '(AND (GT x 5) (LT x 7))' });
   const direct = await post(s, { query: '(AND (GT x 5) (LT x 7))' });

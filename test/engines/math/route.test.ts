@@ -119,7 +119,7 @@ t.test('an engine timeout or crash fails closed: BLOCKED verdict; an unavailable
 
 t.test('verifier.math serves composite routes with the route\'s checks as verdicts', async (t) => {
   const s = warm;
-  const verifier = s.kernel.app.service<Verifier>('verifier.math');
+  const verifier = s.kernel.app.service('verifier.math');
   t.ok(verifier);
   const ok = await verifier!.verify({ expression: 'sin(x)^2 + cos(x)^2 = 1' });
   t.equal(ok.status, 'VERIFIED');

@@ -62,7 +62,7 @@ t.test('scope verify:read is required', async (t) => {
 t.test('verifier.process answers verdicts, invalid input BLOCKED', async (t) => {
   const s = await startServer({ plugins: [testAuthPlugin(), processPlugin] });
   t.teardown(() => s.close());
-  const v = s.kernel.app.service<Verifier>('verifier.process')!;
+  const v = s.kernel.app.service('verifier.process')!;
   t.equal((await v.verify({ trace: IRAC })).status, 'UNVERIFIABLE');
   const bad = await v.verify({ trace: IRAC, mode: 'milestones' });
   t.equal(bad.status, 'BLOCKED');

@@ -71,7 +71,7 @@ t.test('scope and service', async (t) => {
   const s = await startServer({ plugins: [testAuthPlugin(['attestation:read']), ragPlugin] });
   t.teardown(() => s.close());
   t.equal((await s.request('POST', '/verify/rag', { apiKey: TEST_API_KEY, body: { target_document_id: 'doc-A', chunks } })).status, 403);
-  const v = s.kernel.app.service<Verifier>('verifier.rag')!;
+  const v = s.kernel.app.service('verifier.rag')!;
   const ok = await v.verify({ target_document_id: 'doc-A', chunks, max_drm_rate: '1/4' });
   t.equal(ok.status, 'VERIFIED');
   t.equal(ok.developer_fields.is_valid, true);

@@ -103,7 +103,7 @@ t.test('400 for empty, column-less or malformed CSV and missing parts; 413 for t
 t.test('scope and service', async (t) => {
   const ro = await startServer({ plugins: [testAuthPlugin(['attestation:read']), statsPlugin] });
   t.equal((await upload(ro, { csv: CSV, query: 'count' })).status, 403);
-  const v = ro.kernel.app.service<Verifier>('verifier.stats')!;
+  const v = ro.kernel.app.service('verifier.stats')!;
   const ok = await v.verify({ csv: CSV, query: 'max of qty where region = EU' });
   t.equal(ok.status, 'UNVERIFIABLE');
   t.equal(ok.developer_fields.value_exact, '4');
