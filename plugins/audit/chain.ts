@@ -1,6 +1,7 @@
 import type { Store, WriteOp } from '../../core/store.js';
 import { traced } from '../../core/tracing.js';
-import { AUDIT_COLLECTION, assertEntry, entryKey, sealEntry, type AuditEntry, type AuditFields } from './payload.js';
+import { assertEntry, entryKey, sealEntry, type AuditEntry, type AuditFields } from './payload.js';
+import { AUDIT_COLLECTION } from './compact.js';
 import { payloadCheck } from './verify.js';
 
 export interface Head {

@@ -4,7 +4,8 @@ import type { Logger } from 'pino';
 import { safeEqual, SHA256_REF } from '../../core/canonical.js';
 import type { Store, WriteOp } from '../../core/store.js';
 import type { AuditChain, Head } from './chain.js';
-import { AUDIT_COLLECTION, entryKey, type AuditEntry } from './payload.js';
+import { entryKey, type AuditEntry } from './payload.js';
+import { AUDIT_COLLECTION } from './compact.js';
 import type { Anchor, WalkResult } from './verify.js';
 
 /**

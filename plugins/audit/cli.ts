@@ -3,7 +3,7 @@ import { parseArgs } from 'node:util';
 import { ConfigError, DEFAULT_CONFIG_PATH, loadConfig } from '../../core/config.js';
 import type { Command } from '../../core/cli.js';
 import { existingStoreProblem, openStore } from '../../core/store-open.js';
-import { AUDIT_COLLECTION } from './payload.js';
+import { AUDIT_COLLECTION } from './compact.js';
 import { checkAgainstCheckpoints, checkpointAnchor } from './checkpoint.js';
 import { walkChains } from './verify.js';
 import { verifyExportFile } from './export-verify.js';

@@ -106,5 +106,9 @@ export const auditCodec: Codec<AuditEntry> = {
   },
 };
 
-// the literal, not AUDIT_COLLECTION: payload.ts imports this module for its side effect
-registerCodec('audit.entries', auditCodec);
+/**
+ * The collection's name lives beside its codec: whatever names the collection imports this module,
+ * so every store of this process reads and writes audit entries in the compact layout.
+ */
+export const AUDIT_COLLECTION = 'audit.entries';
+registerCodec(AUDIT_COLLECTION, auditCodec);

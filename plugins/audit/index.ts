@@ -118,6 +118,6 @@ export { VERIFICATION_TAG } from './hooks.js';
 export { parseLogId, MalformedEntryError, type AuditEntry, type AuditFields, type AuditStatus } from './payload.js';
 export { emptyCounts, type AuditReader, type StatusCounts } from './reader.js';
 // the offline surface: commands that check chains on a store without a running server (proofgate migrate)
-export { AUDIT_COLLECTION } from './payload.js';
+export { AUDIT_COLLECTION } from './compact.js';
 export { walkChains, type WalkResult } from './verify.js';
 export { checkAgainstCheckpoints, checkpointAnchor } from './checkpoint.js';

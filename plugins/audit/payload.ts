@@ -1,6 +1,4 @@
 import { hmacSha256Hex, SHA256_REF, sha256Hex, sha256Ref } from '../../core/canonical.js';
-// every store of this process reads and writes audit entries in the compact layout
-import './compact.js';
 
 /**
  * The audit entry and its two canonical payload forms. The payload commits to the entry's
@@ -39,7 +37,6 @@ export interface AuditEntry {
 
 export type AuditFields = Omit<AuditEntry, 'log_id' | 'org_id' | 'seq' | 'timestamp' | 'prev_hash' | 'payload_hash' | 'hmac'>;
 
-export const AUDIT_COLLECTION = 'audit.entries';
 const SEQ_WIDTH = 12;
 
 export function entryKey(orgId: string, seq: number): string {

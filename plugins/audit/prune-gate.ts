@@ -1,6 +1,7 @@
 import type { Store } from '../../core/store.js';
 import { CHECKPOINT_COLLECTION, checkCheckpoint, checkpointKey, type Checkpoint } from './checkpoint.js';
-import { AUDIT_COLLECTION, assertEntry, type AuditEntry } from './payload.js';
+import { assertEntry, type AuditEntry } from './payload.js';
+import { AUDIT_COLLECTION } from './compact.js';
 import { checkEntry } from './verify.js';
 
 /**

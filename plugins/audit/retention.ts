@@ -3,7 +3,8 @@ import type { Store, WriteOp } from '../../core/store.js';
 import type { AuditChain } from './chain.js';
 import { CHECKPOINT_COLLECTION, checkpointKey, makeCheckpoint, type CheckpointSigner } from './checkpoint.js';
 import { writeExport } from './export-file.js';
-import { AUDIT_COLLECTION, entryKey } from './payload.js';
+import { entryKey } from './payload.js';
+import { AUDIT_COLLECTION } from './compact.js';
 import { checkPrunablePrefix, type GateResult, type RefusalReason } from './prune-gate.js';
 
 /**

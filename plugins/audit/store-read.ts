@@ -1,5 +1,6 @@
 import type { Store } from '../../core/store.js';
-import { AUDIT_COLLECTION, assertEntry, entryKey, parseLogId, type AuditEntry, type AuditStatus } from './payload.js';
+import { assertEntry, entryKey, parseLogId, type AuditEntry, type AuditStatus } from './payload.js';
+import { AUDIT_COLLECTION } from './compact.js';
 
 /** Read side of the audit chains: scoped to one organisation, newest first. */
 export function auditCollection(store: Store) {

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { LmdbStore } from '../../core/store-lmdb.js';
 import { AuditChain, entriesToCsv, type AuditFields } from '../../plugins/audit/index.js';
-import { AUDIT_COLLECTION } from '../../plugins/audit/payload.js';
+import { AUDIT_COLLECTION } from '../../plugins/audit/compact.js';
 import { walkChains } from '../../plugins/audit/verify.js';
 import { neutralizeCell } from '../../plugins/audit/csv.js';
 import { startServer, TEST_SECRETS, builtinsWithoutEngines } from '../helpers/server.js';

@@ -3,7 +3,7 @@ import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { LmdbStore } from '../../core/store-lmdb.js';
 import { AuditChain } from '../../plugins/audit/index.js';
-import { AUDIT_COLLECTION } from '../../plugins/audit/payload.js';
+import { AUDIT_COLLECTION } from '../../plugins/audit/compact.js';
 import { walkChains } from '../../plugins/audit/verify.js';
 import { TEST_SECRETS } from '../helpers/server.js';
 import { runCli } from './fixtures/cli.js';

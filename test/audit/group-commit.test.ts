@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { LmdbStore } from '../../core/store-lmdb.js';
 import type { Store, WriteOp } from '../../core/store.js';
 import { AuditChain, type AuditEntry, type AuditFields } from '../../plugins/audit/index.js';
-import { AUDIT_COLLECTION } from '../../plugins/audit/payload.js';
+import { AUDIT_COLLECTION } from '../../plugins/audit/compact.js';
 import { walkChains } from '../../plugins/audit/verify.js';
 import { startServer, TEST_SECRETS, builtinsWithEngines, builtinsWithoutEngines } from '../helpers/server.js';
 import { tenant, verificationTestPlugin } from '../helpers/tenancy.js';

@@ -1,6 +1,7 @@
 import t from 'tap';
 import { pino } from 'pino';
-import { AUDIT_COLLECTION, entryKey, logIdOf } from '../../plugins/audit/payload.js';
+import { entryKey, logIdOf } from '../../plugins/audit/payload.js';
+import { AUDIT_COLLECTION } from '../../plugins/audit/compact.js';
 import { pruneAudit } from '../../plugins/audit/retention.js';
 import type { AuditChain } from '../../plugins/audit/index.js';
 import { Checkpointer, type CheckpointSigner } from '../../plugins/audit/checkpoint.js';

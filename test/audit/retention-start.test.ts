@@ -3,7 +3,7 @@ import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { LmdbStore } from '../../core/store-lmdb.js';
 import { AuditChain, type AuditFields } from '../../plugins/audit/index.js';
-import { AUDIT_COLLECTION } from '../../plugins/audit/payload.js';
+import { AUDIT_COLLECTION } from '../../plugins/audit/compact.js';
 import { startServer, TEST_SECRETS, builtinsWithoutEngines } from '../helpers/server.js';
 import { tempDir } from '../helpers/temp-dir.js';
 import { waitFor } from '../helpers/wait.js';

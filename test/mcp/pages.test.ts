@@ -6,7 +6,7 @@ import auth from '../../plugins/auth/index.js';
 import agents from '../../plugins/agents/index.js';
 import a2a from '../../plugins/a2a/index.js';
 import audit, { type AuditEntry } from '../../plugins/audit/index.js';
-import { AUDIT_COLLECTION } from '../../plugins/audit/payload.js';
+import { AUDIT_COLLECTION } from '../../plugins/audit/compact.js';
 import mcp, { DENIAL_META, LISTING_COLLECTION, PIN_COLLECTIONS } from '../../plugins/mcp/index.js';
 import { startServer } from '../helpers/server.js';
 import { registerAgent, tenant } from '../helpers/tenancy.js';

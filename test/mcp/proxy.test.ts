@@ -10,7 +10,7 @@ import auth from '../../plugins/auth/index.js';
 import agents from '../../plugins/agents/index.js';
 import a2a, { verifyVerdict } from '../../plugins/a2a/index.js';
 import audit, { type AuditEntry } from '../../plugins/audit/index.js';
-import { AUDIT_COLLECTION } from '../../plugins/audit/payload.js';
+import { AUDIT_COLLECTION } from '../../plugins/audit/compact.js';
 import mcp, { definitionHash, DENIAL_META, mcpApproveCommand, VERDICT_META } from '../../plugins/mcp/index.js';
 import { startServer, type TestServer } from '../helpers/server.js';
 import { registerAgent, tenant } from '../helpers/tenancy.js';

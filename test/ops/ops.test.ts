@@ -1,7 +1,8 @@
 import t from 'tap';
 import health from '../../plugins/health/index.js';
 import audit, { type AuditEntry } from '../../plugins/audit/index.js';
-import { AUDIT_COLLECTION, entryKey } from '../../plugins/audit/payload.js';
+import { entryKey } from '../../plugins/audit/payload.js';
+import { AUDIT_COLLECTION } from '../../plugins/audit/compact.js';
 import ops from '../../plugins/ops/index.js';
 import { createAuthPlugin, type ApiKeys } from '../../plugins/auth/index.js';
 import { startServer, builtinsWithoutEngines } from '../helpers/server.js';
