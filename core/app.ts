@@ -16,6 +16,7 @@ import { resolvePlugins } from './plugin.js';
 import { declares, orderPlugins } from './plugin-order.js';
 import { JWKS_SERVICE } from './jwks.js';
 import { kit } from './kit.js';
+import { startSweeps } from './store-prune.js';
 import { buildOpenApi } from './openapi.js';
 import { SERVICE_VERSION } from './version.js';
 import { startTracing, traced, workerSpan } from './tracing.js';
@@ -174,6 +175,16 @@ export async function createApp(opts: CreateOptions): Promise<Kernel> {
     isReady: () => isReady(),
     startedUp: () => warm,
     onClose: (fn) => closers.push(fn),
+    every(intervalMs, fn, o = {}) {
+      const pluginLog = log.child({ plugin: pluginName });
+      startSweeps({
+        everyMs: intervalMs,
+        sweep: fn,
+        atStart: o.atStart ?? false,
+        onError: o.onError ?? ((err) => pluginLog.error({ err }, 'sweep failed; the next one tries again')),
+        onClose: (stop) => closers.push(stop),
+      });
+    },
     draining: draining.signal,
     provide(name, service) {
       if (manifest && !manifest.provides?.includes(name)) throw new Error(`plugin ${pluginName} provides the service ${name} without declaring it in its manifest (provides)`);

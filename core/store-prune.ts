@@ -34,22 +34,41 @@ export async function pruneExpiredPrefixes(
   }
 }
 
-/** A sweep at start and every `everyMs`, one at a time, on a timer that does not hold the process. */
-export function startSweeps(o: { sweep: () => Promise<void>; everyMs: number; onError: (err: unknown) => void; onClose: (fn: () => void) => void }): void {
-  let running = false;
-  const run = async () => {
-    if (running) return;
-    running = true;
-    try {
-      await o.sweep();
-    } catch (err) {
-      o.onError(err);
-    } finally {
-      running = false;
-    }
+/**
+ * A sweep every `everyMs` (and at start unless `atStart` is false), one at a time, on a timer that
+ * does not hold the process. The function given to `onClose` stops the timer and waits for a sweep
+ * in progress, so none still reads the store as it closes. Plugins reach this as `app.every`.
+ */
+export function startSweeps(o: {
+  sweep: () => Promise<unknown> | unknown;
+  everyMs: number;
+  atStart?: boolean;
+  onError: (err: unknown) => void;
+  onClose: (fn: () => Promise<void>) => void;
+}): void {
+  let running: Promise<void> | null = null;
+  let stopped = false;
+  const run = () => {
+    if (running || stopped) return;
+    const current = (async () => {
+      try {
+        await o.sweep();
+      } catch (err) {
+        o.onError(err);
+      }
+    })();
+    running = current;
+    // cleared a turn later, never before the assignment above (a sweep may finish synchronously)
+    void current.finally(() => {
+      if (running === current) running = null;
+    });
   };
-  setImmediate(() => void run());
-  const timer = setInterval(() => void run(), o.everyMs);
+  if (o.atStart !== false) setImmediate(run);
+  const timer = setInterval(run, o.everyMs);
   timer.unref();
-  o.onClose(() => clearInterval(timer));
+  o.onClose(async () => {
+    stopped = true;
+    clearInterval(timer);
+    await running;
+  });
 }

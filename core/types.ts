@@ -225,6 +225,13 @@ export interface App {
   startedUp(): boolean;
   onClose(fn: () => Promise<void> | void): void;
   /**
+   * Runs `fn` every `intervalMs` (and once as soon as start-up allows with `atStart`), one run at a
+   * time, on a timer that never holds the process open: the one way a plugin sweeps expired records.
+   * A run that throws goes to `onError` (default: logged) and the next one tries again. Sweeps stop
+   * at shutdown, which waits for a run in progress.
+   */
+  every(intervalMs: number, fn: () => Promise<unknown> | unknown, o?: { atStart?: boolean; onError?: (err: unknown) => void }): void;
+  /**
    * Aborted as soon as shutdown begins, before the grace period in-flight requests get: a reply
    * that streams for as long as the client stays (an event stream) ends on it, so that it does not
    * hold every shutdown to the full grace period.

@@ -44,7 +44,7 @@ const agents: Plugin = {
     app.authenticator('agentToken', agentTokenAuthenticator(registry), (ctx) => ctx.headers['x-agent-token'] !== undefined);
     registerAgentRoutes(app, { agents: registry, activity });
     const days = (app.config.plugin_config.agents as { activity_retention_days?: number | null } | undefined)?.activity_retention_days ?? null;
-    if (days !== null) startActivityRetention({ store: app.store, log: app.log, retentionDays: days, onClose: (fn) => app.onClose(fn) });
+    if (days !== null) startActivityRetention(app, days);
   },
 };
 

@@ -1,6 +1,6 @@
-import type { Logger } from 'pino';
+import type { App } from '../../core/types.js';
 import type { Store } from '../../core/store.js';
-import { pruneExpiredPrefixes, startSweeps } from '../../core/store-prune.js';
+import { pruneExpiredPrefixes } from '../../core/store-prune.js';
 import { ACTIVITY_COLLECTION } from './activity.js';
 
 /**
@@ -19,14 +19,10 @@ export function pruneActivity(store: Store, retentionDays: number, now: () => nu
 }
 
 /** The sweep at start and every hour. */
-export function startActivityRetention(o: { store: Store; log: Logger; retentionDays: number; onClose(fn: () => void): void }): void {
-  startSweeps({
-    everyMs: 3_600_000,
-    onClose: o.onClose,
-    onError: (err) => o.log.error({ err }, 'agents: activity retention failed; the next sweep tries again'),
-    async sweep() {
-      const removed = await pruneActivity(o.store, o.retentionDays);
-      if (removed) o.log.info({ removed, retention_days: o.retentionDays }, 'agents: activity entries past retention removed');
-    },
-  });
+export function startActivityRetention(app: Pick<App, 'store' | 'log' | 'every'>, retentionDays: number): void {
+  const sweep = async () => {
+    const removed = await pruneActivity(app.store, retentionDays);
+    if (removed) app.log.info({ removed, retention_days: retentionDays }, 'agents: activity entries past retention removed');
+  };
+  app.every(3_600_000, sweep, { atStart: true, onError: (err) => app.log.error({ err }, 'agents: activity retention failed; the next sweep tries again') });
 }

@@ -147,21 +147,10 @@ async function register(app: App): Promise<void> {
   registerBadgeUrl(app, records, accepted);
   if (cfg.prune_grace_seconds !== null) {
     const pruner = new RecordPruner(app.store, RECORDS_COLLECTION, cfg.prune_grace_seconds);
-    let running: Promise<unknown> | null = null;
-    const run = (fn: () => Promise<number>) => {
-      if (running) return;
-      running = fn()
-        .catch((err) => app.log.error({ err }, 'attestation record pruning failed'))
-        .finally(() => (running = null));
-    };
-    // records of releases with random ids are found only by a full pass: one, in the background
-    setImmediate(() => run(() => pruner.sweep()));
-    const timer = setInterval(() => run(() => pruner.step()), 60_000);
-    timer.unref();
-    app.onClose(async () => {
-      clearInterval(timer);
-      await running;
-    });
+    // records of releases with random ids are found only by a full pass: one at start, then steps
+    let first = true;
+    const sweep = () => (first ? ((first = false), pruner.sweep()) : pruner.step());
+    app.every(60_000, sweep, { atStart: true, onError: (err) => app.log.error({ err }, 'attestation record pruning failed') });
   }
   registerAttachHook(app, service, RECORDS_COLLECTION);
 }

@@ -2,7 +2,6 @@ import type { App, Plugin, RequestContext } from '../../core/types.js';
 import type { AdminAudit } from '../auth/index.js';
 import { join } from 'node:path';
 import { calculateJwkThumbprint, type JWK } from 'jose';
-import { startSweeps } from '../../core/store-prune.js';
 import { AuditChain } from './chain.js';
 import { Checkpointer, type CheckpointSigner } from './checkpoint.js';
 import { pruneAudit } from './retention.js';
@@ -66,19 +65,15 @@ const plugin: Plugin = {
         const refused = app.metrics.counter('svc_audit_prune_refused_total', 'Audit retention prunes refused because the expired prefix of a chain does not verify, by reason (nothing of that chain was pruned)', ['reason']);
         // every reason exported from the start at 0, so an alert on increase() sees the first refusal
         for (const reason of REFUSAL_REASONS) refused.inc({ reason }, 0);
-        startSweeps({
-          everyMs: 3_600_000,
-          onClose: (fn) => app.onClose(fn),
-          onError: (err) => app.log.error({ err }, 'audit retention failed'),
-          sweep: async () => {
-            // a persistent key is the server's identity across restarts: a chain may continue only
-            // from a prune checkpoint of that key (or of an earlier one the operator names)
-            const anchorPins = signer && app.config.attestation.key_continuity_policy === 'persistent'
-              ? [await calculateJwkThumbprint(signer.publicJwk as JWK, 'sha256'), ...cfg.prune_anchor_keys]
-              : undefined;
-            await pruneAudit({ store: app.store, chain, signer, secret: secret!, log: app.log, retentionDays: days, exportDir, refused, anchorPins });
-          },
-        });
+        const sweep = async () => {
+          // a persistent key is the server's identity across restarts: a chain may continue only
+          // from a prune checkpoint of that key (or of an earlier one the operator names)
+          const anchorPins = signer && app.config.attestation.key_continuity_policy === 'persistent'
+            ? [await calculateJwkThumbprint(signer.publicJwk as JWK, 'sha256'), ...cfg.prune_anchor_keys]
+            : undefined;
+          await pruneAudit({ store: app.store, chain, signer, secret: secret!, log: app.log, retentionDays: days, exportDir, refused, anchorPins });
+        };
+        app.every(3_600_000, sweep, { atStart: true, onError: (err) => app.log.error({ err }, 'audit retention failed') });
       }
       app.onClose(() => checkpoints.stop());
     }

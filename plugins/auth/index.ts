@@ -8,7 +8,6 @@ import { ApiKeys } from './keys.js';
 import { MemoryLimiter, type RateLimiter } from './limiter.js';
 import { createLimiter } from './limiter-redis.js';
 import { HttpError } from '../../core/errors.js';
-import { startSweeps } from '../../core/store-prune.js';
 import { AuthProblems } from './errors.js';
 import { defaultPlanOf, OrgAdmin, signupOpen } from './org-admin.js';
 import { Plans, rateCharger, rateLimitHook, type RateCharger, type RateLimitOptions, type TierLimits } from './ratelimit.js';
@@ -77,15 +76,11 @@ export function createAuthPlugin(opts: AuthOptions = {}): Plugin {
       const events = new SecurityEvents(app.store);
       const retention = auth.security_events_retention_days;
       if (retention !== null) {
-        startSweeps({
-          everyMs: 3_600_000,
-          onClose: (fn) => app.onClose(fn),
-          onError: (err) => app.log.error({ err }, 'auth: security event retention failed; the next sweep tries again'),
-          async sweep() {
-            const removed = await events.prune(retention);
-            if (removed) app.log.info({ removed, retention_days: retention }, 'auth: security events past retention removed');
-          },
-        });
+        const sweep = async () => {
+          const removed = await events.prune(retention);
+          if (removed) app.log.info({ removed, retention_days: retention }, 'auth: security events past retention removed');
+        };
+        app.every(3_600_000, sweep, { atStart: true, onError: (err) => app.log.error({ err }, 'auth: security event retention failed; the next sweep tries again') });
       }
       const tiers = new TierCache(accounts, defaultPlan);
       let limiter: RateLimiter = opts.limiter ?? (await createLimiter(auth.rate_limit_redis_url, app.log));

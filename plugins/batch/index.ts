@@ -42,9 +42,7 @@ export function createBatchPlugin(opts: BatchOptions = {}): Plugin {
       const jobs = new BatchJobs(app.store, app.config.batch, now);
       app.provide(BATCH_JOBS_SERVICE, jobs);
       // besides the sweep after each new job, so an idle server also lets expired jobs go
-      const timer = setInterval(() => jobs.sweep().catch((err) => app.log.warn({ err }, 'batch retention sweep failed')), SWEEP_EVERY_MS);
-      timer.unref();
-      app.onClose(() => clearInterval(timer));
+      app.every(SWEEP_EVERY_MS, () => jobs.sweep(), { onError: (err) => app.log.warn({ err }, 'batch retention sweep failed') });
 
       app.route({
         method: 'POST',

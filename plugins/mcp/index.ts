@@ -1,5 +1,4 @@
 import type { App, Plugin } from '../../core/types.js';
-import { startSweeps } from '../../core/store-prune.js';
 import { A2A_SIGNER_SERVICE } from '../a2a/index.js';
 import { Activity } from '../agents/index.js';
 import { parseServers } from './config.js';
@@ -75,15 +74,12 @@ function register(app: App): void {
  * an expired session is refused by its own check whenever it comes.
  */
 function startExpirySweeps(app: App, expiry: McpExpiry): void {
-  startSweeps({
-    everyMs: Math.min(600_000, Math.max(60_000, Math.min(expiry.ttlMs, expiry.stateTtlMs))),
-    onClose: (fn) => app.onClose(fn),
-    onError: (err) => app.log.warn({ err }, 'mcp: sweep of expired sessions failed; the next one tries again'),
-    async sweep() {
-      const removed = await expiry.sweep();
-      if (removed) app.log.info({ removed }, 'mcp: expired sessions, listings, last-seen records and duplicate marks removed');
-    },
-  });
+  const sweep = async () => {
+    const removed = await expiry.sweep();
+    if (removed) app.log.info({ removed }, 'mcp: expired sessions, listings, last-seen records and duplicate marks removed');
+  };
+  const everyMs = Math.min(600_000, Math.max(60_000, Math.min(expiry.ttlMs, expiry.stateTtlMs)));
+  app.every(everyMs, sweep, { atStart: true, onError: (err) => app.log.warn({ err }, 'mcp: sweep of expired sessions failed; the next one tries again') });
 }
 
 const plugin: Plugin = {

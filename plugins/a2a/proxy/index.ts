@@ -52,18 +52,7 @@ export function registerProxy(app: App, deps: ProxyDeps): void {
   const owners = new TaskOwners(app.store, c.proxy.task_ttl_seconds);
   if (peers.size > 0) {
     // expired task records are swept once a minute, reading only what expired
-    let sweeping: Promise<unknown> | null = null;
-    const sweep = setInterval(() => {
-      sweeping ??= owners
-        .prune()
-        .catch((err) => app.log.error({ err }, 'a2a proxy task record pruning failed'))
-        .finally(() => (sweeping = null));
-    }, 60_000);
-    sweep.unref();
-    app.onClose(async () => {
-      clearInterval(sweep);
-      await sweeping;
-    });
+    app.every(60_000, () => owners.prune(), { onError: (err) => app.log.error({ err }, 'a2a proxy task record pruning failed') });
   }
   const tags = ['a2a', deps.signingTag];
 
@@ -130,18 +119,7 @@ export function registerProxy(app: App, deps: ProxyDeps): void {
     const seen = new SeenVerdicts(app.store);
     const vouchers = new Vouchers(issuers, seen);
     // records outlive their verdict's exp by a minute; a sweep a minute reads only what expired
-    let pruning: Promise<unknown> | null = null;
-    const timer = setInterval(() => {
-      pruning ??= seen
-        .prune()
-        .catch((err) => app.log.error({ err }, 'a2a inbound verdict record pruning failed'))
-        .finally(() => (pruning = null));
-    }, 60_000);
-    timer.unref();
-    app.onClose(async () => {
-      clearInterval(timer);
-      await pruning;
-    });
+    app.every(60_000, () => seen.prune(), { onError: (err) => app.log.error({ err }, 'a2a inbound verdict record pruning failed') });
     const local: PeerConfig = { id: agentId, endpoint: inboundTarget, cardUrl: new URL('/.well-known/agent-card.json', inboundTarget.origin), jwksUrl: null, requireSignedCard: false };
     // the caller is another agent with no credential here: the vouching verdict (or the sender
     // authentication of the gateway, which blocks without it) is what authenticates it
