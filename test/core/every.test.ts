@@ -73,3 +73,19 @@ t.test('shutdown stops the sweeps and waits for a run in progress before the sto
   t.equal(storeOpenAtEnd, true, 'the store was still open when the run ended');
   t.notOk(s.kernel.app.store.ready, 'and closed after');
 });
+
+t.test('no plugin keeps a sweep timer of its own', async (t) => {
+  const { readFileSync } = await import('node:fs');
+  const { join, relative } = await import('node:path');
+  const { fileURLToPath } = await import('node:url');
+  const { sourceFiles } = await import('../helpers/sources.js');
+  const root = fileURLToPath(new URL('../../../', import.meta.url));
+  // timers that are not sweeps of stored records: in-memory buckets and checkpoint scheduling, both
+  // with a timer their tests inject; the code engine names setInterval as a rule, it never calls it
+  const allowed = new Set(['plugins/a2a/token-bucket.ts', 'plugins/audit/checkpoint.ts']);
+  const found = sourceFiles(join(root, 'plugins'))
+    .map((f) => relative(root, f))
+    .filter((f) => !f.startsWith('plugins/engines/code/') && !allowed.has(f))
+    .filter((f) => /\bsetInterval\s*\(/.test(readFileSync(join(root, f), 'utf8')));
+  t.same(found, [], 'periodic work goes through app.every');
+});
