@@ -195,8 +195,11 @@ export async function createApp(opts: CreateOptions): Promise<Kernel> {
       if (manifest && !kernelKeys.has(name) && !declares(manifest, name)) {
         const msg = `plugin ${pluginName} looks up the service ${name} without declaring it in its manifest (needs, optional or late)`;
         if (opts.strictServices) throw new Error(msg);
-        if (!undeclaredSeen.has(msg)) log.warn(msg);
-        undeclaredSeen.add(msg);
+        // bounded: a computed key (`verifier.${type}` from a request) must not grow it without end
+        if (!undeclaredSeen.has(msg) && undeclaredSeen.size < 256) {
+          undeclaredSeen.add(msg);
+          log.warn(msg);
+        }
       }
       return services.get(name) as never;
     },

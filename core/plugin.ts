@@ -9,7 +9,24 @@ function asPlugin(value: unknown, origin: string): Plugin {
   if (!v || typeof v.name !== 'string' || !/^[a-z0-9][a-z0-9._-]{0,63}$/.test(v.name) || typeof v.register !== 'function') {
     throw new PluginLoadError(`${origin} does not export a plugin { name, register(app) } (default export or \`plugin\`)`);
   }
+  checkManifest(v as Plugin, origin);
   return v as Plugin;
+}
+
+const KEY = /^[a-z][a-z0-9_.-]{0,127}$/i;
+const FAMILY = /^[a-z][a-z0-9_.-]{0,125}\.\*$/i;
+
+/**
+ * A manifest from a plugin in plain JavaScript is checked as the type would: a string where a list
+ * belongs would be searched character by character, a family (`x.*`) only widens a `late` look-up.
+ */
+function checkManifest(p: Plugin, origin: string): void {
+  for (const field of ['provides', 'needs', 'optional', 'late'] as const) {
+    const keys: unknown = p[field];
+    if (keys === undefined) continue;
+    const ok = Array.isArray(keys) && keys.length <= 256 && keys.every((k) => typeof k === 'string' && (KEY.test(k) || (field === 'late' && FAMILY.test(k))));
+    if (!ok) throw new PluginLoadError(`${origin}: manifest field ${field} must be a list of service keys${field === 'late' ? ' (or families such as verifier.*)' : ''}`);
+  }
 }
 
 /** Imports an operator plugin from a path given in config: its default export, or a named `plugin` export. */

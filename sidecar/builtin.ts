@@ -1,7 +1,7 @@
 import type { Plugin, PluginRef } from '../core/types.js';
 import { createProvisioning } from './provision/plugin.js';
 
-/** SVC_BOOTSTRAP_FILE: settings first (plans, trust entries), objects last (docs/ops.md) */
+/** SVC_BOOTSTRAP_FILE in two steps, settings and objects (docs/ops.md); their manifests place them */
 const provisioning = createProvisioning();
 
 type Loaded = { default: Plugin };

@@ -138,7 +138,8 @@ async function register(app: App): Promise<void> {
 const plugin: Plugin = {
   name: 'a2a',
   provides: [A2A_GUARDS_SERVICE, A2A_SIGNER_SERVICE],
-  optional: ['auth.sender_owners', 'agents.registry', 'identity.parts'],
+  // provision.bootstrap: the trust entries a bootstrap file adds are read as this plugin registers
+  optional: ['auth.sender_owners', 'agents.registry', 'identity.parts', 'provision.bootstrap'],
   // resolved per message, and only the code plugin's service (never its modules): the code engine
   // may be disabled in a sidecar that runs A2A
   late: ['code.analyzer'],

@@ -61,6 +61,8 @@ export function createAuthPlugin(opts: AuthOptions = {}): Plugin {
   return {
     name: 'auth',
     provides: Object.values(SERVICES),
+    // the plans a bootstrap file adds to the configuration are read as this plugin registers
+    optional: ['provision.bootstrap'],
     late: ['audit.admin'],
     async register(app: App) {
       const { secrets, auth } = app.config;

@@ -16,7 +16,6 @@ const S = 'https://proofgate.dev/schemas/health';
 
 function register(app: App): void {
   const parts: IdentityPart[] = [];
-  app.provide('identity.parts', parts);
   app.route({
     method: 'GET',
     path: '/health',
@@ -60,6 +59,7 @@ function register(app: App): void {
       return { body: doc };
     },
   });
+  app.provide('identity.parts', parts);
 }
 
 declare module '../../core/types.js' {

@@ -38,8 +38,9 @@ export function createProvisioning(o: { env?: NodeJS.ProcessEnv } = {}): { confi
   };
   const data: Plugin = {
     name: 'provision',
-    // writes through these after their plugins registered; absent, a file that declares what they hold is refused
-    optional: [FILE_SERVICE, 'auth.accounts', 'auth.keys', 'auth.plans', 'security.events', 'auth.sender_owners', 'agents.registry'],
+    // writes through these after their plugins registered; absent, a file that declares what they hold is
+    // refused. a2a.signer: a2a registers first, so the sender ids its trust entries assign are owned
+    optional: [FILE_SERVICE, 'auth.accounts', 'auth.keys', 'auth.plans', 'security.events', 'auth.sender_owners', 'agents.registry', 'a2a.signer'],
     async register(app: App) {
       const b = app.service(FILE_SERVICE);
       if (!b) return;

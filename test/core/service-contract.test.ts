@@ -80,6 +80,8 @@ t.test('the built-ins: their order is the list, and their needs hold whatever th
   t.ok(at('attestation') < at('audit'), 'audit after attestation: its onReply records the attestation');
   t.ok(at('providers') < at('logic') && at('providers') < at('natural-language'), 'the translator before the engines that translate');
   t.ok(at('a2a') < at('mcp'), 'mcp after a2a: the verdict signer');
+  t.ok(at('provision-config') < at('auth') && at('provision-config') < at('a2a'), 'the bootstrap file amends the settings auth and a2a read');
+  t.ok(at('provision') > at('auth') && at('provision') > at('agents') && at('provision') > at('a2a'), 'its objects are written once every owner registered');
   for (const x of reversed) {
     for (const key of [...(x.needs ?? []), ...(x.optional ?? [])]) {
       const by = reversed.find((y) => y.provides?.includes(key));
@@ -135,4 +137,22 @@ t.test('proofgate start names a missing provider and exits 78, like any configur
   });
   t.equal(r.status, 78, r.stderr);
   t.match(r.stderr, /cannot start: plugin agents needs the service auth\.keys, which no enabled plugin provides/);
+});
+
+t.test('a malformed manifest from a plain-JavaScript plugin is refused by name, never searched as a string', async (t) => {
+  const bad = [
+    { provides: 'verifier.seam' },
+    { needs: ['verifier.*'] },
+    { optional: [42] },
+    { late: ['../../etc'] },
+    { provides: Array.from({ length: 300 }, (_, i) => `verifier.k${i}`) },
+  ];
+  for (const m of bad) {
+    const plugin = { name: 'seam-bad', ...m, register: noop } as unknown as Plugin;
+    await t.rejects(startServer({ plugins: [plugin] }), /built-in seam-bad: manifest field (provides|needs|optional|late) must be a list of service keys/, JSON.stringify(m).slice(0, 60));
+  }
+  const family = p('seam-family', { late: ['verifier.*'] }, noop);
+  const s = await startServer({ plugins: [family] });
+  t.teardown(() => s.close());
+  t.pass('a family is accepted in late');
 });
