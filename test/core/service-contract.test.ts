@@ -27,12 +27,13 @@ function sources(dir: string, out: string[] = []): string[] {
     if (e === 'node_modules' || e === 'dist' || e.startsWith('.')) continue;
     const f = join(dir, e);
     if (statSync(f).isDirectory()) sources(f, out);
-    else if (/\.(ts|mjs)$/.test(e) && !e.endsWith('.d.ts')) out.push(f);
+    else if (/\.(ts|mjs|md)$/.test(e) && !e.endsWith('.d.ts')) out.push(f);
   }
   return out;
 }
 
 t.test('no service look-up or provision with a type argument the caller picks', async (t) => {
+  // docs too: an example in a page is what a plugin author copies
   const files = ['core', 'plugins', 'sidecar', 'test', 'bench', 'docs'].flatMap((d) => sources(join(ROOT, d)));
   t.ok(files.length > 300, 'the sources are found');
   const found = files.flatMap((f) =>
