@@ -1,7 +1,8 @@
 import { calculateJwkThumbprint, type JWK } from 'jose';
 import type { App } from '../../core/types.js';
-import { CHECKPOINT_COLLECTION, checkCheckpoint, checkpointKey, type Checkpoint, type CheckpointSigner } from './checkpoint.js';
-import { AUDIT_COLLECTION, entryKey, type AuditEntry } from './payload.js';
+import { CHECKPOINT_COLLECTION, checkCheckpoint, checkpointKey, type Checkpoint } from './checkpoint.js';
+import { AUDIT_COLLECTION } from './compact.js';
+import { entryKey, type AuditEntry } from './payload.js';
 
 const S = 'https://proofgate.dev/schemas/audit';
 /** the newest checkpoints shown; older ones are the offline verifier's (proofgate audit verify) */
@@ -69,7 +70,7 @@ export function registerAuditStateRoute(app: App): void {
       const pruneAt = first !== null && first > 0 ? await cps.get(checkpointKey(org, first - 1)) : undefined;
       const days = app.config.audit.retention_days;
       // resolved per request: the attestation plugin may be absent (then nothing is checkpointed)
-      const signer = app.service<CheckpointSigner | null>('attestation.signer') ?? null;
+      const signer = app.service('attestation.signer') ?? null;
       return {
         body: {
           chain: {

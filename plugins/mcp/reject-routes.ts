@@ -1,8 +1,6 @@
 import { repeatedKeyError } from '../../core/body.js';
 import { HttpError } from '../../core/errors.js';
 import type { App } from '../../core/types.js';
-import type { AdminAudit } from '../auth/index.js';
-import { AUDIT_SERVICES } from '../audit/index.js';
 import { operatorOnly, serverOf } from './admin-access.js';
 import type { McpServer } from './config.js';
 import { McpProblems } from './errors.js';
@@ -32,7 +30,7 @@ export function registerRejectRoutes(app: App, d: { servers: Map<string, McpServ
       const s = serverOf(d.servers, ctx);
       const repeated = repeatedKeyError(ctx.rawBody);
       if (repeated) throw repeated;
-      const audit = app.service<AdminAudit>(AUDIT_SERVICES.admin);
+      const audit = app.service('audit.admin');
       if (audit) await audit.ready(ctx);
       let r;
       try {

@@ -6,7 +6,7 @@ import auth from '../../plugins/auth/index.js';
 import math from '../../plugins/engines/math/index.js';
 import sql from '../../plugins/engines/sql/index.js';
 import attestation from '../../plugins/attestation/index.js';
-import audit, { type AuditChain } from '../../plugins/audit/index.js';
+import audit from '../../plugins/audit/index.js';
 import consolePlugin from '../../plugins/console/index.js';
 import { compileSchema } from '../../core/validate.js';
 import { startServer } from '../helpers/server.js';
@@ -66,7 +66,7 @@ t.test('over HTTP: every event matches its schema; unknown fields are null, neve
   })();
   const c = await calls();
   // an entry appended without a request through this process: what another replica's looks like here
-  const chain = s.kernel.app.service<AuditChain>('audit.chain')!;
+  const chain = s.kernel.app.service('audit.chain')!;
   const foreign = await chain.append(a.user.org_id, { route: '/verify/math', method: 'POST', key_id: null, user_id: null, request_hash: null, status: 'verified', engine: 'math', http_status: 200, proof_ref: null, constraint_id: null, raw_llm_output: null });
   // an entry read before its request recorded the fields gets them in a `meta` event that follows
   const merged = () => new Map(events.map((e) => [e.log_id, { ...e, ...metas.find((m) => m.log_id === e.log_id) }]));
