@@ -93,16 +93,24 @@ async function drain(): Promise<void> {
  * tasks would load the engines and run them JIT-cold, inside their own deadlines, while the warm
  * threads wait. A failing warm-up is left to the engine's own tasks to report.
  */
-for (const w of data.warmups) {
-  try {
-    await runTask(w.module, w.fn, null);
-  } catch {
-    // reported by the first task that needs the engine
+async function warmUp(): Promise<void> {
+  for (const w of data.warmups) {
+    try {
+      await runTask(w.module, w.fn, null);
+    } catch {
+      // reported by the first task that needs the engine
+    }
   }
 }
 
-port.on('message', (task: TaskMessage) => {
-  queue.push(task);
-  if (!draining) void drain();
+// Not a top-level await: V8 aborts the whole process (`Check failed: (location_) != nullptr` in
+// AsyncModuleExecutionFulfilled) when a thread is terminated while a module with top-level await is
+// still evaluating, and a pool that closes or retires a thread during its warm-ups does exactly that.
+// As a plain async function the module has finished evaluating before the first warm-up runs.
+void warmUp().then(() => {
+  port.on('message', (task: TaskMessage) => {
+    queue.push(task);
+    if (!draining) void drain();
+  });
+  port.postMessage('ready' satisfies ReplyMessage);
 });
-port.postMessage('ready' satisfies ReplyMessage);
