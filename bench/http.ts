@@ -220,7 +220,9 @@ export async function startSidecar(dataDir: string, disabled: string[], nodeArgs
   const prof = process.env.BENCH_CPU_PROF ? ['--cpu-prof', '--cpu-prof-dir', process.env.BENCH_CPU_PROF] : [];
   // the sidecar runs with the node flags `npm start` gives it; BENCH_NODE_ARGS replaces them to weigh a setting
   prof.push(...sidecarFlags().split(' ').filter((f) => f && f !== 'none'), ...nodeArgs);
-  const child = spawn(process.execPath, [...prof, CLI, 'start', '--config', file], { stdio: ['ignore', 'ignore', 'inherit'], env: { PATH: process.env.PATH ?? '' } });
+  // SVC_* settings in the bench's environment reach the sidecar (SVC_WORKER_OLD_GENERATION_MB=96 npm run bench -- http)
+  const svc = Object.fromEntries(Object.entries(process.env).filter(([k]) => k.startsWith('SVC_')));
+  const child = spawn(process.execPath, [...prof, CLI, 'start', '--config', file], { stdio: ['ignore', 'ignore', 'inherit'], env: { PATH: process.env.PATH ?? '', ...svc } });
   return { child, url: `http://127.0.0.1:${port}`, key };
 }
 

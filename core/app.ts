@@ -82,7 +82,7 @@ export async function createApp(opts: CreateOptions): Promise<Kernel> {
       log: log.child({ component: 'store' }),
       closeTimeoutMs: Math.max(config.server.shutdown_grace_ms, 5000),
     }));
-  const pools = new WorkerPools(config.workers.threads, log, config.workers.young_generation_mb, config.workers.idle_timeout_ms);
+  const pools = new WorkerPools(config.workers.threads, log, config.workers.young_generation_mb, config.workers.idle_timeout_ms, config.workers.old_generation_mb);
   const authenticators = new Map<string, Authenticator>();
   const credentialPresent = new Map<string, (ctx: RequestContext) => boolean>();
   const hooks = { onRequest: [] as PreHandlerHook[], preHandler: [] as PreHandlerHook[], onReply: [] as OnReplyHook[], onError: [] as OnErrorHook[] };

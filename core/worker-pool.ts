@@ -28,6 +28,8 @@ export interface PoolOptions {
   /** tasks sent to one thread ahead of its answers (see dispatch) */
   slotsPerThread: number;
   youngGenerationMb: number;
+  /** null: V8's own sizing */
+  oldGenerationMb?: number | null;
   /** the pool's warm-ups; a thread gets the list as it is when the thread starts */
   warmups: ThreadData['warmups'];
   log: Logger;
@@ -213,7 +215,7 @@ export class WorkerPool {
       // V8 lets a thread's young generation grow to 32 MB, all of it resident once an engine's warm-up
       // has allocated through it; engine tasks allocate short-lived objects in small amounts, so a
       // smaller nursery costs a few more scavenges and saves ~24 MB per thread (docs: performance)
-      resourceLimits: { maxYoungGenerationSizeMb: this.o.youngGenerationMb },
+      resourceLimits: { maxYoungGenerationSizeMb: this.o.youngGenerationMb, ...(this.o.oldGenerationMb ? { maxOldGenerationSizeMb: this.o.oldGenerationMb } : {}) },
     });
     // a pool never keeps the process alive: pending tasks hold their deadline timers, which do
     worker.unref();

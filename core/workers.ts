@@ -42,6 +42,8 @@ export class WorkerPools {
     private readonly youngGenerationMb = DEFAULT_YOUNG_GENERATION_MB,
     /** a shared-pool thread beyond the first exits after this long without a task; see workers.idle_timeout_ms */
     private readonly idleTimeoutMs = DEFAULT_IDLE_TIMEOUT_MS,
+    /** V8 old generation cap of each worker thread (MB), null for V8's own; see workers.old_generation_mb */
+    private readonly oldGenerationMb: number | null = null,
   ) {}
 
   /** threads a pool has now (0 for a pool not created yet) */
@@ -79,6 +81,7 @@ export class WorkerPools {
         warmups,
         log: this.log,
         youngGenerationMb: this.youngGenerationMb,
+        oldGenerationMb: this.oldGenerationMb,
         // one thread stays (it holds the warm engine modules); the others a burst started hold a
         // heap and every module their tasks loaded, so they go after idleTimeoutMs without work
         minThreads: Math.min(1, threads),

@@ -49,6 +49,18 @@ t.test('worker threads get a small young generation by default, and workers.youn
   t.equal(r2.body.result.maxYoungGenerationSizeMb, 16);
 });
 
+t.test("the old generation is V8's own unless workers.old_generation_mb caps it", async (t) => {
+  const r = await s.request('POST', '/probe/task/limits', { body: null });
+  const ownOld = r.body.result.maxOldGenerationSizeMb as number;
+  t.ok(ownOld > 128, `V8's own sizing by default (${ownOld} MB)`);
+  const capped = await startServer({ plugins: [probePlugin()], config: { workers: { old_generation_mb: 96 } } });
+  t.teardown(() => capped.close());
+  const r2 = await capped.request('POST', '/probe/task/limits', { body: null });
+  t.equal(r2.body.result.maxOldGenerationSizeMb, 96);
+  // below what an engine's warm-up needs is refused with the setting's name, not a crash later
+  await t.rejects(startServer({ plugins: [probePlugin()], config: { workers: { old_generation_mb: 8 } } }), /old_generation_mb/);
+});
+
 t.test('a thread a burst added exits after workers.idle_timeout_ms; the pool keeps its first', async (t) => {
   const { WorkerPools } = await import('../../core/workers.js');
   const { pino } = await import('pino');
