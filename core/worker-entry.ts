@@ -105,8 +105,8 @@ async function warmUp(): Promise<void> {
 
 // Not a top-level await: V8 aborts the whole process (`Check failed: (location_) != nullptr` in
 // AsyncModuleExecutionFulfilled) when a thread is terminated while a module with top-level await is
-// still evaluating, and a pool that closes or retires a thread during its warm-ups does exactly that.
-// As a plain async function the module has finished evaluating before the first warm-up runs.
+// still evaluating. The pool ends a starting thread only once it is ready (worker-pool.ts
+// STARTING_GRACE_MS); this module itself finishes evaluating before its first warm-up runs.
 void warmUp().then(() => {
   port.on('message', (task: TaskMessage) => {
     queue.push(task);

@@ -62,10 +62,21 @@ interface Thread {
   free: number[];
   inFlight: number;
   ready: boolean;
+  /** settles when the thread said 'ready' or exited, whichever came first */
+  started: Promise<void>;
+  markStarted: () => void;
   /** ended by the pool (deadline, idle, close) or exited: nothing it sends counts any more */
   dead: boolean;
   idleTimer: NodeJS.Timeout | undefined;
 }
+
+/**
+ * How long close() lets a starting thread finish its module loading and warm-ups before it is
+ * terminated anyway. V8 aborts the whole process (`Check failed: (location_) != nullptr` in
+ * AsyncModuleExecutionFulfilled) when an isolate is terminated while a module with top-level await
+ * is evaluating (the math engine's mathjs.ts has one), so a thread is ended only once it is ready.
+ */
+const STARTING_GRACE_MS = 15_000;
 
 /** after a thread dies before it was ready (a broken engine module), the next start waits this long */
 const RESTART_BACKOFF_MS = 1000;
@@ -130,7 +141,7 @@ export class WorkerPool {
         clearTimeout(task.timer);
         this.end(task, gone);
       }
-      exits.push(th.worker.terminate());
+      exits.push(th.ready ? th.worker.terminate() : untilStarted(th).then(() => th.worker.terminate()));
     }
     await Promise.allSettled(exits);
   }
@@ -226,9 +237,12 @@ export class WorkerPool {
       free: Array.from({ length: n }, (_, i) => n - 1 - i),
       inFlight: 0,
       ready: false,
+      started: Promise.resolve(),
+      markStarted: () => undefined,
       dead: false,
       idleTimer: undefined,
     };
+    th.started = new Promise<void>((resolve) => (th.markStarted = resolve));
     this.threads.push(th);
     worker.on('message', (msg: ReplyMessage) => this.onReply(th, msg));
     worker.on('error', (err) => this.o.log.error({ err, pool: this.o.name }, 'engine worker error'));
@@ -236,6 +250,7 @@ export class WorkerPool {
   }
 
   private onReply(th: Thread, msg: ReplyMessage): void {
+    if (msg === 'ready') th.markStarted();
     if (th.dead) return;
     if (msg === 'ready') {
       th.ready = true;
@@ -333,6 +348,7 @@ export class WorkerPool {
   }
 
   private onExit(th: Thread, code: number): void {
+    th.markStarted();
     if (th.dead) return;
     this.o.log.error({ pool: this.o.name, code, ready: th.ready }, 'engine worker exited');
     if (!th.ready) this.restartAt = Date.now() + RESTART_BACKOFF_MS;
@@ -385,4 +401,14 @@ export class WorkerPool {
 function workerEnv(): NodeJS.ProcessEnv {
   const { NODE_OPTIONS: _dropped, ...env } = process.env;
   return env;
+}
+
+/** the thread's start settled, or the grace period passed (a hung warm-up must not hold close() forever) */
+function untilStarted(th: Thread): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const grace = new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, STARTING_GRACE_MS);
+    timer.unref();
+  });
+  return Promise.race([th.started, grace]).finally(() => clearTimeout(timer));
 }
