@@ -5,6 +5,11 @@
 # other test files on two cores that bound measured the neighbours (an 8 MiB relay took a minute of
 # wall time for four seconds of CPU) rather than the work the server's loop does.
 # Arguments, when given, are passed to tap as one run (npm test -- dist/test/mcp/proxy.test.js).
+# Every test file is its own process importing a few hundred modules, and so are the CLIs, sidecars
+# and worker threads the tests start: V8's compile cache (Node >= 22.1) lets them reuse the code the
+# first compiled instead of compiling it again (~12% less CPU over a run of 40 files here). It is
+# keyed by each file's content; tap's own state directory holds it.
+export NODE_COMPILE_CACHE="${NODE_COMPILE_CACHE:-$(pwd)/.tap/compile-cache}"
 if [ "$#" -gt 0 ]; then exec npx tap "$@"; fi
 log=$(mktemp)
 # sh has no pipefail: each phase writes its own exit status beside the log
