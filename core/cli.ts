@@ -1,3 +1,4 @@
+import { parseArgs, type ParseArgsConfig } from 'node:util';
 /**
  * A CLI command: `proofgate <name> …`. Plugins contribute commands (e.g. `audit verify`); the
  * sidecar's CLI lists them. Two-word names are supported. Each prints its own --help.
@@ -76,4 +77,72 @@ export function parseArgsProblem(err: unknown, command: string, usage: string): 
   }
   if (e.code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE' && flag && /argument missing/.test(e.message ?? '')) return `option ${flag} needs a value; see proofgate ${command} --help`;
   return `${e.message ?? String(err)}; see proofgate ${command} --help`;
+}
+
+/**
+ * A refusal of the command's arguments or inputs (exit 2): printed as `proofgate <command>: message`,
+ * with the usage when `withUsage`. Anything else a command throws is a failure to run (exit 1).
+ */
+export class UsageError extends Error {
+  constructor(
+    message: string,
+    readonly withUsage = false,
+  ) {
+    super(message);
+  }
+}
+
+type Options = NonNullable<ParseArgsConfig['options']>;
+type Parsed<O extends Options> = ReturnType<typeof parseArgs<{ options: O; allowPositionals: true; strict: true }>>;
+
+export interface CommandDef<O extends Options> {
+  name: string;
+  summary: string;
+  usage: string;
+  options: O;
+  /** how many positional arguments the command takes (default none) */
+  positionals?: { min?: number; max?: number; what?: string };
+  /** rewrites argv before parsing (a value node:util would read as options) */
+  preparse?: (argv: string[]) => string[];
+  run(args: { values: Parsed<O>['values']; positionals: string[] }): Promise<number>;
+}
+
+/**
+ * A CLI command from its options and its work: `--help`, node:util parseArgs (strict, a did-you-mean
+ * on an unknown flag), the positional count, and UsageError as exit 2 are the same for every command.
+ */
+export function defineCommand<O extends Options>(def: CommandDef<O>): Command {
+  const { min = 0, max = 0, what = 'argument' } = def.positionals ?? {};
+  const fail = (message: string, withUsage: boolean) => {
+    console.error(`proofgate ${def.name}: ${message}${withUsage ? `\n\n${def.usage}` : ''}`);
+    return 2;
+  };
+  return {
+    name: def.name,
+    summary: def.summary,
+    usage: def.usage,
+    async run(argv) {
+      if (wantsHelp(argv)) {
+        console.log(def.usage);
+        return 0;
+      }
+      let parsed: Parsed<O>;
+      try {
+        parsed = parseArgs({ args: def.preparse ? def.preparse(argv) : argv, options: def.options, allowPositionals: true, strict: true }) as Parsed<O>;
+      } catch (err) {
+        return fail(parseArgsProblem(err, def.name, def.usage), true);
+      }
+      const n = parsed.positionals.length;
+      if (n < min || n > max) {
+        const want = min === max ? `exactly ${min === 1 ? 'one' : min}` : max === Infinity ? `at least ${min}` : `${min} to ${max}`;
+        return fail(max === 0 ? `takes no ${what}s (got ${JSON.stringify(parsed.positionals[0])})` : `give ${want} ${what}${max === 1 ? '' : 's'} (got ${n})`, true);
+      }
+      try {
+        return await def.run({ values: parsed.values, positionals: parsed.positionals });
+      } catch (err) {
+        if (err instanceof UsageError) return fail(err.message, err.withUsage);
+        throw err;
+      }
+    },
+  };
 }

@@ -1,7 +1,6 @@
 import { readFileSync } from 'node:fs';
-import { parseArgs } from 'node:util';
 import type { JSONWebKeySet } from 'jose';
-import { fsProblem, type Command } from '../../core/cli.js';
+import { defineCommand, fsProblem, UsageError, type Command } from '../../core/cli.js';
 import { insecureHttpOptIn, trustedFetchUrl } from '../../core/loopback.js';
 import { verifyVerdict } from './verify.js';
 
@@ -42,25 +41,16 @@ function readJson(path: string, what: string): unknown {
   }
 }
 
-export const a2aVerifyVerdictCommand: Command = {
+export const a2aVerifyVerdictCommand: Command = defineCommand({
   name: 'a2a verify-verdict',
   summary: 'verify an A2A verdict JWT against a JWKS and the payload it attests (exit 0: valid and forwarded)',
   usage: USAGE,
-  async run(argv) {
-    if (argv.includes('--help') || argv.includes('-h')) {
-      console.log(USAGE);
-      return 0;
-    }
-    const { values, positionals } = parseArgs({
-      args: argv,
-      options: { jwks: { type: 'string' }, payload: { type: 'string' }, issuer: { type: 'string' }, 'signature-only': { type: 'boolean' }, 'allow-insecure-http': { type: 'boolean' } },
-      allowPositionals: true,
-    });
+  options: { jwks: { type: 'string' }, payload: { type: 'string' }, issuer: { type: 'string' }, 'signature-only': { type: 'boolean' }, 'allow-insecure-http': { type: 'boolean' } },
+  // the count is checked with the required flags below, so one message names everything missing
+  positionals: { min: 0, max: Infinity },
+  async run({ values, positionals }) {
     const missing = [!values.jwks && '--jwks', !values.payload && '--payload', positionals.length !== 1 && 'exactly one TOKEN'].filter(Boolean);
-    if (missing.length) {
-      console.error(`proofgate a2a verify-verdict: give ${missing.join(', ')}\n\n${USAGE}`);
-      return 2;
-    }
+    if (missing.length) throw new UsageError(`give ${missing.join(', ')}`, true);
     const remote = /^[a-z][a-z0-9+.-]*:\/\//i.test(values.jwks as string);
     let payload: unknown;
     let jwks: JSONWebKeySet | undefined;
@@ -76,9 +66,7 @@ export const a2aVerifyVerdictCommand: Command = {
       payload = readJson(values.payload as string, 'payload file');
       if (!remote) jwks = readJson(values.jwks as string, 'JWKS file') as JSONWebKeySet;
     } catch (err) {
-      if (!(err instanceof InputError)) throw err;
-      console.error(`proofgate a2a verify-verdict: ${err.message}`);
-      return 2;
+      throw err instanceof InputError ? new UsageError(err.message) : err;
     }
     const result = await verifyVerdict(positionals[0], { payload, issuer: values.issuer, ...(jwks ? { jwks } : { jwksUrl }) });
     console.log(JSON.stringify(result, null, 2));
@@ -88,4 +76,4 @@ export const a2aVerifyVerdictCommand: Command = {
     console.error(`proofgate a2a verify-verdict: the signature is valid but the verdict is ${JSON.stringify(verdict)}, not "forwarded"; exit 1 (--signature-only checks the signature alone)`);
     return 1;
   },
-};
+});

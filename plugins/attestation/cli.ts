@@ -1,7 +1,6 @@
 import { readFileSync, statSync } from 'node:fs';
-import { parseArgs } from 'node:util';
 import type { JSONWebKeySet } from 'jose';
-import { fsProblem, wantsHelp, type Command } from '../../core/cli.js';
+import { defineCommand, fsProblem, UsageError, type Command } from '../../core/cli.js';
 import { insecureHttpOptIn, trustedFetchUrl } from '../../core/loopback.js';
 import { verifyAttestationOffline } from './offline.js';
 
@@ -64,35 +63,21 @@ function tokenOf(arg: string): string {
   return token;
 }
 
-export const attestationVerifyCommand: Command = {
+export const attestationVerifyCommand: Command = defineCommand({
   name: 'attestation verify',
   summary: 'verify an attestation JWT offline against the JWKS (exit 0: genuine and VERIFIED)',
   usage: USAGE,
-  async run(argv) {
-    if (wantsHelp(argv)) {
-      console.log(USAGE);
-      return 0;
-    }
-    const { values, positionals } = parseArgs({
-      args: argv,
-      allowPositionals: true,
-      options: {
-        jwks: { type: 'string' },
-        issuer: { type: 'string' },
-        query: { type: 'string' },
-        'signature-only': { type: 'boolean' },
-        'allow-insecure-http': { type: 'boolean' },
-      },
-    });
-    if (positionals.length !== 1) {
-      console.error(`proofgate attestation verify: give exactly one TOKEN or FILE (got ${positionals.length})\n\n${USAGE}`);
-      return 2;
-    }
+  options: {
+    jwks: { type: 'string' },
+    issuer: { type: 'string' },
+    query: { type: 'string' },
+    'signature-only': { type: 'boolean' },
+    'allow-insecure-http': { type: 'boolean' },
+  },
+  positionals: { min: 1, max: 1, what: 'TOKEN or FILE' },
+  async run({ values, positionals }) {
     const optIn = insecureHttpOptIn(values['allow-insecure-http']);
-    if ('error' in optIn) {
-      console.error(`proofgate attestation verify: ${optIn.error}`);
-      return 2;
-    }
+    if ('error' in optIn) throw new UsageError(optIn.error);
     const jwksArg = values.jwks ?? `${(process.env.PROOFGATE_URL ?? 'http://127.0.0.1:8080').replace(/\/+$/, '')}/.well-known/jwks.json`;
     let source: { jwks: JSONWebKeySet } | { jwksUrl: URL };
     let token: string;
@@ -113,9 +98,7 @@ export const attestationVerifyCommand: Command = {
         source = { jwks: jwks as JSONWebKeySet };
       }
     } catch (err) {
-      if (!(err instanceof InputError)) throw err;
-      console.error(`proofgate attestation verify: ${err.message}`);
-      return 2;
+      throw err instanceof InputError ? new UsageError(err.message) : err;
     }
     const result = await verifyAttestationOffline(token, { ...source, issuer: values.issuer, query: values.query });
     console.log(JSON.stringify(result, null, 2));
@@ -132,4 +115,4 @@ export const attestationVerifyCommand: Command = {
     console.error(`proofgate attestation verify: the token is genuine but attests ${result.claims.svc.result.status}, not VERIFIED; exit 1 (--signature-only checks the signature alone)`);
     return 1;
   },
-};
+});

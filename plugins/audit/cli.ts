@@ -1,7 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
-import { parseArgs } from 'node:util';
 import { ConfigError, DEFAULT_CONFIG_PATH, loadConfig } from '../../core/config.js';
-import type { Command } from '../../core/cli.js';
+import { defineCommand, type Command } from '../../core/cli.js';
 import { existingStoreProblem, openStore } from '../../core/store-open.js';
 import { AUDIT_COLLECTION } from './compact.js';
 import { checkAgainstCheckpoints, checkpointAnchor } from './checkpoint.js';
@@ -31,7 +30,7 @@ function pinsGlued(argv: string[]): string[] {
  * walks every chain with the same checks as GET /admin/compliance/verify. Exit 0 = intact,
  * 1 = broken (the first broken link is printed), 2 = cannot run (config, secret, data dir).
  */
-export const auditVerifyCommand: Command = {
+export const auditVerifyCommand: Command = defineCommand({
   name: 'audit verify',
   summary: 'verify the audit hash chains and checkpoints offline (exit 1 at a break or truncation)',
   usage: `proofgate audit verify [--org ID] [--pin THUMBPRINT]... [--data-dir DIR] [--config PATH]
@@ -58,18 +57,9 @@ is intact; prints the first problem and exits 1 otherwise; exits 2 when it canno
   --hmac-key-file F  with --export: also check every HMAC with the key in F (the value of
                    SVC_AUDIT_SECRET_KEY; one trailing newline is ignored). Without it HMACs are not
                    checked, and the output says so.`,
-  async run(argv) {
-    if (argv.includes('--help') || argv.includes('-h')) {
-      console.log(this.usage);
-      return 0;
-    }
-    let values;
-    try {
-      ({ values } = parseArgs({ args: pinsGlued(argv), options: { org: { type: 'string' }, pin: { type: 'string', multiple: true }, 'data-dir': { type: 'string' }, config: { type: 'string' }, export: { type: 'string' }, 'hmac-key-file': { type: 'string' } } }));
-    } catch (err) {
-      console.error(`proofgate audit verify: ${(err as Error).message}\n\n${this.usage}`);
-      return 2;
-    }
+  options: { org: { type: 'string' }, pin: { type: 'string', multiple: true }, 'data-dir': { type: 'string' }, config: { type: 'string' }, export: { type: 'string' }, 'hmac-key-file': { type: 'string' } },
+  preparse: (argv) => pinsGlued(argv),
+  async run({ values }) {
     if (values['hmac-key-file'] !== undefined && values.export === undefined) {
       console.error('proofgate audit verify: --hmac-key-file goes with --export (the store is checked with SVC_AUDIT_SECRET_KEY)');
       return 2;
@@ -117,7 +107,7 @@ is intact; prints the first problem and exits 1 otherwise; exits 2 when it canno
       await store.close();
     }
   },
-};
+});
 
 /** `--export FILE`: the file alone, offline; no configuration is loaded */
 async function verifyExport(file: string, keyFile: string | undefined, pins: string[] | undefined): Promise<number> {

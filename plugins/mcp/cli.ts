@@ -1,7 +1,6 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { basename, dirname, extname, resolve } from 'node:path';
-import { parseArgs } from 'node:util';
-import { wantsHelp, type Command } from '../../core/cli.js';
+import { defineCommand, type Command } from '../../core/cli.js';
 import { readJsonFile } from '../../core/json-syntax.js';
 import { insecureHttpOptIn, isLoopbackHost } from '../../core/loopback.js';
 import { listTools, McpClientError, toolsFromSaved } from './client.js';
@@ -122,20 +121,11 @@ function readPins(file: string): PinFile {
   return out;
 }
 
-export const mcpScanCommand: Command = {
+export const mcpScanCommand: Command = defineCommand({
   name: 'mcp scan',
   summary: 'scan MCP servers (or saved tools/list answers) for poisoned, changed and unpinned tools',
   usage: SCAN_USAGE,
-  async run(argv) {
-    if (wantsHelp(argv)) {
-      console.log(SCAN_USAGE);
-      return 0;
-    }
-    let values;
-    try {
-      ({ values } = parseArgs({
-        args: argv,
-        options: {
+  options: {
           config: { type: 'string' },
           'tools-list': { type: 'string', multiple: true },
           pins: { type: 'string' },
@@ -144,11 +134,7 @@ export const mcpScanCommand: Command = {
           output: { type: 'string' },
           'timeout-ms': { type: 'string', default: '15000' },
         },
-      }));
-    } catch (err) {
-      console.error(`proofgate mcp scan: ${(err as Error).message}\n\n${SCAN_USAGE}`);
-      return 2;
-    }
+  async run({ values }) {
     const fail = (msg: string) => {
       console.error(`proofgate mcp scan: ${msg}`);
       return 2;
@@ -198,7 +184,7 @@ export const mcpScanCommand: Command = {
     for (const s of report.servers) if (s.error) console.error(`proofgate mcp scan: server ${s.name} not read: ${s.error}`);
     return exitCode(report);
   },
-};
+});
 
 const APPROVE_USAGE = `proofgate mcp approve --url SIDECAR --server NAME [--tool NAME [--hash sha256:…] [--accept-findings]] [--api-key KEY]
 
@@ -211,25 +197,12 @@ an operator's user (SVC_OPERATOR_USER_IDS; default key: $PROOFGATE_API_KEY). The
 plain http:// only to a loopback address unless --allow-insecure-http (or
 $PROOFGATE_ALLOW_INSECURE_HTTP=1) says otherwise. Exit: 0 done, 1 refused, 2 usage or connection error.`;
 
-export const mcpApproveCommand: Command = {
+export const mcpApproveCommand: Command = defineCommand({
   name: 'mcp approve',
   summary: 'list or approve (pin) MCP tool definitions through a running sidecar',
   usage: APPROVE_USAGE,
-  async run(argv) {
-    if (wantsHelp(argv)) {
-      console.log(APPROVE_USAGE);
-      return 0;
-    }
-    let values;
-    try {
-      ({ values } = parseArgs({
-        args: argv,
-        options: { url: { type: 'string' }, server: { type: 'string' }, tool: { type: 'string' }, hash: { type: 'string' }, 'accept-findings': { type: 'boolean' }, 'api-key': { type: 'string' }, 'allow-insecure-http': { type: 'boolean' } },
-      }));
-    } catch (err) {
-      console.error(`proofgate mcp approve: ${(err as Error).message}\n\n${APPROVE_USAGE}`);
-      return 2;
-    }
+  options: { url: { type: 'string' }, server: { type: 'string' }, tool: { type: 'string' }, hash: { type: 'string' }, 'accept-findings': { type: 'boolean' }, 'api-key': { type: 'string' }, 'allow-insecure-http': { type: 'boolean' } },
+  async run({ values }) {
     const key = values['api-key'] ?? process.env.PROOFGATE_API_KEY;
     if (!values.url || !values.server || !key) {
       console.error(`proofgate mcp approve: --url, --server and an API key are required\n\n${APPROVE_USAGE}`);
@@ -285,4 +258,4 @@ export const mcpApproveCommand: Command = {
     }
     return 0;
   },
-};
+});

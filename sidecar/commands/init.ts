@@ -1,7 +1,6 @@
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { existsSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { parseArgs } from 'node:util';
-import { wantsHelp, type Command } from '../../core/cli.js';
+import { defineCommand, type Command } from '../../core/cli.js';
 import { DEFAULT_CONFIG_PATH } from '../../core/config.js';
 
 
@@ -44,7 +43,7 @@ export function writeDevConfig(path: string, force = false): void {
   }
 }
 
-export const initCommand: Command = {
+export const initCommand: Command = defineCommand({
   name: 'init',
   summary: 'write a development config with fresh secrets and signing keys',
   usage: `proofgate init [--config PATH] [--force]
@@ -54,15 +53,11 @@ Writes PATH (default ${DEFAULT_CONFIG_PATH}, mode 0600) holding freshly generate
 (persistent policy) and a P-256 PKCS#8 A2A signing key with deployment id "local-dev".
   --config PATH   where to write (default ${DEFAULT_CONFIG_PATH})
   --force         replace an existing file (the new one is 0600 whatever the old file's mode)`,
-  async run(argv) {
-    if (wantsHelp(argv)) {
-      console.log(this.usage);
-      return 0;
-    }
-    const { values } = parseArgs({ args: argv, options: { config: { type: 'string' }, force: { type: 'boolean' } } });
+  options: { config: { type: 'string' }, force: { type: 'boolean' } },
+  async run({ values }) {
     const path = values.config ?? DEFAULT_CONFIG_PATH;
     writeDevConfig(path, values.force ?? false);
     console.log(`wrote ${path}`);
     return 0;
   },
-};
+});

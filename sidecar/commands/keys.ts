@@ -1,8 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { parseArgs } from 'node:util';
 import { hmacSha256Hex } from '../../core/canonical.js';
-import { wantsHelp, type Command } from '../../core/cli.js';
+import { defineCommand, type Command } from '../../core/cli.js';
 import { ConfigError, DEFAULT_CONFIG_PATH, loadConfig } from '../../core/config.js';
 import { DEFAULT_SCOPES, newId } from '../../plugins/auth/index.js';
 import { keyEntryProblems } from '../provision/file.js';
@@ -19,7 +18,7 @@ function list(v: string | undefined): string[] | undefined {
  * HMAC-SHA256(SVC_API_KEY_LOOKUP_SECRET, key): it only matches on servers with that same lookup
  * secret, and changing the secret invalidates every digest (docs/ops.md).
  */
-export const keysNewCommand: Command = {
+export const keysNewCommand: Command = defineCommand({
   name: 'keys new',
   summary: 'print a fresh API key and its digest (for a Secret and the bootstrap file)',
   usage: `proofgate keys new [--scopes LIST] [--a2a-senders LIST] [--name NAME] [--id ID] [--test] [--json] [--config PATH]
@@ -35,16 +34,7 @@ entry under an organisation's api_keys in SVC_BOOTSTRAP_FILE.
   --json               one JSON object instead of text
   --config PATH        config file holding the lookup secret (default $SVC_CONFIG, else ${DEFAULT_CONFIG_PATH} when present;
                        SVC_API_KEY_LOOKUP_SECRET in the environment wins)`,
-  async run(argv) {
-    if (wantsHelp(argv)) {
-      console.log(this.usage);
-      return 0;
-    }
-    let values;
-    try {
-      ({ values } = parseArgs({
-        args: argv,
-        options: {
+  options: {
           scopes: { type: 'string' },
           'a2a-senders': { type: 'string' },
           name: { type: 'string' },
@@ -53,11 +43,7 @@ entry under an organisation's api_keys in SVC_BOOTSTRAP_FILE.
           json: { type: 'boolean' },
           config: { type: 'string' },
         },
-      }));
-    } catch (err) {
-      console.error(`proofgate keys new: ${(err as Error).message}\n\n${this.usage}`);
-      return 2;
-    }
+  async run({ values }) {
     const scopes = list(values.scopes) ?? DEFAULT_SCOPES;
     const bad = scopes.filter((s) => !SCOPES.includes(s));
     if (bad.length || scopes.length === 0) {
@@ -114,4 +100,4 @@ digest: ${digest}
   scopes: [${entry.scopes.join(', ')}]${entry.a2a_senders ? `\n  a2a_senders: [${entry.a2a_senders.map((s) => JSON.stringify(s)).join(', ')}]` : ''}`);
     return 0;
   },
-};
+});

@@ -1,7 +1,6 @@
 import { existsSync } from 'node:fs';
-import { parseArgs } from 'node:util';
 import { ConfigError, DEFAULT_CONFIG_PATH, loadConfig } from '../../core/config.js';
-import { wantsHelp, type Command } from '../../core/cli.js';
+import { defineCommand, type Command } from '../../core/cli.js';
 import { LmdbStore } from '../../core/store-lmdb.js';
 import { existingStoreProblem } from '../../core/store-open.js';
 import { PgStore } from '../../core/store-pg.js';
@@ -17,7 +16,7 @@ const PAGE = 1000;
  * after (same organisations, entries and heads, checkpoints still matching), and every
  * collection's entry count is compared. The sidecar owning the directory should be stopped.
  */
-export const migrateCommand: Command = {
+export const migrateCommand: Command = defineCommand({
   name: 'migrate',
   summary: 'copy an LMDB data directory into PostgreSQL (shared mode), audit chains verified before and after',
   usage: `proofgate migrate --to postgres://USER@HOST:PORT/DB [--schema NAME] [--data-dir DIR] [--config PATH]
@@ -29,24 +28,12 @@ verified with SVC_AUDIT_SECRET_KEY before copying (a broken chain stops the migr
 again in PostgreSQL afterwards (same organisations, entries, heads; checkpoints still match). Then
 set SVC_STORE_URL to the same URL on every replica. Exit 0 = copied and verified, 1 = a check
 failed, 2 = cannot run.`,
-  async run(argv) {
-    if (wantsHelp(argv)) {
-      console.log(this.usage);
-      return 0;
-    }
+  options: { to: { type: 'string' }, schema: { type: 'string' }, 'data-dir': { type: 'string' }, config: { type: 'string' } },
+  async run({ values }) {
     const fail = (code: number, msg: string) => {
       console.error(`proofgate migrate: ${msg}`);
       return code;
     };
-    let values;
-    try {
-      ({ values } = parseArgs({
-        args: argv,
-        options: { to: { type: 'string' }, schema: { type: 'string' }, 'data-dir': { type: 'string' }, config: { type: 'string' } },
-      }));
-    } catch (err) {
-      return fail(2, `${(err as Error).message}\n\n${this.usage}`);
-    }
     if (!values.to || !/^postgres(ql)?:\/\//.test(values.to)) return fail(2, `--to postgres://… is required\n\n${this.usage}`);
     const file = values.config ?? process.env.SVC_CONFIG ?? (existsSync(DEFAULT_CONFIG_PATH) ? DEFAULT_CONFIG_PATH : null);
     let config;
@@ -115,7 +102,7 @@ failed, 2 = cannot run.`,
       await target?.close();
     }
   },
-};
+});
 
 /** the walk of every chain plus the checkpoint check, or what is wrong */
 async function verifyChains(store: Store, secret: string): Promise<WalkResult | string> {

@@ -1,6 +1,5 @@
 import { existsSync } from 'node:fs';
-import { parseArgs } from 'node:util';
-import type { Command } from '../../core/cli.js';
+import { defineCommand, type Command } from '../../core/cli.js';
 import { ConfigError, DEFAULT_CONFIG_PATH, loadConfig, type Config } from '../../core/config.js';
 import { LmdbStore } from '../../core/store-lmdb.js';
 import { existingStoreProblem } from '../../core/store-open.js';
@@ -16,19 +15,9 @@ import { loadBootstrap } from '../provision/file.js';
 const COMMON = `  --data-dir DIR   data directory (default: data_dir of the configuration)
   --config PATH    config file (default $SVC_CONFIG, else ${DEFAULT_CONFIG_PATH} when present)`;
 
-async function withOrgs(name: string, argv: string[], positional: number, fn: (admin: OrgAdmin, args: string[], config: Config) => Promise<number>): Promise<number> {
-  let parsed;
-  try {
-    parsed = parseArgs({ args: argv, allowPositionals: true, options: { 'data-dir': { type: 'string' }, config: { type: 'string' } } });
-  } catch (err) {
-    console.error(`proofgate ${name}: ${(err as Error).message}`);
-    return 2;
-  }
-  const { values, positionals } = parsed;
-  if (positionals.length !== positional) {
-    console.error(`proofgate ${name}: expected ${positional} argument(s), got ${positionals.length} (see --help)`);
-    return 2;
-  }
+const ORG_OPTIONS = { 'data-dir': { type: 'string' }, config: { type: 'string' } } as const;
+
+async function withOrgs(name: string, values: { 'data-dir'?: string; config?: string }, positionals: string[], fn: (admin: OrgAdmin, args: string[], config: Config) => Promise<number>): Promise<number> {
   const file = values.config ?? process.env.SVC_CONFIG ?? (existsSync(DEFAULT_CONFIG_PATH) ? DEFAULT_CONFIG_PATH : null);
   let config: Config;
   try {
@@ -73,7 +62,7 @@ async function withOrgs(name: string, argv: string[], positional: number, fn: (a
   }
 }
 
-export const orgsSetPlanCommand: Command = {
+export const orgsSetPlanCommand: Command = defineCommand({
   name: 'orgs set-plan',
   summary: "set an organisation's plan (operator, on the data directory)",
   usage: `proofgate orgs set-plan ORG_ID PLAN [--data-dir DIR] [--config PATH]
@@ -81,9 +70,10 @@ export const orgsSetPlanCommand: Command = {
 Sets the plan of organisation ORG_ID. PLAN is a name of limits.plans (free, pro, enterprise and
 unlimited unless the configuration adds others). A running server applies it within 30 s.
 ${COMMON}`,
-  async run(argv) {
-    if (argv.includes('--help') || argv.includes('-h')) return (console.log(this.usage), 0);
-    return withOrgs(this.name, argv, 2, async (admin, [orgId, plan]) => {
+  options: ORG_OPTIONS,
+  positionals: { min: 2, max: 2 },
+  async run({ values, positionals }) {
+    return withOrgs(this.name, values, positionals, async (admin, [orgId, plan]) => {
       const org = await admin.setPlan(orgId, plan);
       if (!org) {
         console.error(`proofgate orgs set-plan: no organisation ${orgId}`);
@@ -93,9 +83,9 @@ ${COMMON}`,
       return 0;
     });
   },
-};
+});
 
-export const orgsSetRoleCommand: Command = {
+export const orgsSetRoleCommand: Command = defineCommand({
   name: 'orgs set-role',
   summary: "set a user's role in an organisation (operator, on the data directory)",
   usage: `proofgate orgs set-role ORG_ID USER_ID ROLE [--data-dir DIR] [--config PATH]
@@ -104,9 +94,10 @@ Sets the role (owner, admin, member) of user USER_ID in organisation ORG_ID. The
 follow at once: to member, they lose agent:write and admin:all (a key left with no scope is
 revoked); to owner or admin, they take the new role with their scopes unchanged.
 ${COMMON}`,
-  async run(argv) {
-    if (argv.includes('--help') || argv.includes('-h')) return (console.log(this.usage), 0);
-    return withOrgs(this.name, argv, 3, async (admin, [orgId, userId, role]) => {
+  options: ORG_OPTIONS,
+  positionals: { min: 3, max: 3 },
+  async run({ values, positionals }) {
+    return withOrgs(this.name, values, positionals, async (admin, [orgId, userId, role]) => {
       const user = await admin.setRole(orgId, userId, role as Role);
       if (!user) {
         console.error(`proofgate orgs set-role: no user ${userId} in organisation ${orgId}`);
@@ -116,18 +107,18 @@ ${COMMON}`,
       return 0;
     });
   },
-};
+});
 
-export const orgsListCommand: Command = {
+export const orgsListCommand: Command = defineCommand({
   name: 'orgs list',
   summary: 'list organisations with their plans and users (operator, on the data directory)',
   usage: `proofgate orgs list [--data-dir DIR] [--config PATH]
 
 Prints one JSON object per organisation: id, name, plan, users (id, email, role).
 ${COMMON}`,
-  async run(argv) {
-    if (argv.includes('--help') || argv.includes('-h')) return (console.log(this.usage), 0);
-    return withOrgs(this.name, argv, 0, async (admin) => {
+  options: ORG_OPTIONS,
+  async run({ values, positionals }) {
+    return withOrgs(this.name, values, positionals, async (admin) => {
       for (const o of await admin.accounts.listOrgs()) {
         const users = (await admin.accounts.listUsers(o.id)).map((u) => ({ id: u.id, email: u.email, role: u.role }));
         console.log(JSON.stringify({ id: o.id, name: o.name, plan: o.tier, users }));
@@ -135,17 +126,17 @@ ${COMMON}`,
       return 0;
     });
   },
-};
+});
 
-export const usersHashPasswordCommand: Command = {
+export const usersHashPasswordCommand: Command = defineCommand({
   name: 'users hash-password',
   summary: 'print the password_hash of a bootstrap-file user (password read from stdin)',
   usage: `proofgate users hash-password < password.txt
 
 Reads a password from standard input (one line) and prints the scrypt password_hash object to put
 under a user in SVC_BOOTSTRAP_FILE. The password itself is never written anywhere.`,
-  async run(argv) {
-    if (argv.includes('--help') || argv.includes('-h')) return (console.log(this.usage), 0);
+  options: {},
+  async run() {
     const chunks: Buffer[] = [];
     for await (const c of process.stdin) chunks.push(c as Buffer);
     const password = Buffer.concat(chunks).toString('utf8').replace(/\r?\n$/, '');
@@ -156,4 +147,4 @@ under a user in SVC_BOOTSTRAP_FILE. The password itself is never written anywher
     console.log(JSON.stringify(await hashPassword(password)));
     return 0;
   },
-};
+});

@@ -1,13 +1,12 @@
 import { existsSync } from 'node:fs';
-import { parseArgs } from 'node:util';
 import { ConfigError, DEFAULT_CONFIG_PATH, loadConfig } from '../../core/config.js';
 import { createLogger } from '../../core/log.js';
 import { isLmdbCommitEcho } from '../../core/store-lmdb-health.js';
 import { listenEarly } from '../bootstrap.js';
-import { wantsHelp, type Command } from '../../core/cli.js';
+import { defineCommand, type Command } from '../../core/cli.js';
 import { writeDevConfig } from './init.js';
 
-export const startCommand: Command = {
+export const startCommand: Command = defineCommand({
   name: 'start',
   summary: 'serve the sidecar (runs init first when no config exists)',
   usage: `proofgate start [--config PATH]
@@ -16,12 +15,8 @@ Loads the config file (--config, else $SVC_CONFIG, else ${DEFAULT_CONFIG_PATH}),
 variables over it, validates everything, and serves on server.host:server.port (default 127.0.0.1:8080).
 When no config file exists at the default path and none was named, runs \`proofgate init\` first.
 SIGTERM/SIGINT: stop accepting, finish in-flight requests, close the store; a second signal exits at once.`,
-  async run(argv) {
-    if (wantsHelp(argv)) {
-      console.log(this.usage);
-      return 0;
-    }
-    const { values } = parseArgs({ args: argv, options: { config: { type: 'string' } } });
+  options: { config: { type: 'string' } },
+  async run({ values }) {
     let file = values.config ?? process.env.SVC_CONFIG ?? null;
     if (!file) {
       file = DEFAULT_CONFIG_PATH;
@@ -87,4 +82,4 @@ SIGTERM/SIGINT: stop accepting, finish in-flight requests, close the store; a se
       process.on('SIGINT', () => stop('SIGINT'));
     });
   },
-};
+});

@@ -1,7 +1,6 @@
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
-import type { Command } from '../../core/cli.js';
+import { defineCommand, type Command } from '../../core/cli.js';
 import { ConfigError, DEFAULT_CONFIG_PATH, loadConfig } from '../../core/config.js';
 import { LmdbStore } from '../../core/store-lmdb.js';
 import { existingStoreProblem } from '../../core/store-open.js';
@@ -10,7 +9,7 @@ import { existingStoreProblem } from '../../core/store-open.js';
  * `proofgate store stats`: entries and bytes per collection of the data directory, read offline
  * (LMDB allows it beside a running server), plus the size of the files on disk.
  */
-export const storeStatsCommand: Command = {
+export const storeStatsCommand: Command = defineCommand({
   name: 'store stats',
   summary: 'entries and bytes per store collection (offline)',
   usage: `proofgate store stats [--json] [--data-dir DIR] [--config PATH]
@@ -21,18 +20,8 @@ for reuse). Exits 2 when it cannot run.
   --json           one JSON object instead of a table
   --data-dir DIR   data directory (default: data_dir of the configuration)
   --config PATH    config file (default $SVC_CONFIG, else ${DEFAULT_CONFIG_PATH} when present)`,
-  async run(argv) {
-    if (argv.includes('--help') || argv.includes('-h')) {
-      console.log(this.usage);
-      return 0;
-    }
-    let values;
-    try {
-      ({ values } = parseArgs({ args: argv, options: { json: { type: 'boolean' }, 'data-dir': { type: 'string' }, config: { type: 'string' } } }));
-    } catch (err) {
-      console.error(`proofgate store stats: ${(err as Error).message}\n\n${this.usage}`);
-      return 2;
-    }
+  options: { json: { type: 'boolean' }, 'data-dir': { type: 'string' }, config: { type: 'string' } },
+  async run({ values }) {
     let dataDir = values['data-dir'];
     if (!dataDir) {
       const file = values.config ?? process.env.SVC_CONFIG ?? (existsSync(DEFAULT_CONFIG_PATH) ? DEFAULT_CONFIG_PATH : null);
@@ -67,4 +56,4 @@ for reuse). Exits 2 when it cannot run.
       await store.close();
     }
   },
-};
+});

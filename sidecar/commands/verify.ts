@@ -1,7 +1,6 @@
 import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
-import { parseArgs } from 'node:util';
 import { randomBytes } from 'node:crypto';
-import { didYouMean, fsProblem, parseArgsProblem, wantsHelp, type Command } from '../../core/cli.js';
+import { defineCommand, didYouMean, fsProblem, type Command } from '../../core/cli.js';
 import { sha256Ref } from '../../core/canonical.js';
 import { HttpError, Problems } from '../../core/errors.js';
 import type { Plugin, Principal } from '../../core/types.js';
@@ -128,43 +127,30 @@ function text(outcomes: Outcome[]): string {
   return out.join('\n') + '\n';
 }
 
-export const verifyCommand: Command = {
+export const verifyCommand: Command = defineCommand({
   name: 'verify',
   summary: 'verify code, SQL or math files (CI): text, JSON, SARIF 2.1.0 or Verification Context output',
   usage: USAGE,
-  async run(argv) {
-    if (wantsHelp(argv)) {
-      console.log(USAGE);
-      return 0;
-    }
-    let values: Record<string, string | boolean | string[] | undefined>;
-    let positionals: string[];
-    try {
-      ({ values, positionals } = parseArgs({
-        args: argv,
-        allowPositionals: true,
-        options: {
-          url: { type: 'string' },
-          local: { type: 'boolean' },
-          format: { type: 'string', default: 'text' },
-          output: { type: 'string' },
-          sarif: { type: 'string' },
-          language: { type: 'string' },
-          schema: { type: 'string' },
-          dialect: { type: 'string' },
-          'allow-writes': { type: 'boolean' },
-          'allow-insecure-http': { type: 'boolean' },
-          root: { type: 'string' },
-          include: { type: 'string', multiple: true },
-          exclude: { type: 'string', multiple: true },
-          'max-files': { type: 'string' },
-          progress: { type: 'boolean' },
-        },
-      }));
-    } catch (err) {
-      console.error(`proofgate verify: ${parseArgsProblem(err, 'verify', USAGE)}\n\n${USAGE}`);
-      return 2;
-    }
+  options: {
+      url: { type: 'string' },
+      local: { type: 'boolean' },
+      format: { type: 'string', default: 'text' },
+      output: { type: 'string' },
+      sarif: { type: 'string' },
+      language: { type: 'string' },
+      schema: { type: 'string' },
+      dialect: { type: 'string' },
+      'allow-writes': { type: 'boolean' },
+      'allow-insecure-http': { type: 'boolean' },
+      root: { type: 'string' },
+      include: { type: 'string', multiple: true },
+      exclude: { type: 'string', multiple: true },
+      'max-files': { type: 'string' },
+      progress: { type: 'boolean' },
+    },
+  // the kind and its paths are checked below, with a did-you-mean for the kind
+  positionals: { min: 0, max: Infinity },
+  async run({ values, positionals }) {
     const [kind, ...paths] = positionals;
     const format = String(values.format);
     const problem = !['code', 'sql', 'math'].includes(kind)
@@ -304,4 +290,4 @@ export const verifyCommand: Command = {
     }
     return s.admitted ? 0 : 1;
   },
-};
+});

@@ -78,8 +78,12 @@ t.test('--help works on the CLI and on every command', async (t) => {
   // openapi takes no arguments: one meant for another command is refused before anything is built
   const stray = spawnSync(...nodeCommand([CLI, 'openapi', '--output', 'x.json']), { encoding: 'utf8', env: cleanEnv });
   t.equal(stray.status, 2, 'openapi --output exits 2');
-  t.match(stray.stderr, /unexpected argument --output[\s\S]*proofgate openapi/);
+  t.match(stray.stderr, /Unknown option '--output'[\s\S]*proofgate openapi/);
   t.equal(stray.stdout, '', 'no document printed');
+  const positional = spawnSync(...nodeCommand([CLI, 'openapi', 'x.json']), { encoding: 'utf8', env: cleanEnv });
+  t.equal(positional.status, 2, 'openapi x.json exits 2');
+  t.match(positional.stderr, /proofgate openapi: takes no arguments \(got "x\.json"\)/);
+  t.equal(positional.stdout, '', 'no document printed');
 });
 
 t.test('init writes secrets and P-256 PKCS#8 keys, readable only by the owner', async (t) => {

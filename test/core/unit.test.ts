@@ -4,6 +4,7 @@
  * import cycles, with no server.
  */
 import './unit/canonical.js';
+import './unit/cli.js';
 import './unit/egress.js';
 import './unit/config.js';
 import './unit/es256.js';
