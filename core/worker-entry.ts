@@ -105,7 +105,7 @@ async function warmUp(): Promise<void> {
 
 // Not a top-level await: V8 aborts the whole process (`Check failed: (location_) != nullptr` in
 // AsyncModuleExecutionFulfilled) when a thread is terminated while a module with top-level await is
-// still evaluating. The pool ends a starting thread only once it is ready (worker-pool.ts
+// still evaluating. The pool ends a starting thread only once it is ready (worker-thread.ts
 // STARTING_GRACE_MS); this module itself finishes evaluating before its first warm-up runs.
 void warmUp().then(() => {
   port.on('message', (task: TaskMessage) => {

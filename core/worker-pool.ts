@@ -1,4 +1,3 @@
-import { Worker } from 'node:worker_threads';
 import type { Logger } from 'pino';
 import { EngineError } from './engine-error.js';
 import {
@@ -14,6 +13,9 @@ import {
   type TaskMessage,
   type ThreadData,
 } from './worker-protocol.js';
+import { endWhenStarted, spawnThread, type Thread as EngineThread } from './worker-thread.js';
+
+type Thread = EngineThread<Task>;
 
 export interface PoolOptions {
   name: string;
@@ -54,29 +56,6 @@ interface Task {
 }
 
 export type OnRan = (startMs: number, endMs: number, threadId: number) => void;
-
-interface Thread {
-  worker: Worker;
-  slots: Int32Array;
-  tasks: Array<Task | undefined>;
-  free: number[];
-  inFlight: number;
-  ready: boolean;
-  /** settles when the thread said 'ready' or exited, whichever came first */
-  started: Promise<void>;
-  markStarted: () => void;
-  /** ended by the pool (deadline, idle, close) or exited: nothing it sends counts any more */
-  dead: boolean;
-  idleTimer: NodeJS.Timeout | undefined;
-}
-
-/**
- * How long close() lets a starting thread finish its module loading and warm-ups before it is
- * terminated anyway. V8 aborts the whole process (`Check failed: (location_) != nullptr` in
- * AsyncModuleExecutionFulfilled) when an isolate is terminated while a module with top-level await
- * is evaluating (the math engine's mathjs.ts has one), so a thread is ended only once it is ready.
- */
-const STARTING_GRACE_MS = 15_000;
 
 /** after a thread dies before it was ready (a broken engine module), the next start waits this long */
 const RESTART_BACKOFF_MS = 1000;
@@ -141,7 +120,7 @@ export class WorkerPool {
         clearTimeout(task.timer);
         this.end(task, gone);
       }
-      exits.push(th.ready ? th.worker.terminate() : untilStarted(th).then(() => th.worker.terminate()));
+      exits.push(endWhenStarted(th));
     }
     await Promise.allSettled(exits);
   }
@@ -214,35 +193,8 @@ export class WorkerPool {
       }, wait);
       return;
     }
-    const n = this.o.slotsPerThread;
-    const data: ThreadData = { warmups: [...this.o.warmups], slots: new SharedArrayBuffer(4 * n) };
-    const worker = new Worker(this.o.entry, {
-      workerData: data,
-      // workers must not inherit a test runner's, profiler's or APM agent's preloads: each loads its
-      // module hooks per thread and sends every engine module through them. `execArgv: []` drops the
-      // command line's; NODE_OPTIONS is re-read by every thread from its env, so it goes too
-      execArgv: [],
-      env: workerEnv(),
-      // V8 lets a thread's young generation grow to 32 MB, all of it resident once an engine's warm-up
-      // has allocated through it; engine tasks allocate short-lived objects in small amounts, so a
-      // smaller nursery costs a few more scavenges and saves ~24 MB per thread (docs: performance)
-      resourceLimits: { maxYoungGenerationSizeMb: this.o.youngGenerationMb, ...(this.o.oldGenerationMb ? { maxOldGenerationSizeMb: this.o.oldGenerationMb } : {}) },
-    });
-    // a pool never keeps the process alive: pending tasks hold their deadline timers, which do
-    worker.unref();
-    const th: Thread = {
-      worker,
-      slots: new Int32Array(data.slots),
-      tasks: new Array<Task | undefined>(n).fill(undefined),
-      free: Array.from({ length: n }, (_, i) => n - 1 - i),
-      inFlight: 0,
-      ready: false,
-      started: Promise.resolve(),
-      markStarted: () => undefined,
-      dead: false,
-      idleTimer: undefined,
-    };
-    th.started = new Promise<void>((resolve) => (th.markStarted = resolve));
+    const th: Thread = spawnThread<Task>({ entry: this.o.entry, slots: this.o.slotsPerThread, warmups: this.o.warmups, youngGenerationMb: this.o.youngGenerationMb, oldGenerationMb: this.o.oldGenerationMb });
+    const worker = th.worker;
     this.threads.push(th);
     worker.on('message', (msg: ReplyMessage) => this.onReply(th, msg));
     worker.on('error', (err) => this.o.log.error({ err, pool: this.o.name }, 'engine worker error'));
@@ -395,20 +347,4 @@ export class WorkerPool {
     }, this.o.idleTimeoutMs);
     th.idleTimer.unref();
   }
-}
-
-/** The process's environment without NODE_OPTIONS (see the Worker options above). */
-function workerEnv(): NodeJS.ProcessEnv {
-  const { NODE_OPTIONS: _dropped, ...env } = process.env;
-  return env;
-}
-
-/** the thread's start settled, or the grace period passed (a hung warm-up must not hold close() forever) */
-function untilStarted(th: Thread): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
-  const grace = new Promise<void>((resolve) => {
-    timer = setTimeout(resolve, STARTING_GRACE_MS);
-    timer.unref();
-  });
-  return Promise.race([th.started, grace]).finally(() => clearTimeout(timer));
 }
