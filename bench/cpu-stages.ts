@@ -16,18 +16,18 @@ export interface CpuProfile {
 
 /** the stages, in a request's order; a file of the project is matched by its path under dist/ */
 const STAGES: Array<[stage: string, pattern: RegExp]> = [
-  ['http (node)', /\/core\/(http-server|router|context|kit)\.js$/],
-  ['parse body', /\/core\/(body|json-syntax|strict-json|exact-json|json-depth)\.js$/],
+  ['http (node)', /\/core\/(http\/(server|router|context)|plugin\/kit)\.js$/],
+  ['parse body', /\/core\/(http\/body|json\/(syntax|strict|exact|depth))\.js$/],
   ['auth', /\/plugins\/auth\/(?!limiter|ratelimit)[^/]+\.js$|\/plugins\/agents\//],
   ['limit', /\/plugins\/auth\/(limiter|ratelimit)[^/]*\.js$/],
-  ['validate', /\/core\/validate\.js$/],
-  ['hash', /\/core\/canonical\.js$/],
-  ['hop', /\/core\/(worker-pool|workers|worker-protocol)\.js$/],
+  ['validate', /\/core\/json\/validate\.js$/],
+  ['hash', /\/core\/json\/canonical\.js$/],
+  ['hop', /\/core\/workers\/[^/]+\.js$/],
   ['engine (main thread)', /\/plugins\/engines\//],
-  ['sign', /\/plugins\/attestation\/|\/core\/es256\.js$|\/plugins\/a2a\/signer\.js$/],
-  ['audit', /\/plugins\/audit\/|\/core\/store-[^/]+\.js$/],
-  ['reply', /\/core\/(reply|verdict)\.js$/],
-  ['pipeline', /\/core\/(pipeline|app|tracing|metrics)\.js$/],
+  ['sign', /\/plugins\/attestation\/|\/core\/keys\/es256\.js$|\/plugins\/a2a\/signer\.js$/],
+  ['audit', /\/plugins\/audit\/|\/core\/store\/[^/]+\.js$/],
+  ['reply', /\/core\/(http\/reply|verdict)\.js$/],
+  ['pipeline', /\/core\/(http\/pipeline|app|obs\/tracing|obs\/metrics)\.js$/],
 ];
 
 const OWN = /\/dist\/(core|plugins|sidecar)\//;

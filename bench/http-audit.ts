@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { LmdbStore } from '../core/store-lmdb.js';
+import { LmdbStore } from '../core/store/lmdb.js';
 import { AuditChain, type AuditFields } from '../plugins/audit/index.js';
 
 /** How the store makes a commit durable; the bench prints it beside every figure. */

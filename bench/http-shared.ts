@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
-import { PgStore } from '../core/store-pg.js';
+import { PgStore } from '../core/store/pg.js';
 import { AuditChain } from '../plugins/audit/index.js';
 import { Accounts, ApiKeys } from '../plugins/auth/index.js';
 import { freePort } from './load.js';

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Pool } from 'undici';
-import { LmdbStore } from '../core/store-lmdb.js';
+import { LmdbStore } from '../core/store/lmdb.js';
 import { Accounts, ApiKeys } from '../plugins/auth/index.js';
 import { financeMessages, lines, pick } from './http-bodies.js';
 import { auditAppendBench, COMMIT_MODE, storageFigures } from './http-audit.js';

@@ -2,24 +2,24 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
 import type { Config } from './config.js';
-import { answerClientError, createHttpServer, serverOptions } from './http-server.js';
-import { createLogger } from './log.js';
-import { publicUrl } from './public-url.js';
-import { Metrics } from './metrics.js';
-import { openStore } from './store-open.js';
-import type { Store } from './store.js';
-import { Validator } from './validate.js';
-import { Router } from './router.js';
-import { WorkerPools } from './workers.js';
-import { createPipeline } from './pipeline.js';
-import { resolvePlugins } from './plugin.js';
-import { declares, orderPlugins } from './plugin-order.js';
-import { JWKS_SERVICE } from './jwks.js';
-import { kit } from './kit.js';
-import { startSweeps } from './store-prune.js';
-import { buildOpenApi } from './openapi.js';
+import { answerClientError, createHttpServer, serverOptions } from './http/server.js';
+import { createLogger } from './obs/log.js';
+import { publicUrl } from './http/public-url.js';
+import { Metrics } from './obs/metrics.js';
+import { openStore } from './store/open.js';
+import type { Store } from './store/store.js';
+import { Validator } from './json/validate.js';
+import { Router } from './http/router.js';
+import { WorkerPools } from './workers/pools.js';
+import { createPipeline } from './http/pipeline.js';
+import { resolvePlugins } from './plugin/load.js';
+import { declares, orderPlugins } from './plugin/order.js';
+import { JWKS_SERVICE } from './keys/jwks.js';
+import { kit } from './plugin/kit.js';
+import { startSweeps } from './store/prune.js';
+import { buildOpenApi } from './http/openapi.js';
 import { SERVICE_VERSION } from './version.js';
-import { startTracing, traced, workerSpan } from './tracing.js';
+import { startTracing, traced, workerSpan } from './obs/tracing.js';
 import type { App, Authenticator, EngineDef, EngineHandle, OnErrorHook, OnReplyHook, Plugin, PluginEntry, PluginManifest, PreHandlerHook, RequestContext, RouteDef } from './types.js';
 
 export const SCHEMAS_DIR = new URL('../../schemas/', import.meta.url);
@@ -68,7 +68,7 @@ export interface Kernel {
 export async function createApp(opts: CreateOptions): Promise<Kernel> {
   const config = opts.config;
   const log = opts.logger ?? createLogger(config.log_level);
-  // imports the SDK only when an OTLP endpoint is configured (core/tracing.ts)
+  // imports the SDK only when an OTLP endpoint is configured (core/obs/tracing.ts)
   const stopTracing = await startTracing(config, log);
   const metrics = new Metrics();
   const validator = new Validator();

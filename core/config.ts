@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { didYouMean } from './cli.js';
-import { jsonSyntaxErrorAt } from './json-syntax.js';
-import { compileSchema } from './validate.js';
+import { jsonSyntaxErrorAt } from './json/syntax.js';
+import { compileSchema } from './json/validate.js';
 
 /**
  * Configuration = defaults ← JSON file ← environment, validated once at start-up against

@@ -1,9 +1,9 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Logger } from 'pino';
 import type { Config } from './config.js';
-import type { Store } from './store.js';
-import type { Metrics } from './metrics.js';
-import type { PluginKit } from './kit.js';
+import type { Store } from './store/store.js';
+import type { Metrics } from './obs/metrics.js';
+import type { PluginKit } from './plugin/kit.js';
 import type { DiagnosticResult } from './verdict.js';
 import type { FieldError, HttpError } from './errors.js';
 
@@ -129,7 +129,7 @@ export interface RouteInfo {
   /** media type of a non-JSON response (an SVG badge, a CSV export): such a route has no response schema */
   produces?: string;
   /**
-   * the handler compares claimed numbers exactly (core/exact-json.ts): a JSON number beyond the
+   * the handler compares claimed numbers exactly (core/json/exact.ts): a JSON number beyond the
    * double range reaches it as its text instead of a 400 number_out_of_range; a list names the
    * top-level members that take such text, and one anywhere else is a 400 validation_failed
    */

@@ -1,4 +1,4 @@
-import { sha256Ref, SHA256_REF } from './canonical.js';
+import { sha256Ref, SHA256_REF } from './json/canonical.js';
 
 /**
  * The unified verdict (spec: DiagnosticResult). The proof_ref invariant lives only here:

@@ -1,7 +1,7 @@
 import type { Server } from 'node:http';
 import type { Config } from '../core/config.js';
 import { HttpError, Problems } from '../core/errors.js';
-import { createHttpServer } from '../core/http-server.js';
+import { createHttpServer } from '../core/http/server.js';
 
 /**
  * Opens the socket before the plugins are even imported, so a Kubernetes liveness probe gets its

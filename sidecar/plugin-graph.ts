@@ -1,4 +1,4 @@
-import { orderPlugins } from '../core/plugin-order.js';
+import { orderPlugins } from '../core/plugin/order.js';
 import type { Plugin, PluginEntry } from '../core/types.js';
 
 /**

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import type { Logger } from 'pino';
-import { sha256Ref } from '../../core/canonical.js';
+import { sha256Ref } from '../../core/json/canonical.js';
 import { HttpError } from '../../core/errors.js';
-import { EngineError } from '../../core/workers.js';
+import { EngineError } from '../../core/workers/pools.js';
 import { A2AProblems } from './errors.js';
 import { disabledGuard } from './guards/passthrough.js';
 import type { GuardRegistry } from './guards/registry.js';

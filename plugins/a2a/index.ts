@@ -1,6 +1,6 @@
 import type { App, Plugin } from '../../core/types.js';
 import { HttpError } from '../../core/errors.js';
-import { isLoopbackHost } from '../../core/loopback.js';
+import { isLoopbackHost } from '../../core/http/loopback.js';
 import { addIdentity } from '../health/index.js';
 import { A2AProblems, SIGNING_KEY_UNAVAILABLE } from './errors.js';
 import { DecisionLog, RecordingGateway } from './decisions.js';
@@ -16,7 +16,7 @@ import type { PayloadType } from './message.js';
 import { A2AMetrics } from './metrics.js';
 import { registerRoutes, SIGNING_TAG } from './routes.js';
 import { registerProxy } from './proxy/index.js';
-import type { StrictJson } from '../../core/strict-json.js';
+import type { StrictJson } from '../../core/json/strict.js';
 import { issuerDid, loadSigningKey, type VerdictSigner } from './signer.js';
 import { TrustBoundary } from './trust-boundary.js';
 import { createPairBuckets } from './token-bucket-redis.js';

@@ -1,5 +1,5 @@
 import type { Counter, Histogram } from 'prom-client';
-import type { Metrics } from '../../core/metrics.js';
+import type { Metrics } from '../../core/obs/metrics.js';
 import type { VerdictStatus } from './message.js';
 
 /**

@@ -1,8 +1,8 @@
 import type { App } from '../../core/types.js';
-import { repeatedKeyError } from '../../core/body.js';
+import { repeatedKeyError } from '../../core/http/body.js';
 import { HttpError } from '../../core/errors.js';
-import { publishedJwks } from '../../core/jwks.js';
-import { bindExact } from '../../core/exact-json.js';
+import { publishedJwks } from '../../core/keys/jwks.js';
+import { bindExact } from '../../core/json/exact.js';
 import { SERVICE_NAME, SERVICE_VERSION } from '../../core/version.js';
 import { A2AProblems, SIGNING_KEY_UNAVAILABLE } from './errors.js';
 import type { A2AGateway } from './gateway.js';

@@ -1,8 +1,8 @@
 import { createPublicKey, type JsonWebKey, type KeyObject } from 'node:crypto';
 import { Decimal } from 'decimal.js';
 import { compactVerify } from 'jose';
-import { canonicalJson } from '../../core/canonical.js';
-import { isExactNumber, numbersFitDoubles, parseExactJson } from '../../core/exact-json.js';
+import { canonicalJson } from '../../core/json/canonical.js';
+import { isExactNumber, numbersFitDoubles, parseExactJson } from '../../core/json/exact.js';
 import type { Principal } from '../../core/types.js';
 import { jwkAlgorithm, type AgentPublicJwk } from '../agents/index.js';
 import type { Allowlist } from './trust-config.js';
@@ -142,7 +142,7 @@ export function signedBytes(message: Record<string, unknown>): Buffer {
 /**
  * True when every number of the message is the decimal its double stands for. RFC 8785 writes a
  * number as the double it reads as, so `100000000000000007.995` and `100000000000000000` sign the
- * same bytes; but the guards read numbers exactly as written (core/exact-json.ts), so a relay could
+ * same bytes; but the guards read numbers exactly as written (core/json/exact.ts), so a relay could
  * rewrite a signed invoice into one the sender never wrote without breaking the signature.
  */
 function numbersAsSigned(raw: Buffer): boolean {

@@ -1,9 +1,9 @@
 import { createHash, createPrivateKey, createPublicKey, type KeyObject } from 'node:crypto';
-import { b64urlJson, signDetachedJws, signJws, signJwsAsync } from '../../core/es256.js';
+import { b64urlJson, signDetachedJws, signJws, signJwsAsync } from '../../core/keys/es256.js';
 import type { VerdictStatus } from './message.js';
 
 /**
- * ES256 verdict signing on the hot path, with the kernel's signer (core/es256.ts): the PKCS#8 key is
+ * ES256 verdict signing on the hot path, with the kernel's signer (core/keys/es256.ts): the PKCS#8 key is
  * imported once into a KeyObject, and the protected header never changes, so it is encoded once.
  */
 export const JWT_TYP = 'svc-a2a-attestation+jwt';

@@ -1,6 +1,6 @@
 import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
-import { connectRedis, redisAnswers } from '../../core/redis.js';
+import { connectRedis, redisAnswers } from '../../core/store/redis.js';
 import { PairBuckets, type Clock, type TakeResult } from './token-bucket.js';
 
 /**

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import type { ErrorObject } from 'ajv';
-import { compileSchema } from '../../core/validate.js';
+import { compileSchema } from '../../core/json/validate.js';
 import { publicJwkProblem, type AgentPublicJwk } from '../agents/index.js';
 import { isValidAgentId, type PayloadType } from './message.js';
 

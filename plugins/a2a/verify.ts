@@ -1,6 +1,6 @@
 import { decodeProtectedHeader, errors, jwtVerify, type JSONWebKeySet, type JWTVerifyGetKey } from 'jose';
-import { sha256Ref } from '../../core/canonical.js';
-import { jwksKeySet } from '../../core/jwks-keyset.js';
+import { sha256Ref } from '../../core/json/canonical.js';
+import { jwksKeySet } from '../../core/keys/jwks-keyset.js';
 import { CLAIMS_VERSION, JWT_TYP, type A2AClaims } from './signer.js';
 
 /**

@@ -7,7 +7,7 @@
 import { scanHeuristics, type HeuristicFinding } from './guards/code-heuristics.js';
 import { checkFinanceTask, type FinanceTask } from './guards/finance.js';
 import type { GuardOutcome } from './guards/types.js';
-import { parseStrictJson, type StrictJson } from '../../core/strict-json.js';
+import { parseStrictJson, type StrictJson } from '../../core/json/strict.js';
 
 export function checkFinance(task: FinanceTask): GuardOutcome {
   return checkFinanceTask(task);

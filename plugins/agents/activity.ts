@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { Store } from '../../core/store.js';
+import type { Store } from '../../core/store/store.js';
 
 /**
  * The per-agent activity log. Keys are `<agent_id>/<ms since epoch, 15 digits>-<random>`, so one

@@ -1,4 +1,4 @@
-import type { Store } from '../../core/store.js';
+import type { Store } from '../../core/store/store.js';
 import { AGENT_COLLECTIONS, AGENT_TOKEN_PATTERN, type AgentRecord, type AgentType, type Agents } from './tokens.js';
 
 /**

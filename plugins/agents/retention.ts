@@ -1,6 +1,6 @@
 import type { App } from '../../core/types.js';
-import type { Store } from '../../core/store.js';
-import { pruneExpiredPrefixes } from '../../core/store-prune.js';
+import type { Store } from '../../core/store/store.js';
+import { pruneExpiredPrefixes } from '../../core/store/prune.js';
 import { ACTIVITY_COLLECTION } from './activity.js';
 
 /**

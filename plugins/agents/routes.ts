@@ -1,4 +1,4 @@
-import { clipText, sha256Ref } from '../../core/canonical.js';
+import { clipText, sha256Ref } from '../../core/json/canonical.js';
 import { HttpError, Problems } from '../../core/errors.js';
 import type { App, RequestContext, Verifier } from '../../core/types.js';
 import { unverifiable } from '../../core/verdict.js';

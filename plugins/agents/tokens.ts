@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { safeEqual } from '../../core/canonical.js';
+import { safeEqual } from '../../core/json/canonical.js';
 import { HttpError } from '../../core/errors.js';
-import type { Store } from '../../core/store.js';
+import type { Store } from '../../core/store/store.js';
 import type { Authenticator, Principal } from '../../core/types.js';
 import { newId } from '../auth/index.js';
 import { AgentProblems } from './errors.js';

@@ -1,6 +1,6 @@
 import type { App, Reply, RequestContext } from '../../core/types.js';
 import { diagnosticProblem } from '../../core/verdict.js';
-import type { WriteOp } from '../../core/store.js';
+import type { WriteOp } from '../../core/store/store.js';
 import { AUDIT_SERVICES, AUDIT_WITH_STATE, VERIFICATION_TAG } from '../audit/index.js';
 import type { AttestationService } from './types.js';
 

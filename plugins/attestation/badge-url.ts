@@ -1,7 +1,7 @@
 import { createHmac } from 'node:crypto';
 import { defineProblem, HttpError } from '../../core/errors.js';
-import { safeEqual } from '../../core/canonical.js';
-import type { Collection } from '../../core/store.js';
+import { safeEqual } from '../../core/json/canonical.js';
+import type { Collection } from '../../core/store/store.js';
 import type { App } from '../../core/types.js';
 import { AttestationProblems } from './errors.js';
 import type { AttestationRecord, StoredStatus } from './types.js';

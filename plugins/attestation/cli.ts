@@ -1,7 +1,7 @@
 import { readFileSync, statSync } from 'node:fs';
 import type { JSONWebKeySet } from 'jose';
 import { defineCommand, fsProblem, UsageError, type Command } from '../../core/cli.js';
-import { insecureHttpOptIn, trustedFetchUrl } from '../../core/loopback.js';
+import { insecureHttpOptIn, trustedFetchUrl } from '../../core/http/loopback.js';
 import { verifyAttestationOffline } from './offline.js';
 
 /**

@@ -1,4 +1,4 @@
-import { registerCodec, type Codec } from '../../core/store.js';
+import { registerCodec, type Codec } from '../../core/store/store.js';
 import { hasOwnSubject, subjectOf } from './subject.js';
 import type { AttestationRecord } from './types.js';
 

@@ -1,9 +1,9 @@
 import { randomFillSync } from 'node:crypto';
 import type { KeyObject } from 'node:crypto';
-import { b64urlJson, es256Sign, es256SignAsync, signJwsAsync } from '../../core/es256.js';
+import { b64urlJson, es256Sign, es256SignAsync, signJwsAsync } from '../../core/keys/es256.js';
 import type { Logger } from 'pino';
-import { sha256Ref, SHA256_REF } from '../../core/canonical.js';
-import type { Collection } from '../../core/store.js';
+import { sha256Ref, SHA256_REF } from '../../core/json/canonical.js';
+import type { Collection } from '../../core/store/store.js';
 import type { DiagnosticResult } from '../../core/verdict.js';
 import type { SigningKey } from './keys.js';
 // records are stored in their compact layout by every store of this process
@@ -62,7 +62,7 @@ function idMillis(iat: number): number {
 }
 
 /**
- * The kernel's ES256 signer (core/es256.ts), on libuv's thread pool by default: an ECDSA signature
+ * The kernel's ES256 signer (core/keys/es256.ts), on libuv's thread pool by default: an ECDSA signature
  * is ~45 µs of CPU that would otherwise be the event loop's, for every VERIFIED verdict. Injectable
  * (synchronous or not) so a test can make signing fail.
  */

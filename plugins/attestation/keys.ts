@@ -2,7 +2,7 @@ import { createPrivateKey, createPublicKey, generateKeyPairSync, type KeyObject 
 import { calculateJwkThumbprint, exportJWK, type JWK } from 'jose';
 import type { Logger } from 'pino';
 import type { Config } from '../../core/config.js';
-import type { Store } from '../../core/store.js';
+import type { Store } from '../../core/store/store.js';
 import { AttestationKeyError } from './errors.js';
 
 /**

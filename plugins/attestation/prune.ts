@@ -1,4 +1,4 @@
-import type { Store, WriteOp } from '../../core/store.js';
+import type { Store, WriteOp } from '../../core/store/store.js';
 import type { AttestationRecord } from './types.js';
 
 /**

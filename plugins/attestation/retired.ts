@@ -1,6 +1,6 @@
 import { createPublicKey, type KeyObject } from 'node:crypto';
 import { calculateJwkThumbprint, exportJWK } from 'jose';
-import type { PublishedJwk } from '../../core/jwks.js';
+import type { PublishedJwk } from '../../core/keys/jwks.js';
 import { AttestationKeyError } from './errors.js';
 import { assertP256 } from './keys.js';
 

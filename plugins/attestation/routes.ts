@@ -1,7 +1,7 @@
 import type { App, RequestContext } from '../../core/types.js';
 import type { AdminAudit } from '../auth/index.js';
 import { HttpError } from '../../core/errors.js';
-import type { Collection } from '../../core/store.js';
+import type { Collection } from '../../core/store/store.js';
 import { AttestationProblems, INVALID_TOKEN_DETAIL } from './errors.js';
 import { recordStatus } from './verify.js';
 import type { AttestationRecord, AttestationService } from './types.js';

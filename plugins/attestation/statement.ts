@@ -1,6 +1,6 @@
 import type { KeyObject } from 'node:crypto';
 import { compactVerify, decodeProtectedHeader } from 'jose';
-import { signJws } from '../../core/es256.js';
+import { signJws } from '../../core/keys/es256.js';
 import type { SigningKey } from './keys.js';
 import { MAX_TOKEN_BYTES } from './verify.js';
 

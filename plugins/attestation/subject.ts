@@ -1,4 +1,4 @@
-import { sha256Ref } from '../../core/canonical.js';
+import { sha256Ref } from '../../core/json/canonical.js';
 
 /**
  * `sub` binds the pair (evaluated input, proof): sha256Ref({query_hash, proof_hash}). Either half

@@ -1,4 +1,4 @@
-import { SHA256_REF } from '../../core/canonical.js';
+import { SHA256_REF } from '../../core/json/canonical.js';
 import type { AttestationClaims } from './types.js';
 
 /**

@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import { sha256Ref } from '../../core/canonical.js';
+import { sha256Ref } from '../../core/json/canonical.js';
 import { blocked, diagnosticProblem, reviveDiagnostic, unverifiable, type DiagnosticResult, type Status } from '../../core/verdict.js';
 import { claimHolds } from './issue.js';
 import type { AttestationService, VerifyOutcome } from './types.js';

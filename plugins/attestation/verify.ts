@@ -1,6 +1,6 @@
 import type { KeyObject } from 'node:crypto';
 import { decodeProtectedHeader, jwtVerify } from 'jose';
-import type { Collection } from '../../core/store.js';
+import type { Collection } from '../../core/store/store.js';
 import { subjectOf } from './subject.js';
 import { claimsShapeOk, MAX_TOKEN_BYTES, SVC_VERSION, TOKEN_TYPE } from './token.js';
 import type { AttestationClaims, AttestationRecord, RejectReason, StoredStatus, VerifyOutcome } from './types.js';

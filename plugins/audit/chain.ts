@@ -1,5 +1,5 @@
-import type { Store, WriteOp } from '../../core/store.js';
-import { traced } from '../../core/tracing.js';
+import type { Store, WriteOp } from '../../core/store/store.js';
+import { traced } from '../../core/obs/tracing.js';
 import { assertEntry, entryKey, sealEntry, type AuditEntry, type AuditFields } from './payload.js';
 import { AUDIT_COLLECTION } from './compact.js';
 import { payloadCheck } from './verify.js';

@@ -1,8 +1,8 @@
 import { createPublicKey, verify as cryptoVerify, type JsonWebKey } from 'node:crypto';
 import { calculateJwkThumbprint, type JWK } from 'jose';
 import type { Logger } from 'pino';
-import { safeEqual, SHA256_REF } from '../../core/canonical.js';
-import type { Store, WriteOp } from '../../core/store.js';
+import { safeEqual, SHA256_REF } from '../../core/json/canonical.js';
+import type { Store, WriteOp } from '../../core/store/store.js';
 import type { AuditChain, Head } from './chain.js';
 import { entryKey, type AuditEntry } from './payload.js';
 import { AUDIT_COLLECTION } from './compact.js';

@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { ConfigError, DEFAULT_CONFIG_PATH, loadConfig } from '../../core/config.js';
 import { defineCommand, type Command } from '../../core/cli.js';
-import { existingStoreProblem, openStore } from '../../core/store-open.js';
+import { existingStoreProblem, openStore } from '../../core/store/open.js';
 import { AUDIT_COLLECTION } from './compact.js';
 import { checkAgainstCheckpoints, checkpointAnchor } from './checkpoint.js';
 import { walkChains } from './verify.js';

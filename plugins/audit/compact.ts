@@ -1,4 +1,4 @@
-import { registerCodec, type Codec } from '../../core/store.js';
+import { registerCodec, type Codec } from '../../core/store/store.js';
 import { AUDIT_STATUSES, hasCurrentPayloadHash, logIdOf, payloadHashOf, type AuditEntry, type AuditStatus } from './payload.js';
 
 /**

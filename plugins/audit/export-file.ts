@@ -1,7 +1,7 @@
 import { closeSync, fsyncSync, mkdirSync, openSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { hmacSha256Hex } from '../../core/canonical.js';
+import { hmacSha256Hex } from '../../core/json/canonical.js';
 import type { Checkpoint } from './checkpoint.js';
 import type { AuditEntry } from './payload.js';
 

@@ -1,5 +1,5 @@
 import { Readable } from 'node:stream';
-import type { Store } from '../../core/store.js';
+import type { Store } from '../../core/store/store.js';
 import { CHECKPOINT_COLLECTION, checkpointKey, makeCheckpoint, type Checkpoint, type CheckpointSigner } from './checkpoint.js';
 import { EXPORT_CHECKPOINT, EXPORT_HEADER, EXPORT_VERSION, hmacKeyId, type ExportHeader } from './export-file.js';
 import { entryKey, type AuditEntry } from './payload.js';

@@ -1,7 +1,7 @@
 import { createReadStream } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { calculateJwkThumbprint, type JWK } from 'jose';
-import { safeEqual } from '../../core/canonical.js';
+import { safeEqual } from '../../core/json/canonical.js';
 import { checkCheckpoint, type Checkpoint } from './checkpoint.js';
 import { EXPORT_CHECKPOINT, EXPORT_HEADER, EXPORT_VERSION, hmacKeyId, type ExportHeader } from './export-file.js';
 import { assertEntry, type AuditEntry } from './payload.js';

@@ -1,6 +1,6 @@
-import { sha256Hex, SHA256_REF, sha256Ref } from '../../core/canonical.js';
+import { sha256Hex, SHA256_REF, sha256Ref } from '../../core/json/canonical.js';
 import { HttpError, Problems } from '../../core/errors.js';
-import { StoreFullError, type WriteOp } from '../../core/store.js';
+import { StoreFullError, type WriteOp } from '../../core/store/store.js';
 import type { App, Reply, RequestContext } from '../../core/types.js';
 import type { SecurityEvents } from '../auth/index.js';
 import { AUDIT_WITH_STATE, ChainUnavailableError, type AuditChain } from './chain.js';

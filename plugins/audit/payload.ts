@@ -1,4 +1,4 @@
-import { hmacSha256Hex, SHA256_REF, sha256Hex, sha256Ref } from '../../core/canonical.js';
+import { hmacSha256Hex, SHA256_REF, sha256Hex, sha256Ref } from '../../core/json/canonical.js';
 
 /**
  * The audit entry and its two canonical payload forms. The payload commits to the entry's

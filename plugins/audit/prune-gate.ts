@@ -1,4 +1,4 @@
-import type { Store } from '../../core/store.js';
+import type { Store } from '../../core/store/store.js';
 import { CHECKPOINT_COLLECTION, checkCheckpoint, checkpointKey, type Checkpoint } from './checkpoint.js';
 import { assertEntry, type AuditEntry } from './payload.js';
 import { AUDIT_COLLECTION } from './compact.js';

@@ -1,4 +1,4 @@
-import type { Store } from '../../core/store.js';
+import type { Store } from '../../core/store/store.js';
 import { checkAgainstCheckpoints, checkpointAnchor } from './checkpoint.js';
 import { assertEntry, logIdOf, type AuditEntry, type AuditStatus } from './payload.js';
 import { auditCollection } from './store-read.js';

@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { Store, WriteOp } from '../../core/store.js';
+import type { Store, WriteOp } from '../../core/store/store.js';
 import type { AuditChain } from './chain.js';
 import { CHECKPOINT_COLLECTION, checkpointKey, makeCheckpoint, type CheckpointSigner } from './checkpoint.js';
 import { writeExport } from './export-file.js';

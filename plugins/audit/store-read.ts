@@ -1,4 +1,4 @@
-import type { Store } from '../../core/store.js';
+import type { Store } from '../../core/store/store.js';
 import { assertEntry, entryKey, parseLogId, type AuditEntry, type AuditStatus } from './payload.js';
 import { AUDIT_COLLECTION } from './compact.js';
 

@@ -1,5 +1,5 @@
-import { safeEqual, sha256Ref } from '../../core/canonical.js';
-import type { Collection } from '../../core/store.js';
+import { safeEqual, sha256Ref } from '../../core/json/canonical.js';
+import type { Collection } from '../../core/store/store.js';
 import {
   assertEntry,
   currentPayload,

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { Store } from '../../core/store.js';
+import type { Store } from '../../core/store/store.js';
 import type { Role, Tier } from '../../core/types.js';
 import { dummyHash, hashPassword, verifyPassword, type PasswordHash } from './passwords.js';
 

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import type { Store } from '../../core/store.js';
-import { pruneExpiredPrefixes } from '../../core/store-prune.js';
+import type { Store } from '../../core/store/store.js';
+import { pruneExpiredPrefixes } from '../../core/store/prune.js';
 
 /**
  * Security events (auth failures, rate-limit hits, blocked verifications) recorded in the store as

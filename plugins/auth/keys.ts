@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { hmacSha256Hex, safeEqual } from '../../core/canonical.js';
-import type { Collection, Store } from '../../core/store.js';
+import { hmacSha256Hex, safeEqual } from '../../core/json/canonical.js';
+import type { Collection, Store } from '../../core/store/store.js';
 import type { Role, Scope } from '../../core/types.js';
 import { newId } from './accounts.js';
 

@@ -1,6 +1,6 @@
 import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
-import { connectRedis, redisAnswers } from '../../core/redis.js';
+import { connectRedis, redisAnswers } from '../../core/store/redis.js';
 import { decide, LimiterUnavailableError, MemoryLimiter, windowStart, type Decision, type RateLimiter, type Rule } from './limiter.js';
 
 /**

@@ -1,4 +1,4 @@
-import type { Store } from '../../core/store.js';
+import type { Store } from '../../core/store/store.js';
 import type { Role, Scope } from '../../core/types.js';
 import { DEFAULT_SCOPES, KEY_COLLECTIONS, KEY_FORMAT, KEY_PATTERN, type ApiKeyRecord, type ApiKeys } from './keys.js';
 

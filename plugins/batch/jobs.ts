@@ -1,4 +1,4 @@
-import type { Store } from '../../core/store.js';
+import type { Store } from '../../core/store/store.js';
 import type { ItemResult } from './run.js';
 
 export const BATCH_COLLECTIONS = { jobs: 'batch_jobs', expiry: 'batch_jobs.expiry' } as const;

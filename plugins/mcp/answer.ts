@@ -1,6 +1,6 @@
 import { Readable } from 'node:stream';
 import { HttpError } from '../../core/errors.js';
-import { parseStrictJson } from '../../core/strict-json.js';
+import { parseStrictJson } from '../../core/json/strict.js';
 import type { Reply } from '../../core/types.js';
 import { McpProblems } from './errors.js';
 import { respondsTo as respondsToId, type ReviewMode, type Reviewed, type ReviewTask } from './relay-review.js';
@@ -12,7 +12,7 @@ import { formatEvent, formatJsonEvent, parseBlock, SseParser, type SseEvent } fr
 /**
  * The server's answer on its way to the client (issue 38, item 3). Every message in it, whatever
  * path it takes (a JSON body, a JSON batch, each event of a stream, the body of a non-2xx answer),
- * is parsed strictly (core/strict-json.ts: no NaN/Infinity, comments, trailing text or duplicate
+ * is parsed strictly (core/json/strict.ts: no NaN/Infinity, comments, trailing text or duplicate
  * keys, which lenient client parsers accept or read differently) and handed to the relay's review,
  * and the client gets the re-serialised value: it reads exactly what was reviewed. What cannot be
  * parsed or reviewed is withheld: the answer to a request becomes a JSON-RPC error under the

@@ -1,6 +1,6 @@
 import { Readable } from 'node:stream';
 import { HttpError, Problems } from '../../core/errors.js';
-import type { Store } from '../../core/store.js';
+import type { Store } from '../../core/store/store.js';
 import type { Reply, RequestContext } from '../../core/types.js';
 import { MAX_ANSWER_BYTES, type JsonRpc } from './answer.js';
 import { SESSION_COLLECTION, type SessionRecord } from './expiry.js';

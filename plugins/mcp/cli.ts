@@ -1,8 +1,8 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { basename, dirname, extname, resolve } from 'node:path';
 import { defineCommand, type Command } from '../../core/cli.js';
-import { readJsonFile } from '../../core/json-syntax.js';
-import { insecureHttpOptIn, isLoopbackHost } from '../../core/loopback.js';
+import { readJsonFile } from '../../core/json/syntax.js';
+import { insecureHttpOptIn, isLoopbackHost } from '../../core/http/loopback.js';
 import { listTools, McpClientError, toolsFromSaved } from './client.js';
 import { SERVER_NAME } from './config.js';
 import { exitCode, pinsOf, renderSarif, renderText, scan, type PinFile, type ServerInput } from './scan.js';

@@ -1,5 +1,5 @@
-import { parseStrictJson } from '../../core/strict-json.js';
-import { tracedClient } from '../../core/tracing.js';
+import { parseStrictJson } from '../../core/json/strict.js';
+import { tracedClient } from '../../core/obs/tracing.js';
 import { mediaType } from './answer.js';
 import { SseParser } from './sse.js';
 

@@ -1,4 +1,4 @@
-import { sha256Ref } from '../../core/canonical.js';
+import { sha256Ref } from '../../core/json/canonical.js';
 import { screenToolSchema, type Finding } from '../agents/index.js';
 
 /**

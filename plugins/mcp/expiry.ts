@@ -1,4 +1,4 @@
-import type { Store, WriteOp } from '../../core/store.js';
+import type { Store, WriteOp } from '../../core/store/store.js';
 import { LISTING_COLLECTION } from './listings.js';
 import { PIN_COLLECTIONS, type DuplicateRecord, type SeenRecord } from './pins.js';
 import { STREAM_COLLECTION, type StreamRecord } from './streams.js';

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { sha256Ref } from '../../core/canonical.js';
+import { sha256Ref } from '../../core/json/canonical.js';
 import type { VerdictSigner } from '../a2a/index.js';
 import { HttpError } from '../../core/errors.js';
 import type { Activity, ToolEvaluation } from '../agents/index.js';

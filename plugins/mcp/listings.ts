@@ -1,5 +1,5 @@
-import { sha256Hex } from '../../core/canonical.js';
-import type { Store } from '../../core/store.js';
+import { sha256Hex } from '../../core/json/canonical.js';
+import type { Store } from '../../core/store/store.js';
 
 /**
  * MCP pages tools/list: the client reads the first page without a cursor and each next one with the

@@ -1,5 +1,5 @@
 import type { Counter, Gauge } from 'prom-client';
-import type { Metrics } from '../../core/metrics.js';
+import type { Metrics } from '../../core/obs/metrics.js';
 
 /**
  * Prometheus series of the MCP proxy. Labels stay bounded: `server` is a configured name, `method`

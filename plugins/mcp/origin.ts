@@ -1,5 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import { hostNameOfUrl, parseHostName, sameHost, type HostName } from '../../core/host-name.js';
+import { hostNameOfUrl, parseHostName, sameHost, type HostName } from '../../core/http/host-name.js';
 
 /**
  * Host and Origin of a request to /mcp/{server} (issue 38, item 10). The MCP Streamable HTTP
@@ -9,7 +9,7 @@ import { hostNameOfUrl, parseHostName, sameHost, type HostName } from '../../cor
  * with the upstream's and does not forward Origin, so the upstream's own check never sees the
  * browser's values: proofgate checks them itself, before anything is forwarded.
  *
- * Every comparison goes through core/host-name.ts (case, trailing dot, default port, IDNA).
+ * Every comparison goes through core/http/host-name.ts (case, trailing dot, default port, IDNA).
  */
 export interface HostPolicy {
   /** `host` (any port) or `host:port` entries */

@@ -1,4 +1,4 @@
-import type { Store } from '../../core/store.js';
+import type { Store } from '../../core/store/store.js';
 import { definitionHash, screenDefinition, type Finding, type ToolDefinition } from './definitions.js';
 
 /**

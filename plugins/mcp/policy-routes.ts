@@ -1,4 +1,4 @@
-import { repeatedKeyError } from '../../core/body.js';
+import { repeatedKeyError } from '../../core/http/body.js';
 import { HttpError, Problems } from '../../core/errors.js';
 import type { App, RequestContext } from '../../core/types.js';
 import type { AdminAudit } from '../auth/index.js';

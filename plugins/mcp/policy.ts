@@ -1,4 +1,4 @@
-import type { Store } from '../../core/store.js';
+import type { Store } from '../../core/store/store.js';
 import { classifyTool, normaliseToolName, type Finding } from '../agents/index.js';
 import type { ToolDefinition } from './definitions.js';
 

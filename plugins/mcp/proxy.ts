@@ -1,7 +1,7 @@
-import { sha256Hex } from '../../core/canonical.js';
+import { sha256Hex } from '../../core/json/canonical.js';
 import { HttpError, Problems } from '../../core/errors.js';
-import { annotateRequest, tracedClient, tracedMessage, tracingEnabled, withTraceMeta } from '../../core/tracing.js';
-import { jsonDepth } from '../../core/json-depth.js';
+import { annotateRequest, tracedClient, tracedMessage, tracingEnabled, withTraceMeta } from '../../core/obs/tracing.js';
+import { jsonDepth } from '../../core/json/depth.js';
 import type { Reply, RequestContext } from '../../core/types.js';
 import type { Attributes } from '@opentelemetry/api';
 import type { McpServer } from './config.js';
@@ -33,7 +33,7 @@ export interface RelayDeps extends GateDeps {
   timeoutMs: number;
   /** server.max_json_depth: an answer is re-serialised and hashed, so it is held to the request bodies' nesting cap */
   maxJsonDepth: number;
-  store: import('../../core/store.js').Store;
+  store: import('../../core/store/store.js').Store;
   /** audit entries and metrics for what a tools/list review noticed */
   onPinEvents(ctx: RequestContext, events: PinEvent[]): Promise<void>;
   /** what each stream that relayed an event id was opened for (resumption: stream.ts) */
@@ -102,7 +102,7 @@ export async function upstream(d: RelayDeps, ctx: RequestContext, server: McpSer
   ctx.signal.addEventListener('abort', onGone, { once: true });
   ac.signal.addEventListener('abort', () => ctx.signal.removeEventListener('abort', onGone), { once: true });
   try {
-    // a CLIENT span; its traceparent replaces any the client sent (core/tracing.ts)
+    // a CLIENT span; its traceparent replaces any the client sent (core/obs/tracing.ts)
     const spanName = o.attributes?.['mcp.method.name'] ? mcpSpanName(o.attributes) : `mcp ${method}`;
     const res = await tracedClient(spanName, server.url, headers, () => fetch(server.url, { method, headers, body: typeof body === 'function' ? body() : body, signal: ac.signal, redirect: 'manual' }), o.attributes);
     return { res, ac, timer };

@@ -1,4 +1,4 @@
-import { repeatedKeyError } from '../../core/body.js';
+import { repeatedKeyError } from '../../core/http/body.js';
 import { HttpError } from '../../core/errors.js';
 import type { App } from '../../core/types.js';
 import { operatorOnly, serverOf } from './admin-access.js';

@@ -1,4 +1,4 @@
-import type { Store } from '../../core/store.js';
+import type { Store } from '../../core/store/store.js';
 import { PIN_COLLECTIONS, PIN_FORM, type PinRecord, type SeenRecord } from './pins.js';
 
 /**

@@ -1,5 +1,5 @@
-import { jsonDepth } from '../../core/json-depth.js';
-import { parseStrictJson } from '../../core/strict-json.js';
+import { jsonDepth } from '../../core/json/depth.js';
+import { parseStrictJson } from '../../core/json/strict.js';
 import { relayedFields } from './event-ids.js';
 import { reviewServerMessage, VERDICT_META, type Refusal } from './server-messages.js';
 import { formatEvent, formatJsonEvent, parseBlock } from './sse.js';

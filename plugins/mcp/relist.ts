@@ -1,4 +1,4 @@
-import type { Store } from '../../core/store.js';
+import type { Store } from '../../core/store/store.js';
 
 /**
  * `notifications/tools/list_changed`: the server says its tools changed. What proofgate holds as

@@ -1,4 +1,4 @@
-import { sha256Ref } from '../../core/canonical.js';
+import { sha256Ref } from '../../core/json/canonical.js';
 import { HttpError } from '../../core/errors.js';
 import type { App, RequestContext } from '../../core/types.js';
 import type { AdminAudit } from '../auth/index.js';

@@ -1,4 +1,4 @@
-import { EngineError } from '../../core/engine-error.js';
+import { EngineError } from '../../core/workers/engine-error.js';
 import { HttpError, Problems } from '../../core/errors.js';
 import type { EngineHandle } from '../../core/types.js';
 import { evaluateAdmitted, type ToolEvaluation } from '../agents/index.js';

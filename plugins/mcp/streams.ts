@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { sha256Hex } from '../../core/canonical.js';
-import type { Store } from '../../core/store.js';
+import { sha256Hex } from '../../core/json/canonical.js';
+import type { Store } from '../../core/store/store.js';
 
 /**
  * What each relayed event stream was opened for, so that a client resuming it (GET with

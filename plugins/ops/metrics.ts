@@ -1,6 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { safeEqual } from '../../core/canonical.js';
+import { safeEqual } from '../../core/json/canonical.js';
 import { HttpError } from '../../core/errors.js';
 import type { App, RequestContext } from '../../core/types.js';
 import type { Accounts, ApiKeys } from '../auth/index.js';

@@ -1,6 +1,6 @@
 import type { ValidateFunction } from 'ajv';
-import { compileSchema } from '../../core/validate.js';
-import { exactMember } from '../../core/exact-json.js';
+import { compileSchema } from '../../core/json/validate.js';
+import { exactMember } from '../../core/json/exact.js';
 import { ProviderError, type FactOpinion, type LogicTranslation, type MathTranslation, type TranslationOf, type TranslationTarget } from './types.js';
 
 /**

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import type { ValidateFunction } from 'ajv';
-import { canonicalJson, clipText, sha256Hex, sha256Ref } from '../../core/canonical.js';
-import { compileSchema } from '../../core/validate.js';
+import { canonicalJson, clipText, sha256Hex, sha256Ref } from '../../core/json/canonical.js';
+import { compileSchema } from '../../core/json/validate.js';
 import type { DiagnosticResult, Status } from '../../core/verdict.js';
 
 /**

@@ -1,5 +1,5 @@
 import { decodeJwt } from 'jose';
-import { sha256Ref } from '../../core/canonical.js';
+import { sha256Ref } from '../../core/json/canonical.js';
 import type { App, RequestContext } from '../../core/types.js';
 import { diagnosticProblem, reviveDiagnostic, type DiagnosticResult } from '../../core/verdict.js';
 import { SERVICE_VERSION } from '../../core/version.js';

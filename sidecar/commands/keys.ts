@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { hmacSha256Hex } from '../../core/canonical.js';
+import { hmacSha256Hex } from '../../core/json/canonical.js';
 import { defineCommand, type Command } from '../../core/cli.js';
 import { ConfigError, DEFAULT_CONFIG_PATH, loadConfig } from '../../core/config.js';
 import { DEFAULT_SCOPES, newId } from '../../plugins/auth/index.js';

@@ -1,10 +1,10 @@
 import { existsSync } from 'node:fs';
 import { ConfigError, DEFAULT_CONFIG_PATH, loadConfig } from '../../core/config.js';
 import { defineCommand, type Command } from '../../core/cli.js';
-import { LmdbStore } from '../../core/store-lmdb.js';
-import { existingStoreProblem } from '../../core/store-open.js';
-import { PgStore } from '../../core/store-pg.js';
-import type { Store } from '../../core/store.js';
+import { LmdbStore } from '../../core/store/lmdb.js';
+import { existingStoreProblem } from '../../core/store/open.js';
+import { PgStore } from '../../core/store/pg.js';
+import type { Store } from '../../core/store/store.js';
 import { AUDIT_COLLECTION, checkAgainstCheckpoints, checkpointAnchor, walkChains, type WalkResult } from '../../plugins/audit/index.js';
 import { importAllBuiltins } from '../builtin.js';
 

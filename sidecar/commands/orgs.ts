@@ -1,8 +1,8 @@
 import { existsSync } from 'node:fs';
 import { defineCommand, type Command } from '../../core/cli.js';
 import { ConfigError, DEFAULT_CONFIG_PATH, loadConfig, type Config } from '../../core/config.js';
-import { LmdbStore } from '../../core/store-lmdb.js';
-import { existingStoreProblem } from '../../core/store-open.js';
+import { LmdbStore } from '../../core/store/lmdb.js';
+import { existingStoreProblem } from '../../core/store/open.js';
 import type { Role } from '../../core/types.js';
 import { Accounts, ApiKeys, defaultPlanOf, hashPassword, OrgAdmin, Plans, SecurityEvents, UnknownValueError } from '../../plugins/auth/index.js';
 import { loadBootstrap } from '../provision/file.js';

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { ConfigError, DEFAULT_CONFIG_PATH, loadConfig } from '../../core/config.js';
-import { createLogger } from '../../core/log.js';
-import { isLmdbCommitEcho } from '../../core/store-lmdb-health.js';
+import { createLogger } from '../../core/obs/log.js';
+import { isLmdbCommitEcho } from '../../core/store/lmdb-health.js';
 import { listenEarly } from '../bootstrap.js';
 import { defineCommand, type Command } from '../../core/cli.js';
 import { writeDevConfig } from './init.js';
@@ -38,7 +38,7 @@ SIGTERM/SIGINT: stop accepting, finish in-flight requests, close the store; a se
     const log = createLogger(config.log_level);
     // A stray rejected promise is a bug to log, not a reason to drop every in-flight verification.
     // lmdb-js's own unawaited promise of a failed commit is not one: the store reported the
-    // failure to its caller and logs a full disk once per episode (core/store-lmdb-health.ts)
+    // failure to its caller and logs a full disk once per episode (core/store/lmdb-health.ts)
     process.on('unhandledRejection', (err) => {
       if (isLmdbCommitEcho(err)) log.debug({ err }, 'lmdb commit failure, already reported to its caller');
       else log.error({ err }, 'unhandled promise rejection');

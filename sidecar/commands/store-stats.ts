@@ -2,8 +2,8 @@ import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { defineCommand, type Command } from '../../core/cli.js';
 import { ConfigError, DEFAULT_CONFIG_PATH, loadConfig } from '../../core/config.js';
-import { LmdbStore } from '../../core/store-lmdb.js';
-import { existingStoreProblem } from '../../core/store-open.js';
+import { LmdbStore } from '../../core/store/lmdb.js';
+import { existingStoreProblem } from '../../core/store/open.js';
 
 /**
  * `proofgate store stats`: entries and bytes per collection of the data directory, read offline

@@ -1,10 +1,10 @@
 import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { defineCommand, didYouMean, fsProblem, type Command } from '../../core/cli.js';
-import { sha256Ref } from '../../core/canonical.js';
+import { sha256Ref } from '../../core/json/canonical.js';
 import { HttpError, Problems } from '../../core/errors.js';
 import type { Plugin, Principal } from '../../core/types.js';
-import { insecureHttpOptIn } from '../../core/loopback.js';
+import { insecureHttpOptIn } from '../../core/http/loopback.js';
 import { InsecureTransportError, ProofgateClient, ProofgateError, ResponseTooLargeError, toVerificationContext } from '../../packages/client/src/index.js';
 import { insideRoot, outsideRootOutcome, realRoot } from '../verify/files.js';
 import { itemsOf, judge, UsageError, type Item, type Kind, type Outcome } from '../verify/items.js';

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import type { ErrorObject } from 'ajv';
-import { compileSchema } from '../../core/validate.js';
+import { compileSchema } from '../../core/json/validate.js';
 import type { PlanLimit } from '../../core/config.js';
 import type { Role, Scope } from '../../core/types.js';
 import type { PasswordHash } from '../../plugins/auth/index.js';

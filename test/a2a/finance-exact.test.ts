@@ -1,6 +1,6 @@
 import t from 'tap';
 import { Decimal } from 'decimal.js';
-import { bindExact, ExactNumber, exactOf, numbersFitDoubles, parseExactJson } from '../../core/exact-json.js';
+import { bindExact, ExactNumber, exactOf, numbersFitDoubles, parseExactJson } from '../../core/json/exact.js';
 import { checkFinanceTask, createFinanceGuard, FINANCE_INLINE_BYTES } from '../../plugins/a2a/guards/finance.js';
 import type { GuardContext, GuardOutcome } from '../../plugins/a2a/guards/types.js';
 import { intercept, invoice, message, startA2AWithoutCode, TEST_API_KEY } from '../helpers/a2a.js';

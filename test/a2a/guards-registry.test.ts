@@ -8,7 +8,7 @@ import { passthroughGuard } from '../../plugins/a2a/guards/passthrough.js';
 import { A2AMetrics } from '../../plugins/a2a/metrics.js';
 import { loadSigningKey } from '../../plugins/a2a/signer.js';
 import { TrustBoundary } from '../../plugins/a2a/trust-boundary.js';
-import { Metrics } from '../../core/metrics.js';
+import { Metrics } from '../../core/obs/metrics.js';
 import type { Plugin } from '../../core/types.js';
 import { decodeJwt, intercept, invoice, KEY_PEM, message, startA2A } from '../helpers/a2a.js';
 

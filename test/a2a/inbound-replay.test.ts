@@ -1,7 +1,7 @@
 import { createPrivateKey, createPublicKey } from 'node:crypto';
 import t from 'tap';
-import { LmdbStore } from '../../core/store-lmdb.js';
-import type { Store, WriteOp } from '../../core/store.js';
+import { LmdbStore } from '../../core/store/lmdb.js';
+import type { Store, WriteOp } from '../../core/store/store.js';
 import { keyFingerprint } from '../../plugins/a2a/index.js';
 import { INBOUND_VERDICTS_COLLECTION, SeenVerdicts } from '../../plugins/a2a/proxy/replay.js';
 import { KEY_PEM, p256Pem } from '../helpers/a2a.js';

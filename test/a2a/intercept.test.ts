@@ -1,6 +1,6 @@
 import { createHash, createPublicKey } from 'node:crypto';
 import t from 'tap';
-import { sha256Ref } from '../../core/canonical.js';
+import { sha256Ref } from '../../core/json/canonical.js';
 import { decodeJwt, intercept, invoice, message, startA2A, startA2AWithoutCode, TEST_API_KEY, verifyWithJwk } from '../helpers/a2a.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;

@@ -283,7 +283,7 @@ t.test("a verdict on a peer's answer does not vouch for a message at another sid
 });
 
 t.test('task records expire: not found after the TTL, claimable anew, pruned in expiry order', async (t) => {
-  const { LmdbStore } = await import('../../core/store-lmdb.js');
+  const { LmdbStore } = await import('../../core/store/lmdb.js');
   const { tempDir } = await import('../helpers/temp-dir.js');
   const { TaskOwners, PROXY_TASKS_COLLECTION, PROXY_TASKS_EXPIRY_COLLECTION } = await import('../../plugins/a2a/proxy/tasks.js');
   const store = new LmdbStore(tempDir(t, 'a2a-tasks-'));

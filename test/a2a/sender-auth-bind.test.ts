@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import t, { type Test } from 'tap';
-import { isLoopbackHost } from '../../core/loopback.js';
+import { isLoopbackHost } from '../../core/http/loopback.js';
 import { nodeCommand, serveChild } from '../helpers/child.js';
 import { tempDir } from '../helpers/temp-dir.js';
 

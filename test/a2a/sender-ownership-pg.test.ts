@@ -1,5 +1,5 @@
 import t from 'tap';
-import { PgStore } from '../../core/store-pg.js';
+import { PgStore } from '../../core/store/pg.js';
 import a2a from '../../plugins/a2a/index.js';
 import agents from '../../plugins/agents/index.js';
 import auth from '../../plugins/auth/index.js';

@@ -1,6 +1,6 @@
 import t from 'tap';
 import { rmSync } from 'node:fs';
-import { LmdbStore } from '../../core/store-lmdb.js';
+import { LmdbStore } from '../../core/store/lmdb.js';
 import { ACTIVITY_COLLECTION } from '../../plugins/agents/index.js';
 import { pruneActivity } from '../../plugins/agents/retention.js';
 import { startServer, builtinsWithoutEngines } from '../helpers/server.js';

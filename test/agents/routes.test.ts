@@ -1,5 +1,5 @@
 import t from 'tap';
-import { hmacSha256Hex } from '../../core/canonical.js';
+import { hmacSha256Hex } from '../../core/json/canonical.js';
 import { startServer, TEST_SECRETS, type TestServer, untilReady, builtinsWithEngines } from '../helpers/server.js';
 import { bearer, createKey, signup, tenant } from '../helpers/tenancy.js';
 import { AGENT_COLLECTIONS, ACTIVITY_COLLECTION, type AgentRecord } from '../../plugins/agents/index.js';

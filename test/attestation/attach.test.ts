@@ -1,5 +1,5 @@
 import t from 'tap';
-import { sha256Ref } from '../../core/canonical.js';
+import { sha256Ref } from '../../core/json/canonical.js';
 import { startHarness } from '../helpers/attestation/harness.js';
 
 t.test('attestable onReply hook', async (t) => {

@@ -1,5 +1,5 @@
 import t from 'tap';
-import { sha256Ref } from '../../core/canonical.js';
+import { sha256Ref } from '../../core/json/canonical.js';
 import type { Plugin, Verifier } from '../../core/types.js';
 import { unverifiable, verified } from '../../core/verdict.js';
 import batch from '../../plugins/batch/index.js';

@@ -1,7 +1,7 @@
 import { createPublicKey, createPrivateKey } from 'node:crypto';
 import { join } from 'node:path';
 import t from 'tap';
-import { sha256Ref } from '../../core/canonical.js';
+import { sha256Ref } from '../../core/json/canonical.js';
 import type { AttestationRecord } from '../../plugins/attestation/types.js';
 import { startHarness } from '../helpers/attestation/harness.js';
 import { P256_PEM } from '../helpers/attestation/fixtures.js';

@@ -1,7 +1,7 @@
 import t, { type Test } from 'tap';
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { PgStore } from '../../core/store-pg.js';
+import { PgStore } from '../../core/store/pg.js';
 import { AuditChain, AUDIT_COLLECTION, walkChains, type AuditEntry, type AuditFields } from '../../plugins/audit/index.js';
 import { TEST_SECRETS } from '../helpers/server.js';
 import { createTestDatabase, freshSchema, pgUnavailable } from '../helpers/pg.js';

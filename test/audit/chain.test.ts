@@ -2,7 +2,7 @@ import t from 'tap';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { LmdbStore } from '../../core/store-lmdb.js';
+import { LmdbStore } from '../../core/store/lmdb.js';
 import { AuditChain, entriesToCsv, type AuditFields } from '../../plugins/audit/index.js';
 import { AUDIT_COLLECTION } from '../../plugins/audit/compact.js';
 import { walkChains } from '../../plugins/audit/verify.js';

@@ -4,7 +4,7 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { pino } from 'pino';
 import { calculateJwkThumbprint, exportJWK, type JWK } from 'jose';
-import { LmdbStore } from '../../core/store-lmdb.js';
+import { LmdbStore } from '../../core/store/lmdb.js';
 import { AuditChain, type AuditFields } from '../../plugins/audit/index.js';
 import { entryKey } from '../../plugins/audit/payload.js';
 import { AUDIT_COLLECTION } from '../../plugins/audit/compact.js';

@@ -1,6 +1,6 @@
 import t from 'tap';
 import { open } from 'lmdb';
-import { LmdbStore } from '../../core/store-lmdb.js';
+import { LmdbStore } from '../../core/store/lmdb.js';
 import { AuditChain, type AuditEntry } from '../../plugins/audit/index.js';
 import { entryKey } from '../../plugins/audit/payload.js';
 import { AUDIT_COLLECTION } from '../../plugins/audit/compact.js';
@@ -58,7 +58,7 @@ t.test('values that do not round-trip exactly are stored as they are', async (t)
 
 t.test('sealing writes the same canonical form the verifier recomputes, for awkward strings too', async (t) => {
   const { sealEntry, currentPayload } = await import('../../plugins/audit/payload.js');
-  const { sha256Ref } = await import('../../core/canonical.js');
+  const { sha256Ref } = await import('../../core/json/canonical.js');
   const awkward = ['é"\\', 'a\nb\u2028\u2029', '\u0000\u001f<>&', '😀', '\u007f\ud7ff\ue000', ''];
   for (const [i, s] of awkward.entries()) {
     const e = sealEntry('secret', 'org_a', i, i ? 'sha256:' + '00'.repeat(32) : null, {

@@ -1,7 +1,7 @@
 import t from 'tap';
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { LmdbStore } from '../../core/store-lmdb.js';
+import { LmdbStore } from '../../core/store/lmdb.js';
 import { AuditChain } from '../../plugins/audit/index.js';
 import { AUDIT_COLLECTION } from '../../plugins/audit/compact.js';
 import { walkChains } from '../../plugins/audit/verify.js';

@@ -4,7 +4,7 @@ import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pino } from 'pino';
 import { calculateJwkThumbprint, exportJWK } from 'jose';
-import { LmdbStore } from '../../core/store-lmdb.js';
+import { LmdbStore } from '../../core/store/lmdb.js';
 import { AuditChain, type AuditFields } from '../../plugins/audit/index.js';
 import type { CheckpointSigner } from '../../plugins/audit/checkpoint.js';
 import { pruneAudit } from '../../plugins/audit/retention.js';

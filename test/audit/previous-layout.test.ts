@@ -1,6 +1,6 @@
 import t from 'tap';
 import { open } from 'lmdb';
-import { LmdbStore } from '../../core/store-lmdb.js';
+import { LmdbStore } from '../../core/store/lmdb.js';
 import { AuditChain, type AuditEntry } from '../../plugins/audit/index.js';
 import { entryKey } from '../../plugins/audit/payload.js';
 import { AUDIT_COLLECTION } from '../../plugins/audit/compact.js';

@@ -2,7 +2,7 @@ import t from 'tap';
 import { createPublicKey, generateKeyPairSync, sign, type KeyObject } from 'node:crypto';
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { LmdbStore } from '../../core/store-lmdb.js';
+import { LmdbStore } from '../../core/store/lmdb.js';
 import { AuditChain, type AuditEntry, type AuditFields } from '../../plugins/audit/index.js';
 import { entryKey } from '../../plugins/audit/payload.js';
 import { AUDIT_COLLECTION } from '../../plugins/audit/compact.js';

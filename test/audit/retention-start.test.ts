@@ -1,7 +1,7 @@
 import t from 'tap';
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { LmdbStore } from '../../core/store-lmdb.js';
+import { LmdbStore } from '../../core/store/lmdb.js';
 import { AuditChain, type AuditFields } from '../../plugins/audit/index.js';
 import { AUDIT_COLLECTION } from '../../plugins/audit/compact.js';
 import { startServer, TEST_SECRETS, builtinsWithoutEngines } from '../helpers/server.js';

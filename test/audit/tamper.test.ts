@@ -1,9 +1,9 @@
 import t from 'tap';
-import { sha256Ref } from '../../core/canonical.js';
+import { sha256Ref } from '../../core/json/canonical.js';
 import { type AuditEntry } from '../../plugins/audit/index.js';
 import { entryKey, legacyPayload, logIdOf } from '../../plugins/audit/payload.js';
 import { AUDIT_COLLECTION } from '../../plugins/audit/compact.js';
-import { hmacSha256Hex } from '../../core/canonical.js';
+import { hmacSha256Hex } from '../../core/json/canonical.js';
 import { startServer, TEST_SECRETS, type TestServer, builtinsWithoutEngines } from '../helpers/server.js';
 import { tenant, verificationTestPlugin } from '../helpers/tenancy.js';
 import { runCli } from './fixtures/cli.js';

@@ -1,5 +1,5 @@
 import t from 'tap';
-import { LmdbStore } from '../../core/store-lmdb.js';
+import { LmdbStore } from '../../core/store/lmdb.js';
 import { SecurityEvents } from '../../plugins/auth/events.js';
 import { startServer, builtinsWithoutEngines } from '../helpers/server.js';
 import { tempDir } from '../helpers/temp-dir.js';

@@ -1,7 +1,7 @@
 import t from 'tap';
 import { decodeJwt, SignJWT } from 'jose';
 import { loadConfig } from '../../core/config.js';
-import { hmacSha256Hex } from '../../core/canonical.js';
+import { hmacSha256Hex } from '../../core/json/canonical.js';
 import { startServer, TEST_SECRETS, builtinsWithoutEngines } from '../helpers/server.js';
 import { grantableScopes } from '../../plugins/auth/routes.js';
 import { KEY_COLLECTIONS, type ApiKeyRecord } from '../../plugins/auth/keys.js';

@@ -1,9 +1,9 @@
 import t, { type Test } from 'tap';
 import health from '../../plugins/health/index.js';
 import { Accounts, createAuthPlugin } from '../../plugins/auth/index.js';
-import { LmdbStore } from '../../core/store-lmdb.js';
-import { PgStore } from '../../core/store-pg.js';
-import type { Collection, Store } from '../../core/store.js';
+import { LmdbStore } from '../../core/store/lmdb.js';
+import { PgStore } from '../../core/store/pg.js';
+import type { Collection, Store } from '../../core/store/store.js';
 import { startServer } from '../helpers/server.js';
 import { createTestDatabase, freshSchema, pgUnavailable } from '../helpers/pg.js';
 import { mkdtempSync, rmSync } from 'node:fs';

@@ -2,7 +2,7 @@ import t from 'tap';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
-import { LmdbStore } from '../../core/store-lmdb.js';
+import { LmdbStore } from '../../core/store/lmdb.js';
 import health from '../../plugins/health/index.js';
 import auth from '../../plugins/auth/index.js';
 import attestation from '../../plugins/attestation/index.js';

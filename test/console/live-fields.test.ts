@@ -8,7 +8,7 @@ import sql from '../../plugins/engines/sql/index.js';
 import attestation from '../../plugins/attestation/index.js';
 import audit from '../../plugins/audit/index.js';
 import consolePlugin from '../../plugins/console/index.js';
-import { compileSchema } from '../../core/validate.js';
+import { compileSchema } from '../../core/json/validate.js';
 import { startServer } from '../helpers/server.js';
 import { createKey, signup } from '../helpers/tenancy.js';
 import { waitFor } from '../helpers/wait.js';

@@ -7,7 +7,7 @@ import { startServer, testAuthPlugin, TEST_API_KEY } from '../helpers/server.js'
 import { probePlugin } from '../helpers/probe-plugin.js';
 
 // A 413 must reach clients that are still sending: the server drains the rest of the request
-// (core/body.ts) instead of closing under the client, which used to surface as EPIPE/ECONNRESET.
+// (core/http/body.ts) instead of closing under the client, which used to surface as EPIPE/ECONNRESET.
 
 const s = await startServer({ plugins: [probePlugin({ bodyLimit: 1024 }), testAuthPlugin(), imagePlugin] });
 t.teardown(() => s.close());

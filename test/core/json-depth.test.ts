@@ -1,5 +1,5 @@
 import t from 'tap';
-import { jsonDepth } from '../../core/json-depth.js';
+import { jsonDepth } from '../../core/json/depth.js';
 import { builtinsWithEngines, startServer } from '../helpers/server.js';
 import { tenant } from '../helpers/tenancy.js';
 

@@ -1,7 +1,7 @@
 import t from 'tap';
 import { Validator as OpenApiValidator } from '@seriousme/openapi-schema-validator';
-import { componentName, componentSchema, openApiPath, operationId } from '../../core/openapi.js';
-import { API_PREFIX } from '../../core/router.js';
+import { componentName, componentSchema, openApiPath, operationId } from '../../core/http/openapi.js';
+import { API_PREFIX } from '../../core/http/router.js';
 import { builtinPlugins } from '../../sidecar/builtin.js';
 import { startServer, type TestServer } from '../helpers/server.js';
 
@@ -63,7 +63,7 @@ t.test('GET /openapi.json describes every registered route with the route\'s own
 t.test('components are the registered schemas with local references', async (t) => {
   const s = await builtinServer();
   const doc = s.kernel.openapi() as any;
-  const v = await import('../../core/validate.js');
+  const v = await import('../../core/json/validate.js');
   const { SCHEMAS_DIR } = await import('../../core/app.js');
   const reg = new v.Validator();
   reg.loadDir(SCHEMAS_DIR);

@@ -3,7 +3,7 @@ import { generateKeyPairSync } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { resolvePlugins } from '../../core/plugin.js';
+import { resolvePlugins } from '../../core/plugin/load.js';
 import type { Plugin, PluginRef } from '../../core/types.js';
 import { builtinPlugins } from '../../sidecar/builtin.js';
 import { startReplica, type Replica } from '../helpers/replica.js';
@@ -46,7 +46,7 @@ t.test("every built-in entry names its plugin's own name and aliases", async (t)
 /**
  * Starts `proofgate start` with module hooks that write down every module loaded (`loaded`) and, for
  * each import, the module and its importer (`imports`: "url <- parent"). They see the main thread's
- * imports only: engine threads start without NODE_OPTIONS (core/worker-pool.ts), and a thread can
+ * imports only: engine threads start without NODE_OPTIONS (core/workers/pool.ts), and a thread can
  * only import the module of an engine a loaded plugin declared.
  */
 async function startRecording(t: Test, disabled: string): Promise<{ request: Replica['request']; loaded: () => string[]; imports: () => string[] }> {
@@ -83,7 +83,7 @@ t.test('proofgate start imports no module of a disabled engine (nor pg, ioredis,
   const loaded = replica.loaded();
   t.ok(loaded.some((u) => u.includes('/plugins/engines/fact/')), 'the enabled engine was imported');
   // badge-maker loads with the first badge, yaml with a bootstrap file (none here)
-  for (const gone of ['/plugins/engines/math/', '/node_modules/mathjs/', '/plugins/engines/logic/', '/plugins/engines/code/', '/plugins/engines/sql/', '/plugins/mcp/', '/plugins/batch/', '/node_modules/z3-solver/', '/node_modules/web-tree-sitter/', '/node_modules/sql.js/', '/node_modules/pg/', '/node_modules/ioredis/', '/node_modules/undici/', '/core/store-pg.js', '/node_modules/badge-maker/', '/node_modules/yaml/',
+  for (const gone of ['/plugins/engines/math/', '/node_modules/mathjs/', '/plugins/engines/logic/', '/plugins/engines/code/', '/plugins/engines/sql/', '/plugins/mcp/', '/plugins/batch/', '/node_modules/z3-solver/', '/node_modules/web-tree-sitter/', '/node_modules/sql.js/', '/node_modules/pg/', '/node_modules/ioredis/', '/node_modules/undici/', '/core/store/pg.js', '/node_modules/badge-maker/', '/node_modules/yaml/',
     // tracing is off (no OTLP endpoint): the OpenTelemetry SDK, exporter and context manager stay unloaded
     '/node_modules/@opentelemetry/sdk-trace-base/', '/node_modules/@opentelemetry/exporter-trace-otlp-http/', '/node_modules/@opentelemetry/context-async-hooks/', '/node_modules/@opentelemetry/resources/']) {
     t.notOk(loaded.some((u) => u.includes(gone)), `nothing under ${gone}`);

@@ -7,7 +7,7 @@ import { startServer } from '../helpers/server.js';
 import { waitFor } from '../helpers/wait.js';
 
 /**
- * ctx.signal is built on first read (core/context.ts): a handler that reads it early, one that reads
+ * ctx.signal is built on first read (core/http/context.ts): a handler that reads it early, one that reads
  * it after the client left, and one caught by a shutdown must all see it aborted, with the reason
  * saying why; a request that completes must never see it aborted.
  */

@@ -21,7 +21,7 @@ t.test('every built-in route declares the schemas of its request and response', 
 });
 
 t.test('every schema under schemas/ compiles (they compile lazily at run time, so a test must)', async (t) => {
-  const { Validator } = await import('../../core/validate.js');
+  const { Validator } = await import('../../core/json/validate.js');
   const { SCHEMAS_DIR } = await import('../../core/app.js');
   const v = new Validator();
   v.loadDir(SCHEMAS_DIR);
@@ -65,7 +65,7 @@ t.test('every schema under schemas/ is valid against its meta-schema (start-up n
 });
 
 t.test("a plugin's own schema is still checked against the meta-schema when it is registered", async (t) => {
-  const { Validator } = await import('../../core/validate.js');
+  const { Validator } = await import('../../core/json/validate.js');
   const v = new Validator();
   v.add({ $id: 'https://example.test/bad.json', type: 'object', properties: { n: { type: 'integr' } } });
   t.throws(() => v.check('https://example.test/bad.json', {}, 'body'), /schema is invalid/);

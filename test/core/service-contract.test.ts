@@ -3,7 +3,7 @@ import { spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { orderPlugins } from '../../core/plugin-order.js';
+import { orderPlugins } from '../../core/plugin/order.js';
 import type { Plugin, PluginManifest, Verifier } from '../../core/types.js';
 import { builtinPlugins } from '../../sidecar/builtin.js';
 import { nodeCommand } from '../helpers/child.js';

@@ -2,7 +2,7 @@ import t from 'tap';
 import { spawn } from 'node:child_process';
 import { statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { LmdbStore } from '../../core/store-lmdb.js';
+import { LmdbStore } from '../../core/store/lmdb.js';
 import { CLI } from '../helpers/replica.js';
 import { killProcess } from '../helpers/redis.js';
 import { nodeCommand } from '../helpers/child.js';

@@ -1,7 +1,7 @@
 import t from 'tap';
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { LmdbStore } from '../../core/store-lmdb.js';
+import { LmdbStore } from '../../core/store/lmdb.js';
 import { nodeCommand } from '../helpers/child.js';
 import { tempDir } from '../helpers/temp-dir.js';
 

@@ -3,9 +3,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import { LmdbStore } from '../../core/store-lmdb.js';
-import { PgStore } from '../../core/store-pg.js';
-import type { CommitOptions, Store, WriteOp } from '../../core/store.js';
+import { LmdbStore } from '../../core/store/lmdb.js';
+import { PgStore } from '../../core/store/pg.js';
+import type { CommitOptions, Store, WriteOp } from '../../core/store/store.js';
 import { AuditChain, type AuditFields } from '../../plugins/audit/index.js';
 import { createTestDatabase, freshSchema, pgUnavailable } from '../helpers/pg.js';
 import { TEST_SECRETS } from '../helpers/server.js';
@@ -13,7 +13,7 @@ import { waitFor } from '../helpers/wait.js';
 
 /**
  * Who keeps a contested chain on PostgreSQL after a lost insert-if-absent race: only a loser that
- * said it will retry (core/store-pg-commit.ts). Two stores on one schema stand for two replicas;
+ * said it will retry (core/store/pg-commit.ts). Two stores on one schema stand for two replicas;
  * PostgreSQL's own lock table is the witness, so nothing here waits on a clock.
  */
 const fields: AuditFields = {

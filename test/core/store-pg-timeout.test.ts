@@ -2,7 +2,7 @@ import t, { type Test } from 'tap';
 import { connect, createServer, type Socket } from 'node:net';
 import health from '../../plugins/health/index.js';
 import { createAuthPlugin } from '../../plugins/auth/index.js';
-import { PgStore } from '../../core/store-pg.js';
+import { PgStore } from '../../core/store/pg.js';
 import { createTestDatabase, freshSchema, pgUnavailable } from '../helpers/pg.js';
 import { startServer } from '../helpers/server.js';
 import { createKey, signup } from '../helpers/tenancy.js';

@@ -1,8 +1,8 @@
 import t from 'tap';
 import pg from 'pg';
-import { LmdbStore } from '../../core/store-lmdb.js';
-import { PgStore } from '../../core/store-pg.js';
-import { registerCodec, type Store } from '../../core/store.js';
+import { LmdbStore } from '../../core/store/lmdb.js';
+import { PgStore } from '../../core/store/pg.js';
+import { registerCodec, type Store } from '../../core/store/store.js';
 import { createTestDatabase, freshSchema, pgUnavailable } from '../helpers/pg.js';
 import { waitFor } from '../helpers/wait.js';
 import { tempDir } from '../helpers/temp-dir.js';

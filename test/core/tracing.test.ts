@@ -12,7 +12,7 @@ import { registerAgent, tenant } from '../helpers/tenancy.js';
 import { waitFor } from '../helpers/wait.js';
 import { spanAttr, startOtlpReceiver } from '../helpers/otlp.js';
 import { connectClient, startUpstream } from '../mcp/fixtures.js';
-import { otlpTracesUrl } from '../../core/tracing.js';
+import { otlpTracesUrl } from '../../core/obs/tracing.js';
 import { loadConfig } from '../../core/config.js';
 
 /**

@@ -2,7 +2,7 @@ import t from 'tap';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pino } from 'pino';
-import { WorkerPools } from '../../core/workers.js';
+import { WorkerPools } from '../../core/workers/pools.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
 /**

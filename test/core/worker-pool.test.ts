@@ -1,8 +1,8 @@
 import t, { type Test } from 'tap';
 import { pino } from 'pino';
-import { EngineError, WorkerPools, SLOTS_PER_THREAD } from '../../core/workers.js';
+import { EngineError, WorkerPools, SLOTS_PER_THREAD } from '../../core/workers/pools.js';
 
-// Several tasks are in flight per thread (core/worker-pool.ts); these pin what that must not change:
+// Several tasks are in flight per thread (core/workers/pool.ts); these pin what that must not change:
 // a deadline ends only a thread whose task is running, tasks queued behind it run elsewhere, and a
 // task taken back before it started never runs.
 const module = new URL('../fixtures/test-engine.js', import.meta.url);

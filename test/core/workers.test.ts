@@ -62,7 +62,7 @@ t.test("the old generation is V8's own unless workers.old_generation_mb caps it"
 });
 
 t.test('a thread a burst added exits after workers.idle_timeout_ms; the pool keeps its first', async (t) => {
-  const { WorkerPools } = await import('../../core/workers.js');
+  const { WorkerPools } = await import('../../core/workers/pools.js');
   const { pino } = await import('pino');
   const pools = new WorkerPools(2, pino({ level: 'silent' }), 8, 50);
   t.teardown(() => pools.close());
@@ -85,7 +85,7 @@ t.test('a thread a burst added exits after workers.idle_timeout_ms; the pool kee
 
 /** a two-thread pool whose threads started from now on run `warmFn` first; two 300 ms tasks at once */
 async function burstAfterWarmup(t: Test, warmFn: string) {
-  const { WorkerPools } = await import('../../core/workers.js');
+  const { WorkerPools } = await import('../../core/workers/pools.js');
   const { pino } = await import('pino');
   const pools = new WorkerPools(2, pino({ level: 'silent' }), 8, 60_000);
   t.teardown(() => pools.close());

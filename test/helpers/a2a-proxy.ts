@@ -3,7 +3,7 @@ import agents from '../../plugins/agents/index.js';
 import auth from '../../plugins/auth/index.js';
 import health from '../../plugins/health/index.js';
 import type { Config, DeepPartial } from '../../core/config.js';
-import type { Store } from '../../core/store.js';
+import type { Store } from '../../core/store/store.js';
 import { startServer, type TestServer } from './server.js';
 import { createKey, signup } from './tenancy.js';
 import { KEY_PEM } from './a2a.js';

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { Metrics } from '../../core/metrics.js';
+import { Metrics } from '../../core/obs/metrics.js';
 import { sourceFiles } from './sources.js';
 
 /**

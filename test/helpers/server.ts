@@ -6,7 +6,7 @@ import { createApp, type Kernel } from '../../core/app.js';
 import { loadConfig, type Config, type DeepPartial } from '../../core/config.js';
 import type { Plugin, PluginEntry, Principal, Scope } from '../../core/types.js';
 import { HttpError, Problems } from '../../core/errors.js';
-import type { Store } from '../../core/store.js';
+import type { Store } from '../../core/store/store.js';
 import { waitFor } from './wait.js';
 import { builtinPlugins } from '../../sidecar/builtin.js';
 import { SERVICES as AUTH_SERVICES } from '../../plugins/auth/index.js';

@@ -1,6 +1,6 @@
 import t from 'tap';
 import type { Plugin } from '../../core/types.js';
-import { LmdbStore } from '../../core/store-lmdb.js';
+import { LmdbStore } from '../../core/store/lmdb.js';
 import health from '../../plugins/health/index.js';
 import auth from '../../plugins/auth/index.js';
 import agents from '../../plugins/agents/index.js';

@@ -1,6 +1,6 @@
 import t from 'tap';
-import { LmdbStore } from '../../core/store-lmdb.js';
-import { sha256Ref } from '../../core/canonical.js';
+import { LmdbStore } from '../../core/store/lmdb.js';
+import { sha256Ref } from '../../core/json/canonical.js';
 import { SCREENING_CONSTRAINTS as C } from '../../plugins/agents/index.js';
 import { definitionHash, screenDefinition, type ToolDefinition } from '../../plugins/mcp/definitions.js';
 import { McpExpiry } from '../../plugins/mcp/expiry.js';

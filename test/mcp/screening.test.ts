@@ -1,5 +1,5 @@
 import t from 'tap';
-import { EngineError } from '../../core/engine-error.js';
+import { EngineError } from '../../core/workers/engine-error.js';
 import { HttpError } from '../../core/errors.js';
 import type { EngineHandle } from '../../core/types.js';
 import { definitionHash, screenDefinition, type ToolDefinition } from '../../plugins/mcp/definitions.js';
@@ -73,8 +73,8 @@ t.test('an engine that cannot answer fails closed', async (t) => {
 });
 
 t.test('a call whose arguments could not be screened is denied, not forwarded', async (t) => {
-  const { LmdbStore } = await import('../../core/store-lmdb.js');
-  const { Metrics } = await import('../../core/metrics.js');
+  const { LmdbStore } = await import('../../core/store/lmdb.js');
+  const { Metrics } = await import('../../core/obs/metrics.js');
   const { Activity } = await import('../../plugins/agents/index.js');
   const { McpMetrics } = await import('../../plugins/mcp/metrics.js');
   const { Pins } = await import('../../plugins/mcp/pins.js');

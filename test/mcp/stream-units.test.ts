@@ -1,5 +1,5 @@
 import t from 'tap';
-import { LmdbStore } from '../../core/store-lmdb.js';
+import { LmdbStore } from '../../core/store/lmdb.js';
 import { McpExpiry } from '../../plugins/mcp/expiry.js';
 import { MIN_RETRY_MS, relayedFields, unwrapEventId, wrapEventId } from '../../plugins/mcp/event-ids.js';
 import { reviewMessage, reviewText, VERDICT_META, type ReviewState } from '../../plugins/mcp/relay-review.js';

@@ -2,7 +2,7 @@ import t from 'tap';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { LmdbStore } from '../../core/store-lmdb.js';
+import { LmdbStore } from '../../core/store/lmdb.js';
 import { parseServers } from '../../plugins/mcp/config.js';
 import { definitionHash } from '../../plugins/mcp/definitions.js';
 import { Listings, LISTING_COLLECTION } from '../../plugins/mcp/listings.js';

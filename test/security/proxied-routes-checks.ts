@@ -1,5 +1,5 @@
 import type { Test } from 'tap';
-import { duplicateKeyAt } from '../../core/json-syntax.js';
+import { duplicateKeyAt } from '../../core/json/syntax.js';
 import { VERDICT_META } from '../../plugins/mcp/gate.js';
 import { rawRequest, type JsonPath } from '../helpers/hostile-wire.js';
 import type { Harness, ProxiedRoute, Refusal } from './proxied-routes-table.js';

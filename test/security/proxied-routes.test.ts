@@ -1,5 +1,5 @@
 import t from 'tap';
-import { parseHostName } from '../../core/host-name.js';
+import { parseHostName } from '../../core/http/host-name.js';
 import { MAX_ANSWER_BYTES } from '../../plugins/mcp/answer.js';
 import { VERDICT_META } from '../../plugins/mcp/gate.js';
 import { VERDICT_EXTENSION } from '../../plugins/a2a/proxy/answer-review.js';

@@ -1,8 +1,8 @@
 import t from 'tap';
 import { spawnSync } from 'node:child_process';
 import { generateKeyPairSync } from 'node:crypto';
-import { LmdbStore } from '../../core/store-lmdb.js';
-import { PgStore } from '../../core/store-pg.js';
+import { LmdbStore } from '../../core/store/lmdb.js';
+import { PgStore } from '../../core/store/pg.js';
 import { importAllBuiltins } from '../../sidecar/builtin.js';
 import { AUDIT_COLLECTION, AuditChain } from '../../plugins/audit/index.js';
 import { entryKey } from '../../plugins/audit/payload.js';

@@ -1,7 +1,7 @@
 import t from 'tap';
 import { spawnSync, type ChildProcess } from 'node:child_process';
 import { generateKeyPairSync } from 'node:crypto';
-import { PgStore } from '../../core/store-pg.js';
+import { PgStore } from '../../core/store/pg.js';
 import '../../plugins/audit/index.js';
 import { AUDIT_COLLECTION, walkChains, type AuditEntry } from '../../plugins/audit/index.js';
 import { createTestDatabase, pgUnavailable } from '../helpers/pg.js';

@@ -2,7 +2,7 @@ import t from 'tap';
 import { generateKeyPairSync } from 'node:crypto';
 import health from '../../plugins/health/index.js';
 import attestation from '../../plugins/attestation/index.js';
-import { PgStore } from '../../core/store-pg.js';
+import { PgStore } from '../../core/store/pg.js';
 import { createTestDatabase, freshSchema, pgUnavailable } from '../helpers/pg.js';
 import { startServer, type TestServer } from '../helpers/server.js';
 import { waitFor } from '../helpers/wait.js';

@@ -1,7 +1,7 @@
 import t from 'tap';
-import { PgStore } from '../../core/store-pg.js';
-import { StoreFullError, StoreUnavailableError } from '../../core/store.js';
-import { classifyPgError } from '../../core/store-pg-errors.js';
+import { PgStore } from '../../core/store/pg.js';
+import { StoreFullError, StoreUnavailableError } from '../../core/store/store.js';
+import { classifyPgError } from '../../core/store/pg-errors.js';
 import { createTestDatabase, freshSchema, pgUnavailable } from '../helpers/pg.js';
 import { startServer, builtinsWithoutEngines } from '../helpers/server.js';
 import { createKey, signup, uniq, verificationTestPlugin } from '../helpers/tenancy.js';

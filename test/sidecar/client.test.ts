@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { builtinPlugins } from '../../sidecar/builtin.js';
 import { ProofgateClient, ProofgateError, toVerificationContext, verifyA2AVerdict } from '../../packages/client/src/index.js';
 import { generateClient } from '../../sidecar/client/generate.js';
-import { openApiPath } from '../../core/openapi.js';
+import { openApiPath } from '../../core/http/openapi.js';
 import { startServer, type TestServer, untilReady } from '../helpers/server.js';
 
 // one sidecar for the file: the generated-client check reads its route table, the round trips call it

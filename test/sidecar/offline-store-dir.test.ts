@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { nodeCommand } from '../helpers/child.js';
 import { TEST_SECRETS } from '../helpers/server.js';
-import { LmdbStore } from '../../core/store-lmdb.js';
+import { LmdbStore } from '../../core/store/lmdb.js';
 import type { Command } from '../../core/cli.js';
 import { storeStatsCommand } from '../../sidecar/commands/store-stats.js';
 import { orgsListCommand } from '../../sidecar/commands/orgs.js';

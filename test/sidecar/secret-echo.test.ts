@@ -3,7 +3,7 @@ import { execFile } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { jsonSyntaxErrorAt } from '../../core/json-syntax.js';
+import { jsonSyntaxErrorAt } from '../../core/json/syntax.js';
 import { loadBootstrap } from '../../sidecar/provision/file.js';
 import { nodeCommand } from '../helpers/child.js';
 import { keysNewCommand } from '../../sidecar/commands/keys.js';

@@ -1,5 +1,5 @@
 import t from 'tap';
-import { canonicalJson } from '../../core/canonical.js';
+import { canonicalJson } from '../../core/json/canonical.js';
 
 /** RFC 8785 Appendix B: IEEE 754 bit patterns and their canonical serialisation. */
 const NUMBER_VECTORS: Array<[string, string]> = [

@@ -1,5 +1,5 @@
 import t from 'tap';
-import { sha256Ref } from '../../core/canonical.js';
+import { sha256Ref } from '../../core/json/canonical.js';
 import type { AttestationRecord } from '../../plugins/attestation/types.js';
 import vc, { documentProofRef, SEAL_TYP, sealedHash, whyUnresolved, type VcDocument } from '../../plugins/verification-context/index.js';
 import { P256_PEM } from '../helpers/attestation/fixtures.js';

@@ -1,5 +1,5 @@
 import t from 'tap';
-import { sha256Ref } from '../../core/canonical.js';
+import { sha256Ref } from '../../core/json/canonical.js';
 import { blocked, unverifiable, verified } from '../../core/verdict.js';
 import vc, { commitmentHolds, documentProofRef, MALFORMED_DIAGNOSTIC, validateDocument } from '../../plugins/verification-context/index.js';
 import { startHarness } from '../helpers/attestation/harness.js';

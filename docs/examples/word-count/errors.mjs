@@ -4,7 +4,7 @@ export const C = {
   timeout: 'word_count.timeout',
 };
 
-/** @param {import('../../../core/kit.js').PluginKit} kit */
+/** @param {import('../../../core/plugin/kit.js').PluginKit} kit */
 export function problems(kit) {
   return { unavailable: kit.defineProblem('word_count_unavailable', 503, 'Word count engine unavailable') };
 }

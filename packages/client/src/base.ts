@@ -1,4 +1,4 @@
-import { isLoopbackHost } from '../../../core/loopback.js';
+import { isLoopbackHost } from '../../../core/http/loopback.js';
 import { FormData as UndiciFormData, request, type Dispatcher } from 'undici';
 
 /**

@@ -1,5 +1,5 @@
 import { Decimal } from 'decimal.js';
-import { exactAt, exactOf, exactSourceOf, isExactNumber, numbersFitDoubles, parseExactJson } from '../../../core/exact-json.js';
+import { exactAt, exactOf, exactSourceOf, isExactNumber, numbersFitDoubles, parseExactJson } from '../../../core/json/exact.js';
 import { unverifiable, type Guard, type GuardOutcome } from './types.js';
 
 /**
@@ -7,7 +7,7 @@ import { unverifiable, type Guard, type GuardOutcome } from './types.js';
  * payload.data.line_items (quantity defaults to 1 and must be finite and ≥ 0), both the sum and
  * payload.data.claimed_total rounded half-up to 0.01, blocked when they differ by more than 0.01.
  * Numbers are read exactly as written (issue 12, item 3): JSON numbers from the body's text through
- * core/exact-json.ts (never through a double), numeric strings as they are. A plain JS number
+ * core/json/exact.ts (never through a double), numeric strings as they are. A plain JS number
  * that may already have lost digits (a payload that did not come from a bound request body) is
  * unverifiable rather than trusted.
  */

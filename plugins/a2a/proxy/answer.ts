@@ -1,5 +1,5 @@
 import { Readable } from 'node:stream';
-import { parseStrictJson, type StrictJson } from '../../../core/strict-json.js';
+import { parseStrictJson, type StrictJson } from '../../../core/json/strict.js';
 import type { Reply } from '../../../core/types.js';
 import { reviewResult, Withheld, type ReviewContext } from './answer-review.js';
 import { rpcError, RpcCodes, type RpcId } from './jsonrpc.js';
@@ -10,7 +10,7 @@ import { rpcAnswerOf } from './rest-peer.js';
 /**
  * The peer's answer, read and reviewed (answer-review.ts) before the client sees it, then written
  * anew from what was reviewed: a JSON body whole, an SSE stream event by event as each arrives (a
- * stream is never buffered whole). It is read strictly (core/strict-json.ts: no NaN, no repeated
+ * stream is never buffered whole). It is read strictly (core/json/strict.ts: no NaN, no repeated
  * member), so the answer reviewed is the answer every client reads. Whatever cannot be read, or
  * names another caller's task, is withheld: JSON-RPC -32055 under the request's id (in a stream, as
  * its last event).

@@ -1,5 +1,5 @@
 import { createLocalJWKSet, createRemoteJWKSet, flattenedVerify, type JWTVerifyGetKey } from 'jose';
-import { canonicalJson, sha256Hex } from '../../../core/canonical.js';
+import { canonicalJson, sha256Hex } from '../../../core/json/canonical.js';
 import type { VerdictSigner } from '../signer.js';
 import { VERDICT_EXTENSION } from './answer-review.js';
 import { projectCardV1 } from './card-v1.js';

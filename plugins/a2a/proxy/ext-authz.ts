@@ -1,6 +1,6 @@
-import { repeatedKeyError } from '../../../core/body.js';
+import { repeatedKeyError } from '../../../core/http/body.js';
 import { HttpError } from '../../../core/errors.js';
-import { hostNameOfUrl, parseHostName } from '../../../core/host-name.js';
+import { hostNameOfUrl, parseHostName } from '../../../core/http/host-name.js';
 import type { Reply, RequestContext } from '../../../core/types.js';
 import { A2AProblems } from '../errors.js';
 import type { A2AGateway } from '../gateway.js';
@@ -36,7 +36,7 @@ export interface ExtAuthzDeps {
  * (Envoy passes it through): it may choose among the peers behind the request's Host, never one on
  * another host, or the check would apply another receiver's trust boundary than the one Envoy
  * delivers to. Without the header the Host decides. The Host and the peers' URLs are compared in one
- * spelling (core/host-name.ts): `BANK.MESH:8080`, `bank.mesh.:8080` and `plain.mesh:80` are the
+ * spelling (core/http/host-name.ts): `BANK.MESH:8080`, `bank.mesh.:8080` and `plain.mesh:80` are the
  * hosts they name, not strangers that let the header pick any peer. A Host that does not parse is
  * denied. "Behind the Host" is by name, any port, so the header's choice is bounded by every peer on
  * that name; the receiver the Host alone picks is the one with the Host's port (none given: a peer

@@ -1,5 +1,5 @@
 import { createLocalJWKSet, createRemoteJWKSet, jwtVerify, type JWTVerifyGetKey } from 'jose';
-import { sha256Ref } from '../../../core/canonical.js';
+import { sha256Ref } from '../../../core/json/canonical.js';
 import { HttpError, Problems } from '../../../core/errors.js';
 import type { Reply, RequestContext } from '../../../core/types.js';
 import type { A2AGateway } from '../gateway.js';

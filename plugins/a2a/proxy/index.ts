@@ -1,6 +1,6 @@
 import { HttpError } from '../../../core/errors.js';
-import type { StrictJson } from '../../../core/strict-json.js';
-import { isWildcard } from '../../../core/public-url.js';
+import type { StrictJson } from '../../../core/json/strict.js';
+import { isWildcard } from '../../../core/http/public-url.js';
 import type { App, RequestContext } from '../../../core/types.js';
 import { A2AProblems, SIGNING_KEY_UNAVAILABLE } from '../errors.js';
 import type { A2AGateway } from '../gateway.js';
@@ -8,7 +8,7 @@ import type { VerdictStatus } from '../message.js';
 import type { VerdictSigner } from '../signer.js';
 import { CardRefused, PeerCards } from './cards.js';
 import { EGRESS_SETTING, parsePeers, parseTrustedIssuers, type PeerConfig } from './config.js';
-import { EgressPolicy } from '../../../core/egress.js';
+import { EgressPolicy } from '../../../core/http/egress.js';
 import { handleExtAuthz } from './ext-authz.js';
 import { handleInbound, Vouchers } from './inbound.js';
 import { ProxyMetrics } from './metrics.js';

@@ -1,4 +1,4 @@
-import { repeatedKeyError } from '../../../core/body.js';
+import { repeatedKeyError } from '../../../core/http/body.js';
 import type { Reply } from '../../../core/types.js';
 
 /**

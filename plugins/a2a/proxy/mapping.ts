@@ -1,5 +1,5 @@
 import { isPayloadType, type PayloadType } from '../message.js';
-import { bindExact } from '../../../core/exact-json.js';
+import { bindExact } from '../../../core/json/exact.js';
 
 /**
  * An A2A message → the payloads the guards check (issue 18). Both the A2A v0.3 part shape

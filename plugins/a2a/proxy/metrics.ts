@@ -1,5 +1,5 @@
 import type { Counter, Histogram } from 'prom-client';
-import type { Metrics } from '../../../core/metrics.js';
+import type { Metrics } from '../../../core/obs/metrics.js';
 
 /**
  * Per-peer series of the proxy. The `peer` label is a configured receiver id (bounded by the

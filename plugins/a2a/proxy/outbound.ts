@@ -1,5 +1,5 @@
 import { performance } from 'node:perf_hooks';
-import { sha256Hex } from '../../../core/canonical.js';
+import { sha256Hex } from '../../../core/json/canonical.js';
 import type { Reply, RequestContext } from '../../../core/types.js';
 import type { A2AGateway } from '../gateway.js';
 import type { VerdictStatus } from '../message.js';
@@ -11,8 +11,8 @@ import { mapMessage, namedSender } from './mapping.js';
 import type { ProxyMetrics } from './metrics.js';
 import { UpstreamError, type UpstreamResponse, type Upstreams } from './upstream.js';
 import { restCall } from './rest-peer.js';
-import type { EgressPolicy } from '../../../core/egress.js';
-import type { StrictJson } from '../../../core/strict-json.js';
+import type { EgressPolicy } from '../../../core/http/egress.js';
+import type { StrictJson } from '../../../core/json/strict.js';
 import { reviewAnswer } from './answer.js';
 import { Withheld, type OutputVerifier, type VerdictMeta } from './answer-review.js';
 import { pushUrlRefusal, pushUrlsOf, type Resolve } from './push-url.js';

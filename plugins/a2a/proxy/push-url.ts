@@ -1,13 +1,13 @@
 import { lookup as dnsLookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
-import type { EgressPolicy } from '../../../core/egress.js';
+import type { EgressPolicy } from '../../../core/http/egress.js';
 
 /**
  * A push-notification URL is handed to the proxy by a caller and then connected to by the peer,
  * which will POST task updates (and the caller's token) to it. Left unchecked, an agent could make
  * the peer call the metadata service, the peer's own admin port or a neighbour in its network. So a
  * URL reaches the peer only when it is https, carries no credentials, and every address its name
- * resolves to now is one the egress policy (a2a.proxy.egress_allow, core/egress.ts) admits — every
+ * resolves to now is one the egress policy (a2a.proxy.egress_allow, core/http/egress.ts) admits — every
  * address, not one, since the peer's resolver may pick any of them.
  *
  * What this cannot do is hold the peer to these addresses later: the peer resolves the name itself

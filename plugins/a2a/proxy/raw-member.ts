@@ -2,7 +2,7 @@
  * The bytes of one member of a JSON object as received: a message relayed to a peer in another
  * binding goes out as the client's own bytes (a number beyond double precision, a key order, an
  * escape are kept), so what was verified is what the peer reads. The input is JSON the kernel has
- * already parsed, with no member named twice (core/body.ts), so a scan that skips strings and
+ * already parsed, with no member named twice (core/http/body.ts), so a scan that skips strings and
  * nesting finds the one member of that name; keys are compared decoded (`"p\u0061rams"` is `params`).
  */
 const WS = new Set([' ', '\t', '\n', '\r']);

@@ -1,5 +1,5 @@
-import { sha256Hex } from '../../../core/canonical.js';
-import type { Store, WriteOp } from '../../../core/store.js';
+import { sha256Hex } from '../../../core/json/canonical.js';
+import type { Store, WriteOp } from '../../../core/store/store.js';
 
 export const INBOUND_VERDICTS_COLLECTION = 'a2a_inbound_verdicts';
 

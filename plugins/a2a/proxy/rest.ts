@@ -1,5 +1,5 @@
 import { Readable } from 'node:stream';
-import { repeatedKeyError } from '../../../core/body.js';
+import { repeatedKeyError } from '../../../core/http/body.js';
 import type { App, Reply, RequestContext, RouteInfo } from '../../../core/types.js';
 import { MAX_ANSWER_BYTES } from './answer.js';
 import { RpcCodes } from './jsonrpc.js';

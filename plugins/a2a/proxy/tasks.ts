@@ -1,6 +1,6 @@
-import { sha256Hex } from '../../../core/canonical.js';
+import { sha256Hex } from '../../../core/json/canonical.js';
 import type { Principal } from '../../../core/types.js';
-import type { Store, WriteOp } from '../../../core/store.js';
+import type { Store, WriteOp } from '../../../core/store/store.js';
 
 export const PROXY_TASKS_COLLECTION = 'a2a_proxy_tasks';
 /** the same records by expiry (`<exp>/<record key>`), so pruning reads only what expired */

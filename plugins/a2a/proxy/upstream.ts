@@ -1,7 +1,7 @@
 import type { Readable } from 'node:stream';
 import type { Pool } from 'undici';
-import { egressConnector, EgressRefused, type EgressPolicy } from '../../../core/egress.js';
-import { tracedClient } from '../../../core/tracing.js';
+import { egressConnector, EgressRefused, type EgressPolicy } from '../../../core/http/egress.js';
+import { tracedClient } from '../../../core/obs/tracing.js';
 
 // undici is imported when the first peer is contacted: a sidecar that only intercepts never
 // forwards, and the module costs ~15 MB of RSS at start-up
@@ -16,7 +16,7 @@ const loadUndici = () => (undici ??= import('undici'));
  * URLs the operator configured (peer URLs, card URLs, the inbound target) are connected to as
  * written. A URL that came from elsewhere — an endpoint a peer's card named on another origin — is
  * requested with `learned` and goes through a separate pool whose connector admits only addresses
- * the egress policy allows, checked at every connection (core/egress.ts). Any new caller that
+ * the egress policy allows, checked at every connection (core/http/egress.ts). Any new caller that
  * relays a URL it was handed (push-notification configs) must pass `learned` too.
  */
 export interface UpstreamOptions {
@@ -90,7 +90,7 @@ export class Upstreams {
   async request(method: 'GET' | 'POST' | 'DELETE', url: URL, headers: Record<string, string>, body: Buffer | null, signal?: AbortSignal, learned = false): Promise<UpstreamResponse> {
     try {
       const pool = await this.pool(url, learned);
-      // a CLIENT span; its traceparent replaces any the client sent (core/tracing.ts)
+      // a CLIENT span; its traceparent replaces any the client sent (core/obs/tracing.ts)
       const r = await tracedClient(`a2a ${method}`, url, headers, () => pool.request({ method, path: url.pathname + url.search, headers, body: body ?? undefined, signal }));
       const out: Record<string, string> = {};
       for (const [k, v] of Object.entries(r.headers)) {

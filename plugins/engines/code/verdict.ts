@@ -1,4 +1,4 @@
-import { sha256Hex } from '../../../core/canonical.js';
+import { sha256Hex } from '../../../core/json/canonical.js';
 import { blocked, verified, type DiagnosticResult } from '../../../core/verdict.js';
 import { advisoryChecks } from './advisory.js';
 import { type Analysis, type Language, BLOCKING, RULES_VERSION, SUPPORTED_LANGUAGES, isBlocking } from './types.js';

@@ -1,6 +1,6 @@
 import type { App, EngineHandle, Verifier } from '../../../core/types.js';
 import { describeFieldErrors, HttpError } from '../../../core/errors.js';
-import { engineFailure } from '../../../core/kit.js';
+import { engineFailure } from '../../../core/plugin/kit.js';
 import { reviveDiagnostic, type DiagnosticResult } from '../../../core/verdict.js';
 import { CodeProblems } from './errors.js';
 import { CONSTRAINTS, MAX_CODE_BYTES, failed, resolveLanguage, unsupportedLanguage } from './verdict.js';

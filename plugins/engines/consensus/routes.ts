@@ -1,6 +1,6 @@
 import type { App, Reply, RequestContext, Verifier } from '../../../core/types.js';
 import { HttpError } from '../../../core/errors.js';
-import { exactMember } from '../../../core/exact-json.js';
+import { exactMember } from '../../../core/json/exact.js';
 import { diagnosticBody } from '../../../core/verdict.js';
 import { C, ConsensusProblems } from './errors.js';
 import { asTranslated, translateQuestion, type TranslatedQuery } from './question.js';

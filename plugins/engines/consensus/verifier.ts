@@ -112,7 +112,7 @@ export function aggregate(
   query: string,
   mode: string,
   chain: ChainEntry[],
-  /** as written: the body's text of min_confidence when the route has it (core/exact-json.ts) */
+  /** as written: the body's text of min_confidence when the route has it (core/json/exact.ts) */
   minConfidence: number | string,
   totalMs: number,
 ): ConsensusResult {

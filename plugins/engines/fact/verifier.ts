@@ -1,4 +1,4 @@
-import { sha256Hex } from '../../../core/canonical.js';
+import { sha256Hex } from '../../../core/json/canonical.js';
 import { HttpError } from '../../../core/errors.js';
 import { unverifiable, verified, type DiagnosticResult } from '../../../core/verdict.js';
 import type { FactOpinion, LlmTranslator } from '../../providers/index.js';

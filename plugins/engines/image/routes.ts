@@ -1,6 +1,6 @@
 import type { App, MultipartBody } from '../../../core/types.js';
 import { HttpError } from '../../../core/errors.js';
-import { sha256HexYielding } from '../../../core/canonical.js';
+import { sha256HexYielding } from '../../../core/json/canonical.js';
 import { ImageProblems } from './errors.js';
 import { HeaderError, readImageHeader, type ImageInfo } from './header.js';
 import { judge, MAX_IMAGE_BYTES } from './verifier.js';

@@ -1,5 +1,5 @@
 import type { Verifier } from '../../../core/types.js';
-import { sha256HexYielding } from '../../../core/canonical.js';
+import { sha256HexYielding } from '../../../core/json/canonical.js';
 import { blocked, unverifiable, verified, type DiagnosticResult } from '../../../core/verdict.js';
 import { analyseClaim, type CheckKind } from './claims.js';
 import { C } from './errors.js';

@@ -1,5 +1,5 @@
 import type { App, EngineHandle, RequestContext, Reply } from '../../../core/types.js';
-import { exactMember } from '../../../core/exact-json.js';
+import { exactMember } from '../../../core/json/exact.js';
 import { MATH_REQUEST_SCHEMA, runMath } from './verifier.js';
 import type { MathRequest } from './engine.js';
 import { normalizeMathInput } from './normalize.js';

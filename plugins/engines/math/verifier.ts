@@ -1,6 +1,6 @@
 import type { App, EngineHandle, Verifier } from '../../../core/types.js';
 import { describeFieldErrors, HttpError } from '../../../core/errors.js';
-import { engineFailure } from '../../../core/kit.js';
+import { engineFailure } from '../../../core/plugin/kit.js';
 import { blocked, reviveDiagnostic, type DiagnosticResult } from '../../../core/verdict.js';
 import { C, MathProblems } from './errors.js';
 import type { MathRequest } from './engine.js';

@@ -4,7 +4,7 @@ import { Lru } from './cache.js';
 import { nameOf, parseSql, type Node } from './parse.js';
 import { addColumn, schemaDatabase, tablesOf, type Schema, type Table } from './schema-db.js';
 import { declaredColumns, markViewCredentials, storedViewBodies, type ViewBody } from './view-credentials.js';
-import { sha256Hex } from '../../../core/canonical.js';
+import { sha256Hex } from '../../../core/json/canonical.js';
 
 export type { Schema } from './schema-db.js';
 

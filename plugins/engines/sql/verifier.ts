@@ -1,6 +1,6 @@
 import type { App, EngineHandle, Verifier } from '../../../core/types.js';
 import { describeFieldErrors, HttpError } from '../../../core/errors.js';
-import { engineFailure } from '../../../core/kit.js';
+import { engineFailure } from '../../../core/plugin/kit.js';
 import { blocked, reviveDiagnostic, type DiagnosticResult } from '../../../core/verdict.js';
 import { DIALECT_NAMES, resolveDialect } from './dialects.js';
 import { SqlProblems } from './errors.js';

@@ -1,5 +1,5 @@
-import { compileSchema } from '../../../core/validate.js';
-import { jsonDepth } from '../../../core/json-depth.js';
+import { compileSchema } from '../../../core/json/validate.js';
+import { jsonDepth } from '../../../core/json/depth.js';
 import type { Aggregate, Condition, Op, StatsQuery } from './evaluator.js';
 
 /**

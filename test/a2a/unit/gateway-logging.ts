@@ -1,7 +1,7 @@
 import { Writable } from 'node:stream';
 import { pino, type Logger } from 'pino';
 import t from 'tap';
-import { Metrics } from '../../../core/metrics.js';
+import { Metrics } from '../../../core/obs/metrics.js';
 import { A2AGateway } from '../../../plugins/a2a/gateway.js';
 import { createFinanceGuard } from '../../../plugins/a2a/guards/finance.js';
 import { GuardRegistry } from '../../../plugins/a2a/guards/registry.js';

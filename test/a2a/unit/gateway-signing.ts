@@ -2,7 +2,7 @@ import { createPublicKey } from 'node:crypto';
 import { compactVerify } from 'jose';
 import { pino } from 'pino';
 import t from 'tap';
-import { Metrics } from '../../../core/metrics.js';
+import { Metrics } from '../../../core/obs/metrics.js';
 import { A2AGateway } from '../../../plugins/a2a/gateway.js';
 import { createFinanceGuard } from '../../../plugins/a2a/guards/finance.js';
 import { GuardRegistry } from '../../../plugins/a2a/guards/registry.js';

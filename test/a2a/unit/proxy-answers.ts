@@ -4,7 +4,7 @@ import { cardSigningBytes } from '../../../plugins/a2a/proxy/cards.js';
 import { projectCardV1 } from '../../../plugins/a2a/proxy/card-v1.js';
 import { SseReader } from '../../../plugins/a2a/proxy/sse.js';
 import { pushUrlRefusal, pushUrlsOf } from '../../../plugins/a2a/proxy/push-url.js';
-import { EgressPolicy } from '../../../core/egress.js';
+import { EgressPolicy } from '../../../core/http/egress.js';
 
 /**
  * Issue 39 units: the card's A2A 1.0 reading is exactly the one the official SDK canonicalises; the

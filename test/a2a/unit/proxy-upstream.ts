@@ -1,6 +1,6 @@
 import { createServer } from 'node:net';
 import t from 'tap';
-import { EgressPolicy } from '../../../core/egress.js';
+import { EgressPolicy } from '../../../core/http/egress.js';
 import { UpstreamError, Upstreams } from '../../../plugins/a2a/proxy/upstream.js';
 
 /**

@@ -3,7 +3,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
 import { a2aVerifyVerdictCommand, verifyVerdict } from '../../../plugins/a2a/index.js';
-import { sha256Ref } from '../../../core/canonical.js';
+import { sha256Ref } from '../../../core/json/canonical.js';
 import { decodeJwt, intercept, invoice, KEY_PEM, message, p256Pem, startA2AWithoutCode } from '../../helpers/a2a.js';
 import { tempDir } from '../../helpers/temp-dir.js';
 

@@ -1,7 +1,7 @@
 import { verify as cryptoVerify } from 'node:crypto';
 import t from 'tap';
 import { decodeProtectedHeader, jwtVerify } from 'jose';
-import { sha256Ref } from '../../../core/canonical.js';
+import { sha256Ref } from '../../../core/json/canonical.js';
 import { blocked, unverifiable, verified, type DiagnosticResult } from '../../../core/verdict.js';
 import { subjectOf } from '../../../plugins/attestation/issue.js';
 import { kit, proven } from '../../helpers/attestation/fixtures.js';

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
-import { LmdbStore } from '../../../core/store-lmdb.js';
+import { LmdbStore } from '../../../core/store/lmdb.js';
 import { createIssuer, uuidv7 } from '../../../plugins/attestation/issue.js';
 import { loadSigningKey } from '../../../plugins/attestation/keys.js';
 import { RecordPruner } from '../../../plugins/attestation/prune.js';

@@ -1,5 +1,5 @@
 import t from 'tap';
-import { sha256Ref } from '../../../core/canonical.js';
+import { sha256Ref } from '../../../core/json/canonical.js';
 import { blocked, unverifiable, verified, type DiagnosticResult } from '../../../core/verdict.js';
 import { BATCH_SIGNING_ERROR, gateBatchMathItem, trustGate, TRUST_GATE } from '../../../plugins/attestation/index.js';
 import { kit, proven } from '../../helpers/attestation/fixtures.js';

@@ -11,12 +11,12 @@ function profile(): CpuProfile {
     { id: 1, callFrame: { functionName: '(root)', url: '' }, children: [2, 3, 4, 5, 9] },
     { id: 2, callFrame: { functionName: '(garbage collector)', url: '' } },
     { id: 3, callFrame: { functionName: '(idle)', url: '' } },
-    { id: 4, callFrame: { functionName: 'onRequest', url: `${D}/core/http-server.js` }, children: [6] },
+    { id: 4, callFrame: { functionName: 'onRequest', url: `${D}/core/http/server.js` }, children: [6] },
     { id: 5, callFrame: { functionName: 'parserOnHeaders', url: 'node:_http_common' } },
     { id: 6, callFrame: { functionName: 'attach', url: `${D}/plugins/attestation/attach.js` }, children: [7] },
     { id: 7, callFrame: { functionName: 'sign', url: 'file:///repo/node_modules/jose/dist/sign.js' }, children: [8] },
     { id: 8, callFrame: { functionName: 'sign', url: 'node:internal/crypto/sig' } },
-    { id: 9, callFrame: { functionName: 'validate', url: `${D}/core/validate.js` }, children: [10] },
+    { id: 9, callFrame: { functionName: 'validate', url: `${D}/core/json/validate.js` }, children: [10] },
     { id: 10, callFrame: { functionName: 'validate12', url: '' } },
   ];
   // time before each sample, in µs
@@ -31,7 +31,7 @@ t.test('samples are charged to the nearest project frame; node-only stacks, GC a
   t.equal(perStage.get('node (no project frame)'), 20, 'the HTTP parser with no project caller');
   t.equal(perStage.get('gc'), 40);
   t.equal(perStage.get('idle'), 500);
-  t.equal(perStage.get('http (node)'), 10, 'a leaf in core/http-server is its own');
+  t.equal(perStage.get('http (node)'), 10, 'a leaf in core/http/server is its own');
 });
 
 t.test('the table: µs per request and share of the busy (non-idle) time, in request order', async (t) => {

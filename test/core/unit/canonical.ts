@@ -1,6 +1,6 @@
 import t from 'tap';
 import canonicalize from 'canonicalize';
-import { canonicalJson, sha256HexYielding, sha256Hex } from '../../../core/canonical.js';
+import { canonicalJson, sha256HexYielding, sha256Hex } from '../../../core/json/canonical.js';
 
 /** The native fast path of canonicalJson writes exactly what the RFC 8785 reference implementation writes. */
 const reference = canonicalize as unknown as (v: unknown) => string;
@@ -58,7 +58,7 @@ t.test('sha256HexYielding equals sha256Hex', async (t) => {
 });
 
 t.test('a lone surrogate has no canonical form, in a value or a member name, on either path', async (t) => {
-  const { canonicalJson } = await import('../../../core/canonical.js');
+  const { canonicalJson } = await import('../../../core/json/canonical.js');
   t.throws(() => canonicalJson({ a: 'x\ud800y' }), /lone surrogate/);
   t.throws(() => canonicalJson({ ['k\udc00']: 1 }), /lone surrogate/);
   t.throws(() => canonicalJson(['\ud83d']), /lone surrogate/);

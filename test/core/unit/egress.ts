@@ -2,10 +2,10 @@ import { createServer, type Server } from 'node:net';
 import type { LookupAddress } from 'node:dns';
 import t from 'tap';
 import { buildConnector } from 'undici';
-import { EgressConfigError, egressConnector, egressLookup, EgressPolicy, EgressRefused, specialAddress } from '../../../core/egress.js';
+import { EgressConfigError, egressConnector, egressLookup, EgressPolicy, EgressRefused, specialAddress } from '../../../core/http/egress.js';
 
 /**
- * core/egress.ts (issue 38, item 12): where a URL the operator did not write may connect. Only
+ * core/http/egress.ts (issue 38, item 12): where a URL the operator did not write may connect. Only
  * loopback sockets are opened here; every other address is refused before any connection, which is
  * what the tests prove (the connector under the check records every call it gets).
  */

@@ -1,7 +1,7 @@
 import { createPublicKey, generateKeyPairSync, verify } from 'node:crypto';
 import { compactVerify } from 'jose';
 import t from 'tap';
-import { es256SignAsync, signJws, signJwsAsync } from '../../../core/es256.js';
+import { es256SignAsync, signJws, signJwsAsync } from '../../../core/keys/es256.js';
 
 /** the thread-pool signer produces the same kind of token as the synchronous one, and fails loudly */
 const { privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });

@@ -1,5 +1,5 @@
 import t from 'tap';
-import { formatHostName, hostNameOfUrl, parseHostName, sameHost } from '../../../core/host-name.js';
+import { formatHostName, hostNameOfUrl, parseHostName, sameHost } from '../../../core/http/host-name.js';
 
 /** issue 38, item 6: one spelling per host, so no comparison against configuration is slipped past. */
 

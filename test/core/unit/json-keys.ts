@@ -1,6 +1,6 @@
 import t from 'tap';
-import { duplicateKeyAt } from '../../../core/json-syntax.js';
-import { repeatedKeyError } from '../../../core/body.js';
+import { duplicateKeyAt } from '../../../core/json/syntax.js';
+import { repeatedKeyError } from '../../../core/http/body.js';
 
 /** issue 38, item 7: a member named twice reads differently to different parsers; found at any depth. */
 

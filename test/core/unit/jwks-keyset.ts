@@ -2,10 +2,10 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import t from 'tap';
 import { exportJWK, generateKeyPair, SignJWT, jwtVerify } from 'jose';
-import { jwksKeySet, MAX_JWKS_BYTES } from '../../../core/jwks-keyset.js';
+import { jwksKeySet, MAX_JWKS_BYTES } from '../../../core/keys/jwks-keyset.js';
 
 /**
- * core/jwks-keyset.ts: a remote JWKS is read only up to MAX_JWKS_BYTES. Each case serves from its own
+ * core/keys/jwks-keyset.ts: a remote JWKS is read only up to MAX_JWKS_BYTES. Each case serves from its own
  * path (the key sets are kept per URL for the process) on a loopback server that counts what it sent.
  */
 t.test('a remote JWKS: a real one verifies; an oversized or endless answer is refused, not buffered', async (t) => {

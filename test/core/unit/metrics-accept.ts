@@ -1,5 +1,5 @@
 import t from 'tap';
-import { wantsOpenMetrics } from '../../../core/metrics-accept.js';
+import { wantsOpenMetrics } from '../../../core/obs/metrics-accept.js';
 
 t.test('a scrape gets OpenMetrics only when its Accept header prefers it', async (t) => {
   // what Prometheus 2.x and 3.x send (scrape_protocols default order)

@@ -1,5 +1,5 @@
 import t from 'tap';
-import { resolvePlugins } from '../../../core/plugin.js';
+import { resolvePlugins } from '../../../core/plugin/load.js';
 import type { Plugin } from '../../../core/types.js';
 
 const plugin = (name: string, aliases?: string[]): Plugin => ({ name, aliases, register: () => undefined });

@@ -1,6 +1,6 @@
 import t from 'tap';
 import type { Server } from 'node:http';
-import { publicUrl } from '../../../core/public-url.js';
+import { publicUrl } from '../../../core/http/public-url.js';
 
 /** issue 38, item 5: the URL a server hands out comes from configuration or its bind, never a request. */
 const bound = (address: string, family: string, port = 8080) => ({ address: () => ({ address, family, port }) }) as unknown as Server;

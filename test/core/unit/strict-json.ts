@@ -1,6 +1,6 @@
 import t from 'tap';
-import { duplicateKeyAt } from '../../../core/json-syntax.js';
-import { parseStrictJson } from '../../../core/strict-json.js';
+import { duplicateKeyAt } from '../../../core/json/syntax.js';
+import { parseStrictJson } from '../../../core/json/strict.js';
 
 const duplicateKey = (text: string) => duplicateKeyAt(text)?.key ?? null;
 import { hostileJson } from '../../helpers/hostile-wire.js';

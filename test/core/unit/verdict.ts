@@ -1,6 +1,6 @@
 import t from 'tap';
 import { blocked, diagnosticBody, diagnosticProblem, proofRefOf, renderVerdict, reviveDiagnostic, unverifiable, verified } from '../../../core/verdict.js';
-import { canonicalJson, sha256Ref } from '../../../core/canonical.js';
+import { canonicalJson, sha256Ref } from '../../../core/json/canonical.js';
 
 const ev = (input: unknown, result: unknown = true) => ({ engine: 'test', engine_version: '1', input, result });
 

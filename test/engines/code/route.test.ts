@@ -1,7 +1,7 @@
 import t from 'tap';
 import code, { CODE_ANALYZER_SERVICE, type CodeAnalyzer, MAX_CODE_BYTES } from '../../../plugins/engines/code/index.js';
 import { registerRoutes } from '../../../plugins/engines/code/routes.js';
-import { EngineError } from '../../../core/workers.js';
+import { EngineError } from '../../../core/workers/pools.js';
 import type { EngineHandle, Plugin } from '../../../core/types.js';
 import { startServer, testAuthPlugin, TEST_API_KEY } from '../../helpers/server.js';
 

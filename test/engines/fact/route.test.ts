@@ -1,6 +1,6 @@
 import t from 'tap';
 import { proofRefOf } from '../../../core/verdict.js';
-import { sha256Hex } from '../../../core/canonical.js';
+import { sha256Hex } from '../../../core/json/canonical.js';
 import { builtinsWithEngines, startServer, testAuthPlugin, TEST_API_KEY, type TestServer } from '../../helpers/server.js';
 import { startFakeLlm, type Behaviour } from '../../helpers/fake-llm.js';
 

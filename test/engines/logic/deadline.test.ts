@@ -1,7 +1,7 @@
 import { readdirSync } from 'node:fs';
 import t from 'tap';
 import { pino } from 'pino';
-import { WorkerPools } from '../../../core/workers.js';
+import { WorkerPools } from '../../../core/workers/pools.js';
 import { createLogicVerifier } from '../../../plugins/engines/logic/verifier.js';
 import { waitFor } from '../../helpers/wait.js';
 

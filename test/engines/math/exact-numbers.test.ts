@@ -1,5 +1,5 @@
 import t from 'tap';
-import { exactMember, guardNumberRange } from '../../../core/exact-json.js';
+import { exactMember, guardNumberRange } from '../../../core/json/exact.js';
 import { builtinsWithEngines, startServer, untilReady } from '../../helpers/server.js';
 import { tenant } from '../../helpers/tenancy.js';
 

@@ -1,7 +1,7 @@
 import t from 'tap';
 import mathPlugin from '../../../plugins/engines/math/index.js';
 import { mathRoutes } from '../../../plugins/engines/math/routes.js';
-import { EngineError } from '../../../core/workers.js';
+import { EngineError } from '../../../core/workers/pools.js';
 import { startServer, testAuthPlugin, TEST_API_KEY, untilReady } from '../../helpers/server.js';
 import type { EngineHandle, Plugin, Verifier } from '../../../core/types.js';
 

@@ -1,5 +1,5 @@
 import t, { type Test } from 'tap';
-import { sha256Ref } from '../../../core/canonical.js';
+import { sha256Ref } from '../../../core/json/canonical.js';
 import type { PluginEntry } from '../../../core/types.js';
 import { builtinsWithEngines, startServer, testAuthPlugin, TEST_API_KEY, type TestServer, untilReady } from '../../helpers/server.js';
 import { mathJson, startFakeLlm, type Behaviour, type FakeLlm } from '../../helpers/fake-llm.js';

@@ -1,7 +1,7 @@
 import { generateKeyPairSync } from 'node:crypto';
 import { pino } from 'pino';
 import type { Config } from '../../../core/config.js';
-import type { Store } from '../../../core/store.js';
+import type { Store } from '../../../core/store/store.js';
 import { verified, type DiagnosticResult } from '../../../core/verdict.js';
 import { createIssuer, type Signer } from '../../../plugins/attestation/issue.js';
 import { loadSigningKey, type SigningKey } from '../../../plugins/attestation/keys.js';

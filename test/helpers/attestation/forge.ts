@@ -1,5 +1,5 @@
 import { createHmac, createPrivateKey, generateKeyPairSync, sign, type KeyObject } from 'node:crypto';
-import { sha256Ref } from '../../../core/canonical.js';
+import { sha256Ref } from '../../../core/json/canonical.js';
 import { subjectOf } from '../../../plugins/attestation/issue.js';
 import type { AttestationRecord } from '../../../plugins/attestation/types.js';
 

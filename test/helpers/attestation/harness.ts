@@ -6,7 +6,7 @@ import { pino } from 'pino';
 import { createApp, type Kernel } from '../../../core/app.js';
 import { loadConfig, type Config, type DeepPartial } from '../../../core/config.js';
 import { HttpError, Problems } from '../../../core/errors.js';
-import type { Collection, Entry } from '../../../core/store.js';
+import type { Collection, Entry } from '../../../core/store/store.js';
 import type { Plugin, Principal, Role, Scope } from '../../../core/types.js';
 import { unverifiable, verified } from '../../../core/verdict.js';
 import health from '../../../plugins/health/index.js';

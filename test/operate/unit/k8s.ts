@@ -92,7 +92,7 @@ t.test('Prometheus scrapes the metrics listener by annotation', async (t) => {
 t.test('the Grafana dashboard is built from series the service exports', async (t) => {
   const dash = JSON.parse(readFileSync(DASHBOARD, 'utf8'));
   t.ok(dash.panels.length >= 6);
-  // proofgate's own series from the code, prom-client's defaults (stock names, core/metrics.ts) from a registry
+  // proofgate's own series from the code, prom-client's defaults (stock names, core/obs/metrics.ts) from a registry
   const series = exportedSeries(ROOT);
   const exprs: string[] = dash.panels.flatMap((p: any) => p.targets.map((x: any) => x.expr));
   const names = new Set(exprs.flatMap((e) => [...e.matchAll(/\b((?:svc|process|nodejs)_[a-z0-9_]+)/g)].map((m) => m[1])));

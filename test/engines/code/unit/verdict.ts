@@ -2,7 +2,7 @@ import t from 'tap';
 import { verify } from '../../../../plugins/engines/code/engine.js';
 import { GUARD_PATTERNS, advisoryChecks, heuristicSignals, RULES_VERSION, MAX_CODE_BYTES, resolveLanguage } from '../../../../plugins/engines/code/index.js';
 import { proofRefOf, diagnosticBody } from '../../../../core/verdict.js';
-import { sha256Hex } from '../../../../core/canonical.js';
+import { sha256Hex } from '../../../../core/json/canonical.js';
 import { corpusLines } from '../../../../bench/harness.js';
 
 t.test('proven-unsafe code: VERIFIED, is_valid false, admission BLOCKED', async (t) => {

@@ -1,5 +1,5 @@
 import t from 'tap';
-import { EngineError } from '../../../../core/workers.js';
+import { EngineError } from '../../../../core/workers/pools.js';
 import { createLogicVerifier, POOL_GRACE_MS } from '../../../../plugins/engines/logic/verifier.js';
 import { verdictReply } from '../../../../plugins/engines/logic/verdict.js';
 import type { SolveOutcome } from '../../../../plugins/engines/logic/outcome.js';

@@ -1,6 +1,6 @@
 import t from 'tap';
 import { v, df } from '../../../helpers/math.js';
-import { SHA256_REF } from '../../../../core/canonical.js';
+import { SHA256_REF } from '../../../../core/json/canonical.js';
 
 function holds(t: any, expr: string, ctx?: { domain: 'real' | 'complex' }) {
   const o = v(expr, ctx ? { context: ctx } : {});

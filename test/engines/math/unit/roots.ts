@@ -1,6 +1,6 @@
 import t from 'tap';
 import { v, df } from '../../../helpers/math.js';
-import { SHA256_REF } from '../../../../core/canonical.js';
+import { SHA256_REF } from '../../../../core/json/canonical.js';
 import { exact, EvalError } from '../../../../plugins/engines/math/exact.js';
 import { parseInput } from '../../../../plugins/engines/math/syntax.js';
 

@@ -1,6 +1,6 @@
 import t from 'tap';
 import { v, df } from '../../../helpers/math.js';
-import { SHA256_REF } from '../../../../core/canonical.js';
+import { SHA256_REF } from '../../../../core/json/canonical.js';
 
 const check = (expression: string, expected_value: string | number, tolerance?: string | number) =>
   v(expression, { expected_value, ...(tolerance === undefined ? {} : { tolerance }) });

@@ -2,7 +2,7 @@ import t from 'tap';
 import plugin from '../../../../plugins/engines/sql/index.js';
 import { verify } from '../../../../plugins/engines/sql/engine.js';
 import { HttpError } from '../../../../core/errors.js';
-import { Validator } from '../../../../core/validate.js';
+import { Validator } from '../../../../core/json/validate.js';
 import { renderVerdict } from '../../../../core/verdict.js';
 import type { App, EngineHandle, RouteDef } from '../../../../core/types.js';
 import { SHOP } from '../fixtures/helpers.js';

@@ -1,7 +1,7 @@
 import t from 'tap';
 import { verify } from '../../../../plugins/engines/sql/engine.js';
 import { proofRefOf } from '../../../../core/verdict.js';
-import { sha256Hex } from '../../../../core/canonical.js';
+import { sha256Hex } from '../../../../core/json/canonical.js';
 import { run, SHOP } from '../fixtures/helpers.js';
 
 t.test('name resolution: aliases, CTEs, derived tables, select-list aliases, correlation', async (t) => {

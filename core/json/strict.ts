@@ -1,4 +1,4 @@
-import { duplicateKeyAt, jsonSyntaxErrorAt } from './json-syntax.js';
+import { duplicateKeyAt, jsonSyntaxErrorAt } from './syntax.js';
 
 /**
  * JSON from a peer that another parser will read after us (an upstream answer relayed to a client).

@@ -1,6 +1,6 @@
 import { chmodSync, mkdirSync, statSync } from 'node:fs';
 import { open, type RootDatabase, type Database } from 'lmdb';
-import { settlesBy, WriteGuard, type HealthLog } from './store-lmdb-health.js';
+import { settlesBy, WriteGuard, type HealthLog } from './lmdb-health.js';
 import { codecOf, type Codec, type Collection, type CollectionStats, type Entry, type ListOptions, type Store, type WriteOp } from './store.js';
 
 /**
@@ -14,7 +14,7 @@ class LmdbCollection<T> implements Collection<T> {
     private readonly guard: WriteGuard,
   ) {}
 
-  /** stored layout of the values, when the collection registered one (core/store.ts Codec) */
+  /** stored layout of the values, when the collection registered one (core/store/store.ts Codec) */
   get codec(): Codec | undefined {
     return codecOf(this.name);
   }

@@ -1,6 +1,6 @@
 import { isAbsolute, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import type { Plugin, PluginEntry } from './types.js';
+import type { Plugin, PluginEntry } from '../types.js';
 
 export class PluginLoadError extends Error {}
 

@@ -2,9 +2,9 @@ import { isUtf8 } from 'node:buffer';
 import type { IncomingMessage } from 'node:http';
 import { Readable } from 'node:stream';
 import busboyImport from '@fastify/busboy';
-import { HttpError, Problems } from './errors.js';
-import { duplicateKeyAt } from './json-syntax.js';
-import type { MultipartBody, UploadedFile } from './types.js';
+import { HttpError, Problems } from '../errors.js';
+import { duplicateKeyAt } from '../json/syntax.js';
+import type { MultipartBody, UploadedFile } from '../types.js';
 
 /** After a 413, bytes of one request read and discarded before the connection is closed (config server.body_drain_bytes). */
 export const DEFAULT_DRAIN_BYTES = 64 * 1024 * 1024;

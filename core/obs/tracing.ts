@@ -1,8 +1,8 @@
 import { context, createContextKey, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Attributes, type Context as OtelContext, type Span, type TextMapGetter } from '@opentelemetry/api';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Logger } from 'pino';
-import type { Config } from './config.js';
-import { SERVICE_VERSION } from './version.js';
+import type { Config } from '../config.js';
+import { SERVICE_VERSION } from '../version.js';
 
 /**
  * OpenTelemetry tracing (docs/tracing.md). Code everywhere calls the API only; the SDK, the OTLP

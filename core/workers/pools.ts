@@ -1,8 +1,8 @@
 import { fileURLToPath } from 'node:url';
 import type { Logger } from 'pino';
 import { EngineError } from './engine-error.js';
-import { WorkerPool, type OnRan } from './worker-pool.js';
-import type { ThreadData } from './worker-protocol.js';
+import { WorkerPool, type OnRan } from './pool.js';
+import type { ThreadData } from './protocol.js';
 
 export { EngineError, type EngineErrorKind } from './engine-error.js';
 
@@ -16,13 +16,13 @@ export const DEFAULT_IDLE_TIMEOUT_MS = 60_000;
  */
 const DEDICATED_IDLE_TIMEOUT_MS = 10 * 60_000;
 /**
- * Tasks a thread holds at once, one running and the rest waiting their turn (core/worker-pool.ts).
+ * Tasks a thread holds at once, one running and the rest waiting their turn (core/workers/pool.ts).
  * Enough that a loaded thread always finds its next task waiting; few enough that a task stuck
  * behind a slow one on its thread is rare and short.
  */
 export const SLOTS_PER_THREAD = 4;
 
-const ENTRY = fileURLToPath(new URL('./worker-entry.js', import.meta.url));
+const ENTRY = fileURLToPath(new URL('./entry.js', import.meta.url));
 
 /**
  * Named worker pools: a shared one for parsing and algebra, and dedicated ones engines ask for

@@ -1,6 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Logger } from 'pino';
-import type { Principal, RequestContext, RouteDef } from './types.js';
+import type { Principal, RequestContext, RouteDef } from '../types.js';
 
 /** What a request's lazily built parts need from the server: its logger and its shutdown signal. */
 export interface ContextServer {

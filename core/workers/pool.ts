@@ -12,8 +12,8 @@ import {
   type ReplyMessage,
   type TaskMessage,
   type ThreadData,
-} from './worker-protocol.js';
-import { endWhenStarted, spawnThread, type Thread as EngineThread } from './worker-thread.js';
+} from './protocol.js';
+import { endWhenStarted, spawnThread, type Thread as EngineThread } from './thread.js';
 
 type Thread = EngineThread<Task>;
 

@@ -1,5 +1,5 @@
-import type { Plugin, PluginManifest, ServiceNeed } from './types.js';
-import { PluginLoadError } from './plugin.js';
+import type { Plugin, PluginManifest, ServiceNeed } from '../types.js';
+import { PluginLoadError } from './load.js';
 
 /**
  * Registration order from the plugins' manifests: a plugin comes after the enabled providers of its

@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsImport from 'ajv-formats';
-import { HttpError, Problems, type FieldError } from './errors.js';
+import { HttpError, Problems, type FieldError } from '../errors.js';
 
 // ajv-formats is CommonJS; under NodeNext its default import is the module object
 const addFormats = ((addFormatsImport as unknown as { default?: unknown }).default ?? addFormatsImport) as (ajv: Ajv) => Ajv;

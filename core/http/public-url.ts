@@ -1,6 +1,6 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Config } from './config.js';
+import type { Config } from '../config.js';
 
 /**
  * App.publicUrl: the configured public URL, else the address the server is bound to, never a

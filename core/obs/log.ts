@@ -1,5 +1,5 @@
 import { pino, type Logger, type DestinationStream } from 'pino';
-import type { Config } from './config.js';
+import type { Config } from '../config.js';
 
 const LEVELS: Record<Config['log_level'], string> = {
   DEBUG: 'debug',

@@ -1,6 +1,6 @@
-import type { App } from './types.js';
+import type { App } from '../types.js';
 
-declare module './types.js' {
+declare module '../types.js' {
   interface Services {
     /** the kernel's own: every plugin may publish into it and read it without declaring it */
     'jwks.published': Array<() => PublishedJwk | null>;

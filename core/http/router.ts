@@ -1,5 +1,5 @@
 import FindMyWay from 'find-my-way';
-import type { HttpMethod, RouteDef } from './types.js';
+import type { HttpMethod, RouteDef } from '../types.js';
 
 export interface Match {
   route: RouteDef;

@@ -1,7 +1,7 @@
 import { createServer, type RequestListener, type Server } from 'node:http';
 import type { Socket } from 'node:net';
-import type { Config } from './config.js';
-import { defineProblem, HttpError, Problems, type ProblemDef } from './errors.js';
+import type { Config } from '../config.js';
+import { defineProblem, HttpError, Problems, type ProblemDef } from '../errors.js';
 
 /**
  * Refusals Node's parser makes before a request exists: no route, no pipeline. Without a

@@ -1,8 +1,8 @@
 import { existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Config } from './config.js';
+import type { Config } from '../config.js';
 import type { Store } from './store.js';
-import type { HealthLog } from './store-lmdb-health.js';
+import type { HealthLog } from './lmdb-health.js';
 
 /**
  * The store the configuration names: PostgreSQL when `store.url` is set (shared mode, replicas
@@ -18,10 +18,10 @@ export async function openStore(
 ): Promise<Store> {
   const url = config.store?.url;
   if (url) {
-    const { PgStore } = await import('./store-pg.js');
+    const { PgStore } = await import('./pg.js');
     return new PgStore({ url, onError });
   }
-  const { LmdbStore } = await import('./store-lmdb.js');
+  const { LmdbStore } = await import('./lmdb.js');
   return new LmdbStore(config.data_dir, { warn, ...lmdb });
 }
 

@@ -1,10 +1,10 @@
 import type { ServerResponse } from 'node:http';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { HttpError, Problems } from './errors.js';
-import { EngineError } from './workers.js';
-import { StoreFullError, StoreUnavailableError } from './store.js';
-import type { Reply } from './types.js';
+import { HttpError, Problems } from '../errors.js';
+import { EngineError } from '../workers/pools.js';
+import { StoreFullError, StoreUnavailableError } from '../store/store.js';
+import type { Reply } from '../types.js';
 
 /**
  * The headers every response starts with (security headers, then the request's own, then the
@@ -87,7 +87,7 @@ export function isStreamReply(reply: Reply): reply is Reply & { body: Readable }
 /** The reply an error becomes: status, RFC 9457 body, the error's own headers. */
 export function problemReply(err: HttpError, instance: string, extraHeaders: Record<string, string> = {}): Reply {
   const headers: Record<string, string> = { ...extraHeaders, ...(err.headers ?? {}), 'content-type': 'application/problem+json' };
-  // a 413 for a body still arriving closes only when core/body.ts says so: it drains the rest first
+  // a 413 for a body still arriving closes only when core/http/body.ts says so: it drains the rest first
   if (err.status === 503) headers['connection'] ??= 'close';
   return { status: err.status, body: err.toProblem(instance), headers };
 }

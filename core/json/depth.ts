@@ -1,4 +1,4 @@
-import { HttpError, Problems } from './errors.js';
+import { HttpError, Problems } from '../errors.js';
 
 /**
  * The kernel's nesting cap (issue 12, item 7). Every recursive walk over request data — RFC 8785

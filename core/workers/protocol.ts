@@ -1,5 +1,5 @@
 /**
- * What the kernel and a worker thread say to each other (core/worker-pool.ts, core/worker-entry.ts).
+ * What the kernel and a worker thread say to each other (core/workers/pool.ts, core/workers/entry.ts).
  *
  * Each thread has a few task slots. A slot's state lives in shared memory so that both sides can
  * tell, without a message round trip, whether a task has started: a deadline or a cancelled request

@@ -1,5 +1,5 @@
 import { Worker } from 'node:worker_threads';
-import type { ThreadData } from './worker-protocol.js';
+import type { ThreadData } from './protocol.js';
 
 /**
  * One engine thread of a pool (worker-pool.ts): its Worker, the shared slots its tasks sit in, and

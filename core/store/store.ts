@@ -47,7 +47,7 @@ export class StoreUnavailableError extends Error {
 
 /**
  * The backend refused a write for lack of space: a full disk, a quota, a file-size limit (LMDB:
- * core/store-lmdb-health.ts). Unlike StoreUnavailableError this does not pass by itself (someone
+ * core/store/lmdb-health.ts). Unlike StoreUnavailableError this does not pass by itself (someone
  * must free space), and reads still work, so the kernel answers 507 `store_full`. Nothing of the
  * refused write was stored; everything acknowledged before it is.
  */
@@ -70,7 +70,7 @@ export interface CommitOptions {
   /**
    * The caller re-reads and commits again after a lost race (the audit chain does, up to its retry
    * limit). A shared backend may then keep the contested chain for that retry, so the loser is not
-   * overtaken again (PostgreSQL: core/store-pg-commit.ts); a loser that will not retry holds nothing.
+   * overtaken again (PostgreSQL: core/store/pg-commit.ts); a loser that will not retry holds nothing.
    */
   retryOnConflict?: boolean;
 }

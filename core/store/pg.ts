@@ -1,9 +1,9 @@
 import pg from 'pg';
 import { Packr } from 'msgpackr';
 import { codecOf, type Codec, type Collection, type CollectionStats, type CommitOptions, type Entry, type ListOptions, type Store, type WriteOp, StoreUnavailableError } from './store.js';
-import { migrate } from './store-pg-migrate.js';
-import { chainLock, PgCommitter, planCommit } from './store-pg-commit.js';
-import { classifyPgError, isConnectionError, isQueryTimeout } from './store-pg-errors.js';
+import { migrate } from './pg-migrate.js';
+import { chainLock, PgCommitter, planCommit } from './pg-commit.js';
+import { classifyPgError, isConnectionError, isQueryTimeout } from './pg-errors.js';
 
 /**
  * PostgreSQL backend (shared mode: every replica opens the same database). One table holds every

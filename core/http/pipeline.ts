@@ -1,18 +1,18 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
-import { HttpError, Problems } from './errors.js';
+import { HttpError, Problems } from '../errors.js';
 import { readBody, mediaType, parseJson, parseMultipart, tooLargeDeclared } from './body.js';
-import { guardNumberRange } from './exact-json.js';
-import { assertFieldsDepth, assertJsonDepth, DEFAULT_MAX_JSON_DEPTH } from './json-depth.js';
+import { guardNumberRange } from '../json/exact.js';
+import { assertFieldsDepth, assertJsonDepth, DEFAULT_MAX_JSON_DEPTH } from '../json/depth.js';
 import { isStreamReply, problemReply, toHttpError, writeProblem, writeReply, writeStream } from './reply.js';
 import type { Router } from './router.js';
-import { renderVerdict } from './verdict.js';
+import { renderVerdict } from '../verdict.js';
 import { Context, type ContextServer } from './context.js';
-import type { Validator } from './validate.js';
-import type { Metrics } from './metrics.js';
-import { endServerSpan, nameServerSpan, recordVerdict, runInSpan, startServerSpan, traced as childSpan } from './tracing.js';
-import type { Authenticator, OnErrorHook, OnReplyHook, PreHandlerHook, Reply, RequestContext, RouteDef } from './types.js';
+import type { Validator } from '../json/validate.js';
+import type { Metrics } from '../obs/metrics.js';
+import { endServerSpan, nameServerSpan, recordVerdict, runInSpan, startServerSpan, traced as childSpan } from '../obs/tracing.js';
+import type { Authenticator, OnErrorHook, OnReplyHook, PreHandlerHook, Reply, RequestContext, RouteDef } from '../types.js';
 
 export interface PipelineDeps {
   router: Router;

@@ -9,7 +9,7 @@ import {
   type ReplyMessage,
   type TaskMessage,
   type ThreadData,
-} from './worker-protocol.js';
+} from './protocol.js';
 
 /**
  * The one module a worker thread runs. It knows no engine: a task names the engine module (a file

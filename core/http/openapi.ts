@@ -1,5 +1,5 @@
 import { API_PREFIX } from './router.js';
-import type { RouteInfo } from './types.js';
+import type { RouteInfo } from '../types.js';
 
 /**
  * The OpenAPI 3.1 document, derived from the route table and the registered JSON schemas at

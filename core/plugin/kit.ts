@@ -1,8 +1,8 @@
-import { blocked, diagnosticBody, unverifiable, verified } from './verdict.js';
-import { defineProblem, describeFieldErrors, HttpError } from './errors.js';
-import { canonicalJson, sha256Ref } from './canonical.js';
+import { blocked, diagnosticBody, unverifiable, verified } from '../verdict.js';
+import { defineProblem, describeFieldErrors, HttpError } from '../errors.js';
+import { canonicalJson, sha256Ref } from '../json/canonical.js';
 
-/** How a worker task ended without a result (core/workers.ts EngineError kinds). */
+/** How a worker task ended without a result (core/workers/pools.ts EngineError kinds). */
 export interface EngineFailure {
   kind: string;
 }

@@ -1,4 +1,4 @@
-import { HttpError, Problems } from './errors.js';
+import { HttpError, Problems } from '../errors.js';
 
 /**
  * Numbers exactly as written (issue 12, item 3). JSON.parse turns every number into a double, so
