@@ -10,6 +10,7 @@ import { openStore } from './store/open.js';
 import type { Store } from './store/store.js';
 import { Validator } from './json/validate.js';
 import { Router } from './http/router.js';
+import type { Pools } from './workers/piscina-pools.js';
 import { WorkerPools } from './workers/pools.js';
 import { createPipeline } from './http/pipeline.js';
 import { resolvePlugins } from './plugin/load.js';
@@ -82,7 +83,9 @@ export async function createApp(opts: CreateOptions): Promise<Kernel> {
       log: log.child({ component: 'store' }),
       closeTimeoutMs: Math.max(config.server.shutdown_grace_ms, 5000),
     }));
-  const pools = new WorkerPools(config.workers.threads, log, config.workers.young_generation_mb, config.workers.idle_timeout_ms, config.workers.old_generation_mb);
+  const poolArgs = [config.workers.threads, log, config.workers.young_generation_mb, config.workers.idle_timeout_ms, config.workers.old_generation_mb] as const;
+  // BENCH_POOL=piscina: the bench's piscina variant (docs/architecture.md, "Why our own worker pool"); piscina is a devDependency
+  const pools: Pools = process.env.BENCH_POOL === 'piscina' ? new (await import('./workers/piscina-pools.js')).PiscinaPools(...poolArgs) : new WorkerPools(...poolArgs);
   const authenticators = new Map<string, Authenticator>();
   const credentialPresent = new Map<string, (ctx: RequestContext) => boolean>();
   const hooks = { onRequest: [] as PreHandlerHook[], preHandler: [] as PreHandlerHook[], onReply: [] as OnReplyHook[], onError: [] as OnErrorHook[] };
