@@ -10,6 +10,7 @@ import { Accounts, ApiKeys } from '../plugins/auth/index.js';
 import { financeMessages, lines, pick } from './http-bodies.js';
 import { auditAppendBench, COMMIT_MODE, storageFigures } from './http-audit.js';
 import { runSharedBench } from './http-shared.js';
+import { runPoolBench } from './http-pools.js';
 import { runStageBench } from './http-stages.js';
 import { freePort } from './load.js';
 
@@ -25,7 +26,8 @@ import { freePort } from './load.js';
  * BENCH_CPU_PROF (directory for a V8 profile of the sidecar), BENCH_RSS_ENGINES (1 or only: RSS per engine),
  * BENCH_NODE_ARGS (node flags for the sidecar instead of the ones `npm start` uses; "none" for none),
  * BENCH_WARM_SECONDS (untimed load before each sidecar row, default 2: rows measure the JIT-warm steady state),
- * BENCH_STAGES=0 (skip the per-stage cost table, bench/http-stages.ts).
+ * BENCH_STAGES=0 (skip the per-stage cost table, bench/http-stages.ts), BENCH_POOL=piscina (only the own worker pool
+ * against piscina, bench/http-pools.ts; BENCH_POOL_ROUNDS, default 2; concurrency default 32).
  * Each sidecar row also prints the sidecar's CPU per request: its main thread, and the whole process
  * (workers included), from /proc over the timed phase only.
  */
@@ -134,7 +136,7 @@ const percentile = (s: number[], p: number) => (s.length ? s[Math.min(s.length -
 const round = (n: number, d = 2) => Math.round(n * 10 ** d) / 10 ** d;
 
 /** `concurrency` clients, each sending its next request when the previous answered, for `seconds` (or `total` requests). */
-async function drive(url: string, t: Target, key: string, concurrency: number, o: { seconds?: number; total?: number }) {
+export async function drive(url: string, t: Target, key: string, concurrency: number, o: { seconds?: number; total?: number }) {
   const pool = new Pool(url, { connections: concurrency, pipelining: 1, keepAliveTimeout: 60_000 });
   const lat: number[] = [];
   const statuses: Record<string, number> = {};
@@ -194,7 +196,7 @@ export async function until(url: string, child: ChildProcess): Promise<void> {
 }
 
 /** Writes the config, provisions the enterprise tenant in the store, starts `proofgate start`. */
-export async function startSidecar(dataDir: string, disabled: string[], nodeArgs: string[] = []): Promise<{ child: ChildProcess; url: string; key: string }> {
+export async function startSidecar(dataDir: string, disabled: string[], nodeArgs: string[] = [], env: Record<string, string> = {}): Promise<{ child: ChildProcess; url: string; key: string }> {
   const secrets = { jwt_secret_key: randomBytes(32).toString('hex'), api_key_lookup_secret: randomBytes(32).toString('hex'), audit_secret_key: randomBytes(32).toString('hex') };
   const store = new LmdbStore(dataDir);
   const user = await new Accounts(store).signup('bench@example.com', 'correct horse battery staple', 'bench');
@@ -222,7 +224,7 @@ export async function startSidecar(dataDir: string, disabled: string[], nodeArgs
   prof.push(...sidecarFlags().split(' ').filter((f) => f && f !== 'none'), ...nodeArgs);
   // SVC_* settings in the bench's environment reach the sidecar (SVC_WORKER_OLD_GENERATION_MB=96 npm run bench -- http)
   const svc = Object.fromEntries(Object.entries(process.env).filter(([k]) => k.startsWith('SVC_')));
-  const child = spawn(process.execPath, [...prof, CLI, 'start', '--config', file], { stdio: ['ignore', 'ignore', 'inherit'], env: { PATH: process.env.PATH ?? '', ...svc } });
+  const child = spawn(process.execPath, [...prof, CLI, 'start', '--config', file], { stdio: ['ignore', 'ignore', 'inherit'], env: { PATH: process.env.PATH ?? '', ...svc, ...env } });
   return { child, url: `http://127.0.0.1:${port}`, key };
 }
 
@@ -376,6 +378,15 @@ export async function rssPerEngine(): Promise<Record<string, number | string>> {
 }
 
 export async function main(): Promise<void> {
+  // BENCH_POOL=piscina: only the own pool against piscina without per-task signals (bench/http-pools.ts)
+  if (process.env.BENCH_POOL === 'piscina') {
+    const only = process.env.BENCH_TARGETS?.split(',') ?? ['verify_math', 'verify_sql', 'verify_code', 'verify_logic'];
+    const conc = (process.env.BENCH_CONCURRENCY ?? '32').split(',').map(Number);
+    const seconds = Number(process.env.BENCH_SECONDS ?? 5);
+    const pools = await runPoolBench({ targets: targets().filter((t) => only.includes(t.name)), conc, drive, startSidecar, until, stop, cpuSeconds, seconds, warmSeconds: WARM_SECONDS, sidecarWarmSeconds: SIDECAR_WARM_SECONDS });
+    writeFileSync('bench-results.json', JSON.stringify({ at: new Date().toISOString(), node: process.version, pools }, null, 2));
+    return;
+  }
   // BENCH_RSS_ENGINES=only: just the per-engine RSS table; =1: the table after the HTTP rows
   const rssOnly = process.env.BENCH_RSS_ENGINES === 'only';
   const http = rssOnly ? null : await runHttpBench();
