@@ -17,6 +17,11 @@ async function main(): Promise<void> {
     await (await import('./http.js')).main();
     process.exit(0);
   }
+  // the worker hop alone: the own pool against piscina without per-task signals (bench/pool-hop.ts)
+  if (only.includes('pool-hop')) {
+    await (await import('./pool-hop.js')).runPoolHopBench();
+    process.exit(0);
+  }
   // OWASP's Benchmark for Python is read from a path given on the command line, never the repository
   if (only.includes('code-owasp')) {
     await (await import('./engines/code-owasp.js')).runOwaspBench(process.argv.slice(2));
