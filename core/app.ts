@@ -10,7 +10,6 @@ import { openStore } from './store/open.js';
 import type { Store } from './store/store.js';
 import { Validator } from './json/validate.js';
 import { Router } from './http/router.js';
-import type { Pools } from './workers/piscina-pools.js';
 import { WorkerPools } from './workers/pools.js';
 import { createPipeline } from './http/pipeline.js';
 import { resolvePlugins } from './plugin/load.js';
@@ -85,7 +84,7 @@ export async function createApp(opts: CreateOptions): Promise<Kernel> {
     }));
   const poolArgs = [config.workers.threads, log, config.workers.young_generation_mb, config.workers.idle_timeout_ms, config.workers.old_generation_mb] as const;
   // BENCH_POOL=piscina: the bench's piscina variant (docs/architecture.md, "Why our own worker pool"); piscina is a devDependency
-  const pools: Pools = process.env.BENCH_POOL === 'piscina' ? new (await import('./workers/piscina-pools.js')).PiscinaPools(...poolArgs) : new WorkerPools(...poolArgs);
+  const pools: Pick<WorkerPools, keyof WorkerPools> = process.env.BENCH_POOL === 'piscina' ? new (await import('./workers/piscina-pools.js')).PiscinaPools(...poolArgs) : new WorkerPools(...poolArgs);
   const authenticators = new Map<string, Authenticator>();
   const credentialPresent = new Map<string, (ctx: RequestContext) => boolean>();
   const hooks = { onRequest: [] as PreHandlerHook[], preHandler: [] as PreHandlerHook[], onReply: [] as OnReplyHook[], onError: [] as OnErrorHook[] };

@@ -30,6 +30,7 @@ t.test('the packed tarball installs into a clean directory and runs verify --loc
   for (const f of ['index.html', 'app.js', 'app.css']) t.ok(paths.includes(`dist/console/${f}`), `the console's built ${f} is packed (docs/console.md)`);
   t.notOk(paths.some((p) => p.startsWith('console/')), "the console's sources are not");
   t.notOk(paths.some((p) => p.startsWith('dist/test/') || p.startsWith('test/')), 'tests are not packed');
+  t.notOk(paths.some((p) => p.startsWith('dist/core/workers/piscina-')), 'the bench-only piscina pool (a devDependency) is not packed');
   const app = join(dir, 'app');
   mkdirSync(app);
   writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'consumer', version: '1.0.0', type: 'module', private: true }));
