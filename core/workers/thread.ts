@@ -74,10 +74,13 @@ export function spawnThread<T>(o: ThreadOptions): Thread<T> {
 /** Terminates the thread once it has started, or after the grace period (a hung warm-up must not hold a close forever). */
 export async function endWhenStarted<T>(th: Thread<T>): Promise<void> {
   if (!th.ready) {
+    // whoever awaits close() must see it settle: the unref'd worker alone would let the process
+    // exit mid-wait (a test "unfinished", a shutdown cut short), so the thread and the grace timer
+    // hold the loop until the thread starts or exits, 15 s at most
+    th.worker.ref();
     let timer: NodeJS.Timeout | undefined;
     const grace = new Promise<void>((resolve) => {
       timer = setTimeout(resolve, STARTING_GRACE_MS);
-      timer.unref();
     });
     await Promise.race([th.started, grace]).finally(() => clearTimeout(timer));
   }

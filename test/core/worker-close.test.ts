@@ -4,6 +4,9 @@ import { join } from 'node:path';
 import { pino } from 'pino';
 import { WorkerPools } from '../../core/workers/pools.js';
 import { tempDir } from '../helpers/temp-dir.js';
+import { nodeCommand } from '../helpers/child.js';
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 
 /**
  * V8 aborts the whole process (`Check failed: (location_) != nullptr` in AsyncModuleExecutionFulfilled,
@@ -33,4 +36,17 @@ t.test('closing a pool while a thread evaluates a module with top-level await le
   await pools.close();
   await Promise.all(tasks);
   t.equal(readFileSync(mark, 'utf8'), 'evaluated\n', 'the thread was ended after its module finished evaluating, not during it');
+});
+
+t.test('a process that closes its pool while a thread starts waits for the close to finish', async (t) => {
+  const child = new URL('./fixtures/close-starting-child.js', import.meta.url);
+  const { code, out } = await new Promise<{ code: number | null; out: string }>((resolve, reject) => {
+    const p = spawn(...nodeCommand([fileURLToPath(child)]), { stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    p.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    p.once('error', reject);
+    p.once('exit', (code) => resolve({ code, out }));
+  });
+  t.equal(out, 'closed\n', 'close() settled before the process ended');
+  t.equal(code, 0, 'and the process ended on its own, not with an unsettled await (13)');
 });
