@@ -6,9 +6,8 @@ import { A2AProblems } from '../errors.js';
 import type { A2AGateway } from '../gateway.js';
 import type { VerdictStatus } from '../message.js';
 import type { PeerConfig } from './config.js';
-import { decide, senderOf, UnverifiablePayload } from './decide.js';
 import { parseRpc, type RpcRequest } from './jsonrpc.js';
-import { mapMessage, namedSender } from './mapping.js';
+import { messageOf, verifyMessage } from './verify-message.js';
 import type { ProxyMetrics } from './metrics.js';
 import { VERDICT_HEADER } from './outbound.js';
 import { ownershipRefusal } from './owned.js';
@@ -115,22 +114,11 @@ export async function handleExtAuthz(d: ExtAuthzDeps, ctx: RequestContext): Prom
   }
   // the other task methods need the answer reviewed (task ownership, push URLs): only the proxy sees it
   if (req.kind !== 'send' && req.kind !== 'stream') throw deny(`${req.method} is relayed by the outbound proxy only (/a2a/peers/{receiver}), not authorised through ext_authz`);
-  const mapped = mapMessage(req.params.message, ctx.rawBody);
-  if (!mapped.ok) throw deny(`invalid message: ${mapped.reason}`);
   // a message continuing a task, referring to one, or joining a conversation: the caller's only
-  await ownedOrDenied(d, ctx, receiver, req);
-  const named = namedSender(req.params.message, req.params);
-  if (!named.ok) throw deny(`invalid message: ${named.reason}`);
-  const sender = senderOf(ctx.principal, named.id);
-  if (!sender) throw deny('sender unknown: use an agent token, a key bound to one sender, or name it in metadata.proofgate.sender_agent_id');
-  let decided;
-  try {
-    decided = await decide(d.gateway, d.forwardStatuses, { sender, receiver, items: mapped.items, caller: { principal: ctx.principal, raw: null }, signal: ctx.signal, log: ctx.log });
-  } catch (err) {
-    if (err instanceof UnverifiablePayload) throw deny('invalid message: a payload holds a number outside the range RFC 8785 can represent');
-    throw err;
-  }
-  d.metrics.decision(receiver, decided.decision);
+  const admit = () => ownedOrDenied(d, ctx, receiver, req);
+  const v = await verifyMessage(d, messageOf(req.params, ctx.rawBody), { by: 'credential', receiver, principal: ctx.principal, admit }, ctx.signal, ctx.log);
+  if (!v.ok) throw deny(v.refusal === 'invalid' ? `invalid message: ${v.reason}` : `sender unknown: ${v.reason}`);
+  const { decided } = v;
   if (decided.decision !== 'forward') {
     const constraint = (decided.deciding.details as { constraint_id?: string } | null)?.constraint_id;
     throw deny(decided.deciding.reason ?? `verdict ${decided.deciding.status}`, { verdict: decided.deciding }, constraint);

@@ -8,9 +8,9 @@ import type { A2AClaims } from '../signer.js';
 import { JWT_TYP } from '../signer.js';
 import type { SenderAuthMethod } from '../sender-auth.js';
 import type { TrustedIssuer } from './config.js';
-import { decide, UnverifiablePayload } from './decide.js';
 import { parseRpc, repeatedKeyReply, rpcError, RpcCodes } from './jsonrpc.js';
-import { mapMessage, namedSender, type VerificationItem } from './mapping.js';
+import type { VerificationItem } from './mapping.js';
+import { messageOf, verifyMessage, type Voucher } from './verify-message.js';
 import type { ProxyMetrics } from './metrics.js';
 import { forwardHeaders, refusal, relay, VERDICT_HEADER } from './outbound.js';
 import type { SeenVerdicts } from './replay.js';
@@ -35,8 +35,6 @@ export interface InboundDeps {
   target: URL;
   issuers: readonly TrustedIssuer[];
 }
-
-type Voucher = { ok: true; sender: string; senderAuth: SenderAuthMethod } | { ok: false; reason: string };
 
 export class Vouchers {
   private readonly keys = new Map<string, JWTVerifyGetKey>();
@@ -112,24 +110,12 @@ export async function handleInbound(d: InboundDeps, vouchers: Vouchers, ctx: Req
   const req = parsed.req;
   d.metrics.request(d.agentId, `inbound_${req.kind}`);
   if (req.kind !== 'send' && req.kind !== 'stream') return rpcError(req.id, RpcCodes.methodNotFound, 'Method not found: inbound mode accepts message/send and message/stream only');
-  const mapped = mapMessage(req.params.message, ctx.rawBody);
-  if (!mapped.ok) return rpcError(req.id, RpcCodes.invalidParams, `Invalid params: ${mapped.reason}`);
-
   const header = typeof ctx.headers[VERDICT_HEADER] === 'string' ? (ctx.headers[VERDICT_HEADER] as string) : '';
-  const voucher = header ? await vouchers.check(header, mapped.items, d.agentId, d.forwardStatuses) : ({ ok: false, reason: 'no verdict' } as Voucher);
-  const named = namedSender(req.params.message, req.params);
-  if (!named.ok) return rpcError(req.id, RpcCodes.invalidParams, `Invalid params: ${named.reason}`);
-  const sender = voucher.ok ? voucher.sender : (named.id ?? 'unknown');
-  const caller = { principal: null, raw: null, vouched: voucher.ok ? voucher.senderAuth : undefined };
-  let decided;
-  try {
-    decided = await decide(d.gateway, d.forwardStatuses, { sender, receiver: d.agentId, items: mapped.items, caller, signal: ctx.signal, log: ctx.log });
-  } catch (err) {
-    if (err instanceof UnverifiablePayload) return rpcError(req.id, RpcCodes.invalidParams, 'Invalid params: a payload holds a number outside the range RFC 8785 can represent');
-    throw err;
-  }
-  d.metrics.decision(d.agentId, decided.decision);
-  ctx.log.info({ inbound: true, decision: decided.decision, voucher: voucher.ok ? 'trusted' : voucher.reason, sender }, 'a2a.proxy');
+  const vouch = (items: readonly VerificationItem[]): Promise<Voucher> => (header ? vouchers.check(header, items, d.agentId, d.forwardStatuses) : Promise.resolve({ ok: false, reason: 'no verdict' }));
+  const v = await verifyMessage(d, messageOf(req.params, ctx.rawBody), { by: 'voucher', receiver: d.agentId, vouch }, ctx.signal, ctx.log);
+  if (!v.ok) return rpcError(req.id, RpcCodes.invalidParams, `Invalid params: ${v.reason}`);
+  const { decided, voucher } = v;
+  ctx.log.info({ inbound: true, decision: decided.decision, voucher: voucher?.ok ? 'trusted' : voucher?.reason, sender: v.sender }, 'a2a.proxy');
   if (decided.decision !== 'forward') return refusal(req, decided);
   return relay(d, d.agentId, d.target, req, raw, forwardHeaders(ctx, decided.header), ctx.signal, { verdict: decided.deciding });
 }

@@ -5,9 +5,10 @@ import type { A2AGateway } from '../gateway.js';
 import type { VerdictStatus } from '../message.js';
 import { CardRefused, type Binding, type PeerCards } from './cards.js';
 import type { PeerConfig } from './config.js';
-import { decide, senderOf, UnverifiablePayload, type Decided } from './decide.js';
+import { decide, UnverifiablePayload, type Decided } from './decide.js';
 import { parseRpc, repeatedKeyReply, rpcError, RpcCodes, type RpcRequest } from './jsonrpc.js';
-import { mapMessage, namedSender } from './mapping.js';
+import { mapMessage } from './mapping.js';
+import { messageOf, verifyMessage } from './verify-message.js';
 import type { ProxyMetrics } from './metrics.js';
 import { UpstreamError, type UpstreamResponse, type Upstreams } from './upstream.js';
 import { restCall } from './rest-peer.js';
@@ -179,24 +180,14 @@ export async function handleOutbound(d: OutboundDeps, ctx: RequestContext): Prom
   let decided: Decided | null = null;
   let owner: TaskOwner | null = null;
   if (req.kind === 'send' || req.kind === 'stream') {
-    const mapped = mapMessage(req.params.message, ctx.rawBody);
-    if (!mapped.ok) return rpcError(req.id, RpcCodes.invalidParams, `Invalid params: ${mapped.reason}`);
-    const named = namedSender(req.params.message, req.params);
-    if (!named.ok) return rpcError(req.id, RpcCodes.invalidParams, `Invalid params: ${named.reason}`);
-    const sender = senderOf(ctx.principal, named.id);
-    if (!sender) return rpcError(req.id, RpcCodes.senderUnknown, 'Sender unknown: use an agent token, a key bound to one sender, or name it in metadata.proofgate.sender_agent_id');
-    try {
-      decided = await decide(d.gateway, d.forwardStatuses, { sender, receiver, items: mapped.items, caller: { principal: ctx.principal, raw: null }, signal: ctx.signal, log: ctx.log });
-    } catch (err) {
-      if (err instanceof UnverifiablePayload) return rpcError(req.id, RpcCodes.invalidParams, 'Invalid params: a payload holds a number outside the range RFC 8785 can represent');
-      throw err;
-    }
-    d.metrics.decision(receiver, decided.decision);
+    const v = await verifyMessage(d, messageOf(req.params, ctx.rawBody), { by: 'credential', receiver, principal: ctx.principal }, ctx.signal, ctx.log);
+    if (!v.ok) return v.refusal === 'invalid' ? rpcError(req.id, RpcCodes.invalidParams, `Invalid params: ${v.reason}`) : rpcError(req.id, RpcCodes.senderUnknown, `Sender unknown: ${v.reason}`);
+    decided = v.decided;
     if (decided.decision !== 'forward') {
       ctx.log.info({ peer: receiver, method: req.method, decision: decided.decision, trace_id: decided.deciding.audit_trace_id }, 'a2a.proxy');
       return refusal(req, decided);
     }
-    owner = { org: ctx.principal?.orgId ?? '', sender };
+    owner = { org: ctx.principal?.orgId ?? '', sender: v.sender };
   }
 
   let target: Target;
