@@ -5,6 +5,7 @@ import { readJsonFile } from '../../core/json/syntax.js';
 import { insecureHttpOptIn, isLoopbackHost } from '../../core/http/loopback.js';
 import { listTools, McpClientError, toolsFromSaved } from './client.js';
 import { SERVER_NAME } from './config.js';
+import type { McpPinResponse, McpToolsResponse } from '../../packages/client/src/types.gen.js';
 import { exitCode, pinsOf, renderSarif, renderText, scan, type PinFile, type ServerInput } from './scan.js';
 
 /**
@@ -226,32 +227,44 @@ export const mcpApproveCommand: Command = defineCommand({
       console.error(`proofgate mcp approve: refusing to send the API key over plain http:// to ${target.host}: use https://, a loopback address, or --allow-insecure-http; nothing was sent`);
       return 2;
     }
-    const base = `${values.url.replace(/\/$/, '')}/admin/mcp/servers/${encodeURIComponent(values.server)}/tools`;
-    const headers = { 'x-api-key': key, 'content-type': 'application/json' };
-    let res: Response;
+    // the generated client (packages/client), as `verify` uses it: the route's path, credential and
+    // error shape come from the route table, and a server or tool name that is a `.`/`..` segment is
+    // refused before anything is sent (in a raw URL it would be resolved away and call another route)
+    const [{ ProofgateClient }, { ProofgateError }] = await Promise.all([import('../../packages/client/src/client.gen.js'), import('../../packages/client/src/base.js')]);
+    // one attempt: an operator's command reports the status it got rather than waiting out a 503
+    const client = new ProofgateClient({ baseUrl: values.url, apiKey: key, retries: 0, allowInsecureHttp: optIn.allow });
+    let body: McpPinResponse | McpToolsResponse;
     try {
-      res = values.tool
-        ? await fetch(`${base}/${encodeURIComponent(values.tool)}/approve`, {
-            method: 'POST',
-            headers,
-            body: JSON.stringify({ ...(values.hash ? { hash: values.hash } : {}), ...(values['accept-findings'] ? { accept_findings: true } : {}) }),
-          })
-        : await fetch(base, { headers });
-    } catch {
+      body = values.tool
+        ? await client.postAdminMcpServersByServerToolsByToolApprove(
+            { server: values.server, tool: values.tool },
+            { ...(values.hash ? { hash: values.hash } : {}), ...(values['accept-findings'] ? { accept_findings: true } : {}) },
+          )
+        : await client.getAdminMcpServersByServerTools({ server: values.server });
+    } catch (err) {
+      if (err instanceof ProofgateError) {
+        const p = err.problem;
+        console.error(`proofgate mcp approve: ${err.status} ${String(p.detail ?? p.title ?? '')}`);
+        for (const f of (p.findings as Array<{ constraint_id: string; details: string }> | undefined) ?? []) console.error(`  ${f.constraint_id}: ${f.details}`);
+        return err.status === 401 || err.status === 403 || err.status >= 500 ? 2 : 1;
+      }
+      if (err instanceof TypeError) {
+        console.error(`proofgate mcp approve: ${err.message}; nothing was sent`);
+        return 2;
+      }
       console.error(`proofgate mcp approve: ${values.url} cannot be reached`);
       return 2;
     }
-    const body = (await res.json().catch(() => ({}))) as Record<string, unknown>;
-    if (!res.ok) {
-      console.error(`proofgate mcp approve: ${res.status} ${String(body.detail ?? body.title ?? '')}`);
-      for (const f of (body.findings as Array<{ constraint_id: string; details: string }> | undefined) ?? []) console.error(`  ${f.constraint_id}: ${f.details}`);
-      return res.status === 401 || res.status === 403 || res.status >= 500 ? 2 : 1;
+    // a 2xx that is not the route's answer (a proxy's page, another service): said, not crashed on
+    if (!body || typeof body !== 'object' || (!('tool' in body) && !Array.isArray((body as { tools?: unknown }).tools))) {
+      console.error(`proofgate mcp approve: ${values.url} did not answer as a proofgate sidecar`);
+      return 2;
     }
-    if (values.tool) {
-      console.log(`pinned ${String(body.server)}/${String(body.tool)} ${String(body.hash)}${body.previous_hash ? ` (was ${String(body.previous_hash)})` : ''}`);
+    if ('tool' in body) {
+      console.log(`pinned ${body.server}/${body.tool} ${body.hash}${body.previous_hash ? ` (was ${body.previous_hash})` : ''}`);
       return 0;
     }
-    for (const t of body.tools as Array<{ tool: string; status: string; hash: string; findings: Array<{ constraint_id: string }>; policy?: { action: string; admitted: boolean } | null }>) {
+    for (const t of body.tools) {
       // what the server's tool policy makes of it: an approval alone does not admit a denied tool
       const policy = t.policy ? `  policy ${t.policy.action}, ${t.policy.admitted ? 'admitted' : 'not admitted'}` : '';
       console.log(`${t.status.padEnd(9)} ${t.tool}  ${t.hash}${t.findings.length ? `  [${t.findings.map((f) => f.constraint_id).join(', ')}]` : ''}${policy}`);

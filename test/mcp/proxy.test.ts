@@ -294,6 +294,12 @@ t.test('proofgate mcp approve lists and pins through the sidecar', async (t) => 
   const notOperator = await approveHere(t, ['--url', s.url, '--server', 'demo', '--tool', 'get_weather', '--api-key', tenantAdmin.key]);
   t.equal(notOperator.code, 2, "another organisation's admin:all key is refused");
   t.match(notOperator.stderr, /403 .*SVC_OPERATOR_USER_IDS/);
+  const stale = await approveHere(t, ['--url', s.url, '--server', 'demo', '--tool', 'search', '--hash', `sha256:${'0'.repeat(64)}`, '--api-key', org.key]);
+  t.equal(stale.code, 1, 'a definition other than the one reviewed (--hash) is refused');
+  t.match(stale.stderr, /^proofgate mcp approve: 409 /);
+  const accepted = await approveHere(t, ['--url', s.url, '--server', 'demo', '--tool', 'add', '--accept-findings', '--api-key', org.key]);
+  t.equal(accepted.code, 0, `--accept-findings pins a flagged definition: ${accepted.stderr}`);
+  t.match(accepted.stdout, /pinned demo\/add sha256:/);
 });
 
 t.test('proofgate mcp approve sends the key over plain http only to loopback, unless told otherwise', async (t) => {
