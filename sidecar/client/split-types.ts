@@ -8,7 +8,7 @@
 export interface SplitTypes {
   /** packages/client/src/types.gen.ts */
   index: string;
-  /** group → text of packages/client/src/types/<group>.gen.ts */
+  /** group → text of schemas/gen/<group>.gen.ts */
   files: Record<string, string>;
 }
 
@@ -33,7 +33,8 @@ function blocks(ts: string): Block[] {
   });
 }
 
-export function splitTypes(ts: string, groups: Record<string, string>, banner: string): SplitTypes {
+/** `from`: where the index finds the group files (a path relative to the index) */
+export function splitTypes(ts: string, groups: Record<string, string>, banner: string, from: string): SplitTypes {
   // longest prefix first, so CodeVerifyResponse1 finds CodeVerifyResponse before Code…
   const prefixes = Object.entries(groups).sort((a, b) => b[0].length - a[0].length);
   const groupOf = (name: string) => prefixes.find(([p]) => name.startsWith(p))?.[1] ?? 'shared';
@@ -57,6 +58,6 @@ export function splitTypes(ts: string, groups: Record<string, string>, banner: s
       .join('\n');
     files[group] = banner + (head ? head + '\n\n' : '\n') + body;
   }
-  const index = banner + Object.keys(files).map((g) => `export type * from './types/${g}.gen.js';`).join('\n') + '\n';
+  const index = banner + Object.keys(files).map((g) => `export type * from '${from}${g}.gen.js';`).join('\n') + '\n';
   return { index, files };
 }

@@ -1,11 +1,11 @@
 import t from 'tap';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { builtinPlugins } from '../../sidecar/builtin.js';
 import { ProofgateClient, ProofgateError, toVerificationContext, verifyA2AVerdict } from '../../packages/client/src/index.js';
-import { generateClient } from '../../sidecar/client/generate.js';
+import { generateClient, TYPES_DIR } from '../../sidecar/client/generate.js';
 import { openApiPath } from '../../core/http/openapi.js';
 import { startServer, type TestServer, untilReady } from '../helpers/server.js';
 
@@ -18,15 +18,18 @@ function builtinServer(): Promise<TestServer> {
   }));
 }
 
-const SRC = (f: string) => readFileSync(fileURLToPath(new URL(`../../../packages/client/src/${f}`, import.meta.url)), 'utf8');
+const REPO = (f: string) => readFileSync(fileURLToPath(new URL(`../../../${f}`, import.meta.url)), 'utf8');
+const SRC = (f: string) => REPO(`packages/client/src/${f}`);
 
 t.test('the committed client is what the route table generates (npm run gen:client)', async (t) => {
   const s = await builtinServer();
   const out = await generateClient(s.kernel.openapi());
   t.equal(SRC('types.gen.ts'), out.types, 'types.gen.ts is current');
-  const committed = readdirSync(fileURLToPath(new URL('../../../packages/client/src/types/', import.meta.url))).sort();
+  // the group files live in schemas/gen/, shared with the server (sidecar/client/generate.ts)
+  const committed = readdirSync(fileURLToPath(new URL(`../../../${TYPES_DIR}`, import.meta.url))).filter((f) => f.endsWith('.ts')).sort();
   t.same(committed, Object.keys(out.typeFiles).map((g) => `${g}.gen.ts`).sort(), 'the same group files, none stale');
-  for (const [group, text] of Object.entries(out.typeFiles)) t.equal(SRC(`types/${group}.gen.ts`), text, `types/${group}.gen.ts is current`);
+  for (const [group, text] of Object.entries(out.typeFiles)) t.equal(REPO(`${TYPES_DIR}${group}.gen.ts`), text, `${TYPES_DIR}${group}.gen.ts is current`);
+  t.notOk(existsSync(fileURLToPath(new URL('../../../packages/client/src/types', import.meta.url))), 'no second copy in the client package');
   t.equal(SRC('client.gen.ts'), out.client, 'client.gen.ts is current');
   for (const r of s.kernel.routes) {
     const name = (s.kernel.openapi() as any).paths[`/v1${openApiPath(r.path)}`][r.method.toLowerCase()].operationId;
