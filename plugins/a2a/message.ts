@@ -1,3 +1,5 @@
+import type { A2AVerdictResponse } from '../../schemas/gen/a2a.gen.js';
+
 /**
  * The A2A wire shapes. Validation of an AgentMessage is the ajv schema
  * schemas/a2a/agent-message.json (applied by the kernel before the handler runs); this module holds
@@ -16,17 +18,11 @@ export interface AgentMessage {
   metadata?: Record<string, unknown>;
 }
 
-export type VerdictStatus = 'forwarded' | 'blocked' | 'heuristic_pass' | 'unverifiable' | 'error';
+/** schemas/a2a/verdict.response.json, generated (schemas/gen/a2a.gen.ts): the shape the API serves and the client reads */
+export type VerdictStatus = A2AVerdictResponse['status'];
 
-export interface VerificationVerdict {
-  status: VerdictStatus;
-  reason: string | null;
-  audit_trace_id: string;
-  attestation_jwt: string | null;
-  engine_used: string | null;
-  verified_at: string;
-  details: Record<string, unknown> | null;
-}
+// the schema's `details` is an object; json-schema-to-typescript spells that `{}`, which no field can be read from
+export type VerificationVerdict = Omit<A2AVerdictResponse, 'details'> & { details: Record<string, unknown> | null };
 
 /** The same rules the schema applies to agent ids, for ids that arrive through configuration. */
 const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;

@@ -1,5 +1,6 @@
 import type { Counter, Histogram } from 'prom-client';
 import type { Metrics } from '../../core/obs/metrics.js';
+import type { A2AMetricsResponse } from '../../schemas/gen/a2a.gen.js';
 import type { VerdictStatus } from './message.js';
 
 /**
@@ -9,14 +10,8 @@ import type { VerdictStatus } from './message.js';
  */
 export const TRUST_ENGINE = 'trust_boundary';
 
-export interface A2AMetricsSnapshot {
-  total_intercepts: number;
-  forwarded: number;
-  blocked: number;
-  errors: number;
-  avg_latency_ms: number;
-  engines: Record<string, number>;
-}
+/** GET /a2a/metrics: schemas/a2a/metrics.response.json, generated (schemas/gen/a2a.gen.ts) */
+export type A2AMetricsSnapshot = A2AMetricsResponse;
 
 /** one organisation's counts since start */
 class Counts {
@@ -25,7 +20,7 @@ class Counts {
   blocked = 0;
   errors = 0;
   latencyMsSum = 0;
-  readonly engines: Record<string, number> = { finance_guard: 0, code_guard: 0, logic_guard: 0, passthrough: 0 };
+  readonly engines: A2AMetricsResponse['engines'] = { finance_guard: 0, code_guard: 0, logic_guard: 0, passthrough: 0 };
 }
 
 export class A2AMetrics {

@@ -1,4 +1,5 @@
-import type { DiagnosticResult, Status } from '../../core/verdict.js';
+import type { DiagnosticResult } from '../../core/verdict.js';
+import type { AttestationResult as AttestationResultClaim } from '../../schemas/gen/attestation.gen.js';
 
 /** Outcome of one issuance (spec: AttestationResult). Never absent: check `is_issued` before using `token`. */
 export type AttestationErrorCode = 'VERIFIED_WITHOUT_PROOF' | 'SIGNING_FAILURE' | 'CRYPTO_UNAVAILABLE';
@@ -22,12 +23,8 @@ export interface AttestationResult {
  */
 export type StoredStatus = 'VALID' | 'EXPIRED' | 'REVOKED' | 'UNVERIFIABLE';
 
-export interface AttestedResult {
-  status: Status;
-  verified: boolean;
-  engine: string;
-  confidence: number;
-}
+/** the `svc.result` claim: schemas/attestation/result.json, generated (schemas/gen/attestation.gen.ts) */
+export type AttestedResult = AttestationResultClaim;
 
 /** The nested `svc` claim: what was attested, bound to the evaluated input and the proof. */
 export interface SvcClaim {

@@ -1,39 +1,24 @@
 import { hmacSha256Hex, SHA256_REF, sha256Hex, sha256Ref } from '../../core/json/canonical.js';
+import type { AuditEntry } from '../../schemas/gen/audit.gen.js';
 
 /**
  * The audit entry and its two canonical payload forms. The payload commits to the entry's
  * position (org, seq, log_id) and to its predecessor (prev_hash), so the payload hash alone binds
  * content, order and chain; the HMAC over the payload hash proves the secret holder wrote it.
  *
- *  - current (v2): every field below except payload_hash and hmac, plus `v: 2`;
+ *  - current (v2): every field of AuditEntry except payload_hash and hmac, plus `v: 2`;
  *  - legacy (v1): the same without `v` and `raw_llm_output` — what the pre-7.2 logger hashed.
  *
  * hmac = HMAC-SHA256(SVC_AUDIT_SECRET_KEY, payload_hash) as hex.
  */
-export type AuditStatus = 'verified' | 'blocked' | 'unverifiable' | 'admin' | 'refused';
-export const AUDIT_STATUSES: readonly AuditStatus[] = ['verified', 'blocked', 'unverifiable', 'admin', 'refused'];
-
-export interface AuditEntry {
-  log_id: string;
-  org_id: string;
-  seq: number;
-  timestamp: string;
-  route: string;
-  method: string;
-  key_id: string | null;
-  user_id: string | null;
-  /** sha256Ref of the request body (JSON), `sha256:` of the raw bytes otherwise, null without a body */
-  request_hash: string | null;
-  status: AuditStatus;
-  engine: string | null;
-  http_status: number;
-  proof_ref: string | null;
-  constraint_id: string | null;
-  raw_llm_output: string | null;
-  prev_hash: string | null;
-  payload_hash: string;
-  hmac: string;
-}
+export type { AuditEntry };
+/** the entry's shape is schemas/audit/entry.json's (generated: schemas/gen/audit.gen.ts), the one the API serves */
+export type AuditStatus = AuditEntry['status'];
+// the order is stored (compact.ts keeps a status as its index here): append, never reorder
+const LISTED = ['verified', 'blocked', 'unverifiable', 'admin', 'refused'] as const satisfies readonly AuditStatus[];
+export const AUDIT_STATUSES: readonly AuditStatus[] = LISTED;
+// a status the schema adds is a compile error here until it is appended above
+export const EVERY_STATUS_LISTED: [Exclude<AuditStatus, (typeof LISTED)[number]>] extends [never] ? true : never = true;
 
 export type AuditFields = Omit<AuditEntry, 'log_id' | 'org_id' | 'seq' | 'timestamp' | 'prev_hash' | 'payload_hash' | 'hmac'>;
 

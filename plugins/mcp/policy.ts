@@ -1,4 +1,5 @@
 import type { Store } from '../../core/store/store.js';
+import type { McpPolicyResponse } from '../../schemas/gen/mcp.gen.js';
 import { classifyTool, normaliseToolName, type Finding } from '../agents/index.js';
 import type { ToolDefinition } from './definitions.js';
 
@@ -175,13 +176,8 @@ export function admission(d: Decision, server: string, tool: string, approvedBy:
   return { ok: true, sandbox: d.sandbox, why: `${tool} is admitted by the policy of server ${server} (${d.source}: ${d.action}), its definition ${how}` };
 }
 
-export interface PolicyView {
-  server: string;
-  source: 'admin' | 'config' | 'builtin';
-  policy: ServerPolicy;
-  updated_at: string | null;
-  updated_by: string | null;
-}
+/** GET/PUT/DELETE /admin/mcp/servers/{server}/policy: schemas/mcp's policy response (generated), with the policy as this module reads it */
+export type PolicyView = Omit<McpPolicyResponse, 'policy'> & { policy: ServerPolicy };
 
 interface StoredPolicy {
   server: string;
