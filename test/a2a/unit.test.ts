@@ -1,6 +1,6 @@
 /**
  * The A2A gateway's in-process tests (test/a2a/unit/), run in one test process: guards, buckets,
- * the trust boundary, signing and logging, verdict verification, with no server of its own. A process per file cost the suite a
+ * the trust boundary, signing and logging, verdict verification, the verify-message path, with no server of its own. A process per file cost the suite a
  * Node start and the test runner's loaders each, for tests that run in milliseconds.
  */
 import './unit/code-guard.js';
@@ -15,3 +15,4 @@ import './unit/proxy-upstream.js';
 import './unit/token-bucket.js';
 import './unit/trust-boundary.js';
 import './unit/verify.js';
+import './unit/verify-message.js';
