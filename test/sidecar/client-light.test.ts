@@ -20,7 +20,7 @@ const ENTRY = pathToFileURL(join(DIST, 'packages', 'client', 'src', 'index.js'))
 /** the project modules the client may reach: its own, the verifiers it re-exports and what they import */
 const ALLOWED_OWN = [
   /^packages\/client\/src\/[^/]+\.js$/,
-  /^core\/(canonical|es256|loopback|jwks-keyset)\.js$/,
+  /^core\/(json\/canonical|keys\/es256|http\/loopback|keys\/jwks-keyset)\.js$/,
   /^plugins\/a2a\/(verify|signer)\.js$/,
   /^plugins\/attestation\/(offline|subject|token)\.js$/,
 ];
