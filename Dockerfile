@@ -7,6 +7,8 @@ COPY package.json package-lock.json ./
 COPY packages/client/package.json ./packages/client/
 RUN npm ci --ignore-scripts --no-audit --no-fund
 COPY tsconfig.json ./
+# schemas/gen/ holds the types the server and the client share (generated from schemas/)
+COPY schemas ./schemas
 COPY core ./core
 COPY plugins ./plugins
 COPY sidecar ./sidecar
