@@ -53,6 +53,9 @@ interface Row {
   p50_ms: number;
   p99_ms: number;
   ratio_to_raw: number | null;
+  /** 503s are refusals (admission, issue 45), not answers: p99 of the other replies, and the 503 share */
+  p99_answered_ms: number;
+  refused_share: number;
   /** sidecar CPU µs per request over the timed phase: main thread, and the whole process */
   main_cpu_us?: number;
   process_cpu_us?: number;
@@ -139,6 +142,7 @@ const round = (n: number, d = 2) => Math.round(n * 10 ** d) / 10 ** d;
 export async function drive(url: string, t: Target, key: string, concurrency: number, o: { seconds?: number; total?: number }) {
   const pool = new Pool(url, { connections: concurrency, pipelining: 1, keepAliveTimeout: 60_000 });
   const lat: number[] = [];
+  const answered: number[] = [];
   const statuses: Record<string, number> = {};
   const method = t.method ?? 'POST';
   const headers: Record<string, string> = method === 'POST' ? { 'content-type': 'application/json', 'x-api-key': key } : { 'x-api-key': key };
@@ -159,6 +163,7 @@ export async function drive(url: string, t: Target, key: string, concurrency: nu
         // counted as an error row below
       }
       lat.push(performance.now() - t0);
+      if (status !== '503') answered.push(lat[lat.length - 1]);
       statuses[status] = (statuses[status] ?? 0) + 1;
     }
   };
@@ -166,7 +171,9 @@ export async function drive(url: string, t: Target, key: string, concurrency: nu
   const seconds = (performance.now() - started) / 1000;
   await pool.close();
   lat.sort((a, b) => a - b);
-  return { requests: lat.length, rps: Math.round(lat.length / seconds), p50_ms: round(percentile(lat, 50)), p99_ms: round(percentile(lat, 99)), statuses };
+  answered.sort((a, b) => a - b);
+  const refused_share = round((lat.length - answered.length) / Math.max(1, lat.length), 3);
+  return { requests: lat.length, rps: Math.round(lat.length / seconds), p50_ms: round(percentile(lat, 50)), p99_ms: round(percentile(lat, 99)), p99_answered_ms: round(percentile(answered, 99)), refused_share, statuses };
 }
 
 export function rssMb(pid: number, field = 'VmRSS'): number {
@@ -333,7 +340,8 @@ export async function runHttpBench(): Promise<object> {
 
 function print(r: Row): void {
   const st = Object.entries(r.statuses).map(([k, v]) => `${k}:${v}`).join(' ');
-  console.log(`${r.target.padEnd(15)} ${String(r.concurrency).padStart(4)} ${String(r.rps).padStart(7)} ${String(r.p50_ms).padStart(8)} ${String(r.p99_ms).padStart(8)} ${String(r.ratio_to_raw ?? '').padStart(6)} ${String(r.main_cpu_us ?? '').padStart(8)} ${String(r.process_cpu_us ?? '').padStart(8)}  ${st}`);
+  const refused = r.refused_share ? `  (503 share ${r.refused_share}; p99 of the answered ${r.p99_answered_ms} ms)` : '';
+  console.log(`${r.target.padEnd(15)} ${String(r.concurrency).padStart(4)} ${String(r.rps).padStart(7)} ${String(r.p50_ms).padStart(8)} ${String(r.p99_ms).padStart(8)} ${String(r.ratio_to_raw ?? '').padStart(6)} ${String(r.main_cpu_us ?? '').padStart(8)} ${String(r.process_cpu_us ?? '').padStart(8)}  ${st}${refused}`);
 }
 
 const IDLE_READING_MS = 20_000;

@@ -84,7 +84,8 @@ export async function createApp(opts: CreateOptions): Promise<Kernel> {
     }));
   const poolArgs = [config.workers.threads, log, config.workers.young_generation_mb, config.workers.idle_timeout_ms, config.workers.old_generation_mb] as const;
   // BENCH_POOL=piscina: the bench's piscina variant (docs/architecture.md, "Why our own worker pool"); piscina is a devDependency
-  const pools: Pick<WorkerPools, keyof WorkerPools> = process.env.BENCH_POOL === 'piscina' ? new (await import('./workers/piscina-pools.js')).PiscinaPools(...poolArgs) : new WorkerPools(...poolArgs);
+  const pools: Pick<WorkerPools, keyof WorkerPools> =
+    process.env.BENCH_POOL === 'piscina' ? new (await import('./workers/piscina-pools.js')).PiscinaPools(...poolArgs) : new WorkerPools(...poolArgs, config.workers.max_queue_wait_ms);
   const authenticators = new Map<string, Authenticator>();
   const credentialPresent = new Map<string, (ctx: RequestContext) => boolean>();
   const hooks = { onRequest: [] as PreHandlerHook[], preHandler: [] as PreHandlerHook[], onReply: [] as OnReplyHook[], onError: [] as OnErrorHook[] };
@@ -123,7 +124,7 @@ export async function createApp(opts: CreateOptions): Promise<Kernel> {
       const handle: EngineHandle = {
         name: def.name,
         version: def.version,
-        run<O>(fn: string, input: unknown, o: { timeoutMs?: number; signal?: AbortSignal } = {}) {
+        run<O>(fn: string, input: unknown, o: { timeoutMs?: number; signal?: AbortSignal; warmup?: boolean } = {}) {
           const module = def.module;
           if (!module) return Promise.reject(new Error(`engine ${def.name} declares no worker module`));
           const started = process.hrtime.bigint();
@@ -137,6 +138,7 @@ export async function createApp(opts: CreateOptions): Promise<Kernel> {
             input,
             timeoutMs: o.timeoutMs ?? def.timeoutMs ?? config.workers.task_timeout_ms,
             signal: o.signal,
+            warmup: o.warmup,
             onRan: workerSpan(`engine ${def.name} run`, attributes),
           }));
           task.then(() => observe('ok'), () => observe('error'));
@@ -152,7 +154,7 @@ export async function createApp(opts: CreateOptions): Promise<Kernel> {
       if (def.warmup && opts.warmEngines !== false) {
         const poolName = def.pool?.name ?? 'engines';
         if (def.module) pools.warmEveryThread(poolName, def.module, def.warmup);
-        const run = () => handle.run(def.warmup!, null, { timeoutMs: 60_000 });
+        const run = () => handle.run(def.warmup!, null, { timeoutMs: 60_000, warmup: true });
         const prev = lastWarmup.get(poolName);
         const w = prev ? prev.then(run, run) : run();
         lastWarmup.set(poolName, w);

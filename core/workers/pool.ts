@@ -27,6 +27,11 @@ export interface PoolOptions {
   idleTimeoutMs: number;
   /** tasks waiting for a slot beyond this are refused (503) rather than queued without bound */
   maxQueue: number;
+  /**
+   * a task that would wait longer than this before a thread starts it (the work ahead of it times
+   * the mean run time, over the ready threads) is refused at once; Infinity: only its own deadline
+   */
+  maxQueueWaitMs: number;
   /** tasks sent to one thread ahead of its answers (see dispatch) */
   slotsPerThread: number;
   youngGenerationMb: number;
@@ -53,12 +58,22 @@ interface Task {
   slot: number;
   /** told when and on which thread the task ran (tracing draws the in-thread span from it) */
   onRan: OnRan | undefined;
+  /** a warm-up: its run time (a module load, z3's wasm compile) says nothing of the pool's tasks */
+  warmup: boolean;
+}
+
+export interface RunOptions {
+  signal?: AbortSignal;
+  onRan?: OnRan;
+  warmup?: boolean;
 }
 
 export type OnRan = (startMs: number, endMs: number, threadId: number) => void;
 
 /** after a thread dies before it was ready (a broken engine module), the next start waits this long */
 const RESTART_BACKOFF_MS = 1000;
+/** weight of the latest run time in the pool's mean (an exponential average over ~16 tasks) */
+const SERVICE_WEIGHT = 1 / 16;
 
 /**
  * One named pool of worker threads.
@@ -77,6 +92,8 @@ export class WorkerPool {
   private closed = false;
   private restartAt = 0;
   private restartTimer: NodeJS.Timeout | undefined;
+  /** mean run time of a task on a thread (ms), from the replies' timings; 0 until the first */
+  private serviceMs = 0;
 
   constructor(private readonly o: PoolOptions) {
     for (let i = 0; i < o.minThreads; i++) this.start();
@@ -87,12 +104,35 @@ export class WorkerPool {
     return this.threads.length;
   }
 
-  run(module: string, fn: string, input: unknown, timeoutMs: number, signal?: AbortSignal, onRan?: OnRan): Promise<unknown> {
+  /**
+   * How long a task given now would wait before a thread starts it: the tasks ahead of it (waiting,
+   * and in the threads' slots) shared by the ready threads, at the mean run time. Admission is
+   * decided on this, not on the queue's length alone: a queue of cheap tasks may be long, and a
+   * request that would wait past its deadline is better refused now (503, retry elsewhere or
+   * later) than answered a timeout after holding its client and a slot (issue 45).
+   */
+  expectedWaitMs(): number {
+    let ready = 0;
+    let ahead = this.queue.length;
+    for (const th of this.threads) {
+      if (!th.ready) continue;
+      ready++;
+      ahead += th.inFlight;
+    }
+    // no thread ready yet (start-up, a restart): the wait is the thread's warm-up, which no query pays
+    // for by refusal; the pool's queue bound still holds
+    if (ready === 0 || ahead < ready) return 0;
+    return ((ahead - ready + 1) * this.serviceMs) / ready;
+  }
+
+  run(module: string, fn: string, input: unknown, timeoutMs: number, o: RunOptions = {}): Promise<unknown> {
+    const { signal, onRan } = o;
     return new Promise((resolve, reject) => {
       if (this.closed) return reject(new EngineError('unavailable', 'worker pool is closed'));
       if (this.queue.length >= this.o.maxQueue) return reject(new EngineError('unavailable', 'engine queue is full'));
       if (signal?.aborted) return reject(new EngineError('cancelled', 'engine task cancelled'));
-      const task: Task = { module, fn, input, timeoutMs, resolve, reject, settled: false, timer: undefined, signal, onAbort: undefined, thread: undefined, slot: -1, onRan };
+      if (!o.warmup && this.expectedWaitMs() > Math.min(timeoutMs, this.o.maxQueueWaitMs)) return reject(new EngineError('unavailable', 'engine queue is full'));
+      const task: Task = { module, fn, input, timeoutMs, resolve, reject, settled: false, timer: undefined, signal, onAbort: undefined, thread: undefined, slot: -1, onRan, warmup: o.warmup === true };
       task.timer = setTimeout(() => this.expire(task), timeoutMs);
       if (signal) {
         task.onAbort = () => this.cancel(task);
@@ -216,6 +256,7 @@ export class WorkerPool {
     this.release(th, slot);
     if (task) {
       clearTimeout(task.timer);
+      if (msg[1] !== REPLY_SKIPPED && msg[3] && !task.warmup) this.timed(msg[3][1] - msg[3][0]);
       if (task.onRan && msg[1] !== REPLY_SKIPPED && msg[3] && !task.settled) task.onRan(msg[3][0], msg[3][1], th.worker.threadId);
       if (msg[1] === REPLY_OK) this.end(task, undefined, msg[2]);
       else if (msg[1] === REPLY_ERROR) {
@@ -247,6 +288,10 @@ export class WorkerPool {
         return;
       }
     }
+  }
+
+  private timed(ms: number): void {
+    this.serviceMs = this.serviceMs === 0 ? ms : this.serviceMs + (ms - this.serviceMs) * SERVICE_WEIGHT;
   }
 
   private release(th: Thread, slot: number): void {

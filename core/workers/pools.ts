@@ -44,6 +44,8 @@ export class WorkerPools {
     private readonly idleTimeoutMs = DEFAULT_IDLE_TIMEOUT_MS,
     /** V8 old generation cap of each worker thread (MB), null for V8's own; see workers.old_generation_mb */
     private readonly oldGenerationMb: number | null = null,
+    /** a task that would wait longer than this for a thread is refused at once (503); see workers.max_queue_wait_ms */
+    private readonly maxQueueWaitMs = Infinity,
   ) {}
 
   /** threads a pool has now (0 for a pool not created yet) */
@@ -89,6 +91,7 @@ export class WorkerPools {
         idleTimeoutMs: sized === undefined ? this.idleTimeoutMs : DEDICATED_IDLE_TIMEOUT_MS,
         // queue bounded so overload answers 503 quickly instead of building an unbounded backlog
         maxQueue: threads * 256,
+        maxQueueWaitMs: this.maxQueueWaitMs,
         slotsPerThread: SLOTS_PER_THREAD,
       });
       this.pools.set(name, p);
@@ -96,9 +99,10 @@ export class WorkerPools {
     return p;
   }
 
-  run<O>(opts: { pool: string; threads?: number; module: URL; fn: string; input: unknown; timeoutMs: number; signal?: AbortSignal; onRan?: OnRan }): Promise<O> {
+  /** `warmup`: the task loads or warms an engine; it is never refused for the queue's wait, and its run time is not the pool's */
+  run<O>(opts: { pool: string; threads?: number; module: URL; fn: string; input: unknown; timeoutMs: number; signal?: AbortSignal; onRan?: OnRan; warmup?: boolean }): Promise<O> {
     if (this.closed) return Promise.reject(new EngineError('unavailable', 'worker pool is closed'));
-    return this.pool(opts.pool, opts.threads).run(opts.module.href, opts.fn, opts.input, opts.timeoutMs, opts.signal, opts.onRan) as Promise<O>;
+    return this.pool(opts.pool, opts.threads).run(opts.module.href, opts.fn, opts.input, opts.timeoutMs, opts) as Promise<O>;
   }
 
   async close(): Promise<void> {

@@ -66,7 +66,7 @@ const plugin: Plugin = {
     });
     let warming: Promise<void> | null = null;
     const warmUp = (): Promise<void> =>
-      (warming ??= engine.run('warmup', null, { timeoutMs: WARMUP_TIMEOUT_MS }).then(
+      (warming ??= engine.run('warmup', null, { timeoutMs: WARMUP_TIMEOUT_MS, warmup: true }).then(
         () => {
           warm = true;
         },

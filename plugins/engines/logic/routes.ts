@@ -30,7 +30,9 @@ export function registerRoutes(app: App, verifier: LogicVerifier): void {
           extensions: { ...members, diagnostic, latency_ms },
         });
       }
-      return { status: reply.httpStatus, verdict: diagnostic, layout: 'nested', subject: { engine: 'logic' }, body: { ...fields, latency_ms } };
+      // the solver pool refused the query (overload: it would wait past its budget) or lost its thread: retry shortly
+      const headers = diagnostic.developer_fields.error_kind === 'engine_unavailable' ? { 'retry-after': '1' } : undefined;
+      return { status: reply.httpStatus, headers, verdict: diagnostic, layout: 'nested', subject: { engine: 'logic' }, body: { ...fields, latency_ms } };
     },
   });
 }

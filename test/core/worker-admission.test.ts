@@ -1,0 +1,50 @@
+import t, { type Test } from 'tap';
+import { pino } from 'pino';
+import { EngineError, WorkerPools } from '../../core/workers.js';
+
+// Admission (issue 45): a task that would wait for a thread longer than the pool's wait budget, or
+// than its own deadline, is refused at once as `unavailable` instead of queued. The pool's mean run
+// time is learnt from the tasks' own run times; `spin` holds its thread at least the time it is given
+// and `hold` until the test opens its gate, so every case here follows from the order of calls alone.
+const module = new URL('../fixtures/test-engine.js', import.meta.url);
+const kind = (p: Promise<unknown>) => p.then(() => 'ok', (e: EngineError) => e.kind);
+
+function onePool(t: Test, maxQueueWaitMs: number) {
+  const pools = new WorkerPools(1, pino({ level: 'silent' }), 8, 60_000, null, maxQueueWaitMs);
+  t.teardown(() => pools.close());
+  const name = `a${Math.random()}`;
+  pools.prepare(name);
+  const run = <O>(fn: string, input: unknown, o: { timeoutMs?: number; warmup?: boolean } = {}) =>
+    pools.run<O>({ pool: name, module, fn, input, timeoutMs: o.timeoutMs ?? 30_000, warmup: o.warmup });
+  const gate = new SharedArrayBuffer(4);
+  const open = () => {
+    Atomics.store(new Int32Array(gate), 0, 1);
+    Atomics.notify(new Int32Array(gate), 0);
+  };
+  return { run, gate, open };
+}
+
+t.test('past the wait budget a task is refused at once and never runs; the pool serves again once it drains', async (t) => {
+  const { run, gate, open } = onePool(t, 5);
+  // the pool learns a run time of at least 40 ms: one task ahead is a wait past the 5 ms budget
+  t.ok((await run<number>('spin', 40)) >= 40);
+  const held = run<number>('hold', gate);
+  t.equal(await kind(run('count', null)), 'unavailable', 'refused, not queued behind the held task');
+  // a warm-up is never refused for the wait: it is what a fresh or restarted thread needs
+  const warm = run('echo', 'warm', { warmup: true });
+  open();
+  t.equal(await held, 1);
+  t.equal(await warm, 'warm');
+  t.equal(await run<number>('count', null), 1, 'with nothing ahead a task is taken, and the refused one never ran');
+});
+
+t.test('a task whose deadline is shorter than its expected wait is refused at once, even with no wait budget', async (t) => {
+  const { run, gate, open } = onePool(t, Infinity);
+  t.ok((await run<number>('spin', 40)) >= 40);
+  const held = run<number>('hold', gate);
+  t.equal(await kind(run('echo', 'short', { timeoutMs: 20 })), 'unavailable', 'it would time out waiting: refused now');
+  const patient = run('echo', 'patient', { timeoutMs: 30_000 });
+  open();
+  t.equal(await held, 1);
+  t.equal(await patient, 'patient', 'a deadline past the wait is queued and served');
+});
