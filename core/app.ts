@@ -10,7 +10,7 @@ import { openStore } from './store/open.js';
 import type { Store } from './store/store.js';
 import { Validator } from './json/validate.js';
 import { Router } from './http/router.js';
-import { WorkerPools } from './workers/pools.js';
+import { setHeapGrowingPercent, WorkerPools } from './workers/pools.js';
 import { createPipeline } from './http/pipeline.js';
 import { resolvePlugins } from './plugin/load.js';
 import { declares, orderPlugins } from './plugin/order.js';
@@ -82,6 +82,7 @@ export async function createApp(opts: CreateOptions): Promise<Kernel> {
       log: log.child({ component: 'store' }),
       closeTimeoutMs: Math.max(config.server.shutdown_grace_ms, 5000),
     }));
+  setHeapGrowingPercent(config.workers.heap_growing_percent);
   const poolArgs = [config.workers.threads, log, config.workers.young_generation_mb, config.workers.idle_timeout_ms, config.workers.old_generation_mb] as const;
   // BENCH_POOL=piscina: the bench's piscina variant (docs/architecture.md, "Why our own worker pool"); piscina is a devDependency
   const pools: Pick<WorkerPools, keyof WorkerPools> =

@@ -16,7 +16,7 @@ export const CODE_TASK_TIMEOUT_MS = 5_000;
  * both are "no verdict in time"). A full queue is overload: 503, like the other engines.
  */
 export function failClosed(err: unknown, language: string): DiagnosticResult {
-  const f = engineFailure(err, () => new HttpError(CodeProblems.engineUnavailable, 'the code engine is overloaded or starting'));
+  const f = engineFailure(err, () => new HttpError(CodeProblems.engineUnavailable, 'the code engine is overloaded or starting', { headers: { 'retry-after': '1' } }));
   const reason = f?.kind ?? 'failed';
   const message = reason === 'timeout' ? 'analysis exceeded its time limit; nothing was proven' : 'analysis did not complete; nothing was proven';
   return failed(language, CONSTRAINTS.timeout, message, { reason });

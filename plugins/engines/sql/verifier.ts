@@ -14,7 +14,7 @@ export const SQL_TASK_TIMEOUT_MS = 5_000;
  * overload, answered 503 like other engines.
  */
 export function failClosed(err: unknown, dialect: string): DiagnosticResult {
-  const f = engineFailure(err, () => new HttpError(SqlProblems.engineUnavailable, 'the SQL engine is overloaded or starting'));
+  const f = engineFailure(err, () => new HttpError(SqlProblems.engineUnavailable, 'the SQL engine is overloaded or starting', { headers: { 'retry-after': '1' } }));
   const fields = { is_valid: false, malicious_classification: false, dialect, reason: f?.kind ?? 'failed' };
   if (f?.kind === 'timeout') return blocked('verification exceeded its time limit', 'sql_verifier.complexity_limit_exceeded', fields, 'BLOCKED');
   return blocked('verification failed inside the engine', 'sql_verifier.execution_error', fields, 'BLOCKED');
