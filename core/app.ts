@@ -125,7 +125,7 @@ export async function createApp(opts: CreateOptions): Promise<Kernel> {
       const handle: EngineHandle = {
         name: def.name,
         version: def.version,
-        run<O>(fn: string, input: unknown, o: { timeoutMs?: number; signal?: AbortSignal; warmup?: boolean } = {}) {
+        run<O>(fn: string, input: unknown, o: { timeoutMs?: number; signal?: AbortSignal; warmup?: boolean; queueBudget?: boolean } = {}) {
           const module = def.module;
           if (!module) return Promise.reject(new Error(`engine ${def.name} declares no worker module`));
           const started = process.hrtime.bigint();
@@ -140,6 +140,7 @@ export async function createApp(opts: CreateOptions): Promise<Kernel> {
             timeoutMs: o.timeoutMs ?? def.timeoutMs ?? config.workers.task_timeout_ms,
             signal: o.signal,
             warmup: o.warmup,
+            queueBudget: o.queueBudget,
             onRan: workerSpan(`engine ${def.name} run`, attributes),
           }));
           task.then(() => observe('ok'), () => observe('error'));

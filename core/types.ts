@@ -176,11 +176,14 @@ export interface EngineHandle {
   /**
    * Runs exported function `fn` of the engine module in a worker. Rejects with EngineError
    * (`kind` timeout | crashed | failed | unavailable) instead of hanging. `unavailable` includes a
-   * task refused at once because it would wait for a thread longer than its deadline or
-   * workers.max_queue_wait_ms (overload: the route answers 503 with Retry-After). `warmup`: a task
-   * that loads or warms the engine, never refused so, and not counted in the pool's mean run time.
+   * task refused at once because it would wait for a thread longer than its deadline, or, with
+   * `queueBudget`, than workers.max_queue_wait_ms (overload: the route answers 503 with Retry-After).
+   * A route sets `queueBudget` for the call its client waits on alone; fan-outs inside one request
+   * (batch items, consensus, the A2A gateway) leave it off and wait their turn within their deadline.
+   * `warmup`: a task that loads or warms the engine, never refused so, and not counted in the pool's
+   * mean run time.
    */
-  run<O = unknown>(fn: string, input: unknown, opts?: { timeoutMs?: number; signal?: AbortSignal; warmup?: boolean }): Promise<O>;
+  run<O = unknown>(fn: string, input: unknown, opts?: { timeoutMs?: number; signal?: AbortSignal; warmup?: boolean; queueBudget?: boolean }): Promise<O>;
 }
 
 export interface App {

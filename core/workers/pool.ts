@@ -28,8 +28,8 @@ export interface PoolOptions {
   /** tasks waiting for a slot beyond this are refused (503) rather than queued without bound */
   maxQueue: number;
   /**
-   * a task that would wait longer than this before a thread starts it (the work ahead of it times
-   * the mean run time, over the ready threads) is refused at once; Infinity: only its own deadline
+   * a task given `queueBudget` that would wait longer than this before a thread starts it (the work
+   * ahead of it times the mean run time, over the ready threads) is refused at once
    */
   maxQueueWaitMs: number;
   /** tasks sent to one thread ahead of its answers (see dispatch) */
@@ -66,6 +66,8 @@ export interface RunOptions {
   signal?: AbortSignal;
   onRan?: OnRan;
   warmup?: boolean;
+  /** refused past maxQueueWaitMs as well as past its deadline: a request its client waits on alone */
+  queueBudget?: boolean;
 }
 
 export type OnRan = (startMs: number, endMs: number, threadId: number) => void;
@@ -131,7 +133,7 @@ export class WorkerPool {
       if (this.closed) return reject(new EngineError('unavailable', 'worker pool is closed'));
       if (this.queue.length >= this.o.maxQueue) return reject(new EngineError('unavailable', 'engine queue is full'));
       if (signal?.aborted) return reject(new EngineError('cancelled', 'engine task cancelled'));
-      if (!o.warmup && this.expectedWaitMs() > Math.min(timeoutMs, this.o.maxQueueWaitMs)) return reject(new EngineError('unavailable', 'engine queue is full'));
+      if (!o.warmup && this.expectedWaitMs() > (o.queueBudget ? Math.min(timeoutMs, this.o.maxQueueWaitMs) : timeoutMs)) return reject(new EngineError('unavailable', 'engine queue is full'));
       const task: Task = { module, fn, input, timeoutMs, resolve, reject, settled: false, timer: undefined, signal, onAbort: undefined, thread: undefined, slot: -1, onRan, warmup: o.warmup === true };
       task.timer = setTimeout(() => this.expire(task), timeoutMs);
       if (signal) {

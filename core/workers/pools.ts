@@ -58,7 +58,7 @@ export class WorkerPools {
     private readonly idleTimeoutMs = DEFAULT_IDLE_TIMEOUT_MS,
     /** V8 old generation cap of each worker thread (MB), null for V8's own; see workers.old_generation_mb */
     private readonly oldGenerationMb: number | null = null,
-    /** a task that would wait longer than this for a thread is refused at once (503); see workers.max_queue_wait_ms */
+    /** a task run with `queueBudget` that would wait longer than this for a thread is refused at once (503); see workers.max_queue_wait_ms */
     private readonly maxQueueWaitMs = Infinity,
   ) {}
 
@@ -113,8 +113,12 @@ export class WorkerPools {
     return p;
   }
 
-  /** `warmup`: the task loads or warms an engine; it is never refused for the queue's wait, and its run time is not the pool's */
-  run<O>(opts: { pool: string; threads?: number; module: URL; fn: string; input: unknown; timeoutMs: number; signal?: AbortSignal; onRan?: OnRan; warmup?: boolean }): Promise<O> {
+  /**
+   * `warmup`: the task loads or warms an engine; it is never refused for the queue's wait, and its
+   * run time is not the pool's. `queueBudget`: refused past workers.max_queue_wait_ms too, not only
+   * past its deadline (see WorkerPool.expectedWaitMs)
+   */
+  run<O>(opts: { pool: string; threads?: number; module: URL; fn: string; input: unknown; timeoutMs: number; signal?: AbortSignal; onRan?: OnRan; warmup?: boolean; queueBudget?: boolean }): Promise<O> {
     if (this.closed) return Promise.reject(new EngineError('unavailable', 'worker pool is closed'));
     return this.pool(opts.pool, opts.threads).run(opts.module.href, opts.fn, opts.input, opts.timeoutMs, opts) as Promise<O>;
   }

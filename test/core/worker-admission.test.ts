@@ -14,8 +14,8 @@ function onePool(t: Test, maxQueueWaitMs: number) {
   t.teardown(() => pools.close());
   const name = `a${Math.random()}`;
   pools.prepare(name);
-  const run = <O>(fn: string, input: unknown, o: { timeoutMs?: number; warmup?: boolean } = {}) =>
-    pools.run<O>({ pool: name, module, fn, input, timeoutMs: o.timeoutMs ?? 30_000, warmup: o.warmup });
+  const run = <O>(fn: string, input: unknown, o: { timeoutMs?: number; warmup?: boolean; queueBudget?: boolean } = {}) =>
+    pools.run<O>({ pool: name, module, fn, input, timeoutMs: o.timeoutMs ?? 30_000, warmup: o.warmup, queueBudget: o.queueBudget ?? true });
   const gate = new SharedArrayBuffer(4);
   const open = () => {
     Atomics.store(new Int32Array(gate), 0, 1);
@@ -32,18 +32,21 @@ t.test('past the wait budget a task is refused at once and never runs; the pool 
   t.equal(await kind(run('count', null)), 'unavailable', 'refused, not queued behind the held task');
   // a warm-up is never refused for the wait: it is what a fresh or restarted thread needs
   const warm = run('echo', 'warm', { warmup: true });
+  // nor is a task that does not ask for the budget (a batch item): it waits its turn within its deadline
+  const item = run('echo', 'item', { queueBudget: false });
   open();
   t.equal(await held, 1);
   t.equal(await warm, 'warm');
+  t.equal(await item, 'item');
   t.equal(await run<number>('count', null), 1, 'with nothing ahead a task is taken, and the refused one never ran');
 });
 
-t.test('a task whose deadline is shorter than its expected wait is refused at once, even with no wait budget', async (t) => {
-  const { run, gate, open } = onePool(t, Infinity);
+t.test('a task whose deadline is shorter than its expected wait is refused at once, even without the wait budget', async (t) => {
+  const { run, gate, open } = onePool(t, 5);
   t.ok((await run<number>('spin', 40)) >= 40);
   const held = run<number>('hold', gate);
-  t.equal(await kind(run('echo', 'short', { timeoutMs: 20 })), 'unavailable', 'it would time out waiting: refused now');
-  const patient = run('echo', 'patient', { timeoutMs: 30_000 });
+  t.equal(await kind(run('echo', 'short', { timeoutMs: 20, queueBudget: false })), 'unavailable', 'it would time out waiting: refused now');
+  const patient = run('echo', 'patient', { timeoutMs: 30_000, queueBudget: false });
   open();
   t.equal(await held, 1);
   t.equal(await patient, 'patient', 'a deadline past the wait is queued and served');

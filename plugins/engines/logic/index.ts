@@ -79,7 +79,7 @@ const plugin: Plugin = {
     if (app.warmEngines) void warmUp();
     app.readiness('z3', () => warm || !app.warmEngines);
     const tracked = {
-      run: async <O>(fn: string, input: unknown, opts?: { timeoutMs?: number; signal?: AbortSignal }): Promise<O> => {
+      run: async <O>(fn: string, input: unknown, opts?: { timeoutMs?: number; signal?: AbortSignal; queueBudget?: boolean }): Promise<O> => {
         if (!warm) await warmUp();
         try {
           return await engine.run<O>(fn, input, opts);

@@ -32,7 +32,11 @@ export interface LogicRequest {
 }
 
 export interface LogicVerifier {
-  verify(req: LogicRequest, signal?: AbortSignal): Promise<LogicReply>;
+  /**
+   * `queueBudget`: the route's own call, refused at once (503) when z3's queue would hold it past
+   * workers.max_queue_wait_ms; composite callers (batch, consensus, A2A) leave it off and wait their turn
+   */
+  verify(req: LogicRequest, signal?: AbortSignal, o?: { queueBudget?: boolean }): Promise<LogicReply>;
 }
 
 export function createLogicVerifier(deps: {
@@ -42,7 +46,7 @@ export function createLogicVerifier(deps: {
 }): LogicVerifier {
   const ceiling = Math.min(deps.timeoutMs ?? DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS);
 
-  async function solveDsl(query: string, timeoutMs: number, provider: string, translation: Translation | undefined, signal?: AbortSignal) {
+  async function solveDsl(query: string, timeoutMs: number, provider: string, translation: Translation | undefined, signal?: AbortSignal, queueBudget?: boolean) {
     const parsed = parseQuery(query);
     if (!parsed.ok) {
       const o: SolveOutcome = {
@@ -55,7 +59,7 @@ export function createLogicVerifier(deps: {
       return verdictReply(o, provider, translation);
     }
     try {
-      const o = await deps.engine.run<SolveOutcome>('solve', { query, timeoutMs }, { timeoutMs: timeoutMs + POOL_GRACE_MS, signal });
+      const o = await deps.engine.run<SolveOutcome>('solve', { query, timeoutMs }, { timeoutMs: timeoutMs + POOL_GRACE_MS, signal, queueBudget });
       return verdictReply(o, provider, translation);
     } catch (err) {
       const kind = (err as { kind?: string })?.kind;
@@ -65,9 +69,9 @@ export function createLogicVerifier(deps: {
   }
 
   return {
-    async verify(req, signal) {
+    async verify(req, signal, o) {
       const timeoutMs = Math.min(req.timeout_ms ?? ceiling, ceiling);
-      if (isDslInput(req.query) || req.query.trim() === '') return solveDsl(req.query, timeoutMs, PROVIDER_DSL, undefined, signal);
+      if (isDslInput(req.query) || req.query.trim() === '') return solveDsl(req.query, timeoutMs, PROVIDER_DSL, undefined, signal, o?.queueBudget);
       const translator = deps.translator();
       if (!translator) return failure('translator_unavailable', 'natural-language input needs a translator; no translator configured', PROVIDER_NONE);
       let translation: Translation;
@@ -85,7 +89,7 @@ export function createLogicVerifier(deps: {
         const t = { expression: String(translation?.expression ?? ''), provider: String(translation?.provider ?? req.provider ?? PROVIDER_NONE) };
         return failure('translation_invalid', 'the translator did not produce a DSL formula', t.provider, { translation: t });
       }
-      return solveDsl(translation.expression, timeoutMs, translation.provider, translation, signal);
+      return solveDsl(translation.expression, timeoutMs, translation.provider, translation, signal, o?.queueBudget);
     },
   };
 }
