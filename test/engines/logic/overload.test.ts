@@ -1,5 +1,6 @@
 import t from 'tap';
 import logic from '../../../plugins/engines/logic/index.js';
+import batch from '../../../plugins/batch/index.js';
 import { startServer, testAuthPlugin, TEST_API_KEY } from '../../helpers/server.js';
 import { waitFor } from '../../helpers/wait.js';
 import { evaluate } from './evaluate.js';
@@ -11,7 +12,7 @@ import { evaluate } from './evaluate.js';
 const HARD_CUBES = '(EQ (PLUS (POW x 3) (POW y 3) (POW z 3)) 33)';
 const SAT_QUERY = '(AND (GT x 5) (LT x 10) (EQ (MOD x 4) 1))';
 
-const s = await startServer({ plugins: [testAuthPlugin(), logic], config: { workers: { max_queue_wait_ms: 1, pools: { z3: 1 } } } });
+const s = await startServer({ plugins: [testAuthPlugin(), logic, batch], config: { workers: { max_queue_wait_ms: 1, pools: { z3: 1 } } } });
 t.teardown(() => s.close());
 const post = (body: unknown) => s.request('POST', '/verify/logic', { body, apiKey: TEST_API_KEY });
 
@@ -63,4 +64,15 @@ t.test('a flood of a one-thread pool: the surplus is refused at once with 503 an
     return r.status === 200 ? r : null;
   }, { what: 'a query answered after the flood' });
   t.match(after.body, { status: 'SAT', diagnostic: { status: 'VERIFIED' } });
+});
+
+t.test('the budget belongs to the route: batch items on the same busy pool wait their turn and are all answered', async (t) => {
+  // z3 busy with a query it cannot decide for 300 ms: the route's own query would be refused now
+  const busy = post({ query: HARD_CUBES, timeout_ms: 300 });
+  const items = Array.from({ length: 4 }, () => ({ query: SAT_QUERY, type: 'logic' }));
+  const r = await s.request('POST', '/v1/verify/batch', { body: { items }, apiKey: TEST_API_KEY });
+  t.equal(r.status, 200);
+  t.equal(r.body.items.length, 4);
+  for (const item of r.body.items) t.match(item.result, { status: 'VERIFIED', developer_fields: { sat: true } }, 'a batch item is answered, not refused for the budget');
+  t.equal((await busy).status, 200);
 });
