@@ -1,6 +1,6 @@
 import t, { type Test } from 'tap';
 import { pino } from 'pino';
-import { EngineError, WorkerPools } from '../../core/workers.js';
+import { EngineError, WorkerPools } from '../../core/workers/pools.js';
 
 // Admission (issue 45): a task that would wait for a thread longer than the pool's wait budget, or
 // than its own deadline, is refused at once as `unavailable` instead of queued. The pool's mean run
