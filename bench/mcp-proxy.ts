@@ -1,29 +1,48 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { generateKeyPairSync, randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import auth from '../plugins/auth/index.js';
-import agents from '../plugins/agents/index.js';
-import a2a from '../plugins/a2a/index.js';
-import audit from '../plugins/audit/index.js';
-import health from '../plugins/health/index.js';
-import mcp from '../plugins/mcp/index.js';
-import { tenant } from '../test/helpers/tenancy.js';
-import { startServer } from '../test/helpers/server.js';
-import { connectClient, startUpstream } from '../test/mcp/fixtures.js';
-import { closedLoop, type LoadStats } from './load.js';
+import { LmdbStore } from '../core/store-lmdb.js';
+import { Accounts, ApiKeys } from '../plugins/auth/index.js';
+import { connectClient } from '../test/mcp/fixtures.js';
+import { cpuSeconds, ENGINE_PLUGINS, startFlags, stop, until } from './http.js';
+import { closedLoop, freePort, type LoadStats } from './load.js';
 
 /**
- * MCP tools/call throughput, direct to an SDK server and through the sidecar, in the same run and
- * over loopback (the ratio is the figure; absolute numbers move a lot on a shared VM). Both sides use
- * the official SDK client, one session per concurrent loop, SSE answers. Through the sidecar each call
- * pays: agent-token HMAC and lookup, session check, pin lookups, the tool policy, an ES256 signature,
- * the activity-log write, and the SSE re-framing of the answer.
+ * `npm run bench -- mcp-proxy`: MCP `tools/call` throughput as a user meets it. Three processes:
+ * the tests' official-SDK MCP server (bench/mcp-upstream.ts), the sidecar as `proofgate start`
+ * runs it (the node flags of `npm start`), and this one, the load generator: the official SDK
+ * client, one session per concurrent loop, SSE answers. The same clients and the same call go
+ * directly to the server and through /mcp/bench, in interleaved rounds of the same run; each
+ * round's ratio (proxied rps / direct rps) and added p50/p99 are reported, and their medians.
+ * Through the sidecar every call pays what it pays in production: agent-token HMAC and lookup,
+ * session check, pin lookups, the tool policy, an ES256 verdict, the activity-log write, the
+ * strict parse and review of the answer and its SSE re-framing. Nothing is cached across calls.
+ * Options (env): BENCH_MCP_REQUESTS per round and side (default 2000), BENCH_MCP_CONCURRENCY
+ * (default 8), BENCH_MCP_ROUNDS (default 3), BENCH_CPU_PROF (directory: the sidecar writes a V8
+ * CPU profile there when it stops). Nothing here asserts on time.
  */
+const DIST = fileURLToPath(new URL('..', import.meta.url));
+const CLI = join(DIST, 'sidecar', 'cli.js');
+const UPSTREAM = join(DIST, 'bench', 'mcp-upstream.js');
+/** what the MCP relay needs: tenants and keys, agent tokens, the verdict key (a2a), the activity log */
+const KEEP = new Set(['health', 'auth', 'agents', 'a2a', 'mcp', 'audit']);
+const DISABLED = [...ENGINE_PLUGINS, 'providers', 'batch', 'attestation', 'verification-context', 'badges', 'ops', 'console'].filter((p) => !KEEP.has(p));
+
 export interface McpBenchOptions {
   requests?: number;
   concurrency?: number;
-  warmup?: number;
+  rounds?: number;
 }
 
-/** one loop per client (each is its own MCP session) */
+interface Side extends LoadStats {
+  /** CPU µs per call over the timed phase: the sidecar's main thread and whole process, the server's, this process's */
+  cpu_us: Record<string, number>;
+}
+
 function drive(clients: Client[], requests: number): Promise<LoadStats> {
   return closedLoop(async (loop) => {
     const r = await clients[loop].callTool({ name: 'get_weather', arguments: { city: 'Lisbon' } });
@@ -31,40 +50,118 @@ function drive(clients: Client[], requests: number): Promise<LoadStats> {
   }, { requests, concurrency: clients.length });
 }
 
+/** the upstream MCP server, its own process; resolves with its URL */
+async function startUpstream(): Promise<{ child: ChildProcess; url: string }> {
+  const child = spawn(process.execPath, [UPSTREAM], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const url = await new Promise<string>((resolve, reject) => {
+    child.once('exit', (code) => reject(new Error(`the MCP server exited with ${code}`)));
+    child.stdout!.once('data', (d: Buffer) => resolve(d.toString().trim()));
+  });
+  return { child, url };
+}
+
+/** one organisation on the enterprise tier (no plan limit) with an agent:write key, then `proofgate start` */
+async function startSidecar(root: string, upstreamUrl: string): Promise<{ child: ChildProcess; url: string; key: string }> {
+  const dataDir = join(root, 'data');
+  const secrets = { jwt_secret_key: randomBytes(32).toString('hex'), api_key_lookup_secret: randomBytes(32).toString('hex'), audit_secret_key: randomBytes(32).toString('hex') };
+  const store = new LmdbStore(dataDir);
+  const user = await new Accounts(store).signup('bench@example.com', 'correct horse battery staple', 'bench');
+  if (!user) throw new Error('bench tenant could not be created');
+  await new Accounts(store).setTier(user.org_id, 'enterprise');
+  const { key } = await new ApiKeys(store, secrets.api_key_lookup_secret).create({ orgId: user.org_id, userId: user.id, role: 'owner', name: 'bench', scopes: ['verify:read', 'agent:write'] });
+  await store.close();
+  const port = await freePort();
+  const config = {
+    data_dir: dataDir,
+    log_level: 'ERROR',
+    server: { host: '127.0.0.1', port },
+    secrets,
+    a2a: { deployment_id: 'bench', signing_key_pem: generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ type: 'pkcs8', format: 'pem' }).toString() },
+    mcp: { servers: { bench: { url: upstreamUrl } }, pin_on_first_use: true },
+    plugins: { disabled: DISABLED, extra: [] },
+  };
+  const file = join(root, 'config.json');
+  writeFileSync(file, JSON.stringify(config), { mode: 0o600 });
+  const prof = process.env.BENCH_CPU_PROF ? ['--cpu-prof', '--cpu-prof-dir', process.env.BENCH_CPU_PROF] : [];
+  const child = spawn(process.execPath, [...prof, ...startFlags(), CLI, 'start', '--config', file], { stdio: ['ignore', 'ignore', 'inherit'], env: { PATH: process.env.PATH ?? '' } });
+  return { child, url: `http://127.0.0.1:${port}`, key };
+}
+
+async function registerAgent(url: string, key: string): Promise<string> {
+  const r = await fetch(`${url}/agents/register`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': key }, body: JSON.stringify({ name: 'bench' }) });
+  if (r.status !== 201) throw new Error(`agent registration: HTTP ${r.status} ${await r.text()}`);
+  return ((await r.json()) as { agent_token: string }).agent_token;
+}
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+const r3 = (x: number) => Math.round(x * 1000) / 1000;
+
 export async function runMcpProxyBench(o: McpBenchOptions = {}) {
   const requests = o.requests ?? Number(process.env.BENCH_MCP_REQUESTS ?? 2000);
-  const concurrency = o.concurrency ?? 8;
-  const warmup = o.warmup ?? 100;
+  const concurrency = o.concurrency ?? Number(process.env.BENCH_MCP_CONCURRENCY ?? 8);
+  const rounds = o.rounds ?? Number(process.env.BENCH_MCP_ROUNDS ?? 3);
+  const root = mkdtempSync(join(tmpdir(), 'proofgate-bench-mcp-'));
   const up = await startUpstream();
-  const s = await startServer({
-    plugins: [health, auth, agents, a2a, mcp, audit],
-    config: { auth: { anonymous_rate_per_minute: 1000 }, limits: { default_plan: 'unlimited' }, mcp: { servers: { bench: { url: up.url } }, pin_on_first_use: true } },
-  });
   const clients: Client[] = [];
+  let sc: Awaited<ReturnType<typeof startSidecar>> | undefined;
   try {
-    const org = await tenant(s, ['verify:read', 'agent:write']);
-    const reg = await s.request('POST', '/agents/register', { apiKey: org.key, body: { name: 'bench' } });
-    const token = (reg.body as { agent_token: string }).agent_token;
+    sc = await startSidecar(root, up.url);
+    await until(`${sc.url}/readyz`, sc.child);
+    const token = await registerAgent(sc.url, sc.key);
     const direct: Client[] = [];
     const proxied: Client[] = [];
     for (let i = 0; i < concurrency; i++) {
       direct.push((await connectClient(up.url)).client);
-      proxied.push((await connectClient(`${s.url}/mcp/bench`, { 'x-agent-token': token })).client);
+      proxied.push((await connectClient(`${sc.url}/mcp/bench`, { 'x-agent-token': token })).client);
     }
     clients.push(...direct, ...proxied);
     // the first listing pins the definitions (pin_on_first_use); every proxied session lists once
     for (const c of proxied) await c.listTools();
-    await drive(direct, warmup);
-    await drive(proxied, warmup);
-    up.state.calls.length = 0;
-    const d = await drive(direct, requests);
-    up.state.calls.length = 0;
-    const p = await drive(proxied, requests);
-    up.state.calls.length = 0;
-    return { requests, concurrency, direct: d, proxied: p, proxied_over_direct: Math.round((p.rps / d.rps) * 100) / 100 };
+    // untimed: the JIT of all three processes and every keep-alive connection
+    const warm = Math.max(concurrency, Math.round(requests / 4));
+    await drive(direct, warm);
+    await drive(proxied, warm);
+    const pids = { sidecar: sc.child.pid!, upstream: up.child.pid! };
+    const timed = async (cs: Client[]): Promise<Side> => {
+      const before = [cpuSeconds(pids.sidecar, pids.sidecar), cpuSeconds(pids.sidecar), cpuSeconds(pids.upstream), process.cpuUsage()] as const;
+      const s = await drive(cs, requests);
+      const us = (sec: number) => Math.round((sec * 1e6) / requests);
+      const own = process.cpuUsage(before[3]);
+      return {
+        ...s,
+        cpu_us: {
+          sidecar_main: us(cpuSeconds(pids.sidecar, pids.sidecar) - before[0]),
+          sidecar_process: us(cpuSeconds(pids.sidecar) - before[1]),
+          upstream: us(cpuSeconds(pids.upstream) - before[2]),
+          load_generator: us((own.user + own.system) / 1e6),
+        },
+      };
+    };
+    const runs: Array<{ direct: Side; proxied: Side; ratio: number; added_p50_ms: number; added_p99_ms: number }> = [];
+    for (let i = 0; i < rounds; i++) {
+      const d = await timed(direct);
+      const p = await timed(proxied);
+      runs.push({ direct: d, proxied: p, ratio: r3(p.rps / d.rps), added_p50_ms: r3(p.p50_ms - d.p50_ms), added_p99_ms: r3(p.p99_ms - d.p99_ms) });
+      console.log(`mcp-proxy round ${i + 1}: direct ${d.rps} calls/s (p50 ${d.p50_ms} ms, p99 ${d.p99_ms} ms), proxied ${p.rps} (p50 ${p.p50_ms}, p99 ${p.p99_ms}), ratio ${runs[i].ratio}; ` +
+        `CPU µs/call sidecar ${p.cpu_us.sidecar_process} (main ${p.cpu_us.sidecar_main}), server ${d.cpu_us.upstream}/${p.cpu_us.upstream}, client ${d.cpu_us.load_generator}/${p.cpu_us.load_generator} (direct/proxied)`);
+    }
+    return {
+      name: 'mcp_proxy',
+      description: 'SDK client -> proofgate start (/mcp/bench) -> SDK server, vs SDK client -> SDK server; three processes, loopback, interleaved rounds',
+      requests,
+      concurrency,
+      sidecar_node_flags: startFlags().join(' '),
+      rounds: runs,
+      proxied_over_direct: median(runs.map((r) => r.ratio)),
+      added_p50_ms: median(runs.map((r) => r.added_p50_ms)),
+      added_p99_ms: median(runs.map((r) => r.added_p99_ms)),
+      failed: runs.reduce((n, r) => n + r.direct.failed + r.proxied.failed, 0),
+      goal: 'proxied_over_direct >= 0.5 (median of the rounds)',
+    };
   } finally {
     for (const c of clients) await c.close().catch(() => {});
-    await s.close();
-    await up.close();
+    if (sc) await stop(sc.child);
+    await stop(up.child);
+    rmSync(root, { recursive: true, force: true });
   }
 }
