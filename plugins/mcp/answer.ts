@@ -8,6 +8,7 @@ import { ANSWER_INLINE_CHARS } from './screening.js';
 import { relayedFields } from './event-ids.js';
 import type { StreamEvents } from './streams.js';
 import { formatEvent, formatJsonEvent, parseBlock, SseParser, type SseEvent } from './sse.js';
+import { discard, type UpstreamAnswer } from './upstream.js';
 
 /**
  * The server's answer on its way to the client (issue 38, item 3). Every message in it, whatever
@@ -69,6 +70,8 @@ export const MAX_ANSWER_BYTES = 8 * 1024 * 1024;
 export const WITHHELD_CODE = -32603;
 
 const PROTOCOL = McpProblems.upstreamProtocol.code;
+/** the reason the upstream request of every relayed stream is aborted at its end: one object, not an AbortError with a stack per call */
+const ENDED = new Error('the relayed stream ended');
 const isProtocolError = (err: unknown): err is HttpError => err instanceof HttpError && err.code === PROTOCOL;
 const protocol = (a: Answer, detail: string) => new HttpError(McpProblems.upstreamProtocol, `MCP server ${a.server} ${detail}`);
 
@@ -102,11 +105,12 @@ const decode = (raw: Uint8Array) => new TextDecoder().decode(raw);
 const asBuffer = (u: Uint8Array) => Buffer.from(u.buffer, u.byteOffset, u.byteLength);
 
 /** The answer to a POST, relayed in the server's form (JSON or an event stream) or withheld. */
-export async function relayAnswer(a: Answer, res: Response, headers: Record<string, string>, ac: AbortController, timer: NodeJS.Timeout): Promise<Reply> {
-  const media = mediaType(res.headers.get('content-type'));
-  if (!res.body || res.status === 202 || res.status === 204) {
+export async function relayAnswer(a: Answer, res: UpstreamAnswer, headers: Record<string, string>, ac: AbortController, timer: NodeJS.Timeout): Promise<Reply> {
+  const media = mediaType(res.header('content-type'));
+  // the statuses fetch gave no body: a 304 is none of MCP's, and a 205 says there is nothing to show
+  if (res.status === 202 || res.status === 204 || res.status === 205 || res.status === 304) {
     clearTimeout(timer);
-    await res.body?.cancel().catch(() => undefined);
+    discard(res.body);
     return { status: res.status, headers, body: undefined };
   }
   if (res.ok && media === 'text/event-stream') return streamReply(a, res.status, res.body, headers, ac, timer);
@@ -141,13 +145,13 @@ export async function relayAnswer(a: Answer, res: Response, headers: Record<stri
 }
 
 /** An event stream, relayed event by event as relayEvents reviews it. */
-export function streamReply(a: Answer, status: number, body: ReadableStream<Uint8Array>, headers: Record<string, string>, ac: AbortController, timer: NodeJS.Timeout): Reply {
+export function streamReply(a: Answer, status: number, body: AsyncIterable<Uint8Array>, headers: Record<string, string>, ac: AbortController, timer: NodeJS.Timeout): Reply {
   const stream = Readable.from(relayEvents(a, body, ac, timer), { objectMode: false });
   // a generator waiting on the next upstream chunk only sees its return() once that chunk comes:
   // abort the upstream request as soon as the relayed stream is torn down
   stream.once('close', () => {
     clearTimeout(timer);
-    ac.abort();
+    ac.abort(ENDED);
   });
   return { status, headers: { ...headers, 'content-type': 'text/event-stream', 'cache-control': 'no-cache, no-store' }, body: stream };
 }
@@ -169,7 +173,7 @@ async function withoutResults(a: Answer, status: number, raw: Uint8Array, header
 }
 
 /** The answer to DELETE: its status, and its body only when withoutResults lets it through. */
-export async function relayDeleteAnswer(a: Omit<Answer, 'requestId' | 'rewrite'>, res: Response, ac: AbortController, timer: NodeJS.Timeout): Promise<Reply> {
+export async function relayDeleteAnswer(a: Omit<Answer, 'requestId' | 'rewrite'>, res: UpstreamAnswer, ac: AbortController, timer: NodeJS.Timeout): Promise<Reply> {
   const full: Answer = { ...a, requestId: undefined, rewrite: async (m) => m };
   try {
     return await withoutResults(full, res.status, await readWhole(full, res.body, ac, timer), {});
@@ -180,7 +184,7 @@ export async function relayDeleteAnswer(a: Omit<Answer, 'requestId' | 'rewrite'>
   }
 }
 
-async function readWhole(a: Answer, body: ReadableStream<Uint8Array> | null, ac: AbortController, timer: NodeJS.Timeout): Promise<Buffer> {
+async function readWhole(a: Answer, body: AsyncIterable<Uint8Array>, ac: AbortController, timer: NodeJS.Timeout): Promise<Buffer> {
   try {
     return await readCapped(body, a.maxBytes ?? MAX_ANSWER_BYTES, ac);
   } catch (err) {
@@ -191,11 +195,10 @@ async function readWhole(a: Answer, body: ReadableStream<Uint8Array> | null, ac:
   }
 }
 
-async function readCapped(body: ReadableStream<Uint8Array> | null, cap: number, ac: AbortController): Promise<Buffer> {
-  if (!body) return Buffer.alloc(0);
+async function readCapped(body: AsyncIterable<Uint8Array>, cap: number, ac: AbortController): Promise<Buffer> {
   const chunks: Uint8Array[] = [];
   let size = 0;
-  for await (const c of body as unknown as AsyncIterable<Uint8Array>) {
+  for await (const c of body) {
     size += c.byteLength;
     if (size > cap) {
       ac.abort();
@@ -213,7 +216,7 @@ async function readCapped(body: ReadableStream<Uint8Array> | null, cap: number, 
  * stream that ends without one. When the
  * client goes away the generator is closed, which aborts the upstream request.
  */
-async function* relayEvents(a: Answer, body: ReadableStream<Uint8Array>, ac: AbortController, timer: NodeJS.Timeout): AsyncGenerator<string | Uint8Array> {
+async function* relayEvents(a: Answer, body: AsyncIterable<Uint8Array>, ac: AbortController, timer: NodeJS.Timeout): AsyncGenerator<string | Uint8Array> {
   const cap = a.maxBytes ?? MAX_ANSWER_BYTES;
   // a large event is left unparsed for the worker (sse.ts SseEvent.raw) when there is one to take it
   const parser = new SseParser(cap, a.review ? ANSWER_INLINE_CHARS : Infinity);
@@ -315,7 +318,7 @@ async function* relayEvents(a: Answer, body: ReadableStream<Uint8Array>, ac: Abo
     await a.events?.forget();
   };
   try {
-    for await (const chunk of body as unknown as AsyncIterable<Uint8Array>) {
+    for await (const chunk of body) {
       const [s, end] = await relay(() => parser.push(decoder.decode(chunk, { stream: true })));
       if (answered) await forget();
       yield* s;
@@ -331,7 +334,7 @@ async function* relayEvents(a: Answer, body: ReadableStream<Uint8Array>, ac: Abo
     if (last) yield last;
   } finally {
     clearTimeout(timer);
-    ac.abort();
+    ac.abort(ENDED);
   }
 }
 

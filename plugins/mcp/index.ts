@@ -13,6 +13,7 @@ import { registerRejectRoutes } from './reject-routes.js';
 import { registerMcpRoutes } from './routes.js';
 import { OpenStreams, StreamRecords } from './streams.js';
 import { McpScreening } from './screening.js';
+import { McpUpstreams } from './upstream.js';
 
 /** the worker module's version: its checks are part of what a pin and a verdict mean */
 const MCP_ENGINE_VERSION = `pin-form-${PIN_FORM}`;
@@ -42,6 +43,8 @@ function register(app: App): void {
     },
   });
   const expiry = new McpExpiry(app.store, c.session_ttl_seconds * 1000, Date.now, c.state_ttl_seconds * 1000);
+  const upstreams = new McpUpstreams();
+  app.onClose(() => upstreams.close());
   registerMcpRoutes(app, {
     servers,
     hosts,
@@ -53,6 +56,7 @@ function register(app: App): void {
     pinOnFirstUse: c.pin_on_first_use,
     timeoutMs: c.timeout_ms,
     streams: new StreamRecords(app.store),
+    upstreams,
     openStreams: new OpenStreams(c.max_streams_per_agent),
     streamMaxMs: c.stream_max_seconds * 1000,
     draining: app.draining,

@@ -17,6 +17,7 @@ import { admitListed } from './policy.js';
 import { memberContext, noteNegotiated, relayBatch } from './batch.js';
 import { MAX_ANSWER_BYTES, relayAnswer, relayDeleteAnswer, type JsonRpc } from './answer.js';
 import { newToken, streamScope, type StreamRecords } from './streams.js';
+import { discard, type McpUpstreams } from './upstream.js';
 
 /**
  * The Streamable HTTP relay. One POST carries one JSON-RPC message (a batch is split: batch.ts); the answer comes back as JSON or
@@ -38,6 +39,8 @@ export interface RelayDeps extends GateDeps {
   onPinEvents(ctx: RequestContext, events: PinEvent[]): Promise<void>;
   /** what each stream that relayed an event id was opened for (resumption: stream.ts) */
   streams: StreamRecords;
+  /** the keep-alive pools to the servers (upstream.ts) */
+  upstreams: McpUpstreams;
 }
 
 // Last-Event-ID is the client's wrapped id (event-ids.ts): only a GET resumes, with the server's own (stream.ts)
@@ -104,7 +107,7 @@ export async function upstream(d: RelayDeps, ctx: RequestContext, server: McpSer
   try {
     // a CLIENT span; its traceparent replaces any the client sent (core/obs/tracing.ts)
     const spanName = o.attributes?.['mcp.method.name'] ? mcpSpanName(o.attributes) : `mcp ${method}`;
-    const res = await tracedClient(spanName, server.url, headers, () => fetch(server.url, { method, headers, body: typeof body === 'function' ? body() : body, signal: ac.signal, redirect: 'manual' }), o.attributes);
+    const res = await tracedClient(spanName, server.url, headers, () => d.upstreams.request(server.url, method, headers, typeof body === 'function' ? body() : body, ac.signal), o.attributes);
     return { res, ac, timer };
   } catch {
     clearTimeout(timer);
@@ -190,7 +193,7 @@ async function relayMessage(d: RelayDeps, ctx: RequestContext, server: McpServer
   };
   const { res, ac, timer } = await upstream(d, ctx, server, 'POST', sid, body, { attributes });
   const headers: Record<string, string> = {};
-  const newSid = res.headers.get('mcp-session-id');
+  const newSid = res.header('mcp-session-id');
   if (newSid) {
     headers['mcp-session-id'] = newSid;
     if (msg.method === 'initialize' && res.ok) {
@@ -201,6 +204,7 @@ async function relayMessage(d: RelayDeps, ctx: RequestContext, server: McpServer
         if (held?.agent_id !== agent.agent_id) {
           ac.abort();
           clearTimeout(timer);
+          discard(res.body);
           throw new HttpError(McpProblems.upstreamProtocol, `MCP server ${server.name} handed out a session id that is already in use`);
         }
       }
@@ -342,9 +346,9 @@ export function refuser(d: RelayDeps, ctx: RequestContext, server: McpServer, si
       inFlight++;
       const body = JSON.stringify({ jsonrpc: '2.0', id: r.id, error: { code: r.code, message: r.message } });
       void upstream(d, ctx, server, 'POST', sid, body, { accept: 'application/json, text/event-stream' })
-        .then(async ({ res, timer }) => {
+        .then(({ res, timer }) => {
           clearTimeout(timer);
-          await res.body?.cancel().catch(() => undefined);
+          discard(res.body);
         })
         .catch(() => undefined)
         .finally(() => inFlight--);

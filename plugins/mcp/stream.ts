@@ -1,3 +1,4 @@
+import type { Readable } from 'node:stream';
 import { HttpError } from '../../core/errors.js';
 import type { Reply, RequestContext } from '../../core/types.js';
 import { MAX_ANSWER_BYTES, mediaType, relayDeleteAnswer, streamReply, type Answer, type JsonRpc } from './answer.js';
@@ -7,6 +8,7 @@ import { unwrapEventId } from './event-ids.js';
 import { agentOf, checkDepth, checkSession, header, refuser, upstream, type RelayDeps } from './proxy.js';
 import { reviewMessage, type ReviewState } from './relay-review.js';
 import { newToken, streamScope, type OpenStreams, type StreamRecord } from './streams.js';
+import { discard } from './upstream.js';
 
 /**
  * GET /mcp/{server}: the standalone event stream of the Streamable HTTP transport, and the way back
@@ -65,19 +67,19 @@ export async function relayGet(d: StreamDeps, ctx: RequestContext, server: McpSe
     d.metrics.answersWithheld.inc({ server: server.name });
     ctx.log.warn({ event: 'mcp.answer_withheld', server: server.name, method: 'GET', detail }, 'MCP event withheld: it could not be parsed strictly or reviewed');
   };
-  if (!res.ok || !res.body || mediaType(res.headers.get('content-type')) !== 'text/event-stream') {
+  if (!res.ok || mediaType(res.header('content-type')) !== 'text/event-stream') {
     release();
     d.metrics.streams.inc({ server: server.name, outcome: 'refused' });
     if (res.ok) {
       ac.abort();
       clearTimeout(timer);
-      await res.body?.cancel().catch(() => undefined);
-      throw new HttpError(McpProblems.upstreamProtocol, `MCP server ${server.name} answered GET with ${mediaType(res.headers.get('content-type')) || 'no content type'}, not an event stream`);
+      discard(res.body);
+      throw new HttpError(McpProblems.upstreamProtocol, `MCP server ${server.name} answered GET with ${mediaType(res.header('content-type')) || 'no content type'}, not an event stream`);
     }
     // 405 (no standalone stream: MCP clients then do without), 404, 409…: the status, with a JSON
     // body only when it carries no result (the same rule as a DELETE's answer)
     const reply = await relayDeleteAnswer({ server: server.name, checkDepth: (text) => checkDepth(d, server, text), withheld }, res, ac, timer);
-    const allow = res.headers.get('allow');
+    const allow = res.header('allow');
     return res.status === 405 && allow ? { ...reply, headers: { ...reply.headers, allow } } : reply;
   }
 
@@ -149,22 +151,21 @@ export async function relayGet(d: StreamDeps, ctx: RequestContext, server: McpSe
  * reads a finished stream and comes back with GET and its Last-Event-ID, where a broken one would
  * be an error on its side.
  */
-function untilEnded(body: ReadableStream<Uint8Array>, signal: AbortSignal): ReadableStream<Uint8Array> {
-  const reader = body.getReader();
-  const ended = new Promise<{ done: true; value: undefined }>((resolve) => {
+async function* untilEnded(body: Readable, signal: AbortSignal): AsyncGenerator<Uint8Array> {
+  const chunks = body[Symbol.asyncIterator]() as AsyncIterator<Uint8Array>;
+  const ended = new Promise<IteratorResult<Uint8Array>>((resolve) => {
     if (signal.aborted) resolve({ done: true, value: undefined });
     signal.addEventListener('abort', () => resolve({ done: true, value: undefined }), { once: true });
   });
-  return new ReadableStream<Uint8Array>({
-    async pull(c) {
-      const r = await Promise.race([reader.read(), ended]);
-      if (r.done) {
-        c.close();
-        await reader.cancel().catch(() => undefined);
-        return;
-      }
-      c.enqueue(r.value);
-    },
-    cancel: (reason) => reader.cancel(reason),
-  });
+  try {
+    for (;;) {
+      const r = await Promise.race([chunks.next(), ended]);
+      if (r.done) return;
+      yield r.value;
+    }
+  } finally {
+    // ended by the bound, the client or the server: the upstream request goes with it
+    body.on('error', () => undefined);
+    body.destroy();
+  }
 }
