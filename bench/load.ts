@@ -21,7 +21,7 @@ export function percentile(sorted: readonly number[], p: number): number {
 
 export async function closedLoop(
   once: (loop: number) => Promise<boolean>,
-  o: { requests: number; concurrency: number; warmup?: number },
+  o: { requests: number; concurrency: number; warmup?: number; latencies?: number[] },
 ): Promise<LoadStats> {
   const safe = (loop: number) => once(loop).catch(() => false);
   for (let i = 0; i < (o.warmup ?? 0); i++) await safe(0);
@@ -40,6 +40,8 @@ export async function closedLoop(
     }),
   );
   const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+  // a caller adding slices of one measurement together takes every latency, unsorted
+  o.latencies?.push(...latencies);
   latencies.sort((a, b) => a - b);
   const round = (x: number) => Math.round(x * 1000) / 1000;
   return { requests: o.requests, failed, seconds: round(seconds), rps: Math.round(o.requests / seconds), p50_ms: round(percentile(latencies, 50)), p99_ms: round(percentile(latencies, 99)) };
