@@ -18,8 +18,11 @@ export interface McpServer {
 
 export const SERVER_NAME = /^[A-Za-z0-9_-]{1,64}$/;
 const HEADER_NAME = /^[A-Za-z0-9!#$%&'*+.^_`|~-]{1,128}$/;
-/** headers the proxy owns: a configured value must not replace them */
-const RESERVED = new Set(['host', 'content-length', 'content-type', 'accept', 'mcp-session-id', 'mcp-protocol-version', 'last-event-id', 'connection', 'transfer-encoding']);
+/**
+ * headers the proxy owns: a configured value must not replace them. keep-alive, upgrade and expect
+ * are refused by the HTTP client (undici) on every request, so they stop start-up instead
+ */
+const RESERVED = new Set(['host', 'content-length', 'content-type', 'accept', 'mcp-session-id', 'mcp-protocol-version', 'last-event-id', 'connection', 'transfer-encoding', 'keep-alive', 'upgrade', 'expect']);
 
 export function parseServers(raw: unknown, env: NodeJS.ProcessEnv): Map<string, McpServer> {
   let value = raw;

@@ -58,6 +58,8 @@ t.test('server config: names, URLs, headers from the environment, fail closed', 
   t.throws(() => parseServers({ a: 'file:///etc/passwd' }, {}), /http or https/);
   t.throws(() => parseServers({ a: { url: 'http://h', headers_from_env: { Authorization: 'UNSET' } } }, {}), /UNSET is not set/);
   t.throws(() => parseServers({ a: { url: 'http://h', headers_from_env: { 'Mcp-Session-Id': 'X' } } }, { X: '1' }), /cannot be set/);
+  // the HTTP client refuses these on every request: a server configured with one would be unreachable, not degraded
+  for (const h of ['Keep-Alive', 'Upgrade', 'Expect', 'Transfer-Encoding']) t.throws(() => parseServers({ a: { url: 'http://h', headers_from_env: { [h]: 'X' } } }, { X: '1' }), /cannot be set/, h);
   t.throws(() => parseServers({ a: { url: 'http://h', extra: 1 } }, {}), /unknown member/);
   t.throws(() => parseServers('{nope', {}), /not valid JSON/);
 });
