@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { LmdbStore } from '../core/store-lmdb.js';
+import { LmdbStore } from '../core/store/lmdb.js';
 import { Accounts, ApiKeys } from '../plugins/auth/index.js';
 import { connectClient } from '../test/mcp/fixtures.js';
 import { cpuSeconds, ENGINE_PLUGINS, startFlags, stop, until } from './http.js';
