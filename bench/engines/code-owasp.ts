@@ -3,12 +3,14 @@ import { join } from 'node:path';
 import { verify } from '../../plugins/engines/code/engine.js';
 import { initPython } from '../../plugins/engines/code/python/parser.js';
 import { setPythonFlow } from '../../plugins/engines/code/python/analyze.js';
+import { scoreCase, type CaseVerdict } from './owasp-score.js';
 
 /**
  * `npm run bench -- code-owasp --dir <path>`: OWASP's Benchmark for Python (or any copy laid out as
  * `expected.csv` + `testcode/<name>.py`) through the code engine in process, scored as the
- * benchmark's README says: a case is flagged when admission is not ADMIT; per category TPR, FPR and
- * Youden's J = TPR − FPR. The cases are read from the path given, never from the repository
+ * benchmark's scorecard does: a case is flagged when a blocking finding proves the case's own CWE
+ * (`owasp-score.ts`); per category TPR, FPR and Youden's J = TPR − FPR. The admission (flagged when
+ * not ADMIT, whatever the class) is scored beside it. The cases are read from the path given, never from the repository
  * (the benchmark is GPL-3 and is not copied here).
  */
 interface Case {
@@ -44,37 +46,73 @@ export async function runOwaspBench(args: string[]): Promise<void> {
   const cases = readExpected(dir).filter((c) => files.has(`${c.name}.py`));
   const sources = cases.map((c) => readFileSync(join(dir, 'testcode', `${c.name}.py`), 'utf8'));
   const rows = new Map<string, Row>();
+  const admissionRows = new Map<string, Row>();
+  const count = (into: Map<string, Row>, cat: string, real: boolean, flagged: boolean): void => {
+    const r = into.get(cat) ?? { tp: 0, fn: 0, fp: 0, tn: 0 };
+    if (real) flagged ? r.tp++ : r.fn++;
+    else flagged ? r.fp++ : r.tn++;
+    into.set(cat, r);
+  };
   const times: number[] = [];
   const t0 = performance.now();
   for (let i = 0; i < cases.length; i++) {
     const c = cases[i];
     const s = performance.now();
-    const v = (await verify({ code: sources[i], language: 'python' })) as unknown as { admission?: string; developer_fields?: Record<string, unknown> };
+    const v = (await verify({ code: sources[i], language: 'python' })) as unknown as CaseVerdict;
     times.push(performance.now() - s);
-    const flagged = v.admission !== 'ADMIT';
-    const r = rows.get(c.category) ?? { tp: 0, fn: 0, fp: 0, tn: 0 };
-    if (c.real) flagged ? r.tp++ : r.fn++;
-    else flagged ? r.fp++ : r.tn++;
-    rows.set(c.category, r);
-    if (verbose && flagged !== c.real) {
-      const vulns = (v.developer_fields?.vulnerabilities as { rule_id: string; line: number }[] | undefined) ?? [];
-      console.log(`${c.real ? 'FN' : 'FP'} ${c.category} ${c.name} ${vulns.map((f) => `${f.rule_id}@${f.line}`).join(' ')}`);
+    const { byCwe, byAdmission } = scoreCase(v, c.category);
+    count(rows, c.category, c.real, byCwe);
+    count(admissionRows, c.category, c.real, byAdmission);
+    if (verbose && (byCwe !== c.real || byAdmission !== c.real)) {
+      const vulns = v.developer_fields?.vulnerabilities ?? [];
+      const what = byCwe !== c.real ? (c.real ? 'FN' : 'FP') : `${c.real ? 'FN' : 'FP'}(admission only)`;
+      console.log(`${what} ${c.category} ${c.name} ${vulns.map((f) => `${f.rule_id}@${f.line}`).join(' ')}`);
     }
   }
   const elapsed = (performance.now() - t0) / 1000;
   const sorted = [...times].sort((a, b) => a - b);
   const p99 = sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * 0.99))] ?? 0;
-  console.log('| category | real | false | TPR | FPR | Youden |');
-  console.log('|---|---|---|---|---|---|');
+  const youden = (r: Row): { tpr: number; fpr: number } => ({
+    tpr: r.tp + r.fn ? r.tp / (r.tp + r.fn) : 0,
+    fpr: r.fp + r.tn ? r.fp / (r.fp + r.tn) : 0,
+  });
+  console.log('| category | real | false | TPR | FPR | Youden | Youden (admission) |');
+  console.log('|---|---|---|---|---|---|---|');
   let sum = 0;
+  let sumAdmission = 0;
   for (const [cat, r] of [...rows].sort(([a], [b]) => a.localeCompare(b))) {
-    const tpr = r.tp + r.fn ? r.tp / (r.tp + r.fn) : 0;
-    const fpr = r.fp + r.tn ? r.fp / (r.fp + r.tn) : 0;
+    const { tpr, fpr } = youden(r);
+    const a = youden(admissionRows.get(cat) as Row);
     sum += tpr - fpr;
-    console.log(`| ${cat} | ${r.tp + r.fn} | ${r.fp + r.tn} | ${tpr.toFixed(2)} | ${fpr.toFixed(2)} | ${(tpr - fpr).toFixed(2)} |`);
+    sumAdmission += a.tpr - a.fpr;
+    console.log(`| ${cat} | ${r.tp + r.fn} | ${r.fp + r.tn} | ${tpr.toFixed(2)} | ${fpr.toFixed(2)} | ${(tpr - fpr).toFixed(2)} | ${(a.tpr - a.fpr).toFixed(2)} |`);
   }
-  console.log(`mean Youden over ${rows.size} categories: ${(sum / Math.max(1, rows.size)).toFixed(2)}`);
+  const n = Math.max(1, rows.size);
+  console.log(`mean Youden over ${rows.size} categories: ${(sum / n).toFixed(2)} (CWE-matched, OWASP's scorecard); ${(sumAdmission / n).toFixed(2)} (admission, any class)`);
   console.log(`${cases.length} files in ${elapsed.toFixed(2)} s: ${Math.round(cases.length / elapsed)} files/s, p99 ${p99.toFixed(2)} ms`);
+  // the scored pass above is also the JIT's warm-up; `--passes N` times N more, warm, in wall-clock
+  // and CPU time (CPU time is what a loaded machine inflates least: other processes' turns are not in it)
+  const passes = Number(args[args.indexOf('--passes') + 1]);
+  if (args.includes('--passes') && passes > 0) {
+    for (let pass = 1; pass <= passes; pass++) {
+      const wall: number[] = [];
+      const cpu: number[] = [];
+      for (const src of sources) {
+        const c0 = process.cpuUsage();
+        const w0 = performance.now();
+        await verify({ code: src, language: 'python' });
+        wall.push(performance.now() - w0);
+        const dc = process.cpuUsage(c0);
+        cpu.push((dc.user + dc.system) / 1000);
+      }
+      const q = (xs: number[], p: number): string => ([...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * p))] ?? 0).toFixed(2);
+      const sum = (xs: number[]): number => xs.reduce((a, b) => a + b, 0) / 1000;
+      console.log(
+        `warm pass ${pass}: ${Math.round(wall.length / sum(wall))} files/s (p50 ${q(wall, 0.5)} ms, p99 ${q(wall, 0.99)} ms wall); ` +
+          `${Math.round(cpu.length / sum(cpu))} files per CPU-second (p50 ${q(cpu, 0.5)} ms, p99 ${q(cpu, 0.99)} ms CPU)`,
+      );
+    }
+  }
   // the machine's load moves absolute numbers: the cost of the flow analysis is the engine with and
   // without it in the same run, alternated so both see the same load
   if (args.includes('--compare')) {
