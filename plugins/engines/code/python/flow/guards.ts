@@ -1,6 +1,6 @@
 import { type PyNode, field } from '../parser.js';
 import { namedChildren } from './kids.js';
-import type { Cat, Env, V } from './value.js';
+import { type Cat, type Env, type V, join, konst } from './value.js';
 
 /** Classes a value made only of letters and digits cannot break out of. */
 const PLAIN: Cat[] = ['cmdi', 'codeinj', 'sqli', 'pathtraver', 'xss', 'xpathi', 'ldapi', 'redirect'];
@@ -18,6 +18,8 @@ interface Facts {
   startsQuote?: string;
   endsQuote?: string;
   noInnerQuote?: string;
+  /** the branch knows the variable's value: equal to a constant, or one of a list of constants */
+  value?: V;
 }
 
 const nameOf = (n: PyNode | null): string | null => (n && (n.type === 'identifier' || n.type === 'attribute') ? n.text : null);
@@ -25,8 +27,10 @@ const nameOf = (n: PyNode | null): string | null => (n && (n.type === 'identifie
 /**
  * The environment of a branch taken when `cond` is `truth`: a variable checked by a guard the branch
  * proves (`'..' not in p`, `p.startswith(base)` after realpath/resolve, `s.isalnum()`, a quoted
- * literal with no quote inside, a parsed URL's host compared with constants) is clean for the
- * classes the guard rules out. Anything not recognised refines nothing.
+ * literal with no quote inside, a parsed URL's host compared with constants, a full match of a
+ * pattern of plain characters) is clean for the classes the guard rules out; a variable compared
+ * equal to a constant, or found in a list of constants, is that constant. Anything not recognised
+ * refines nothing.
  */
 export function refine(h: GuardHost, cond: PyNode | null, truth: boolean, env: Env): Env {
   const facts = new Map<string, Facts>();
@@ -52,6 +56,11 @@ export function refine(h: GuardHost, cond: PyNode | null, truth: boolean, env: E
   for (const [name, f] of facts) {
     const q = f.startsQuote;
     if (q && q === f.endsQuote && q === f.noInnerQuote) f.clean.add('codeinj');
+    // a value of unknown origin may be an object whose `__eq__`/`__radd__` lie: it stays as it was
+    if (f.value) {
+      if (!env.get(name)?.unk) env.set(name, f.value);
+      continue;
+    }
     if (!f.clean.size) continue;
     const v = env.get(name);
     if (v) env.set(name, h.clean(v, f.clean));
@@ -61,6 +70,7 @@ export function refine(h: GuardHost, cond: PyNode | null, truth: boolean, env: E
 
 function callFact(h: GuardHost, c: PyNode, t: boolean, env: Env, at: (n: string) => Facts): void {
   const fn = field(c, 'function');
+  if (t) patternFact(h, c, env, at);
   if (!t || fn?.type !== 'attribute') return;
   const objNode = field(fn, 'object');
   const name = nameOf(objNode) ?? textOf(objNode);
@@ -115,13 +125,81 @@ function compareFact(h: GuardHost, c: PyNode, t: boolean, env: Env, at: (n: stri
     }
     return;
   }
-  // urlparse(u).netloc == 'host' / in ('a', 'b') true, or != / not in false: u goes to a known host
   const equal = ((ops === '==' || ops === 'in') && t) || ((ops === '!=' || ops === 'not in') && !t);
-  if (!equal || left.type !== 'attribute') return;
+  if (!equal) return;
+  constantFact(h, left, right, ops, env, at);
+  // urlparse(u).netloc == 'host' / in ('a', 'b') true, or != / not in false: u goes to a known host
+  if (left.type !== 'attribute') return;
   const part = (field(left, 'attribute') as PyNode).text;
   if (part !== 'netloc' && part !== 'hostname') return;
   const parsed = h.ev(field(left, 'object'), env);
   const rv = h.ev(right, env);
   const constant = rv.known ? typeof rv.k === 'string' : !!rv.items?.length && rv.items.every((x) => x.known && typeof x.k === 'string');
   if (parsed.of && constant) at(parsed.of).clean.add('redirect');
+}
+
+const plainConst = (v: V): boolean => !!v.known && (typeof v.k === 'string' || typeof v.k === 'number') && !v.flow && !v.unk;
+
+/**
+ * `x == C` (either side) or `x in (C1, C2, …)` holding: in that branch x is the constant, or one of
+ * them, whatever it held before (an allowlist). Only plain strings and numbers count: an object's
+ * `__eq__` is the only thing that could make another value compare equal.
+ */
+function constantFact(h: GuardHost, left: PyNode, right: PyNode, ops: string, env: Env, at: (n: string) => Facts): void {
+  if (ops === '==' || ops === '!=') {
+    for (const [x, y] of [[left, right], [right, left]] as const) {
+      const name = nameOf(x);
+      const v = name ? h.ev(y, env) : null;
+      if (name && v && plainConst(v) && !plainConst(h.ev(x, env))) return void (at(name).value = konst(v.k as string | number));
+    }
+    return;
+  }
+  const name = nameOf(left);
+  if (!name) return;
+  const set = h.ev(right, env);
+  if (set.items?.length && !set.flow && !set.unk && set.items.every(plainConst)) at(name).value = set.items.reduce((a, b) => join(a, b));
+}
+
+/**
+ * `re.fullmatch(P, x)` true (or `re.match`/`re.search` anchored at both ends), P one character class
+ * of letters, digits, `_` and `-` (a dot too, except for paths and redirects) repeated: x holds
+ * nothing a quote, a separator or markup needs. Python's `$` also matches before a final newline, so a
+ * pattern ending in `$` rather than `\Z` does not clean the classes a line break can split (shell
+ * commands, code, headers). Flags (a third argument) may change `^`/`$`: no proof then.
+ */
+function patternFact(h: GuardHost, c: PyNode, env: Env, at: (n: string) => Facts): void {
+  const args = namedChildren(field(c, 'arguments') as PyNode);
+  if (args.length !== 2 || args.some((a) => a.type === 'keyword_argument' || a.type === 'list_splat' || a.type === 'dictionary_splat')) return;
+  const how = (h.ev(field(c, 'function'), env).q ?? []).map((q) => /^re\.(fullmatch|match|search)$/.exec(q)?.[1]).find(Boolean);
+  const name = nameOf(args[1]);
+  // a str subclass of unknown origin matches by its text but may build other text (`__radd__`, `__format__`)
+  const pattern = how && name && !h.ev(args[1], env).unk ? h.ev(args[0], env) : null;
+  if (!pattern?.known || typeof pattern.k !== 'string') return;
+  const cats = plainPattern(pattern.k, how as 'fullmatch' | 'match' | 'search');
+  for (const cat of cats ?? []) at(name as string).clean.add(cat);
+}
+
+export function plainPattern(p: string, how: 'fullmatch' | 'match' | 'search'): Cat[] | null {
+  let s = p;
+  let start = how !== 'search';
+  if (s.startsWith('\\A')) [start, s] = [true, s.slice(2)];
+  else if (s.startsWith('^')) [start, s] = [true, s.slice(1)];
+  let end: 'text' | 'line' | null = how === 'fullmatch' ? 'text' : null;
+  if (s.endsWith('\\Z') && !s.endsWith('\\\\Z')) [end, s] = ['text', s.slice(0, -2)];
+  else if (s.endsWith('$') && !s.endsWith('\\$')) [end, s] = [end ?? 'line', s.slice(0, -1)];
+  const m = /^\[([^\]^][^\]]*)\](\+|\*|\{\d+(,\d*)?\})$/.exec(s);
+  if (!start || !end || !m) return null;
+  let dot = false;
+  // one token at a time: a range within one of a-z, A-Z, 0-9; a letter, digit or `_`; `\d`; `-` first, last or escaped; a dot
+  for (let i = 0, body = m[1]; i < body.length; ) {
+    const rest = body.slice(i);
+    const range = /^([a-z]-[a-z]|[A-Z]-[A-Z]|[0-9]-[0-9])/.exec(rest)?.[1];
+    if (range && range[0] <= range[2]) i += 3;
+    else if (/^[A-Za-z0-9_]/.test(rest)) i += 1;
+    else if (rest.startsWith('\\d') || rest.startsWith('\\-')) i += 2;
+    else if (rest[0] === '-' && (i === 0 || i === body.length - 1)) i += 1;
+    else if (rest.startsWith('\\.') || rest[0] === '.') [dot, i] = [true, i + (rest[0] === '.' ? 1 : 2)];
+    else return null;
+  }
+  return PLAIN.filter((cat) => !(dot && (cat === 'pathtraver' || cat === 'redirect')) && !(end === 'line' && (cat === 'cmdi' || cat === 'codeinj' || cat === 'redirect')));
 }
