@@ -166,8 +166,11 @@ export abstract class JsExprEval {
       const k = binop(op, a.k as Const, b.k as Const);
       if (k !== undefined) return konst(k);
     }
-    // only + joins text; the rest are numbers or booleans
-    if (op !== '+') return {};
+    // only + joins text; the rest are numbers or booleans, still as guessable as a weak random operand
+    if (op !== '+') {
+      const weak = mix([a, b], lineOf(n)).weak;
+      return weak ? { weak } : {};
+    }
     return withPrefix(mix([a, b], lineOf(n)), a.known && typeof a.k === 'string' ? a.k : ((a as JV).pre ?? ''));
   }
 

@@ -299,7 +299,7 @@ export class FlowInterp extends ExprEval {
     for (const q of qs) {
       const what = SOURCE_CALLS.get(q);
       if (what) return source(what, n);
-      if (CONVERTERS.has(q)) return {};
+      if (CONVERTERS.has(q)) return mix(all, line).weak ? { weak: mix(all, line).weak } : {}; // a number made of a weak random one is as guessable
       const san = SANITISERS.get(q);
       if (san || DECODERS.has(q)) return san ? this.clean(mix(all, line), san) : raw(mix(all, line));
       if (q === 'str') return args[0] ? this.stepped(args[0], n) : konst('');
