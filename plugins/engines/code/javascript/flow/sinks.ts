@@ -65,7 +65,8 @@ export function checkSinks(hits: JsHit[], c: JsCallInfo): void {
     else if (code !== 'Function' || fnArg) hits.push({ cat: 'codeinj', node });
   }
   if (has(DESERIALISERS)) {
-    const opts = args[1];
+    // loadAll(text, iterator, options): an object in the iterator's place is the options (js-yaml reads it so)
+    const opts = qs.some((q) => q.endsWith('.loadAll')) && !args[1]?.keys ? args[2] : args[1];
     const schema = opts?.keys?.get('schema');
     const safe = qs.some((q) => q.startsWith('js-yaml.')) && !!schema?.q?.some((q) => SAFE_YAML_SCHEMAS.test(q));
     sink(hits, 'deserialization', node, safe ? undefined : (args[0] ?? missing(node)));
@@ -75,8 +76,9 @@ export function checkSinks(hits: JsHit[], c: JsCallInfo): void {
     // pg's { text, values }: the text is the statement, the values are bound
     sink(hits, 'sqli', node, a0.keys?.get('text') ?? a0.keys?.get('sql') ?? a0);
   }
-  // sqlite3 and better-sqlite3 databases take SQL text in exec/all/get/run/each too
-  if (method && /^(exec|all|get|run|each)$/.test(method) && recv?.q?.some((q) => /sqlite/i.test(q))) sink(hits, 'sqli', node, args[0] ?? missing(node));
+  // sqlite3 and better-sqlite3 databases take SQL text in exec/all/get/run/each too; a statement
+  // that prepare() made takes bound parameters there
+  if (method && /^(exec|all|get|run|each)$/.test(method) && recv?.q?.some((q) => /sqlite/i.test(q) && !/\.prepare\(\)$/.test(q))) sink(hits, 'sqli', node, args[0] ?? missing(node));
   const p = qs.find((q) => PATH_CALLS.test(q));
   if (p) {
     sink(hits, 'pathtraver', node, args[0] ?? missing(node));
