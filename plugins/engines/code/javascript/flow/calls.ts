@@ -10,6 +10,8 @@ import {
   CONVERTERS, DATA_METHODS, ELEMENT_CALLBACKS, FILE_READS, NORMALISING_PATH, PREDICATE_METHODS, PURE_CALLS, REQUEST_METHODS, ROUTE_METHODS, SANITISERS, SQL_ESCAPE_METHODS,
 } from './tables.js';
 
+/** Methods that move, drop or add an array's (or a Set's) items in place. */
+const REORDERING = new Set(['pop', 'shift', 'splice', 'reverse', 'sort', 'fill', 'copyWithin', 'add', 'delete', 'clear']);
 const SERVERS = new Set(['http.createServer', 'https.createServer', 'http2.createServer', 'http2.createSecureServer']);
 const SAFE_RANDOM = /^crypto\.(randomBytes|randomUUID|randomInt|getRandomValues|webcrypto\.getRandomValues)$/;
 /** Response methods that answer the response itself, so calls chain (`res.status(404).send(…)`). */
@@ -169,6 +171,7 @@ export class JsCalls {
     if (recv && method !== null && !recv.q?.some(isMarker)) {
       if (PREDICATE_METHODS.has(method)) return {};
       if (method === 'push' || method === 'unshift') return this.push(n, env, recv, args);
+      if (recv.items && REORDERING.has(method)) this.forget(n, env, recv, args);
       if ((method === 'replace' || method === 'replaceAll') && (n.arguments as JsNode[])[0]) {
         const cleaned = this.stripped(n, args);
         if (cleaned) return i.sanitised(recv, cleaned, n);
@@ -195,6 +198,15 @@ export class JsCalls {
       env.set(obj.name as string, next);
     }
     return {};
+  }
+
+  /**
+   * `arr.reverse()`, `arr.shift()`, `set.add(x)`, …: the array a name holds is no longer known item by
+   * item (`a.reverse(); a[0]` is the former last item), only what its items carry together.
+   */
+  private forget(n: JsNode, env: JEnv, recv: V, args: V[]): void {
+    const obj = (n.callee as JsNode).object as JsNode;
+    if (obj.type === 'Identifier' && env.has(obj.name as string)) env.set(obj.name as string, mix([recv, ...args], lineOf(n)));
   }
 
   /** `s.replace(/[^a-z0-9]/g, '')`: a global removal of everything outside a safe class. */

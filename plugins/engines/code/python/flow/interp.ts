@@ -6,6 +6,7 @@ import { checkSinks, isQuery, sessionStore } from './sinks.js';
 import { refine } from './guards.js';
 import { joinMaybe, lastReturn, matchStmt, tryStmt } from './statements.js';
 import { configParser } from './config-parser.js';
+import { listMethod } from './lists.js';
 import { type Cat, type Env, type Flow, type V, UNKNOWN, allFlow, carried, join, joinEnv, konst, mix, raw, truthy, unknownOrigin } from './value.js';
 import { NON_MUTATING, OWN_VALUES, REDIRECTS, ALL_CATS, CONVERTERS, DATA_METHODS, DECODERS, PURE_CALLS, PATH_CTORS, READ_METHODS, SANITISERS, SOURCE_CALLS, WEAK_RANDOM, namedSanitiser } from './tables.js';
 
@@ -347,22 +348,7 @@ export class FlowInterp extends ExprEval {
     if (recv.q?.includes('<config>') && recv.keys) return configParser(recv, m, args, name, env, line);
     const named = namedSanitiser(m);
     if (named) return this.clean(mix(all, line), named);
-    if (recv.items && name) {
-      if (m === 'append' && args[0]) env.set(name, { ...recv, items: [...recv.items, args[0]] });
-      else if (m === 'pop') {
-        const at = args[0]?.known && typeof args[0].k === 'number' ? args[0].k : -1;
-        const items = [...recv.items];
-        const i = at < 0 ? items.length + at : at;
-        const [got] = i >= 0 && i < items.length ? items.splice(i, 1) : [UNKNOWN];
-        env.set(name, { ...recv, items });
-        return got;
-      } else if (m === 'insert' && args[1] && args[0]?.known && typeof args[0].k === 'number') {
-        const items = [...recv.items];
-        items.splice(args[0].k, 0, args[1]);
-        env.set(name, { ...recv, items });
-      } else if (m === 'extend' && args[0]) env.set(name, args[0].items ? { ...recv, items: [...recv.items, ...args[0].items] } : { ...mix([recv, args[0]], line), q: recv.q });
-      return {};
-    }
+    if (recv.items && name) return listMethod(recv, m, args, all, name, env, line);
     if (recv.keys && name && m === 'get' && args[0]?.known && typeof args[0].k === 'string') return recv.keys.get(args[0].k) ?? args[1] ?? konst(null);
     if (name && ['append', 'extend', 'add', 'update', 'insert', 'setdefault', 'write'].includes(m) && all.length) {
       env.set(name, { ...mix([recv, ...all], line), q: recv.q });

@@ -1,0 +1,37 @@
+import { type Env, type V, UNKNOWN, mix } from './value.js';
+
+/**
+ * A method called on a list, tuple or set whose items are known one by one, bound to `name`. The
+ * methods modelled keep the items known (`append`, `pop`, `insert`, `extend`, `copy`); any other may
+ * reorder, drop or add items (`reverse`, `sort`, `remove`, a set's `add`, …), so the items are then no
+ * longer known one by one, only what they carry together — never dropped, which would lose a flow
+ * (`l.reverse(); l[0]` is the former last item).
+ */
+export function listMethod(recv: V, m: string, args: V[], all: V[], name: string, env: Env, line: number): V {
+  const items = [...(recv.items as V[])];
+  const keep = (next: V[]): V => {
+    env.set(name, { ...recv, items: next });
+    return {};
+  };
+  if (m === 'append' && args.length === 1 && all.length === 1) return keep([...items, args[0]]);
+  if (m === 'pop' && all.length === args.length && args.length <= 1) {
+    // an index not known could be any item
+    const at = args.length === 0 ? -1 : args[0].known && typeof args[0].k === 'number' ? args[0].k : null;
+    if (at !== null) {
+      const i = at < 0 ? items.length + at : at;
+      const [got] = i >= 0 && i < items.length ? items.splice(i, 1) : [UNKNOWN];
+      keep(items);
+      return got;
+    }
+  }
+  if (m === 'insert' && args.length === 2 && all.length === 2 && args[0].known && typeof args[0].k === 'number') {
+    items.splice(args[0].k, 0, args[1]);
+    return keep(items);
+  }
+  if (m === 'extend' && args.length === 1 && all.length === 1 && args[0].items) return keep([...items, ...args[0].items]);
+  if (m === 'copy' && all.length === 0) return { ...recv, items };
+  if ((m === 'index' || m === 'count') && !recv.flow && !recv.unk) return {};
+  const carriedAll = mix([recv, ...all], line);
+  env.set(name, { ...carriedAll, ...(recv.q ? { q: recv.q } : {}) });
+  return carriedAll;
+}

@@ -1,0 +1,60 @@
+import t from 'tap';
+import { isBlocking, type Finding } from '../../../plugins/engines/code/index.js';
+import { analyzeJavaScript, analyzePython } from '../../../plugins/engines/code/analyze.js';
+
+/**
+ * Hostile: a list or array whose items the flow analysis knows one by one must not lose a request value
+ * through a method that moves, drops or adds items in place (`reverse`, `sort`, `remove`, `shift`,
+ * `splice`, a set's `add`, `pop` at an index not known, a copy). Each of these admitted a request value
+ * reaching SQL text before (the items were read as they were before the call). The same handlers with
+ * only constants in the container still admit. Written for this test.
+ */
+const PY_HEAD = "from flask import Flask, request\nimport sqlite3\napp = Flask(__name__)\n@app.route('/s', methods=['POST'])\ndef handler():\n    db = sqlite3.connect('shop.db')\n";
+const py = (body: string): string => `${PY_HEAD}${body.replace(/^/gm, '    ')}\n    return 'ok'\n`;
+const PY_SINK = "db.execute(\"SELECT sku FROM items WHERE tag = '\" + pick + \"'\")";
+const JS_HEAD = "const express = require('express');\nconst db = require('mysql').createConnection({});\nconst app = express();\n";
+const js = (body: string): string => `${JS_HEAD}app.post('/s', (req, res) => {\n${body.replace(/^/gm, '  ')}\n  res.end();\n});\n`;
+const JS_SINK = "db.query(\"SELECT sku FROM items WHERE tag = '\" + pick + \"'\");";
+
+const blocks = (fs: Finding[]): boolean => fs.some((f) => isBlocking(f) && /\.flow\.sqli$/.test(f.rule_id));
+const blocking = (fs: Finding[]): string[] => fs.filter(isBlocking).map((f) => f.rule_id);
+
+/** [method, body building `pick` from a container holding `tainted` (a placeholder) and constants] */
+const PYTHON: Array<[string, string]> = [
+  ['reverse', "tags = ['new', TAINTED]\ntags.reverse()\npick = tags[0]"],
+  ['sort', "tags = ['zzz', TAINTED]\ntags.sort()\npick = tags[0]"],
+  ['remove', "tags = ['new', TAINTED]\ntags.remove('new')\npick = tags[0]"],
+  ['copy', "tags = [TAINTED]\npick = tags.copy()[0]"],
+  ['pop at an index not known', "tags = [TAINTED, 'new']\npick = tags.pop(len(request.form.get('n', '')))"],
+  ["a set's add, then an allowlist test", "pick = request.form.get('t', '')\nallowed = {'new', 'sale'}\nallowed.add(TAINTED)\nif pick not in allowed:\n    return 'no'"],
+];
+const JAVASCRIPT: Array<[string, string]> = [
+  ['reverse', "const tags = ['new', TAINTED];\ntags.reverse();\nconst pick = tags[0];"],
+  ['sort', "const tags = ['zzz', TAINTED];\ntags.sort();\nconst pick = tags[0];"],
+  ['shift', "const tags = ['new', TAINTED];\ntags.shift();\nconst pick = tags[0];"],
+  ['splice', "const tags = ['new', 'sale'];\ntags.splice(0, 1, TAINTED);\nconst pick = tags[0];"],
+  ['fill', "const tags = ['new'];\ntags.fill(TAINTED);\nconst pick = tags[0];"],
+  ["a Set's add", "const tags = new Set(['new']);\ntags.add(TAINTED);\nconst pick = [...tags].join(',');"],
+];
+
+t.test('Python: a method that moves or adds items keeps what they carry', async (t) => {
+  for (const [name, body] of PYTHON) {
+    const bad = await analyzePython(py(`${body.replace('TAINTED', "request.form.get('t', '')")}\n${PY_SINK}`));
+    t.ok(blocks(bad.findings), `${name}: the request value reaches the SQL (${blocking(bad.findings).join(', ')})`);
+  }
+  for (const [name, body] of PYTHON.slice(0, 4)) {
+    const ok = await analyzePython(py(`${body.replace('TAINTED', "'sale'")}\n${PY_SINK}`));
+    t.same(blocking(ok.findings), [], `${name}: constants only, still admitted`);
+  }
+});
+
+t.test('JavaScript: a method that moves or adds items keeps what they carry', async (t) => {
+  for (const [name, body] of JAVASCRIPT) {
+    const bad = analyzeJavaScript(js(`${body.replace('TAINTED', 'req.body.t')}\n${JS_SINK}`));
+    t.ok(blocks(bad.findings), `${name}: the request value reaches the SQL (${blocking(bad.findings).join(', ')})`);
+  }
+  for (const [name, body] of JAVASCRIPT.slice(0, 5)) {
+    const ok = analyzeJavaScript(js(`${body.replace('TAINTED', "'sale'")}\n${JS_SINK}`));
+    t.same(blocking(ok.findings), [], `${name}: constants only, still admitted`);
+  }
+});
