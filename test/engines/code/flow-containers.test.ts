@@ -5,8 +5,9 @@ import { analyzeJavaScript, analyzePython } from '../../../plugins/engines/code/
 /**
  * Hostile: a list or array whose items the flow analysis knows one by one must not lose a request value
  * through a method that moves, drops or adds items in place (`reverse`, `sort`, `remove`, `shift`,
- * `splice`, a set's `add`, `pop` at an index not known, a copy). Each of these admitted a request value
- * reaching SQL text before (the items were read as they were before the call). The same handlers with
+ * `splice`, a set's `add`, `pop` at an index not known, a copy), `del`, a write at an index or key not
+ * known, or a nested container changed through a subscript or another name. Each of these admitted a
+ * request value reaching SQL text before (the items were read as they were before the change). The same handlers with
  * only constants in the container still admit. Written for this test.
  */
 const PY_HEAD = "from flask import Flask, request\nimport sqlite3\napp = Flask(__name__)\n@app.route('/s', methods=['POST'])\ndef handler():\n    db = sqlite3.connect('shop.db')\n";
@@ -16,7 +17,8 @@ const JS_HEAD = "const express = require('express');\nconst db = require('mysql'
 const js = (body: string): string => `${JS_HEAD}app.post('/s', (req, res) => {\n${body.replace(/^/gm, '  ')}\n  res.end();\n});\n`;
 const JS_SINK = "db.query(\"SELECT sku FROM items WHERE tag = '\" + pick + \"'\");";
 
-const blocks = (fs: Finding[]): boolean => fs.some((f) => isBlocking(f) && /\.flow\.sqli$/.test(f.rule_id));
+// a flow, or undecided where the container became shared (its members of unknown origin): either way not admitted
+const blocks = (fs: Finding[]): boolean => fs.some((f) => isBlocking(f) && /\.flow\.sqli(\.undecided)?$/.test(f.rule_id));
 const blocking = (fs: Finding[]): string[] => fs.filter(isBlocking).map((f) => f.rule_id);
 
 /** [method, body building `pick` from a container holding `tainted` (a placeholder) and constants] */
@@ -27,6 +29,11 @@ const PYTHON: Array<[string, string]> = [
   ['copy', "tags = [TAINTED]\npick = tags.copy()[0]"],
   ['pop at an index not known', "tags = [TAINTED, 'new']\npick = tags.pop(len(request.form.get('n', '')))"],
   ["a set's add, then an allowlist test", "pick = request.form.get('t', '')\nallowed = {'new', 'sale'}\nallowed.add(TAINTED)\nif pick not in allowed:\n    return 'no'"],
+  ['del', "tags = ['new', TAINTED]\ndel tags[0]\npick = tags[0]"],
+  ['a nested list changed through a subscript', "rows = [['new']]\nrows[0].append(TAINTED)\npick = rows[0][-1]"],
+  ['a nested item written through a subscript', "rows = [['new']]\nrows[0][0] = TAINTED\npick = rows[0][0]"],
+  ['a nested list changed through the loop variable', "rows = [['new']]\nfor row in rows:\n    row[0] = TAINTED\npick = rows[0][0]"],
+  ['a nested list changed through another name', "rows = [['new']]\nfirst = rows[0]\nfirst.append(TAINTED)\npick = rows[0][1]"],
 ];
 const JAVASCRIPT: Array<[string, string]> = [
   ['reverse', "const tags = ['new', TAINTED];\ntags.reverse();\nconst pick = tags[0];"],
@@ -35,6 +42,9 @@ const JAVASCRIPT: Array<[string, string]> = [
   ['splice', "const tags = ['new', 'sale'];\ntags.splice(0, 1, TAINTED);\nconst pick = tags[0];"],
   ['fill', "const tags = ['new'];\ntags.fill(TAINTED);\nconst pick = tags[0];"],
   ["a Set's add", "const tags = new Set(['new']);\ntags.add(TAINTED);\nconst pick = [...tags].join(',');"],
+  ['an index not known', "const tags = ['new', 'sale'];\ntags[req.body.i] = TAINTED;\nconst pick = tags[0];"],
+  ['a key not known', "const o = { tag: 'new' };\no[req.body.k] = TAINTED;\nconst pick = o.tag;"],
+  ['a callback writing by index', "const tags = ['new'];\n[TAINTED].forEach((x, i) => { tags[i] = x; });\nconst pick = tags[0];"],
 ];
 
 t.test('Python: a method that moves or adds items keeps what they carry', async (t) => {

@@ -175,10 +175,8 @@ export class JsFlowInterp extends JsExprEval {
         }
         if (p !== null && v.weak && (SECRET_NAMES.test(p) || obj.q?.includes('<session>'))) this.hits.push({ cat: 'weakrand', node: target, flow: v.weak });
         if (objNode.type === 'Identifier' && env.has(objNode.name as string) && !obj.q?.some((q) => q.startsWith('<'))) {
-          const keys = new Map(obj.keys ?? []);
-          if (p !== null) keys.set(p, v);
-          const next: V = { ...obj, keys };
-          if (p === null) Object.assign(next, join(carried(obj), carried(v)));
+          // a member whose name is not known may be any of them: none is known one by one any more
+          const next: V = p !== null ? { ...obj, keys: new Map(obj.keys ?? []).set(p, v) } : { ...join(carried(obj), carried(v)), ...(obj.q ? { q: obj.q } : {}) };
           env.set(objNode.name as string, next);
         }
         return;

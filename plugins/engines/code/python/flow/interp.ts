@@ -6,7 +6,7 @@ import { checkSinks, isQuery, sessionStore } from './sinks.js';
 import { refine } from './guards.js';
 import { joinMaybe, lastReturn, matchStmt, tryStmt } from './statements.js';
 import { configParser } from './config-parser.js';
-import { listMethod } from './lists.js';
+import { forget, listMethod, rootName, share, shareRoot } from './lists.js';
 import { type Cat, type Env, type Flow, type V, UNKNOWN, allFlow, carried, join, joinEnv, konst, mix, raw, truthy, unknownOrigin } from './value.js';
 import { NON_MUTATING, OWN_VALUES, REDIRECTS, ALL_CATS, CONVERTERS, DATA_METHODS, DECODERS, PURE_CALLS, PATH_CTORS, READ_METHODS, SANITISERS, SOURCE_CALLS, WEAK_RANDOM, namedSanitiser } from './tables.js';
 
@@ -97,10 +97,14 @@ export class FlowInterp extends ExprEval {
       }
       case 'raise_statement':
         return null;
+      case 'delete_statement':
+        for (const x of namedChildren(s).flatMap((c) => (c.type === 'expression_list' ? namedChildren(c) : [c]))) if (x.type === 'subscript') forget(env, rootName(x) ?? '', [], lineOf(s));
+        return env;
       case 'if_statement':
         return this.ifStmt(s, env);
       case 'for_statement': {
         const it = this.ev(field(s, 'right'), env);
+        if (it.items?.some((x) => x.items || x.keys)) shareRoot(field(s, 'right') as PyNode, 'its elements iterated', env, lineOf(s));
         return this.loop(s, env, (e) => this.bindTarget(field(s, 'left'), this.element(it, lineOf(s)), e, lineOf(s)));
       }
       case 'while_statement': {
@@ -159,7 +163,9 @@ export class FlowInterp extends ExprEval {
       if (!right) return;
       let v = right.type === 'assignment' ? (this.exprStmt(right, env), this.ev(field(right, 'left'), env)) : this.ev(right, env);
       // a list or dict bound to a second name is one object: a change through either is out of this map's sight
-      if ((right.type === 'identifier' || right.type === 'attribute') && (v.items || v.keys)) v = this.share(right.text, v, `shared with ${(field(c, 'left') as PyNode).text}`, env, lineOf(c));
+      if ((right.type === 'identifier' || right.type === 'attribute') && (v.items || v.keys)) v = share(right.text, v, `shared with ${(field(c, 'left') as PyNode).text}`, env, lineOf(c));
+      // a container read out of another is one object in both: a change through the new name is out of the outer's sight
+      else if (right.type === 'subscript' && (v.items || v.keys)) shareRoot(right, `an element bound to ${(field(c, 'left') as PyNode).text}`, env, lineOf(c));
       this.bindTarget(field(c, 'left'), this.stepped(v, c), env, lineOf(c));
     } else if (c.type === 'augmented_assignment') {
       const left = field(c, 'left') as PyNode;
@@ -192,6 +198,8 @@ export class FlowInterp extends ExprEval {
         const key = keyNode && keyNode.type !== 'slice' ? this.ev(keyNode, env) : UNKNOWN;
         sessionStore(this.hits, t, obj, key, v);
         const name = objNode.type === 'identifier' || objNode.type === 'attribute' ? objNode.text : null;
+        const root = name ? null : rootName(objNode);
+        if (root) forget(env, root, [v], line);
         if (!name) return;
         if (obj.keys && key.known && typeof key.k === 'string') {
           env.set(name, { ...obj, keys: new Map(obj.keys).set(key.k, v) });
@@ -252,18 +260,10 @@ export class FlowInterp extends ExprEval {
         const x = a.type === 'keyword_argument' ? field(a, 'value') : a;
         if (!x || (x.type !== 'identifier' && x.type !== 'attribute')) continue;
         const cur = env.get(x.text);
-        if (cur && (cur.items || cur.keys)) this.share(x.text, cur, `handed to ${callName || 'a call'}() at line ${lineOf(n)}`, env, lineOf(n));
+        if (cur && (cur.items || cur.keys)) share(x.text, cur, `handed to ${callName || 'a call'}() at line ${lineOf(n)}`, env, lineOf(n));
       }
     }
     return v;
-  }
-
-  /** A list or dict other code holds too: its members are no longer known one by one, and are of unknown origin. */
-  private share(name: string, v: V, why: string, env: Env, line: number): V {
-    const out: V = { ...carried(v), unk: carried({ ...v, unk: unknownOrigin(`the members of ${name} (${why}, so they may change out of sight)`, line).unk }).unk };
-    if (v.q) out.q = v.q;
-    env.set(name, out);
-    return out;
   }
 
   private callee(n: PyNode, env: Env): V {
@@ -336,6 +336,8 @@ export class FlowInterp extends ExprEval {
     const line = lineOf(n);
     const objNode = field(fn, 'object') as PyNode;
     const name = objNode.type === 'identifier' || objNode.type === 'attribute' ? objNode.text : null;
+    const root = name || !(recv.items || recv.keys) ? null : rootName(objNode);
+    if (root) forget(env, root, all, line);
     if (recv.q?.includes('<file>') && READ_METHODS.has(m)) return source('a file read', n);
     if (READ_METHODS.has(m) && recv.q?.some((q) => /socket/.test(q))) return source('a socket read', n);
     if (recv.q?.includes('<sax-parser>') && m === 'setFeature' && args[1] && truthy(args[1]) !== false && (args[0]?.q ?? []).some((q) => /feature_external_(ges|pes)$/.test(q))) {

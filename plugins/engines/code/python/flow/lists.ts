@@ -1,4 +1,5 @@
-import { type Env, type V, UNKNOWN, mix } from './value.js';
+import { type PyNode, field } from '../parser.js';
+import { type Env, type V, UNKNOWN, carried, mix, unknownOrigin } from './value.js';
 
 /**
  * A method called on a list, tuple or set whose items are known one by one, bound to `name`. The
@@ -34,4 +35,35 @@ export function listMethod(recv: V, m: string, args: V[], all: V[], name: string
   const carriedAll = mix([recv, ...all], line);
   env.set(name, { ...carriedAll, ...(recv.q ? { q: recv.q } : {}) });
   return carriedAll;
+}
+
+/** The name a subscript chain starts from: `rows[0][1]` → `rows`. */
+export function rootName(n: PyNode | null): string | null {
+  let x = n;
+  while (x?.type === 'subscript') x = field(x, 'value');
+  return x && (x.type === 'identifier' || x.type === 'attribute') ? x.text : null;
+}
+
+/**
+ * A container changed through a path not followed item by item (`rows[0].append(v)`, `rows[0][1] = v`,
+ * `del rows[0]`): it keeps only what it carried, with what was put in.
+ */
+export function forget(env: Env, name: string, put: V[], line: number): void {
+  const cur = env.get(name);
+  if (cur) env.set(name, { ...mix([cur, ...put], line), ...(cur.q ? { q: cur.q } : {}) });
+}
+
+/** A list or dict other code holds too: its members are no longer known one by one, and are of unknown origin. */
+export function share(name: string, v: V, why: string, env: Env, line: number): V {
+  const out: V = { ...carried(v), unk: carried({ ...v, unk: unknownOrigin(`the members of ${name} (${why}, so they may change out of sight)`, line).unk }).unk };
+  if (v.q) out.q = v.q;
+  env.set(name, out);
+  return out;
+}
+
+/** The container a subscript chain starts from, shared (`inner = rows[0]` makes `rows[0]` reachable by another name). */
+export function shareRoot(n: PyNode, why: string, env: Env, line: number): void {
+  const root = rootName(n);
+  const cur = root ? env.get(root) : undefined;
+  if (root && cur) share(root, cur, why, env, line);
 }
