@@ -6,7 +6,8 @@ import { analyzeJavaScript, analyzePython } from '../../../plugins/engines/code/
  * Hostile: a list or array whose items the flow analysis knows one by one must not lose a request value
  * through a method that moves, drops or adds items in place (`reverse`, `sort`, `remove`, `shift`,
  * `splice`, a set's `add`, `pop` at an index not known, a copy), `del`, a write at an index or key not
- * known, or a nested container changed through a subscript or another name. Each of these admitted a
+ * known, or a nested container changed through a subscript or another name (a container stored in
+ * another is now of unknown origin, as in JavaScript; a tuple is not, it cannot change). Each of these admitted a
  * request value reaching SQL text before (the items were read as they were before the change). The same handlers with
  * only constants in the container still admit. Written for this test.
  */
@@ -34,6 +35,9 @@ const PYTHON: Array<[string, string]> = [
   ['a nested item written through a subscript', "rows = [['new']]\nrows[0][0] = TAINTED\npick = rows[0][0]"],
   ['a nested list changed through the loop variable', "rows = [['new']]\nfor row in rows:\n    row[0] = TAINTED\npick = rows[0][0]"],
   ['a nested list changed through another name', "rows = [['new']]\nfirst = rows[0]\nfirst.append(TAINTED)\npick = rows[0][1]"],
+  ["a dict's list changed through values()", "groups = {'a': ['new']}\nfor g in groups.values():\n    g.append(TAINTED)\npick = groups['a'][-1]"],
+  ['a nested list changed through enumerate', "rows = [['new']]\nfor i, r in enumerate(rows):\n    r[0] = TAINTED\npick = rows[0][0]"],
+  ['a nested list changed through get()', "groups = {'a': ['new']}\ngroups.get('a').append(TAINTED)\npick = groups['a'][-1]"],
 ];
 const JAVASCRIPT: Array<[string, string]> = [
   ['reverse', "const tags = ['new', TAINTED];\ntags.reverse();\nconst pick = tags[0];"],
@@ -56,6 +60,26 @@ t.test('Python: a method that moves or adds items keeps what they carry', async 
     const ok = await analyzePython(py(`${body.replace('TAINTED', "'sale'")}\n${PY_SINK}`));
     t.same(blocking(ok.findings), [], `${name}: constants only, still admitted`);
   }
+  // a tuple cannot change: tuples of constants in a list stay known
+  const pairs = await analyzePython(py(`for pick, colour in [('new', 'red'), ('sale', 'blue')]:\n    ${PY_SINK}`));
+  t.same(blocking(pairs.findings), [], 'tuples of constants in a list, iterated: admitted');
+});
+
+t.test('Python: what a same-file function or a reflective call changes out of sight is not read as before', async (t) => {
+  const mod = (pre: string, body: string): string => `from flask import Flask, request\nimport sqlite3\napp = Flask(__name__)\n${pre}@app.route('/s', methods=['POST'])\ndef handler():\n    db = sqlite3.connect('shop.db')\n${body.replace(/^/gm, '    ')}\n    ${PY_SINK}\n    return 'ok'\n`;
+  const cases: Array<[string, string, string]> = [
+    ['a global rebound', "TAG = 'new'\ndef remember(t):\n    global TAG\n    TAG = t\n", "remember(request.form.get('t', ''))\npick = TAG"],
+    ['a module dict written', "STATE = {'tag': 'new'}\ndef remember(t):\n    STATE['tag'] = t\n", "remember(request.form.get('t', ''))\npick = STATE['tag']"],
+    ['a module list appended to', "SEEN = ['new']\ndef remember(t):\n    SEEN.append(t)\n", "remember(request.form.get('t', ''))\npick = SEEN[-1]"],
+    ['setattr', 'class Box:\n    pass\n', "b = Box()\nb.tag = 'new'\nsetattr(b, 'tag', request.form.get('t', ''))\npick = b.tag"],
+    ['vars()', 'class Box:\n    pass\n', "b = Box()\nb.tag = 'new'\nvars(b)['tag'] = request.form.get('t', '')\npick = b.tag"],
+  ];
+  for (const [name, pre, body] of cases) {
+    const a = await analyzePython(mod(pre, body));
+    t.ok(blocks(a.findings), `${name}: not admitted (${blocking(a.findings).join(', ')})`);
+  }
+  const reader = await analyzePython(mod("TAG = 'new'\ndef current():\n    return TAG\n", "current()\npick = TAG"));
+  t.same(blocking(reader.findings), [], 'a function that only reads the global changes nothing');
 });
 
 t.test('JavaScript: a method that moves or adds items keeps what they carry', async (t) => {

@@ -1,7 +1,7 @@
 import { type PyNode, field } from '../parser.js';
 import { namedChildren } from './kids.js';
 import type { Resolver } from '../resolve.js';
-import { type Cat, type Const, type Env, type Flow, type V, UNKNOWN, allFlow, carried, cleaned, join, konst, mix, step, truthy, unknownOrigin } from './value.js';
+import { type Cat, type Const, type Env, type Flow, type V, UNKNOWN, allFlow, carried, cleaned, join, konst, mix, nested, step, truthy, unknownOrigin } from './value.js';
 import { ALL_CATS, REQUEST_DATA, REQUEST_OBJECTS, REQUEST_ROUTE, SOURCE_NAMES } from './tables.js';
 
 /** One sink reached: with a flow when untrusted data gets there unsanitised. */
@@ -246,10 +246,10 @@ export abstract class ExprEval {
     let spread: V | null = null;
     for (const c of namedChildren(n)) {
       if (c.type === 'list_splat' || c.type === 'parenthesized_list_splat') spread = mix([spread ?? UNKNOWN, this.ev(namedChildren(c)[0] ?? null, env)], lineOf(c));
-      else items.push(this.ev(c, env));
+      else items.push(nested(this.ev(c, env), lineOf(c)));
     }
     if (spread) return mix([...items, spread], lineOf(n));
-    return { items };
+    return n.type === 'tuple' || n.type === 'expression_list' ? { items, tuple: true } : { items };
   }
 
   dict(n: PyNode, env: Env): V {
@@ -261,7 +261,7 @@ export abstract class ExprEval {
         continue;
       }
       const k = this.ev(field(c, 'key'), env);
-      const v = this.ev(field(c, 'value'), env);
+      const v = nested(this.ev(field(c, 'value'), env), lineOf(c));
       if (k.known && typeof k.k === 'string') keys.set(k.k, v);
       else rest.push(k, v);
     }

@@ -6,8 +6,9 @@ import { checkSinks, isQuery, sessionStore } from './sinks.js';
 import { refine } from './guards.js';
 import { joinMaybe, lastReturn, matchStmt, tryStmt } from './statements.js';
 import { configParser } from './config-parser.js';
-import { forget, listMethod, rootName, share, shareRoot } from './lists.js';
-import { type Cat, type Env, type Flow, type V, UNKNOWN, allFlow, carried, join, joinEnv, konst, mix, raw, truthy, unknownOrigin } from './value.js';
+import { forget, listMethod, rootName, share } from './lists.js';
+import { outerWrites } from './writes.js';
+import { type Cat, type Env, type Flow, type V, UNKNOWN, allFlow, carried, join, joinEnv, konst, mix, nested, raw, truthy, unknownOrigin } from './value.js';
 import { NON_MUTATING, OWN_VALUES, REDIRECTS, ALL_CATS, CONVERTERS, DATA_METHODS, DECODERS, PURE_CALLS, PATH_CTORS, READ_METHODS, SANITISERS, SOURCE_CALLS, WEAK_RANDOM, namedSanitiser } from './tables.js';
 
 const LIBRARY_PARAM_CLEAN: ReadonlySet<Cat> = new Set(ALL_CATS.filter((c) => !['cmdi', 'codeinj', 'deserialization', 'sqli'].includes(c)));
@@ -104,7 +105,6 @@ export class FlowInterp extends ExprEval {
         return this.ifStmt(s, env);
       case 'for_statement': {
         const it = this.ev(field(s, 'right'), env);
-        if (it.items?.some((x) => x.items || x.keys)) shareRoot(field(s, 'right') as PyNode, 'its elements iterated', env, lineOf(s));
         return this.loop(s, env, (e) => this.bindTarget(field(s, 'left'), this.element(it, lineOf(s)), e, lineOf(s)));
       }
       case 'while_statement': {
@@ -164,8 +164,6 @@ export class FlowInterp extends ExprEval {
       let v = right.type === 'assignment' ? (this.exprStmt(right, env), this.ev(field(right, 'left'), env)) : this.ev(right, env);
       // a list or dict bound to a second name is one object: a change through either is out of this map's sight
       if ((right.type === 'identifier' || right.type === 'attribute') && (v.items || v.keys)) v = share(right.text, v, `shared with ${(field(c, 'left') as PyNode).text}`, env, lineOf(c));
-      // a container read out of another is one object in both: a change through the new name is out of the outer's sight
-      else if (right.type === 'subscript' && (v.items || v.keys)) shareRoot(right, `an element bound to ${(field(c, 'left') as PyNode).text}`, env, lineOf(c));
       this.bindTarget(field(c, 'left'), this.stepped(v, c), env, lineOf(c));
     } else if (c.type === 'augmented_assignment') {
       const left = field(c, 'left') as PyNode;
@@ -202,10 +200,10 @@ export class FlowInterp extends ExprEval {
         if (root) forget(env, root, [v], line);
         if (!name) return;
         if (obj.keys && key.known && typeof key.k === 'string') {
-          env.set(name, { ...obj, keys: new Map(obj.keys).set(key.k, v) });
+          env.set(name, { ...obj, keys: new Map(obj.keys).set(key.k, nested(v, line)) });
         } else if (obj.items && key.known && typeof key.k === 'number' && obj.items[key.k]) {
           const items = [...obj.items];
-          items[key.k] = v;
+          items[key.k] = nested(v, line);
           env.set(name, { ...obj, items });
         } else env.set(name, { ...mix([obj, v], line), q: obj.q });
         return;
@@ -260,7 +258,10 @@ export class FlowInterp extends ExprEval {
         const x = a.type === 'keyword_argument' ? field(a, 'value') : a;
         if (!x || (x.type !== 'identifier' && x.type !== 'attribute')) continue;
         const cur = env.get(x.text);
-        if (cur && (cur.items || cur.keys)) share(x.text, cur, `handed to ${callName || 'a call'}() at line ${lineOf(n)}`, env, lineOf(n));
+        const why = `handed to ${callName || 'a call'}() at line ${lineOf(n)}`;
+        if (cur && (cur.items || cur.keys)) share(x.text, cur, why, env, lineOf(n));
+        // its attributes too (`setattr(o, 'x', v)`, `vars(o)['x'] = v`)
+        for (const [k, v] of env) if (k.startsWith(`${x.text}.`)) share(k, v, why, env, lineOf(n));
       }
     }
     return v;
@@ -383,6 +384,8 @@ export class FlowInterp extends ExprEval {
       this.active.delete(def);
     }
     const f = this.frames.pop() as Frame;
+    const why = `changed by ${(field(def, 'name') as PyNode).text}() at line ${lineOf(n)}`;
+    for (const w of outerWrites(def)) for (const [k, v] of env) if (k === w || k.startsWith(`${w}.`)) share(k, v, why, env, lineOf(n));
     return this.stepped(f.returns ?? konst(null), n);
   }
 }

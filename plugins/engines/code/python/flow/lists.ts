@@ -1,5 +1,5 @@
 import { type PyNode, field } from '../parser.js';
-import { type Env, type V, UNKNOWN, carried, mix, unknownOrigin } from './value.js';
+import { type Env, type V, UNKNOWN, carried, mix, nested, unknownOrigin } from './value.js';
 
 /**
  * A method called on a list, tuple or set whose items are known one by one, bound to `name`. The
@@ -14,7 +14,7 @@ export function listMethod(recv: V, m: string, args: V[], all: V[], name: string
     env.set(name, { ...recv, items: next });
     return {};
   };
-  if (m === 'append' && args.length === 1 && all.length === 1) return keep([...items, args[0]]);
+  if (m === 'append' && args.length === 1 && all.length === 1) return keep([...items, nested(args[0], line)]);
   if (m === 'pop' && all.length === args.length && args.length <= 1) {
     // an index not known could be any item
     const at = args.length === 0 ? -1 : args[0].known && typeof args[0].k === 'number' ? args[0].k : null;
@@ -26,10 +26,10 @@ export function listMethod(recv: V, m: string, args: V[], all: V[], name: string
     }
   }
   if (m === 'insert' && args.length === 2 && all.length === 2 && args[0].known && typeof args[0].k === 'number') {
-    items.splice(args[0].k, 0, args[1]);
+    items.splice(args[0].k, 0, nested(args[1], line));
     return keep(items);
   }
-  if (m === 'extend' && args.length === 1 && all.length === 1 && args[0].items) return keep([...items, ...args[0].items]);
+  if (m === 'extend' && args.length === 1 && all.length === 1 && args[0].items) return keep([...items, ...args[0].items.map((x) => nested(x, line))]);
   if (m === 'copy' && all.length === 0) return { ...recv, items };
   if ((m === 'index' || m === 'count') && !recv.flow && !recv.unk) return {};
   const carriedAll = mix([recv, ...all], line);
@@ -59,11 +59,4 @@ export function share(name: string, v: V, why: string, env: Env, line: number): 
   if (v.q) out.q = v.q;
   env.set(name, out);
   return out;
-}
-
-/** The container a subscript chain starts from, shared (`inner = rows[0]` makes `rows[0]` reachable by another name). */
-export function shareRoot(n: PyNode, why: string, env: Env, line: number): void {
-  const root = rootName(n);
-  const cur = root ? env.get(root) : undefined;
-  if (root && cur) share(root, cur, why, env, line);
 }

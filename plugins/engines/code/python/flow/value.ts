@@ -36,6 +36,8 @@ export interface V {
   fn?: PyNode;
   /** for a parsed URL: the variable it was parsed from (a host check on it guards that variable) */
   of?: string;
+  /** a tuple: its items cannot change, so it may be stored in another container as it is */
+  tuple?: true;
 }
 
 export const UNKNOWN: V = Object.freeze({}) as V;
@@ -150,6 +152,20 @@ export function join(a: V, b: V): V {
   // sink not recognised by the flow, whose presence finding then stays
   if (a.q || b.q) out.q = [...new Set([...(a.q ?? []), ...(b.q ?? [])])].slice(0, MAX_NAMES);
   if (a.fn && a.fn === b.fn) out.fn = a.fn;
+  if (a.tuple && b.tuple && out.items) out.tuple = true;
+  return out;
+}
+
+/**
+ * A container stored inside another is reachable by more than one path (`first = rows[0]`,
+ * `for row in rows`, a same-file function given `rows[0]`): a change through one is out of the other's
+ * sight, so its members are of unknown origin; what it carries is kept. JavaScript does the same.
+ */
+export function nested(v: V, line: number): V {
+  if ((!v.items && !v.keys) || v.tuple) return v;
+  const c = carried(v);
+  const out: V = { ...c, unk: join({ unk: c.unk }, unknownOrigin('the members of a container stored in another (it may change through another name)', line)).unk };
+  if (v.q) out.q = v.q;
   return out;
 }
 
