@@ -75,6 +75,9 @@ t.test('hostile: an object of unknown origin may lie in __eq__ or __radd__, so n
   ]) {
     const a = await analyzePython(route(`${wrapped}\n${guard}\n${SHELL}`));
     t.ok(blocking(a.findings).length, `${name}: still blocks (${blocking(a.findings).join(', ')})`);
+    // a name bound nowhere in the file (a global set elsewhere) is no better
+    const unbound = await analyzePython(`${HEAD}from textkit import *\n@app.route('/r')\ndef handler():\n${`${guard}\n${SHELL}`.replace(/^/gm, '    ')}\n`);
+    t.ok(blocking(unbound.findings).length, `${name} on a name bound out of sight: still blocks (${blocking(unbound.findings).join(', ')})`);
   }
 });
 

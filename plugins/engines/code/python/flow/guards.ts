@@ -56,9 +56,8 @@ export function refine(h: GuardHost, cond: PyNode | null, truth: boolean, env: E
   for (const [name, f] of facts) {
     const q = f.startsQuote;
     if (q && q === f.endsQuote && q === f.noInnerQuote) f.clean.add('codeinj');
-    // a value of unknown origin may be an object whose `__eq__`/`__radd__` lie: it stays as it was
     if (f.value) {
-      if (!env.get(name)?.unk) env.set(name, f.value);
+      env.set(name, f.value);
       continue;
     }
     if (!f.clean.size) continue;
@@ -146,15 +145,22 @@ const plainConst = (v: V): boolean => !!v.known && (typeof v.k === 'string' || t
  * `__eq__` is the only thing that could make another value compare equal.
  */
 function constantFact(h: GuardHost, left: PyNode, right: PyNode, ops: string, env: Env, at: (n: string) => Facts): void {
+  // the tested value must be one the analysis knows the origin of: a name bound out of sight (an
+  // import, a global set elsewhere) may hold an object whose `__eq__` answers what it likes
+  const testable = (x: PyNode): string | null => {
+    const name = nameOf(x);
+    const xv = name ? h.ev(x, env) : null;
+    return name && xv && !xv.unk && !plainConst(xv) ? name : null;
+  };
   if (ops === '==' || ops === '!=') {
     for (const [x, y] of [[left, right], [right, left]] as const) {
-      const name = nameOf(x);
+      const name = testable(x);
       const v = name ? h.ev(y, env) : null;
-      if (name && v && plainConst(v) && !plainConst(h.ev(x, env))) return void (at(name).value = konst(v.k as string | number));
+      if (name && v && plainConst(v)) return void (at(name).value = konst(v.k as string | number));
     }
     return;
   }
-  const name = nameOf(left);
+  const name = testable(left);
   if (!name) return;
   const set = h.ev(right, env);
   if (set.items?.length && !set.flow && !set.unk && set.items.every(plainConst)) at(name).value = set.items.reduce((a, b) => join(a, b));
