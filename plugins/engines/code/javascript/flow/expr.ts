@@ -4,6 +4,9 @@ import { type Const, type V, UNKNOWN, allFlow, carried, join, konst, mix, step, 
 import { type JEnv, type JV, type JsHit, JsFlowBudgetError, binop, cleanFor, lineOf, source } from './value.js';
 import { KOA_DATA, REQUEST_CONTAINERS, REQUEST_DATA, SOURCE_NAMES } from './tables.js';
 
+/** Members through which an object makes its own text or primitive value. */
+const SELF_CONVERTING = new Set(['toString', 'valueOf', 'toJSON', 'toLocaleString']);
+
 const BUDGET = 200_000;
 /** Globals whose value is the program's own (a module, a constructor, the file's location), not data. */
 const OWN_GLOBALS = new Set([
@@ -263,8 +266,12 @@ export abstract class JsExprEval {
       const key = p.computed ? this.ev(p.key as JsNode, env) : null;
       const name = p.computed ? (key?.known ? String(key.k) : null) : (p.key as JsNode).type === 'Identifier' ? ((p.key as JsNode).name as string) : String((p.key as JsNode).value);
       const v = p.kind === 'get' || p.kind === 'set' || p.method ? this.functionValue(p.value as JsNode, env) : share(this.ev(p.value as JsNode, env));
+      // a getter's value, and the text of an object that converts itself (`toString`, `valueOf`, a function
+      // under a computed key such as `Symbol.toPrimitive`), are made by its own code when read: not known here
+      const fnLike = p.method || ['FunctionExpression', 'ArrowFunctionExpression', 'Identifier', 'MemberExpression'].includes((p.value as JsNode).type);
+      if (p.kind === 'get' || (p.computed && name === null && fnLike) || (name !== null && SELF_CONVERTING.has(name))) extra.push(unknownOrigin(`an object converting or reading itself by its own code (${name ?? 'a computed key'})`, lineOf(p)));
       if (name === null) extra.push(v);
-      else keys.set(name, v);
+      else keys.set(name, p.kind === 'get' ? unknownOrigin(`the getter ${name}`, lineOf(p)) : v);
     }
     const out: V = { keys };
     if (extra.length) Object.assign(out, mix(extra, lineOf(n)));

@@ -75,7 +75,12 @@ export function refine(g: GuardEval, test: JsNode, env: JEnv, qualify: (n: JsNod
       const lv = g.ev(l, env);
       // x === 'const': in the branch where it holds, x is that constant
       const [target, c] = rv.known && !lv.known ? [l, rv] : lv.known && !rv.known ? [r, lv] : [null, null];
-      if (target && c) {
+      // loose equality converts an object (`toString`, `valueOf`, `Symbol.toPrimitive`), which may answer
+      // the constant to the test and other text later: only a value that is no object of the file's or of
+      // unknown origin is proven equal by it
+      const tv = target === l ? lv : rv;
+      const convertible = (op === '==' || op === '!=') && (!!tv.unk || !!tv.keys || !!tv.items || !!(tv as { jfn?: unknown }).jfn || !tv.flow);
+      if (target && c && !convertible) {
         let yes = set(env, target, () => konst(c.k as Const));
         // u.host === 'example.com' guards the URL u (and the string it was parsed from)
         if (target.type === 'MemberExpression' && ['host', 'hostname', 'origin'].includes(propName(target, () => null) ?? '')) {
