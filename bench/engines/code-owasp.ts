@@ -7,10 +7,12 @@ import { scoreCase, type CaseVerdict } from './owasp-score.js';
 
 /**
  * `npm run bench -- code-owasp --dir <path>`: OWASP's Benchmark for Python (or any copy laid out as
- * `expected.csv` + `testcode/<name>.py`) through the code engine in process, scored as the
- * benchmark's scorecard does: a case is flagged when a blocking finding proves the case's own CWE
- * (`owasp-score.ts`); per category TPR, FPR and Youden's J = TPR − FPR. The admission (flagged when
- * not ADMIT, whatever the class) is scored beside it. The cases are read from the path given, never from the repository
+ * `expected.csv` + `testcode/<name>.py`) through the code engine in process, scored by the rule
+ * the benchmark copy's README gives: a case is flagged when `/verify/code` does not admit it
+ * (admission BLOCKED, whatever the class); per category TPR, FPR and Youden's J = TPR − FPR.
+ * OWASP's own scorecard (flagged when a blocking finding proves the case's own CWE,
+ * `owasp-score.ts`) is printed beside it: the gap between the two columns is findings of another
+ * class (a codeinj case that is also a reflected XSS). The cases are read from the path given, never from the repository
  * (the benchmark is GPL-3 and is not copied here).
  */
 interface Case {
@@ -46,7 +48,7 @@ export async function runOwaspBench(args: string[]): Promise<void> {
   const cases = readExpected(dir).filter((c) => files.has(`${c.name}.py`));
   const sources = cases.map((c) => readFileSync(join(dir, 'testcode', `${c.name}.py`), 'utf8'));
   const rows = new Map<string, Row>();
-  const admissionRows = new Map<string, Row>();
+  const cweRows = new Map<string, Row>();
   const count = (into: Map<string, Row>, cat: string, real: boolean, flagged: boolean): void => {
     const r = into.get(cat) ?? { tp: 0, fn: 0, fp: 0, tn: 0 };
     if (real) flagged ? r.tp++ : r.fn++;
@@ -61,11 +63,11 @@ export async function runOwaspBench(args: string[]): Promise<void> {
     const v = (await verify({ code: sources[i], language: 'python' })) as unknown as CaseVerdict;
     times.push(performance.now() - s);
     const { byCwe, byAdmission } = scoreCase(v, c.category);
-    count(rows, c.category, c.real, byCwe);
-    count(admissionRows, c.category, c.real, byAdmission);
+    count(rows, c.category, c.real, byAdmission);
+    count(cweRows, c.category, c.real, byCwe);
     if (verbose && (byCwe !== c.real || byAdmission !== c.real)) {
       const vulns = v.developer_fields?.vulnerabilities ?? [];
-      const what = byCwe !== c.real ? (c.real ? 'FN' : 'FP') : `${c.real ? 'FN' : 'FP'}(admission only)`;
+      const what = byAdmission !== c.real ? `${c.real ? 'FN' : 'FP'}${byCwe === c.real ? '(another class)' : ''}` : `${c.real ? 'FN' : 'FP'}(CWE-matched only)`;
       console.log(`${what} ${c.category} ${c.name} ${vulns.map((f) => `${f.rule_id}@${f.line}`).join(' ')}`);
     }
   }
@@ -76,19 +78,19 @@ export async function runOwaspBench(args: string[]): Promise<void> {
     tpr: r.tp + r.fn ? r.tp / (r.tp + r.fn) : 0,
     fpr: r.fp + r.tn ? r.fp / (r.fp + r.tn) : 0,
   });
-  console.log('| category | real | false | TPR | FPR | Youden | Youden (admission) |');
+  console.log('| category | real | false | TPR | FPR | Youden | Youden (CWE-matched) |');
   console.log('|---|---|---|---|---|---|---|');
   let sum = 0;
-  let sumAdmission = 0;
+  let sumCwe = 0;
   for (const [cat, r] of [...rows].sort(([a], [b]) => a.localeCompare(b))) {
     const { tpr, fpr } = youden(r);
-    const a = youden(admissionRows.get(cat) as Row);
+    const a = youden(cweRows.get(cat) as Row);
     sum += tpr - fpr;
-    sumAdmission += a.tpr - a.fpr;
+    sumCwe += a.tpr - a.fpr;
     console.log(`| ${cat} | ${r.tp + r.fn} | ${r.fp + r.tn} | ${tpr.toFixed(2)} | ${fpr.toFixed(2)} | ${(tpr - fpr).toFixed(2)} | ${(a.tpr - a.fpr).toFixed(2)} |`);
   }
   const n = Math.max(1, rows.size);
-  console.log(`mean Youden over ${rows.size} categories: ${(sum / n).toFixed(2)} (CWE-matched, OWASP's scorecard); ${(sumAdmission / n).toFixed(2)} (admission, any class)`);
+  console.log(`mean Youden over ${rows.size} categories: ${(sum / n).toFixed(2)} (admission, the README's rule); ${(sumCwe / n).toFixed(2)} (CWE-matched, OWASP's scorecard)`);
   console.log(`${cases.length} files in ${elapsed.toFixed(2)} s: ${Math.round(cases.length / elapsed)} files/s, p99 ${p99.toFixed(2)} ms`);
   // the scored pass above is also the JIT's warm-up; `--passes N` times N more, warm, in wall-clock
   // and CPU time (CPU time is what a loaded machine inflates least: other processes' turns are not in it)
