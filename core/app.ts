@@ -11,7 +11,7 @@ import type { Store } from './store/store.js';
 import { Validator } from './json/validate.js';
 import { Router } from './http/router.js';
 import { setHeapGrowingPercent, WorkerPools } from './workers/pools.js';
-import { createPipeline } from './http/pipeline.js';
+import { createPipeline, type PhaseFns } from './http/pipeline.js';
 import { resolvePlugins } from './plugin/load.js';
 import { declares, orderPlugins } from './plugin/order.js';
 import { JWKS_SERVICE } from './keys/jwks.js';
@@ -20,7 +20,7 @@ import { startSweeps } from './store/prune.js';
 import { buildOpenApi } from './http/openapi.js';
 import { SERVICE_VERSION } from './version.js';
 import { startTracing, traced, workerSpan } from './obs/tracing.js';
-import type { App, Authenticator, EngineDef, EngineHandle, OnErrorHook, OnReplyHook, Plugin, PluginEntry, PluginManifest, PreHandlerHook, RequestContext, RouteDef } from './types.js';
+import type { App, Authenticator, EngineDef, EngineHandle, Plugin, PluginEntry, PluginManifest, RequestContext, RouteDef } from './types.js';
 
 export const SCHEMAS_DIR = new URL('../../schemas/', import.meta.url);
 
@@ -89,7 +89,7 @@ export async function createApp(opts: CreateOptions): Promise<Kernel> {
     process.env.BENCH_POOL === 'piscina' ? new (await import('./workers/piscina-pools.js')).PiscinaPools(...poolArgs) : new WorkerPools(...poolArgs, config.workers.max_queue_wait_ms);
   const authenticators = new Map<string, Authenticator>();
   const credentialPresent = new Map<string, (ctx: RequestContext) => boolean>();
-  const hooks = { onRequest: [] as PreHandlerHook[], preHandler: [] as PreHandlerHook[], onReply: [] as OnReplyHook[], onError: [] as OnErrorHook[] };
+  const phases: PhaseFns = { gate: [], seal: [], record: [], reply: [] };
   const readiness = new Map<string, () => boolean>();
   const closers: Array<() => Promise<void> | void> = [];
   // the kernel's own services, there for every plugin without a provider or a declaration
@@ -171,9 +171,11 @@ export async function createApp(opts: CreateOptions): Promise<Kernel> {
       authenticators.set(kind, fn);
       if (present) credentialPresent.set(kind, present);
     },
-    hook(name: 'onRequest' | 'preHandler' | 'onReply' | 'onError', fn: PreHandlerHook | OnReplyHook | OnErrorHook) {
-      if (!Object.hasOwn(hooks, name)) throw new Error(`unknown hook ${String(name)}`);
-      (hooks[name] as unknown[]).push(fn);
+    phase(name, fn) {
+      // a JS plugin may name the kernel's own phases (authenticate, handler) or none at all
+      if (!Object.hasOwn(phases, name)) throw new Error(`plugin ${pluginName}: no plugin attaches to the phase ${String(name)} (gate, seal, record or reply)`);
+      if (typeof fn !== 'function') throw new Error(`plugin ${pluginName}: the ${name} phase takes a function`);
+      (phases[name] as unknown[]).push(fn);
     },
     schema: (s) => validator.add(s, `plugin ${pluginName}`),
     validate: (id, value, part = 'body') => validator.check(id, value, part),
@@ -247,6 +249,10 @@ export async function createApp(opts: CreateOptions): Promise<Kernel> {
         throw new Error(`route ${r.method} ${r.path}: authAlso needs an authenticated auth kind, a scope and valid kinds`);
       }
       for (const id of Object.values(r.schema ?? {})) if (!validator.has(id)) throw new Error(`route ${r.method} ${r.path} names unknown schema ${id}`);
+      // a verification is recorded against an organisation: a route anyone may call has none to charge
+      if (r.verification !== undefined && (r.auth === 'none' || typeof r.verification !== 'object' || r.verification === null || typeof r.verification.attest !== 'boolean')) {
+        throw new Error(`route ${r.method} ${r.path}: verification needs an authenticated auth kind and { attest: true | false }`);
+      }
     }
   } catch (err) {
     // a plugin that cannot register stops start-up; the plugins already registered are closed as at
@@ -276,7 +282,7 @@ export async function createApp(opts: CreateOptions): Promise<Kernel> {
     log,
     authenticators,
     credentialPresent,
-    hooks,
+    phases,
     defaultBodyLimit: config.server.body_limit_bytes,
     bodyDrainBytes: config.server.body_drain_bytes,
     maxJsonDepth: config.server.max_json_depth,

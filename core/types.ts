@@ -67,8 +67,13 @@ export interface RequestContext {
   readonly log: Logger;
   /** aborted when the client goes away or the server is shutting down */
   readonly signal: AbortSignal;
-  /** scratch space for hooks (e.g. the audit entry id) */
-  readonly state: Record<string, unknown>;
+  /**
+   * The request's typed slots: what one phase hands a later one (the attestation's record to the
+   * audit entry's transaction, the audit log id to the live view). The key decides the type
+   * (`RequestSlots`), so no reader picks the type of what it gets.
+   */
+  get<K extends SlotKey>(key: K): RequestSlots[K] | undefined;
+  set<K extends SlotKey>(key: K, value: RequestSlots[K]): void;
   /** headers added to whatever response goes out, success or error (e.g. RateLimit-*) */
   readonly responseHeaders: Record<string, string>;
 }
@@ -83,8 +88,8 @@ export interface Reply {
    */
   body?: unknown;
   /**
-   * The verdict of a verification route. Hooks read it here (attestation, audit); the kernel renders
-   * the wire body from it after the onReply hooks (core/verdict.ts renderVerdict, decisions §2).
+   * The verdict of a verification route. Phases read it here (seal, record); the kernel renders
+   * the wire body from it after the seal, record and reply phases (core/verdict.ts renderVerdict, decisions §2).
    */
   verdict?: DiagnosticResult;
   /** what was verified: the engine and the evaluated input an attestation binds */
@@ -134,10 +139,20 @@ export interface RouteInfo {
    * top-level members that take such text, and one anywhere else is a 400 validation_failed
    */
   exactNumbers?: boolean | readonly string[];
-  /** free-form labels hooks select on, e.g. `verification` (audited, rate limited) */
+  /**
+   * The route answers with a verdict: the kernel runs its `record` phase (the audit entry), success
+   * or refusal, and with `attest: true` its `seal` phase (the attestation) before that.
+   */
+  verification?: Readonly<VerificationRoute>;
+  /** free-form labels a plugin selects its own routes on (`a2a`, `mcp`); no kernel meaning */
   tags?: readonly string[];
   /** name of the plugin that declared it (filled by the kernel) */
   plugin?: string;
+}
+
+export interface VerificationRoute {
+  /** a VERIFIED verdict of this route is sealed (the seal phase: a signed attestation) */
+  attest: boolean;
 }
 
 export interface RouteDef extends RouteInfo {
@@ -145,17 +160,46 @@ export interface RouteDef extends RouteInfo {
 }
 
 export type Authenticator = (ctx: RequestContext) => Promise<Principal>;
-/** runs after authentication, scope check and validation; may throw an HttpError */
-export type PreHandlerHook = (ctx: RequestContext) => Promise<void> | void;
-/** runs after the handler, awaited before the response is written; may replace the reply */
-export type OnReplyHook = (ctx: RequestContext, reply: Reply) => Promise<Reply | void> | Reply | void;
+
 /**
- * runs when a request that matched a route is refused by a thrown error (any step, authentication
- * included), awaited before the problem+json is written. It observes: `problem` is the reply about
- * to be sent (status and RFC 9457 body); it cannot replace or swallow it, and an error it throws is
- * logged, never sent. Headers it must add go into ctx.responseHeaders.
+ * One request's path through the kernel, phase by phase (core/http/pipeline.ts). `authenticate` and
+ * `handler` are the kernel's own (an authenticator, the route's handler); plugins attach to the others.
  */
-export type OnErrorHook = (ctx: RequestContext, err: HttpError, problem: Readonly<Reply>) => Promise<void> | void;
+export type PhaseName = 'authenticate' | 'gate' | 'handler' | 'seal' | 'record' | 'reply';
+
+/** How a routed request ended: the handler's reply, or a refusal (an HttpError thrown at any phase). */
+export type Outcome = { readonly kind: 'reply'; readonly reply: Reply } | { readonly kind: 'refused'; readonly error: HttpError; readonly problem: Readonly<Reply> };
+
+export interface Phases {
+  /** every routed request, after authentication and before the body is read (rate limits, fail-closed gates): throw to refuse */
+  gate: (ctx: RequestContext) => Promise<void> | void;
+  /**
+   * routes with `verification.attest`, after the handler, on its reply: may return the reply to
+   * send instead (the attestation beside the verdict). A throw refuses the request.
+   */
+  seal: (ctx: RequestContext, reply: Reply) => Promise<Reply | void> | Reply | void;
+  /**
+   * routes with `verification`, on either outcome, awaited before anything is written. On a reply
+   * a throw withholds it (the request is refused, and the refusal goes through this phase too);
+   * on a refusal it observes: what it throws is logged, never sent.
+   */
+  record: (ctx: RequestContext, outcome: Outcome) => Promise<void> | void;
+  /**
+   * every routed request, last before the write: observes the outcome (headers go into
+   * ctx.responseHeaders); what it throws is logged, never sent.
+   */
+  reply: (ctx: RequestContext, outcome: Outcome) => Promise<void> | void;
+}
+export type PluginPhase = keyof Phases;
+
+/**
+ * The per-request slot map: each plugin adds the keys it sets by module augmentation next to its
+ * own code, as for `Services`, so a key is declared once and decides its type:
+ *
+ *     declare module '../../core/types.js' { interface RequestSlots { 'audit.log_id': string } }
+ */
+export interface RequestSlots {}
+export type SlotKey = keyof RequestSlots & string;
 
 export interface EngineDef {
   name: string;
@@ -208,13 +252,8 @@ export interface App {
   engines(): ReadonlyArray<{ name: string; version: string }>;
   /** `present` tells whether a request carries this kind's credential (routes with `authAlso` choose by it) */
   authenticator(kind: Exclude<AuthKind, 'none'>, fn: Authenticator, present?: (ctx: RequestContext) => boolean): void;
-  /** after authentication, before the body is read (rate limits, fail-closed gates) */
-  hook(name: 'onRequest', fn: PreHandlerHook): void;
-  /** after body validation, just before the handler */
-  hook(name: 'preHandler', fn: PreHandlerHook): void;
-  hook(name: 'onReply', fn: OnReplyHook): void;
-  /** a refused request (thrown error), before its problem+json is written; observes, cannot swallow */
-  hook(name: 'onError', fn: OnErrorHook): void;
+  /** attaches `fn` to a phase of every request's path (`Phases`); fns of one phase run in registration order */
+  phase<P extends PluginPhase>(name: P, fn: Phases[P]): void;
   /** register a JSON schema (with $id) beside the ones loaded from schemas/ */
   schema(schema: object): void;
   /**

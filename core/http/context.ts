@@ -1,6 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Logger } from 'pino';
-import type { Principal, RequestContext, RouteDef } from '../types.js';
+import type { Principal, RequestContext, RequestSlots, RouteDef, SlotKey } from '../types.js';
 
 /** What a request's lazily built parts need from the server: its logger and its shutdown signal. */
 export interface ContextServer {
@@ -27,7 +27,8 @@ export class Context implements RequestContext {
   body: unknown = undefined;
   rawBody: Buffer | null = null;
   principal: Principal | null = null;
-  readonly state: Record<string, unknown> = {};
+  /** built on the first `set`: most requests hand nothing from one phase to another */
+  private slots: Map<SlotKey, unknown> | undefined = undefined;
   private qs: string;
   private parsedQuery: Record<string, unknown> | undefined = undefined;
   private reqLog: Logger | undefined = undefined;
@@ -52,6 +53,14 @@ export class Context implements RequestContext {
 
   get query(): Record<string, unknown> {
     return (this.parsedQuery ??= parseQuery(this.qs));
+  }
+
+  get<K extends SlotKey>(key: K): RequestSlots[K] | undefined {
+    return this.slots?.get(key) as RequestSlots[K] | undefined;
+  }
+
+  set<K extends SlotKey>(key: K, value: RequestSlots[K]): void {
+    (this.slots ??= new Map()).set(key, value);
   }
 
   get log(): Logger {

@@ -106,6 +106,8 @@ function operation(r: RouteInfo, schemas: SchemaSource): Record<string, unknown>
     op['x-proofgate-scope'] = r.scope ?? 'authenticated';
   } else op.security = [];
   if (r.tags?.length) op['x-proofgate-tags'] = [...r.tags];
+  // the route answers with a verdict: recorded (audited) whatever its outcome, and sealed when it attests
+  if (r.verification) op['x-proofgate-verification'] = { attest: r.verification.attest };
   const params = parameters(r, schemas);
   if (params.length) op.parameters = params;
   const bodyType = r.bodyType ?? (['POST', 'PUT', 'PATCH'].includes(r.method) ? 'json' : 'none');
@@ -127,7 +129,7 @@ function operation(r: RouteInfo, schemas: SchemaSource): Record<string, unknown>
     responses['403'] = problem('credential lacks the scope, or policy refused');
   }
   if (bodyType !== 'none') responses['413'] = problem('body over the route limit');
-  if (r.tags?.includes('verification') || r.auth !== 'none') responses['429'] = problem('rate limited (Retry-After, RateLimit-* headers)');
+  if (r.verification || r.auth !== 'none') responses['429'] = problem('rate limited (Retry-After, RateLimit-* headers)');
   responses.default = problem('any other error, as RFC 9457 problem+json');
   op.responses = responses;
   return op;

@@ -12,7 +12,10 @@ import { Context, type ContextServer } from './context.js';
 import type { Validator } from '../json/validate.js';
 import type { Metrics } from '../obs/metrics.js';
 import { endServerSpan, nameServerSpan, recordVerdict, runInSpan, startServerSpan, traced as childSpan } from '../obs/tracing.js';
-import type { Authenticator, OnErrorHook, OnReplyHook, PreHandlerHook, Reply, RequestContext, RouteDef } from '../types.js';
+import type { Authenticator, Outcome, Phases, PluginPhase, Reply, RequestContext, RouteDef } from '../types.js';
+
+/** the fns plugins attached to each phase, in registration order */
+export type PhaseFns = { [P in PluginPhase]: Phases[P][] };
 
 export interface PipelineDeps {
   router: Router;
@@ -22,7 +25,7 @@ export interface PipelineDeps {
   authenticators: Map<string, Authenticator>;
   /** per auth kind: does a request carry that kind's credential (routes with authAlso) */
   credentialPresent?: Map<string, (ctx: RequestContext) => boolean>;
-  hooks: { onRequest: PreHandlerHook[]; preHandler: PreHandlerHook[]; onReply: OnReplyHook[]; onError: OnErrorHook[] };
+  phases: PhaseFns;
   defaultBodyLimit: number;
   /** after a 413, how many bytes of a request are read and discarded before the connection is closed */
   bodyDrainBytes?: number;
@@ -53,11 +56,12 @@ export function peerAddress(req: IncomingMessage): string {
 }
 
 /**
- * One request's path through the kernel, in the order of the architecture: route → authenticate →
- * scope → onRequest hooks (rate limits) → body cap and parse → schema validation → preHandler hooks
- * → handler → onReply hooks (attestation, audit) → write. Each step may throw an HttpError; the
- * catch at the end is the only place an error body is written, after the onError hooks (audit of
- * refusals) have seen it.
+ * One request's path through the kernel, phase by phase (docs/architecture.md): route →
+ * authenticate (credential, scope) → gate (rate limits, fail-closed gates) → handler (body cap,
+ * parse, schema validation, the route's handler) → seal (routes with `verification.attest`: the
+ * attestation) → record (routes with `verification`: the audit entry) → reply (observers) → write.
+ * Each phase may throw an HttpError; the catch at the end is the only place an error body is
+ * written, after the refusal went through record and reply in turn.
  */
 export function createPipeline(d: PipelineDeps) {
   const maxDepth = d.maxJsonDepth ?? DEFAULT_MAX_JSON_DEPTH;
@@ -116,9 +120,9 @@ export function createPipeline(d: PipelineDeps) {
       const routedCtx = ctx;
       if (traced && route.auth !== 'none') await runInSpan(traced.ctx, () => childSpan('authenticate', { 'proofgate.auth.kind': route.auth }, () => authenticate(d, route, routedCtx)));
       else await authenticate(d, route, ctx);
-      // a hook that answers synchronously is not awaited: an await costs a turn of the microtask queue
-      for (const hook of d.hooks.onRequest) {
-        const r = hook(ctx);
+      // a gate that answers synchronously is not awaited: an await costs a turn of the microtask queue
+      for (const gate of d.phases.gate) {
+        const r = gate(ctx);
         if (r) await r;
       }
 
@@ -148,22 +152,25 @@ export function createPipeline(d: PipelineDeps) {
         d.validator.assert(route.schema.body, target, 'body');
         if (ctx.rawBody && ctx.rawBody.length > YIELD_BODY_BYTES) await turn();
       }
-      for (const hook of d.hooks.preHandler) {
-        const r = hook(ctx);
-        if (r) await r;
-      }
 
       const routed = ctx;
-      // the handler and the reply hooks run in the server span's context: engine tasks, upstream
+      // the handler and the later phases run in the server span's context: engine tasks, upstream
       // calls, attestation and the audit commit started there become its children
       let reply: Reply = await runInSpan(traced?.ctx, () => route.handler(routed));
-      // a large body's handler and the reply hooks both walk it (a proof hash, the audit's request
+      // a large body's handler and the record phase both walk it (a proof hash, the audit's request
       // hash): a turn between them keeps the two from holding the loop as one block
       if (ctx.rawBody && ctx.rawBody.length > YIELD_BODY_BYTES) await turn();
-      for (const hook of d.hooks.onReply) reply = (await runInSpan(traced?.ctx, () => hook(routed, reply))) ?? reply;
-      // hooks saw the verdict itself; the wire body is rendered from it once they are done
-      // the verdict the hooks settled on (attestation, audit) is the one the request span records
+      const verification = route.verification;
+      if (verification) {
+        if (verification.attest) for (const seal of d.phases.seal) reply = (await runInSpan(traced?.ctx, () => seal(routed, reply))) ?? reply;
+        // what is recorded is the reply as it is sent, the seal included; a record that fails withholds it
+        const outcome: Outcome = { kind: 'reply', reply };
+        for (const record of d.phases.record) await runInSpan(traced?.ctx, () => record(routed, outcome));
+      }
+      // the verdict the seal and record phases settled on is the one the request span records
       if (traced && reply.verdict) recordVerdict(traced.span, reply.verdict.status, reply.verdict.admission, reply.verdict.developer_fields.constraint_id);
+      if (d.phases.reply.length) await runObservers(d.phases.reply, routed, { kind: 'reply', reply }, traced?.ctx);
+      // the wire body is rendered from the verdict once every phase has seen it
       reply = renderVerdict(reply);
       if (isStreamReply(reply)) {
         status = await writeStream(res, reply, responseHeaders);
@@ -185,7 +192,7 @@ export function createPipeline(d: PipelineDeps) {
         res.destroy();
       } else {
         const routed = ctx;
-        if (routed) await runInSpan(traced?.ctx, () => runErrorHooks(d, routed, httpErr, path));
+        if (routed) await runRefusal(d, routed, httpErr, path, traced?.ctx);
         status = writeProblemOrBare(res, httpErr, path, responseHeaders, id, c.log);
       }
     } finally {
@@ -220,15 +227,27 @@ function writeProblemOrBare(res: ServerResponse, err: HttpError, instance: strin
   }
 }
 
-/** Observers only: whatever they do or throw, the refusal that was decided is the one written. */
-async function runErrorHooks(d: PipelineDeps, ctx: RequestContext, err: HttpError, instance: string): Promise<void> {
-  if (d.hooks.onError.length === 0) return;
-  const problem = Object.freeze(problemReply(err, instance));
-  for (const hook of d.hooks.onError) {
+type SpanCtx = Parameters<typeof runInSpan>[0];
+
+/**
+ * A refusal of a routed request goes through the same phases as a reply: record (a verification
+ * route's refusal is audited), then reply. Both only observe here: whatever they do or throw, the
+ * refusal that was decided is the one written.
+ */
+async function runRefusal(d: PipelineDeps, ctx: RequestContext, err: HttpError, instance: string, span: SpanCtx): Promise<void> {
+  const record = ctx.route.verification ? d.phases.record : [];
+  if (record.length === 0 && d.phases.reply.length === 0) return;
+  const outcome: Outcome = { kind: 'refused', error: err, problem: Object.freeze(problemReply(err, instance)) };
+  if (record.length) await runObservers(record, ctx, outcome, span);
+  if (d.phases.reply.length) await runObservers(d.phases.reply, ctx, outcome, span);
+}
+
+async function runObservers(fns: ReadonlyArray<(ctx: RequestContext, o: Outcome) => Promise<void> | void>, ctx: RequestContext, outcome: Outcome, span: SpanCtx): Promise<void> {
+  for (const fn of fns) {
     try {
-      await hook(ctx, err, problem);
-    } catch (hookErr) {
-      ctx.log.error({ err: hookErr, route: ctx.routePath }, 'onError hook failed; the original problem is sent');
+      await runInSpan(span, () => fn(ctx, outcome));
+    } catch (fnErr) {
+      ctx.log.error({ err: fnErr, route: ctx.routePath, outcome: outcome.kind }, 'a phase observer failed; the decided response is sent');
     }
   }
 }

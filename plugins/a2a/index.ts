@@ -121,7 +121,7 @@ async function register(app: App): Promise<void> {
   const gateway = signer ? new RecordingGateway(decisions, { signer, boundary, senders, guards, metrics, blockOnError: c.block_on_error, disabled, infoEnabled: () => app.log.isLevelEnabled('info') }) : null;
   if (!signer) {
     // refuse before the body is read: no verdict can be issued, so there is nothing to parse for
-    app.hook('onRequest', (ctx) => {
+    app.phase('gate', (ctx) => {
       if (ctx.route.tags?.includes(SIGNING_TAG)) throw new HttpError(A2AProblems.signingKeyUnavailable, SIGNING_KEY_UNAVAILABLE);
     });
   }

@@ -6,7 +6,7 @@ import { Activity, DEFAULT_PAGE } from './activity.js';
 import { AgentProblems } from './errors.js';
 import { collectStrings, QUERY_CHECKS, SCHEMA_CHECKS, screenQuery, screenToolSchema, type Finding } from './screening.js';
 import { publicJwkProblem, type AgentPublicJwk } from './public-jwk.js';
-import { publicAgent, type AgentRecord, type Agents, type AgentType } from './tokens.js';
+import { AGENT_SLOT, publicAgent, type AgentRecord, type Agents, type AgentType } from './tokens.js';
 import { evaluateTool } from './tools.js';
 
 
@@ -48,9 +48,9 @@ function knownEngine(app: App, name: string): boolean {
   return app.service(`verifier.${name}`) !== undefined;
 }
 
-/** The authenticated agent: the agentToken authenticator left its record in ctx.state. */
+/** The authenticated agent: the agentToken authenticator left its record in the request's slot. */
 function agentOf(ctx: RequestContext): AgentRecord {
-  const rec = ctx.state.agent as AgentRecord | undefined;
+  const rec = ctx.get(AGENT_SLOT);
   if (!rec || ctx.principal?.agentId !== rec.agent_id) throw new HttpError(Problems.unauthorized, 'no agent credential');
   return rec;
 }
@@ -142,7 +142,8 @@ export function registerAgentRoutes(app: App, d: RouteDeps): void {
     path: '/agents/:agent_id/verify',
     auth: 'agentToken',
     scope: 'verify:read',
-    tags: ['agents', 'verification'],
+    tags: ['agents'],
+    verification: { attest: false },
     // the detectors are linear, but they run on the event loop: keep one request's text bounded
     bodyLimit: 256 * 1024,
     schema: { params: S('agent-id.params'), body: S('verify.body'), response: S('verify.response') },

@@ -25,6 +25,14 @@ export const AGENT_COLLECTIONS = {
   byOrg: 'agents.org_agents',
 } as const;
 
+/** the agent the agentToken authenticator found, for the route handler that serves it */
+export const AGENT_SLOT = 'agents.agent';
+declare module '../../core/types.js' {
+  interface RequestSlots {
+    'agents.agent': AgentRecord;
+  }
+}
+
 export interface AgentRecord {
   agent_id: string;
   org_id: string;
@@ -170,7 +178,7 @@ export function agentTokenAuthenticator(agents: Agents): Authenticator {
       throw new HttpError(AgentProblems.agentMismatch, 'this agent token belongs to another agent');
     }
     const p: Principal = { kind: 'agentToken', orgId: rec.org_id, agentId: rec.agent_id, scopes: ['verify:read'] };
-    ctx.state.agent = rec;
+    ctx.set(AGENT_SLOT, rec);
     return p;
   };
 }

@@ -1,40 +1,36 @@
-import type { App, Reply, RequestContext } from '../../core/types.js';
+import type { App, Reply } from '../../core/types.js';
 import { diagnosticProblem } from '../../core/verdict.js';
 import type { WriteOp } from '../../core/store/store.js';
-import { AUDIT_SERVICES, AUDIT_WITH_STATE, VERIFICATION_TAG } from '../audit/index.js';
+import { AUDIT_SERVICES, AUDIT_SLOTS } from '../audit/index.js';
 import type { AttestationService } from './types.js';
 
-export const ATTESTABLE_TAG = 'attestable';
-
 /**
- * onReply hook: a 2xx JSON reply of a route tagged `attestable` whose verdict is VERIFIED gets a
- * signed attestation (`attestation` = the token, `attestation_id` = its jti). If issuance fails the
- * verdict is left as it is and `attestation_error` carries the error code (spec: /verify/math;
- * routes that need a blocked verdict on failure use trustGate instead).
+ * The seal phase (routes declared `verification: { attest: true }`): a 2xx JSON reply whose verdict
+ * is VERIFIED gets a signed attestation (`attestation` = the token, `attestation_id` = its jti). If
+ * issuance fails the verdict is left as it is and `attestation_error` carries the error code (spec:
+ * /verify/math; routes that need a blocked verdict on failure use trustGate instead).
  */
 export function registerAttachHook(app: App, service: AttestationService, recordsCollection: string): void {
-  // the audit hook runs after this one (composition root) and appends every verification reply or
-  // withholds it: the record can ride in the entry's transaction, one commit per request
-  const auditRecords = (ctx: RequestContext) => (ctx.route.tags?.includes(VERIFICATION_TAG) ?? false) && app.service(AUDIT_SERVICES.chain) != null;
-  app.hook('onReply', async (ctx, reply): Promise<Reply | void> => {
-    if (!ctx.route.tags?.includes(ATTESTABLE_TAG)) return;
+  // the kernel runs the record phase after this one, on every verification reply: with the audit
+  // chain there, the record rides in the entry's transaction (one commit per request), and a reply
+  // whose entry cannot be written is withheld together with it
+  const auditRecords = () => app.service(AUDIT_SERVICES.chain) != null;
+  app.phase('seal', async (ctx, reply): Promise<Reply | void> => {
     const status = reply.status ?? 200;
     const verdict = reply.verdict;
     if (status < 200 || status >= 300 || verdict?.status !== 'VERIFIED') return;
     const subject = reply.subject;
     if (!subject) {
-      // a route tagged attestable names what it verified; without it there is nothing to bind
+      // a route declared to attest names what it verified; without it there is nothing to bind
       ctx.log.error({ route: ctx.routePath }, 'attestable route replied without a subject');
     }
-    const deferWrite = auditRecords(ctx);
+    const deferWrite = auditRecords();
     const result = subject && diagnosticProblem(verdict) === null
       ? await service.issue(verdict, { engine: subject.engine, query: subject.query, org_id: ctx.principal?.orgId ?? null, deferWrite })
       : { is_issued: false as const, error_code: 'VERIFIED_WITHOUT_PROOF' as const, token: null, attestation_id: null, record: undefined };
     if (result.is_issued && result.record) {
       const op: WriteOp = { collection: recordsCollection, key: result.record.id, value: result.record };
-      const pending = (ctx.state[AUDIT_WITH_STATE] as WriteOp[] | undefined) ?? [];
-      pending.push(op);
-      ctx.state[AUDIT_WITH_STATE] = pending;
+      ctx.set(AUDIT_SLOTS.with, [...(ctx.get(AUDIT_SLOTS.with) ?? []), op]);
     }
     // endpoint fields beside the verdict: the kernel renders them into the wire body
     const fields = reply.body && typeof reply.body === 'object' && !Array.isArray(reply.body) ? (reply.body as Record<string, unknown>) : {};

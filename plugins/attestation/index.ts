@@ -21,7 +21,6 @@ import { createStatementSigner, type StatementSigner } from './statement.js';
 
 export { trustGate, gateBatchMathItem, TRUST_GATE, BATCH_SIGNING_ERROR } from './trust-gate.js';
 export type { TrustGateOptions, GatedBatchItem } from './trust-gate.js';
-export { ATTESTABLE_TAG } from './attach.js';
 export { TOKEN_TYPE, subjectOf } from './issue.js';
 export { MAX_TOKEN_BYTES } from './verify.js';
 export { verifyAttestationOffline, type OfflineVerifyOptions, type OfflineVerifyResult } from './offline.js';
@@ -159,7 +158,7 @@ const plugin: Plugin = {
   name: 'attestation',
   provides: [ATTESTATION_SERVICE, ATTESTATION_SIGNER_SERVICE, BATCH_ATTESTOR_SERVICE, BADGE_LINK_SERVICE],
   optional: ['identity.parts'],
-  // audit registers after this plugin (its onReply records the attestation attached here)
+  // audit's record phase commits the record of the attestation sealed here with its entry
   late: ['audit.admin', 'audit.chain'],
   register,
 };

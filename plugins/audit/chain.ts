@@ -11,13 +11,6 @@ export interface Head {
 
 export class ChainUnavailableError extends Error {}
 
-/**
- * `ctx.state[AUDIT_WITH_STATE]`: WriteOps (plain puts) an earlier onReply hook needs durable with
- * this request's audit entry; the audit hook writes them in the entry's transaction or withholds
- * the reply. Only for routes tagged `verification`, and only when the `audit.chain` service is set.
- */
-export const AUDIT_WITH_STATE = 'auditWith';
-
 export interface AppendOptions {
   /**
    * Other writes that must be durable together with the entry (e.g. the attestation record of the

@@ -1,13 +1,13 @@
 import { sha256Hex, SHA256_REF, sha256Ref } from '../../core/json/canonical.js';
 import { HttpError, Problems } from '../../core/errors.js';
-import { StoreFullError, type WriteOp } from '../../core/store/store.js';
+import { StoreFullError } from '../../core/store/store.js';
 import type { App, Reply, RequestContext } from '../../core/types.js';
 import type { SecurityEvents } from '../auth/index.js';
-import { AUDIT_WITH_STATE, ChainUnavailableError, type AuditChain } from './chain.js';
+import { ChainUnavailableError, type AuditChain } from './chain.js';
+import { AUDIT_SLOTS } from './slots.js';
 import { AuditProblems } from './errors.js';
 import type { AuditFields, AuditStatus } from './payload.js';
 
-export const VERIFICATION_TAG = 'verification';
 const MAX_LLM_OUTPUT = 65_536;
 /** constraint ids that mark a blocked attack rather than a failed proof */
 const INJECTION = /inject|exfiltrat|malicious|poison|jailbreak|prompt/i;
@@ -102,28 +102,28 @@ export function registerAuditHooks(app: App, chain: AuditChain | null, events: S
     'Audited verification requests by engine, verdict status and admission (admit, blocked, deny; none when the answer has no admission)',
     ['engine', 'status', 'admission'],
   );
-  const isVerification = (ctx: RequestContext) => ctx.route.tags?.includes(VERIFICATION_TAG) ?? false;
-
-  app.hook('onRequest', async (ctx) => {
-    if (!isVerification(ctx)) return;
+  // the gate runs for every route; the record phase only for routes that declare `verification`
+  app.phase('gate', async (ctx) => {
+    if (!ctx.route.verification) return;
     await assertAuditable(chain, ctx);
   });
 
   // awaited by the kernel before the response is written: no verdict leaves without its entry
-  app.hook('onReply', async (ctx, reply) => {
-    if (!isVerification(ctx)) return;
+  app.phase('record', async (ctx, outcome) => {
+    if (outcome.kind === 'refused') return recordRefusal(ctx, outcome.error);
+    const reply = outcome.reply;
     const org = await assertAuditable(chain, ctx);
     const fields = summarize(ctx, reply);
     let entry;
     try {
-      entry = await chain!.append(org, fields, { with: ctx.state[AUDIT_WITH_STATE] as WriteOp[] | undefined });
+      entry = await chain!.append(org, fields, { with: ctx.get(AUDIT_SLOTS.with) });
     } catch (err) {
       // a full disk is logged by the store once per episode, not here once per request
       if (err instanceof StoreFullError) throw new HttpError(Problems.storeFull, 'the audit entry could not be written: the data store has no space left; the result is withheld');
       ctx.log.error({ err, org }, 'audit append failed: response withheld');
       throw unavailable('the audit entry could not be written: the result is withheld');
     }
-    ctx.state.auditLogId = entry.log_id;
+    ctx.set(AUDIT_SLOTS.logId, entry.log_id);
     ctx.responseHeaders['x-audit-log-id'] = entry.log_id;
     verifications.inc({ engine: engineLabel(ctx.routePath), status: fields.status, admission: admissionLabel(reply) });
     recordBlock(org, fields);
@@ -137,13 +137,13 @@ export function registerAuditHooks(app: App, chain: AuditChain | null, events: S
 
   // a verification refused once admitted (400, 403, 413, 5xx…) leaves a trace in the chain of the
   // caller's organisation; before authentication (401) there is not even an organisation to charge
-  app.hook('onError', async (ctx, err) => {
+  const recordRefusal = async (ctx: RequestContext, err: HttpError): Promise<void> => {
     const org = ctx.principal?.orgId;
     // every refusal after authentication is a trace, a missing scope and a 429 included (issue 12 item 10);
     // group commit makes a flood of them cost batched appends, and retention bounds what they keep.
     // Only a refusal because the chain cannot take an entry (audit_unavailable, store_full) is left
     // to the logs and security events.
-    if (!isVerification(ctx) || !chain || !org || err.code === 'audit_unavailable' || err.code === Problems.storeFull.code) return;
+    if (!chain || !org || err.code === 'audit_unavailable' || err.code === Problems.storeFull.code) return;
     const fields = refusedFields(ctx, err);
     let entry;
     try {
@@ -153,12 +153,12 @@ export function registerAuditHooks(app: App, chain: AuditChain | null, events: S
       ctx.log.error({ err: appendErr, org }, 'audit append of a refused request failed');
       return;
     }
-    ctx.state.auditLogId = entry.log_id;
+    ctx.set(AUDIT_SLOTS.logId, entry.log_id);
     ctx.responseHeaders['x-audit-log-id'] = entry.log_id;
     // a refusal carries no verdict; a policy block is a denial all the same
     verifications.inc({ engine: engineLabel(ctx.routePath), status: fields.status, admission: err.policyBlock ? 'deny' : 'none' });
     recordBlock(org, fields);
-  });
+  };
 }
 
 /** Bounded label: the verdict's admission lower-cased, `none` when the answer has none (math, logic, …). */

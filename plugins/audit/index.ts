@@ -33,7 +33,7 @@ declare module '../../core/types.js' {
 const plugin: Plugin = {
   name: 'audit',
   provides: Object.values(AUDIT_SERVICES),
-  // attestation.signer also orders hooks: audit's onReply records the reply as sent, attestation included
+  // attestation.signer signs the checkpoints; the kernel runs its seal before audit's record whatever the order
   optional: ['security.events', 'attestation.signer'],
   register(app: App) {
     const secret = app.config.secrets.audit_secret_key;
@@ -106,10 +106,10 @@ const plugin: Plugin = {
 export default plugin;
 
 // the plugin's surface: what other plugins, the CLI and operators use (tests import modules directly)
-export { AuditChain, AUDIT_WITH_STATE } from './chain.js';
+export { AuditChain } from './chain.js';
+export { AUDIT_SLOTS } from './slots.js';
 export { auditVerifyCommand } from './cli.js';
 export { entriesToCsv, csvReply } from './csv.js';
-export { VERIFICATION_TAG } from './hooks.js';
 export { parseLogId, MalformedEntryError, type AuditEntry, type AuditFields, type AuditStatus } from './payload.js';
 export { emptyCounts, type AuditReader, type StatusCounts } from './reader.js';
 // the offline surface: commands that check chains on a store without a running server (proofgate migrate)

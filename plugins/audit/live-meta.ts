@@ -1,6 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import type { App, RequestContext } from '../../core/types.js';
-import { VERIFICATION_TAG } from './hooks.js';
+import { AUDIT_SLOTS } from './slots.js';
 
 /**
  * What the live stream shows beside an entry that the entry itself does not hold (issue 41): how
@@ -17,7 +17,6 @@ export interface LiveMeta {
 
 /** entries remembered; a stream reads entries within seconds of their append */
 const KEEP = 10_000;
-const START = 'auditLiveStart';
 
 export class LiveMetaTable {
   private readonly byLogId = new Map<string, LiveMeta>();
@@ -69,23 +68,27 @@ export class AwaitingMeta {
 
 const ADMISSIONS = new Set(['ADMIT', 'BLOCKED', 'DENY']);
 const elapsed = (ctx: RequestContext) => {
-  const t = ctx.state[START] as number | undefined;
+  const t = ctx.get(AUDIT_SLOTS.startedAt);
   return t === undefined ? 0 : Math.round((performance.now() - t) * 1000) / 1000;
 };
 
 /**
- * Registered after the audit hooks, so each reply hook here runs once the entry is appended (its
- * log id is in ctx.state) and after the attestation hook gave the reply its attestation id. The
- * latency runs from the route's first hook to the recorded verdict (the audit commit included).
+ * Registered after the audit hooks, so its record fn runs once the entry is appended (its log id
+ * is in the request's slot) and after the seal phase gave the reply its attestation id. The
+ * latency runs from the route's gate to the recorded verdict (the audit commit included).
  */
 export function registerLiveMeta(app: App, table: LiveMetaTable): void {
-  const isVerification = (ctx: RequestContext) => ctx.route.tags?.includes(VERIFICATION_TAG) ?? false;
-  app.hook('onRequest', (ctx) => {
-    if (isVerification(ctx)) ctx.state[START] = performance.now();
+  app.phase('gate', (ctx) => {
+    if (ctx.route.verification) ctx.set(AUDIT_SLOTS.startedAt, performance.now());
   });
-  app.hook('onReply', (ctx, reply) => {
-    const id = ctx.state.auditLogId;
-    if (!isVerification(ctx) || typeof id !== 'string') return;
+  app.phase('record', (ctx, outcome) => {
+    const id = ctx.get(AUDIT_SLOTS.logId);
+    if (id === undefined) return;
+    if (outcome.kind === 'refused') {
+      table.set(id, { latency_ms: elapsed(ctx), admission: outcome.error.policyBlock ? 'DENY' : null, attestation_id: null });
+      return;
+    }
+    const reply = outcome.reply;
     const a = reply.verdict?.admission;
     const body = reply.body && typeof reply.body === 'object' ? (reply.body as Record<string, unknown>) : {};
     table.set(id, {
@@ -93,10 +96,5 @@ export function registerLiveMeta(app: App, table: LiveMetaTable): void {
       admission: typeof a === 'string' && ADMISSIONS.has(a) ? (a as LiveMeta['admission']) : null,
       attestation_id: typeof body.attestation_id === 'string' ? body.attestation_id.slice(0, 128) : null,
     });
-  });
-  app.hook('onError', (ctx, err) => {
-    const id = ctx.state.auditLogId;
-    if (!isVerification(ctx) || typeof id !== 'string') return;
-    table.set(id, { latency_ms: elapsed(ctx), admission: err.policyBlock ? 'DENY' : null, attestation_id: null });
   });
 }

@@ -110,10 +110,10 @@ export function createAuthPlugin(opts: AuthOptions = {}): Plugin {
         events,
         onLimited: (kind) => limited.inc({ kind }),
       };
-      app.hook('onRequest', rateLimitHook(rl));
+      app.phase('gate', rateLimitHook(rl));
       app.provide(SERVICES.ratelimit, rateCharger(rl));
       if (!signupOpen(app.config)) {
-        app.hook('onRequest', (ctx) => {
+        app.phase('gate', (ctx) => {
           if (ctx.routePath === '/auth/signup') throw new HttpError(AuthProblems.signupClosed, 'sign-up is closed on this server; an operator provisions organisations (SVC_BOOTSTRAP_FILE)');
         });
       }

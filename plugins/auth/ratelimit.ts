@@ -1,7 +1,7 @@
 import type { BlockList } from 'node:net';
 import type { PlanLimit } from '../../core/config.js';
 import { HttpError } from '../../core/errors.js';
-import type { PreHandlerHook, RequestContext, Tier } from '../../core/types.js';
+import type { Phases, RequestContext, Tier } from '../../core/types.js';
 import { clientIp, rateSubject } from './client-ip.js';
 import { AuthProblems } from './errors.js';
 import type { SecurityEvents } from './events.js';
@@ -130,12 +130,12 @@ async function consume(ctx: RequestContext, o: RateLimitOptions, sel: { rules: R
 }
 
 /**
- * onRequest hook: runs after authentication and before the body is read, so a limited client costs
+ * gate phase: runs after authentication and before the body is read, so a limited client costs
  * no body parsing. RateLimit-* go on every limited response, success or error. When the shared
  * limiter fails at runtime the request is denied with 503 (fail closed: the limit cannot be known,
  * and 429 would wrongly blame the client).
  */
-export function rateLimitHook(o: RateLimitOptions): PreHandlerHook {
+export function rateLimitHook(o: RateLimitOptions): Phases['gate'] {
   return async (ctx) => {
     const sel = await rulesFor(ctx, o);
     if (sel) await consume(ctx, o, sel, 1);

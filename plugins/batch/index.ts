@@ -49,7 +49,7 @@ export function createBatchPlugin(opts: BatchOptions = {}): Plugin {
         path: '/verify/batch',
         auth: 'apiKey',
         scope: 'verify:read',
-        tags: ['verification'],
+        verification: { attest: false },
         bodyLimit: 4 * 1024 * 1024,
         schema: { body: `${S}/request.json`, response: `${S}/response.json` },
         async handler(ctx) {

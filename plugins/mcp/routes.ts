@@ -78,7 +78,7 @@ export function registerMcpRoutes(app: App, d: McpRouteDeps): void {
   }
   const relay: StreamDeps = { ...d, onPinEvents };
   /** a foreign Host or Origin is refused before the body is read, and never forwarded */
-  app.hook('onRequest', (ctx) => {
+  app.phase('gate', (ctx) => {
     if (ctx.route.plugin !== 'mcp' || ctx.routePath !== RELAY_PATH) return;
     const r = refusal(d.hosts, ctx.headers);
     if (!r) return;

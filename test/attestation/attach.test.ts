@@ -2,7 +2,7 @@ import t from 'tap';
 import { sha256Ref } from '../../core/json/canonical.js';
 import { startHarness } from '../helpers/attestation/harness.js';
 
-t.test('attestable onReply hook', async (t) => {
+t.test('the seal phase of a route declared to attest', async (t) => {
   const h = await startHarness();
   t.teardown(() => h.close());
   const claims = (token: string) => JSON.parse(Buffer.from(token.split('.')[1], 'base64url').toString());
@@ -44,7 +44,7 @@ t.test('attestable onReply hook', async (t) => {
     t.equal(h.logs.events('attestation.signing_failed').length, before + 1);
   });
 
-  t.test('non-VERIFIED replies and untagged routes are left alone', async (t) => {
+  t.test('non-VERIFIED replies and routes that do not attest are left alone', async (t) => {
     const u = await h.request('POST', '/test/attestable', { body: { expression: '2+2', mode: 'unverifiable' } });
     t.equal(u.body.status, 'UNVERIFIABLE');
     t.notOk('attestation' in u.body);

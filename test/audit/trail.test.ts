@@ -21,7 +21,7 @@ const refusing: Plugin = {
       path: '/test/refuse',
       auth: 'apiKey',
       scope: 'verify:read',
-      tags: ['verification'],
+      verification: { attest: false },
       handler(ctx) {
         const b = ctx.body as { kind?: string };
         if (b.kind === 'crash') throw new Error('internal detail');
@@ -31,11 +31,11 @@ const refusing: Plugin = {
   },
 };
 
-/** Stands in for the rate limiter: an onRequest hook registered before the audit plugin's gate. */
+/** Stands in for the rate limiter: a gate registered before the audit plugin's own. */
 const limiter: Plugin = {
   name: 'test-limiter',
   register(app) {
-    app.hook('onRequest', (ctx) => {
+    app.phase('gate', (ctx) => {
       if (ctx.headers['x-test-limit']) throw new HttpError(AuthProblems.rateLimited, 'slow down', { headers: { 'retry-after': '1' } });
     });
   },

@@ -25,8 +25,8 @@ function probe(seen: boolean[]): Plugin {
           return { body: { bytes: ctx.rawBody?.length ?? 0 } };
         },
       });
-      app.hook('onReply', (ctx) => {
-        if (ctx.routePath === '/t/echo-size') seen.push(ranBetween);
+      app.phase('reply', (ctx, o) => {
+        if (ctx.routePath === '/t/echo-size' && o.kind === 'reply') seen.push(ranBetween);
       });
     },
   };

@@ -1,12 +1,12 @@
 import t from 'tap';
 import { startServer, testAuthPlugin, TEST_API_KEY } from '../helpers/server.js';
 import { HttpError, Problems } from '../../core/errors.js';
-import type { Plugin, Reply, RequestContext } from '../../core/types.js';
+import type { Outcome, Plugin, RequestContext } from '../../core/types.js';
 
 /**
- * The onError hook stage: every request that matched a route and was refused by a thrown error is
- * shown to the hooks (with the principal when authentication had succeeded) before its problem is
- * written; a hook can add headers but can neither replace nor swallow the refusal.
+ * A refusal goes through the reply phase: every request that matched a route and was refused by a
+ * thrown error is shown to the phase's fns (with the principal when authentication had succeeded)
+ * before its problem is written; a fn can add headers but can neither replace nor swallow the refusal.
  */
 interface Seen {
   route: string;
@@ -40,7 +40,9 @@ function observer(seen: Seen[], o: { fail?: boolean } = {}): Plugin {
       });
       app.route({ method: 'GET', path: '/t/ok', auth: 'none', handler: () => ({ body: { ok: true } }) });
       app.route({ method: 'GET', path: '/t/admin', auth: 'apiKey', scope: 'admin:all', handler: () => ({ body: { ok: true } }) });
-      app.hook('onError', async (ctx: RequestContext, err: HttpError, problem: Readonly<Reply>) => {
+      app.phase('reply', async (ctx: RequestContext, outcome: Outcome) => {
+        if (outcome.kind !== 'refused') return;
+        const { error: err, problem } = outcome;
         await new Promise((r) => setImmediate(r)); // awaited: the reply waits for an async hook
         seen.push({
           route: ctx.routePath,
@@ -56,7 +58,7 @@ function observer(seen: Seen[], o: { fail?: boolean } = {}): Plugin {
   };
 }
 
-t.test('onError sees refusals with their principal, before the problem is written', async (t) => {
+t.test('the reply phase sees refusals with their principal, before the problem is written', async (t) => {
   const seen: Seen[] = [];
   const s = await startServer({ plugins: [testAuthPlugin(['verify:read']), observer(seen)] });
   t.teardown(() => s.close());
@@ -89,7 +91,7 @@ t.test('onError sees refusals with their principal, before the problem is writte
   t.equal(seen.length, 5, 'successes and unmatched routes are not errors of a route');
 });
 
-t.test('a failing onError hook cannot swallow or replace the refusal', async (t) => {
+t.test('a failing reply-phase fn cannot swallow or replace the refusal', async (t) => {
   const seen: Seen[] = [];
   const s = await startServer({ plugins: [testAuthPlugin(['verify:read']), observer(seen, { fail: true })] });
   t.teardown(() => s.close());
@@ -99,12 +101,14 @@ t.test('a failing onError hook cannot swallow or replace the refusal', async (t)
   t.equal(seen.length, 1);
 });
 
-t.test('an unknown hook name is refused at registration', async (t) => {
-  const bad: Plugin = {
-    name: 'bad-hook',
-    register(app) {
-      (app.hook as (n: string, f: () => void) => void)('onWhatever', () => undefined);
-    },
-  };
-  await t.rejects(startServer({ plugins: [bad] }), /unknown hook onWhatever/);
+t.test('a phase no plugin attaches to is refused at registration', async (t) => {
+  for (const name of ['onWhatever', 'authenticate', 'handler', '__proto__']) {
+    const bad: Plugin = {
+      name: 'bad-phase',
+      register(app) {
+        (app.phase as (n: string, f: () => void) => void)(name, () => undefined);
+      },
+    };
+    await t.rejects(startServer({ plugins: [bad] }), new RegExp(`no plugin attaches to the phase ${name}`), name);
+  }
 });

@@ -15,7 +15,7 @@ export function registerRoutes(app, verifier) {
     scope: 'verify:read',
     schema: { body: SCHEMA_ID },
     bodyLimit: 256 * 1024,
-    tags: ['verification'],
+    verification: { attest: false },
     async handler(ctx) {
       const verdict = await verifier.run(ctx.body, ctx.signal);
       return { verdict, subject: { engine: ENGINE.name, query: ctx.body.text } };

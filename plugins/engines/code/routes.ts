@@ -15,7 +15,7 @@ export function registerRoutes(app: App, engine: EngineHandle): void {
     path: '/verify/code',
     auth: 'apiKey',
     scope: 'verify:read',
-    tags: ['verification'],
+    verification: { attest: false },
     bodyLimit: CODE_BODY_LIMIT,
     schema: { body: CODE_REQUEST_SCHEMA, response: `${S}/verify.response.json` },
     handler: async (ctx: RequestContext) => {

@@ -35,7 +35,7 @@ export function registerRoutes(app: App, deadline: number): void {
     path: '/verify/consensus',
     auth: 'apiKey',
     scope: 'verify:read',
-    tags: ['verification'],
+    verification: { attest: false },
     schema: { body: `${S}/request.json`, response: `${S}/response.json` },
     async handler(ctx: RequestContext): Promise<Reply> {
       const req = ctx.body as ConsensusRequest;

@@ -11,7 +11,7 @@ export function registerRoutes(app: App, verifier: FactVerifier): void {
     path: '/verify/fact',
     auth: 'apiKey',
     scope: 'verify:read',
-    tags: ['verification'],
+    verification: { attest: false },
     bodyLimit: BODY_LIMIT_BYTES,
     schema: { body: `${SCHEMA_BASE}/request.json`, response: `${SCHEMA_BASE}/response.json` },
     async handler(ctx) {

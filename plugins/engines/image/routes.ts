@@ -23,7 +23,7 @@ export function registerRoutes(app: App): void {
     path: '/verify/image',
     auth: 'apiKey',
     scope: 'verify:read',
-    tags: ['verification'],
+    verification: { attest: false },
     bodyType: 'multipart',
     bodyLimit: MAX_IMAGE_BYTES + ENVELOPE_BYTES,
     schema: { body: `${S}/request.json`, response: `${S}/response.json` },

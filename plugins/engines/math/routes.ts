@@ -19,7 +19,7 @@ export function mathRoutes(app: App, engine: EngineHandle): void {
     path: '/verify/math',
     auth: 'apiKey',
     scope: 'verify:read',
-    tags: ['verification', 'attestable'],
+    verification: { attest: true },
     // claimed numbers are compared exactly: 1e999 reaches the handler as text, not Infinity; only
     // these two members take a number at all, so `{"expression": 1e999}` stays a 400, never text
     exactNumbers: ['expected_value', 'tolerance'],

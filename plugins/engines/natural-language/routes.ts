@@ -10,7 +10,7 @@ export function registerRoutes(app: App, verifier: NlVerifier): void {
     path: '/verify/natural_language',
     auth: 'apiKey',
     scope: 'verify:read',
-    tags: ['verification'],
+    verification: { attest: false },
     bodyLimit: BODY_LIMIT_BYTES,
     schema: { body: `${SCHEMA_BASE}/request.json`, response: `${SCHEMA_BASE}/response.json` },
     async handler(ctx) {

@@ -10,7 +10,7 @@ export function registerRoutes(app: App, runMilestones: MilestoneRunner): void {
     path: '/verify/process',
     auth: 'apiKey',
     scope: 'verify:read',
-    tags: ['verification'],
+    verification: { attest: false },
     schema: { body: `${S}/request.json`, response: `${S}/response.json` },
     async handler(ctx) {
       const req = ctx.body as ProcessRequest;

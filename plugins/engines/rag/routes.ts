@@ -11,7 +11,7 @@ export function registerRoutes(app: App): void {
     path: '/verify/rag',
     auth: 'apiKey',
     scope: 'verify:read',
-    tags: ['verification'],
+    verification: { attest: false },
     bodyLimit: BODY_LIMIT,
     schema: { body: `${S}/request.json`, response: `${S}/response.json` },
     handler(ctx) {

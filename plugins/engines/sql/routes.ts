@@ -14,7 +14,7 @@ export function registerRoutes(app: App, engine: EngineHandle): void {
     path: '/verify/sql',
     auth: 'apiKey',
     scope: 'verify:read',
-    tags: ['verification'],
+    verification: { attest: false },
     bodyLimit: SQL_BODY_LIMIT,
     schema: { body: SQL_REQUEST_SCHEMA, response: `${S}/verify.response.json` },
     handler: async (ctx: RequestContext) => {

@@ -15,7 +15,7 @@ export function registerRoutes(app: App, o: { prepare: Prepare; sandbox: Sandbox
     path: '/verify/stats',
     auth: 'apiKey',
     scope: 'verify:read',
-    tags: ['verification'],
+    verification: { attest: false },
     bodyType: 'multipart',
     bodyLimit: LIMITS.fileBytes + ENVELOPE_BYTES,
     schema: { body: `${S}/request.json`, response: `${S}/response.json` },

@@ -126,7 +126,7 @@ t.test('route guards: API key, body schema', async (t) => {
   const missing = await post(s, { provider: 'x' });
   t.equal(missing.status, 400);
   const route = s.kernel.routes.find((r) => r.path === '/verify/logic');
-  t.match(route, { method: 'POST', auth: 'apiKey', scope: 'verify:read', tags: ['verification'] });
+  t.match(route, { method: 'POST', auth: 'apiKey', scope: 'verify:read', verification: { attest: false } });
 });
 
 t.test('verifier.logic gives composite routes the same verdict as the route', async (t) => {

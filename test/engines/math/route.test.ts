@@ -9,7 +9,7 @@ import type { EngineHandle, Plugin, Verifier } from '../../../core/types.js';
 const seenSubjects: Array<Record<string, unknown> | undefined> = [];
 const stateProbe: Plugin = {
   name: 'state-probe',
-  register: (app) => app.hook('onReply', (_ctx, reply) => void seenSubjects.push(reply.subject ? { ...reply.subject } : undefined)),
+  register: (app) => app.phase('reply', (_ctx, o) => void (o.kind === 'reply' && seenSubjects.push(o.reply.subject ? { ...o.reply.subject } : undefined))),
 };
 
 async function warmServer() {

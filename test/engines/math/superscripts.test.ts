@@ -21,7 +21,7 @@ t.test('normalizeMathInput reads superscripts as exponents and keeps width foldi
 
 t.test('POST /verify/math: superscripts over HTTP', async (t) => {
   const subjects: Array<string | undefined> = [];
-  const probe: Plugin = { name: 'subject-probe', register: (app) => app.hook('onReply', (_c, r) => void subjects.push(r.subject?.query as string | undefined)) };
+  const probe: Plugin = { name: 'subject-probe', register: (app) => app.phase('reply', (_c, o) => void (o.kind === 'reply' && subjects.push(o.reply.subject?.query as string | undefined))) };
   const s = await startServer({ plugins: [testAuthPlugin(), mathPlugin, probe], config: { workers: { threads: 1, task_timeout_ms: 120_000 } } });
   t.teardown(() => s.close());
   await untilReady(s.kernel);

@@ -50,7 +50,7 @@ export const multiAuth: Plugin = {
   },
 };
 
-/** Routes tagged `attestable` returning real diagnostics, to exercise the onReply hook. */
+/** Routes declared to attest (`verification: { attest: true }`) returning real diagnostics, to exercise the seal phase. */
 export const attestableRoutes: Plugin = {
   name: 'test-attestable',
   register(app) {
@@ -70,9 +70,9 @@ export const attestableRoutes: Plugin = {
       path: tagged ? '/test/attestable' : '/test/plain',
       auth: 'apiKey' as const,
       scope: 'verify:read' as const,
-      tags: tagged ? ['verification', 'attestable'] : ['verification'],
+      verification: { attest: tagged },
       schema: { response: 'https://proofgate.dev/schemas/test/attestable.response.json' },
-      handler(ctx: { body: unknown; state: Record<string, unknown> }) {
+      handler(ctx: { body: unknown }) {
         const b = ctx.body as { expression?: string; query?: string; mode?: string; state_query?: unknown };
         const input = b.expression ?? b.query ?? '';
         // the subject binds what was evaluated: a translated form (state_query) rather than the prose

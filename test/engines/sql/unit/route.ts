@@ -50,13 +50,13 @@ function call(route: RouteDef, body: Record<string, unknown>) {
   return Promise.resolve(route.handler({ body: b, signal: new AbortController().signal } as any)).then(renderVerdict);
 }
 
-t.test('route declaration: POST /verify/sql, apiKey, verify:read, verification tag, worker module', async (t) => {
+t.test('route declaration: POST /verify/sql, apiKey, verify:read, a verification route, worker module', async (t) => {
   const { route, engines } = mount(inProcess);
   t.equal(route.method, 'POST');
   t.equal(route.path, '/verify/sql');
   t.equal(route.auth, 'apiKey');
   t.equal(route.scope, 'verify:read');
-  t.same(route.tags, ['verification']);
+  t.same(route.verification, { attest: false });
   t.equal(route.schema?.body, 'https://proofgate.dev/schemas/sql/verify.request.json');
   t.equal(engines[0].name, 'sql');
   t.match(String(engines[0].module), /engine\.js$/);
