@@ -40,7 +40,7 @@ export function renderPluginGraph(plugins: readonly Plugin[], kernelKeys: Readon
   return [
     GRAPH_START,
     '',
-    `Registration order (hooks run in it): ${ordered.map((p) => p.name).join(' → ')}.`,
+    `Registration order (the fns of each request phase run in it): ${ordered.map((p) => p.name).join(' → ')}.`,
     '',
     'An arrow points from a plugin to the one that provides what it uses, and so registers first:',
     'solid for `needs` (start-up stops without it), dotted for `optional`. `late` keys, looked up only',

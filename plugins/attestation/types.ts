@@ -75,7 +75,8 @@ export interface IssueOptions {
   /**
    * Hand the record write to the caller instead of committing it here: `issue` then returns the
    * record (`AttestationResult.record`) and the caller MUST make it durable before the token
-   * leaves (the attach hook gives it to the audit append, so entry and record share one commit).
+   * leaves (the seal phase hands it to audit's record through the request slot `audit.with`, so
+   * entry and record share one commit).
    */
   deferWrite?: boolean;
 }

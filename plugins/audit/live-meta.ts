@@ -37,7 +37,7 @@ const AWAIT_POLLS = 20;
 
 /**
  * An entry can be committed, and read by a stream, before the request that appended it has reached
- * the hook that records its fields (the commit completes on the store's thread). The stream notes
+ * the record fn that keeps its fields (the commit completes on the store's thread). The stream notes
  * such an entry and sends its fields as a `meta` event once they are known; an entry whose fields
  * never come (another replica's) is dropped from the list after a few polls.
  */

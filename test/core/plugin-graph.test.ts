@@ -31,7 +31,7 @@ t.test('the graph draws needs solid, optional dotted, and leaves late keys to th
   ];
   const g = renderPluginGraph(plugins);
   t.ok(g.startsWith(GRAPH_START) && g.endsWith(GRAPH_END));
-  t.match(g, 'Registration order (hooks run in it): a → b → user-x.');
+  t.match(g, 'Registration order (the fns of each request phase run in it): a → b → user-x.');
   t.match(g, 'user_x -->|verifier.a| a');
   t.match(g, 'user_x -.->|verifier.b| b');
   t.notMatch(g, /user_x \S+\|verifier\.\*\|/);
