@@ -116,7 +116,9 @@ export async function createApp(opts: CreateOptions): Promise<Kernel> {
     warmEngines: opts.warmEngines !== false,
     publicUrl: () => publicUrl(config, listening),
     route(def) {
-      router.add({ ...def, plugin: pluginName });
+      // a copy the plugin cannot change afterwards: which phases a route goes through is fixed at start-up
+      const v = def.verification;
+      router.add({ ...def, plugin: pluginName, ...(v && typeof v === 'object' ? { verification: Object.freeze({ attest: v.attest }) } : {}) });
     },
     engine(def) {
       if (engines.some((e) => e.def.name === def.name)) throw new Error(`engine ${def.name} registered twice`);

@@ -54,9 +54,15 @@ t.test('GET /openapi.json describes every registered route with the route\'s own
       t.match(where, `#/components/schemas/${name}`, `${r.method} ${r.path} ${part} refers to ${name}`);
     }
     if (r.produces) t.ok(op.responses['2XX'].content[r.produces.split(';')[0]], `${r.path} answers ${r.produces}`);
+    // derived from the route's own declaration, not from a tag
+    t.same(op['x-proofgate-verification'], r.verification ? { attest: r.verification.attest } : undefined, `${r.method} ${r.path}: verification as declared`);
+    if (r.verification) t.ok(op.responses['429'], `${r.method} ${r.path}: a verification can be rate limited`);
     if (r.bodyType === 'multipart') t.ok(op.requestBody.content['multipart/form-data'], `${r.path} takes multipart`);
   }
   t.ok(doc.paths[`${API_PREFIX}/openapi.json`], 'the document describes itself');
+  t.same(doc.paths[`${API_PREFIX}/verify/math`].post['x-proofgate-verification'], { attest: true }, 'math attests');
+  t.same(doc.paths[`${API_PREFIX}/verify/logic`].post['x-proofgate-verification'], { attest: false }, 'logic is recorded, not sealed');
+  t.notOk(JSON.stringify(doc.paths).includes('"attestable"'), 'no tag carries what a verification is');
   t.ok(ids.size > 20, 'routes carry schemas');
 });
 

@@ -44,7 +44,10 @@ function probe(trace: Trace): Plugin {
   return {
     name: 'phase-probe',
     register(app) {
-      app.route(route('/t/attest', { attest: true }));
+      const declared = { attest: true };
+      app.route(route('/t/attest', declared));
+      // changing the declaration afterwards changes nothing: the kernel keeps its own frozen copy
+      declared.attest = false;
       app.route(route('/t/record-only', { attest: false }));
       app.route(route('/t/plain', undefined));
       app.route(route('/t/refuse', { attest: true }, true));
