@@ -12,7 +12,7 @@ import { Validator } from './json/validate.js';
 import { Router } from './http/router.js';
 import { setHeapGrowingPercent, WorkerPools } from './workers/pools.js';
 import { createPipeline, type PhaseFns } from './http/pipeline.js';
-import { resolvePlugins } from './plugin/load.js';
+import { pluginCollections, resolvePlugins } from './plugin/load.js';
 import { declares, orderPlugins } from './plugin/order.js';
 import { JWKS_SERVICE } from './keys/jwks.js';
 import { kit } from './plugin/kit.js';
@@ -227,6 +227,8 @@ export async function createApp(opts: CreateOptions): Promise<Kernel> {
     // a replica whose database was down for longer exited and went into a restart loop
     await store.whenOpen?.(Infinity);
     plugins = orderPlugins(await resolvePlugins(opts.plugins, config.plugins.disabled, config.plugins.extra, (msg) => log.warn(msg)), kernelKeys);
+    // before any plugin touches the store: its values are read and written in their declared layouts
+    store.useCodecs(pluginCollections(plugins));
     for (const p of plugins) {
       if (p.config) {
         const key = p.config.key ?? p.name;

@@ -1,7 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Logger } from 'pino';
 import type { Config } from './config.js';
-import type { Store } from './store/store.js';
+import type { CollectionCodecs, Store } from './store/store.js';
 import type { Metrics } from './obs/metrics.js';
 import type { PluginKit } from './plugin/kit.js';
 import type { DiagnosticResult } from './verdict.js';
@@ -328,6 +328,12 @@ export interface PluginManifest {
    * auth's security events), and may be absent
    */
   late?: readonly ServiceNeed[];
+  /**
+   * collections this plugin owns whose stored layout differs from their values, with their codecs
+   * (core/store.ts Codec): the kernel hands them to the store before any plugin registers; two
+   * plugins declaring one collection stop start-up
+   */
+  collections?: CollectionCodecs;
 }
 
 /**

@@ -1,3 +1,5 @@
+import { pluginCollections } from '../core/plugin.js';
+import type { CollectionCodecs } from '../core/store.js';
 import type { Plugin, PluginRef } from '../core/types.js';
 import { createProvisioning } from './provision/plugin.js';
 
@@ -51,9 +53,11 @@ export const builtinPlugins: Array<Plugin | PluginRef> = [
 ];
 
 /**
- * Imports every built-in plugin. A plugin registers the codecs of its collections when its module
- * loads, so a tool that reads or copies every collection (`proofgate migrate`) imports them all.
+ * The collection codecs every built-in plugin declares (importing them all), for a tool that reads
+ * or copies every collection (`proofgate migrate`) in its stored layout.
  */
-export async function importAllBuiltins(): Promise<void> {
-  for (const p of builtinPlugins) if ('load' in p) await p.load();
+export async function builtinCollections(): Promise<CollectionCodecs> {
+  const all: Plugin[] = [];
+  for (const p of builtinPlugins) all.push('load' in p ? await p.load() : p);
+  return pluginCollections(all);
 }

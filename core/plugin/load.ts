@@ -1,5 +1,6 @@
 import { isAbsolute, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import type { CollectionCodecs } from '../store/store.js';
 import type { Plugin, PluginEntry } from '../types.js';
 
 export class PluginLoadError extends Error {}
@@ -27,6 +28,32 @@ function checkManifest(p: Plugin, origin: string): void {
     const ok = Array.isArray(keys) && keys.length <= 256 && keys.every((k) => typeof k === 'string' && (KEY.test(k) || (field === 'late' && FAMILY.test(k))));
     if (!ok) throw new PluginLoadError(`${origin}: manifest field ${field} must be a list of service keys${field === 'late' ? ' (or families such as verifier.*)' : ''}`);
   }
+  const cols: unknown = p.collections;
+  if (cols !== undefined) {
+    const ok = !!cols && typeof cols === 'object' && !Array.isArray(cols) && Object.entries(cols).every(([name, c]) => COLLECTION.test(name) && typeof (c as { encode?: unknown })?.encode === 'function' && typeof (c as { decode?: unknown }).decode === 'function');
+    if (!ok) throw new PluginLoadError(`${origin}: manifest field collections must map collection names to codecs { encode, decode }`);
+  }
+}
+
+/** the names a store accepts (core/store-lmdb.ts, core/store-pg.ts) */
+const COLLECTION = /^[a-z0-9_.-]{1,64}$/;
+
+/**
+ * Every collection codec the plugins declare, as one table for the store. A collection has one
+ * owner: two plugins declaring it would lay its values out two ways, so that stops start-up.
+ */
+export function pluginCollections(plugins: readonly Plugin[]): CollectionCodecs {
+  const out: Record<string, CollectionCodecs[string]> = {};
+  const owner = new Map<string, string>();
+  for (const p of plugins) {
+    for (const [name, codec] of Object.entries(p.collections ?? {})) {
+      const other = owner.get(name);
+      if (other !== undefined) throw new PluginLoadError(`plugins ${other} and ${p.name} both declare the collection ${name}`);
+      owner.set(name, p.name);
+      out[name] = codec;
+    }
+  }
+  return out;
 }
 
 /** Imports an operator plugin from a path given in config: its default export, or a named `plugin` export. */

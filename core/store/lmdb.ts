@@ -1,7 +1,7 @@
 import { chmodSync, mkdirSync, statSync } from 'node:fs';
 import { open, type RootDatabase, type Database } from 'lmdb';
 import { settlesBy, WriteGuard, type HealthLog } from './lmdb-health.js';
-import { codecOf, type Codec, type Collection, type CollectionStats, type Entry, type ListOptions, type Store, type WriteOp } from './store.js';
+import { CodecTable, type Codec, type CollectionCodecs, type Collection, type CollectionStats, type Entry, type ListOptions, type Store, type WriteOp } from './store.js';
 
 /**
  * LMDB backend. Puts issued in the same tick share one durable commit (lmdb-js batches them), so
@@ -12,11 +12,12 @@ class LmdbCollection<T> implements Collection<T> {
     readonly db: Database<T, string>,
     private readonly name: string,
     private readonly guard: WriteGuard,
+    private readonly codecs: CodecTable,
   ) {}
 
-  /** stored layout of the values, when the collection registered one (core/store/store.ts Codec) */
+  /** stored layout of the values, when the collection's owner declared one (core/store.ts Codec) */
   get codec(): Codec | undefined {
-    return codecOf(this.name);
+    return this.codecs.of(this.name);
   }
 
   private enc(key: string, v: T): T {
@@ -120,15 +121,18 @@ export class LmdbStore implements Store {
   private readonly root: RootDatabase;
   private readonly collections = new Map<string, LmdbCollection<unknown>>();
   private readonly guard: WriteGuard;
+  private readonly codecs = new CodecTable();
   private readonly log: HealthLog | undefined;
   private readonly closeTimeoutMs: number;
   private open = true;
 
   /**
    * `warn` receives what preparePrivateDir found (a tightened or too-open directory); `log` the
-   * full-disk episodes and a close that could not finish; `closeTimeoutMs` bounds close().
+   * full-disk episodes and a close that could not finish; `closeTimeoutMs` bounds close();
+   * `codecs` the layouts of the collections the opener reads (more may come by useCodecs).
    */
-  constructor(dir: string, opts: { warn?: (message: string) => void; log?: HealthLog; closeTimeoutMs?: number } = {}) {
+  constructor(dir: string, opts: { warn?: (message: string) => void; log?: HealthLog; closeTimeoutMs?: number; codecs?: CollectionCodecs } = {}) {
+    this.codecs.add(opts.codecs);
     const notice = preparePrivateDir(dir);
     if (notice) opts.warn?.(notice);
     // noSubdir false: lmdb-js otherwise takes a path with an extension (`proofgate.d`) for a file name
@@ -147,11 +151,15 @@ export class LmdbStore implements Store {
     return this.open;
   }
 
+  useCodecs(codecs: CollectionCodecs): void {
+    this.codecs.add(codecs);
+  }
+
   collection<T>(name: string): Collection<T> {
     if (!/^[a-z0-9_.-]{1,64}$/.test(name)) throw new TypeError(`invalid collection name ${JSON.stringify(name)}`);
     let c = this.collections.get(name);
     if (!c) {
-      c = new LmdbCollection<unknown>(this.root.openDB<unknown, string>({ name, keyEncoding: 'ordered-binary' }), name, this.guard);
+      c = new LmdbCollection<unknown>(this.root.openDB<unknown, string>({ name, keyEncoding: 'ordered-binary' }), name, this.guard, this.codecs);
       this.collections.set(name, c);
     }
     return c as LmdbCollection<T>;

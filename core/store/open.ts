@@ -1,7 +1,7 @@
 import { existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Config } from '../config.js';
-import type { Store } from './store.js';
+import type { CollectionCodecs, Store } from './store.js';
 import type { HealthLog } from './lmdb-health.js';
 
 /**
@@ -9,20 +9,21 @@ import type { HealthLog } from './lmdb-health.js';
  * share it), otherwise the embedded LMDB store in `data_dir`. The server, the CLI and `proofgate
  * migrate` all open it here so they agree on where the data lives. Only the backend in use is
  * imported: the other one's driver (pg, lmdb) is memory a sidecar would carry for nothing.
+ * `more.codecs`: the layouts of the collections the opener reads (the kernel adds its plugins' own).
  */
 export async function openStore(
   config: Pick<Config, 'data_dir' | 'store'>,
   onError?: (err: Error) => void,
   warn?: (message: string) => void,
-  lmdb?: { log?: HealthLog; closeTimeoutMs?: number },
+  more: { log?: HealthLog; closeTimeoutMs?: number; codecs?: CollectionCodecs } = {},
 ): Promise<Store> {
   const url = config.store?.url;
   if (url) {
     const { PgStore } = await import('./pg.js');
-    return new PgStore({ url, onError });
+    return new PgStore({ url, onError, codecs: more.codecs });
   }
   const { LmdbStore } = await import('./lmdb.js');
-  return new LmdbStore(config.data_dir, { warn, ...lmdb });
+  return new LmdbStore(config.data_dir, { warn, ...more });
 }
 
 /**

@@ -1,6 +1,6 @@
 import pg from 'pg';
 import { Packr } from 'msgpackr';
-import { codecOf, type Codec, type Collection, type CollectionStats, type CommitOptions, type Entry, type ListOptions, type Store, type WriteOp, StoreUnavailableError } from './store.js';
+import { CodecTable, type Codec, type CollectionCodecs, type Collection, type CollectionStats, type CommitOptions, type Entry, type ListOptions, type Store, type WriteOp, StoreUnavailableError } from './store.js';
 import { migrate } from './pg-migrate.js';
 import { chainLock, PgCommitter, planCommit } from './pg-commit.js';
 import { classifyPgError, isConnectionError, isQueryTimeout } from './pg-errors.js';
@@ -39,6 +39,8 @@ export interface PgStoreOptions {
   queryTimeoutMs?: number;
   /** start-up and health problems (the store keeps retrying; `ready` says whether it answers) */
   onError?: (err: Error) => void;
+  /** layouts of the collections the opener reads (more may come by useCodecs) */
+  codecs?: CollectionCodecs;
 }
 
 const packr = new Packr({ useRecords: false });
@@ -61,7 +63,7 @@ class PgCollection<T> implements Collection<T> {
   ) {}
 
   private get codec(): Codec | undefined {
-    return codecOf(this.name);
+    return this.s.codecs.of(this.name);
   }
 
   private encode(key: string, v: T): Buffer {
@@ -181,6 +183,8 @@ export class PgStore implements Store {
   readonly schema: string;
   readonly table: string;
   private readonly collections = new Map<string, PgCollection<unknown>>();
+  /** layouts of the collections whose owners declared one (core/store.ts Codec) */
+  readonly codecs = new CodecTable();
   private readonly committer: PgCommitter;
   /** resolves once migrated, on an error retrying cannot fix, or on close */
   private readonly settled: Promise<void>;
@@ -195,6 +199,7 @@ export class PgStore implements Store {
   private timer: NodeJS.Timeout | undefined;
 
   constructor(private readonly opts: PgStoreOptions) {
+    this.codecs.add(opts.codecs);
     this.schema = opts.schema ?? 'proofgate';
     if (!/^[a-z_][a-z0-9_]{0,62}$/.test(this.schema)) throw new TypeError(`invalid schema name ${JSON.stringify(this.schema)}`);
     this.table = `"${this.schema}".kv`;
@@ -275,6 +280,10 @@ export class PgStore implements Store {
     return !this.closed && this.migrated && this.healthy;
   }
 
+  useCodecs(codecs: CollectionCodecs): void {
+    this.codecs.add(codecs);
+  }
+
   async query(sql: string, params: unknown[]): Promise<pg.QueryResult> {
     if (!this.migrated) await this.whenOpen();
     return this.pool.query(sql, params).catch((err: unknown) => Promise.reject(classifyPgError(err)));
@@ -341,7 +350,7 @@ export class PgStore implements Store {
     const plan = planCommit(
       ops,
       (op) => {
-        const codec = codecOf(op.collection);
+        const codec = this.codecs.of(op.collection);
         return enc(codec ? codec.encode(op.value, op.key) : op.value);
       },
       () => enc(null),

@@ -112,29 +112,48 @@ export interface Store {
    */
   whenOpen?(timeoutMs?: number): Promise<void>;
   close(): Promise<void>;
+  /**
+   * Lays out these collections with their codecs from now on (the kernel passes what its plugins
+   * declare before any of them registers). Throws when a collection already has another codec.
+   */
+  useCodecs(codecs: CollectionCodecs): void;
 }
 
 /**
  * How one collection's values are laid out on disk, when that differs from the value callers see
  * (e.g. the audit plugin keeps hashes as 32 raw bytes and drops fields its key already names).
- * Registered once per collection name, at import time of the module that owns the value type, so
- * every store opened in the process — the server's, the CLI's, a test's — reads and writes it the
- * same way. `decode` must accept anything `encode` may have left unchanged (and older layouts).
+ * The plugin that owns the collection declares it in its manifest (`collections`); the kernel hands
+ * the declarations to the store before any plugin registers, and a tool that opens a store itself
+ * (`proofgate migrate`, `audit verify`) passes the codecs of what it reads. No module-global table:
+ * what a store decodes depends only on what it was given. `decode` must accept anything `encode`
+ * may have left unchanged (and older layouts).
  */
 export interface Codec<T = unknown> {
   encode(value: T, key: string): unknown;
   decode(stored: unknown, key: string): T;
 }
 
-const codecs = new Map<string, Codec>();
+/** collection name → codec, as a plugin declares them (Plugin.collections) */
+export type CollectionCodecs = Readonly<Record<string, Codec>>;
 
-export function registerCodec<T>(collection: string, codec: Codec<T>): void {
-  const had = codecs.get(collection);
-  if (had && had !== codec) throw new Error(`collection ${collection} already has a codec`);
-  codecs.set(collection, codec as Codec);
-}
+/**
+ * The codecs one store instance uses. A collection keeps the codec it was first given: another
+ * codec for it is refused (two owners, or a store reused by a kernel with other plugins), since
+ * values written in one layout would be read in the other.
+ */
+export class CodecTable {
+  private readonly codecs = new Map<string, Codec>();
 
-/** the codec of a collection, for backends */
-export function codecOf(collection: string): Codec | undefined {
-  return codecs.get(collection);
+  add(codecs: CollectionCodecs | undefined): void {
+    for (const [name, codec] of Object.entries(codecs ?? {})) {
+      if (typeof codec?.encode !== 'function' || typeof codec.decode !== 'function') throw new TypeError(`collection ${name}: a codec needs encode and decode`);
+      const had = this.codecs.get(name);
+      if (had && had !== codec) throw new Error(`collection ${name} already has another codec`);
+      this.codecs.set(name, codec);
+    }
+  }
+
+  of(collection: string): Codec | undefined {
+    return this.codecs.get(collection);
+  }
 }

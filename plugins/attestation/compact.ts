@@ -1,4 +1,4 @@
-import { registerCodec, type Codec } from '../../core/store/store.js';
+import type { Codec, CollectionCodecs } from '../../core/store/store.js';
 import { hasOwnSubject, subjectOf } from './subject.js';
 import type { AttestationRecord } from './types.js';
 
@@ -101,5 +101,5 @@ export const attestationCodec: Codec<AttestationRecord> = {
   },
 };
 
-// the literal, not RECORDS_COLLECTION: index.ts imports this module for its side effect
-registerCodec('attestations', attestationCodec);
+/** the plugin's manifest declares it (`collections`); the literal, as index.ts imports this module */
+export const ATTESTATION_CODECS: CollectionCodecs = { attestations: attestationCodec as Codec };

@@ -10,8 +10,7 @@ import { createIssuer, TOKEN_TYPE } from './issue.js';
 import { loadSigningKey, type SigningKey } from './keys.js';
 import { loadRetiredKeys } from './retired.js';
 import { RecordPruner } from './prune.js';
-// records are stored in their compact layout by every store of this process
-import './compact.js';
+import { ATTESTATION_CODECS } from './compact.js';
 import { registerRoutes } from './routes.js';
 import { registerBadgeUrl } from './badge-url.js';
 import { gateBatchMathItem, trustGate, type TrustGateOptions } from './trust-gate.js';
@@ -160,6 +159,8 @@ const plugin: Plugin = {
   optional: ['identity.parts'],
   // audit's record phase commits the record of the attestation sealed here with its entry
   late: ['audit.admin', 'audit.chain'],
+  // records are stored in their compact layout by the store the kernel opens
+  collections: ATTESTATION_CODECS,
   register,
 };
 export default plugin;

@@ -6,8 +6,6 @@ import { sha256Ref, SHA256_REF } from '../../core/json/canonical.js';
 import type { Collection } from '../../core/store/store.js';
 import type { DiagnosticResult } from '../../core/verdict.js';
 import type { SigningKey } from './keys.js';
-// records are stored in their compact layout by every store of this process
-import './compact.js';
 import { markSubject, subjectOf } from './subject.js';
 import type { AttestationClaims, AttestationErrorCode, AttestationRecord, AttestationResult, IssueOptions } from './types.js';
 

@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { ConfigError, DEFAULT_CONFIG_PATH, loadConfig } from '../../core/config.js';
 import { defineCommand, type Command } from '../../core/cli.js';
 import { existingStoreProblem, openStore } from '../../core/store/open.js';
-import { AUDIT_COLLECTION } from './compact.js';
+import { AUDIT_CODECS, AUDIT_COLLECTION } from './compact.js';
 import { checkAgainstCheckpoints, checkpointAnchor } from './checkpoint.js';
 import { walkChains } from './verify.js';
 import { verifyExportFile } from './export-verify.js';
@@ -84,7 +84,7 @@ is intact; prints the first problem and exits 1 otherwise; exits 2 when it canno
       return 2;
     }
     // the configured store: the LMDB data directory, or PostgreSQL in shared mode (SVC_STORE_URL)
-    const store = await openStore(config);
+    const store = await openStore(config, undefined, undefined, { codecs: AUDIT_CODECS });
     try {
       const pins = values.pin;
       const r = await walkChains(store.collection<unknown>(AUDIT_COLLECTION), secret, { orgId: values.org, anchor: checkpointAnchor(store, pins) });

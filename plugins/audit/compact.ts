@@ -1,4 +1,4 @@
-import { registerCodec, type Codec } from '../../core/store/store.js';
+import type { Codec, CollectionCodecs } from '../../core/store/store.js';
 import { AUDIT_STATUSES, hasCurrentPayloadHash, logIdOf, payloadHashOf, type AuditEntry, type AuditStatus } from './payload.js';
 
 /**
@@ -106,9 +106,7 @@ export const auditCodec: Codec<AuditEntry> = {
   },
 };
 
-/**
- * The collection's name lives beside its codec: whatever names the collection imports this module,
- * so every store of this process reads and writes audit entries in the compact layout.
- */
+/** The collection's name lives beside its codec, which the plugin's manifest declares (`collections`). */
 export const AUDIT_COLLECTION = 'audit.entries';
-registerCodec(AUDIT_COLLECTION, auditCodec);
+/** what the audit plugin declares, and what a tool opening a store to read the chains passes */
+export const AUDIT_CODECS: CollectionCodecs = { [AUDIT_COLLECTION]: auditCodec as Codec };

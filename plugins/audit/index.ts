@@ -11,6 +11,7 @@ import { registerAuditRoutes } from './routes.js';
 import { LiveMetaTable, registerLiveMeta } from './live-meta.js';
 import { registerAuditStateRoute } from './state-route.js';
 import { createAuditReader, type AuditReader } from './reader.js';
+import { AUDIT_CODECS } from './compact.js';
 
 /**
  * Tamper-evident audit: one HMAC'd hash chain per organisation, appended before every verification
@@ -35,6 +36,7 @@ const plugin: Plugin = {
   provides: Object.values(AUDIT_SERVICES),
   // attestation.signer signs the checkpoints; the kernel runs its seal before audit's record whatever the order
   optional: ['security.events', 'attestation.signer'],
+  collections: AUDIT_CODECS,
   register(app: App) {
     const secret = app.config.secrets.audit_secret_key;
     const chain = secret ? new AuditChain(app.store, secret) : null;
@@ -113,6 +115,6 @@ export { entriesToCsv, csvReply } from './csv.js';
 export { parseLogId, MalformedEntryError, type AuditEntry, type AuditFields, type AuditStatus } from './payload.js';
 export { emptyCounts, type AuditReader, type StatusCounts } from './reader.js';
 // the offline surface: commands that check chains on a store without a running server (proofgate migrate)
-export { AUDIT_COLLECTION } from './compact.js';
+export { AUDIT_COLLECTION, AUDIT_CODECS } from './compact.js';
 export { walkChains, type WalkResult } from './verify.js';
 export { checkAgainstCheckpoints, checkpointAnchor } from './checkpoint.js';

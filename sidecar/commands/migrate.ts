@@ -6,7 +6,7 @@ import { existingStoreProblem } from '../../core/store/open.js';
 import { PgStore } from '../../core/store/pg.js';
 import type { Store } from '../../core/store/store.js';
 import { AUDIT_COLLECTION, checkAgainstCheckpoints, checkpointAnchor, walkChains, type WalkResult } from '../../plugins/audit/index.js';
-import { importAllBuiltins } from '../builtin.js';
+import { builtinCollections } from '../builtin.js';
 
 const PAGE = 1000;
 
@@ -44,20 +44,20 @@ failed, 2 = cannot run.`,
     }
     const secret = config.secrets.audit_secret_key;
     if (!secret) return fail(2, 'SVC_AUDIT_SECRET_KEY is not set: the audit chains cannot be verified');
-    // every built-in plugin registers the codecs of its collections when it loads: values are read
-    // and written in their stored layouts on both sides
-    await importAllBuiltins();
+    // the codecs every built-in plugin declares: values are read and written in their stored
+    // layouts on both sides
+    const codecs = await builtinCollections();
     const problem = existingStoreProblem(config.data_dir);
     if (problem) return fail(2, problem);
 
-    const source = new LmdbStore(config.data_dir);
+    const source = new LmdbStore(config.data_dir, { codecs });
     let target: PgStore | undefined;
     try {
       const before = await verifyChains(source, secret);
       if (typeof before === 'string') return fail(1, `the source is not migrated: ${before}`);
       console.log(`source: ${before.entries} audit entries in ${before.orgs} chain(s) verified`);
       try {
-        target = new PgStore({ url: values.to, schema: values.schema, openTimeoutMs: 10_000 });
+        target = new PgStore({ url: values.to, schema: values.schema, openTimeoutMs: 10_000, codecs });
         await target.whenOpen();
       } catch (err) {
         return fail(2, `cannot open the target: ${(err as Error).message}`);

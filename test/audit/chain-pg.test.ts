@@ -6,6 +6,7 @@ import { AuditChain, AUDIT_COLLECTION, walkChains, type AuditEntry, type AuditFi
 import { TEST_SECRETS } from '../helpers/server.js';
 import { createTestDatabase, freshSchema, pgUnavailable } from '../helpers/pg.js';
 import { nodeCommand } from '../helpers/child.js';
+import { AUDIT_CODECS } from '../../plugins/audit/compact.js';
 
 /**
  * The audit chain's group commit on the shared PostgreSQL store: writers with their own head
@@ -37,7 +38,7 @@ if (why) {
   /** two stores on one fresh schema, as two replicas (`max`: each one's pool size) */
   const replicas = (t: Test, max?: number): [PgStore, PgStore] => {
     const schema = freshSchema();
-    const s = [new PgStore({ url: db.url, schema, max }), new PgStore({ url: db.url, schema, max })] as [PgStore, PgStore];
+    const s = [new PgStore({ url: db.url, schema, max, codecs: AUDIT_CODECS }), new PgStore({ url: db.url, schema, max, codecs: AUDIT_CODECS })] as [PgStore, PgStore];
     t.teardown(async () => {
       await s[0].close();
       await s[1].close();
@@ -135,7 +136,7 @@ if (why) {
     const [a, b] = await Promise.all([run('a'), run('b')]);
     t.equal(a.code, 0, a.out);
     t.equal(b.code, 0, b.out);
-    const store = new PgStore({ url: db.url, schema });
+    const store = new PgStore({ url: db.url, schema, codecs: AUDIT_CODECS });
     t.teardown(() => store.close());
     const byKey = new Map<string, number>();
     const walk = await walkChains(store.collection(AUDIT_COLLECTION), SECRET, {

@@ -11,6 +11,7 @@ import { startServer, TEST_SECRETS, builtinsWithoutEngines } from '../helpers/se
 import { bearer, signup, tenant, verificationTestPlugin } from '../helpers/tenancy.js';
 import type { ApiKeys } from '../../plugins/auth/index.js';
 import { tempDir } from '../helpers/temp-dir.js';
+import { AUDIT_CODECS } from '../../plugins/audit/compact.js';
 
 const SECRET = TEST_SECRETS.audit_secret_key;
 const fields = (i: number): AuditFields => ({
@@ -29,7 +30,7 @@ const fields = (i: number): AuditFields => ({
 
 t.test('concurrent appends: contiguous per org, two writers on one store never fork', async (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'pg-chain-'));
-  const store = new LmdbStore(dir);
+  const store = new LmdbStore(dir, { codecs: AUDIT_CODECS });
   t.teardown(async () => {
     await store.close();
     rmSync(dir, { recursive: true, force: true });
@@ -76,7 +77,7 @@ t.test('an unloadable chain head fails closed', async (t) => {
   const s1 = await startServer({ plugins: [...builtinsWithoutEngines, verificationTestPlugin], dataDir: dir });
   const tn = await tenant(s1);
   await s1.close();
-  const raw = new LmdbStore(dir);
+  const raw = new LmdbStore(dir, { codecs: AUDIT_CODECS });
   await raw.collection(AUDIT_COLLECTION).put(`${tn.orgId}/000000000000`, { garbage: true });
   await raw.close();
   const s = await startServer({ plugins: [...builtinsWithoutEngines, verificationTestPlugin], dataDir: dir });

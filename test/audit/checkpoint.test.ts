@@ -15,6 +15,7 @@ import { tenant, verificationTestPlugin } from '../helpers/tenancy.js';
 import { runCli } from './fixtures/cli.js';
 import { waitFor } from '../helpers/wait.js';
 import { tempDir } from '../helpers/temp-dir.js';
+import { AUDIT_CODECS } from '../../plugins/audit/compact.js';
 
 const SECRET = TEST_SECRETS.audit_secret_key;
 const silent = pino({ level: 'silent' });
@@ -69,7 +70,7 @@ t.test('the server checkpoints heads at shutdown; audit verify reports a chain t
   t.ok(sizes.collections.find((c) => c.name === CHECKPOINT_COLLECTION)!.bytes > 0);
 
   // remove the newest entry of the tenant's chain: the remaining chain still links and HMACs correctly
-  const store = new LmdbStore(dir);
+  const store = new LmdbStore(dir, { codecs: AUDIT_CODECS });
   const col = store.collection<unknown>(AUDIT_COLLECTION);
   const last = await col.list({ prefix: `${tn.orgId}/`, reverse: true, limit: 1 });
   const cp = (await store.collection<Checkpoint>(CHECKPOINT_COLLECTION).list({ prefix: `${tn.orgId}/`, reverse: true, limit: 1 }))[0].value;
@@ -97,7 +98,7 @@ t.test('the server checkpoints heads at shutdown; audit verify reports a chain t
 
 t.test('checkpoints are written on every tick of an interval of at most a minute, only for heads that moved', async (t) => {
   const dir = tempDir(t, 'pg-cp-');
-  const store = new LmdbStore(dir);
+  const store = new LmdbStore(dir, { codecs: AUDIT_CODECS });
   t.teardown(() => store.close());
   const chain = new AuditChain(store, SECRET);
   const signer = await testSigner();
@@ -131,7 +132,7 @@ t.test('checkpoints are written on every tick of an interval of at most a minute
 
 t.test('a forged or altered checkpoint is reported', async (t) => {
   const dir = tempDir(t, 'pg-cp-');
-  const store = new LmdbStore(dir);
+  const store = new LmdbStore(dir, { codecs: AUDIT_CODECS });
   const chain = new AuditChain(store, SECRET);
   for (let i = 0; i < 3; i++) await chain.append('org_a', fields(i));
   const cps = new Checkpointer(store, chain, await testSigner(), silent);
@@ -148,7 +149,7 @@ t.test('a forged or altered checkpoint is reported', async (t) => {
 
 t.test('retention exports, checkpoints and prunes old entries; audit verify starts from the prune checkpoint', async (t) => {
   const dir = tempDir(t, 'pg-cp-');
-  const store = new LmdbStore(dir);
+  const store = new LmdbStore(dir, { codecs: AUDIT_CODECS });
   let clock = new Date('2026-01-01T00:00:00Z');
   const chain = new AuditChain(store, SECRET, 20, 512, () => clock);
   for (let i = 0; i < 25; i++) await chain.append('org_a', fields(i));
@@ -172,7 +173,7 @@ t.test('retention exports, checkpoints and prunes old entries; audit verify star
   t.match(ok.stdout, /OK: 6 entries in 2 chain\(s\) verified \(2 starting at a prune checkpoint\)/);
 
   // without its anchor the pruned chain does not verify
-  const s2 = new LmdbStore(dir);
+  const s2 = new LmdbStore(dir, { codecs: AUDIT_CODECS });
   await s2.collection(CHECKPOINT_COLLECTION).delete(`org_a/${String(24).padStart(12, '0')}`);
   t.equal(await s2.collection(AUDIT_COLLECTION).get(entryKey('org_a', 24)), undefined);
   await s2.close();
@@ -183,7 +184,7 @@ t.test('retention exports, checkpoints and prunes old entries; audit verify star
 
 t.test('a malformed entry stops retention for its own chain only (nothing of it is pruned); a new export directory is made and synced', async (t) => {
   const dir = tempDir(t, 'pg-cp-');
-  const store = new LmdbStore(dir);
+  const store = new LmdbStore(dir, { codecs: AUDIT_CODECS });
   t.teardown(() => store.close());
   let clock = new Date('2026-01-01T00:00:00Z');
   const chain = new AuditChain(store, SECRET, 20, 512, () => clock);
@@ -207,7 +208,7 @@ t.test('a malformed entry stops retention for its own chain only (nothing of it 
 
 t.test('only a prune checkpoint anchors a chain: deleting the oldest entries up to a periodic checkpoint is reported', async (t) => {
   const dir = tempDir(t, 'pg-cp-');
-  const store = new LmdbStore(dir);
+  const store = new LmdbStore(dir, { codecs: AUDIT_CODECS });
   const chain = new AuditChain(store, SECRET);
   const signer = await testSigner();
   const cps = new Checkpointer(store, chain, signer, silent);

@@ -8,12 +8,13 @@ import { auditCodec } from '../../plugins/audit/compact.js';
 import { walkChains } from '../../plugins/audit/verify.js';
 import { TEST_SECRETS } from '../helpers/server.js';
 import { tempDir } from '../helpers/temp-dir.js';
+import { AUDIT_CODECS } from '../../plugins/audit/compact.js';
 
 const SECRET = TEST_SECRETS.audit_secret_key;
 
 t.test('entries are stored in the compact layout and read back unchanged', async (t) => {
   const dir = tempDir(t, 'pg-compact-');
-  const store = new LmdbStore(dir);
+  const store = new LmdbStore(dir, { codecs: AUDIT_CODECS });
   const chain = new AuditChain(store, SECRET);
   const entries: AuditEntry[] = [];
   for (let i = 0; i < 3; i++) {

@@ -9,6 +9,7 @@ import { TEST_SECRETS } from '../helpers/server.js';
 import { runCli } from './fixtures/cli.js';
 import { nodeCommand } from '../helpers/child.js';
 import { tempDir } from '../helpers/temp-dir.js';
+import { AUDIT_CODECS } from '../../plugins/audit/compact.js';
 
 const CHILD = fileURLToPath(new URL('./fixtures/append-child.js', import.meta.url));
 const SECRET = TEST_SECRETS.audit_secret_key;
@@ -33,7 +34,7 @@ t.test('a writer killed with SIGKILL mid-append leaves chains that verify and co
   });
   t.ok(acknowledged >= 600, `${acknowledged} appends acknowledged before the kill`);
 
-  const store = new LmdbStore(dir);
+  const store = new LmdbStore(dir, { codecs: AUDIT_CODECS });
   try {
     const walk = await walkChains(store.collection(AUDIT_COLLECTION), SECRET);
     t.equal(walk.broken, null, 'chains intact after the crash');

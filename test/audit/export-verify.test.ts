@@ -11,6 +11,7 @@ import { pruneAudit } from '../../plugins/audit/retention.js';
 import { TEST_SECRETS } from '../helpers/server.js';
 import { tempDir } from '../helpers/temp-dir.js';
 import { runCli } from './fixtures/cli.js';
+import { AUDIT_CODECS } from '../../plugins/audit/compact.js';
 
 /**
  * `proofgate audit verify --export FILE`, run as a child process with no store and no
@@ -45,7 +46,7 @@ const cli = (...args: string[]) => runCli(['audit', 'verify', ...args], NO_CONFI
 
 t.test('an export verifies offline; every kind of damage to it is BROKEN at its position', async (t) => {
   const dir = tempDir(t, 'pg-export-');
-  const store = new LmdbStore(join(dir, 'data'));
+  const store = new LmdbStore(join(dir, 'data'), { codecs: AUDIT_CODECS });
   let clock = new Date('2026-01-01T00:00:00Z');
   const chain = new AuditChain(store, SECRET, 20, 512, () => clock);
   for (let i = 0; i < 6; i++) await chain.append('org_a', fields(i));

@@ -13,6 +13,7 @@ import { startServer, TEST_SECRETS, builtinsWithEngines, builtinsWithoutEngines 
 import { tenant, verificationTestPlugin } from '../helpers/tenancy.js';
 import { nodeCommand } from '../helpers/child.js';
 import { tempDir } from '../helpers/temp-dir.js';
+import { AUDIT_CODECS } from '../../plugins/audit/compact.js';
 
 const CHILD = fileURLToPath(new URL('./fixtures/append-child.js', import.meta.url));
 const SECRET = TEST_SECRETS.audit_secret_key;
@@ -23,7 +24,7 @@ const fields = (i: number): AuditFields => ({
 
 function tmpStore(t: { teardown(fn: () => unknown): void }) {
   const dir = mkdtempSync(join(tmpdir(), 'pg-group-'));
-  const store = new LmdbStore(dir);
+  const store = new LmdbStore(dir, { codecs: AUDIT_CODECS });
   t.teardown(async () => {
     await store.close();
     rmSync(dir, { recursive: true, force: true });
@@ -43,6 +44,7 @@ function gatedStore(inner: Store, events: string[]) {
     collection: (n) => inner.collection(n),
     stats: () => inner.stats(),
     close: () => inner.close(),
+    useCodecs: (c) => inner.useCodecs(c),
     async commit(ops: readonly WriteOp[]) {
       const audit = ops.filter((o) => o.collection === AUDIT_COLLECTION).length;
       if (audit) events.push(`commit ${audit}`);
@@ -119,6 +121,7 @@ t.test('companion writes share the entry transaction; a failed commit rejects ev
     collection: (n) => store.collection(n),
     stats: () => store.stats(),
     close: async () => undefined,
+    useCodecs: (c) => store.useCodecs(c),
     commit: async () => {
       throw new Error('disk full');
     },
@@ -145,7 +148,7 @@ t.test('two processes appending to one organisation on one data directory leave 
   const [a, b] = await Promise.all([runChild([dir, SECRET, '1', '50', '600', 'a']), runChild([dir, SECRET, '1', '50', '600', 'b'])]);
   t.equal(a.code, 0, a.out.slice(-200));
   t.equal(b.code, 0, b.out.slice(-200));
-  const store = new LmdbStore(dir);
+  const store = new LmdbStore(dir, { codecs: AUDIT_CODECS });
   try {
     const byKey = new Map<string, number>();
     const walk = await walkChains(store.collection(AUDIT_COLLECTION), SECRET, { onEntry: (e: AuditEntry) => byKey.set(e.key_id!, (byKey.get(e.key_id!) ?? 0) + 1) });
@@ -175,7 +178,7 @@ t.test('a writer killed in the middle of a large batch leaves a valid chain pref
     child.once('exit', (_c, signal) => (signal === 'SIGKILL' ? resolve() : reject(new Error(`child exited on its own (${signal})`))));
     child.once('error', reject);
   });
-  const store = new LmdbStore(dir);
+  const store = new LmdbStore(dir, { codecs: AUDIT_CODECS });
   try {
     const walk = await walkChains(store.collection(AUDIT_COLLECTION), SECRET);
     t.equal(walk.broken, null, 'the stored chain is a valid prefix');
@@ -194,7 +197,7 @@ t.test('a verification reply is sent only after its audit entry is durable', asy
   let gated: ReturnType<typeof gatedStore> | undefined;
   const s = await startServer({
     plugins: [...builtinsWithoutEngines, verificationTestPlugin],
-    store: (dir) => (gated = gatedStore(new LmdbStore(dir), events)).store,
+    store: (dir) => (gated = gatedStore(new LmdbStore(dir, { codecs: AUDIT_CODECS }), events)).store,
   });
   t.teardown(() => s.close());
   const tn = await tenant(s);
@@ -221,6 +224,7 @@ t.test('a VERIFIED /verify/math request makes one durable commit: its audit entr
     get ready() {
       return inner.ready;
     },
+    useCodecs: (c) => inner.useCodecs(c),
     collection<T>(name: string) {
       const c = inner.collection<T>(name);
       return {
@@ -241,7 +245,7 @@ t.test('a VERIFIED /verify/math request makes one durable commit: its audit entr
     stats: () => inner.stats(),
     close: () => inner.close(),
   });
-  const s = await startServer({ plugins: builtinsWithEngines('math'), store: (dir) => counting(new LmdbStore(dir)) });
+  const s = await startServer({ plugins: builtinsWithEngines('math'), store: (dir) => counting(new LmdbStore(dir, { codecs: AUDIT_CODECS })) });
   t.teardown(() => s.close());
   const tn = await tenant(s);
   await s.request('POST', '/verify/math', { apiKey: tn.key, body: { expression: '1+1=2' } }); // warm the chain head

@@ -7,6 +7,7 @@ import { AUDIT_COLLECTION } from '../../plugins/audit/compact.js';
 import { TEST_SECRETS } from '../helpers/server.js';
 import { runCli } from './fixtures/cli.js';
 import { tempDir } from '../helpers/temp-dir.js';
+import { AUDIT_CODECS } from '../../plugins/audit/compact.js';
 
 const SECRET = TEST_SECRETS.audit_secret_key;
 const bin = (ref: string | null) => (ref === null ? null : Buffer.from(ref.slice(7), 'hex'));
@@ -24,7 +25,7 @@ const fields = (i: number) => ({
 
 t.test('a data directory written by the previous release still opens, verifies and grows', async (t) => {
   const dir = tempDir(t, 'pg-prev-layout-');
-  let store = new LmdbStore(dir);
+  let store = new LmdbStore(dir, { codecs: AUDIT_CODECS });
   let chain = new AuditChain(store, SECRET);
   const sealed: AuditEntry[] = [];
   for (let i = 0; i < 4; i++) sealed.push(await chain.append('org_old', fields(i)));
@@ -44,7 +45,7 @@ t.test('a data directory written by the previous release still opens, verifies a
   t.equal(before.code, 0, before.stderr);
   t.match(before.stdout, /^OK: 4 entries in 1 chain/);
 
-  store = new LmdbStore(dir);
+  store = new LmdbStore(dir, { codecs: AUDIT_CODECS });
   chain = new AuditChain(store, SECRET);
   for (const e of sealed) t.same(await store.collection(AUDIT_COLLECTION).get(entryKey('org_old', e.seq)), e, `entry ${e.seq} reads back unchanged`);
   const next = await chain.append('org_old', fields(4));
@@ -58,7 +59,7 @@ t.test('a data directory written by the previous release still opens, verifies a
 
 t.test('an edit to an entry stored without its payload hash still breaks the chain', async (t) => {
   const dir = tempDir(t, 'pg-lean-edit-');
-  const store = new LmdbStore(dir);
+  const store = new LmdbStore(dir, { codecs: AUDIT_CODECS });
   const chain = new AuditChain(store, SECRET);
   for (let i = 0; i < 3; i++) await chain.append('org_e', fields(i));
   await store.close();

@@ -16,6 +16,7 @@ import { TEST_SECRETS } from '../helpers/server.js';
 import { createTestDatabase, freshSchema, pgUnavailable } from '../helpers/pg.js';
 import { tempDir } from '../helpers/temp-dir.js';
 import { runCli } from './fixtures/cli.js';
+import { AUDIT_CODECS } from '../../plugins/audit/compact.js';
 
 /**
  * The retention gate (prune-gate.ts) on both backends: a chain whose expired prefix does not verify
@@ -170,7 +171,7 @@ async function seed2(store: Store) {
 }
 
 suite('lmdb', async (t) => {
-  const store = new LmdbStore(tempDir(t, 'pg-gate-lmdb-'));
+  const store = new LmdbStore(tempDir(t, 'pg-gate-lmdb-'), { codecs: AUDIT_CODECS });
   t.teardown(() => store.close());
   return store;
 });
@@ -182,14 +183,14 @@ if (why) {
   const db = await createTestDatabase();
   t.teardown(() => db.drop());
   suite('pg', async (t) => {
-    const store = new PgStore({ url: db.url, schema: freshSchema() });
+    const store = new PgStore({ url: db.url, schema: freshSchema(), codecs: AUDIT_CODECS });
     t.teardown(() => store.close());
     return store;
   });
 }
 
 t.test('an entry rewritten between the whole-prefix check and the batch read is refused too', async (t) => {
-  const store = new LmdbStore(tempDir(t, 'pg-gate-race-'));
+  const store = new LmdbStore(tempDir(t, 'pg-gate-race-'), { codecs: AUDIT_CODECS });
   t.teardown(() => store.close());
   await seed(store);
   // the store as retention sees it: the second read of org_bad's chain finds entry 1 rewritten

@@ -12,6 +12,7 @@ import { startServer, TEST_SECRETS, builtinsWithoutEngines } from '../helpers/se
 import { tempDir } from '../helpers/temp-dir.js';
 import { waitFor } from '../helpers/wait.js';
 import { runCli } from './fixtures/cli.js';
+import { AUDIT_CODECS } from '../../plugins/audit/compact.js';
 
 /**
  * Issue 38 item 4, as reported: entries older than the retention window are rewritten (blocked →
@@ -26,7 +27,7 @@ const fields = (i: number): AuditFields => ({
 
 t.test('retention 1 day over a tampered prefix prunes nothing, raises the metric, and audit verify stays BROKEN', async (t) => {
   const dir = tempDir(t, 'pg-audit-launder-');
-  const seed = new LmdbStore(dir);
+  const seed = new LmdbStore(dir, { codecs: AUDIT_CODECS });
   let clock = new Date(Date.now() - 3 * 86_400_000);
   const chain = new AuditChain(seed, TEST_SECRETS.audit_secret_key, 20, 512, () => clock);
   for (let i = 0; i < 6; i++) await chain.append('org_bad', fields(i));
@@ -83,7 +84,7 @@ t.test('with the persistent key, retention continues a chain only from a prune c
   const dir = tempDir(t, 'pg-audit-launder-');
   const serverKey = generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey;
   const pem = serverKey.export({ type: 'pkcs8', format: 'pem' }).toString();
-  const seed = new LmdbStore(dir);
+  const seed = new LmdbStore(dir, { codecs: AUDIT_CODECS });
   let clock = new Date(Date.now() - 3 * 86_400_000);
   const chain = new AuditChain(seed, TEST_SECRETS.audit_secret_key, 20, 512, () => clock);
   for (const org of ['org_forged', 'org_pruned']) for (let i = 0; i < 6; i++) await chain.append(org, fields(i));

@@ -7,6 +7,7 @@ import { AUDIT_COLLECTION } from '../../plugins/audit/compact.js';
 import { startServer, TEST_SECRETS, builtinsWithoutEngines } from '../helpers/server.js';
 import { tempDir } from '../helpers/temp-dir.js';
 import { waitFor } from '../helpers/wait.js';
+import { AUDIT_CODECS } from '../../plugins/audit/compact.js';
 
 /**
  * audit.retention_days wired into a server: the prune runs at start (and hourly), exporting the
@@ -19,7 +20,7 @@ const fields = (i: number): AuditFields => ({
 
 t.test('a server with audit.retention_days prunes expired entries at start, exported first', async (t) => {
   const dir = tempDir(t, 'pg-audit-retention-');
-  const seed = new LmdbStore(dir);
+  const seed = new LmdbStore(dir, { codecs: AUDIT_CODECS });
   let clock = new Date(Date.now() - 60 * 86_400_000);
   const chain = new AuditChain(seed, TEST_SECRETS.audit_secret_key, 20, 512, () => clock);
   for (let i = 0; i < 5; i++) await chain.append('org_a', fields(i));

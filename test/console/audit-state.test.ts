@@ -13,6 +13,7 @@ import { startServer, TEST_SECRETS } from '../helpers/server.js';
 import { bearer, signup } from '../helpers/tenancy.js';
 import { waitFor } from '../helpers/wait.js';
 import { launchBrowser, screenshotDir, seriousViolations } from '../helpers/browser.js';
+import { AUDIT_CODECS } from '../../plugins/audit/compact.js';
 
 /**
  * Issue 41: the audit view's checkpoints and retention state (GET /audit/state). One organisation's
@@ -32,7 +33,7 @@ const a = await signup(first, { password: PASSWORD });
 const b = await signup(first, { password: PASSWORD });
 await first.close();
 // five entries from sixty days ago, one from now: retention of 30 days prunes the five
-const seed = new LmdbStore(first.dataDir);
+const seed = new LmdbStore(first.dataDir, { codecs: AUDIT_CODECS });
 let clock = new Date(Date.now() - 60 * 86_400_000);
 const chain = new AuditChain(seed, TEST_SECRETS.audit_secret_key, 20, 512, () => clock);
 for (let i = 0; i < 5; i++) await chain.append(a.user.org_id, fields(i));

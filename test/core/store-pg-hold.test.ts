@@ -35,6 +35,7 @@ t.test('a chain that keeps losing: every attempt but the last asks for the chain
     collection: (n) => inner.collection(n),
     stats: () => inner.stats(),
     close: async () => undefined,
+    useCodecs: (c) => inner.useCodecs(c),
     async commit(_ops: readonly WriteOp[], opts?: CommitOptions) {
       seen.push(opts?.retryOnConflict);
       return false;

@@ -2,7 +2,7 @@ import t from 'tap';
 import pg from 'pg';
 import { LmdbStore } from '../../core/store/lmdb.js';
 import { PgStore } from '../../core/store/pg.js';
-import { registerCodec, type Store } from '../../core/store/store.js';
+import type { Codec, Store } from '../../core/store/store.js';
 import { createTestDatabase, freshSchema, pgUnavailable } from '../helpers/pg.js';
 import { waitFor } from '../helpers/wait.js';
 import { tempDir } from '../helpers/temp-dir.js';
@@ -43,10 +43,11 @@ if (why) {
 }
 
 // values laid out differently on disk (raw bytes, arrays), as the audit and attestation codecs do
-registerCodec<{ id: string; hash: string }>('codec.test', {
+const hashCodec: Codec<{ id: string; hash: string }> = {
   encode: (v, key) => (v.id === key ? [1, Buffer.from(v.hash, 'hex')] : v),
   decode: (s, key) => (Array.isArray(s) && s[0] === 1 ? { id: key, hash: Buffer.from(s[1] as Uint8Array).toString('hex') } : (s as { id: string; hash: string })),
-});
+};
+const CODECS = { 'codec.test': hashCodec as Codec };
 
 for (const b of backends) {
   t.test(b.name, async (t) => {
@@ -182,7 +183,10 @@ for (const b of backends) {
     });
 
     t.test('codecs apply to every read and write path', async (t) => {
-      const s = open();
+      const data = b.fresh();
+      const s = data.open();
+      t.teardown(() => s.close());
+      s.useCodecs(CODECS);
       const c = s.collection<{ id: string; hash: string }>('codec.test');
       const h = 'ab'.repeat(32);
       await c.put('x', { id: 'x', hash: h });
@@ -201,6 +205,25 @@ for (const b of backends) {
       const st = (await s.stats()).find((x) => x.name === 'codec.test');
       t.equal(st?.entries, 3);
       t.ok(st!.bytes === null || st!.bytes > 0);
+      await s.close();
+      // the layout is the codec's: a store not given it reads what is on disk
+      const raw = data.open();
+      t.teardown(() => raw.close());
+      await raw.whenOpen?.();
+      const stored = await raw.collection<unknown>('codec.test').get('y');
+      t.ok(Array.isArray(stored) && (stored as unknown[])[0] === 1, 'stored in the codec layout');
+    });
+
+    t.test('a store keeps one codec per collection; none is global', async (t) => {
+      const s = open();
+      s.useCodecs(CODECS);
+      s.useCodecs(CODECS);
+      t.throws(() => s.useCodecs({ 'codec.test': { ...hashCodec } as Codec }), /already has another codec/, 'a second layout for the collection is refused');
+      t.throws(() => s.useCodecs({ other: { encode: (v: unknown) => v } as unknown as Codec }), /needs encode and decode/);
+      const other = open();
+      const h = 'ef'.repeat(32);
+      await other.collection('codec.test').put('x', { id: 'x', hash: h });
+      t.same(await other.collection('codec.test').get('x'), { id: 'x', hash: h }, 'a store given no codec stores values as they are');
     });
 
     t.test('collection names and keys are checked', async (t) => {

@@ -3,7 +3,7 @@ import { spawnSync } from 'node:child_process';
 import { generateKeyPairSync } from 'node:crypto';
 import { LmdbStore } from '../../core/store/lmdb.js';
 import { PgStore } from '../../core/store/pg.js';
-import { importAllBuiltins } from '../../sidecar/builtin.js';
+import { builtinCollections } from '../../sidecar/builtin.js';
 import { AUDIT_COLLECTION, AuditChain } from '../../plugins/audit/index.js';
 import { entryKey } from '../../plugins/audit/payload.js';
 import { createTestDatabase, pgUnavailable } from '../helpers/pg.js';
@@ -25,7 +25,7 @@ if (why) {
 
 async function run() {
   // the stores this test opens read and write every collection in its stored layout
-  await importAllBuiltins();
+  const codecs = await builtinCollections();
   const secrets = {
     SVC_JWT_SECRET_KEY: 'migrate-jwt-secret-0123456789abcdef',
     SVC_API_KEY_LOOKUP_SECRET: 'migrate-lookup-secret-0123456789abcdef',
@@ -69,7 +69,7 @@ async function run() {
     }
     await embedded.stop(); // writes its shutdown checkpoints
 
-    const lmdb = new LmdbStore(dataDir);
+    const lmdb = new LmdbStore(dataDir, { codecs });
     const snapshot = new Map<string, unknown[]>();
     for (const { name } of await lmdb.stats()) snapshot.set(name, await lmdb.collection(name).list());
     await lmdb.close();
@@ -80,7 +80,7 @@ async function run() {
     t.match(r.stdout, /source: \d+ audit entries in \d+ chain\(s\) verified/);
     t.match(r.stdout, /target: \d+ audit entries in \d+ chain\(s\) verified/);
 
-    const pg = new PgStore({ url: db.url });
+    const pg = new PgStore({ url: db.url, codecs });
     t.teardown(() => pg.close());
     for (const [name, entries] of snapshot) t.same(await pg.collection(name).list(), entries, `${name} copied exactly`);
 
@@ -105,7 +105,7 @@ async function run() {
     const dataDir = tempDir(t, 'pg-migrate-');
     const db = await createTestDatabase();
     t.teardown(() => db.drop());
-    const lmdb = new LmdbStore(dataDir);
+    const lmdb = new LmdbStore(dataDir, { codecs });
     const chain = new AuditChain(lmdb, secrets.SVC_AUDIT_SECRET_KEY);
     for (let i = 0; i < 3; i++) {
       await chain.append('org_x', {
@@ -129,7 +129,7 @@ async function run() {
     const r = migrate(dataDir, db.url);
     t.equal(r.status, 1, r.stdout + r.stderr);
     t.match(r.stderr, /not migrated: BROKEN org=org_x/);
-    const pg = new PgStore({ url: db.url });
+    const pg = new PgStore({ url: db.url, codecs });
     t.teardown(() => pg.close());
     t.same(await pg.stats(), [], 'nothing copied');
   });

@@ -12,6 +12,7 @@ import { storeStatsCommand } from '../../sidecar/commands/store-stats.js';
 import { orgsListCommand } from '../../sidecar/commands/orgs.js';
 import { auditVerifyCommand } from '../../plugins/audit/index.js';
 import { tempDir } from '../helpers/temp-dir.js';
+import { AUDIT_CODECS } from '../../plugins/audit/compact.js';
 
 const CLI = fileURLToPath(new URL('../../sidecar/cli.js', import.meta.url));
 const ENV = {
@@ -79,7 +80,7 @@ t.test('a file given as the data directory is refused with exit 2, not an EEXIST
 
 t.test('an existing store is still read', async (t) => {
   const dir = join(root, 'store');
-  const store = new LmdbStore(dir);
+  const store = new LmdbStore(dir, { codecs: AUDIT_CODECS });
   await store.collection<{ n: number }>('probe').put('k', { n: 1 });
   await store.close();
   const stats = await run(['store', 'stats', '--json', '--data-dir', dir]);

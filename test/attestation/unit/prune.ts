@@ -10,6 +10,7 @@ import { RecordPruner } from '../../../plugins/attestation/prune.js';
 import type { AttestationRecord } from '../../../plugins/attestation/types.js';
 import { createVerifier } from '../../../plugins/attestation/verify.js';
 import { attestationConfig, proven } from '../../helpers/attestation/fixtures.js';
+import { ATTESTATION_CODECS } from '../../../plugins/attestation/compact.js';
 
 const log = pino({ level: 'silent' });
 
@@ -25,7 +26,7 @@ t.test('record ids sort by issue time', async (t) => {
 
 t.test('expired records are pruned after the grace period; live ones stay revocable', async (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'pg-prune-'));
-  const store = new LmdbStore(dir);
+  const store = new LmdbStore(dir, { codecs: ATTESTATION_CODECS });
   t.teardown(async () => {
     await store.close();
     rmSync(dir, { recursive: true, force: true });
@@ -98,7 +99,7 @@ t.test('records are stored compactly and read back unchanged', async (t) => {
 t.test('a record whose sub or hashes changed after issuance is stored with every field', async (t) => {
   const { attestationCodec } = await import('../../../plugins/attestation/compact.js');
   const dir = mkdtempSync(join(tmpdir(), 'pg-subject-'));
-  const store = new LmdbStore(dir);
+  const store = new LmdbStore(dir, { codecs: ATTESTATION_CODECS });
   t.teardown(async () => {
     await store.close();
     rmSync(dir, { recursive: true, force: true });

@@ -46,6 +46,8 @@ export function memoryStore(): Store {
       return [...cols.entries()].map(([name, c]) => ({ name, entries: c.map.size, bytes: null }));
     },
     async close() {},
+    // values stay in memory as they are: a layout only matters to bytes on disk
+    useCodecs() {},
   };
 }
 
