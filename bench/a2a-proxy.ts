@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Client } from '@a2a-js/sdk/client';
 import { createApp } from '../core/app.js';
-import { loadConfig, type Config, type DeepPartial } from '../core/config.js';
+import { type Config, type ConfigOverrides } from '../core/config.js';
+import { loadServiceConfig } from '../sidecar/config.js';
 import { builtinPlugins } from '../sidecar/builtin.js';
 import { testAuthPlugin, TEST_API_KEY, TEST_SECRETS } from '../test/helpers/server.js';
 import { data, sdkClient, startPeer, userMessage } from '../test/helpers/a2a-peer.js';
@@ -44,7 +45,7 @@ export async function runA2AProxyBench(options: ProxyBenchOptions = {}): Promise
   const peer = await startPeer();
   const dataDir = mkdtempSync(join(tmpdir(), 'proofgate-bench-a2a-proxy-'));
   const keep = new Set(['health', 'a2a']);
-  const config = loadConfig({
+  const config = loadServiceConfig({
     env: {},
     file: null,
     overrides: {
@@ -61,7 +62,7 @@ export async function runA2AProxyBench(options: ProxyBenchOptions = {}): Promise
         peers: { ledger: `${peer.url}/rpc` },
         proxy: { connections: o.concurrency },
       },
-    } as DeepPartial<Config>,
+    } as ConfigOverrides,
   });
   const kernel = await createApp({ config, plugins: [...builtinPlugins, testAuthPlugin(['verify:read'], 'org-bench', ['bench-buyer'])] });
   const { url } = await kernel.listen();

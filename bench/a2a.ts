@@ -6,7 +6,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Pool } from 'undici';
 import { createApp } from '../core/app.js';
-import { loadConfig, type Config, type DeepPartial } from '../core/config.js';
+import { type Config, type ConfigOverrides } from '../core/config.js';
+import { loadServiceConfig } from '../sidecar/config.js';
 import { builtinPlugins } from '../sidecar/builtin.js';
 import { testAuthPlugin, TEST_API_KEY, TEST_SECRETS } from '../test/helpers/server.js';
 import { closedLoop, type LoadStats } from './load.js';
@@ -78,7 +79,7 @@ export async function runA2ABench(options: A2ABenchOptions = {}): Promise<object
   const dataDir = mkdtempSync(join(tmpdir(), 'proofgate-bench-a2a-'));
   const pem = generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
   const keep = new Set(['health', 'a2a']);
-  const config = loadConfig({
+  const config = loadServiceConfig({
     env: {},
     file: null,
     overrides: {
@@ -88,7 +89,7 @@ export async function runA2ABench(options: A2ABenchOptions = {}): Promise<object
       secrets: TEST_SECRETS,
       plugins: { disabled: builtinPlugins.map((p) => p.name).filter((n) => !keep.has(n)), extra: [] },
       a2a: { deployment_id: 'bench', signing_key_pem: pem, default_allow: true, max_requests_per_minute: 1_000_000_000 },
-    } as DeepPartial<Config>,
+    } as ConfigOverrides,
   });
   const kernel = await createApp({ config, plugins: [...builtinPlugins, testAuthPlugin(['verify:read'], 'org-bench', ['bench-buyer'])] });
   const { url } = await kernel.listen();

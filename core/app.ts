@@ -13,6 +13,8 @@ import { Router } from './http/router.js';
 import { setHeapGrowingPercent, WorkerPools } from './workers/pools.js';
 import { createPipeline, type PhaseFns } from './http/pipeline.js';
 import { pluginCollections, resolvePlugins } from './plugin/load.js';
+import { checkPluginSettings } from './plugin-settings.js';
+import { valueAt } from './settings.js';
 import { declares, orderPlugins } from './plugin/order.js';
 import { JWKS_SERVICE } from './keys/jwks.js';
 import { kit } from './plugin/kit.js';
@@ -109,6 +111,10 @@ export async function createApp(opts: CreateOptions): Promise<Kernel> {
   /** `manifest` null: the kernel's own app (tests reach every service through it) */
   const makeApp = (pluginName: string, manifest: PluginManifest | null): App => ({
     config,
+    settings(s) {
+      if (manifest && manifest.settings !== s) throw new Error(`plugin ${pluginName} reads the settings ${s?.at} without declaring them in its manifest (settings)`);
+      return valueAt(config, s.at) as never;
+    },
     log: log.child({ plugin: pluginName }),
     store,
     metrics,
@@ -229,13 +235,9 @@ export async function createApp(opts: CreateOptions): Promise<Kernel> {
     plugins = orderPlugins(await resolvePlugins(opts.plugins, config.plugins.disabled, config.plugins.extra, (msg) => log.warn(msg)), kernelKeys);
     // before any plugin touches the store: its values are read and written in their declared layouts
     store.useCodecs(pluginCollections(plugins));
-    for (const p of plugins) {
-      if (p.config) {
-        const key = p.config.key ?? p.name;
-        validator.assertPluginConfig(key, p.config.schema, config.plugin_config?.[key] ?? {});
-      }
-      await p.register(makeApp(p.name, p));
-    }
+    // every plugin's settings valid and declared before any plugin registers
+    checkPluginSettings(config, opts.plugins, plugins, validator);
+    for (const p of plugins) await p.register(makeApp(p.name, p));
     // the kernel's own route: the API description, public like the spec's health routes
     router.add({
       method: 'GET',

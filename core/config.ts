@@ -2,12 +2,15 @@ import { readFileSync } from 'node:fs';
 import { didYouMean } from './cli.js';
 import { jsonSyntaxErrorAt } from './json/syntax.js';
 import { compileSchema } from './json/validate.js';
+import { assembleSchema, SettingsError, valueAt, type OwnedSettings } from './settings.js';
 
 /**
- * Configuration = defaults ← JSON file ← environment, validated once at start-up against
- * config/schema.json. The schema is the single source of names, defaults and env variables
- * (`x-env`), so a setting cannot exist in one place and be missing in another. Anything unknown
- * or invalid stops start-up with every problem listed.
+ * Configuration = defaults ← JSON file ← environment, validated once at start-up against the
+ * kernel's schema (config/kernel.schema.json) with every plugin's settings fragment in its place
+ * (core/settings.ts; config/schema.json is that whole, generated). The schema is the single source
+ * of names, defaults and env variables (`x-env`), so a setting cannot exist in one place and be
+ * missing in another. Anything unknown or invalid stops start-up with every problem listed.
+ * `Config` types the kernel's part; a plugin reads its own settings with `app.settings()`.
  */
 export interface Config {
   server: {
@@ -38,81 +41,13 @@ export interface Config {
     jwt_ttl_seconds: number;
     security_events_retention_days: number | null;
   };
-  attestation: {
-    issuer: string;
-    key_continuity_policy: 'ephemeral' | 'persistent';
-    signing_key_pem: string | null;
-    key_name: string;
-    lifetime_seconds: number;
-    trusted_issuers: string[];
-    prune_grace_seconds: number | null;
-    retired_keys: Array<{ key_name: string; public_key_pem: string; retired_at: string }>;
-  };
-  audit: { checkpoint_interval_seconds: number; retention_days: number | null; export_dir: string | null; prune_anchor_keys: string[] };
-  a2a: {
-    deployment_id: string | null;
-    signing_key_pem: string | null;
-    trusted_agents: string | unknown[];
-    blocklist: string[];
-    blocked_pairs: string[];
-    default_allow: boolean;
-    block_on_error: boolean;
-    max_payload_size_bytes: number;
-    max_requests_per_minute: number;
-    jwt_lifetime_seconds: number;
-    enable_financial_verification: boolean;
-    enable_logic_verification: boolean;
-    enable_code_verification: boolean;
-    sender_auth: 'on' | 'off';
-    peers: Record<string, unknown> | string;
-    proxy: {
-      forward_statuses: Array<'forwarded' | 'heuristic_pass' | 'unverifiable'>;
-      timeout_ms: number;
-      connect_timeout_ms: number;
-      connections: number;
-      card_ttl_seconds: number;
-      task_ttl_seconds: number;
-      egress_allow: string[];
-    };
-    inbound: { target: string | null; agent_id: string | null; trusted_issuers: unknown[] | string };
-  };
-  llm: {
-    provider: 'local' | 'openai' | 'anthropic';
-    openai_base_url: string | null;
-    openai_api_key: string | null;
-    openai_model: string | null;
-    anthropic_api_key: string | null;
-    anthropic_model: string | null;
-    anthropic_base_url: string | null;
-    timeout_ms: number;
-  };
-  mcp: {
-    /** name → server; a JSON string when it came from SVC_MCP_SERVERS (the mcp plugin parses it) */
-    servers: string | Record<string, unknown>;
-    pin_on_first_use: boolean;
-    timeout_ms: number;
-    /** longest life of a relayed GET event stream; the client then comes back with Last-Event-ID */
-    stream_max_seconds: number;
-    /** open GET event streams per agent (per replica) */
-    max_streams_per_agent: number;
-    max_body_bytes: number;
-    session_ttl_seconds: number;
-    /** Host values /mcp/{server} answers to (`host` or `host:port`); empty: loopback, bind address, public_url */
-    allowed_hosts: string[];
-    /** Origin values allowed on /mcp/{server}; empty: any http(s) origin on an allowed host */
-    allowed_origins: string[];
-    max_tools_per_server: number;
-    state_ttl_seconds: number;
-  };
   mode: 'server' | 'sidecar';
   bootstrap_file: string | null;
-  /** the operator's console at /console/; null: on in server mode, off in sidecar mode */
-  console: { enabled: boolean | null };
   limits: { plans: Record<string, PlanLimit | null>; default_plan: string | null };
   metrics: { port: number | null; host: string | null; token: string | null };
   tracing: { otlp_endpoint: string | null };
-  batch: { retention_seconds: number; max_stored_bytes: number };
-  plugin_config: Record<string, Record<string, unknown>>;
+  /** settings of plugins kept under their own name; each key is declared by a plugin (Plugin.settings) */
+  plugin_config: Record<string, unknown>;
 }
 
 /** One plan's limits per organisation; null (the whole plan or one window) = unlimited. */
@@ -144,11 +79,22 @@ interface SchemaNode {
   default?: unknown;
 }
 
-export const CONFIG_SCHEMA_URL = new URL('../../config/schema.json', import.meta.url);
-let schemaCache: SchemaNode | undefined;
-export function configSchema(): SchemaNode {
-  schemaCache ??= JSON.parse(readFileSync(CONFIG_SCHEMA_URL, 'utf8')) as SchemaNode;
-  return schemaCache;
+/** the kernel's part of the configuration schema */
+export const KERNEL_SCHEMA_URL = new URL('../../config/kernel.schema.json', import.meta.url);
+let kernelCache: SchemaNode | undefined;
+const assembled = new WeakMap<readonly OwnedSettings[], SchemaNode>();
+const NONE: readonly OwnedSettings[] = [];
+
+/**
+ * The configuration schema: the kernel's part and the given plugins' settings fragments. Kept per
+ * list (callers pass one constant list), so that it is compiled once. Throws SettingsError on a
+ * collision.
+ */
+export function configSchema(settings: readonly OwnedSettings[] = NONE): SchemaNode {
+  kernelCache ??= JSON.parse(readFileSync(KERNEL_SCHEMA_URL, 'utf8')) as SchemaNode;
+  let s = assembled.get(settings);
+  if (!s) assembled.set(settings, (s = assembleSchema(kernelCache as never, settings) as SchemaNode));
+  return s;
 }
 
 export interface EnvVar {
@@ -160,8 +106,8 @@ export interface EnvVar {
   default: unknown;
 }
 
-/** Every environment variable the service reads, derived from the schema (also used to print the README table). */
-export function envVars(): EnvVar[] {
+/** Every environment variable of the kernel and these plugins' settings, from the schema (also used to print the README table). */
+export function envVars(settings: readonly OwnedSettings[] = NONE): EnvVar[] {
   const out: EnvVar[] = [];
   const walk = (node: SchemaNode, path: string[]) => {
     if (node['x-env']) {
@@ -176,7 +122,7 @@ export function envVars(): EnvVar[] {
     }
     for (const [k, child] of Object.entries(node.properties ?? {})) walk(child, [...path, k]);
   };
-  walk(configSchema(), []);
+  walk(configSchema(settings), []);
   return out;
 }
 
@@ -230,12 +176,25 @@ export interface LoadOptions {
   env?: NodeJS.ProcessEnv;
   /** path of a JSON config file; default env SVC_CONFIG; a missing explicit file is an error */
   file?: string | null;
-  /** programmatic overrides (tests, embedding), applied last */
-  overrides?: DeepPartial<Config>;
+  /** programmatic overrides (tests, embedding), applied last; plugin sections too */
+  overrides?: ConfigOverrides;
+  /** the settings of the plugins that may run (the sidecar passes its built-ins'); default none */
+  settings?: readonly OwnedSettings[];
 }
+
+/** kernel settings typed, a plugin's section as its plugin types it */
+export type ConfigOverrides = DeepPartial<Config> & { [section: string]: unknown };
 
 export function loadConfig(opts: LoadOptions = {}): Config {
   const env = opts.env ?? process.env;
+  const settings = opts.settings ?? NONE;
+  let schema: SchemaNode;
+  try {
+    schema = configSchema(settings);
+  } catch (err) {
+    if (err instanceof SettingsError) throw new ConfigError([err.message]);
+    throw err;
+  }
   const problems: string[] = [];
   let fromFile: Record<string, unknown> = {};
   const file = opts.file === undefined ? env.SVC_CONFIG : opts.file;
@@ -257,7 +216,7 @@ export function loadConfig(opts: LoadOptions = {}): Config {
   }
 
   const fromEnv: Record<string, unknown> = {};
-  const vars = envVars();
+  const vars = envVars(settings);
   const known = new Map(vars.map((v) => [v.name, v]));
   for (const [name, value] of Object.entries(env)) {
     if (value === undefined) continue;
@@ -281,7 +240,7 @@ export function loadConfig(opts: LoadOptions = {}): Config {
   if (opts.overrides) merged = deepMerge(merged, opts.overrides as Record<string, unknown>);
   if (typeof merged.log_level === 'string') merged.log_level = normalizeLogLevel(merged.log_level);
 
-  const validate = compileSchema(configSchema());
+  const validate = compileSchema(schema);
   if (!validate(merged)) {
     for (const e of validate.errors ?? []) {
       const where = e.instancePath ? e.instancePath.slice(1).replace(/\//g, '.') : '(root)';
@@ -293,6 +252,8 @@ export function loadConfig(opts: LoadOptions = {}): Config {
     }
   }
   if (problems.length === 0) problems.push(...startupChecks(merged as unknown as Config));
+  // the rules a plugin's fragment cannot say, on its validated value
+  if (problems.length === 0) for (const { settings: s } of settings) problems.push(...(s.check?.(valueAt(merged, s.at)) ?? []));
   if (problems.length) throw new ConfigError(problems);
   return merged as unknown as Config;
 }
@@ -325,9 +286,6 @@ function startupChecks(c: Config): string[] {
   if (!c.secrets.jwt_secret_key) out.push('secrets.jwt_secret_key (SVC_JWT_SECRET_KEY): required (run `proofgate init`)');
   if (c.secrets.api_key_lookup_secret && c.secrets.api_key_lookup_secret === c.secrets.jwt_secret_key) {
     out.push('SVC_API_KEY_LOOKUP_SECRET must differ from SVC_JWT_SECRET_KEY');
-  }
-  if (c.attestation.key_continuity_policy === 'persistent' && !c.attestation.signing_key_pem) {
-    out.push('attestation.signing_key_pem (SVC_ATTESTATION_SIGNING_KEY_PEM): required by the persistent key policy');
   }
   if (c.metrics.token && c.metrics.port === null) {
     out.push('metrics.token (SVC_METRICS_TOKEN): guards the metrics listener, so SVC_METRICS_PORT must be set too');

@@ -2,6 +2,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { Logger } from 'pino';
 import type { Config } from './config.js';
 import type { CollectionCodecs, Store } from './store/store.js';
+import type { Settings } from './settings.js';
 import type { Metrics } from './obs/metrics.js';
 import type { PluginKit } from './plugin/kit.js';
 import type { DiagnosticResult } from './verdict.js';
@@ -231,7 +232,13 @@ export interface EngineHandle {
 }
 
 export interface App {
+  /** the kernel's settings; a plugin's own are `settings()` */
   readonly config: Config;
+  /**
+   * This plugin's settings, typed and validated (defaults filled): `s` must be the declaration in
+   * its own manifest (`settings`). Reading another's throws: settings belong to their plugin.
+   */
+  settings<T>(s: Settings<T>): T;
   readonly log: Logger;
   readonly store: Store;
   readonly metrics: Metrics;
@@ -334,6 +341,13 @@ export interface PluginManifest {
    * plugins declaring one collection stop start-up
    */
   collections?: CollectionCodecs;
+  /**
+   * The plugin's settings (core/settings.ts defineSettings): where they live in the configuration
+   * and their schema fragment, which the kernel puts into the configuration schema (defaults,
+   * `x-env` names, did-you-mean for a mistyped key). Checked before `register` runs; a bad value
+   * stops start-up naming the setting. The plugin reads them with `app.settings(its declaration)`.
+   */
+  settings?: Settings<unknown>;
 }
 
 /**
@@ -352,12 +366,6 @@ export interface Plugin extends PluginManifest {
    * release after a rename
    */
   aliases?: readonly string[];
-  /**
-   * The plugin's settings: `plugin_config.<key>` (key default: the plugin's name) is checked
-   * against `schema` by the kernel before `register` runs (absent: checked as `{}`); a bad value
-   * stops start-up with a message naming the setting. The plugin applies its own defaults.
-   */
-  config?: { key?: string; schema: object };
   register(app: App): void | Promise<void>;
 }
 
@@ -369,6 +377,8 @@ export interface Plugin extends PluginManifest {
 export interface PluginRef {
   name: string;
   aliases?: readonly string[];
+  /** the plugin's settings declaration, known without loading it: a disabled plugin's settings are still checked */
+  settings?: Settings<unknown>;
   load(): Promise<Plugin>;
 }
 

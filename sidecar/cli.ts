@@ -11,7 +11,7 @@ const SOURCES: Array<{ names: string[]; load: () => Promise<Command[]> }> = [
   { names: ['init'], load: async () => [(await import('./commands/init.js')).initCommand] },
   { names: ['verify'], load: async () => [(await import('./commands/verify.js')).verifyCommand] },
   { names: ['openapi'], load: async () => [(await import('./commands/openapi.js')).openapiCommand] },
-  { names: ['audit verify'], load: async () => [(await import('../plugins/audit/index.js')).auditVerifyCommand] },
+  { names: ['audit verify'], load: async () => [(await import('../plugins/audit/index.js')).createAuditVerifyCommand((await import('./config.js')).loadServiceConfig)] },
   { names: ['attestation verify'], load: async () => [(await import('../plugins/attestation/cli.js')).attestationVerifyCommand] },
   { names: ['a2a verify-verdict'], load: async () => [(await import('../plugins/a2a/index.js')).a2aVerifyVerdictCommand] },
   { names: ['store stats'], load: async () => [(await import('./commands/store-stats.js')).storeStatsCommand] },

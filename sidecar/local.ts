@@ -3,7 +3,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Kernel } from '../core/app.js';
-import { loadConfig, type Config, type DeepPartial } from '../core/config.js';
+import { type Config, type ConfigOverrides } from '../core/config.js';
+import { loadServiceConfig } from './config.js';
 import type { PluginEntry } from '../core/types.js';
 
 /**
@@ -22,10 +23,10 @@ export interface LocalKernel {
 const pem = () => generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
 const secret = () => randomBytes(32).toString('base64url');
 
-export async function localKernel(plugins: PluginEntry[], overrides: DeepPartial<Config> = {}, o: { warmEngines?: boolean } = {}): Promise<LocalKernel> {
+export async function localKernel(plugins: PluginEntry[], overrides: ConfigOverrides = {}, o: { warmEngines?: boolean } = {}): Promise<LocalKernel> {
   const dataDir = mkdtempSync(join(tmpdir(), 'proofgate-local-'));
   try {
-    const config = loadConfig({
+    const config = loadServiceConfig({
       env: {},
       file: null,
       overrides: {
@@ -35,7 +36,7 @@ export async function localKernel(plugins: PluginEntry[], overrides: DeepPartial
         secrets: { jwt_secret_key: secret(), api_key_lookup_secret: secret(), audit_secret_key: secret() },
         a2a: { deployment_id: 'local-cli', signing_key_pem: pem() },
         ...overrides,
-      } as DeepPartial<Config>,
+      } as ConfigOverrides,
     });
     const { createApp } = await import('../core/app.js');
     const kernel = await createApp({ config, plugins, warmEngines: o.warmEngines });

@@ -141,15 +141,15 @@ export class Validator {
   }
 
   /**
-   * Start-up check of `plugin_config.<key>` against the schema a plugin declared (Plugin.config):
+   * Start-up check of a plugin's settings at `at` against the fragment it declared (Plugin.settings):
    * throws an Error naming the first invalid setting, e.g. `plugin_config.stats.max_columns must be >= 1`.
    */
-  assertPluginConfig(key: string, schema: object, value: unknown): void {
+  assertSettings(at: string, schema: object, value: unknown): void {
     // compiled on the shared instance but not registered: a setting is not part of the API (OpenAPI, client)
     const v = this.instance(is2020(schema), false).compile(schema);
     if (!v(value)) {
       const first = toFieldError((v.errors ?? [])[0], 'config');
-      throw new Error(`plugin_config.${key}${first.field.slice('/config'.length).replaceAll('/', '.')} ${first.message}`);
+      throw new Error(`${at}${first.field.slice('/config'.length).replaceAll('/', '.')} ${first.message}`);
     }
   }
 

@@ -84,6 +84,8 @@ async function loadEntry(entry: PluginEntry): Promise<Plugin> {
   if (loaded.name !== entry.name || !sameNames(loaded.aliases, entry.aliases)) {
     throw new PluginLoadError(`built-in entry ${entry.name} loaded plugin ${loaded.name} (aliases ${JSON.stringify(loaded.aliases ?? [])}): the list and the plugin disagree`);
   }
+  // the entry's declaration is what the configuration was checked against before loading
+  if (loaded.settings !== entry.settings) throw new PluginLoadError(`built-in entry ${entry.name} and its plugin declare different settings: the list and the plugin disagree`);
   return loaded;
 }
 

@@ -25,6 +25,7 @@ import { AGENT_SERVICE, type Agents } from '../agents/index.js';
 import { SERVICES as AUTH_SERVICES, type SenderOwners } from '../auth/index.js';
 import type { HeuristicFinding } from './guards/code-heuristics.js';
 import { assignedOrgs, parseBlockedPairs, parseBlocklist, parseTrustedAgents } from './trust-config.js';
+import { a2aSettings, trustList } from './settings.js';
 
 
 /**
@@ -46,7 +47,10 @@ declare module '../../core/types.js' {
 }
 
 async function register(app: App): Promise<void> {
-  const c = app.config.a2a;
+  const c = app.settings(a2aSettings);
+  // the trust entries a bootstrap file adds (sidecar/provision) join the configured ones
+  const fromFile = app.service('provision.bootstrap')?.a2a_trust ?? [];
+  if (fromFile.length) c.trusted_agents = [...trustList(c.trusted_agents), ...fromFile];
   // spec, authentication rule 6: the deployment id names the issuer DID; no id, no gateway
   if (!c.deployment_id) throw new Error('a2a.deployment_id (SVC_A2A_DEPLOYMENT_ID) is required when the a2a plugin is enabled');
   const deploymentId = c.deployment_id;
@@ -143,6 +147,7 @@ const plugin: Plugin = {
   // resolved per message, and only the code plugin's service (never its modules): the code engine
   // may be disabled in a sidecar that runs A2A
   late: ['code.analyzer'],
+  settings: a2aSettings,
   register,
 };
 export default plugin;

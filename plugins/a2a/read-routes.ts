@@ -4,6 +4,7 @@ import { isOperator } from '../auth/index.js';
 import type { DecisionLog } from './decisions.js';
 import type { PeerConfig } from './proxy/config.js';
 import type { Allowlist } from './trust-config.js';
+import { a2aSettings } from './settings.js';
 
 const S = (f: string) => `https://proofgate.dev/schemas/a2a/${f}.json`;
 
@@ -92,7 +93,7 @@ export function registerReadRoutes(app: App, d: ReadRouteDeps): void {
     schema: { response: S('trust.response') },
     handler(ctx) {
       const { orgId, operator } = caller(app, ctx);
-      const c = app.config.a2a;
+      const c = app.settings(a2aSettings);
       const mine = ownedIds(d.allowlist, orgId);
       const trusted = [...d.allowlist.values()]
         .flat()

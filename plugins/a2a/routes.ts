@@ -9,6 +9,7 @@ import type { A2AGateway } from './gateway.js';
 import type { AgentMessage } from './message.js';
 import type { A2AMetrics } from './metrics.js';
 import type { VerdictSigner } from './signer.js';
+import { a2aSettings } from './settings.js';
 
 const S = 'https://proofgate.dev/schemas/a2a';
 /** routes that cannot answer without the signing key; the 503 gate in index.ts selects on this tag */
@@ -35,7 +36,7 @@ export function registerRoutes(app: App, d: RouteDeps): void {
     authAlso: ['agentToken'],
     scope: 'verify:read',
     tags: ['a2a', SIGNING_TAG],
-    bodyLimit: app.config.a2a.max_payload_size_bytes,
+    bodyLimit: app.settings(a2aSettings).max_payload_size_bytes,
     schema: { body: `${S}/agent-message.json`, response: `${S}/verdict.response.json` },
     async handler(ctx) {
       if (!d.gateway) throw unavailable();

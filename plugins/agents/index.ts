@@ -4,6 +4,7 @@ import { Activity } from './activity.js';
 import { startActivityRetention } from './retention.js';
 import { registerAgentRoutes } from './routes.js';
 import { agentTokenAuthenticator, Agents } from './tokens.js';
+import { agentsSettings } from './settings.js';
 
 /**
  * AI agents: registration (`agent:write`), the `agentToken` authenticator (`X-Agent-Token`),
@@ -19,16 +20,9 @@ declare module '../../core/types.js' {
   }
 }
 
-/** plugin_config.agents, checked by the kernel at start-up */
-const CONFIG_SCHEMA = {
-  type: 'object',
-  additionalProperties: false,
-  properties: { activity_retention_days: { type: ['integer', 'null'], minimum: 1, maximum: 36500 } },
-};
-
 const agents: Plugin = {
   name: 'agents',
-  config: { schema: CONFIG_SCHEMA },
+  settings: agentsSettings,
   provides: [AGENT_SERVICE],
   needs: [SERVICES.keys],
   optional: [SERVICES.senderOwners],
@@ -43,7 +37,7 @@ const agents: Plugin = {
     app.service(SERVICES.senderOwners)?.addSource('agents', (id) => registry.ownerOf(id));
     app.authenticator('agentToken', agentTokenAuthenticator(registry), (ctx) => ctx.headers['x-agent-token'] !== undefined);
     registerAgentRoutes(app, { agents: registry, activity });
-    const days = (app.config.plugin_config.agents as { activity_retention_days?: number | null } | undefined)?.activity_retention_days ?? null;
+    const days = app.settings(agentsSettings).activity_retention_days ?? null;
     if (days !== null) startActivityRetention(app, days);
   },
 };

@@ -38,6 +38,7 @@ export type { StatementSigner } from './statement.js';
 /** `attestation.batch` implements the batch plugin's contract for math items (attestation required). */
 import type { BatchAttestor } from '../batch/index.js';
 import { BADGE_LINK_SERVICE, type BadgeLinkService } from './badge-url.js';
+import { attestationSettings } from './settings.js';
 
 declare module '../../core/types.js' {
   interface Services {
@@ -57,17 +58,17 @@ export interface BoundAttestationService extends AttestationService {
 
 async function keyOrNull(app: App): Promise<SigningKey | null> {
   try {
-    return await loadSigningKey(app.config.attestation, app.store, app.log);
+    return await loadSigningKey(app.settings(attestationSettings), app.store, app.log);
   } catch (err) {
     // a bad configured key stops start-up; only a crypto runtime without P-256 degrades to CRYPTO_UNAVAILABLE
-    if (err instanceof AttestationKeyError || app.config.attestation.key_continuity_policy === 'persistent') throw err;
+    if (err instanceof AttestationKeyError || app.settings(attestationSettings).key_continuity_policy === 'persistent') throw err;
     app.log.error({ event: 'attestation.crypto_unavailable', err_message: (err as Error).message }, 'no attestation key could be generated');
     return null;
   }
 }
 
 async function register(app: App): Promise<void> {
-  const cfg = app.config.attestation;
+  const cfg = app.settings(attestationSettings);
   const records = app.store.collection<AttestationRecord>(RECORDS_COLLECTION);
   const key = await keyOrNull(app);
   const retired = await loadRetiredKeys(cfg.retired_keys, { issuer: cfg.issuer, currentKid: key?.kid ?? `${cfg.issuer}#${cfg.key_name}`, currentThumbprint: key?.thumbprint, lifetimeSeconds: cfg.lifetime_seconds });
@@ -111,7 +112,7 @@ async function register(app: App): Promise<void> {
     trustGate: (diagnostic, opts) => trustGate(diagnostic, { ...opts, verify, log: app.log }),
   };
   app.provide(ATTESTATION_SERVICE, service);
-  const signer: StatementSigner | null = key ? createStatementSigner(key, keys) : null;
+  const signer: StatementSigner | null = key ? createStatementSigner(key, keys, cfg.key_continuity_policy === 'persistent') : null;
   app.provide(ATTESTATION_SIGNER_SERVICE, signer);
   const batchAttestor: BatchAttestor = {
     async gate(diagnostic, subject) {
@@ -161,6 +162,7 @@ const plugin: Plugin = {
   late: ['audit.admin', 'audit.chain'],
   // records are stored in their compact layout by the store the kernel opens
   collections: ATTESTATION_CODECS,
+  settings: attestationSettings,
   register,
 };
 export default plugin;

@@ -1,7 +1,7 @@
 import { createPrivateKey, createPublicKey, generateKeyPairSync, type KeyObject } from 'node:crypto';
 import { calculateJwkThumbprint, exportJWK, type JWK } from 'jose';
 import type { Logger } from 'pino';
-import type { Config } from '../../core/config.js';
+import type { AttestationSettings } from './settings.js';
 import type { Store } from '../../core/store/store.js';
 import { AttestationKeyError } from './errors.js';
 
@@ -58,7 +58,7 @@ function importPersistent(pem: string | null): KeyObject {
 }
 
 /** Loads or generates the signing key once at start-up; throws AttestationKeyError on a bad key. `nowMs`: the clock (tests). */
-export async function loadSigningKey(cfg: Config['attestation'], store: Store, log: Logger, nowMs: () => number = Date.now): Promise<SigningKey> {
+export async function loadSigningKey(cfg: AttestationSettings, store: Store, log: Logger, nowMs: () => number = Date.now): Promise<SigningKey> {
   const policy = cfg.key_continuity_policy as string;
   if (!KEY_POLICIES.includes(policy as KeyContinuityPolicy)) {
     throw new AttestationKeyError(`attestation.key_continuity_policy must be ephemeral or persistent (got ${JSON.stringify(policy)})`);

@@ -15,6 +15,8 @@ export interface StatementSigner {
   readonly publicJwk: Record<string, unknown>;
   /** RFC 7638 SHA-256 thumbprint of the public key: what an operator pins */
   readonly thumbprint: string;
+  /** the key is the server's identity across restarts (attestation.key_continuity_policy persistent) */
+  readonly persistent: boolean;
   sign(typ: string, payload: Record<string, unknown>): string;
   /**
    * The payload of a compact JWS of type `typ` signed (ES256) by a key this service accepts now —
@@ -24,9 +26,10 @@ export interface StatementSigner {
   verify(typ: string, jws: unknown): Promise<Record<string, unknown> | null>;
 }
 
-export function createStatementSigner(key: SigningKey, accepted: ReadonlyMap<string, KeyObject>): StatementSigner {
+export function createStatementSigner(key: SigningKey, accepted: ReadonlyMap<string, KeyObject>, persistent = false): StatementSigner {
   return {
     kid: key.kid,
+    persistent,
     publicJwk: key.publicJwk as Record<string, unknown>,
     thumbprint: key.thumbprint,
     sign(typ, payload) {

@@ -1,5 +1,5 @@
 import { existsSync, readFileSync } from 'node:fs';
-import { ConfigError, DEFAULT_CONFIG_PATH, loadConfig } from '../../core/config.js';
+import { ConfigError, DEFAULT_CONFIG_PATH, type Config, type LoadOptions } from '../../core/config.js';
 import { defineCommand, type Command } from '../../core/cli.js';
 import { existingStoreProblem, openStore } from '../../core/store/open.js';
 import { AUDIT_CODECS, AUDIT_COLLECTION } from './compact.js';
@@ -30,7 +30,11 @@ function pinsGlued(argv: string[]): string[] {
  * walks every chain with the same checks as GET /admin/compliance/verify. Exit 0 = intact,
  * 1 = broken (the first broken link is printed), 2 = cannot run (config, secret, data dir).
  */
-export const auditVerifyCommand: Command = defineCommand({
+/**
+ * `proofgate audit verify`. `loadConfig` reads the configuration as the host does (the sidecar's
+ * knows every built-in plugin's settings, so a config file that holds them is accepted here too).
+ */
+export const createAuditVerifyCommand = (loadConfig: (o: Omit<LoadOptions, 'settings'>) => Config): Command => defineCommand({
   name: 'audit verify',
   summary: 'verify the audit hash chains and checkpoints offline (exit 1 at a break or truncation)',
   usage: `proofgate audit verify [--org ID] [--pin THUMBPRINT]... [--data-dir DIR] [--config PATH]

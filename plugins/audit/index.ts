@@ -12,6 +12,7 @@ import { LiveMetaTable, registerLiveMeta } from './live-meta.js';
 import { registerAuditStateRoute } from './state-route.js';
 import { createAuditReader, type AuditReader } from './reader.js';
 import { AUDIT_CODECS } from './compact.js';
+import { auditSettings } from './settings.js';
 
 /**
  * Tamper-evident audit: one HMAC'd hash chain per organisation, appended before every verification
@@ -37,6 +38,7 @@ const plugin: Plugin = {
   // attestation.signer signs the checkpoints; the kernel runs its seal before audit's record whatever the order
   optional: ['security.events', 'attestation.signer'],
   collections: AUDIT_CODECS,
+  settings: auditSettings,
   register(app: App) {
     const secret = app.config.secrets.audit_secret_key;
     const chain = secret ? new AuditChain(app.store, secret) : null;
@@ -58,7 +60,7 @@ const plugin: Plugin = {
     if (chain) {
       // the attestation plugin registers first; its key signs the checkpoints (null: no key)
       const signer = app.service('attestation.signer') ?? null;
-      const cfg = app.config.audit;
+      const cfg = app.settings(auditSettings);
       const checkpoints = new Checkpointer(app.store, chain, signer, app.log);
       checkpoints.start(cfg.checkpoint_interval_seconds);
       if (cfg.retention_days !== null) {
@@ -70,7 +72,7 @@ const plugin: Plugin = {
         const sweep = async () => {
           // a persistent key is the server's identity across restarts: a chain may continue only
           // from a prune checkpoint of that key (or of an earlier one the operator names)
-          const anchorPins = signer && app.config.attestation.key_continuity_policy === 'persistent'
+          const anchorPins = signer?.persistent
             ? [await calculateJwkThumbprint(signer.publicJwk as JWK, 'sha256'), ...cfg.prune_anchor_keys]
             : undefined;
           await pruneAudit({ store: app.store, chain, signer, secret: secret!, log: app.log, retentionDays: days, exportDir, refused, anchorPins });
@@ -110,7 +112,7 @@ export default plugin;
 // the plugin's surface: what other plugins, the CLI and operators use (tests import modules directly)
 export { AuditChain } from './chain.js';
 export { AUDIT_SLOTS } from './slots.js';
-export { auditVerifyCommand } from './cli.js';
+export { createAuditVerifyCommand } from './cli.js';
 export { entriesToCsv, csvReply } from './csv.js';
 export { parseLogId, MalformedEntryError, type AuditEntry, type AuditFields, type AuditStatus } from './payload.js';
 export { emptyCounts, type AuditReader, type StatusCounts } from './reader.js';

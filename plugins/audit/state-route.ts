@@ -3,6 +3,7 @@ import type { App } from '../../core/types.js';
 import { CHECKPOINT_COLLECTION, checkCheckpoint, checkpointKey, type Checkpoint } from './checkpoint.js';
 import { AUDIT_COLLECTION } from './compact.js';
 import { entryKey, type AuditEntry } from './payload.js';
+import { auditSettings } from './settings.js';
 
 const S = 'https://proofgate.dev/schemas/audit';
 /** the newest checkpoints shown; older ones are the offline verifier's (proofgate audit verify) */
@@ -68,7 +69,7 @@ export function registerAuditStateRoute(app: App): void {
       const recent = (await Promise.all((await cps.list({ prefix: `${org}/`, reverse: true, limit: RECENT })).map((e) => view(e.value)))).filter((x) => x !== null);
       // a pruned chain starts right after its prune checkpoint, the anchor the verifier starts from
       const pruneAt = first !== null && first > 0 ? await cps.get(checkpointKey(org, first - 1)) : undefined;
-      const days = app.config.audit.retention_days;
+      const days = app.settings(auditSettings).retention_days;
       // resolved per request: the attestation plugin may be absent (then nothing is checkpointed)
       const signer = app.service('attestation.signer') ?? null;
       return {
@@ -81,7 +82,7 @@ export function registerAuditStateRoute(app: App): void {
           },
           checkpoints: {
             enabled: signer !== null && app.config.secrets.audit_secret_key !== null && app.config.secrets.audit_secret_key !== undefined,
-            interval_seconds: app.config.audit.checkpoint_interval_seconds,
+            interval_seconds: app.settings(auditSettings).checkpoint_interval_seconds,
             recent,
           },
           retention: {

@@ -5,6 +5,7 @@ import { BatchProblems } from './errors.js';
 import { runBatch } from './run.js';
 import type { BatchItem } from './items.js';
 import { BatchJobs, type StoredJob } from './jobs.js';
+import { batchSettings } from './settings.js';
 
 export type { BatchAttestor } from './run.js';
 export { BATCH_COLLECTIONS, BatchJobs, type StoredJob } from './jobs.js';
@@ -37,9 +38,10 @@ export function createBatchPlugin(opts: BatchOptions = {}): Plugin {
     provides: [BATCH_JOBS_SERVICE],
     // looked up per item: attestation registers after this plugin
     late: ['auth.ratelimit', 'attestation.batch', 'verifier.*'],
+    settings: batchSettings,
     register(app: App) {
       const now = opts.now ?? Date.now;
-      const jobs = new BatchJobs(app.store, app.config.batch, now);
+      const jobs = new BatchJobs(app.store, app.settings(batchSettings), now);
       app.provide(BATCH_JOBS_SERVICE, jobs);
       // besides the sweep after each new job, so an idle server also lets expired jobs go
       app.every(SWEEP_EVERY_MS, () => jobs.sweep(), { onError: (err) => app.log.warn({ err }, 'batch retention sweep failed') });

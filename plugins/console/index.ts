@@ -1,14 +1,15 @@
 import type { App, Plugin } from '../../core/types.js';
 import { HttpError, Problems } from '../../core/errors.js';
 import { CONSOLE_HEADERS, loadAssets, type Asset } from './assets.js';
+import { consoleSettings, type ConsoleSettings } from './settings.js';
 
 export { CONSOLE_CSP, CONSOLE_HEADERS } from './assets.js';
 
 const S = 'https://proofgate.dev/schemas/console';
 
 /** On unless switched off; a sidecar beside one application has no operator browsing to it by default. */
-export function consoleEnabled(c: App['config']): boolean {
-  return c.console?.enabled ?? c.mode !== 'sidecar';
+export function consoleEnabled(s: ConsoleSettings, mode: App['config']['mode']): boolean {
+  return s.enabled ?? mode !== 'sidecar';
 }
 
 /**
@@ -17,7 +18,7 @@ export function consoleEnabled(c: App['config']): boolean {
  * this plugin adds no route that reads or changes anything.
  */
 function register(app: App): void {
-  if (!consoleEnabled(app.config)) return;
+  if (!consoleEnabled(app.settings(consoleSettings), app.config.mode)) return;
   const assets = loadAssets();
   if (!assets) app.log.warn({ event: 'console.unbuilt' }, 'console enabled but dist/console/ holds no built page: run `npm run build`');
   const serve = (name: string): { status: number; headers: Record<string, string>; body: Buffer } => {
@@ -37,5 +38,5 @@ function register(app: App): void {
   });
 }
 
-const plugin: Plugin = { name: 'console', register };
+const plugin: Plugin = { name: 'console', settings: consoleSettings, register };
 export default plugin;

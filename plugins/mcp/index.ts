@@ -14,6 +14,7 @@ import { registerMcpRoutes } from './routes.js';
 import { OpenStreams, StreamRecords } from './streams.js';
 import { McpScreening } from './screening.js';
 import { McpUpstreams } from './upstream.js';
+import { mcpSettings } from './settings.js';
 
 /** the worker module's version: its checks are part of what a pin and a verdict mean */
 const MCP_ENGINE_VERSION = `pin-form-${PIN_FORM}`;
@@ -26,7 +27,7 @@ const MCP_ENGINE_VERSION = `pin-form-${PIN_FORM}`;
  * verdict key); without the key, every call is denied.
  */
 function register(app: App): void {
-  const c = app.config.mcp;
+  const c = app.settings(mcpSettings);
   const servers = parseServers(c.servers, process.env);
   const hosts = hostPolicy(c, app.config.server);
   const metrics = new McpMetrics(app.metrics);
@@ -91,6 +92,7 @@ const plugin: Plugin = {
   optional: [A2A_SIGNER_SERVICE],
   // used per request: audit registers after this plugin
   late: ['audit.chain', 'audit.admin'],
+  settings: mcpSettings,
   register,
 };
 export default plugin;

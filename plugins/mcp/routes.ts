@@ -13,6 +13,7 @@ import { relayGet, type StreamDeps } from './stream.js';
 import { registerPolicyRoutes } from './policy-routes.js';
 import { operatorOnly, serverOf } from './admin-access.js';
 import { describe } from './policy.js';
+import { mcpSettings } from './settings.js';
 
 const S = (f: string) => `https://proofgate.dev/schemas/mcp/${f}.json`;
 /** routes answering JSON or an SSE stream, as the MCP transport does */
@@ -92,7 +93,7 @@ export function registerMcpRoutes(app: App, d: McpRouteDeps): void {
     auth: 'agentToken',
     scope: 'verify:read',
     tags: ['mcp'],
-    bodyLimit: app.config.mcp.max_body_bytes,
+    bodyLimit: app.settings(mcpSettings).max_body_bytes,
     produces: MCP_MEDIA,
     schema: { params: S('server.params'), body: S('message.body') },
     handler: (ctx) => relayPost(relay, ctx, serverOf(d.servers, ctx)),

@@ -1,6 +1,7 @@
 import type { App, Plugin } from '../../core/types.js';
 import { createTranslator, providersFrom } from './translator.js';
 import type { LlmTranslator } from './types.js';
+import { llmSettings } from './settings.js';
 
 /**
  * Language-model translation (decisions §7) as the `llm.translator` service. Providers translate
@@ -24,11 +25,12 @@ export type * from './types.js';
 const plugin: Plugin = {
   name: 'providers',
   provides: [TRANSLATOR_SERVICE],
+  settings: llmSettings,
   register(app: App) {
-    const providers = providersFrom(app.config.llm);
+    const providers = providersFrom(app.settings(llmSettings));
     const calls = app.metrics.counter('svc_llm_translations_total', 'Language-model translations by provider, target and outcome', ['provider', 'target', 'outcome']);
     const seconds = app.metrics.histogram('svc_llm_translation_seconds', 'Language-model translation latency', ['provider', 'target'], [0.001, 0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30]);
-    const translator = createTranslator(providers, app.config.llm.provider, {
+    const translator = createTranslator(providers, app.settings(llmSettings).provider, {
       observe(provider, target, outcome, s) {
         calls.inc({ provider, target, outcome });
         seconds.observe({ provider, target }, s);

@@ -1,4 +1,4 @@
-import type { Config } from '../../core/config.js';
+import type { LlmSettings } from './settings.js';
 import { ANTHROPIC_DEFAULT_BASE_URL, ANTHROPIC_PROVIDER, anthropicProvider } from './anthropic.js';
 import { LOCAL_PROVIDER, localProvider } from './local.js';
 import { OPENAI_DEFAULT_BASE_URL, OPENAI_PROVIDER, openAiProvider } from './openai.js';
@@ -25,7 +25,7 @@ function checkUrl(name: string, url: string): string {
  * base URL or an API key is set (a local vLLM/Ollama needs no key); `anthropic` when a key and a
  * model are set. A half-configured provider is simply absent, and asking for it is an error.
  */
-export function providersFrom(llm: Config['llm']): Map<string, Provider> {
+export function providersFrom(llm: LlmSettings): Map<string, Provider> {
   const out = new Map<string, Provider>([[LOCAL_PROVIDER, localProvider]]);
   const timeoutMs = llm.timeout_ms ?? 30_000;
   if (set(llm.openai_model) && (set(llm.openai_base_url) || set(llm.openai_api_key))) {

@@ -2,7 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { hmacSha256Hex } from '../../core/json/canonical.js';
 import { defineCommand, type Command } from '../../core/cli.js';
-import { ConfigError, DEFAULT_CONFIG_PATH, loadConfig } from '../../core/config.js';
+import { ConfigError, DEFAULT_CONFIG_PATH } from '../../core/config.js';
+import { loadServiceConfig } from '../config.js';
 import { DEFAULT_SCOPES, newId } from '../../plugins/auth/index.js';
 import { keyEntryProblems } from '../provision/file.js';
 
@@ -54,7 +55,7 @@ entry under an organisation's api_keys in SVC_BOOTSTRAP_FILE.
     const file = values.config ?? process.env.SVC_CONFIG ?? (existsSync(DEFAULT_CONFIG_PATH) ? DEFAULT_CONFIG_PATH : null);
     let secret: string | null;
     try {
-      secret = loadConfig({ file }).secrets.api_key_lookup_secret;
+      secret = loadServiceConfig({ file }).secrets.api_key_lookup_secret;
     } catch (err) {
       // only the lookup secret is needed here: other settings may be missing on an operator's machine
       secret = process.env.SVC_API_KEY_LOOKUP_SECRET ?? null;

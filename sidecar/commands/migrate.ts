@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
-import { ConfigError, DEFAULT_CONFIG_PATH, loadConfig } from '../../core/config.js';
+import { ConfigError, DEFAULT_CONFIG_PATH } from '../../core/config.js';
+import { loadServiceConfig } from '../config.js';
 import { defineCommand, type Command } from '../../core/cli.js';
 import { LmdbStore } from '../../core/store/lmdb.js';
 import { existingStoreProblem } from '../../core/store/open.js';
@@ -38,7 +39,7 @@ failed, 2 = cannot run.`,
     const file = values.config ?? process.env.SVC_CONFIG ?? (existsSync(DEFAULT_CONFIG_PATH) ? DEFAULT_CONFIG_PATH : null);
     let config;
     try {
-      config = loadConfig({ file, overrides: values['data-dir'] ? { data_dir: values['data-dir'] } : undefined });
+      config = loadServiceConfig({ file, overrides: values['data-dir'] ? { data_dir: values['data-dir'] } : undefined });
     } catch (err) {
       return fail(2, err instanceof ConfigError ? err.message : (err as Error).message);
     }

@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import { defineCommand, type Command } from '../../core/cli.js';
-import { ConfigError, DEFAULT_CONFIG_PATH, loadConfig, type Config } from '../../core/config.js';
+import { ConfigError, DEFAULT_CONFIG_PATH, type Config } from '../../core/config.js';
+import { loadServiceConfig } from '../config.js';
 import { LmdbStore } from '../../core/store/lmdb.js';
 import { existingStoreProblem } from '../../core/store/open.js';
 import type { Role } from '../../core/types.js';
@@ -21,7 +22,7 @@ async function withOrgs(name: string, values: { 'data-dir'?: string; config?: st
   const file = values.config ?? process.env.SVC_CONFIG ?? (existsSync(DEFAULT_CONFIG_PATH) ? DEFAULT_CONFIG_PATH : null);
   let config: Config;
   try {
-    config = loadConfig({ file, overrides: values['data-dir'] ? { data_dir: values['data-dir'] } : undefined });
+    config = loadServiceConfig({ file, overrides: values['data-dir'] ? { data_dir: values['data-dir'] } : undefined });
   } catch (err) {
     console.error(`proofgate ${name}: ${err instanceof ConfigError ? err.message : (err as Error).message}`);
     return 2;

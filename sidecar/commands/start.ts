@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
-import { ConfigError, DEFAULT_CONFIG_PATH, loadConfig } from '../../core/config.js';
+import { ConfigError, DEFAULT_CONFIG_PATH } from '../../core/config.js';
+import { loadServiceConfig } from '../config.js';
 import { createLogger } from '../../core/obs/log.js';
 import { isLmdbCommitEcho } from '../../core/store/lmdb-health.js';
 import { listenEarly } from '../bootstrap.js';
@@ -27,7 +28,7 @@ SIGTERM/SIGINT: stop accepting, finish in-flight requests, close the store; a se
     }
     let config;
     try {
-      config = loadConfig({ file });
+      config = loadServiceConfig({ file });
     } catch (err) {
       if (err instanceof ConfigError) {
         console.error(`proofgate: cannot start: ${err.message}`);

@@ -1,7 +1,8 @@
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { defineCommand, type Command } from '../../core/cli.js';
-import { ConfigError, DEFAULT_CONFIG_PATH, loadConfig } from '../../core/config.js';
+import { ConfigError, DEFAULT_CONFIG_PATH } from '../../core/config.js';
+import { loadServiceConfig } from '../config.js';
 import { LmdbStore } from '../../core/store/lmdb.js';
 import { existingStoreProblem } from '../../core/store/open.js';
 
@@ -26,7 +27,7 @@ for reuse). Exits 2 when it cannot run.
     if (!dataDir) {
       const file = values.config ?? process.env.SVC_CONFIG ?? (existsSync(DEFAULT_CONFIG_PATH) ? DEFAULT_CONFIG_PATH : null);
       try {
-        dataDir = loadConfig({ file }).data_dir;
+        dataDir = loadServiceConfig({ file }).data_dir;
       } catch (err) {
         console.error(`proofgate store stats: ${err instanceof ConfigError ? err.message : (err as Error).message}`);
         return 2;

@@ -14,9 +14,9 @@ declare module '../../core/types.js' {
 
 /**
  * The bootstrap file is applied in two steps, as two plugins of the built-in list:
- * - `provision-config`, first: reads and validates the file (any problem stops start-up) and adds
- *   its plans and A2A trust entries to the configuration the auth and a2a plugins read when they
- *   register — those are settings, owned by the plugins that read them;
+ * - `provision-config`, first: reads and validates the file (any problem stops start-up), adds its
+ *   plans to the kernel's limits and provides the file: the a2a plugin, which owns its settings,
+ *   adds the file's trust entries to its own as it registers;
  * - `provision`, last: writes organisations, users, API keys and agents through the auth and agents
  *   plugins' exported APIs, before the server accepts a request.
  * Applied at every start: create or update by id, never a duplicate; nothing the file does not
@@ -33,7 +33,6 @@ export function createProvisioning(o: { env?: NodeJS.ProcessEnv } = {}): { confi
       const b = loadBootstrap(path, { mode: app.config.mode, env: env() });
       app.provide(FILE_SERVICE, b);
       if (b.plans) app.config.limits.plans = { ...app.config.limits.plans, ...b.plans };
-      if (b.a2a_trust?.length) app.config.a2a.trusted_agents = [...currentTrust(app.config.a2a.trusted_agents), ...b.a2a_trust];
     },
   };
   const data: Plugin = {
@@ -49,20 +48,6 @@ export function createProvisioning(o: { env?: NodeJS.ProcessEnv } = {}): { confi
     },
   };
   return { config, data };
-}
-
-/** a2a.trusted_agents as a list, whichever form the operator wrote it in. */
-function currentTrust(v: string | unknown[]): unknown[] {
-  if (Array.isArray(v)) return v;
-  const text = (v ?? '').trim();
-  if (text.startsWith('[')) {
-    try {
-      return JSON.parse(text) as unknown[];
-    } catch {
-      throw new Error('a2a.trusted_agents (SVC_A2A_TRUSTED_AGENTS): starts with [ but is not valid JSON');
-    }
-  }
-  return text === '' ? [] : text.split(',').map((s) => s.trim()).filter(Boolean);
 }
 
 function need<K extends ServiceKey>(app: App, name: K, why: string): NonNullable<Services[K]> {

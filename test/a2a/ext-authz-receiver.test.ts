@@ -4,7 +4,7 @@ import a2a from '../../plugins/a2a/index.js';
 import agents from '../../plugins/agents/index.js';
 import auth from '../../plugins/auth/index.js';
 import health from '../../plugins/health/index.js';
-import type { Config, DeepPartial } from '../../core/config.js';
+import type { Config, ConfigOverrides } from '../../core/config.js';
 import { startServer } from '../helpers/server.js';
 import { createKey, signup } from '../helpers/tenancy.js';
 import { KEY_PEM } from '../helpers/a2a.js';
@@ -42,7 +42,7 @@ t.test('x-a2a-receiver cannot point the check at another receiver than the Host'
           west: 'http://pair.mesh:7002/',
         },
       },
-    } as DeepPartial<Config>,
+    } as ConfigOverrides,
   });
   t.teardown(() => s.close());
   const acct = await signup(s);

@@ -6,6 +6,7 @@ import a2a from '../../plugins/a2a/index.js';
 import { KEY_PEM, message } from '../helpers/a2a.js';
 import { startServer } from '../helpers/server.js';
 import type { Config } from '../../core/config.js';
+import type { A2aSettings } from '../../plugins/a2a/settings.js';
 
 /**
  * GET /a2a/metrics answers with the caller's organisation's counts: on a shared deployment the
@@ -31,7 +32,7 @@ const twoOrgs: Plugin = {
 t.test("an organisation's A2A metrics count its own intercepts only", async (t) => {
   const s = await startServer({
     plugins: [twoOrgs, health, a2a],
-    config: { a2a: { deployment_id: 'metrics-scope', signing_key_pem: KEY_PEM, default_allow: true, sender_auth: 'off' } as Config['a2a'] },
+    config: { a2a: { deployment_id: 'metrics-scope', signing_key_pem: KEY_PEM, default_allow: true, sender_auth: 'off' } as A2aSettings },
   });
   t.teardown(() => s.close());
   const as = (apiKey: string) => ({ apiKey });

@@ -12,7 +12,7 @@ import a2a from '../../plugins/a2a/index.js';
 import agents from '../../plugins/agents/index.js';
 import auth from '../../plugins/auth/index.js';
 import health from '../../plugins/health/index.js';
-import type { Config, DeepPartial } from '../../core/config.js';
+import type { Config, ConfigOverrides } from '../../core/config.js';
 
 /**
  * Issue 38, item 5: the cards the sidecar serves are signed with its A2A key, and name where to
@@ -77,7 +77,7 @@ t.test('public_url set: the cards name it, on any bind and whatever the Host say
       server: { host: '0.0.0.0', public_url: 'https://sidecar.example/' },
       auth: { anonymous_rate_per_minute: 1000 },
       a2a: { deployment_id: 'sidecar-a', signing_key_pem: KEY_PEM, default_allow: true, peers: { ledger: `${peer.url}/rpc` }, inbound: { target: `${peer.url}/rpc`, agent_id: 'books' } },
-    } as DeepPartial<Config>,
+    } as ConfigOverrides,
   });
   t.teardown(() => s.close());
   const me = await agentToken(s);
@@ -97,7 +97,7 @@ t.test('a wildcard bind without public_url serves no card (503), and still proxi
       server: { host: '0.0.0.0' },
       auth: { anonymous_rate_per_minute: 1000 },
       a2a: { deployment_id: 'sidecar-a', signing_key_pem: KEY_PEM, default_allow: true, peers: { ledger: `${peer.url}/rpc` }, inbound: { target: `${peer.url}/rpc`, agent_id: 'books' } },
-    } as DeepPartial<Config>,
+    } as ConfigOverrides,
   });
   t.teardown(() => s.close());
   const base = s.url.replace('0.0.0.0', '127.0.0.1');

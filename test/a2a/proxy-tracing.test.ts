@@ -3,7 +3,7 @@ import a2a from '../../plugins/a2a/index.js';
 import agents from '../../plugins/agents/index.js';
 import auth from '../../plugins/auth/index.js';
 import health from '../../plugins/health/index.js';
-import type { Config, DeepPartial } from '../../core/config.js';
+import type { Config, ConfigOverrides } from '../../core/config.js';
 import { KEY_PEM } from '../helpers/a2a.js';
 import { data, sdkClient, startPeer, userMessage } from '../helpers/a2a-peer.js';
 import { agentToken } from '../helpers/a2a-proxy.js';
@@ -30,7 +30,7 @@ t.test('the peer receives the caller’s trace id from the proxy’s client span
       auth: { anonymous_rate_per_minute: 1000 },
       a2a: { deployment_id: 'sidecar-a', signing_key_pem: KEY_PEM, default_allow: true, proxy: { timeout_ms: 3000, connect_timeout_ms: 1000 }, peers: { ledger: { url: `${peer.url}/rpc`, jwks_url: peer.jwksUrl } } },
       tracing: { otlp_endpoint: otlp.endpoint },
-    } as DeepPartial<Config>,
+    } as ConfigOverrides,
   });
   t.teardown(() => s.close());
   const me = await agentToken(s);

@@ -5,11 +5,13 @@ import a2a from '../../plugins/a2a/index.js';
 import agents from '../../plugins/agents/index.js';
 import auth from '../../plugins/auth/index.js';
 import health from '../../plugins/health/index.js';
-import type { Config, DeepPartial } from '../../core/config.js';
-import { loadConfig } from '../../core/config.js';
+import type { Config, ConfigOverrides } from '../../core/config.js';
+import { loadServiceConfig } from '../../sidecar/config.js';
 import { startServer, TEST_SECRETS, type TestServer } from '../helpers/server.js';
 import { bearer, createKey, registerAgent, signup } from '../helpers/tenancy.js';
 import { decodeJwt, invoice, KEY_PEM, message, verifyWithJwk } from '../helpers/a2a.js';
+import { settingsIn } from '../../core/settings.js';
+import { a2aSettings } from '../../plugins/a2a/settings.js';
 
 /**
  * Issue 12 item 2: a sender id is believed only when authenticated: a key bound to it, its own
@@ -53,7 +55,7 @@ async function start(a2aOver: Record<string, unknown> = {}): Promise<TestServer>
         trusted_agents: JSON.stringify([{ agent_id: 'trusted-signer', jwk: pubJwk(TRUSTED_SIGNER) }]),
         ...a2aOver,
       },
-    } as DeepPartial<Config>,
+    } as ConfigOverrides,
   });
 }
 
@@ -204,8 +206,8 @@ t.test('token buckets are per organisation: one tenant cannot drain another', as
 });
 
 t.test('SVC_A2A_SENDER_AUTH=off restores claim-only mode', async (t) => {
-  t.equal(loadConfig({ env: { SVC_A2A_SENDER_AUTH: 'off' }, file: null, overrides: { secrets: TEST_SECRETS } }).a2a.sender_auth, 'off');
-  t.equal(loadConfig({ env: {}, file: null, overrides: { secrets: TEST_SECRETS } }).a2a.sender_auth, 'on', 'on by default');
+  t.equal(settingsIn(loadServiceConfig({ env: { SVC_A2A_SENDER_AUTH: 'off' }, file: null, overrides: { secrets: TEST_SECRETS } }), a2aSettings).sender_auth, 'off');
+  t.equal(settingsIn(loadServiceConfig({ env: {}, file: null, overrides: { secrets: TEST_SECRETS } }), a2aSettings).sender_auth, 'on', 'on by default');
   const s = await start({ sender_auth: 'off' });
   t.teardown(() => s.close());
   const a = await org(s);

@@ -4,7 +4,7 @@ import a2a from '../../plugins/a2a/index.js';
 import agents from '../../plugins/agents/index.js';
 import auth from '../../plugins/auth/index.js';
 import health from '../../plugins/health/index.js';
-import type { Config, DeepPartial } from '../../core/config.js';
+import type { Config, ConfigOverrides } from '../../core/config.js';
 import { createTestDatabase, freshSchema, pgUnavailable } from '../helpers/pg.js';
 import { startServer, type TestServer } from '../helpers/server.js';
 import { bearer, createKey, registerAgent, signup } from '../helpers/tenancy.js';
@@ -30,7 +30,7 @@ async function run() {
       config: {
         auth: { anonymous_rate_per_minute: 1000 },
         a2a: { deployment_id: 'ownership-pg', signing_key_pem: KEY_PEM, default_allow: true },
-      } as DeepPartial<Config>,
+      } as ConfigOverrides,
       store: () => new PgStore({ url: db.url, schema }),
     });
   const A: TestServer = await replica();

@@ -7,7 +7,7 @@ import agents from '../../plugins/agents/index.js';
 import { createAuthPlugin, hashPassword, KEY_COLLECTIONS, type ApiKeyRecord } from '../../plugins/auth/index.js';
 import health from '../../plugins/health/index.js';
 import { createProvisioning } from '../../sidecar/provision/plugin.js';
-import type { Config, DeepPartial } from '../../core/config.js';
+import type { Config, ConfigOverrides } from '../../core/config.js';
 import { startServer, type TestServer } from '../helpers/server.js';
 import { bearer, createKey, registerAgent, signup } from '../helpers/tenancy.js';
 import { decodeJwt, invoice, KEY_PEM, message } from '../helpers/a2a.js';
@@ -63,7 +63,7 @@ function start(file: string, a2aOver: Record<string, unknown> = {}): Promise<Tes
       auth: { anonymous_rate_per_minute: 1000 },
       // deny by default: agent-a and ledger-bot pass only because they are allowlisted
       a2a: { deployment_id: 'ownership', signing_key_pem: KEY_PEM, default_allow: false, trusted_agents: 'receiver-b', ...a2aOver },
-    } as DeepPartial<Config>,
+    } as ConfigOverrides,
   });
 }
 

@@ -1,7 +1,7 @@
 import { generateKeyPairSync } from 'node:crypto';
 import t from 'tap';
 import { pino } from 'pino';
-import { loadConfig } from '../../core/config.js';
+import { loadServiceConfig } from '../../sidecar/config.js';
 import { AttestationKeyError } from '../../plugins/attestation/errors.js';
 import { loadSigningKey } from '../../plugins/attestation/keys.js';
 import { TEST_SECRETS } from '../helpers/server.js';
@@ -63,10 +63,10 @@ t.test('persistent: wrong key type or curve, or an unreadable PEM, is a start-up
 
 t.test('any other policy is a configuration error', async (t) => {
   t.throws(
-    () => loadConfig({ env: { SVC_ATTESTATION_KEY_CONTINUITY_POLICY: 'rotating' }, file: null, overrides: { secrets: TEST_SECRETS } }),
+    () => loadServiceConfig({ env: { SVC_ATTESTATION_KEY_CONTINUITY_POLICY: 'rotating' }, file: null, overrides: { secrets: TEST_SECRETS } }),
     { message: /key_continuity_policy.*allowed values/ },
   );
-  t.throws(() => loadConfig({ env: { SVC_ATTESTATION_KEY_CONTINUITY_POLICY: 'persistent' }, file: null, overrides: { secrets: TEST_SECRETS } }), { message: /signing_key_pem.*required/ }, 'persistent needs a PEM');
+  t.throws(() => loadServiceConfig({ env: { SVC_ATTESTATION_KEY_CONTINUITY_POLICY: 'persistent' }, file: null, overrides: { secrets: TEST_SECRETS } }), { message: /signing_key_pem.*required/ }, 'persistent needs a PEM');
   await t.rejects(
     loadSigningKey({ ...attestationConfig(), key_continuity_policy: 'rotating' as 'ephemeral' }, memoryStore(), pino({ level: 'silent' })),
     AttestationKeyError,

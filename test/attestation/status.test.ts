@@ -6,6 +6,7 @@ import { P256_PEM } from '../helpers/attestation/fixtures.js';
 import { claimsFor, recordFor } from '../helpers/attestation/forge.js';
 import { startHarness, type Harness } from '../helpers/attestation/harness.js';
 import { tempDir } from '../helpers/temp-dir.js';
+import type { ConfigOverrides } from '../../core/config.js';
 
 /**
  * The status of a stored attestation (GET /attestation/{id}, its badge) may say VALID only while
@@ -26,7 +27,7 @@ const verifies = async (h: Harness, token: string) => (await h.request('POST', '
 const badgeText = async (h: Harness, id: string) => (await h.request('GET', (await h.request('POST', `/attestation/${id}/badge-url`)).body.path, { key: null })).text;
 
 /** Issues in one process, restarts on the same store with `next`, and hands both the second process. */
-async function acrossRestart(t: Test, first: object, next: object) {
+async function acrossRestart(t: Test, first: ConfigOverrides, next: ConfigOverrides) {
   const dir = tempDir(t, 'proofgate-status-');
   const h1 = await startHarness({ config: first, dataDir: dir, plugins: [badges] });
   const kept = await issue(h1, '1+1=2');

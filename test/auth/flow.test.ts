@@ -1,6 +1,6 @@
 import t from 'tap';
 import { decodeJwt, SignJWT } from 'jose';
-import { loadConfig } from '../../core/config.js';
+import { loadServiceConfig } from '../../sidecar/config.js';
 import { hmacSha256Hex } from '../../core/json/canonical.js';
 import { startServer, TEST_SECRETS, builtinsWithoutEngines } from '../helpers/server.js';
 import { grantableScopes } from '../../plugins/auth/routes.js';
@@ -176,11 +176,11 @@ t.test('privileged scopes only for owners and admins', async (t) => {
 
 t.test('start-up refuses a missing lookup secret or one equal to the JWT secret', async (t) => {
   const base = { log_level: 'SILENT' as const, secrets: { ...TEST_SECRETS } };
-  t.ok(loadConfig({ env: {}, file: null, overrides: base }));
-  t.throws(() => loadConfig({ env: {}, file: null, overrides: { ...base, secrets: { ...TEST_SECRETS, api_key_lookup_secret: null } } }), /SVC_API_KEY_LOOKUP_SECRET\): required/);
+  t.ok(loadServiceConfig({ env: {}, file: null, overrides: base }));
+  t.throws(() => loadServiceConfig({ env: {}, file: null, overrides: { ...base, secrets: { ...TEST_SECRETS, api_key_lookup_secret: null } } }), /SVC_API_KEY_LOOKUP_SECRET\): required/);
   t.throws(
-    () => loadConfig({ env: {}, file: null, overrides: { ...base, secrets: { ...TEST_SECRETS, api_key_lookup_secret: TEST_SECRETS.jwt_secret_key } } }),
+    () => loadServiceConfig({ env: {}, file: null, overrides: { ...base, secrets: { ...TEST_SECRETS, api_key_lookup_secret: TEST_SECRETS.jwt_secret_key } } }),
     /must differ/,
   );
-  t.throws(() => loadConfig({ env: { SVC_API_KEY_LOOKUP_SECRET: TEST_SECRETS.jwt_secret_key, SVC_JWT_SECRET_KEY: TEST_SECRETS.jwt_secret_key }, file: null }), /must differ/);
+  t.throws(() => loadServiceConfig({ env: { SVC_API_KEY_LOOKUP_SECRET: TEST_SECRETS.jwt_secret_key, SVC_JWT_SECRET_KEY: TEST_SECRETS.jwt_secret_key }, file: null }), /must differ/);
 });

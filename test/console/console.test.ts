@@ -14,11 +14,14 @@ import consolePlugin, { CONSOLE_CSP, consoleEnabled } from '../../plugins/consol
 import { loadAssets } from '../../plugins/console/assets.js';
 import { tempDir } from '../helpers/temp-dir.js';
 import { writeFileSync } from 'node:fs';
-import { loadConfig } from '../../core/config.js';
+import { loadServiceConfig } from '../../sidecar/config.js';
 import { startServer, TEST_SECRETS } from '../helpers/server.js';
 import { bearer, registerAgent, signup, createKey } from '../helpers/tenancy.js';
 import { launchBrowser, screenshotDir, seriousViolations } from '../helpers/browser.js';
 import { connectClient, startUpstream } from '../mcp/fixtures.js';
+import { settingsIn } from '../../core/settings.js';
+import { consoleSettings } from '../../plugins/console/settings.js';
+import type { Config } from '../../core/config.js';
 
 /**
  * Issue 41 in a real browser: the console is served by the sidecar, signs in with an existing
@@ -65,11 +68,12 @@ async function signIn(page: Page, email: string): Promise<void> {
 }
 
 t.test('the switch: on in server mode, off in sidecar mode, SVC_CONSOLE_ENABLED overrides either', async (t) => {
-  const cfg = (env: Record<string, string>) => loadConfig({ env: { SVC_JWT_SECRET_KEY: TEST_SECRETS.jwt_secret_key, SVC_API_KEY_LOOKUP_SECRET: TEST_SECRETS.api_key_lookup_secret, ...env }, file: null });
-  t.equal(consoleEnabled(cfg({})), true, 'server mode');
-  t.equal(consoleEnabled(cfg({ SVC_MODE: 'sidecar', SVC_BOOTSTRAP_FILE: '/nonexistent.json' })), false, 'sidecar mode');
-  t.equal(consoleEnabled(cfg({ SVC_MODE: 'sidecar', SVC_BOOTSTRAP_FILE: '/nonexistent.json', SVC_CONSOLE_ENABLED: 'true' })), true);
-  t.equal(consoleEnabled(cfg({ SVC_CONSOLE_ENABLED: 'false' })), false);
+  const enabled = (c: Config) => consoleEnabled(settingsIn(c, consoleSettings), c.mode);
+  const cfg = (env: Record<string, string>) => loadServiceConfig({ env: { SVC_JWT_SECRET_KEY: TEST_SECRETS.jwt_secret_key, SVC_API_KEY_LOOKUP_SECRET: TEST_SECRETS.api_key_lookup_secret, ...env }, file: null });
+  t.equal(enabled(cfg({})), true, 'server mode');
+  t.equal(enabled(cfg({ SVC_MODE: 'sidecar', SVC_BOOTSTRAP_FILE: '/nonexistent.json' })), false, 'sidecar mode');
+  t.equal(enabled(cfg({ SVC_MODE: 'sidecar', SVC_BOOTSTRAP_FILE: '/nonexistent.json', SVC_CONSOLE_ENABLED: 'true' })), true);
+  t.equal(enabled(cfg({ SVC_CONSOLE_ENABLED: 'false' })), false);
   const off = await startServer({ plugins: [health, consolePlugin], config: { console: { enabled: false } }, warmEngines: false });
   t.teardown(() => off.close());
   t.equal((await off.request('GET', '/console/')).status, 404, 'switched off: nothing served');

@@ -1,6 +1,7 @@
 import t, { type Test } from 'tap';
 import type { AddressInfo } from 'node:net';
-import { loadConfig, type Config, type DeepPartial } from '../../core/config.js';
+import { type Config, type ConfigOverrides } from '../../core/config.js';
+import { loadServiceConfig } from '../../sidecar/config.js';
 import { createApp } from '../../core/app.js';
 import { listenEarly } from '../../sidecar/bootstrap.js';
 import health from '../../plugins/health/index.js';
@@ -8,10 +9,10 @@ import { sendRequest, TEST_SECRETS } from '../helpers/server.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
 function config(t: Test): Config {
-  return loadConfig({
+  return loadServiceConfig({
     env: {},
     file: null,
-    overrides: { log_level: 'SILENT', data_dir: tempDir(t, 'pg-boot-'), server: { port: 0, host: '127.0.0.1' }, secrets: TEST_SECRETS } as DeepPartial<Config>,
+    overrides: { log_level: 'SILENT', data_dir: tempDir(t, 'pg-boot-'), server: { port: 0, host: '127.0.0.1' }, secrets: TEST_SECRETS } as ConfigOverrides,
   });
 }
 

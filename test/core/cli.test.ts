@@ -1,4 +1,5 @@
 import t from 'tap';
+import { loadServiceConfig } from '../../sidecar/config.js';
 import { spawnSync } from 'node:child_process';
 import { readFileSync, statSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
@@ -37,7 +38,7 @@ async function commands(): Promise<Command[]> {
     init.initCommand,
     verify.verifyCommand,
     openapi.openapiCommand,
-    audit.auditVerifyCommand,
+    audit.createAuditVerifyCommand(loadServiceConfig),
     attestation.attestationVerifyCommand,
     a2a.a2aVerifyVerdictCommand,
     store.storeStatsCommand,

@@ -1,6 +1,7 @@
 import t from 'tap';
 import type { AddressInfo } from 'node:net';
-import { loadConfig, type Config, type DeepPartial } from '../../core/config.js';
+import { type Config, type ConfigOverrides } from '../../core/config.js';
+import { loadServiceConfig } from '../../sidecar/config.js';
 import { listenEarly } from '../../sidecar/bootstrap.js';
 import { startServer, TEST_SECRETS } from '../helpers/server.js';
 import { probePlugin } from '../helpers/probe-plugin.js';
@@ -55,10 +56,10 @@ t.test('a client that never finishes its headers gets 408 within about a second 
 });
 
 t.test('the early listener answers the same way before the kernel takes over', async (t) => {
-  const config: Config = loadConfig({
+  const config: Config = loadServiceConfig({
     env: {},
     file: null,
-    overrides: { log_level: 'SILENT', data_dir: tempDir(t, 'pg-boot-'), server: { port: 0, host: '127.0.0.1' }, secrets: TEST_SECRETS } as DeepPartial<Config>,
+    overrides: { log_level: 'SILENT', data_dir: tempDir(t, 'pg-boot-'), server: { port: 0, host: '127.0.0.1' }, secrets: TEST_SECRETS } as ConfigOverrides,
   });
   const server = await listenEarly(config);
   t.teardown(() => server.close());

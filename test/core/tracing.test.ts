@@ -13,7 +13,7 @@ import { waitFor } from '../helpers/wait.js';
 import { spanAttr, startOtlpReceiver } from '../helpers/otlp.js';
 import { connectClient, startUpstream } from '../mcp/fixtures.js';
 import { otlpTracesUrl } from '../../core/obs/tracing.js';
-import { loadConfig } from '../../core/config.js';
+import { loadServiceConfig } from '../../sidecar/config.js';
 
 /**
  * Tracing through the public surface: an in-process OTLP/HTTP receiver (the exporter posts JSON)
@@ -29,7 +29,7 @@ const PARENT = '00f067aa0ba902b7';
 const spansOf = (traceId: string) => received.filter((s) => s.traceId === traceId);
 
 t.test('the endpoint: the config, else the standard variables; off when neither is set', async (t) => {
-  const cfg = (env: NodeJS.ProcessEnv) => loadConfig({ env, file: null, overrides: { secrets: { api_key_lookup_secret: 'a'.repeat(43), jwt_secret_key: 'b'.repeat(43) } } as never });
+  const cfg = (env: NodeJS.ProcessEnv) => loadServiceConfig({ env, file: null, overrides: { secrets: { api_key_lookup_secret: 'a'.repeat(43), jwt_secret_key: 'b'.repeat(43) } } as never });
   t.equal(otlpTracesUrl(cfg({}), {}), null, 'off by default');
   t.equal(otlpTracesUrl(cfg({ SVC_OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:4318/' }), {}), 'http://c:4318/v1/traces');
   t.equal(otlpTracesUrl(cfg({}), { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:4318' }), 'http://c:4318/v1/traces');

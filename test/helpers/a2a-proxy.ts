@@ -2,7 +2,7 @@ import a2a from '../../plugins/a2a/index.js';
 import agents from '../../plugins/agents/index.js';
 import auth from '../../plugins/auth/index.js';
 import health from '../../plugins/health/index.js';
-import type { Config, DeepPartial } from '../../core/config.js';
+import type { Config, ConfigOverrides } from '../../core/config.js';
 import type { Store } from '../../core/store/store.js';
 import { startServer, type TestServer } from './server.js';
 import { createKey, signup } from './tenancy.js';
@@ -16,7 +16,7 @@ export function proxySidecar(a2aOver: Record<string, unknown>, key = KEY_PEM, de
     config: {
       auth: { anonymous_rate_per_minute: 1000 },
       a2a: { deployment_id: deployment, signing_key_pem: key, default_allow: true, proxy: { timeout_ms: 3000, connect_timeout_ms: 1000 }, ...a2aOver },
-    } as DeepPartial<Config>,
+    } as ConfigOverrides,
   });
 }
 

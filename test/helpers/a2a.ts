@@ -2,9 +2,11 @@ import { createPublicKey, generateKeyPairSync, verify as cryptoVerify } from 'no
 import a2a from '../../plugins/a2a/index.js';
 import health from '../../plugins/health/index.js';
 import code from '../../plugins/engines/code/index.js';
-import type { Config, DeepPartial } from '../../core/config.js';
+import type { Config, ConfigOverrides } from '../../core/config.js';
 import type { Plugin } from '../../core/types.js';
 import { startServer, testAuthPlugin, TEST_API_KEY, type TestServer } from './server.js';
+import type { DeepPartial } from '../../core/config.js';
+import type { A2aSettings } from '../../plugins/a2a/settings.js';
 
 /** Test keys are made here, by the test: the server itself never generates its A2A key. */
 export function p256Pem(): string {
@@ -19,17 +21,17 @@ export function rsaPem(): string {
 
 export const KEY_PEM = p256Pem();
 
-export type A2AConfig = DeepPartial<Config['a2a']>;
+export type A2AConfig = DeepPartial<A2aSettings>;
 
 /** A gateway with the code plugin beside it (code_guard parses through its `code.analyzer`); `withCode: false` leaves it out. */
-export async function startA2A(a2aConfig: A2AConfig = {}, extra: Plugin[] = [], config: DeepPartial<Config> = {}, opts: { withCode?: boolean } = {}): Promise<TestServer> {
+export async function startA2A(a2aConfig: A2AConfig = {}, extra: Plugin[] = [], config: ConfigOverrides = {}, opts: { withCode?: boolean } = {}): Promise<TestServer> {
   return startServer({
     plugins: [testAuthPlugin(['verify:read']), health, a2a, ...(opts.withCode === false ? [] : [code]), ...extra],
     config: {
       ...config,
       // claim-only by default: these servers test the boundary and the guards; the sender-auth tests
       // (test/a2a/sender-auth.test.ts) turn it on
-      a2a: { deployment_id: 'test-deploy', signing_key_pem: KEY_PEM, default_allow: true, sender_auth: 'off', ...a2aConfig } as Config['a2a'],
+      a2a: { deployment_id: 'test-deploy', signing_key_pem: KEY_PEM, default_allow: true, sender_auth: 'off', ...a2aConfig } as A2aSettings,
     },
   });
 }
@@ -38,7 +40,7 @@ export async function startA2A(a2aConfig: A2AConfig = {}, extra: Plugin[] = [], 
  * The gateway alone, for tests that send no code payload: without the code plugin, no tree-sitter
  * warm-up runs in a worker beside the test (code_guard then fails closed, which they never reach).
  */
-export function startA2AWithoutCode(a2aConfig: A2AConfig = {}, extra: Plugin[] = [], config: DeepPartial<Config> = {}): Promise<TestServer> {
+export function startA2AWithoutCode(a2aConfig: A2AConfig = {}, extra: Plugin[] = [], config: ConfigOverrides = {}): Promise<TestServer> {
   return startA2A(a2aConfig, extra, config, { withCode: false });
 }
 

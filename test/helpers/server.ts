@@ -3,7 +3,8 @@ import { generateKeyPairSync } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createApp, type Kernel } from '../../core/app.js';
-import { loadConfig, type Config, type DeepPartial } from '../../core/config.js';
+import { type Config, type ConfigOverrides } from '../../core/config.js';
+import { loadServiceConfig } from '../../sidecar/config.js';
 import type { Plugin, PluginEntry, Principal, Scope } from '../../core/types.js';
 import { HttpError, Problems } from '../../core/errors.js';
 import type { Store } from '../../core/store/store.js';
@@ -101,7 +102,7 @@ export interface TestServer {
 export async function startServer(
   opts: {
     plugins?: PluginEntry[];
-    config?: DeepPartial<Config>;
+    config?: ConfigOverrides;
     env?: NodeJS.ProcessEnv;
     dataDir?: string;
     keepData?: boolean;
@@ -122,7 +123,7 @@ export async function startServer(
   let kernel: Kernel | undefined;
   let url: string;
   try {
-    const config = loadConfig({
+    const config = loadServiceConfig({
       env: opts.env ?? {},
       file: null,
       overrides: {
@@ -132,7 +133,7 @@ export async function startServer(
         a2a: opts.config?.a2a ?? TEST_A2A,
         server: { port: 0, host: '127.0.0.1', ...(opts.config?.server ?? {}) },
         secrets: { ...TEST_SECRETS, ...(opts.config?.secrets ?? {}) },
-      } as DeepPartial<Config>,
+      } as ConfigOverrides,
     });
     kernel = await createApp({ config, plugins: opts.plugins ?? [], validateResponses: true, strictServices: opts.strictServices ?? true, store: opts.store?.(dataDir), warmEngines: opts.warmEngines });
     ({ url } = await kernel.listen());

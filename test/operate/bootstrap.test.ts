@@ -12,9 +12,11 @@ import { createAuthPlugin, KEY_COLLECTIONS } from '../../plugins/auth/index.js';
 import { createProvisioning } from '../../sidecar/provision/plugin.js';
 import { startServer, TEST_SECRETS, type TestServer } from '../helpers/server.js';
 import { verificationTestPlugin } from '../helpers/tenancy.js';
-import type { Config, DeepPartial } from '../../core/config.js';
+import type { Config, ConfigOverrides } from '../../core/config.js';
 import { nodeCommand } from '../helpers/child.js';
 import { tempDir } from '../helpers/temp-dir.js';
+import { settingsIn } from '../../core/settings.js';
+import { a2aSettings } from '../../plugins/a2a/settings.js';
 
 const run = promisify(execFile);
 const CLI = new URL('../../sidecar/cli.js', import.meta.url).pathname;
@@ -35,7 +37,7 @@ function writeBootstrap(name: string, doc: unknown, yaml = true): string {
   return p;
 }
 
-function start(file: string, env: NodeJS.ProcessEnv, o: { dataDir?: string; config?: DeepPartial<Config> } = {}): Promise<TestServer> {
+function start(file: string, env: NodeJS.ProcessEnv, o: { dataDir?: string; config?: ConfigOverrides } = {}): Promise<TestServer> {
   const prov = createProvisioning({ env });
   return startServer({
     plugins: [prov.config, health, createAuthPlugin(), agents, audit, ops, verificationTestPlugin, prov.data],
@@ -84,7 +86,7 @@ t.test('two fresh data directories started with the same bootstrap accept the sa
     const act = await s.request('GET', '/agents/billing-agent/activity', { headers: { 'x-agent-token': agentToken } });
     t.equal(act.status, 200, 'the declared agent token works');
   }
-  const trust = a.kernel.app.config.a2a.trusted_agents as Array<Record<string, unknown>>;
+  const trust = settingsIn(a.kernel.app.config, a2aSettings).trusted_agents as Array<Record<string, unknown>>;
   t.same(trust.at(-1), { agent_id: 'billing-agent', allowed_receivers: ['ledger-agent'], jwk: { kty: 'OKP', crv: 'Ed25519', x: 'x' } }, 'trust entries pass through, jwk included');
   t.equal((await a.request('POST', '/test/verify', { apiKey: 'svc_live_' + 'C'.repeat(43), body: {} })).status, 401, 'an undeclared key is not accepted');
 });

@@ -1,6 +1,6 @@
 import type { Test } from 'tap';
 import type { Plugin } from '../../core/types.js';
-import type { Config, DeepPartial } from '../../core/config.js';
+import type { Config, ConfigOverrides } from '../../core/config.js';
 import health from '../../plugins/health/index.js';
 import auth from '../../plugins/auth/index.js';
 import agents from '../../plugins/agents/index.js';
@@ -162,7 +162,7 @@ export async function startHarness(t: Test): Promise<Harness> {
         proxy: { timeout_ms: 5000, connect_timeout_ms: 1000 },
       },
       mcp: { servers: { h: `${up.url}mcp` }, pin_on_first_use: true, timeout_ms: 5000, max_body_bytes: LIMIT },
-    } as DeepPartial<Config>,
+    } as ConfigOverrides,
   });
   t.teardown(() => s.close());
   const org = await tenant(s, ['verify:read', 'agent:write']);

@@ -10,7 +10,8 @@ import { LmdbStore } from '../../core/store/lmdb.js';
 import type { Command } from '../../core/cli.js';
 import { storeStatsCommand } from '../../sidecar/commands/store-stats.js';
 import { orgsListCommand } from '../../sidecar/commands/orgs.js';
-import { auditVerifyCommand } from '../../plugins/audit/index.js';
+import { createAuditVerifyCommand } from '../../plugins/audit/index.js';
+import { loadServiceConfig } from '../../sidecar/config.js';
 import { tempDir } from '../helpers/temp-dir.js';
 import { AUDIT_CODECS } from '../../plugins/audit/compact.js';
 
@@ -33,7 +34,7 @@ function run(args: string[]): Promise<{ code: number; stdout: string; stderr: st
 // the runs in this process see the environment the spawned ones get: these secrets, no other SVC_
 for (const k of Object.keys(process.env)) if (k.startsWith('SVC_')) delete process.env[k];
 Object.assign(process.env, ENV);
-const IN_PROCESS: Record<string, Command> = { 'store stats': storeStatsCommand, 'audit verify': auditVerifyCommand, 'orgs list': orgsListCommand };
+const IN_PROCESS: Record<string, Command> = { 'store stats': storeStatsCommand, 'audit verify': createAuditVerifyCommand(loadServiceConfig), 'orgs list': orgsListCommand };
 
 /** `cmd` run in this process as the CLI runs it: its exit code and what it wrote to stderr */
 async function here(t: Test, cmd: string[], args: string[]): Promise<{ code: number; stderr: string }> {

@@ -17,6 +17,7 @@ import { handleOutbound } from './outbound.js';
 import { registerRest } from './rest.js';
 import { UpstreamError, Upstreams } from './upstream.js';
 import { TaskOwners } from './tasks.js';
+import { a2aSettings } from '../settings.js';
 
 /**
  * The sidecar as an A2A hop (issue 18, docs/a2a-proxy.md): the outbound proxy to configured peers,
@@ -37,7 +38,7 @@ const S = (f: string) => `https://proofgate.dev/schemas/a2a/${f}.json`;
 const RPC = { bodyType: 'json', schema: { body: S('jsonrpc-request'), response: S('jsonrpc-response') } } as const;
 
 export function registerProxy(app: App, deps: ProxyDeps): void {
-  const c = app.config.a2a;
+  const c = app.settings(a2aSettings);
   const peers = parsePeers(c.peers);
   const issuers = parseTrustedIssuers(c.inbound.trusted_issuers);
   const inboundTarget = c.inbound.target ? new URL(c.inbound.target) : null;

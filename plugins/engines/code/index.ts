@@ -2,6 +2,7 @@ import type { App, Plugin } from '../../../core/types.js';
 import { registerRoutes } from './routes.js';
 import { codeAnalyzer, codeVerifier, withPythonSwitch, type CodeAnalyzer } from './verifier.js';
 import { ENGINE_NAME, ENGINE_VERSION } from './verdict.js';
+import { codeSettings } from './settings.js';
 
 /**
  * POST /verify/code: proves code unsafe (or free of every construct the rule set names) on its
@@ -17,15 +18,8 @@ import { ENGINE_NAME, ENGINE_VERSION } from './verdict.js';
  */
 export const CODE_ANALYZER_SERVICE = 'code.analyzer';
 
-/** plugin_config.code, checked by the kernel at start-up */
-const CONFIG_SCHEMA = {
-  type: 'object',
-  additionalProperties: false,
-  properties: { python_fast_parser: { type: 'boolean' } },
-};
-
 function register(app: App): void {
-  const engine = withPythonSwitch(app, app.engine({
+  const engine = withPythonSwitch(app.settings(codeSettings), app.engine({
     name: ENGINE_NAME,
     version: ENGINE_VERSION,
     module: new URL('./engine.js', import.meta.url),
@@ -43,7 +37,7 @@ declare module '../../../core/types.js' {
   }
 }
 
-const plugin: Plugin = { name: 'code', config: { schema: CONFIG_SCHEMA }, provides: [CODE_ANALYZER_SERVICE, 'verifier.code'], register };
+const plugin: Plugin = { name: 'code', settings: codeSettings, provides: [CODE_ANALYZER_SERVICE, 'verifier.code'], register };
 export default plugin;
 
 export { heuristicSignals, textSignals, advisoryChecks, GUARD_PATTERNS, type TextSignal } from './advisory.js';

@@ -6,6 +6,7 @@ import { CodeProblems } from './errors.js';
 import { CONSTRAINTS, MAX_CODE_BYTES, failed, resolveLanguage, unsupportedLanguage } from './verdict.js';
 import type { CodeInput } from './engine.js';
 import type { Analysis, Language } from './types.js';
+import type { CodeSettings } from './settings.js';
 
 /** Per-request deadline for parse + rules in the worker; 200 KB of Python takes well under a second. */
 export const CODE_TASK_TIMEOUT_MS = 5_000;
@@ -79,8 +80,8 @@ export function codeVerifier(app: App, engine: EngineHandle): Verifier {
  * parser is held to tree-sitter's trees by tests; this is the operator's way around it should one
  * ever be doubted). Each task then says so; with the default, tasks carry nothing extra.
  */
-export function withPythonSwitch(app: App, engine: EngineHandle): EngineHandle {
-  if (app.config.plugin_config?.code?.python_fast_parser !== false) return engine;
+export function withPythonSwitch(settings: CodeSettings, engine: EngineHandle): EngineHandle {
+  if (settings.python_fast_parser !== false) return engine;
   return {
     name: engine.name,
     version: engine.version,

@@ -1,21 +1,15 @@
 import type { App, Plugin, Verifier } from '../../../core/types.js';
 import { rationalVerifier } from './rational-verifier.js';
 import { registerRoutes } from './routes.js';
+import { consensusSettings, MAX_DEADLINE_MS } from './settings.js';
 
 export { candidates, REQUIRED } from './select.js';
 export { rationalVerifier } from './rational-verifier.js';
 
-/** spec: one 30-second aggregate deadline; plugin_config.consensus.deadline_ms may only lower it */
-export const MAX_DEADLINE_MS = 30_000;
-
-/** plugin_config.consensus, checked by the kernel at start-up */
-const CONFIG_SCHEMA = {
-  type: 'object',
-  properties: { deadline_ms: { type: 'integer', minimum: 1, maximum: MAX_DEADLINE_MS } },
-};
+export { MAX_DEADLINE_MS } from './settings.js';
 
 function deadlineMs(app: App): number {
-  return (app.config.plugin_config?.consensus?.deadline_ms as number | undefined) ?? MAX_DEADLINE_MS;
+  return app.settings(consensusSettings).deadline_ms ?? MAX_DEADLINE_MS;
 }
 
 /**
@@ -30,7 +24,7 @@ const consensusPlugin: Plugin = {
   late: ['verifier.*'],
   /** its name before 0.x: still accepted in plugins.disabled, with a warning */
   aliases: ['engine-consensus'],
-  config: { schema: CONFIG_SCHEMA },
+  settings: consensusSettings,
   register(app: App) {
     const deadline = deadlineMs(app);
     app.provide('verifier.rational', rationalVerifier);

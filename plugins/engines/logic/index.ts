@@ -4,6 +4,7 @@ import { blocked, type DiagnosticResult } from '../../../core/verdict.js';
 import { ENGINE_VERSION, MAX_TIMEOUT_MS } from './outcome.js';
 import { registerRoutes, SCHEMA_BASE } from './routes.js';
 import { createLogicVerifier, type LlmTranslator, type LogicRequest, type LogicVerifier } from './verifier.js';
+import { logicSettings } from './settings.js';
 
 /**
  * Logic constraints (satisfiability) with z3: `POST /verify/logic`, plus the `verifier.logic`
@@ -20,14 +21,8 @@ const WARMUP_TIMEOUT_MS = 60_000;
 
 /** plugin_config.logic.timeout_ms: per-query solver budget (default 5000, at most 60000) */
 function configuredTimeout(app: App): number | undefined {
-  return app.config.plugin_config?.logic?.timeout_ms as number | undefined;
+  return app.settings(logicSettings).timeout_ms;
 }
-
-/** plugin_config.logic, checked by the kernel at start-up */
-const CONFIG_SCHEMA = {
-  type: 'object',
-  properties: { timeout_ms: { type: 'integer', minimum: 1, maximum: MAX_TIMEOUT_MS } },
-};
 
 /**
  * A composite route's input is checked against the route's own body schema; a refusal is a BLOCKED
@@ -47,7 +42,7 @@ const plugin: Plugin = {
   name: 'logic',
   provides: ['verifier.logic'],
   optional: ['llm.translator'],
-  config: { schema: CONFIG_SCHEMA },
+  settings: logicSettings,
   register(app: App) {
     const timeoutMs = configuredTimeout(app);
     const engine = app.engine({

@@ -3,34 +3,22 @@ import { registerRoutes } from './routes.js';
 import { Sandbox, type SandboxOptions } from './sandbox.js';
 import { LIMITS, statsVerifier } from './verifier.js';
 import type { PrepareInput, Prepared } from './engine.js';
+import { DEFAULT_MAX_COLUMNS, statsSettings } from './settings.js';
 
 export { LIMITS } from './verifier.js';
 export { parseCsv } from './csv.js';
 export { compileQuery, parsePattern } from './query.js';
 
 function settings(app: App): Omit<SandboxOptions, 'nodePath'> {
-  const c = (app.config.plugin_config?.stats ?? {}) as Record<string, unknown>;
-  const int = (key: string, dflt: number) => (c[key] as number | undefined) ?? dflt;
-  return { timeoutMs: int('timeout_ms', 10_000), heapMb: int('heap_mb', 128), concurrency: int('concurrency', 2), maxQueue: 32 };
+  const c = app.settings(statsSettings);
+  return { timeoutMs: c.timeout_ms ?? 10_000, heapMb: c.heap_mb ?? 128, concurrency: c.concurrency ?? 2, maxQueue: 32 };
 }
 
-/** header columns accepted by default; `plugin_config.stats.max_columns` sets another cap (issue 12, item 8) */
-export const DEFAULT_MAX_COLUMNS = 1000;
+export { DEFAULT_MAX_COLUMNS } from './settings.js';
 
 function maxColumns(app: App): number {
-  return (((app.config.plugin_config?.stats ?? {}) as Record<string, unknown>).max_columns as number | undefined) ?? DEFAULT_MAX_COLUMNS;
+  return app.settings(statsSettings).max_columns ?? DEFAULT_MAX_COLUMNS;
 }
-
-/** plugin_config.stats, checked by the kernel at start-up */
-const CONFIG_SCHEMA = {
-  type: 'object',
-  properties: {
-    timeout_ms: { type: 'integer', minimum: 1, maximum: 60_000 },
-    heap_mb: { type: 'integer', minimum: 1, maximum: 2048 },
-    concurrency: { type: 'integer', minimum: 1, maximum: 16 },
-    max_columns: { type: 'integer', minimum: 1, maximum: 100_000 },
-  },
-};
 
 /** `nodePath` lets a deployment (or a test) point the sandbox at another node binary. */
 export function createStatsPlugin(opts: { nodePath?: string } = {}): Plugin {
@@ -39,7 +27,7 @@ export function createStatsPlugin(opts: { nodePath?: string } = {}): Plugin {
     provides: ['verifier.stats'],
     /** its name before 0.x: still accepted in plugins.disabled, with a warning */
     aliases: ['engine-stats'],
-    config: { schema: CONFIG_SCHEMA },
+    settings: statsSettings,
     register(app: App) {
       const sandbox = new Sandbox({ ...settings(app), nodePath: opts.nodePath });
       const columnCap = maxColumns(app);

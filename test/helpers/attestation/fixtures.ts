@@ -8,10 +8,11 @@ import { loadSigningKey, type SigningKey } from '../../../plugins/attestation/ke
 import type { AttestationRecord } from '../../../plugins/attestation/types.js';
 import { createVerifier } from '../../../plugins/attestation/verify.js';
 import { LogSink, memoryCollection } from './harness.js';
+import type { AttestationSettings } from '../../../plugins/attestation/settings.js';
 
 export const P256_PEM = generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ format: 'pem', type: 'pkcs8' }) as string;
 
-export function attestationConfig(over: Partial<Config['attestation']> = {}): Config['attestation'] {
+export function attestationConfig(over: Partial<AttestationSettings> = {}): AttestationSettings {
   return {
     issuer: 'did:svc:node:staging',
     key_continuity_policy: 'ephemeral',
@@ -56,7 +57,7 @@ export function proven(input = '2+2=4'): DiagnosticResult {
 }
 
 /** An issuer and a verifier over one in-memory record collection and one key, with a movable clock. */
-export async function kit(opts: { cfg?: Partial<Config['attestation']>; sign?: Signer; keyless?: boolean; failWrites?: boolean } = {}) {
+export async function kit(opts: { cfg?: Partial<AttestationSettings>; sign?: Signer; keyless?: boolean; failWrites?: boolean } = {}) {
   const logs = new LogSink();
   const log = pino({ level: 'debug' }, logs.stream);
   const cfg = attestationConfig(opts.cfg);

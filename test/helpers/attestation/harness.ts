@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import { createApp, type Kernel } from '../../../core/app.js';
-import { loadConfig, type Config, type DeepPartial } from '../../../core/config.js';
+import { type Config, type ConfigOverrides } from '../../../core/config.js';
+import { loadServiceConfig } from '../../../sidecar/config.js';
 import { HttpError, Problems } from '../../../core/errors.js';
 import type { Collection, Entry } from '../../../core/store/store.js';
 import type { Plugin, Principal, Role, Scope } from '../../../core/types.js';
@@ -100,13 +101,13 @@ export interface Harness {
   close(): Promise<void>;
 }
 
-export async function startHarness(opts: { config?: DeepPartial<Config>; plugins?: Plugin[]; dataDir?: string } = {}): Promise<Harness> {
+export async function startHarness(opts: { config?: ConfigOverrides; plugins?: Plugin[]; dataDir?: string } = {}): Promise<Harness> {
   const ownDir = !opts.dataDir;
   const dataDir = opts.dataDir ?? mkdtempSync(join(tmpdir(), 'proofgate-att-'));
-  const config = loadConfig({
+  const config = loadServiceConfig({
     env: {},
     file: null,
-    overrides: { ...opts.config, log_level: 'DEBUG', data_dir: dataDir, server: { port: 0, host: '127.0.0.1' }, secrets: TEST_SECRETS } as DeepPartial<Config>,
+    overrides: { ...opts.config, log_level: 'DEBUG', data_dir: dataDir, server: { port: 0, host: '127.0.0.1' }, secrets: TEST_SECRETS } as ConfigOverrides,
   });
   const logs = new LogSink();
   const logger = pino({ level: 'debug' }, logs.stream);

@@ -1,5 +1,6 @@
 import t from 'tap';
-import { ConfigError, loadConfig } from '../../../core/config.js';
+import { ConfigError } from '../../../core/config.js';
+import { loadServiceConfig } from '../../../sidecar/config.js';
 import { TEST_SECRETS } from '../../helpers/server.js';
 
 const env = (extra: Record<string, string>) => ({
@@ -10,7 +11,7 @@ const env = (extra: Record<string, string>) => ({
 
 function problems(e: Record<string, string>): string[] {
   try {
-    loadConfig({ env: env(e), file: null });
+    loadServiceConfig({ env: env(e), file: null });
   } catch (err) {
     if (err instanceof ConfigError) return err.problems;
     throw err;
@@ -30,7 +31,7 @@ t.test('SVC_LOG_LEVEL accepts the usual spellings', async (t) => {
     ['off', 'SILENT'],
     [' debug ', 'DEBUG'],
   ]) {
-    t.equal(loadConfig({ env: env({ SVC_LOG_LEVEL: given }), file: null }).log_level, want, given);
+    t.equal(loadServiceConfig({ env: env({ SVC_LOG_LEVEL: given }), file: null }).log_level, want, given);
   }
 });
 
@@ -44,13 +45,13 @@ t.test('an invalid enumerated value is answered with the allowed values', async 
 });
 
 t.test('plans, default plan and sidecar mode are validated', async (t) => {
-  const c = loadConfig({ env: env({ SVC_PLANS: '{"team":{"per_minute":5,"per_day":null}}', SVC_DEFAULT_PLAN: 'team' }), file: null });
+  const c = loadServiceConfig({ env: env({ SVC_PLANS: '{"team":{"per_minute":5,"per_day":null}}', SVC_DEFAULT_PLAN: 'team' }), file: null });
   t.same(c.limits.plans, { team: { per_minute: 5, per_day: null } });
   t.equal(c.limits.default_plan, 'team');
-  t.same(loadConfig({ env: env({}), file: null }).limits.plans.free, { per_minute: 60, per_day: 1000 }, 'the spec plans are the default');
+  t.same(loadServiceConfig({ env: env({}), file: null }).limits.plans.free, { per_minute: 60, per_day: 1000 }, 'the spec plans are the default');
   t.match(problems({ SVC_DEFAULT_PLAN: 'gold' }).join('\n'), /unknown plan "gold"; allowed: free, pro, enterprise, unlimited/);
   t.match(problems({ SVC_PLANS: '{"x":{"per_minute":0,"per_day":1}}' }).join('\n'), /limits\.plans/);
   t.match(problems({ SVC_MODE: 'sidecar' }).join('\n'), /SVC_BOOTSTRAP_FILE.*required in sidecar mode/);
-  t.equal(loadConfig({ env: env({ SVC_MODE: 'sidecar', SVC_BOOTSTRAP_FILE: 'b.yaml' }), file: null }).mode, 'sidecar');
+  t.equal(loadServiceConfig({ env: env({ SVC_MODE: 'sidecar', SVC_BOOTSTRAP_FILE: 'b.yaml' }), file: null }).mode, 'sidecar');
   t.match(problems({ SVC_METRICS_TOKEN: 'scrape-token-0123456789' }).join('\n'), /SVC_METRICS_PORT must be set/);
 });

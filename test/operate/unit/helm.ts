@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse, parseAllDocuments } from 'yaml';
-import { envVars } from '../../../core/config.js';
+import { serviceEnvVars } from '../../../sidecar/config.js';
 import { renderChart } from '../../helpers/helm-render.js';
 import { checkNativeSidecar } from '../../helpers/k8s-shape.js';
 
@@ -13,7 +13,7 @@ const CHART = fileURLToPath(new URL('../../../../deploy/helm/proofgate', import.
 const read = (f: string) => readFileSync(join(CHART, f), 'utf8');
 const SHARED = parse(read('values-shared.yaml'));
 const VALUES = parse(read('values.yaml'));
-const SETTINGS = new Set([...envVars().map((v) => v.name), 'SVC_CONFIG']);
+const SETTINGS = new Set([...serviceEnvVars().map((v) => v.name), 'SVC_CONFIG']);
 const API: Record<string, string> = {
   ConfigMap: 'v1', Service: 'v1', Deployment: 'apps/v1', PodDisruptionBudget: 'policy/v1',
   ServiceMonitor: 'monitoring.coreos.com/v1', PodMonitor: 'monitoring.coreos.com/v1',

@@ -2,7 +2,7 @@ import t from 'tap';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseAllDocuments } from 'yaml';
-import { envVars } from '../../../core/config.js';
+import { serviceEnvVars } from '../../../sidecar/config.js';
 import { loadBootstrap } from '../../../sidecar/provision/file.js';
 import { exportedSeries, family } from '../../helpers/metric-names.js';
 import { checkNativeSidecar } from '../../helpers/k8s-shape.js';
@@ -28,7 +28,7 @@ t.test('the example parses and runs the sidecar in sidecar mode', async (t) => {
   t.ok(sidecar, 'a proofgate container');
   t.equal(env.get('SVC_MODE')?.value, 'sidecar');
   t.same(sidecar.args, ['start']);
-  const known = new Set([...envVars().map((v) => v.name), 'SVC_CONFIG']);
+  const known = new Set([...serviceEnvVars().map((v) => v.name), 'SVC_CONFIG']);
   for (const name of env.keys()) if (name.startsWith('SVC_')) t.ok(known.has(name), `${name} is a setting`);
   for (const s of ['SVC_API_KEY_LOOKUP_SECRET', 'SVC_JWT_SECRET_KEY', 'SVC_AUDIT_SECRET_KEY', 'SVC_A2A_SIGNING_KEY_PEM']) {
     t.equal(env.get(s)?.valueFrom?.secretKeyRef?.name, 'proofgate-secrets', `${s} from the Secret, never inline`);

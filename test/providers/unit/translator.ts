@@ -1,9 +1,9 @@
 import t from 'tap';
 import { createTranslator, providersFrom, ProviderError } from '../../../plugins/providers/index.js';
-import type { Config } from '../../../core/config.js';
+import type { LlmSettings } from '../../../plugins/providers/settings.js';
 import type { Provider } from '../../../plugins/providers/types.js';
 
-const llm = (over: Partial<Config['llm']> = {}): Config['llm'] => ({
+const llm = (over: Partial<LlmSettings> = {}): LlmSettings => ({
   provider: 'local',
   openai_base_url: null,
   openai_api_key: null,
