@@ -9,15 +9,15 @@ import { sourceFiles } from './sources.js';
  */
 export interface SeamViolation {
   file: string;
-  kind: 'import' | 'collection';
+  kind: 'import' | 'collection' | 'settings';
   detail: string;
 }
 
 const IMPORT = /(?:^|\n)\s*(?:import|export)\s+(?:type\s+)?([^'";]*?)\s*from\s+['"](\.[^'"]+)['"]/g;
 /** a const that names collections: FOO_COLLECTION = 'x' or FOO_COLLECTIONS = { a: 'x', … } */
 const COLLECTION_CONST = /\b[A-Z_]*COLLECTIONS?\s*=\s*(\{[^}]*\}|'[^']*'|"[^"]*")/g;
-/** a store call naming its collection by a literal: collection<T>('x'), registerCodec('x', …), { collection: 'x' } */
-const COLLECTION_LITERAL = /(?:\bcollection\s*(?:<[^>()]*>)?\s*\(|\bregisterCodec\s*\(|\bcollection\s*:)\s*['"]([^'"]+)['"]/g;
+/** a store call naming its collection by a literal: collection<T>('x'), { collection: 'x' } */
+const COLLECTION_LITERAL = /(?:\bcollection\s*(?:<[^>()]*>)?\s*\(|\bcollection\s*:)\s*['"]([^'"]+)['"]/g;
 /** a store call naming its collection by an identifier: collection<T>(NAME…), { collection: NAME… } */
 const COLLECTION_IDENT = /(?:\bcollection\s*(?:<[^>()]*>)?\s*\(|\bcollection\s*:)\s*([A-Za-z_$][\w$]*)/g;
 const LOCAL_STRING = /\bconst\s+([A-Za-z_$][\w$]*)\s*(?::\s*string\s*)?=\s*(?:'([^'\\\n]*)'|"([^"\\\n]*)")/g;
@@ -97,6 +97,58 @@ export function seamViolations(pluginsRoot: string): SeamViolation[] {
       const value = locals.get(m[1]);
       const v = value === undefined ? undefined : foreignName(value);
       if (v) out.push({ file, kind: 'collection', detail: `store call on ${m[1]} = '${value}', a collection of ${v}` });
+    }
+  }
+  return out;
+}
+
+/** a read of a configuration section: app.config.x, app.config?.x, app.config['x'], Config['x'] */
+const CONFIG_READ = /\bapp\.config\??\.(?:\[\s*['"])?([A-Za-z_$][\w$]*)|\bConfig\[\s*['"]([A-Za-z_$][\w$]*)['"]\s*\]/g;
+/** app.settings(X): X must be the plugin's own declaration */
+const SETTINGS_READ = /\.settings\s*(?:<[^>()]*>)?\s*\(\s*([A-Za-z_$][\w$]*)\s*\)/g;
+/** defineSettings<T>('at', …) */
+const SETTINGS_AT = /\bdefineSettings\s*(?:<[^>()]*>)?\s*\(\s*['"]([^'"]+)['"]/g;
+const COMMENT = /\/\*[\s\S]*?\*\/|(?<![:'"`])\/\/[^\n]*/g;
+
+/**
+ * Where a plugin reads settings that are not its own declared ones: a section of the configuration
+ * the kernel's schema does not define (another plugin's, or one nobody declares), plugin_config
+ * through a cast, another plugin's settings declaration; and where two plugins declare settings at
+ * one place, or at a section the kernel defines. `kernelSections`: config/kernel.schema.json's keys.
+ */
+export function settingsViolations(pluginsRoot: string, kernelSections: ReadonlySet<string>): SeamViolation[] {
+  const out: SeamViolation[] = [];
+  const declaredAt = new Map<string, string>();
+  for (const f of sourceFiles(pluginsRoot)) {
+    const text = readFileSync(f, 'utf8').replace(COMMENT, '');
+    const owner = ownerOf(pluginsRoot, f);
+    const file = relative(pluginsRoot, f);
+    for (const m of text.matchAll(CONFIG_READ)) {
+      const key = m[1] ?? m[2];
+      if (key === 'plugin_config') out.push({ file, kind: 'settings', detail: 'reads plugin_config directly, not its own settings through app.settings()' });
+      else if (!kernelSections.has(key)) out.push({ file, kind: 'settings', detail: `reads config.${key}, which the kernel's schema does not define` });
+    }
+    const foreign = new Map<string, string>();
+    for (const m of text.matchAll(IMPORT)) {
+      const target = resolveImport(f, m[2]);
+      if (!target.startsWith(pluginsRoot + sep)) continue;
+      const other = ownerOf(pluginsRoot, target);
+      if (other === owner) continue;
+      for (const name of m[1].replace(/^type\s+/, '').replace(/[{}]/g, '').split(',')) {
+        const local = name.trim().replace(/^type\s+/, '').split(/\s+as\s+/).pop();
+        if (local) foreign.set(local, other);
+      }
+    }
+    for (const m of text.matchAll(SETTINGS_READ)) {
+      const o = foreign.get(m[1]);
+      if (o !== undefined) out.push({ file, kind: 'settings', detail: `reads ${o}'s settings (${m[1]})` });
+    }
+    for (const m of text.matchAll(SETTINGS_AT)) {
+      const at = m[1];
+      const other = declaredAt.get(at);
+      if (other !== undefined && other !== owner) out.push({ file, kind: 'settings', detail: `declares the settings ${at}, which ${other} declares too` });
+      else declaredAt.set(at, owner);
+      if (kernelSections.has(at)) out.push({ file, kind: 'settings', detail: `declares the settings ${at}, which the kernel defines` });
     }
   }
   return out;

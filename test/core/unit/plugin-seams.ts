@@ -2,7 +2,9 @@ import t from 'tap';
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { collectionOwners, seamViolations } from '../../helpers/plugin-seams.js';
+import { collectionOwners, seamViolations, settingsViolations } from '../../helpers/plugin-seams.js';
+import { builtinPlugins, builtinSettings } from '../../../sidecar/builtin.js';
+import { assembleSchema } from '../../../core/settings.js';
 import { tempDir } from '../../helpers/temp-dir.js';
 
 /**
@@ -53,6 +55,60 @@ t.test('the scanner finds a reach past index.ts and a read of a foreign collecti
 
 t.test('no file in plugins/ imports another plugin’s internals or reads its collections', async (t) => {
   t.same(seamViolations(PLUGINS).map((v) => `${v.file}: ${v.kind}: ${v.detail}`), []);
+});
+
+const KERNEL = new Set(Object.keys((JSON.parse(readFileSync(join(ROOT, 'config', 'kernel.schema.json'), 'utf8')) as { properties: object }).properties));
+
+t.test('the scanner finds settings read past their owner, and fragments that collide', async (t) => {
+  const dir = tempDir(t, 'pg-seams-settings-');
+  mkdirSync(join(dir, 'owner'));
+  mkdirSync(join(dir, 'reader'));
+  writeFileSync(join(dir, 'owner', 'index.ts'), "export { ownerSettings } from './settings.js';\n");
+  writeFileSync(join(dir, 'owner', 'settings.ts'), "export const ownerSettings = defineSettings<{ x: number }>('owner', { type: 'object' });\n");
+  writeFileSync(
+    join(dir, 'reader', 'index.ts'),
+    [
+      "import { ownerSettings } from '../owner/index.js';",
+      'export const a = (app: any) => app.settings(ownerSettings).x;',
+      'export const b = (app: any) => app.config.owner.x;',
+      'export const c = (app: any) => app.config.plugin_config.reader;',
+      "export type D = Config['owner'];",
+      "export const mine = defineSettings('owner', { type: 'object' });",
+      "export const kernel = defineSettings('server', { type: 'object' });",
+      'export const ok = (app: any) => app.config.data_dir;',
+      '',
+    ].join('\n'),
+  );
+  const found = settingsViolations(dir, KERNEL).map((v) => `${v.file}: ${v.detail}`);
+  t.same(found.sort(), [
+    "reader/index.ts: declares the settings owner, which owner declares too",
+    'reader/index.ts: declares the settings server, which the kernel defines',
+    "reader/index.ts: reads config.owner, which the kernel's schema does not define",
+    "reader/index.ts: reads config.owner, which the kernel's schema does not define",
+    'reader/index.ts: reads owner\'s settings (ownerSettings)',
+    'reader/index.ts: reads plugin_config directly, not its own settings through app.settings()',
+  ].sort());
+});
+
+t.test('no plugin reads settings that are not its own, and no two fragments collide', async (t) => {
+  t.same(settingsViolations(PLUGINS, KERNEL).map((v) => `${v.file}: ${v.detail}`), []);
+  t.doesNotThrow(() => assembleSchema({ properties: Object.fromEntries([...KERNEL].map((k) => [k, {}])) }, builtinSettings), 'the built-in fragments assemble');
+  const [first, second] = builtinSettings;
+  t.throws(() => assembleSchema({ properties: {} }, [first!, { plugin: 'copy', settings: { ...second!.settings, at: first!.settings.at } }]), /both declare the settings/);
+});
+
+t.test("each plugin's settings type names exactly the keys its schema declares", async (t) => {
+  // app.settings(decl) is typed by the interface: a key the schema does not declare would be read
+  // as undefined, always; a declared key missing from the type cannot be read at all
+  for (const p of builtinPlugins) {
+    if (!('load' in p) || !p.settings) continue;
+    const dir = ['agents', 'providers', 'batch', 'attestation', 'a2a', 'mcp', 'audit', 'console'].includes(p.name) ? join(PLUGINS, p.name) : join(ENGINES, p.name);
+    const text = readFileSync(join(dir, 'settings.ts'), 'utf8');
+    const body = /export interface \w+Settings \{\n([\s\S]*?)\n\}/.exec(text)?.[1] ?? '';
+    const typed = [...body.matchAll(/^ {2}([a-z_][a-z0-9_]*)\??:/gm)].map((m) => m[1]).sort();
+    const declared = Object.keys((p.settings.schema as { properties?: object }).properties ?? {}).sort();
+    t.same(typed, declared, `${p.name}: type and schema agree`);
+  }
 });
 
 t.test('every engine plugin has the documented layout', async (t) => {
