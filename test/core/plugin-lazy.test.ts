@@ -80,7 +80,11 @@ t.test('proofgate start imports no module of a disabled engine (nor pg, ioredis,
   const replica = await startRecording(t, 'math,logic,code,sql,image,consensus,rag,process,stats,natural-language,mcp,batch');
   const fact = await replica.request('POST', '/verify/fact', { body: { claim: 'It is red.', context: 'It is red.' } });
   t.not(fact.status, 404, 'the enabled engine serves');
-  const loaded = replica.loaded();
+  // a plugin's settings declaration is its one module loaded whether or not it is enabled: the
+  // configuration is checked, whole, before any plugin loads (sidecar/builtin.ts)
+  const declarations = replica.loaded().filter((u) => /\/plugins\/(?:engines\/)?[a-z0-9-]+\/settings\.js$/.test(u));
+  const loaded = replica.loaded().filter((u) => !declarations.includes(u));
+  t.ok(declarations.some((u) => u.endsWith('/plugins/engines/logic/settings.js')), "a disabled engine's settings declaration is read");
   t.ok(loaded.some((u) => u.includes('/plugins/engines/fact/')), 'the enabled engine was imported');
   // badge-maker loads with the first badge, yaml with a bootstrap file (none here)
   for (const gone of ['/plugins/engines/math/', '/node_modules/mathjs/', '/plugins/engines/logic/', '/plugins/engines/code/', '/plugins/engines/sql/', '/plugins/mcp/', '/plugins/batch/', '/node_modules/z3-solver/', '/node_modules/web-tree-sitter/', '/node_modules/sql.js/', '/node_modules/pg/', '/node_modules/ioredis/', '/node_modules/undici/', '/core/store/pg.js', '/node_modules/badge-maker/', '/node_modules/yaml/',

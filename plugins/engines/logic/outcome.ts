@@ -10,7 +10,7 @@ import type { FailureKind } from './dsl.js';
 export const DSL_VERSION = '1.0.0';
 export const DEFAULT_TIMEOUT_MS = 5000;
 /** no request, config or caller may ask for more than this per query */
-export const MAX_TIMEOUT_MS = 60_000;
+export { MAX_TIMEOUT_MS } from './settings.js';
 
 export const Z3_PACKAGE_VERSION: string = createRequire(import.meta.url)('z3-solver/package.json').version;
 /** engine version known without starting z3; the worker appends the native Z3 version */

@@ -1,5 +1,7 @@
 import { defineSettings } from '../../../core/settings.js';
-import { MAX_TIMEOUT_MS } from './outcome.js';
+
+/** the solver budget's ceiling (outcome.ts re-exports it for the engine) */
+export const MAX_TIMEOUT_MS = 60_000;
 
 /** `plugin_config.logic` (config file only) */
 export interface LogicSettings {

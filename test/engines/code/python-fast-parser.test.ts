@@ -85,7 +85,7 @@ t.test('plugin_config.code.python_fast_parser: false reaches the worker with eve
   const { withPythonSwitch } = await import('../../../plugins/engines/code/verifier.js');
   const seen: unknown[] = [];
   const engine = { name: 'code', version: '1', run: async <O>(_fn: string, input: unknown) => (seen.push(input), undefined as O) };
-  const app = (code: unknown) => ({ config: { plugin_config: code === undefined ? {} : { code } } }) as unknown as Parameters<typeof withPythonSwitch>[0];
+  const app = (code: Parameters<typeof withPythonSwitch>[0] | undefined) => code ?? {};
   t.equal(withPythonSwitch(app(undefined), engine), engine, 'default: the handle as it is, tasks carry nothing extra');
   t.equal(withPythonSwitch(app({ python_fast_parser: true }), engine), engine, 'true: the same');
   await withPythonSwitch(app({ python_fast_parser: false }), engine).run('verify', { code: 'x = 1\n', language: 'python' });
