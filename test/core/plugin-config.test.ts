@@ -1,7 +1,10 @@
 import t from 'tap';
 import type { App, Plugin } from '../../core/types.js';
 import { defineSettings } from '../../core/settings.js';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { startServer } from '../helpers/server.js';
+import { tempDir } from '../helpers/temp-dir.js';
 
 /**
  * A plugin's settings: declared in its manifest with their schema fragment, checked by the kernel
@@ -82,4 +85,25 @@ t.test('two plugins at one place, or a plugin at a kernel section, stop start-up
   await t.rejects(startServer({ plugins: [squatter] }), /plugin squatter declares the settings server, which the kernel defines/);
   const odd: Plugin = { name: 'odd', settings: defineSettings('a.b.c', { type: 'object' }), register() {} };
   await t.rejects(startServer({ plugins: [odd] }), /settings\.at must be a section name or plugin_config\.<name>/);
+});
+
+t.test('an operator plugin from a path declares its settings under plugin_config, checked before any plugin registers', async (t) => {
+  const dir = tempDir(t, 'pg-extra-settings-');
+  const write = (name: string, at: string) => {
+    const file = join(dir, `${name}.mjs`);
+    writeFileSync(
+      file,
+      `export default { name: '${name}', settings: { at: '${at}', schema: { type: 'object', additionalProperties: false, properties: { n: { type: 'integer', default: 2 } } } },\n` +
+        `  register(app) { globalThis.__seenSettings = app.settings(this.settings); } };\n`,
+    );
+    return file;
+  };
+  const good = write('wordy', 'plugin_config.wordy');
+  const s = await startServer({ config: { plugins: { extra: [good], disabled: [] }, plugin_config: { wordy: { n: 5 } } } });
+  await s.close();
+  t.same((globalThis as Record<string, unknown>).__seenSettings, { n: 5 });
+  await t.rejects(startServer({ config: { plugins: { extra: [good], disabled: [] }, plugin_config: { wordy: { n: 'five' } } } }), /plugin_config\.wordy\.n must be integer/);
+  await t.rejects(startServer({ config: { plugins: { extra: [good], disabled: [] }, plugin_config: { wordy: { m: 1 } } } }), /plugin_config\.wordy\.m is not an allowed property/);
+  const top = write('toplevel', 'toplevel');
+  await t.rejects(startServer({ config: { plugins: { extra: [top], disabled: [] } } }), /settings of a plugin loaded from a path live under plugin_config\.<name>, not at toplevel/);
 });
