@@ -86,8 +86,10 @@ t.test('two fresh data directories started with the same bootstrap accept the sa
     const act = await s.request('GET', '/agents/billing-agent/activity', { headers: { 'x-agent-token': agentToken } });
     t.equal(act.status, 200, 'the declared agent token works');
   }
-  const trust = settingsIn(a.kernel.app.config, a2aSettings).trusted_agents as Array<Record<string, unknown>>;
+  // the a2a plugin (not loaded here) adds these to its own trust list as it registers (test/a2a/sender-ownership.test.ts)
+  const trust = a.kernel.app.service('provision.bootstrap')?.a2a_trust ?? [];
   t.same(trust.at(-1), { agent_id: 'billing-agent', allowed_receivers: ['ledger-agent'], jwk: { kty: 'OKP', crv: 'Ed25519', x: 'x' } }, 'trust entries pass through, jwk included');
+  t.equal(settingsIn(a.kernel.app.config, a2aSettings).trusted_agents, '', "no other plugin writes into a2a's settings (the default, as configured)");
   t.equal((await a.request('POST', '/test/verify', { apiKey: 'svc_live_' + 'C'.repeat(43), body: {} })).status, 401, 'an undeclared key is not accepted');
 });
 
