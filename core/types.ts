@@ -337,7 +337,7 @@ export interface PluginManifest {
   late?: readonly ServiceNeed[];
   /**
    * collections this plugin owns whose stored layout differs from their values, with their codecs
-   * (core/store.ts Codec): the kernel hands them to the store before any plugin registers; two
+   * (core/store/store.ts Codec): the kernel hands them to the store before any plugin registers; two
    * plugins declaring one collection stop start-up
    */
   collections?: CollectionCodecs;

@@ -1,5 +1,5 @@
-import { pluginCollections } from '../core/plugin.js';
-import type { CollectionCodecs } from '../core/store.js';
+import { pluginCollections } from '../core/plugin/load.js';
+import type { CollectionCodecs } from '../core/store/store.js';
 import type { Plugin, PluginRef } from '../core/types.js';
 import type { OwnedSettings, Settings } from '../core/settings.js';
 import { agentsSettings } from '../plugins/agents/settings.js';

@@ -35,7 +35,7 @@ function checkManifest(p: Plugin, origin: string): void {
   }
 }
 
-/** the names a store accepts (core/store-lmdb.ts, core/store-pg.ts) */
+/** the names a store accepts (core/store/lmdb.ts, core/store/pg.ts) */
 const COLLECTION = /^[a-z0-9_.-]{1,64}$/;
 
 /**

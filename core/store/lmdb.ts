@@ -15,7 +15,7 @@ class LmdbCollection<T> implements Collection<T> {
     private readonly codecs: CodecTable,
   ) {}
 
-  /** stored layout of the values, when the collection's owner declared one (core/store.ts Codec) */
+  /** stored layout of the values, when the collection's owner declared one (core/store/store.ts Codec) */
   get codec(): Codec | undefined {
     return this.codecs.of(this.name);
   }

@@ -183,7 +183,7 @@ export class PgStore implements Store {
   readonly schema: string;
   readonly table: string;
   private readonly collections = new Map<string, PgCollection<unknown>>();
-  /** layouts of the collections whose owners declared one (core/store.ts Codec) */
+  /** layouts of the collections whose owners declared one (core/store/store.ts Codec) */
   readonly codecs = new CodecTable();
   private readonly committer: PgCommitter;
   /** resolves once migrated, on an error retrying cannot fix, or on close */

@@ -1,7 +1,7 @@
 import t from 'tap';
-import type { Codec } from '../../core/store.js';
+import type { Codec } from '../../core/store/store.js';
 import type { App, Plugin } from '../../core/types.js';
-import { LmdbStore } from '../../core/store-lmdb.js';
+import { LmdbStore } from '../../core/store/lmdb.js';
 import { startServer } from '../helpers/server.js';
 
 /**
