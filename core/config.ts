@@ -2,12 +2,12 @@ import { readFileSync } from 'node:fs';
 import { didYouMean } from './cli.js';
 import { jsonSyntaxErrorAt } from './json/syntax.js';
 import { compileSchema } from './json/validate.js';
-import { assembleSchema, SettingsError, valueAt, type OwnedSettings } from './settings.js';
+import { assembleSchema, SettingsError, valueAt, type OwnedSettings } from './plugin/settings.js';
 
 /**
  * Configuration = defaults ← JSON file ← environment, validated once at start-up against the
  * kernel's schema (config/kernel.schema.json) with every plugin's settings fragment in its place
- * (core/settings.ts; config/schema.json is that whole, generated). The schema is the single source
+ * (core/plugin/settings.ts; config/schema.json is that whole, generated). The schema is the single source
  * of names, defaults and env variables (`x-env`), so a setting cannot exist in one place and be
  * missing in another. Anything unknown or invalid stops start-up with every problem listed.
  * `Config` types the kernel's part; a plugin reads its own settings with `app.settings()`.

@@ -2,7 +2,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { Logger } from 'pino';
 import type { Config } from './config.js';
 import type { CollectionCodecs, Store } from './store/store.js';
-import type { Settings } from './settings.js';
+import type { Settings } from './plugin/settings.js';
 import type { Metrics } from './obs/metrics.js';
 import type { PluginKit } from './plugin/kit.js';
 import type { DiagnosticResult } from './verdict.js';
@@ -342,7 +342,7 @@ export interface PluginManifest {
    */
   collections?: CollectionCodecs;
   /**
-   * The plugin's settings (core/settings.ts defineSettings): where they live in the configuration
+   * The plugin's settings (core/plugin/settings.ts defineSettings): where they live in the configuration
    * and their schema fragment, which the kernel puts into the configuration schema (defaults,
    * `x-env` names, did-you-mean for a mistyped key). Checked before `register` runs; a bad value
    * stops start-up naming the setting. The plugin reads them with `app.settings(its declaration)`.

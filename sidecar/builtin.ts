@@ -1,7 +1,7 @@
 import { pluginCollections } from '../core/plugin/load.js';
 import type { CollectionCodecs } from '../core/store/store.js';
 import type { Plugin, PluginRef } from '../core/types.js';
-import type { OwnedSettings, Settings } from '../core/settings.js';
+import type { OwnedSettings, Settings } from '../core/plugin/settings.js';
 import { agentsSettings } from '../plugins/agents/settings.js';
 import { llmSettings } from '../plugins/providers/settings.js';
 import { batchSettings } from '../plugins/batch/settings.js';

@@ -1,4 +1,4 @@
-import { defineSettings } from '../../core/settings.js';
+import { defineSettings } from '../../core/plugin/settings.js';
 
 /**
  * The a2a plugin's settings (`a2a.*` in the configuration, SVC_* names in `x-env`): the

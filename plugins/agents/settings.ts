@@ -1,4 +1,4 @@
-import { defineSettings } from '../../core/settings.js';
+import { defineSettings } from '../../core/plugin/settings.js';
 
 /** `plugin_config.agents` (config file only): how long the activity log keeps tool decisions. */
 export interface AgentsSettings {

@@ -1,4 +1,4 @@
-import { defineSettings } from '../../core/settings.js';
+import { defineSettings } from '../../core/plugin/settings.js';
 
 /**
  * The mcp plugin's settings (`mcp.*` in the configuration, SVC_* names in `x-env`): the

@@ -10,7 +10,7 @@ import { loadServiceConfig } from '../../sidecar/config.js';
 import { startServer, TEST_SECRETS, type TestServer } from '../helpers/server.js';
 import { bearer, createKey, registerAgent, signup } from '../helpers/tenancy.js';
 import { decodeJwt, invoice, KEY_PEM, message, verifyWithJwk } from '../helpers/a2a.js';
-import { settingsIn } from '../../core/settings.js';
+import { settingsIn } from '../../core/plugin/settings.js';
 import { a2aSettings } from '../../plugins/a2a/settings.js';
 
 /**

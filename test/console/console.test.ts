@@ -19,7 +19,7 @@ import { startServer, TEST_SECRETS } from '../helpers/server.js';
 import { bearer, registerAgent, signup, createKey } from '../helpers/tenancy.js';
 import { launchBrowser, screenshotDir, seriousViolations } from '../helpers/browser.js';
 import { connectClient, startUpstream } from '../mcp/fixtures.js';
-import { settingsIn } from '../../core/settings.js';
+import { settingsIn } from '../../core/plugin/settings.js';
 import { consoleSettings } from '../../plugins/console/settings.js';
 import type { Config } from '../../core/config.js';
 

@@ -1,6 +1,6 @@
 import t from 'tap';
 import type { App, Plugin } from '../../core/types.js';
-import { defineSettings } from '../../core/settings.js';
+import { defineSettings } from '../../core/plugin/settings.js';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startServer } from '../helpers/server.js';

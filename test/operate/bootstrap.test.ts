@@ -15,7 +15,7 @@ import { verificationTestPlugin } from '../helpers/tenancy.js';
 import type { Config, ConfigOverrides } from '../../core/config.js';
 import { nodeCommand } from '../helpers/child.js';
 import { tempDir } from '../helpers/temp-dir.js';
-import { settingsIn } from '../../core/settings.js';
+import { settingsIn } from '../../core/plugin/settings.js';
 import { a2aSettings } from '../../plugins/a2a/settings.js';
 
 const run = promisify(execFile);

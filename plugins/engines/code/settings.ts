@@ -1,4 +1,4 @@
-import { defineSettings } from '../../../core/settings.js';
+import { defineSettings } from '../../../core/plugin/settings.js';
 
 /** `plugin_config.code` (config file only; docs/engines/code.md, "Python fast path") */
 export interface CodeSettings {

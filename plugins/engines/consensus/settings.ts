@@ -1,4 +1,4 @@
-import { defineSettings } from '../../../core/settings.js';
+import { defineSettings } from '../../../core/plugin/settings.js';
 
 /** spec: one 30-second aggregate deadline; plugin_config.consensus.deadline_ms may only lower it */
 export const MAX_DEADLINE_MS = 30_000;

@@ -1,4 +1,4 @@
-import { defineSettings } from '../../../core/settings.js';
+import { defineSettings } from '../../../core/plugin/settings.js';
 
 /** the solver budget's ceiling (outcome.ts re-exports it for the engine) */
 export const MAX_TIMEOUT_MS = 60_000;

@@ -1,4 +1,4 @@
-import { defineSettings } from '../../../core/settings.js';
+import { defineSettings } from '../../../core/plugin/settings.js';
 
 /** header columns accepted by default; `plugin_config.stats.max_columns` sets another cap (issue 12, item 8) */
 export const DEFAULT_MAX_COLUMNS = 1000;

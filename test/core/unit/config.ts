@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { ConfigError } from '../../../core/config.js';
 import { loadServiceConfig, serviceEnvVars } from '../../../sidecar/config.js';
 import { tempDir } from '../../helpers/temp-dir.js';
-import { settingsIn } from '../../../core/settings.js';
+import { settingsIn } from '../../../core/plugin/settings.js';
 import { a2aSettings } from '../../../plugins/a2a/settings.js';
 import { attestationSettings } from '../../../plugins/attestation/settings.js';
 import { auditSettings } from '../../../plugins/audit/settings.js';

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { collectionOwners, seamViolations, settingsViolations } from '../../helpers/plugin-seams.js';
 import { builtinPlugins, builtinSettings } from '../../../sidecar/builtin.js';
-import { assembleSchema } from '../../../core/settings.js';
+import { assembleSchema } from '../../../core/plugin/settings.js';
 import { tempDir } from '../../helpers/temp-dir.js';
 
 /**

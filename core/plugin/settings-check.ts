@@ -1,8 +1,8 @@
-import { didYouMean } from './cli.js';
-import { ConfigError, configSchema, type Config } from './config.js';
+import { didYouMean } from '../cli.js';
+import { ConfigError, configSchema, type Config } from '../config.js';
 import { SettingsError, valueAt, type OwnedSettings } from './settings.js';
-import type { Plugin, PluginEntry } from './types.js';
-import type { Validator } from './json/validate.js';
+import type { Plugin, PluginEntry } from '../types.js';
+import type { Validator } from '../json/validate.js';
 
 /**
  * Start-up check of the plugins' settings, once the plugins are loaded and before any registers:

@@ -62,7 +62,7 @@ export function assembleSchema(kernel: Readonly<Node>, owned: readonly OwnedSett
     owner.set(at, plugin);
     if (at.startsWith('plugin_config.')) {
       // no default here: plugin_config holds what the operator wrote, and the kernel fills a loaded
-      // plugin's defaults when it checks them (core/plugin-settings.ts)
+      // plugin's defaults when it checks them (core/plugin/settings-check.ts)
       pluginConfig.properties![at.slice('plugin_config.'.length)] = { ...schema } as Node;
     } else {
       const node = { default: {}, ...schema } as Node;
