@@ -2,8 +2,7 @@ import t from 'tap';
 import { spawnSync, type ChildProcess } from 'node:child_process';
 import { generateKeyPairSync } from 'node:crypto';
 import { PgStore } from '../../core/store/pg.js';
-import '../../plugins/audit/index.js';
-import { AUDIT_COLLECTION, walkChains, type AuditEntry } from '../../plugins/audit/index.js';
+import { AUDIT_CODECS, AUDIT_COLLECTION, walkChains, type AuditEntry } from '../../plugins/audit/index.js';
 import { createTestDatabase, pgUnavailable } from '../helpers/pg.js';
 import { freePort, killProcess, startRedis } from '../helpers/redis.js';
 import { CLI, startReplica, type Replica } from '../helpers/replica.js';
@@ -129,7 +128,8 @@ async function run() {
   t.test('500 concurrent verifications across A and B leave one valid chain with 500 entries', async (t) => {
     const acct = await signup(A);
     // an enterprise organisation (no plan limit), set before its first API-key request
-    const store = new PgStore({ url: db.url });
+    // the audit entries are stored in their compact layout: read through the audit plugin's codecs
+    const store = new PgStore({ url: db.url, codecs: AUDIT_CODECS });
     t.teardown(() => store.close());
     await store.collection<Record<string, unknown>>('auth.orgs').update(acct.orgId, (o) => (o ? { ...o, tier: 'enterprise' } : undefined));
     const key = await createKey(A, acct.token);
