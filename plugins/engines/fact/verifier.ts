@@ -2,14 +2,12 @@ import { sha256Hex } from '../../../core/json/canonical.js';
 import { HttpError } from '../../../core/errors.js';
 import { unverifiable, verified, type DiagnosticResult } from '../../../core/verdict.js';
 import type { FactOpinion, LlmTranslator } from '../../providers/index.js';
+import type { FactRequest as GeneratedFactRequest } from '../../../schemas/gen/fact.gen.js';
 import { FACT, FactProblems } from './errors.js';
 import { ENGINE_NAME, ENGINE_VERSION, judge, type FactOutcome, type SentenceOutcome } from './rules.js';
 
-export interface FactRequest {
-  claim: string;
-  context: string;
-  provider?: string;
-}
+/** POST /verify/fact's body: schemas/fact/request.json, generated (schemas/gen/fact.gen.ts) */
+export type FactRequest = GeneratedFactRequest;
 
 export interface FactReply {
   verdict: FactOutcome['verdict'];

@@ -1,4 +1,5 @@
 import type { EngineHandle } from '../../../core/types.js';
+import type { LogicRequest as GeneratedLogicRequest } from '../../../schemas/gen/logic.gen.js';
 import { isDslInput, parseQuery } from './dsl.js';
 import { DEFAULT_TIMEOUT_MS, ENGINE_VERSION, MAX_TIMEOUT_MS, type SolveOutcome } from './outcome.js';
 import { failure, verdictReply, type LogicReply, type Translation } from './verdict.js';
@@ -25,11 +26,8 @@ export interface LlmTranslator {
   translate(req: { target: 'logic_dsl'; text: string; provider?: string; signal?: AbortSignal }): Promise<Translation>;
 }
 
-export interface LogicRequest {
-  query: string;
-  provider?: string;
-  timeout_ms?: number;
-}
+/** POST /verify/logic's body: schemas/logic/request.json, generated (schemas/gen/logic.gen.ts) */
+export type LogicRequest = GeneratedLogicRequest;
 
 export interface LogicVerifier {
   /**

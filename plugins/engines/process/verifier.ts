@@ -1,13 +1,11 @@
 import type { Verifier } from '../../../core/types.js';
 import { blocked, unverifiable, type DiagnosticResult } from '../../../core/verdict.js';
+import type { ProcessRequest as GeneratedProcessRequest } from '../../../schemas/gen/process.gen.js';
 import { checkIrac, checkMilestones, ENGINE_NAME, ENGINE_VERSION, type MilestoneResult } from './engine.js';
 import { C } from './errors.js';
 
-export interface ProcessRequest {
-  trace: string;
-  mode?: 'irac' | 'milestones';
-  milestones?: string[];
-}
+/** POST /verify/process's body: schemas/process/request.json, generated (schemas/gen/process.gen.ts) */
+export type ProcessRequest = GeneratedProcessRequest;
 
 export interface ProcessOutcome {
   /** the endpoint's own top-level fields (spec: verified, score, … / process_rate, …) */

@@ -1,13 +1,11 @@
 import type { Verifier } from '../../../core/types.js';
 import { blocked, verified, type DiagnosticResult } from '../../../core/verdict.js';
-import { checkDrm, parseRate, ENGINE_NAME, ENGINE_VERSION, type Chunk, type Rational } from './engine.js';
+import type { RagRequest as GeneratedRagRequest } from '../../../schemas/gen/rag.gen.js';
+import { checkDrm, parseRate, ENGINE_NAME, ENGINE_VERSION, type Rational } from './engine.js';
 import { C } from './errors.js';
 
-export interface RagRequest {
-  target_document_id: string;
-  chunks: Chunk[];
-  max_drm_rate?: string;
-}
+/** POST /verify/rag's body: schemas/rag/request.json, generated (schemas/gen/rag.gen.ts) (its chunks fit engine.ts's Chunk) */
+export type RagRequest = GeneratedRagRequest;
 
 /**
  * Counting metadata is a proof (decisions §1): the verdict is VERIFIED either way and

@@ -1,4 +1,5 @@
 import { blocked, verified, type DiagnosticResult } from '../../../core/verdict.js';
+import type { SqlVerifyRequest } from '../../../schemas/gen/sql.gen.js';
 import { resolveDialect, type DialectInfo } from './dialects.js';
 import { isStackOverflow, parseSql, TOO_DEEP, type Node } from './parse.js';
 import { clearSchemaCache, parseSchema, type SchemaResult } from './schema-read.js';
@@ -16,12 +17,8 @@ import { ENGINE_NAME, ENGINE_VERSION, LIMITS } from './meta.js';
 /** Runs inside a worker thread: plain JSON in, a DiagnosticResult out. */
 export { ENGINE_NAME, ENGINE_VERSION, LIMITS };
 
-export interface SqlInput {
-  query: string;
-  schema_ddl: string;
-  dialect?: string;
-  allow_writes?: boolean;
-}
+/** POST /verify/sql's body (dialect resolved to its canonical name by the caller): schemas/sql/verify.request.json, generated (schemas/gen/sql.gen.ts) */
+export type SqlInput = SqlVerifyRequest;
 
 const C = {
   parse: 'sql_verifier.parse_error',
