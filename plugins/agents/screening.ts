@@ -3,15 +3,15 @@
  * pattern over raw text, so by decisions §1 a pass is never a proof — the route reports it as
  * UNVERIFIABLE with these checks listed as advisory — while a hit is a policy block (403).
  */
+import type { McpFinding } from '../../schemas/gen/mcp.gen.js';
 import { base64Text } from './base64-text.js';
 
-export interface Finding {
-  /** detector name, also the advisory check's `name` */
-  detector: string;
-  constraint_id: string;
-  /** what matched, described without echoing the secret itself */
-  details: string;
-}
+/**
+ * One detector hit: `detector` is also the advisory check's `name`; `details` says what matched
+ * without echoing the secret itself. The MCP plugin serves these as they are (tool findings, pins),
+ * so the type is that wire shape: schemas/mcp/finding.json, generated (schemas/gen/mcp.gen.ts).
+ */
+export type Finding = McpFinding;
 
 export const CONSTRAINTS = {
   credential: 'agents.exfiltration.credential',

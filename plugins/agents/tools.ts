@@ -1,4 +1,5 @@
 import { posix } from 'node:path';
+import type { AgentsToolResponse } from '../../schemas/gen/agents.gen.js';
 import { detectBoth, detectCredentials, detectExternalTransfer } from './screening.js';
 
 /**
@@ -8,16 +9,10 @@ import { detectBoth, detectCredentials, detectExternalTransfer } from './screeni
  * only while its arguments stay below the risk threshold (a sandboxed read of `../../etc/passwd`
  * is not a sandboxed read).
  */
-export type ToolDecision = 'ALLOW' | 'DENY';
-export type ToolClass = 'safe' | 'dangerous' | 'unknown';
-
-export interface ToolEvaluation {
-  tool: string;
-  decision: ToolDecision;
-  risk_score: number;
-  reasons: string[];
-  classification: ToolClass;
-}
+/** POST /agents/{agent_id}/tools/{tool}'s answer: schemas/agents/tool.response.json, generated (schemas/gen/agents.gen.ts) */
+export type ToolEvaluation = AgentsToolResponse;
+export type ToolDecision = ToolEvaluation['decision'];
+export type ToolClass = ToolEvaluation['classification'];
 
 /** Read-only tools with no side effect outside the sandbox, and their base risk. */
 export const SAFE_TOOLS: Readonly<Record<string, number>> = {

@@ -3,32 +3,17 @@ import type { ValidateFunction } from 'ajv';
 import { canonicalJson, clipText, sha256Hex, sha256Ref } from '../../core/json/canonical.js';
 import { compileSchema } from '../../core/json/validate.js';
 import type { DiagnosticResult, Status } from '../../core/verdict.js';
+import type { VerificationContextDocument } from '../../schemas/gen/verification-context.gen.js';
 
 /**
  * Verification Context v1.0 documents: built from a (gated) DiagnosticResult, validated against
  * schemas/verification-context/document.json plus the same invariants in code, carrying a proof_ref
  * that commits to every other byte of the document and, when VERIFIED, a seal: an ES256 JWS by the
  * service's attestation key over the rest of the document. proof_ref alone is a plain hash anyone
- * can recompute after editing; the seal is what says this service issued the document.
+ * can recompute after editing; the seal is what says this service issued the document. The type is
+ * the one generated from that schema (schemas/gen/verification-context.gen.ts).
  */
-export interface VcDocument {
-  spec_version: '1.0';
-  object: {
-    statement: string | null;
-    statement_hash: string | null;
-    formalization: { source: 'caller_supplied' | 'none'; verified: false };
-  };
-  context: {
-    interpretation: { scope: 'formal_statement_only'; summary: string; constraint_id: string | null };
-    proof: {
-      verifier: string;
-      version: string;
-      evidence: { proof_ref: string | null; diagnostic_proof_ref: string | null; attestation_id: string | null; seal?: string | null };
-    };
-    decision: { admission: 'ADMIT' | 'DENY' };
-  };
-  verdict: Status;
-}
+export type VcDocument = VerificationContextDocument;
 
 export const SCHEMA_URL = new URL('../../../schemas/verification-context/document.json', import.meta.url);
 // compiled on first use: importing the plugin (server start-up) should not pay for it. The offline

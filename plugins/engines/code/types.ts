@@ -1,8 +1,11 @@
 /**
  * Shared shapes of the code-security analysis. Everything here is plain JSON so an analysis can
  * cross a worker boundary and be reused by other plugins (the A2A code guard) without conversion.
+ * The wire shapes are the ones generated from schemas/code/ (schemas/gen/code.gen.ts).
  */
-export type Severity = 'CRITICAL' | 'HIGH' | 'MEDIUM' | 'LOW';
+import type { CodeVerifyResponse, CodeVulnerability } from '../../../schemas/gen/code.gen.js';
+
+export type Severity = CodeVulnerability['severity'];
 export type Language = 'python' | 'javascript' | 'typescript';
 
 export const SUPPORTED_LANGUAGES: readonly Language[] = ['python', 'javascript', 'typescript'];
@@ -16,29 +19,20 @@ export const RULES_VERSION = 'proofgate-code-rules/1.13.0';
 /** Severities that block admission. MEDIUM and LOW are reported but admitted (see docs/engines/code.md). */
 export const BLOCKING: ReadonlySet<Severity> = new Set<Severity>(['CRITICAL', 'HIGH']);
 
-/** One finding proven on the syntax tree; the spec's Vulnerability entry plus column and rule_id. */
-export interface Finding {
-  type: string;
-  severity: Severity;
-  /** 1-based line */
-  line: number;
-  /** 1-based column (UTF-16 code units, as JavaScript strings count) */
-  column: number;
-  message: string;
-  rule_id: string;
-  /** the CWE of a flow rule (`python.flow.*`) */
-  cwe?: number;
-  /** for a flow: the source line, each step, then the sink line */
-  path?: number[];
-}
+/**
+ * One finding proven on the syntax tree; the spec's Vulnerability entry plus column and rule_id
+ * (schemas/code/vulnerability.json). line and column are 1-based, the column in UTF-16 code units
+ * (as JavaScript strings count); a flow's `path` is the source line, each step, then the sink line.
+ */
+export type Finding = CodeVulnerability;
 
-/** A text-only signal: never a proof, never the basis of a verdict. */
-export interface AdvisoryCheck {
-  name: string;
-  advisory_only: true;
-  constraint_id: string;
-  details: Record<string, unknown>;
-}
+type AdvisoryItem = NonNullable<CodeVerifyResponse['developer_fields']['advisory_checks']>[number];
+
+/**
+ * A text-only signal: never a proof, never the basis of a verdict. The schema's `details` is an
+ * object, which json-schema-to-typescript spells `{}` (no field can be read from or typed into it).
+ */
+export type AdvisoryCheck = Omit<AdvisoryItem, 'details'> & { details: Record<string, unknown> };
 
 /** Result of analysing one source text. */
 export interface Analysis {
