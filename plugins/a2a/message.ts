@@ -1,22 +1,26 @@
-import type { A2AVerdictResponse } from '../../schemas/gen/a2a.gen.js';
+import type { A2AAgentMessage, A2AVerdictResponse } from '../../schemas/gen/a2a.gen.js';
 
 /**
  * The A2A wire shapes. Validation of an AgentMessage is the ajv schema
  * schemas/a2a/agent-message.json (applied by the kernel before the handler runs); this module holds
  * the types and the few checks a schema cannot express.
  */
-export const PAYLOAD_TYPES = ['financial_transaction', 'logic_assertion', 'code_execution', 'general', 'data_query'] as const;
-export type PayloadType = (typeof PAYLOAD_TYPES)[number];
+export type PayloadType = NonNullable<A2AAgentMessage['payload_type']>;
+export const PAYLOAD_TYPES = ['financial_transaction', 'logic_assertion', 'code_execution', 'general', 'data_query'] as const satisfies readonly PayloadType[];
+// a payload type the schema adds is a compile error here until it is listed above
+export const EVERY_PAYLOAD_TYPE_LISTED: [Exclude<PayloadType, (typeof PAYLOAD_TYPES)[number]>] extends [never] ? true : never = true;
 
-export interface AgentMessage {
-  sender_agent_id: string;
-  receiver_agent_id: string;
+/**
+ * schemas/a2a/agent-message.json, generated (schemas/gen/a2a.gen.ts), as the handlers hold it:
+ * payload_type is optional on the wire but the schema's default (`general`) is filled in by the
+ * validator before any handler runs, and the schema's objects (payload, metadata), which
+ * json-schema-to-typescript spells `{}`, are records whose fields can be read.
+ */
+export type AgentMessage = Omit<A2AAgentMessage, 'payload_type' | 'payload' | 'metadata'> & {
   payload_type: PayloadType;
   payload: Record<string, unknown>;
-  timestamp: string;
-  signature?: string;
   metadata?: Record<string, unknown>;
-}
+};
 
 /** schemas/a2a/verdict.response.json, generated (schemas/gen/a2a.gen.ts): the shape the API serves and the client reads */
 export type VerdictStatus = A2AVerdictResponse['status'];

@@ -1,3 +1,5 @@
+import type { BadgesCustomQuery } from '../../schemas/gen/badges.gen.js';
+
 /**
  * SVG rendering. badge-maker escapes every text and attribute it writes; on top of that the
  * routes only accept printable text (XML 1.0 cannot carry most control characters, nor U+FFFE/U+FFFF, even escaped)
@@ -28,13 +30,13 @@ const LOGO_SVG =
   '<path fill="none" stroke="#4b0" stroke-width="1.8" d="m5 8 2 2 4-4"/></svg>';
 const LOGO_DATA_URI = `data:image/svg+xml;base64,${Buffer.from(LOGO_SVG).toString('base64')}`;
 
-export interface BadgeSpec {
-  label: string;
-  message: string;
-  /** palette name or #rgb / #rrggbb */
-  color: string;
-  logo?: boolean;
-}
+/**
+ * What a badge shows: GET /badge/custom's query (schemas/badges/custom.query.json, generated:
+ * schemas/gen/badges.gen.ts) once its defaults are applied, so label and colour (a palette name or
+ * #rgb / #rrggbb) are always there, and with the query's logo=on|off read as a boolean. The other
+ * badges fill the same fields from a status.
+ */
+export type BadgeSpec = Required<Omit<BadgesCustomQuery, 'logo'>> & { logo?: boolean };
 
 /**
  * badge-maker is imported on the first badge: its font-width tables are ~5 MB of the main thread's

@@ -19,9 +19,6 @@ const KNOWN: ReadonlySet<string> = new Set([
   'verdict.ts DiagnosticResult',
   // not replaced yet: each needs a look at whether the generated type fits where it is used (a core
   // type or a union of literals where the schema says string, an open object spelled `{}`)
-  'render.ts BadgeSpec',
-  'body.ts NlBody',
-  'message.ts AgentMessage',
   'run.ts ItemResult',
 ]);
 

@@ -1,63 +1,34 @@
 import { blocked, unverifiable, type DiagnosticResult } from '../../../core/verdict.js';
 import type { UntrustedReply } from '../../providers/index.js';
+import type { NaturalLanguageResponse } from '../../../schemas/gen/natural-language.gen.js';
 import { NL } from './errors.js';
 
 /**
- * The endpoint's body (spec: POST /verify/natural_language) and its trust_boundary. The top-level
- * status is the spec's own enum; the unified verdict rides under `diagnostic` (decisions §2).
+ * The endpoint's body (spec: POST /verify/natural_language) and its trust_boundary: the parts of
+ * schemas/natural-language/response.json, generated (schemas/gen/natural-language.gen.ts). The
+ * top-level status is the spec's own enum; the unified verdict rides under `diagnostic` (decisions §2).
  */
-export type NlStatus = 'INCONCLUSIVE' | 'ERROR' | 'NOT_MATH_QUERY' | 'BLOCKED';
-/** what the math engine did with the translation: checked a claim (held / did not) or only computed */
-export type InnerStatus = 'VERIFIED' | 'CORRECTION_NEEDED' | 'EVALUATED' | 'FAILED' | 'NOT_RUN';
-
-export interface NlTranslationOut {
-  expression: string | null;
-  claimed_answer: number | null;
-  reasoning: string;
-  confidence: number;
-}
+export type NlStatus = NaturalLanguageResponse['status'];
 
 /** `translation` of a reply: the parsed translation, or — when the model's reply was refused — what it said, flagged untrusted */
-export type NlTranslationField = NlTranslationOut | UntrustedReply | null;
+export type NlTranslationField = NaturalLanguageResponse['translation'];
+export type NlTranslationOut = Exclude<NlTranslationField, null | UntrustedReply>;
 
 const parsedOf = (t: NlTranslationField): NlTranslationOut | null => (t && !('untrusted' in t) ? t : null);
 
-export interface NlVerification {
-  calculated_value: number | null;
-  /** the engine's exact form (`"1/3"`, 50 digits for irrationals); `calculated_value` is its double */
-  calculated_value_exact: string | null;
-  is_correct: boolean | null;
-  diff: number | null;
-  inner_status: InnerStatus;
-}
+/** calculated_value_exact is the engine's exact form (`"1/3"`, 50 digits for irrationals); `calculated_value` is its double */
+export type NlVerification = NonNullable<NaturalLanguageResponse['verification']>;
+/** what the math engine did with the translation: checked a claim (held / did not) or only computed */
+export type InnerStatus = NlVerification['inner_status'];
 
-export interface TrustBoundary {
-  query_interpretation_source: 'llm_translation';
-  query_semantics_verified: false;
-  verification_scope: 'translated_expression_only';
-  deterministic_expression_evaluation: boolean;
-  formal_proof: false;
-  translation_claim_self_consistent: boolean;
-  provider_used: string;
-  overall_status: NlStatus;
-  attestation_error?: string;
-}
+export type TrustBoundary = NaturalLanguageResponse['trust_boundary'];
 
-export interface NlBody {
-  status: NlStatus;
-  user_query: string;
-  translation: NlTranslationField;
-  verification: NlVerification | null;
-  trust_boundary: TrustBoundary;
-  final_answer: number | null;
-  provider_used: string;
-  diagnostic: DiagnosticResult;
-  attestation?: string;
-  attestation_id?: string;
-  error?: string;
-  error_code?: string;
-  latency_ms?: number;
-}
+/**
+ * The verifier's reply body, before the route serves it: `latency_ms` is added by the route (the
+ * verifier does not time itself), and `diagnostic` is the kernel's DiagnosticResult (frozen, built
+ * only by core/verdict.ts), which the kernel renders into the schema's `diagnostic` object.
+ */
+export type NlBody = Omit<NaturalLanguageResponse, 'latency_ms' | 'diagnostic'> & { diagnostic: DiagnosticResult };
 
 export interface NlReply {
   httpStatus: number;
