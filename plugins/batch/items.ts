@@ -1,7 +1,12 @@
 import type { Verifier } from '../../core/types.js';
+import type { BatchRequest } from '../../schemas/gen/batch.gen.js';
 
-export const ITEM_TYPES = ['natural_language', 'logic', 'math', 'code', 'fact', 'sql'] as const;
-export type ItemType = (typeof ITEM_TYPES)[number];
+/**
+ * The item types of schemas/batch/request.json (generated: schemas/gen/batch.gen.ts). An item's
+ * result carries its type (item-result.json lists the same enum), so a type the request admits
+ * and the result cannot carry fails to compile in run.ts.
+ */
+export type ItemType = NonNullable<BatchRequest['items'][number]['type']>;
 
 export interface BatchItem {
   query: string;

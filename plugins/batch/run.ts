@@ -1,8 +1,9 @@
 import type { App, Principal } from '../../core/types.js';
 import { blocked, unverifiable, type DiagnosticResult } from '../../core/verdict.js';
+import type { BatchItemResult } from '../../schemas/gen/batch.gen.js';
 import { BatchConstraints } from './errors.js';
 import { normalizeMathInput } from '../engines/math/index.js';
-import { engineInput, verifierFor, type BatchItem, type ItemType } from './items.js';
+import { engineInput, verifierFor, type BatchItem } from './items.js';
 
 /**
  * What the batch needs from the attestation plugin for math items (spec: math items pass the trust
@@ -16,14 +17,12 @@ export interface BatchAttestor {
   ): Promise<{ result: DiagnosticResult; attestation?: string; attestation_id?: string }>;
 }
 
-export interface ItemResult {
-  index: number;
-  type: ItemType;
-  query: string;
-  result: DiagnosticResult;
-  attestation?: string;
-  attestation_id?: string;
-}
+/**
+ * One item's answer: schemas/batch/item-result.json, generated (schemas/gen/batch.gen.ts), holding
+ * the kernel's DiagnosticResult (frozen, built only by core/verdict.ts) where the wire has its JSON
+ * form (BatchDiagnostic, whose developer_fields json-schema-to-typescript spells `{}`).
+ */
+export type ItemResult = Omit<BatchItemResult, 'result'> & { result: DiagnosticResult };
 
 /** Items run concurrently, a bounded number at a time so one batch cannot monopolise the engine pools. */
 const CONCURRENCY = 8;

@@ -20,7 +20,10 @@ export interface BatchDiagnostic {
  */
 export interface BatchItemResult {
   index: number;
-  type: string;
+  /**
+   * the item's type as run: the request's, or its default natural_language
+   */
+  type: "natural_language" | "logic" | "math" | "code" | "fact" | "sql";
   query: string;
   result: BatchDiagnostic;
   /**
