@@ -1,4 +1,5 @@
 import t from 'tap';
+import { readFileSync } from 'node:fs';
 import batch from '../../plugins/batch/index.js';
 import code from '../../plugins/engines/code/index.js';
 import fact from '../../plugins/engines/fact/index.js';
@@ -90,4 +91,16 @@ t.test('code larger than the byte cap: 413 for the route, BLOCKED input_too_larg
   t.equal(r.body.items[0].result.developer_fields.constraint_id, 'code_verifier.input_too_large');
   t.equal(r.body.items[1].result.status, 'VERIFIED', 'a code item is verified by the code engine');
   t.equal(r.body.items[1].result.admission, 'BLOCKED', 'proven unsafe');
+});
+
+t.test('an item result carries one of the item types the request admits, and any of them', async (t) => {
+  // the server answers with the request's type (or its default); item-result.json declares the same
+  // enum so that clients, and the server's generated ItemResult, are typed by it (issue 44)
+  const read = (name: string) => JSON.parse(readFileSync(new URL(`../../../schemas/batch/${name}`, import.meta.url), 'utf8'));
+  const admitted: string[] = read('request.json').properties.items.items.properties.type.enum;
+  const answered: string[] = read('item-result.json').properties.type.enum;
+  t.same([...answered].sort(), [...admitted].sort());
+  const r = await post('/verify/batch', { items: [{ query: '2+2=4' }, { type: 'sql', query: 'SELECT 1', params: { schema_ddl: SHOP } }] });
+  t.equal(r.status, 200, 'the answer validates against item-result.json (the test server checks every response)');
+  t.same(r.body.items.map((i: { type: string }) => i.type), ['natural_language', 'sql'], 'an item without a type answers with the default');
 });
