@@ -2,7 +2,7 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
 import type { Config } from './config.js';
-import { answerClientError, createHttpServer, serverOptions } from './http/server.js';
+import { answerClientError, createHttpServer, listenOptions, serverOptions } from './http/server.js';
 import { createLogger } from './obs/log.js';
 import { publicUrl } from './http/public-url.js';
 import { Metrics } from './obs/metrics.js';
@@ -332,7 +332,7 @@ export async function createApp(opts: CreateOptions): Promise<Kernel> {
       if (!server.listening) {
         await new Promise<void>((resolve, reject) => {
           server.once('error', reject);
-          server.listen(config.server.port, config.server.host, () => {
+          server.listen(listenOptions(config), () => {
             server.off('error', reject);
             resolve();
           });

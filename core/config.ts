@@ -16,6 +16,7 @@ export interface Config {
   server: {
     host: string;
     port: number;
+    reuse_port: boolean;
     public_url: string | null;
     body_limit_bytes: number;
     body_drain_bytes: number;
@@ -289,6 +290,10 @@ function startupChecks(c: Config): string[] {
   }
   if (c.metrics.token && c.metrics.port === null) {
     out.push('metrics.token (SVC_METRICS_TOKEN): guards the metrics listener, so SVC_METRICS_PORT must be set too');
+  }
+  if (c.server.reuse_port && !c.auth.rate_limit_redis_url) {
+    // each process would count its own windows: N processes would grant N times every plan's limit
+    out.push('server.reuse_port (SVC_SERVER_REUSE_PORT): processes sharing a port must share their rate limits: set auth.rate_limit_redis_url (SVC_RATE_LIMIT_REDIS_URL)');
   }
   if (c.mode === 'sidecar' && !c.bootstrap_file) {
     out.push('bootstrap_file (SVC_BOOTSTRAP_FILE): required in sidecar mode (the organisation and its keys come from it)');

@@ -1,7 +1,7 @@
 import type { Server } from 'node:http';
 import type { Config } from '../core/config.js';
 import { HttpError, Problems } from '../core/errors.js';
-import { createHttpServer } from '../core/http/server.js';
+import { createHttpServer, listenOptions } from '../core/http/server.js';
 
 /**
  * Opens the socket before the plugins are even imported, so a Kubernetes liveness probe gets its
@@ -26,7 +26,7 @@ export function listenEarly(config: Config): Promise<Server> {
   });
   return new Promise((resolve, reject) => {
     server.once('error', reject);
-    server.listen(config.server.port, config.server.host, () => {
+    server.listen(listenOptions(config), () => {
       server.off('error', reject);
       resolve(server);
     });

@@ -1,5 +1,5 @@
 import { createServer, type RequestListener, type Server } from 'node:http';
-import type { Socket } from 'node:net';
+import type { ListenOptions, Socket } from 'node:net';
 import type { Config } from '../config.js';
 import { defineProblem, HttpError, Problems, type ProblemDef } from '../errors.js';
 
@@ -73,4 +73,13 @@ export function createHttpServer(config: Config, listener: RequestListener): Ser
   const server = createServer(serverOptions(config), listener);
   server.on('clientError', answerClientError);
   return server;
+}
+
+/**
+ * Where and how the server listens. `reusePort` (SO_REUSEPORT, Node >= 22.12 on Linux) lets several
+ * proofgate processes bind one port; the kernel spreads new connections among them.
+ */
+export function listenOptions(config: Config): ListenOptions {
+  // @types/node 20 does not know reusePort; Node 22.12+ honours it
+  return { port: config.server.port, host: config.server.host, ...(config.server.reuse_port ? { reusePort: true } : {}) } as ListenOptions;
 }
