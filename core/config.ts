@@ -133,6 +133,9 @@ const LOADER_VARS = new Set(['SVC_CONFIG']);
 function coerceEnv(v: EnvVar, text: string): unknown {
   if (v.raw) return text;
   const t = v.type.filter((x) => x !== 'null');
+  // a nullable number, boolean or object set to `null` (or empty) in the environment is null: the
+  // only way to ask from the environment for what null means there (workers.heap_growing_percent: V8's own)
+  if (t.length < v.type.length && !t.includes('string') && ['', 'null'].includes(text.trim().toLowerCase())) return null;
   if (t.includes('object')) return JSON.parse(text);
   if (t.includes('array')) {
     const trimmed = text.trim();

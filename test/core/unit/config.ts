@@ -42,6 +42,15 @@ t.test('environment variables are coerced to their schema types', async (t) => {
   t.equal(c.log_level, 'WARNING');
 });
 
+t.test('a nullable number set to null in the environment is null; a nullable string keeps the text', async (t) => {
+  t.equal(loadServiceConfig({ env: { ...secrets }, file: null }).workers.heap_growing_percent, 20, 'the default');
+  t.equal(loadServiceConfig({ env: { ...secrets, SVC_HEAP_GROWING_PERCENT: 'null' }, file: null }).workers.heap_growing_percent, null);
+  t.equal(loadServiceConfig({ env: { ...secrets, SVC_HEAP_GROWING_PERCENT: '' }, file: null }).workers.heap_growing_percent, null);
+  t.equal(loadServiceConfig({ env: { ...secrets, SVC_HEAP_GROWING_PERCENT: '35' }, file: null }).workers.heap_growing_percent, 35);
+  t.match(problems(() => loadServiceConfig({ env: { ...secrets, SVC_HEAP_GROWING_PERCENT: 'none' }, file: null })).join('\n'), /SVC_HEAP_GROWING_PERCENT/);
+  t.equal(loadServiceConfig({ env: { ...secrets, SVC_PUBLIC_URL: 'https://null.example' }, file: null }).server.public_url, 'https://null.example');
+});
+
 t.test('SVC_A2A_TRUSTED_AGENTS stays raw text for the a2a plugin to parse', async (t) => {
   const c = loadServiceConfig({ env: { ...secrets, SVC_A2A_TRUSTED_AGENTS: '[{"agent_id":"a"}]' }, file: null });
   t.equal(settingsIn(c, a2aSettings).trusted_agents, '[{"agent_id":"a"}]');
