@@ -3,7 +3,7 @@
  * pattern over raw text, so by decisions §1 a pass is never a proof — the route reports it as
  * UNVERIFIABLE with these checks listed as advisory — while a hit is a policy block (403).
  */
-import type { McpFinding } from '../../schemas/gen/mcp.gen.js';
+import type { McpFinding } from '../../schemas/gen/index.js';
 import { base64Text } from './base64-text.js';
 
 /**

@@ -1,5 +1,5 @@
 import { posix } from 'node:path';
-import type { AgentsToolResponse } from '../../schemas/gen/agents.gen.js';
+import type { AgentsToolResponse } from '../../schemas/gen/index.js';
 import { detectBoth, detectCredentials, detectExternalTransfer } from './screening.js';
 
 /**

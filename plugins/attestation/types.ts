@@ -1,5 +1,5 @@
 import type { DiagnosticResult } from '../../core/verdict.js';
-import type { AttestationResult as AttestationResultClaim } from '../../schemas/gen/attestation.gen.js';
+import type { AttestationResult as AttestationResultClaim } from '../../schemas/gen/index.js';
 
 /** Outcome of one issuance (spec: AttestationResult). Never absent: check `is_issued` before using `token`. */
 export type AttestationErrorCode = 'VERIFIED_WITHOUT_PROOF' | 'SIGNING_FAILURE' | 'CRYPTO_UNAVAILABLE';

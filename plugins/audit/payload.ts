@@ -1,5 +1,5 @@
 import { hmacSha256Hex, SHA256_REF, sha256Hex, sha256Ref } from '../../core/json/canonical.js';
-import type { AuditEntry } from '../../schemas/gen/audit.gen.js';
+import type { AuditEntry } from '../../schemas/gen/index.js';
 
 /**
  * The audit entry and its two canonical payload forms. The payload commits to the entry's

@@ -1,4 +1,4 @@
-import type { BadgesCustomQuery } from '../../schemas/gen/badges.gen.js';
+import type { BadgesCustomQuery } from '../../schemas/gen/index.js';
 
 /**
  * SVG rendering. badge-maker escapes every text and attribute it writes; on top of that the

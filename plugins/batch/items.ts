@@ -1,5 +1,5 @@
 import type { Verifier } from '../../core/types.js';
-import type { BatchRequest } from '../../schemas/gen/batch.gen.js';
+import type { BatchRequest } from '../../schemas/gen/index.js';
 
 /**
  * The item types of schemas/batch/request.json (generated: schemas/gen/batch.gen.ts). An item's

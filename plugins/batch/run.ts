@@ -1,6 +1,6 @@
 import type { App, Principal } from '../../core/types.js';
 import { blocked, unverifiable, type DiagnosticResult } from '../../core/verdict.js';
-import type { BatchItemResult } from '../../schemas/gen/batch.gen.js';
+import type { BatchItemResult } from '../../schemas/gen/index.js';
 import { BatchConstraints } from './errors.js';
 import { normalizeMathInput } from '../engines/math/index.js';
 import { engineInput, verifierFor, type BatchItem } from './items.js';

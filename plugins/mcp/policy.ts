@@ -1,5 +1,5 @@
 import type { Store } from '../../core/store/store.js';
-import type { McpPolicyResponse } from '../../schemas/gen/mcp.gen.js';
+import type { McpPolicyResponse } from '../../schemas/gen/index.js';
 import { classifyTool, normaliseToolName, type Finding } from '../agents/index.js';
 import type { ToolDefinition } from './definitions.js';
 

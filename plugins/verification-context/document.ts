@@ -3,7 +3,7 @@ import type { ValidateFunction } from 'ajv';
 import { canonicalJson, clipText, sha256Hex, sha256Ref } from '../../core/json/canonical.js';
 import { compileSchema } from '../../core/json/validate.js';
 import type { DiagnosticResult, Status } from '../../core/verdict.js';
-import type { VerificationContextDocument } from '../../schemas/gen/verification-context.gen.js';
+import type { VerificationContextDocument } from '../../schemas/gen/index.js';
 
 /**
  * Verification Context v1.0 documents: built from a (gated) DiagnosticResult, validated against

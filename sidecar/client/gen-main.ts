@@ -22,6 +22,7 @@ try {
   mkdirSync(types, { recursive: true });
   for (const f of readdirSync(types)) if (f.endsWith('.gen.ts')) rmSync(types + f);
   for (const [group, text] of Object.entries(out.typeFiles)) writeFileSync(`${types}${group}.gen.ts`, text);
+  writeFileSync(`${types}index.ts`, out.typesIndex);
   writeFileSync(dir + 'client.gen.ts', out.client);
   console.log(`wrote ${Object.keys(out.typeFiles).length} files in ${types}, ${dir}types.gen.ts and client.gen.ts`);
 } finally {

@@ -6,7 +6,7 @@
  * imports, type-only, the names it uses from other groups.
  */
 export interface SplitTypes {
-  /** packages/client/src/types.gen.ts */
+  /** schemas/gen/index.ts */
   index: string;
   /** group → text of schemas/gen/<group>.gen.ts */
   files: Record<string, string>;

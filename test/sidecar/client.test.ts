@@ -27,7 +27,8 @@ t.test('the committed client is what the route table generates (npm run gen:clie
   t.equal(SRC('types.gen.ts'), out.types, 'types.gen.ts is current');
   // the group files live in schemas/gen/, shared with the server (sidecar/client/generate.ts)
   const committed = readdirSync(fileURLToPath(new URL(`../../../${TYPES_DIR}`, import.meta.url))).filter((f) => f.endsWith('.ts')).sort();
-  t.same(committed, Object.keys(out.typeFiles).map((g) => `${g}.gen.ts`).sort(), 'the same group files, none stale');
+  t.same(committed, [...Object.keys(out.typeFiles).map((g) => `${g}.gen.ts`), 'index.ts'].sort(), 'the same group files and their index, none stale');
+  t.equal(REPO(`${TYPES_DIR}index.ts`), out.typesIndex, `${TYPES_DIR}index.ts is current`);
   for (const [group, text] of Object.entries(out.typeFiles)) t.equal(REPO(`${TYPES_DIR}${group}.gen.ts`), text, `${TYPES_DIR}${group}.gen.ts is current`);
   t.notOk(existsSync(fileURLToPath(new URL('../../../packages/client/src/types', import.meta.url))), 'no second copy in the client package');
   t.equal(SRC('client.gen.ts'), out.client, 'client.gen.ts is current');

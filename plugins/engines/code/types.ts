@@ -3,7 +3,7 @@
  * cross a worker boundary and be reused by other plugins (the A2A code guard) without conversion.
  * The wire shapes are the ones generated from schemas/code/ (schemas/gen/code.gen.ts).
  */
-import type { CodeVerifyResponse, CodeVulnerability } from '../../../schemas/gen/code.gen.js';
+import type { CodeVerifyResponse, CodeVulnerability } from '../../../schemas/gen/index.js';
 
 export type Severity = CodeVulnerability['severity'];
 export type Language = 'python' | 'javascript' | 'typescript';

@@ -2,7 +2,7 @@ import { sha256Hex } from '../../../core/json/canonical.js';
 import { HttpError } from '../../../core/errors.js';
 import { unverifiable, verified, type DiagnosticResult } from '../../../core/verdict.js';
 import type { FactOpinion, LlmTranslator } from '../../providers/index.js';
-import type { FactRequest as GeneratedFactRequest } from '../../../schemas/gen/fact.gen.js';
+import type { FactRequest as GeneratedFactRequest } from '../../../schemas/gen/index.js';
 import { FACT, FactProblems } from './errors.js';
 import { ENGINE_NAME, ENGINE_VERSION, judge, type FactOutcome, type SentenceOutcome } from './rules.js';
 

@@ -1,5 +1,5 @@
 import type { EngineHandle } from '../../../core/types.js';
-import type { LogicRequest as GeneratedLogicRequest } from '../../../schemas/gen/logic.gen.js';
+import type { LogicRequest as GeneratedLogicRequest } from '../../../schemas/gen/index.js';
 import { isDslInput, parseQuery } from './dsl.js';
 import { DEFAULT_TIMEOUT_MS, ENGINE_VERSION, MAX_TIMEOUT_MS, type SolveOutcome } from './outcome.js';
 import { failure, verdictReply, type LogicReply, type Translation } from './verdict.js';

@@ -1,6 +1,6 @@
 import { blocked, unverifiable, type DiagnosticResult } from '../../../core/verdict.js';
 import type { UntrustedReply } from '../../providers/index.js';
-import type { NaturalLanguageResponse } from '../../../schemas/gen/natural-language.gen.js';
+import type { NaturalLanguageResponse } from '../../../schemas/gen/index.js';
 import { NL } from './errors.js';
 
 /**

@@ -1,6 +1,6 @@
 import type { Verifier } from '../../../core/types.js';
 import { blocked, unverifiable, type DiagnosticResult } from '../../../core/verdict.js';
-import type { ProcessRequest as GeneratedProcessRequest } from '../../../schemas/gen/process.gen.js';
+import type { ProcessRequest as GeneratedProcessRequest } from '../../../schemas/gen/index.js';
 import { checkIrac, checkMilestones, ENGINE_NAME, ENGINE_VERSION, type MilestoneResult } from './engine.js';
 import { C } from './errors.js';
 

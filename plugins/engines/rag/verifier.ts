@@ -1,6 +1,6 @@
 import type { Verifier } from '../../../core/types.js';
 import { blocked, verified, type DiagnosticResult } from '../../../core/verdict.js';
-import type { RagRequest as GeneratedRagRequest } from '../../../schemas/gen/rag.gen.js';
+import type { RagRequest as GeneratedRagRequest } from '../../../schemas/gen/index.js';
 import { checkDrm, parseRate, ENGINE_NAME, ENGINE_VERSION, type Rational } from './engine.js';
 import { C } from './errors.js';
 

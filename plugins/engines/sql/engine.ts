@@ -1,5 +1,5 @@
 import { blocked, verified, type DiagnosticResult } from '../../../core/verdict.js';
-import type { SqlVerifyRequest } from '../../../schemas/gen/sql.gen.js';
+import type { SqlVerifyRequest } from '../../../schemas/gen/index.js';
 import { resolveDialect, type DialectInfo } from './dialects.js';
 import { isStackOverflow, parseSql, TOO_DEEP, type Node } from './parse.js';
 import { clearSchemaCache, parseSchema, type SchemaResult } from './schema-read.js';
