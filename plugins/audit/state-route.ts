@@ -4,23 +4,14 @@ import { CHECKPOINT_COLLECTION, checkCheckpoint, checkpointKey, type Checkpoint 
 import { AUDIT_COLLECTION } from './compact.js';
 import { entryKey, type AuditEntry } from './payload.js';
 import { auditSettings } from './settings.js';
+import type { Checkpoint as CheckpointWire } from '../../schemas/gen/index.js';
 
 const S = 'https://proofgate.dev/schemas/audit';
 /** the newest checkpoints shown; older ones are the offline verifier's (proofgate audit verify) */
 const RECENT = 10;
 
-interface CheckpointView {
-  seq: number;
-  head_hash: string;
-  created_at: string;
-  reason: string;
-  kid: string;
-  key_thumbprint: string | null;
-  /** shape and ES256 signature under the stored key */
-  signature_valid: boolean;
-  /** the chain still holds the checkpointed head: true, false (rewritten or truncated), null (pruned before it) */
-  matches_chain: boolean | null;
-}
+/** a checkpoint as GET /audit/state shows it (schemas: the shared `checkpoint` component) */
+type CheckpointView = CheckpointWire;
 
 /**
  * GET /audit/state: the caller's organisation's chain extent, signed checkpoints and retention
