@@ -1,14 +1,16 @@
 import type { EngineHandle } from '../../../core/types.js';
 import type { LogicRequest as GeneratedLogicRequest } from '../../../schemas/gen/index.js';
-import { isDslInput, parseQuery } from './dsl.js';
-import { DEFAULT_TIMEOUT_MS, ENGINE_VERSION, MAX_TIMEOUT_MS, type SolveOutcome } from './outcome.js';
+import { isDslInput } from './dsl.js';
+import { DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS, type SolveOutcome } from './outcome.js';
 import { failure, verdictReply, type LogicReply, type Translation } from './verdict.js';
 
 /**
  * The request-level flow shared by the route and by other plugins (batch, A2A, consensus) through
- * the `verifier.logic` service: natural language goes to a translator (never guessed at), DSL is
- * parsed on the main thread first so refusals cost microseconds and no worker hop, and only a
- * well-formed formula is sent to the z3 worker.
+ * the `verifier.logic` service: natural language goes to a translator (never guessed at) and DSL
+ * text goes to the z3 worker, which parses it before anything else. The parse grows with the query
+ * (75–130 µs a corpus line, milliseconds for the largest accepted) and was done on the main thread
+ * first, where it was the logic route's largest own cost (issue 45): the worker answers a malformed
+ * query with the same outcome, before z3 sees it.
  */
 
 /** `provider_used` for DSL input: no language model was involved. */
@@ -45,17 +47,6 @@ export function createLogicVerifier(deps: {
   const ceiling = Math.min(deps.timeoutMs ?? DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS);
 
   async function solveDsl(query: string, timeoutMs: number, provider: string, translation: Translation | undefined, signal?: AbortSignal, queueBudget?: boolean) {
-    const parsed = parseQuery(query);
-    if (!parsed.ok) {
-      const o: SolveOutcome = {
-        status: parsed.kind === 'unknown_operator' ? 'BLOCKED' : 'ERROR',
-        kind: parsed.kind,
-        error: parsed.message,
-        operator: parsed.operator,
-        engine_version: ENGINE_VERSION,
-      };
-      return verdictReply(o, provider, translation);
-    }
     try {
       const o = await deps.engine.run<SolveOutcome>('solve', { query, timeoutMs }, { timeoutMs: timeoutMs + POOL_GRACE_MS, signal, queueBudget });
       return verdictReply(o, provider, translation);

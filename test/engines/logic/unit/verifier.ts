@@ -29,15 +29,21 @@ t.test('a crashed or unavailable worker is 503 ERROR', async (t) => {
   }
 });
 
-t.test('refusals are answered on the main thread; the worker gets only formulas, with a bounded deadline', async (t) => {
+t.test('every DSL query goes to the worker, which parses it; the deadline is bounded', async (t) => {
+  // the parse grows with the query, so it is the worker's (issue 45): the main thread only forwards
+  const { solve } = await import('../../../../plugins/engines/logic/engine.js');
+  const parseOnly = async (q: string) => solve({ query: q, timeoutMs: 1 });
   const calls: any[] = [];
   const v = verifier(async (fn, input, opts) => {
     calls.push({ fn, input, opts });
-    return { status: 'UNSAT', canonical: '(VAR x Int) (GT x 1)', engine_version: 'test' } satisfies SolveOutcome;
+    // the worker's own answer for what it cannot parse; a formula it could is left unsolved here
+    const parsed = /EXEC|\(GT x$/.test(input.query) ? await parseOnly(input.query) : null;
+    return parsed ?? ({ status: 'UNSAT', canonical: '(VAR x Int) (GT x 1)', engine_version: 'test' } satisfies SolveOutcome);
   }, 2000);
-  await v.verify({ query: '(EXEC x)' });
-  await v.verify({ query: '(GT x' });
-  t.equal(calls.length, 0, 'BLOCKED and syntax errors never hop to the worker');
+  const blockedOp = await v.verify({ query: '(EXEC x)' });
+  t.match(blockedOp, { httpStatus: 403, body: { status: 'BLOCKED', diagnostic: { status: 'BLOCKED', developer_fields: { error_kind: 'unknown_operator' } } } });
+  const syntax = await v.verify({ query: '(GT x' });
+  t.match(syntax, { httpStatus: 400, body: { status: 'ERROR', diagnostic: { developer_fields: { error_kind: 'syntax' } } } });
   await v.verify({ query: '(GT x 1)' });
   await v.verify({ query: '(GT x 1)', timeout_ms: 60_000 });
   await v.verify({ query: '(GT x 1)', timeout_ms: 100 });
@@ -46,9 +52,11 @@ t.test('refusals are answered on the main thread; the worker gets only formulas,
     [
       ['solve', 2000, 2000 + POOL_GRACE_MS],
       ['solve', 2000, 2000 + POOL_GRACE_MS],
+      ['solve', 2000, 2000 + POOL_GRACE_MS],
+      ['solve', 2000, 2000 + POOL_GRACE_MS],
       ['solve', 100, 100 + POOL_GRACE_MS],
     ],
-    'configured timeout is a ceiling; the pool deadline sits past z3 own timeout',
+    'malformed queries reach the worker too; the configured timeout is a ceiling; the pool deadline sits past z3 own timeout',
   );
 });
 
