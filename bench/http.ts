@@ -98,6 +98,8 @@ const SIDECAR_WARM_SECONDS = Number(process.env.BENCH_SIDECAR_WARM_SECONDS ?? 8)
 
 /** BENCH_THREADS=1: each sidecar row also prints CPU µs per request by thread name (libuv pool, V8 helpers, workers) */
 const THREADS = process.env.BENCH_THREADS === '1';
+/** clients honour a 503's Retry-After (issue 45's overload rule) unless BENCH_RETRY_AFTER=0 */
+const HONOUR_RETRY_AFTER = process.env.BENCH_RETRY_AFTER !== '0';
 
 const percentile = (s: number[], p: number) => (s.length ? s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)] : 0);
 const round = (n: number, d = 2) => Math.round(n * 10 ** d) / 10 ** d;
@@ -123,6 +125,16 @@ export async function drive(url: string, t: Target, key: string, concurrency: nu
         const r = await pool.request({ origin: url, path: t.path, method, headers, body: method === 'POST' ? t.bodies[i % t.bodies.length] : undefined });
         await r.body.dump();
         status = String(r.statusCode);
+        // a refused client waits what Retry-After says before its next request, as @proofgate/client
+        // does (packages/client/src/base.ts); BENCH_RETRY_AFTER=0 retries at once, the old storm
+        const wait = r.statusCode === 503 && HONOUR_RETRY_AFTER ? Number(r.headers['retry-after']) * 1000 : 0;
+        if (wait > 0) {
+          lat.push(performance.now() - t0);
+          statuses[status] = (statuses[status] ?? 0) + 1;
+          if (performance.now() + wait >= deadline) return;
+          await new Promise((res) => setTimeout(res, wait));
+          continue;
+        }
       } catch {
         // counted as an error row below
       }
