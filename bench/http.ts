@@ -14,6 +14,7 @@ import { runPoolBench } from './http-pools.js';
 import { runStageBench } from './http-stages.js';
 import { freePort } from './load.js';
 import { cpuSeconds, printThreads, threadCpu } from './proc-cpu.js';
+import { runInfo, writePlot } from './plot.js';
 
 export { cpuSeconds };
 
@@ -23,7 +24,8 @@ export { cpuSeconds };
  * enterprise tier (unlimited plan) provisioned through the accounts API before start-up; a raw
  * node:http fixed-JSON server runs as another process; this process is the load generator
  * (undici pools, one keep-alive connection per concurrent client). Bodies are the corpus lines.
- * Nothing here asserts on time: figures are printed and written to bench-results.json.
+ * Nothing here asserts on time: figures are printed and written to bench-results.json, and drawn
+ * to bench-http.svg (BENCH_PLOT names another file; bench/plot.ts).
  * Options (env): BENCH_SECONDS per row (default 5), BENCH_CONCURRENCY (default 1,8,32,128),
  * BENCH_MIXED (requests of the RSS phase, default 10000), BENCH_TARGETS (default all), BENCH_A2A_CONCURRENCY (default 50),
  * BENCH_CPU_PROF (directory for a V8 profile of the sidecar), BENCH_RSS_ENGINES (1 or only: RSS per engine),
@@ -375,5 +377,8 @@ export async function main(): Promise<void> {
   const rssOnly = process.env.BENCH_RSS_ENGINES === 'only';
   const http = rssOnly ? null : await runHttpBench();
   const rss_per_engine = process.env.BENCH_RSS_ENGINES ? await rssPerEngine() : null;
-  writeFileSync('bench-results.json', JSON.stringify({ at: new Date().toISOString(), node: process.version, http, rss_per_engine }, null, 2));
+  const results = { at: new Date().toISOString(), node: process.version, ...runInfo(), http, rss_per_engine };
+  writeFileSync('bench-results.json', JSON.stringify(results, null, 2));
+  // the SVG (BENCH_PLOT, default bench-http.svg) is what the README's performance section shows
+  if (http) writePlot(results, 'bench-results.json');
 }

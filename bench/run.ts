@@ -5,13 +5,16 @@ import { benchEngine, corpusDir as findCorpus, repeatOption, type EngineAdapter,
 /**
  * `npm run bench`: every engine adapter in bench/engines/ on the shared corpus, then the A2A
  * gateway against raw node:http. Figures are printed and written as JSON (bench-results.json) so
- * runs can be compared; nothing here asserts on time.
+ * runs can be compared; nothing here asserts on time. `npm run bench -- plot --from FILE` draws an
+ * HTTP run's results again (bench/plot.ts).
  */
 const ENGINES = ['math', 'latex', 'logic', 'sql', 'code'];
 
 const { passes, warm, rest: only } = repeatOption(process.argv.slice(2));
 
 async function main(): Promise<void> {
+  // an earlier run's results drawn again (bench/plot.ts): nothing is measured
+  if (only[0] === 'plot') process.exit((await import('./plot.js')).plotCli(only.slice(1)));
   // the HTTP bench (bench/http.ts) runs on its own: sidecar and raw server as separate processes
   if (only.includes('http')) {
     await (await import('./http.js')).main();
