@@ -34,7 +34,8 @@ const PANELS = [
   { key: 'p99', title: 'p99 latency (ms, log scale)', x0: 580, x1: 970 },
 ] as const;
 const COLORS = ['#1f77b4', '#d62728', '#2ca02c', '#ff7f0e', '#9467bd', '#8c564b', '#e377c2', '#17becf', '#bcbd22', '#7f7f7f'];
-const LABEL_MAX = 48;
+// a legend entry with its ratio note fits its 420 px column
+const LABEL_MAX = 36;
 
 /**
  * Text for an XML text node or attribute. A target name comes from a results file anyone can edit:
