@@ -143,7 +143,7 @@ const pct = (share: number) => `${+(share * 100).toPrecision(3)}%`;
 
 function fmtAt(at: string): string {
   const d = new Date(at);
-  return Number.isNaN(d.getTime()) ? at : `${d.toISOString().slice(0, 16).replace('T', ' ')} UTC`;
+  return Number.isNaN(d.getTime()) ? clip(at, 40) : `${d.toISOString().slice(0, 16).replace('T', ' ')} UTC`;
 }
 
 /** each target's rps over raw's at one level: c=32 (the README's column) when both ran it, else the highest level both ran */

@@ -100,6 +100,8 @@ t.test('escaping covers what XML cannot hold at all', async (t) => {
   t.match(textOf(findAll(doc, 'text')[0]), /commit x\uFFFD<y>/);
   t.match(textOf(findAll(doc, 'text')[1]), /^"host"&:/);
   t.ok(findAll(doc, 'text').map(textOf).some((s) => /^no raw_node_http rows in these results/.test(s)), 'a run with no raw rows is drawn, and says it has no ratio');
+  const oddDate = textOf(findAll(parseXml(plotSvg([], { ...meta, at: '<not a date>'.repeat(100) })), 'text')[0]);
+  t.match(oddDate, /^proofgate HTTP bench, <not a date><not a date><not a date>.{0,4}…, commit 1aa9dd9$/, 'a date that does not parse is shown as written, cut short');
   const long = '😀'.repeat(100);
   const legend = findAll(parseXml(plotSvg([{ target: long, concurrency: 1, rps: 1, p99_ms: 1 }], meta)), 'text').map(textOf).find((s) => s.startsWith('😀'))!;
   t.ok(Array.from(legend).length <= 36 && legend.endsWith('…'), 'a long name is cut by code point');
