@@ -375,9 +375,11 @@ export async function main(): Promise<void> {
   }
   // BENCH_RSS_ENGINES=only: just the per-engine RSS table; =1: the table after the HTTP rows
   const rssOnly = process.env.BENCH_RSS_ENGINES === 'only';
+  // the tree as measured: an edit during a minutes-long run would otherwise mark the figures -dirty
+  const info = runInfo();
   const http = rssOnly ? null : await runHttpBench();
   const rss_per_engine = process.env.BENCH_RSS_ENGINES ? await rssPerEngine() : null;
-  const results = { at: new Date().toISOString(), node: process.version, ...runInfo(), http, rss_per_engine };
+  const results = { at: new Date().toISOString(), node: process.version, ...info, http, rss_per_engine };
   writeFileSync('bench-results.json', JSON.stringify(results, null, 2));
   // the SVG (BENCH_PLOT, default bench-http.svg) is what the README's performance section shows
   if (http) writePlot(results, 'bench-results.json');
