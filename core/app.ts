@@ -10,7 +10,7 @@ import { openStore } from './store/open.js';
 import type { Store } from './store/store.js';
 import { Validator } from './json/validate.js';
 import { Router } from './http/router.js';
-import { setHeapGrowingPercent, WorkerPools } from './workers/pools.js';
+import { setHeapGrowingPercent, sharedPoolThreads, WorkerPools } from './workers/pools.js';
 import { createPipeline, type PhaseFns } from './http/pipeline.js';
 import { pluginCollections, resolvePlugins } from './plugin/load.js';
 import { checkPluginSettings } from './plugin/settings-check.js';
@@ -85,10 +85,12 @@ export async function createApp(opts: CreateOptions): Promise<Kernel> {
       closeTimeoutMs: Math.max(config.server.shutdown_grace_ms, 5000),
     }));
   setHeapGrowingPercent(config.workers.heap_growing_percent);
-  const poolArgs = [config.workers.threads, log, config.workers.young_generation_mb, config.workers.idle_timeout_ms, config.workers.old_generation_mb] as const;
+  const poolArgs = [config.workers.threads ?? sharedPoolThreads(), log, config.workers.young_generation_mb, config.workers.idle_timeout_ms, config.workers.old_generation_mb] as const;
   // BENCH_POOL=piscina: the bench's piscina variant (docs/architecture.md, "Why our own worker pool"); piscina is a devDependency
   const pools: Pick<WorkerPools, keyof WorkerPools> =
     process.env.BENCH_POOL === 'piscina' ? new (await import('./workers/piscina-pools.js')).PiscinaPools(...poolArgs) : new WorkerPools(...poolArgs, config.workers.max_queue_wait_ms);
+  // how far each pool has grown under load: each thread of the shared pool holds a heap and the modules of every engine it ran
+  metrics.sampledGauge('svc_engine_pool_threads', 'Threads of each engine worker pool, starting ones included (the shared pool is "engines")', ['pool'], () => pools.sizes());
   const authenticators = new Map<string, Authenticator>();
   const credentialPresent = new Map<string, (ctx: RequestContext) => boolean>();
   const phases: PhaseFns = { gate: [], seal: [], record: [], reply: [] };

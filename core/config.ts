@@ -30,7 +30,7 @@ export interface Config {
   log_level: 'DEBUG' | 'INFO' | 'WARNING' | 'ERROR' | 'SILENT';
   error_tracking_dsn: string | null;
   plugins: { disabled: string[]; extra: string[] };
-  workers: { threads: number; task_timeout_ms: number; pools: Record<string, number>; young_generation_mb: number; old_generation_mb: number | null; idle_timeout_ms: number; max_queue_wait_ms: number; heap_growing_percent: number | null };
+  workers: { threads: number | null; task_timeout_ms: number; pools: Record<string, number>; young_generation_mb: number; old_generation_mb: number | null; idle_timeout_ms: number; max_queue_wait_ms: number; heap_growing_percent: number | null };
   secrets: { jwt_secret_key: string | null; api_key_lookup_secret: string | null; audit_secret_key: string | null; badge_url_secret?: string | null };
   auth: {
     trusted_proxies: string[];

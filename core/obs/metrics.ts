@@ -46,6 +46,21 @@ export class Metrics {
     return new Gauge({ name, help, labelNames: [...labelNames], registers: [this.registry] });
   }
 
+  /** A gauge whose values are read at scrape time, one per label value: nothing is set on the hot path. */
+  sampledGauge<L extends string>(name: string, help: string, [label]: readonly [L], read: () => Array<[value: string, n: number]>): void {
+    if (this.registry.getSingleMetric(name)) return;
+    new Gauge({
+      name,
+      help,
+      labelNames: [label],
+      registers: [this.registry],
+      collect() {
+        this.reset();
+        for (const [v, n] of read()) this.set({ [label]: v } as Partial<Record<L, string>>, n);
+      },
+    });
+  }
+
   /**
    * A counter read at scrape time from a running total the code keeps anyway: no work per event on the
    * hot path. `read` must never decrease (a process-lifetime total).

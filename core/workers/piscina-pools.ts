@@ -171,6 +171,10 @@ export class PiscinaPools implements Pools {
     return this.pools.get(name)?.piscina.threads.length ?? 0;
   }
 
+  sizes(): Array<[pool: string, threads: number]> {
+    return [...this.pools].map(([name, p]) => [name, p.piscina.threads.length]);
+  }
+
   get ready(): boolean {
     return !this.closed;
   }

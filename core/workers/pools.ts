@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { setFlagsFromString } from 'node:v8';
 import type { Logger } from 'pino';
@@ -67,6 +68,11 @@ export class WorkerPools {
     return this.pools.get(name)?.size ?? 0;
   }
 
+  /** every pool created so far, with its threads now (the svc_engine_pool_threads gauge) */
+  sizes(): Array<[pool: string, threads: number]> {
+    return [...this.pools].map(([name, p]) => [name, p.size]);
+  }
+
   get ready(): boolean {
     return !this.closed;
   }
@@ -128,4 +134,14 @@ export class WorkerPools {
     this.closed = true;
     await Promise.allSettled([...this.pools.values()].map((p) => p.close()));
   }
+}
+
+/**
+ * The shared pool's size when workers.threads is null: one fewer than the cores. The main thread
+ * (HTTP, auth, signing, audit) keeps a core busy under load and a dedicated pool (z3) may hold
+ * another, so a second shared thread on two cores adds a heap and every engine's modules (~40 MB
+ * after load) for CPU it cannot have (issue 45, docs/operations.md).
+ */
+export function sharedPoolThreads(cores = availableParallelism()): number {
+  return Math.min(64, Math.max(1, cores - 1));
 }
