@@ -18,6 +18,18 @@ interface Frame {
   returns: V | null;
 }
 
+/** A try body being run: the join of the states any of its statements started or ended in. */
+interface TryCtx {
+  frame: number;
+  at: Env | null;
+}
+
+/** The states a loop's `break`s and `continue`s left it in. */
+interface LoopCtx {
+  breaks: Env[];
+  continues: Env[];
+}
+
 /**
  * Statement-by-statement abstract interpretation of one Python module: each entry point (module
  * body, route handlers, functions no other code in the file calls) runs with its parameters as
@@ -26,6 +38,8 @@ interface Frame {
  */
 export class FlowInterp extends ExprEval {
   private frames: Frame[] = [];
+  private loops: LoopCtx[] = [];
+  private tries: TryCtx[] = [];
   private depth = 0;
   private readonly active = new Set<PyNode>();
   private readonly queue: { def: PyNode; env: Env }[] = [];
@@ -77,11 +91,33 @@ export class FlowInterp extends ExprEval {
   /** Runs a block; null when every path through it returned or raised. */
   block(n: PyNode, env: Env): Env | null {
     let cur: Env | null = env;
+    // inside a try body of this function, any statement may raise: the handlers start from each state
+    const t = this.tries[this.tries.length - 1];
+    const seen = t && t.frame === this.frames.length ? t : null;
     for (const s of namedChildren(n)) {
       if (!cur) return null;
+      if (seen) seen.at = seen.at ? joinEnv(seen.at, cur) : new Map(cur);
       cur = this.stmt(s, cur);
     }
+    if (seen && cur) seen.at = seen.at ? joinEnv(seen.at, cur) : new Map(cur);
     return cur;
+  }
+
+  /** A try body: where it ends, and the join of every state an exception may leave it in. */
+  tryBody(n: PyNode, env: Env): { end: Env | null; raised: Env } {
+    const t: TryCtx = { frame: this.frames.length, at: null };
+    this.tries.push(t);
+    let end: Env | null;
+    try {
+      end = this.block(n, env);
+    } finally {
+      this.tries.pop();
+    }
+    const raised = t.at ?? new Map(env);
+    // an exception no handler here catches goes on to the enclosing try of this function
+    const outer = this.tries[this.tries.length - 1];
+    if (outer && outer.frame === t.frame) outer.at = outer.at ? joinEnv(outer.at, raised) : new Map(raised);
+    return { end, raised };
   }
 
   private stmt(s: PyNode, env: Env): Env | null {
@@ -105,11 +141,23 @@ export class FlowInterp extends ExprEval {
         return this.ifStmt(s, env);
       case 'for_statement': {
         const it = this.ev(field(s, 'right'), env);
-        return this.loop(s, env, (e) => this.bindTarget(field(s, 'left'), this.element(it, lineOf(s)), e, lineOf(s)));
+        // a literal's items are known one by one, so a non-empty one runs the body at least once
+        const runs = !!it.items?.length && !it.flow && !it.unk;
+        return this.loop(s, env, (e) => this.bindTarget(field(s, 'left'), this.element(it, lineOf(s)), e, lineOf(s)), null, runs);
       }
       case 'while_statement': {
-        if (truthy(this.ev(field(s, 'condition'), env)) === false) return env;
-        return this.loop(s, env, () => undefined);
+        const cond = field(s, 'condition');
+        const t = truthy(this.ev(cond, env));
+        // `while` … `else`: the else runs when the condition is false, the body never
+        if (t === false) return this.loopElse(s, env);
+        return this.loop(s, env, () => undefined, cond, t === true);
+      }
+      case 'break_statement':
+      case 'continue_statement': {
+        const l = this.loops[this.loops.length - 1];
+        if (!l) return env;
+        (s.type === 'break_statement' ? l.breaks : l.continues).push(env);
+        return null;
       }
       case 'try_statement':
         return tryStmt(this, s, env);
@@ -119,7 +167,9 @@ export class FlowInterp extends ExprEval {
           if (value?.type === 'as_pattern') this.bindTarget(field(value, 'alias') && namedChildren(field(value, 'alias') as PyNode)[0], this.ev(namedChildren(value)[0], env), env, lineOf(s));
           else this.ev(value, env);
         }
-        return this.block(field(s, 'body') as PyNode, env);
+        // a context manager's __exit__ may swallow the exception (contextlib.suppress): what follows may start from any state of the body
+        const { end, raised } = this.tryBody(field(s, 'body') as PyNode, env);
+        return joinMaybe(end, raised);
       }
       case 'match_statement':
         return matchStmt(this, s, env);
@@ -236,16 +286,40 @@ export class FlowInterp extends ExprEval {
     return e;
   }
 
-  private loop(s: PyNode, env: Env, bind: (e: Env) => void): Env | null {
-    let cur = env;
-    for (let i = 0; i < 2; i++) {
-      const e = new Map(cur);
-      bind(e);
-      const after = this.block(field(s, 'body') as PyNode, e);
-      cur = after ? joinEnv(cur, after) : cur;
+  /**
+   * A loop body runs two passes, each from the join of the states it may start from. The loop ends
+   * where the condition may be false at the head (a `for`: wherever the items may run out; before the
+   * first pass only when it may run no pass) and at each `break`; a `continue` goes back to the head.
+   * The `else` runs on the ends that are not breaks.
+   */
+  private loop(s: PyNode, env: Env, bind: (e: Env) => void, cond: PyNode | null, runs: boolean): Env | null {
+    const ctx: LoopCtx = { breaks: [], continues: [] };
+    let ends: Env | null = runs ? null : env;
+    let head = env;
+    this.loops.push(ctx);
+    try {
+      for (let i = 0; i < 2; i++) {
+        const e = new Map(head);
+        bind(e);
+        let next = this.block(field(s, 'body') as PyNode, e);
+        for (const c of ctx.continues.splice(0)) next = joinMaybe(next, c);
+        if (!next) break;
+        const t = cond ? truthy(this.ev(cond, next)) : null;
+        if (t !== true) ends = joinMaybe(ends, next);
+        if (t === false) break;
+        head = joinEnv(head, next);
+      }
+    } finally {
+      this.loops.pop();
     }
+    let out = ends && this.loopElse(s, ends);
+    for (const b of ctx.breaks) out = joinMaybe(out, b);
+    return out;
+  }
+
+  private loopElse(s: PyNode, env: Env): Env | null {
     const alt = field(s, 'alternative');
-    return alt ? this.block(field(alt, 'body') ?? alt, cur) : cur;
+    return alt ? this.block(field(alt, 'body') ?? alt, env) : env;
   }
 
   call(n: PyNode, env: Env): V {

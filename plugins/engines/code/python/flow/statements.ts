@@ -7,26 +7,43 @@ import { type Env, type V, joinEnv } from './value.js';
 export interface StmtHost {
   readonly r: Resolver;
   block(n: PyNode, env: Env): Env | null;
+  tryBody(n: PyNode, env: Env): { end: Env | null; raised: Env };
   ev(n: PyNode | null, env: Env): V;
 }
 
-/** try/except/else/finally: a handler may start from any point of the body, so from the join of before and after. */
+/**
+ * try/except/else/finally: a handler may start from any statement of the body (`cmd = request…;
+ * risky(); cmd = 'ls'` reaches it with the request value), so from the join of all their states. The
+ * finally runs after each way out — the body's end, a handler's, and an exception none caught — so its
+ * sinks see all of those; what follows the statement sees it after the ways that go on.
+ */
 export function tryStmt(h: StmtHost, s: PyNode, env: Env): Env | null {
-  const body = h.block(field(s, 'body') as PyNode, new Map(env));
-  const atRaise = body ? joinEnv(env, body) : env;
-  let out: Env | null = body;
+  const { end: body, raised: atRaise } = h.tryBody(field(s, 'body') as PyNode, new Map(env));
+  // the body's end goes on through the else (when there is one); each handler's end goes on as it is
+  let normal: Env | null = body;
+  let handled: Env | null = null;
+  // where an exception leaves a handler or the else (the finally runs then too)
+  let escaped: Env = atRaise;
+  const run = (blk: PyNode, from: Env): Env | null => {
+    const { end, raised } = h.tryBody(blk, from);
+    escaped = joinEnv(escaped, raised);
+    return end;
+  };
   for (const c of namedChildren(s)) {
     if (c.type === 'except_clause' || c.type === 'except_group_clause') {
       const blk = namedChildren(c).find((x) => x.type === 'block');
-      if (blk) out = joinMaybe(out, h.block(blk, new Map(atRaise)));
+      if (blk) handled = joinMaybe(handled, run(blk, new Map(atRaise)));
     } else if (c.type === 'else_clause' && body) {
-      out = joinMaybe(h.block(field(c, 'body') as PyNode, body), out === body ? null : out);
+      normal = run(field(c, 'body') as PyNode, body);
     } else if (c.type === 'finally_clause') {
       const blk = namedChildren(c).find((x) => x.type === 'block');
-      if (blk) return h.block(blk, out ?? new Map(atRaise)) && out;
+      if (!blk) continue;
+      const out = joinMaybe(normal, handled);
+      h.block(blk, joinMaybe(out, escaped) as Env);
+      return out && h.block(blk, out);
     }
   }
-  return out;
+  return joinMaybe(normal, handled);
 }
 
 export function matchStmt(h: StmtHost, s: PyNode, env: Env): Env | null {
