@@ -2,6 +2,8 @@ import { type PyNode, field } from '../parser.js';
 import { namedChildren } from './kids.js';
 import type { Resolver } from '../resolve.js';
 import { type Cat, type Const, type Env, type Flow, type V, UNKNOWN, allFlow, carried, cleaned, join, konst, mix, nested, step, truthy, unknownOrigin } from './value.js';
+import { settled } from './classes.js';
+import { share } from './lists.js';
 import { ALL_CATS, REQUEST_DATA, REQUEST_OBJECTS, REQUEST_ROUTE, SOURCE_NAMES } from './tables.js';
 
 /** One sink reached: with a flow when untrusted data gets there unsanitised. */
@@ -83,6 +85,7 @@ export abstract class ExprEval {
   constructor(readonly r: Resolver) {}
 
   abstract call(n: PyNode, env: Env): V;
+  abstract yielded(v: V): void;
 
   tick(): void {
     if (++this.steps > 200_000) throw new FlowBudgetError();
@@ -165,13 +168,18 @@ export abstract class ExprEval {
         return this.call(n, env);
       case 'lambda':
         return UNKNOWN;
+      case 'yield': {
+        // what a generator gives is what its caller iterates; what is sent back in is not known
+        this.yielded(mix([this.ev(namedChildren(n)[0] ?? null, env)], lineOf(n)));
+        return unknownOrigin('a value sent into a generator', lineOf(n));
+      }
     }
     return mix(namedChildren(n).map((c) => this.ev(c, env)), lineOf(n));
   }
 
   name(n: PyNode, env: Env): V {
     const got = env.get(n.text);
-    if (got) return got;
+    if (got) return got.inst ? settled(n.text, got, env, lineOf(n)) : got;
     const q = this.r.qualify(n);
     for (const x of q) {
       const what = SOURCE_NAMES.get(x);
@@ -241,12 +249,22 @@ export abstract class ExprEval {
     return result === null ? UNKNOWN : konst(true);
   }
 
+  /**
+   * A list, dict or instance bound to a name and put into a literal is one object reachable two ways
+   * (`outer = [inner]; outer[0][0] = v` changes `inner`): the name's members are then of unknown origin.
+   */
+  private member(c: PyNode, env: Env): V {
+    const v = this.ev(c, env);
+    if ((c.type === 'identifier' || c.type === 'attribute') && !v.tuple && (v.items || v.keys || v.inst)) return share(c.text, v, 'stored in a literal container', env, lineOf(c));
+    return v;
+  }
+
   sequence(n: PyNode, env: Env): V {
     const items: V[] = [];
     let spread: V | null = null;
     for (const c of namedChildren(n)) {
       if (c.type === 'list_splat' || c.type === 'parenthesized_list_splat') spread = mix([spread ?? UNKNOWN, this.ev(namedChildren(c)[0] ?? null, env)], lineOf(c));
-      else items.push(nested(this.ev(c, env), lineOf(c)));
+      else items.push(nested(this.member(c, env), lineOf(c)));
     }
     if (spread) return mix([...items, spread], lineOf(n));
     return n.type === 'tuple' || n.type === 'expression_list' ? { items, tuple: true } : { items };
@@ -261,7 +279,7 @@ export abstract class ExprEval {
         continue;
       }
       const k = this.ev(field(c, 'key'), env);
-      const v = nested(this.ev(field(c, 'value'), env), lineOf(c));
+      const v = nested(this.member(field(c, 'value') as PyNode, env), lineOf(c));
       if (k.known && typeof k.k === 'string') keys.set(k.k, v);
       else rest.push(k, v);
     }
@@ -290,9 +308,15 @@ export abstract class ExprEval {
 
   attribute(n: PyNode, env: Env): V {
     const own = env.get(n.text);
-    if (own) return own;
+    if (own) return own.inst ? settled(n.text, own, env, lineOf(n)) : own;
     const obj = this.ev(field(n, 'object'), env);
     const attr = (field(n, 'attribute') as PyNode).text;
+    if (obj.inst) {
+      const got = obj.attrs?.get(attr);
+      if (got) return got;
+      // a method as a value, a class constant or an attribute set where this does not follow: not known here
+      return mix([obj, unknownOrigin(`${n.text} (an attribute this analysis does not follow)`, lineOf(n))], lineOf(n));
+    }
     const isRequest = obj.q?.some((q) => REQUEST_OBJECTS.test(q));
     if (isRequest) {
       if (REQUEST_ROUTE.has(attr) && this.routeFixed) return {};

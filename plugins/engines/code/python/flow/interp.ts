@@ -1,7 +1,9 @@
 import { type PyNode, field } from '../parser.js';
 import { namedChildren } from './kids.js';
 import type { Resolver } from '../resolve.js';
-import { ExprEval, lineOf, source } from './expr.js';
+import { lineOf, source } from './expr.js';
+import { CallEval, type Frame } from './calls.js';
+import { dropAttrs, plainClass } from './classes.js';
 import { checkSinks, isQuery, sessionStore } from './sinks.js';
 import { refine } from './guards.js';
 import { joinMaybe, lastReturn, matchStmt, tryStmt } from './statements.js';
@@ -13,10 +15,6 @@ import { NON_MUTATING, OWN_VALUES, REDIRECTS, ALL_CATS, CONVERTERS, DATA_METHODS
 
 const LIBRARY_PARAM_CLEAN: ReadonlySet<Cat> = new Set(ALL_CATS.filter((c) => !['cmdi', 'codeinj', 'deserialization', 'sqli'].includes(c)));
 const STR_KEEP = new Set(['lower', 'upper', 'strip', 'lstrip', 'rstrip', 'encode', 'decode', 'replace', 'format', 'title', 'capitalize', 'casefold', 'split', 'rsplit', 'splitlines', 'partition', 'center', 'ljust', 'rjust', 'zfill', 'expandtabs', 'translate', 'removeprefix', 'removesuffix', 'get', 'getlist', 'get_all', 'keys', 'values', 'items', 'copy', 'pop', 'getvalue']);
-
-interface Frame {
-  returns: V | null;
-}
 
 /** A try body being run: the join of the states any of its statements started or ended in. */
 interface TryCtx {
@@ -36,12 +34,9 @@ interface LoopCtx {
  * untrusted data; calls to functions of the same file are interpreted in place (their summary for
  * these arguments), branches whose condition folds to a constant run alone.
  */
-export class FlowInterp extends ExprEval {
-  private frames: Frame[] = [];
+export class FlowInterp extends CallEval {
   private loops: LoopCtx[] = [];
   private tries: TryCtx[] = [];
-  private depth = 0;
-  private readonly active = new Set<PyNode>();
   private readonly queue: { def: PyNode; env: Env }[] = [];
   private readonly done = new Set<PyNode>();
 
@@ -103,6 +98,11 @@ export class FlowInterp extends ExprEval {
     return cur;
   }
 
+  inTry(): boolean {
+    const t = this.tries[this.tries.length - 1];
+    return !!t && t.frame === this.frames.length;
+  }
+
   /** A try body: where it ends, and the join of every state an exception may leave it in. */
   tryBody(n: PyNode, env: Env): { end: Env | null; raised: Env } {
     const t: TryCtx = { frame: this.frames.length, at: null };
@@ -130,6 +130,7 @@ export class FlowInterp extends ExprEval {
         const v = this.ev(namedChildren(s)[0] ?? null, env);
         const f = this.frames[this.frames.length - 1];
         f.returns = f.returns ? join(f.returns, v) : this.stepped(v, s);
+        if (f.exit !== undefined) f.exit = f.exit ? joinEnv(f.exit, env) : new Map(env);
         return null;
       }
       case 'raise_statement':
@@ -201,6 +202,10 @@ export class FlowInterp extends ExprEval {
   private classDef(c: PyNode, env: Env): void {
     const body = field(c, 'body');
     if (!body) return;
+    const name = (field(c, 'name') as PyNode).text;
+    dropAttrs(env, name);
+    if (plainClass(c)) env.set(name, { cls: c });
+    else env.delete(name);
     for (const s of namedChildren(body)) {
       const d = s.type === 'decorated_definition' ? field(s, 'definition') : s;
       if (d?.type === 'function_definition') this.queue.push({ def: d, env: new Map(env) });
@@ -213,7 +218,7 @@ export class FlowInterp extends ExprEval {
       if (!right) return;
       let v = right.type === 'assignment' ? (this.exprStmt(right, env), this.ev(field(right, 'left'), env)) : this.ev(right, env);
       // a list or dict bound to a second name is one object: a change through either is out of this map's sight
-      if ((right.type === 'identifier' || right.type === 'attribute') && (v.items || v.keys)) v = share(right.text, v, `shared with ${(field(c, 'left') as PyNode).text}`, env, lineOf(c));
+      if ((right.type === 'identifier' || right.type === 'attribute') && (v.items || v.keys || v.inst)) v = share(right.text, v, `shared with ${(field(c, 'left') as PyNode).text}`, env, lineOf(c));
       this.bindTarget(field(c, 'left'), this.stepped(v, c), env, lineOf(c));
     } else if (c.type === 'augmented_assignment') {
       const left = field(c, 'left') as PyNode;
@@ -228,6 +233,8 @@ export class FlowInterp extends ExprEval {
     switch (t.type) {
       case 'identifier':
       case 'attribute':
+        // what was known of the old value's attributes is not the new one's
+        dropAttrs(env, t.text);
         env.set(t.text, v);
         return;
       case 'pattern_list':
@@ -322,144 +329,4 @@ export class FlowInterp extends ExprEval {
     return alt ? this.block(field(alt, 'body') ?? alt, env) : env;
   }
 
-  call(n: PyNode, env: Env): V {
-    const v = this.callee(n, env);
-    // a list or dict handed to a call may be changed by it (an inlined function's changes are not written back)
-    const fn = field(n, 'function') as PyNode;
-    const callName = fn.type === 'identifier' ? fn.text : fn.type === 'attribute' ? (field(fn, 'attribute') as PyNode).text : '';
-    if (!NON_MUTATING.has(callName)) {
-      for (const a of namedChildren(field(n, 'arguments') ?? n)) {
-        const x = a.type === 'keyword_argument' ? field(a, 'value') : a;
-        if (!x || (x.type !== 'identifier' && x.type !== 'attribute')) continue;
-        const cur = env.get(x.text);
-        const why = `handed to ${callName || 'a call'}() at line ${lineOf(n)}`;
-        if (cur && (cur.items || cur.keys)) share(x.text, cur, why, env, lineOf(n));
-        // its attributes too (`setattr(o, 'x', v)`, `vars(o)['x'] = v`)
-        for (const [k, v] of env) if (k.startsWith(`${x.text}.`)) share(k, v, why, env, lineOf(n));
-      }
-    }
-    return v;
-  }
-
-  private callee(n: PyNode, env: Env): V {
-    const fn = field(n, 'function') as PyNode;
-    const argNodes = namedChildren(field(n, 'arguments') ?? n).filter((c) => c !== fn);
-    const args: V[] = [];
-    const kw = new Map<string, V>();
-    let splat: V | null = null;
-    for (const a of argNodes) {
-      if (a.type === 'keyword_argument') kw.set((field(a, 'name') as PyNode).text, this.ev(field(a, 'value'), env));
-      else if (a.type === 'list_splat' || a.type === 'dictionary_splat') splat = this.ev(namedChildren(a)[0] ?? null, env);
-      else args.push(this.ev(a, env));
-    }
-    const all = [...args, ...kw.values(), ...(splat ? [splat] : [])];
-    const line = lineOf(n);
-    let recv: V | null = null;
-    let method: string | null = null;
-    let qs: string[];
-    let callee: V;
-    if (fn.type === 'attribute') {
-      recv = this.ev(field(fn, 'object'), env);
-      method = (field(fn, 'attribute') as PyNode).text;
-      qs = recv.q ? recv.q.map((q) => `${q}.${method}`) : [];
-      callee = { q: qs };
-    } else {
-      callee = this.ev(fn, env);
-      qs = callee.q ?? [];
-    }
-    // past a `*splat` every position may be any of its elements
-    checkSinks(this.hits, { node: n, qs, method, recv, args: splat ? [...args, splat, splat, splat] : args, kw });
-    if (callee.fn && !this.active.has(callee.fn) && this.depth < 4) return this.inline(callee.fn, args, kw, env, n);
-    // what a query returns is the store's data, not the query text: of unknown origin, not the request's
-    if (isQuery(qs, method, recv)) return unknownOrigin(`the result of a query (line ${line})`, line);
-    for (const q of qs) {
-      const what = SOURCE_CALLS.get(q);
-      if (what) return source(what, n);
-      if (CONVERTERS.has(q)) return mix(all, line).weak ? { weak: mix(all, line).weak } : {}; // a number made of a weak random one is as guessable
-      const san = SANITISERS.get(q);
-      if (san || DECODERS.has(q)) return san ? this.clean(mix(all, line), san) : raw(mix(all, line));
-      if (q === 'str') return args[0] ? this.stepped(args[0], n) : konst('');
-      if (q === 'open' || q === 'io.open' || q === 'codecs.open') return { q: ['<file>'] };
-      // a temporary directory the standard library makes, the process id or working directory: the program's own, not of unknown origin
-      if (OWN_VALUES.has(q)) return {};
-      if (PATH_CTORS.has(q)) return { ...mix(all, line), q: ['<path>'] };
-      if (q === 'os.path.realpath' || q === 'os.path.abspath') return { ...mix(all, line), q: ['<resolved>'] };
-      if (WEAK_RANDOM.test(q)) return { weak: { what: `${q}()`, lines: [line], clean: new Set() } };
-      if (q === 'xml.sax.make_parser') return { q: ['<sax-parser>'] };
-      if (q === 'urllib.parse.urlparse' || q === 'urllib.parse.urlsplit') {
-        const from = argNodes[0]?.type === 'identifier' ? argNodes[0].text : null;
-        return { ...mix(all, line), q: ['<parsed-url>'], ...(from ? { of: from } : {}) };
-      }
-      if (q === 'configparser.ConfigParser' || q === 'configparser.RawConfigParser') return { q: ['<config>'], keys: new Map() };
-      if (q === 'lxml.etree.XMLParser') {
-        const re = kw.get('resolve_entities');
-        return { q: [re && truthy(re) === false ? '<xml-parser>' : '<xml-external-entities>'] };
-      }
-      // JSON and a redirect response (whose body the framework escapes) are not HTML built from the data
-      if (q === 'flask.make_response') return args.length === 1 && !kw.size && !splat ? this.stepped(args[0], n) : { ...mix(all, line), ...(kw.size || splat ? {} : { items: args }) };
-      if (q === 'flask.jsonify' || q === 'json.dumps' || REDIRECTS.has(q)) return this.clean(mix(all, line), ['xss']);
-    }
-    if (qs.some((q) => PURE_CALLS.has(q))) return mix(all, line);
-    if (recv && method) return this.method(recv, method, args, all, fn, n, env);
-    const last = qs[0]?.split('.').pop() ?? (fn.type === 'identifier' ? fn.text : '');
-    const named = qs.length && last ? namedSanitiser(last) : null;
-    if (named) return this.clean(mix(all, line), named);
-    return mix([...all, unknownOrigin(`the result of ${qs[0] ?? fn.text}() (a callee outside this file)`, line)], line);
-  }
-
-  private method(recv: V, m: string, args: V[], all: V[], fn: PyNode, n: PyNode, env: Env): V {
-    const line = lineOf(n);
-    const objNode = field(fn, 'object') as PyNode;
-    const name = objNode.type === 'identifier' || objNode.type === 'attribute' ? objNode.text : null;
-    const root = name || !(recv.items || recv.keys) ? null : rootName(objNode);
-    if (root) forget(env, root, all, line);
-    if (recv.q?.includes('<file>') && READ_METHODS.has(m)) return source('a file read', n);
-    if (READ_METHODS.has(m) && recv.q?.some((q) => /socket/.test(q))) return source('a socket read', n);
-    if (recv.q?.includes('<sax-parser>') && m === 'setFeature' && args[1] && truthy(args[1]) !== false && (args[0]?.q ?? []).some((q) => /feature_external_(ges|pes)$/.test(q))) {
-      if (name) env.set(name, { q: ['<sax-parser>', '<xml-external-entities>'] });
-      return {};
-    }
-    // resolve() removes `..` and follows links; absolute() only prefixes the working directory, so `..` stays
-    if (recv.q?.includes('<path>') && (m === 'resolve' || m === 'absolute')) return m === 'resolve' ? { ...recv, q: ['<path>', '<resolved>'] } : this.stepped({ ...recv, q: ['<path>'] }, n);
-    if (m === 'SystemRandom') return {};
-    if (recv.q?.includes('<config>') && recv.keys) return configParser(recv, m, args, name, env, line);
-    const named = namedSanitiser(m);
-    if (named) return this.clean(mix(all, line), named);
-    if (recv.items && name) return listMethod(recv, m, args, all, name, env, line);
-    if (recv.keys && name && m === 'get' && args[0]?.known && typeof args[0].k === 'string') return recv.keys.get(args[0].k) ?? args[1] ?? konst(null);
-    if (name && ['append', 'extend', 'add', 'update', 'insert', 'setdefault', 'write'].includes(m) && all.length) {
-      env.set(name, { ...mix([recv, ...all], line), q: recv.q });
-      return {};
-    }
-    if (m === 'join') return mix([...all.map(carried), recv], line);
-    if (STR_KEEP.has(m) && recv.known && typeof recv.k === 'string' && all.every((a) => a.known)) return { ...mix([recv, ...all], line), known: false };
-    // a method this analysis does not model returns data of unknown origin (a file, a database, …)
-    const parts = DATA_METHODS.has(m) ? [recv, ...all] : [recv, ...all, unknownOrigin(`the result of .${m}() (a method outside this file)`, line)];
-    return { ...mix(parts, line), ...(recv.q ? { q: recv.q.map((q) => `${q}.${m}()`) } : {}) };
-  }
-
-  /** A same-file function interpreted with these arguments: its summary is the join of its returns. */
-  private inline(def: PyNode, args: V[], kw: Map<string, V>, env: Env, n: PyNode): V {
-    const local: Env = new Map(env);
-    const params = namedChildren(field(def, 'parameters') as PyNode);
-    params.forEach((p, i) => {
-      const id = p.type === 'identifier' ? p : (field(p, 'name') ?? namedChildren(p).find((c) => c.type === 'identifier'));
-      if (!id) return;
-      const dflt = field(p, 'value');
-      local.set(id.text, args[i] ?? kw.get(id.text) ?? (dflt ? this.ev(dflt, env) : unknownOrigin(`${id.text} (an argument not written out at line ${lineOf(n)})`, lineOf(n))));
-    });
-    this.active.add(def);
-    this.depth++;
-    this.frames.push({ returns: null });
-    try {
-      this.block(field(def, 'body') as PyNode, local);
-    } finally {
-      this.depth--;
-      this.active.delete(def);
-    }
-    const f = this.frames.pop() as Frame;
-    const why = `changed by ${(field(def, 'name') as PyNode).text}() at line ${lineOf(n)}`;
-    for (const w of outerWrites(def)) for (const [k, v] of env) if (k === w || k.startsWith(`${w}.`)) share(k, v, why, env, lineOf(n));
-    return this.stepped(f.returns ?? konst(null), n);
-  }
 }

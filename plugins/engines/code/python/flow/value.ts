@@ -38,6 +38,11 @@ export interface V {
   of?: string;
   /** a tuple: its items cannot change, so it may be stored in another container as it is */
   tuple?: true;
+  /** a plain class of this file (classes.ts), as the value its name is bound to */
+  cls?: PyNode;
+  /** an instance of such a class, with its attributes; its own flows carry all theirs */
+  inst?: PyNode;
+  attrs?: Map<string, V>;
 }
 
 export const UNKNOWN: V = Object.freeze({}) as V;
@@ -153,6 +158,15 @@ export function join(a: V, b: V): V {
   if (a.q || b.q) out.q = [...new Set([...(a.q ?? []), ...(b.q ?? [])])].slice(0, MAX_NAMES);
   if (a.fn && a.fn === b.fn) out.fn = a.fn;
   if (a.tuple && b.tuple && out.items) out.tuple = true;
+  if (a.cls && a.cls === b.cls) out.cls = a.cls;
+  if (a.inst && a.inst === b.inst && a.attrs && b.attrs) {
+    const attrs = new Map<string, V>();
+    // an attribute set on one side only: reading it on the other raises, or finds a class constant
+    for (const [k, v] of a.attrs) attrs.set(k, join(v, b.attrs.get(k) ?? UNKNOWN));
+    for (const [k, v] of b.attrs) if (!attrs.has(k)) attrs.set(k, join(v, UNKNOWN));
+    out.inst = a.inst;
+    out.attrs = attrs;
+  }
   return out;
 }
 
@@ -162,7 +176,7 @@ export function join(a: V, b: V): V {
  * sight, so its members are of unknown origin; what it carries is kept. JavaScript does the same.
  */
 export function nested(v: V, line: number): V {
-  if ((!v.items && !v.keys) || v.tuple) return v;
+  if ((!v.items && !v.keys && !v.inst) || v.tuple) return v;
   const c = carried(v);
   const out: V = { ...c, unk: join({ unk: c.unk }, unknownOrigin('the members of a container stored in another (it may change through another name)', line)).unk };
   if (v.q) out.q = v.q;

@@ -56,3 +56,32 @@ export function outerWrites(def: PyNode): string[] {
   memo.set(def, out);
   return out;
 }
+
+const calledMemo = new WeakMap<PyNode, string[]>();
+
+/**
+ * Roots of the objects a function calls methods on that are not its parameters or locals
+ * (`CFG.load(v)`, `APP.store.put(v)`): a method of a class of this file may change such an object.
+ */
+export function calledOn(def: PyNode): string[] {
+  const hit = calledMemo.get(def);
+  if (hit) return hit;
+  const locals = new Set<string>();
+  for (const p of namedChildren(field(def, 'parameters') as PyNode)) {
+    const id = p.type === 'identifier' ? p : (field(p, 'name') ?? namedChildren(p).find((c) => c.type === 'identifier'));
+    if (id) locals.add(id.text);
+  }
+  const roots = new Set<string>();
+  const walk = (n: PyNode): void => {
+    if (n.type === 'call') {
+      const fn = field(n, 'function');
+      const r = fn?.type === 'attribute' ? root(field(fn, 'object')) : null;
+      if (r && !locals.has(r.text)) roots.add(r.text);
+    }
+    for (const c of n.children) if (!SCOPES.has(c.type)) walk(c);
+  };
+  walk(field(def, 'body') as PyNode);
+  const out = [...roots];
+  calledMemo.set(def, out);
+  return out;
+}

@@ -1,0 +1,242 @@
+import { type PyNode, field } from '../parser.js';
+import { namedChildren } from './kids.js';
+import { ExprEval, lineOf, source } from './expr.js';
+import { checkSinks, isQuery } from './sinks.js';
+import { configParser } from './config-parser.js';
+import { forget, listMethod, rootName, share } from './lists.js';
+import { calledOn, outerWrites } from './writes.js';
+import { type Method, dropAttrs, instance, plainClass, settled } from './classes.js';
+import { type Env, type V, carried, join, joinEnv, konst, mix, raw, truthy, unknownOrigin } from './value.js';
+import { NON_MUTATING, OWN_VALUES, REDIRECTS, CONVERTERS, DATA_METHODS, DECODERS, PURE_CALLS, PATH_CTORS, READ_METHODS, SANITISERS, SOURCE_CALLS, WEAK_RANDOM, namedSanitiser } from './tables.js';
+
+const STR_KEEP = new Set(['lower', 'upper', 'strip', 'lstrip', 'rstrip', 'encode', 'decode', 'replace', 'format', 'title', 'capitalize', 'casefold', 'split', 'rsplit', 'splitlines', 'partition', 'center', 'ljust', 'rjust', 'zfill', 'expandtabs', 'translate', 'removeprefix', 'removesuffix', 'get', 'getlist', 'get_all', 'keys', 'values', 'items', 'copy', 'pop', 'getvalue']);
+
+export interface Frame {
+  returns: V | null;
+  /** for a method run on a known instance: the join of the scopes it returns in */
+  exit?: Env | null;
+  /** what a generator yields */
+  yields?: V;
+}
+
+/**
+ * Calls of the Python flow analysis: sources, sanitisers and library calls by their qualified names,
+ * and functions, methods and classes of the same file interpreted in place with the arguments given
+ * (their summary for these arguments). Statements are the subclass's (interp.ts).
+ */
+export abstract class CallEval extends ExprEval {
+  protected frames: Frame[] = [];
+  protected depth = 0;
+  protected readonly active = new Set<PyNode>();
+
+  abstract block(n: PyNode, env: Env): Env | null;
+
+  yielded(v: V): void {
+    const f = this.frames[this.frames.length - 1];
+    if (f) f.yields = f.yields ? join(f.yields, v) : v;
+  }
+
+  call(n: PyNode, env: Env): V {
+    const v = this.callee(n, env);
+    // a list or dict handed to a call may be changed by it (an inlined function's changes are not written back)
+    const fn = field(n, 'function') as PyNode;
+    const callName = fn.type === 'identifier' ? fn.text : fn.type === 'attribute' ? (field(fn, 'attribute') as PyNode).text : '';
+    if (!NON_MUTATING.has(callName)) {
+      for (const a of namedChildren(field(n, 'arguments') ?? n)) {
+        const x = a.type === 'keyword_argument' ? field(a, 'value') : a;
+        if (!x || (x.type !== 'identifier' && x.type !== 'attribute')) continue;
+        // an instance held as another's attribute has no entry of its own: read it
+        const cur = env.get(x.text) ?? (x.type === 'attribute' ? this.ev(x, env) : undefined);
+        const why = `handed to ${callName || 'a call'}() at line ${lineOf(n)}`;
+        if (cur && (cur.items || cur.keys || cur.inst)) share(x.text, cur, why, env, lineOf(n));
+        // its attributes too (`setattr(o, 'x', v)`, `vars(o)['x'] = v`)
+        for (const [k, v] of env) if (k.startsWith(`${x.text}.`)) share(k, v, why, env, lineOf(n));
+      }
+    }
+    return v;
+  }
+
+  private callee(n: PyNode, env: Env): V {
+    const fn = field(n, 'function') as PyNode;
+    const argNodes = namedChildren(field(n, 'arguments') ?? n).filter((c) => c !== fn);
+    const args: V[] = [];
+    const kw = new Map<string, V>();
+    let splat: V | null = null;
+    for (const a of argNodes) {
+      if (a.type === 'keyword_argument') kw.set((field(a, 'name') as PyNode).text, this.ev(field(a, 'value'), env));
+      else if (a.type === 'list_splat' || a.type === 'dictionary_splat') splat = this.ev(namedChildren(a)[0] ?? null, env);
+      else args.push(this.ev(a, env));
+    }
+    const all = [...args, ...kw.values(), ...(splat ? [splat] : [])];
+    const line = lineOf(n);
+    let recv: V | null = null;
+    let method: string | null = null;
+    let qs: string[];
+    let callee: V;
+    if (fn.type === 'attribute') {
+      recv = this.ev(field(fn, 'object'), env);
+      method = (field(fn, 'attribute') as PyNode).text;
+      qs = recv.q ? recv.q.map((q) => `${q}.${method}`) : [];
+      callee = { q: qs };
+    } else {
+      callee = this.ev(fn, env);
+      qs = callee.q ?? [];
+    }
+    // a plain class of this file: its code is what runs, so it is interpreted, not matched as a sink
+    if (callee.cls) return this.construct(callee.cls, args, kw, all, env, n);
+    const own = method && (recv?.inst ?? recv?.cls);
+    const m = own && method ? plainClass(own)?.get(method) : undefined;
+    if (m && recv && !(recv.cls && !m.isStatic)) return this.callMethod(m, recv, args, kw, all, env, n, field(fn, 'object') as PyNode);
+    // past a `*splat` every position may be any of its elements
+    checkSinks(this.hits, { node: n, qs, method, recv, args: splat ? [...args, splat, splat, splat] : args, kw });
+    if (callee.fn && !this.active.has(callee.fn) && this.depth < 4) return this.inline(callee.fn, args, kw, env, n);
+    // what a query returns is the store's data, not the query text: of unknown origin, not the request's
+    if (isQuery(qs, method, recv)) return unknownOrigin(`the result of a query (line ${line})`, line);
+    for (const q of qs) {
+      const what = SOURCE_CALLS.get(q);
+      if (what) return source(what, n);
+      if (CONVERTERS.has(q)) return mix(all, line).weak ? { weak: mix(all, line).weak } : {}; // a number made of a weak random one is as guessable
+      const san = SANITISERS.get(q);
+      if (san || DECODERS.has(q)) return san ? this.clean(mix(all, line), san) : raw(mix(all, line));
+      if (q === 'str') return args[0] ? this.stepped(args[0], n) : konst('');
+      if (q === 'open' || q === 'io.open' || q === 'codecs.open') return { q: ['<file>'] };
+      // a temporary directory the standard library makes, the process id or working directory: the program's own, not of unknown origin
+      if (OWN_VALUES.has(q)) return {};
+      if (PATH_CTORS.has(q)) return { ...mix(all, line), q: ['<path>'] };
+      if (q === 'os.path.realpath' || q === 'os.path.abspath') return { ...mix(all, line), q: ['<resolved>'] };
+      if (WEAK_RANDOM.test(q)) return { weak: { what: `${q}()`, lines: [line], clean: new Set() } };
+      if (q === 'xml.sax.make_parser') return { q: ['<sax-parser>'] };
+      if (q === 'urllib.parse.urlparse' || q === 'urllib.parse.urlsplit') {
+        const from = argNodes[0]?.type === 'identifier' ? argNodes[0].text : null;
+        return { ...mix(all, line), q: ['<parsed-url>'], ...(from ? { of: from } : {}) };
+      }
+      if (q === 'configparser.ConfigParser' || q === 'configparser.RawConfigParser') return { q: ['<config>'], keys: new Map() };
+      if (q === 'lxml.etree.XMLParser') {
+        const re = kw.get('resolve_entities');
+        return { q: [re && truthy(re) === false ? '<xml-parser>' : '<xml-external-entities>'] };
+      }
+      // JSON and a redirect response (whose body the framework escapes) are not HTML built from the data
+      if (q === 'flask.make_response') return args.length === 1 && !kw.size && !splat ? this.stepped(args[0], n) : { ...mix(all, line), ...(kw.size || splat ? {} : { items: args }) };
+      if (q === 'flask.jsonify' || q === 'json.dumps' || REDIRECTS.has(q)) return this.clean(mix(all, line), ['xss']);
+    }
+    if (qs.some((q) => PURE_CALLS.has(q))) return mix(all, line);
+    if (recv && method) return this.method(recv, method, args, all, fn, n, env);
+    const last = qs[0]?.split('.').pop() ?? (fn.type === 'identifier' ? fn.text : '');
+    const named = qs.length && last ? namedSanitiser(last) : null;
+    if (named) return this.clean(mix(all, line), named);
+    return mix([...all, unknownOrigin(`the result of ${qs[0] ?? fn.text}() (a callee outside this file)`, line)], line);
+  }
+
+  private method(recv: V, m: string, args: V[], all: V[], fn: PyNode, n: PyNode, env: Env): V {
+    const line = lineOf(n);
+    const objNode = field(fn, 'object') as PyNode;
+    const name = objNode.type === 'identifier' || objNode.type === 'attribute' ? objNode.text : null;
+    const root = name || !(recv.items || recv.keys) ? null : rootName(objNode);
+    if (root) forget(env, root, all, line);
+    if (recv.q?.includes('<file>') && READ_METHODS.has(m)) return source('a file read', n);
+    if (READ_METHODS.has(m) && recv.q?.some((q) => /socket/.test(q))) return source('a socket read', n);
+    if (recv.q?.includes('<sax-parser>') && m === 'setFeature' && args[1] && truthy(args[1]) !== false && (args[0]?.q ?? []).some((q) => /feature_external_(ges|pes)$/.test(q))) {
+      if (name) env.set(name, { q: ['<sax-parser>', '<xml-external-entities>'] });
+      return {};
+    }
+    // resolve() removes `..` and follows links; absolute() only prefixes the working directory, so `..` stays
+    if (recv.q?.includes('<path>') && (m === 'resolve' || m === 'absolute')) return m === 'resolve' ? { ...recv, q: ['<path>', '<resolved>'] } : this.stepped({ ...recv, q: ['<path>'] }, n);
+    if (m === 'SystemRandom') return {};
+    if (recv.q?.includes('<config>') && recv.keys) return configParser(recv, m, args, name, env, line);
+    const named = namedSanitiser(m);
+    if (named) return this.clean(mix(all, line), named);
+    if (recv.items && name) return listMethod(recv, m, args, all, name, env, line);
+    if (recv.keys && name && m === 'get' && args[0]?.known && typeof args[0].k === 'string') return recv.keys.get(args[0].k) ?? args[1] ?? konst(null);
+    if (name && ['append', 'extend', 'add', 'update', 'insert', 'setdefault', 'write'].includes(m) && all.length) {
+      env.set(name, { ...mix([recv, ...all], line), q: recv.q });
+      return {};
+    }
+    if (m === 'join') return mix([...all.map(carried), recv], line);
+    if (STR_KEEP.has(m) && recv.known && typeof recv.k === 'string' && all.every((a) => a.known)) return { ...mix([recv, ...all], line), known: false };
+    // a method this analysis does not model returns data of unknown origin (a file, a database, …)
+    const parts = DATA_METHODS.has(m) ? [recv, ...all] : [recv, ...all, unknownOrigin(`the result of .${m}() (a method outside this file)`, line)];
+    return { ...mix(parts, line), ...(recv.q ? { q: recv.q.map((q) => `${q}.${m}()`) } : {}) };
+  }
+
+  /** A same-file function interpreted with these arguments: its summary is the join of its returns. */
+  protected inline(def: PyNode, args: V[], kw: Map<string, V>, env: Env, n: PyNode): V {
+    return this.runFn(def, args, kw, env, n, false).ret;
+  }
+
+  /** Whether the current statement runs inside a try or with body of this function. */
+  abstract inTry(): boolean;
+  abstract tryBody(n: PyNode, env: Env): { end: Env | null; raised: Env };
+
+  /**
+   * Runs a same-file function; for a method on a known instance also the scope it leaves (the join
+   * of its returns and end, and, inside a try here, of every state an exception may leave it in),
+   * from which the instance's attributes are read back.
+   */
+  private runFn(def: PyNode, args: V[], kw: Map<string, V>, env: Env, n: PyNode, method: boolean): { ret: V; exit: Env | null } {
+    const local: Env = new Map(env);
+    const params = namedChildren(field(def, 'parameters') as PyNode);
+    params.forEach((p, i) => {
+      const id = p.type === 'identifier' ? p : (field(p, 'name') ?? namedChildren(p).find((c) => c.type === 'identifier'));
+      if (!id) return;
+      const dflt = field(p, 'value');
+      dropAttrs(local, id.text);
+      local.set(id.text, args[i] ?? kw.get(id.text) ?? (dflt ? this.ev(dflt, env) : unknownOrigin(`${id.text} (an argument not written out at line ${lineOf(n)})`, lineOf(n))));
+    });
+    const partial = method && this.inTry();
+    this.active.add(def);
+    this.depth++;
+    this.frames.push({ returns: null, ...(method ? { exit: null } : {}) });
+    let end: Env | null = null;
+    let raised: Env | null = null;
+    try {
+      if (partial) ({ end, raised } = this.tryBody(field(def, 'body') as PyNode, local));
+      else end = this.block(field(def, 'body') as PyNode, local);
+    } finally {
+      this.depth--;
+      this.active.delete(def);
+    }
+    const f = this.frames.pop() as Frame;
+    let exit = f.exit ?? null;
+    for (const e of [end, raised]) if (e) exit = exit ? joinEnv(exit, e) : e;
+    const why = `changed by ${(field(def, 'name') as PyNode).text}() at line ${lineOf(n)}`;
+    for (const w of outerWrites(def)) for (const [k, v] of env) if (k === w || k.startsWith(`${w}.`)) share(k, v, why, env, lineOf(n));
+    // an instance of the caller's scope whose method it calls may have changed too
+    for (const w of calledOn(def)) for (const [k, v] of env) if ((k === w || k.startsWith(`${w}.`)) && v.inst) share(k, v, why, env, lineOf(n));
+    // a generator's caller gets what it yields (iterating it), not only what it returns
+    const ret = f.yields ? mix([f.returns ?? {}, f.yields], lineOf(n)) : (f.returns ?? konst(null));
+    return { ret: this.stepped(ret, n), exit };
+  }
+
+  /** A plain class called: a fresh instance, with what its `__init__` sets on it. */
+  private construct(cls: PyNode, args: V[], kw: Map<string, V>, all: V[], env: Env, n: PyNode): V {
+    const fresh = instance(cls, new Map());
+    const init = plainClass(cls)?.get('__init__');
+    if (!init) return fresh;
+    if (init.isStatic || this.active.has(init.def) || this.depth >= 4) return mix([...all, unknownOrigin(`an instance of ${(field(cls, 'name') as PyNode).text} (its __init__ not followed here)`, lineOf(n))], lineOf(n));
+    const { exit } = this.runFn(init.def, [fresh, ...args], kw, env, n, true);
+    return this.selfAfter(init, exit, n) ?? unknownOrigin('an instance whose __init__ always raises', lineOf(n));
+  }
+
+  /** A method of a plain class called on an instance (or a static one on its class): its summary, and the instance as it leaves it. */
+  private callMethod(m: Method, recv: V, args: V[], kw: Map<string, V>, all: V[], env: Env, n: PyNode, objNode: PyNode): V {
+    const target = objNode.type === 'identifier' || objNode.type === 'attribute' ? objNode.text : null;
+    if (this.active.has(m.def) || this.depth >= 4) {
+      if (target && recv.inst) share(target, recv, `its method ${objNode.text}() not followed at line ${lineOf(n)}`, env, lineOf(n));
+      return mix([recv, ...all, unknownOrigin(`the result of ${(field(m.def, 'name') as PyNode).text}() (a method not followed this deep)`, lineOf(n))], lineOf(n));
+    }
+    if (m.isStatic) return this.inline(m.def, args, kw, env, n);
+    const { ret, exit } = this.runFn(m.def, [recv, ...args], kw, env, n, true);
+    if (target) {
+      dropAttrs(env, target);
+      env.set(target, this.selfAfter(m, exit, n) ?? recv);
+    }
+    return ret;
+  }
+
+  private selfAfter(m: Method, exit: Env | null, n: PyNode): V | null {
+    const self = namedChildren(field(m.def, 'parameters') as PyNode)[0]?.text ?? '';
+    const after = exit?.get(self);
+    if (!exit || !after) return null;
+    return after.inst ? settled(self, after, exit, lineOf(n)) : after;
+  }
+}
