@@ -4,7 +4,7 @@ import { ExprEval, lineOf, source } from './expr.js';
 import { checkSinks, isQuery } from './sinks.js';
 import { configParser } from './config-parser.js';
 import { forget, listMethod, rootName, share } from './lists.js';
-import { calledOn, outerWrites } from './writes.js';
+import { calledOn, outerWrites, paramsOf } from './writes.js';
 import { type Method, dropAttrs, instance, plainClass, settled } from './classes.js';
 import { type Env, type V, carried, join, joinEnv, konst, mix, raw, truthy, unknownOrigin } from './value.js';
 import { NON_MUTATING, OWN_VALUES, REDIRECTS, CONVERTERS, DATA_METHODS, DECODERS, PURE_CALLS, PATH_CTORS, READ_METHODS, SANITISERS, SOURCE_CALLS, WEAK_RANDOM, namedSanitiser } from './tables.js';
@@ -110,6 +110,12 @@ export abstract class CallEval extends ExprEval {
         const from = argNodes[0]?.type === 'identifier' ? argNodes[0].text : null;
         return { ...mix(all, line), q: ['<parsed-url>'], ...(from ? { of: from } : {}) };
       }
+      // a deque without maxlen is a list that also grows and shrinks at its left end (lists.ts)
+      if (q === 'collections.deque') {
+        if (!args.length && !kw.size && !splat) return { items: [] };
+        if (args.length === 1 && !kw.size && !splat && args[0].items && !args[0].flow && !args[0].unk) return { items: [...args[0].items] };
+        return mix(all, line);
+      }
       if (q === 'configparser.ConfigParser' || q === 'configparser.RawConfigParser') return { q: ['<config>'], keys: new Map() };
       if (q === 'lxml.etree.XMLParser') {
         const re = kw.get('resolve_entities');
@@ -119,6 +125,8 @@ export abstract class CallEval extends ExprEval {
       if (q === 'flask.make_response') return args.length === 1 && !kw.size && !splat ? this.stepped(args[0], n) : { ...mix(all, line), ...(kw.size || splat ? {} : { items: args }) };
       if (q === 'flask.jsonify' || q === 'json.dumps' || REDIRECTS.has(q)) return this.clean(mix(all, line), ['xss']);
     }
+    const applied = this.higherOrder(qs, args, kw, env, n);
+    if (applied) return applied;
     if (qs.some((q) => PURE_CALLS.has(q))) return mix(all, line);
     if (recv && method) return this.method(recv, method, args, all, fn, n, env);
     const last = qs[0]?.split('.').pop() ?? (fn.type === 'identifier' ? fn.text : '');
@@ -174,7 +182,7 @@ export abstract class CallEval extends ExprEval {
    */
   private runFn(def: PyNode, args: V[], kw: Map<string, V>, env: Env, n: PyNode, method: boolean): { ret: V; exit: Env | null } {
     const local: Env = new Map(env);
-    const params = namedChildren(field(def, 'parameters') as PyNode);
+    const params = paramsOf(def);
     params.forEach((p, i) => {
       const id = p.type === 'identifier' ? p : (field(p, 'name') ?? namedChildren(p).find((c) => c.type === 'identifier'));
       if (!id) return;
@@ -189,7 +197,10 @@ export abstract class CallEval extends ExprEval {
     let end: Env | null = null;
     let raised: Env | null = null;
     try {
-      if (partial) ({ end, raised } = this.tryBody(field(def, 'body') as PyNode, local));
+      if (def.type === 'lambda') {
+        (this.frames[this.frames.length - 1] as Frame).returns = this.ev(field(def, 'body'), local);
+        end = local;
+      } else if (partial) ({ end, raised } = this.tryBody(field(def, 'body') as PyNode, local));
       else end = this.block(field(def, 'body') as PyNode, local);
     } finally {
       this.depth--;
@@ -198,13 +209,32 @@ export abstract class CallEval extends ExprEval {
     const f = this.frames.pop() as Frame;
     let exit = f.exit ?? null;
     for (const e of [end, raised]) if (e) exit = exit ? joinEnv(exit, e) : e;
-    const why = `changed by ${(field(def, 'name') as PyNode).text}() at line ${lineOf(n)}`;
+    const why = `changed by ${field(def, 'name')?.text ?? 'a lambda'}() at line ${lineOf(n)}`;
     for (const w of outerWrites(def)) for (const [k, v] of env) if (k === w || k.startsWith(`${w}.`)) share(k, v, why, env, lineOf(n));
     // an instance of the caller's scope whose method it calls may have changed too
     for (const w of calledOn(def)) for (const [k, v] of env) if ((k === w || k.startsWith(`${w}.`)) && v.inst) share(k, v, why, env, lineOf(n));
     // a generator's caller gets what it yields (iterating it), not only what it returns
     const ret = f.yields ? mix([f.returns ?? {}, f.yields], lineOf(n)) : (f.returns ?? konst(null));
     return { ret: this.stepped(ret, n), exit };
+  }
+
+  /**
+   * `map`, `filter`, `sorted`, `min`, `max` given a function or lambda of this file: it runs on an
+   * element of the iterables (its sinks are visited), and `map` gives what it returns. Null when the
+   * function is not one of the file's (the call is then judged as before).
+   */
+  private higherOrder(qs: string[], args: V[], kw: Map<string, V>, env: Env, n: PyNode): V | null {
+    const q = ['map', 'filter', 'sorted', 'min', 'max'].find((x) => qs.includes(x));
+    if (!q) return null;
+    const line = lineOf(n);
+    const fnV = q === 'map' || q === 'filter' ? args[0] : kw.get('key');
+    const its = q === 'map' || q === 'filter' ? args.slice(1) : args;
+    if (!fnV?.fn || !its.length || [...kw.keys()].some((k) => k !== 'key' && k !== 'reverse' && k !== 'default')) return null;
+    if (this.active.has(fnV.fn) || this.depth >= 4) return mix([...args, ...kw.values(), unknownOrigin(`the result of a function given to ${q}() (not followed this deep)`, line)], line);
+    const els = q === 'map' ? its.map((it) => this.element(it, line)) : [this.element(its.length === 1 ? its[0] : mix(its, line), line)];
+    const r = this.inline(fnV.fn, els, new Map(), env, n);
+    if (q === 'map') return mix([r], line);
+    return q === 'min' || q === 'max' ? join(els[0], kw.get('default') ?? els[0]) : mix(its, line);
   }
 
   /** A plain class called: a fresh instance, with what its `__init__` sets on it. */

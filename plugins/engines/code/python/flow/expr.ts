@@ -86,6 +86,7 @@ export abstract class ExprEval {
 
   abstract call(n: PyNode, env: Env): V;
   abstract yielded(v: V): void;
+  abstract lambdaValue(n: PyNode, env: Env): V;
 
   tick(): void {
     if (++this.steps > 200_000) throw new FlowBudgetError();
@@ -167,7 +168,7 @@ export abstract class ExprEval {
       case 'call':
         return this.call(n, env);
       case 'lambda':
-        return UNKNOWN;
+        return this.lambdaValue(n, env);
       case 'yield': {
         // what a generator gives is what its caller iterates; what is sent back in is not known
         this.yielded(mix([this.ev(namedChildren(n)[0] ?? null, env)], lineOf(n)));

@@ -9,7 +9,7 @@ import { refine } from './guards.js';
 import { joinMaybe, lastReturn, matchStmt, tryStmt } from './statements.js';
 import { configParser } from './config-parser.js';
 import { forget, listMethod, rootName, share } from './lists.js';
-import { outerWrites } from './writes.js';
+import { paramsOf } from './writes.js';
 import { type Cat, type Env, type Flow, type V, UNKNOWN, allFlow, carried, join, joinEnv, konst, mix, nested, raw, truthy, unknownOrigin } from './value.js';
 import { NON_MUTATING, OWN_VALUES, REDIRECTS, ALL_CATS, CONVERTERS, DATA_METHODS, DECODERS, PURE_CALLS, PATH_CTORS, READ_METHODS, SANITISERS, SOURCE_CALLS, WEAK_RANDOM, namedSanitiser } from './tables.js';
 
@@ -56,11 +56,17 @@ export class FlowInterp extends CallEval {
     }
   }
 
+  /** A lambda: a function value; other code may call it too, so it is an entry point as well. */
+  lambdaValue(n: PyNode, env: Env): V {
+    if (!this.done.has(n)) this.queue.push({ def: n, env: new Map(env) });
+    return { fn: n };
+  }
+
   private entry(def: PyNode, env: Env): void {
     const decorators = def.parent?.type === 'decorated_definition' ? namedChildren(def.parent).filter((c) => c.type === 'decorator').map((d) => d.text) : [];
     const isRoute = decorators.some((d) => /\.(route|get|post|put|patch|delete|api_route|websocket)\s*\(/.test(d));
     const local: Env = new Map(env);
-    const params = namedChildren(field(def, 'parameters') as PyNode);
+    const params = paramsOf(def);
     params.forEach((p, i) => {
       const id = p.type === 'identifier' ? p : (field(p, 'name') ?? namedChildren(p).find((c) => c.type === 'identifier'));
       if (!id) return;
@@ -72,7 +78,8 @@ export class FlowInterp extends CallEval {
     const prevRoute = this.routeFixed;
     this.routeFixed = !decorators.some((d) => d.includes('<'));
     this.frames.push({ returns: null });
-    this.block(field(def, 'body') as PyNode, local);
+    if (def.type === 'lambda') this.ev(field(def, 'body'), local);
+    else this.block(field(def, 'body') as PyNode, local);
     const frame = this.frames.pop() as Frame;
     this.routeFixed = prevRoute;
     if (isRoute && frame.returns) {

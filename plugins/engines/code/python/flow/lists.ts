@@ -2,8 +2,9 @@ import { type PyNode, field } from '../parser.js';
 import { type Env, type V, UNKNOWN, carried, mix, nested, unknownOrigin } from './value.js';
 
 /**
- * A method called on a list, tuple or set whose items are known one by one, bound to `name`. The
- * methods modelled keep the items known (`append`, `pop`, `insert`, `extend`, `copy`); any other may
+ * A method called on a list, tuple, set or deque whose items are known one by one, bound to `name`.
+ * The methods modelled keep the items known (`append`, `pop`, `insert`, `extend`, `copy`, a deque's
+ * `appendleft`/`popleft`); any other may
  * reorder, drop or add items (`reverse`, `sort`, `remove`, a set's `add`, …), so the items are then no
  * longer known one by one, only what they carry together — never dropped, which would lose a flow
  * (`l.reverse(); l[0]` is the former last item).
@@ -15,6 +16,13 @@ export function listMethod(recv: V, m: string, args: V[], all: V[], name: string
     return {};
   };
   if (m === 'append' && args.length === 1 && all.length === 1) return keep([...items, nested(args[0], line)]);
+  // collections.deque's other end
+  if (m === 'appendleft' && args.length === 1 && all.length === 1) return keep([nested(args[0], line), ...items]);
+  if (m === 'popleft' && all.length === 0) {
+    const got = items.shift() ?? UNKNOWN;
+    keep(items);
+    return got;
+  }
   if (m === 'pop' && all.length === args.length && args.length <= 1) {
     // an index not known could be any item
     const at = args.length === 0 ? -1 : args[0].known && typeof args[0].k === 'number' ? args[0].k : null;

@@ -24,7 +24,7 @@ export function outerWrites(def: PyNode): string[] {
   const hit = memo.get(def);
   if (hit) return hit;
   const locals = new Set<string>();
-  for (const p of namedChildren(field(def, 'parameters') as PyNode)) {
+  for (const p of paramsOf(def)) {
     const id = p.type === 'identifier' ? p : (field(p, 'name') ?? namedChildren(p).find((c) => c.type === 'identifier'));
     if (id) locals.add(id.text);
   }
@@ -67,7 +67,7 @@ export function calledOn(def: PyNode): string[] {
   const hit = calledMemo.get(def);
   if (hit) return hit;
   const locals = new Set<string>();
-  for (const p of namedChildren(field(def, 'parameters') as PyNode)) {
+  for (const p of paramsOf(def)) {
     const id = p.type === 'identifier' ? p : (field(p, 'name') ?? namedChildren(p).find((c) => c.type === 'identifier'));
     if (id) locals.add(id.text);
   }
@@ -84,4 +84,10 @@ export function calledOn(def: PyNode): string[] {
   const out = [...roots];
   calledMemo.set(def, out);
   return out;
+}
+
+/** A function's or lambda's parameters (a lambda without any has no parameter list). */
+export function paramsOf(def: PyNode): PyNode[] {
+  const ps = field(def, 'parameters');
+  return ps ? namedChildren(ps) : [];
 }
