@@ -19,7 +19,7 @@ const UNSAFE: Case[] = [
   ['child_process exec computed', "const cp = require('child_process');\ncp.exec('ls ' + dir);", 'javascript.process.shell_injection'],
   ['child_process destructured', "const { execSync } = require('node:child_process');\nexecSync(cmd);", 'javascript.process.shell_injection'],
   ['child_process import alias', "import { exec as run } from 'child_process';\nrun(cmd);", 'javascript.process.shell_injection'],
-  ['child_process namespace import', "import * as cp from 'child_process';\ncp.execSync('whoami');", 'javascript.process.shell_exec'],
+  ['child_process namespace import', "import * as cp from 'child_process';\ncp.execSync(cmd);", 'javascript.process.shell_injection'],
   ['child_process dynamic import', "const cp = await import('child_process');\ncp.exec(c);", 'javascript.process.shell_injection'],
   ['spawn with shell: true', "const { spawn } = require('child_process');\nspawn(cmd, { shell: true });", 'javascript.process.shell_injection'],
   ['spawn computed program', "const { spawn } = require('child_process');\nspawn(prog, ['-x']);", 'javascript.process.dynamic_program'],

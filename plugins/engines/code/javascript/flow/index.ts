@@ -7,7 +7,8 @@ import { JsFlowBudgetError } from './value.js';
 
 /** Presence rules of analyze.ts that the flow analysis decides instead, by the class of sink they name. */
 const DECIDED_BY_FLOW = new Map<string, Cat>([
-  ['process.shell_injection', 'cmdi'], ['dangerous_call.eval', 'codeinj'], ['dangerous_call.function', 'codeinj'], ['dangerous_call.vm', 'codeinj'],
+  // a shell command the resolver folded to one text: admitted where the flow proves every visit of it constant too
+  ['process.shell_injection', 'cmdi'], ['process.shell_exec', 'cmdi'], ['dangerous_call.eval', 'codeinj'], ['dangerous_call.function', 'codeinj'], ['dangerous_call.vm', 'codeinj'],
 ]);
 const SEVERITY: Partial<Record<Cat, Severity>> = { cmdi: 'CRITICAL', codeinj: 'CRITICAL', deserialization: 'CRITICAL' };
 

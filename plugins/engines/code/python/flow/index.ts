@@ -16,7 +16,8 @@ export { ALL_CATS, CWE, TITLE, namedSanitiser } from './tables.js';
 /** Presence rules of rules.ts that the flow analysis decides instead, by the class of sink they name. */
 const DECIDED_BY_FLOW = new Map<string, Cat>([
   ['python.dangerous_call.eval', 'codeinj'], ['python.dangerous_call.exec', 'codeinj'], ['python.dangerous_call.compile', 'codeinj'],
-  ['python.process.shell_injection', 'cmdi'], ['python.process.dynamic_program', 'cmdi'], ['python.deserialization.pickle', 'deserialization'], ['python.deserialization.yaml', 'deserialization'],
+  // a shell command the resolver folded to one text (since 1.14.0): admitted where the flow proves every visit of it constant too
+  ['python.process.shell_injection', 'cmdi'], ['python.process.shell_exec', 'cmdi'], ['python.process.dynamic_program', 'cmdi'], ['python.deserialization.pickle', 'deserialization'], ['python.deserialization.yaml', 'deserialization'],
   ['python.sql_injection.string_built', 'sqli'],
 ]);
 const SEVERITY: Partial<Record<Cat, Severity>> = { cmdi: 'CRITICAL', codeinj: 'CRITICAL', deserialization: 'CRITICAL' };
