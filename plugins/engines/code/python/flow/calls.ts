@@ -11,6 +11,13 @@ import { NON_MUTATING, OWN_VALUES, REDIRECTS, CONVERTERS, DATA_METHODS, DECODERS
 
 const STR_KEEP = new Set(['lower', 'upper', 'strip', 'lstrip', 'rstrip', 'encode', 'decode', 'replace', 'format', 'title', 'capitalize', 'casefold', 'split', 'rsplit', 'splitlines', 'partition', 'center', 'ljust', 'rjust', 'zfill', 'expandtabs', 'translate', 'removeprefix', 'removesuffix', 'get', 'getlist', 'get_all', 'keys', 'values', 'items', 'copy', 'pop', 'getvalue']);
 
+/** A call's argument nodes; `f(x for x in xs)` has one, the generator (its parentheses are the call's). */
+function argsOf(n: PyNode): PyNode[] {
+  const a = field(n, 'arguments');
+  if (!a) return [];
+  return a.type === 'generator_expression' ? [a] : namedChildren(a);
+}
+
 export interface Frame {
   returns: V | null;
   /** for a method run on a known instance: the join of the scopes it returns in */
@@ -42,7 +49,7 @@ export abstract class CallEval extends ExprEval {
     const fn = field(n, 'function') as PyNode;
     const callName = fn.type === 'identifier' ? fn.text : fn.type === 'attribute' ? (field(fn, 'attribute') as PyNode).text : '';
     if (!NON_MUTATING.has(callName)) {
-      for (const a of namedChildren(field(n, 'arguments') ?? n)) {
+      for (const a of argsOf(n)) {
         const x = a.type === 'keyword_argument' ? field(a, 'value') : a;
         if (!x || (x.type !== 'identifier' && x.type !== 'attribute')) continue;
         // an instance held as another's attribute has no entry of its own: read it
@@ -58,7 +65,7 @@ export abstract class CallEval extends ExprEval {
 
   private callee(n: PyNode, env: Env): V {
     const fn = field(n, 'function') as PyNode;
-    const argNodes = namedChildren(field(n, 'arguments') ?? n).filter((c) => c !== fn);
+    const argNodes = argsOf(n);
     const args: V[] = [];
     const kw = new Map<string, V>();
     let splat: V | null = null;
@@ -89,7 +96,13 @@ export abstract class CallEval extends ExprEval {
     if (m && recv && !(recv.cls && !m.isStatic)) return this.callMethod(m, recv, args, kw, all, env, n, field(fn, 'object') as PyNode);
     // past a `*splat` every position may be any of its elements
     checkSinks(this.hits, { node: n, qs, method, recv, args: splat ? [...args, splat, splat, splat] : args, kw });
-    if (callee.fn && !this.active.has(callee.fn) && this.depth < 4) return this.inline(callee.fn, args, kw, env, n);
+    if (callee.fn && !this.active.has(callee.fn) && this.depth < 4) return this.inline(callee.fn, [...(callee.bound ?? []), ...args], kw, env, n);
+    // functools.partial of a function of this file: the function, with its first arguments given
+    if (qs.includes('functools.partial') && args[0]?.fn && !kw.size && !splat) {
+      const bound = [...(args[0].bound ?? []), ...args.slice(1)];
+      // as data (handed to other code) it carries what it was given
+      return { ...mix(bound, line), fn: args[0].fn, bound };
+    }
     // what a query returns is the store's data, not the query text: of unknown origin, not the request's
     if (isQuery(qs, method, recv)) return unknownOrigin(`the result of a query (line ${line})`, line);
     for (const q of qs) {
@@ -232,7 +245,7 @@ export abstract class CallEval extends ExprEval {
     if (!fnV?.fn || !its.length || [...kw.keys()].some((k) => k !== 'key' && k !== 'reverse' && k !== 'default')) return null;
     if (this.active.has(fnV.fn) || this.depth >= 4) return mix([...args, ...kw.values(), unknownOrigin(`the result of a function given to ${q}() (not followed this deep)`, line)], line);
     const els = q === 'map' ? its.map((it) => this.element(it, line)) : [this.element(its.length === 1 ? its[0] : mix(its, line), line)];
-    const r = this.inline(fnV.fn, els, new Map(), env, n);
+    const r = this.inline(fnV.fn, [...(fnV.bound ?? []), ...els], new Map(), env, n);
     if (q === 'map') return mix([r], line);
     return q === 'min' || q === 'max' ? join(els[0], kw.get('default') ?? els[0]) : mix(its, line);
   }

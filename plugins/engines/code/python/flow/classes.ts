@@ -21,7 +21,7 @@ const memo = new WeakMap<PyNode, Map<string, Method> | null>();
 export function plainClass(c: PyNode): Map<string, Method> | null {
   if (memo.has(c)) return memo.get(c) ?? null;
   memo.set(c, null);
-  if (c.parent?.type === 'decorated_definition') return null;
+  if (c.parent?.type === 'decorated_definition' || !usedPlainly(c)) return null;
   const bases = field(c, 'superclasses');
   if (bases && !namedChildren(bases).every((b) => b.type === 'identifier' && b.text === 'object')) return null;
   const body = field(c, 'body');
@@ -51,6 +51,37 @@ export function plainClass(c: PyNode): Map<string, Method> | null {
   }
   memo.set(c, methods);
   return methods;
+}
+
+/** Reflection that may change a class or reach its methods another way than the interpreter sees. */
+const REFLECTION = /__class__|__dict__|__bases__|__mro__|__getattribute__|\bsetattr\b|\bvars\s*\(|\btype\s*\(|\bdelattr\b/;
+
+/**
+ * The class's name is used in the file only to be called (`Cls(...)`), to call a method of it
+ * (`Cls.util(...)`) or in `isinstance`/`issubclass`: nothing rebinds it, patches its methods
+ * (`Cls.run = other`), subclasses it or hands it elsewhere; and the file uses no reflection that
+ * reaches a class through its instances (`type(o).run = …`, `o.__class__`, `setattr`).
+ */
+function usedPlainly(c: PyNode): boolean {
+  let root = c;
+  while (root.parent) root = root.parent;
+  if (REFLECTION.test(root.text)) return false;
+  const name = (field(c, 'name') as PyNode).text;
+  const ok = (id: PyNode): boolean => {
+    const p = id.parent;
+    if (!p) return false;
+    if (p === c) return true;
+    if (p.type === 'call' && id.field === 'function') return true;
+    if (p.type === 'attribute' && id.field === 'object') return p.parent?.type === 'call' && p.field === 'function';
+    const call = p.type === 'argument_list' ? p.parent : null;
+    const fn = call ? field(call, 'function') : null;
+    return fn?.type === 'identifier' && (fn.text === 'isinstance' || fn.text === 'issubclass') && namedChildren(p)[0] !== id;
+  };
+  const walk = (n: PyNode): boolean => {
+    if (n.type === 'identifier' && n.text === name && !ok(n)) return false;
+    return n.children.every(walk);
+  };
+  return walk(root);
 }
 
 function rebindsSelf(def: PyNode): boolean {

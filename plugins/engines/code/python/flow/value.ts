@@ -34,6 +34,8 @@ export interface V {
   keys?: Map<string, V>;
   q?: string[];
   fn?: PyNode;
+  /** for a function value made by functools.partial: the arguments it was given first */
+  bound?: V[];
   /** for a parsed URL: the variable it was parsed from (a host check on it guards that variable) */
   of?: string;
   /** a tuple: its items cannot change, so it may be stored in another container as it is */
@@ -156,7 +158,7 @@ export function join(a: V, b: V): V {
   // capped: rebinding through branches doubles the names each time; a name cut here only means a
   // sink not recognised by the flow, whose presence finding then stays
   if (a.q || b.q) out.q = [...new Set([...(a.q ?? []), ...(b.q ?? [])])].slice(0, MAX_NAMES);
-  if (a.fn && a.fn === b.fn) out.fn = a.fn;
+  if (a.fn && a.fn === b.fn && !a.bound && !b.bound) out.fn = a.fn;
   if (a.tuple && b.tuple && out.items) out.tuple = true;
   if (a.cls && a.cls === b.cls) out.cls = a.cls;
   if (a.inst && a.inst === b.inst && a.attrs && b.attrs) {
