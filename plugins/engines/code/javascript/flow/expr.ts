@@ -114,8 +114,15 @@ export abstract class JsExprEval {
         // +x, -x, ~x, void, typeof, delete: numbers, booleans or fixed words, never the operand's text
         return {};
       }
-      case 'UpdateExpression':
-        return {};
+      case 'UpdateExpression': {
+        // `i++` writes its operand: a number after it (a known one from a known one), never the old text
+        const arg = n.argument as JsNode;
+        const old = this.ev(arg, env);
+        const num = old.known && typeof old.k === 'number' ? old.k : null;
+        const v: V = num !== null ? konst(num + (n.operator === '++' ? 1 : -1)) : old.weak ? { weak: old.weak } : {};
+        if (arg.type === 'Identifier' || arg.type === 'MemberExpression') this.assignTo(arg, v, env, lineOf(n));
+        return n.prefix ? v : num !== null ? konst(num) : v;
+      }
       case 'SequenceExpression': {
         let last: V = UNKNOWN;
         for (const e of n.expressions as JsNode[]) last = this.ev(e, env);

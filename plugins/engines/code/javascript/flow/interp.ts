@@ -6,6 +6,8 @@ import { JsExprEval, share } from './expr.js';
 import { refine } from './guards.js';
 import { JsCalls } from './calls.js';
 import { JEnv, type JV, joinJ, joinJEnv, lineOf, source } from './value.js';
+import { Jumps, type LoopParts, joinAll, runLoop } from './jumps.js';
+import { type TryCtx, seen, tryStatement } from './try.js';
 import { SECRET_NAMES } from './tables.js';
 import { calleeOnlyNames, escapes } from './entry-points.js';
 
@@ -32,6 +34,8 @@ export class JsFlowInterp extends JsExprEval {
   readonly frames: Frame[] = [];
   private depth = 0;
   private loops = 0;
+  readonly jumps = new Jumps();
+  readonly tries: TryCtx[] = [];
   private readonly active = new Set<JsNode>();
   readonly ran = new Set<JsNode>();
   private readonly scopes = new Map<JsNode, JEnv>();
@@ -224,6 +228,7 @@ export class JsFlowInterp extends JsExprEval {
       if (d?.type === 'FunctionDeclaration' && d.id) env.set((d.id as JsNode).name as string, this.functionValue(d, env));
     }
     for (const s of stmts) {
+      seen(this, env);
       const next = this.stmt(s, env);
       if (!next) return null;
       // a branch or loop answers a joined copy: the block keeps its own map, which closures made here hold
@@ -232,6 +237,7 @@ export class JsFlowInterp extends JsExprEval {
         for (const [k, v] of next) env.set(k, v);
       }
     }
+    seen(this, env);
     return env;
   }
 
@@ -277,57 +283,69 @@ export class JsFlowInterp extends JsExprEval {
       }
       case 'BlockStatement':
         return this.block(s.body as JsNode[], env);
-      case 'ForStatement':
+      case 'ForStatement': {
+        const labels = this.jumps.take();
         if (s.init) (s.init as JsNode).type === 'VariableDeclaration' ? this.stmt(s.init as JsNode, env) : this.ev(s.init as JsNode, env);
-        if (s.test && truthy(this.ev(s.test as JsNode, env)) === false) return env;
-        return this.loop(s, env, (e) => void (s.update && this.ev(s.update as JsNode, e)));
-      case 'WhileStatement':
-        if (truthy(this.ev(s.test as JsNode, env)) === false) return env;
-        return this.loop(s, env, (e) => void this.ev(s.test as JsNode, e));
-      case 'DoWhileStatement':
-        return this.loop(s, env, (e) => void this.ev(s.test as JsNode, e));
+        const t = s.test ? truthy(this.ev(s.test as JsNode, env)) : true;
+        if (t === false) return env;
+        return this.loop(s, env, labels, { after: (e) => void (s.update && this.ev(s.update as JsNode, e)), test: (s.test as JsNode | null) ?? null, runs: t === true });
+      }
+      case 'WhileStatement': {
+        const labels = this.jumps.take();
+        const t = truthy(this.ev(s.test as JsNode, env));
+        if (t === false) return env;
+        return this.loop(s, env, labels, { test: s.test as JsNode, runs: t === true });
+      }
+      case 'DoWhileStatement': {
+        const labels = this.jumps.take();
+        return this.loop(s, env, labels, { test: s.test as JsNode, runs: true });
+      }
       case 'ForOfStatement':
       case 'ForInStatement': {
+        const labels = this.jumps.take();
         const it = this.ev(s.right as JsNode, env);
         const el = s.type === 'ForOfStatement' ? this.element(it, s) : this.stepped(carried(it), s);
         const left = s.left as JsNode;
         const target = left.type === 'VariableDeclaration' ? ((left.declarations as JsNode[])[0].id as JsNode) : left;
-        return this.loop(s, env, () => undefined, (e) => this.assignTo(target, el, e, lineOf(s)));
+        return this.loop(s, env, labels, { before: (e) => this.assignTo(target, el, e, lineOf(s)) });
       }
-      case 'TryStatement': {
-        const tried = env.fork();
-        const a = this.block(((s.block as JsNode).body as JsNode[]) ?? [], tried);
-        let out: JEnv | null = a;
-        if (s.handler) {
-          const h = s.handler as JsNode;
-          // the catch may start after any statement of the try: the state before, where a throw left it, and after reach it
-          const thrown = joinJEnv(env, tried);
-          const start = a ? joinJEnv(thrown, a) : thrown;
-          if (h.param) this.assignTo(h.param as JsNode, unknownOrigin('a caught exception', lineOf(h)), start, lineOf(h));
-          const b = this.block(((h.body as JsNode).body as JsNode[]) ?? [], start);
-          out = a && b ? joinJEnv(a, b) : (a ?? b);
-        }
-        if (s.finalizer) {
-          const f = this.block(((s.finalizer as JsNode).body as JsNode[]) ?? [], out ?? env.fork());
-          return out ? f : null;
-        }
-        return out;
-      }
+      case 'BreakStatement':
+      case 'ContinueStatement':
+        return this.jumps.jump(s, env) ? null : env;
+      case 'TryStatement':
+        return tryStatement(this, s, env);
       case 'SwitchStatement': {
+        const j = this.jumps.open('switch');
         this.ev(s.discriminant as JsNode, env);
         let out: JEnv = env;
         let fall: JEnv | null = null;
-        for (const c of s.cases as JsNode[]) {
-          if (c.test) this.ev(c.test as JsNode, env);
-          const start: JEnv = fall ? joinJEnv(fall, env) : env.fork();
-          const end = this.block(c.consequent as JsNode[], start);
-          fall = end;
-          if (end) out = joinJEnv(out, end);
+        try {
+          for (const c of s.cases as JsNode[]) {
+            if (c.test) this.ev(c.test as JsNode, env);
+            const start: JEnv = fall ? joinJEnv(fall, env) : env.fork();
+            const end = this.block(c.consequent as JsNode[], start);
+            fall = end;
+            if (end) out = joinJEnv(out, end);
+          }
+        } finally {
+          this.jumps.close(j);
         }
-        return out;
+        return joinAll(out, j.breaks);
       }
-      case 'LabeledStatement':
-        return this.body(s.body as JsNode, env);
+      case 'LabeledStatement': {
+        this.jumps.label((s.label as JsNode).name as string);
+        const inner = s.body as JsNode;
+        if (/^(For|ForOf|ForIn|While|DoWhile|Switch)Statement$/.test(inner.type)) return this.stmt(inner, env);
+        // a labelled block: `break label` leaves it
+        const j = this.jumps.open('block');
+        let out: JEnv | null;
+        try {
+          out = this.body(inner, env);
+        } finally {
+          this.jumps.close(j);
+        }
+        return joinAll(out, j.breaks);
+      }
       case 'ExportNamedDeclaration':
       case 'ExportDefaultDeclaration': {
         const d = s.declaration as JsNode | null;
@@ -347,30 +365,18 @@ export class JsFlowInterp extends JsExprEval {
     return env;
   }
 
-  /** A loop body runs zero, one or two times: enough for a value to travel through one assignment per pass. */
-  private loop(s: JsNode, env: JEnv, after: (e: JEnv) => void, before?: (e: JEnv) => void): JEnv {
-    let cur = env;
-    // nested deeper than two, one pass and a widening: two passes at every level would cost 2^depth
-    const passes = this.loops < 2 ? 2 : 1;
+  private loop(s: JsNode, env: JEnv, labels: string[], o: LoopParts): JEnv | null {
     this.loops++;
     try {
-      for (let i = 0; i < passes; i++) {
-        const e = cur.fork();
-        before?.(e);
-        const end = this.body(s.body as JsNode, e);
-        if (end) after(end);
-        cur = end ? joinJEnv(cur, end) : cur;
-      }
+      // nested deeper than two, one pass and a widening: two passes at every level would cost 2^depth
+      return runLoop(this, s, env, labels, o, this.loops <= 2 ? 2 : 1);
     } finally {
       this.loops--;
     }
-    if (passes === 1) {
-      // every name the body changed may hold what any of them held (a second pass could move it)
-      const changed = [...cur].filter(([k, v]) => env.get(k) !== v);
-      const all = mix(changed.map(([, v]) => v), lineOf(s));
-      for (const [k, v] of changed) cur.set(k, joinJ(v, all));
-    }
-    return cur;
+  }
+
+  loopBody(s: JsNode, env: JEnv): JEnv | null {
+    return this.body(s.body as JsNode, env);
   }
 
   joinValues(a: V, b: V): V {

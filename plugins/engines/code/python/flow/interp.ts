@@ -10,7 +10,7 @@ import { joinMaybe, lastReturn, matchStmt, tryStmt } from './statements.js';
 import { configParser } from './config-parser.js';
 import { forget, listMethod, rootName, share } from './lists.js';
 import { paramsOf } from './writes.js';
-import { type Cat, type Env, type Flow, type V, UNKNOWN, allFlow, carried, join, joinEnv, konst, mix, nested, raw, truthy, unknownOrigin } from './value.js';
+import { shapeOf, widen, type Cat, type Env, type Flow, type V, UNKNOWN, allFlow, carried, join, joinEnv, konst, mix, nested, raw, truthy, unknownOrigin } from './value.js';
 import { NON_MUTATING, OWN_VALUES, REDIRECTS, ALL_CATS, CONVERTERS, DATA_METHODS, DECODERS, PURE_CALLS, PATH_CTORS, READ_METHODS, SANITISERS, SOURCE_CALLS, WEAK_RANDOM, namedSanitiser } from './tables.js';
 
 const LIBRARY_PARAM_CLEAN: ReadonlySet<Cat> = new Set(ALL_CATS.filter((c) => !['cmdi', 'codeinj', 'deserialization', 'sqli'].includes(c)));
@@ -64,9 +64,12 @@ export class FlowInterp extends CallEval {
 
   private entry(def: PyNode, env: Env): void {
     const decorators = def.parent?.type === 'decorated_definition' ? namedChildren(def.parent).filter((c) => c.type === 'decorator').map((d) => d.text) : [];
-    const isRoute = decorators.some((d) => /\.(route|get|post|put|patch|delete|api_route|websocket)\s*\(/.test(d));
-    const local: Env = new Map(env);
     const params = paramsOf(def);
+    // a Django view (function or class-based: its first parameter after self is the request) is
+    // wired to a URL elsewhere: its parameters are the client's, and its path is not fixed here
+    const view = djangoView(params);
+    const isRoute = view || decorators.some((d) => /\.(route|get|post|put|patch|delete|api_route|websocket)\s*\(/.test(d));
+    const local: Env = new Map(env);
     params.forEach((p, i) => {
       const id = p.type === 'identifier' ? p : (field(p, 'name') ?? namedChildren(p).find((c) => c.type === 'identifier'));
       if (!id) return;
@@ -76,7 +79,7 @@ export class FlowInterp extends CallEval {
       local.set(id.text, isRoute ? v : { flow: { ...(v.flow as Flow), clean: LIBRARY_PARAM_CLEAN } });
     });
     const prevRoute = this.routeFixed;
-    this.routeFixed = !decorators.some((d) => d.includes('<'));
+    this.routeFixed = !view && !decorators.some((d) => d.includes('<'));
     this.frames.push({ returns: null });
     if (def.type === 'lambda') this.ev(field(def, 'body'), local);
     else this.block(field(def, 'body') as PyNode, local);
@@ -301,18 +304,21 @@ export class FlowInterp extends CallEval {
   }
 
   /**
-   * A loop body runs two passes, each from the join of the states it may start from. The loop ends
-   * where the condition may be false at the head (a `for`: wherever the items may run out; before the
-   * first pass only when it may run no pass) and at each `break`; a `continue` goes back to the head.
-   * The `else` runs on the ends that are not breaks.
+   * A loop body runs until the state at its head has the same shape after a pass as before it (at least
+   * two passes; up to four, two when nested deeper than one), each pass from the join of the states it
+   * may start from; when that cap is reached first, every name the body changed may hold what any of
+   * them held, and a last pass runs on that. The loop ends where the condition may be false at the head
+   * (a `for`: wherever the items may run out; before the first pass only when it may run no pass) and at
+   * each `break`; a `continue` goes back to the head. The `else` runs on the ends that are not breaks.
    */
   private loop(s: PyNode, env: Env, bind: (e: Env) => void, cond: PyNode | null, runs: boolean): Env | null {
     const ctx: LoopCtx = { breaks: [], continues: [] };
     let ends: Env | null = runs ? null : env;
     let head = env;
+    const cap = this.loops.length < 2 ? 4 : 2;
     this.loops.push(ctx);
     try {
-      for (let i = 0; i < 2; i++) {
+      for (let i = 0; i <= cap; i++) {
         const e = new Map(head);
         bind(e);
         let next = this.block(field(s, 'body') as PyNode, e);
@@ -320,8 +326,11 @@ export class FlowInterp extends CallEval {
         if (!next) break;
         const t = cond ? truthy(this.ev(cond, next)) : null;
         if (t !== true) ends = joinMaybe(ends, next);
-        if (t === false) break;
-        head = joinEnv(head, next);
+        if (t === false || i === cap) break;
+        const nextHead = joinEnv(head, next);
+        if (i > 0 && shapeOf(nextHead) === shapeOf(head)) break;
+        head = nextHead;
+        if (i === cap - 1) widen(head, env, lineOf(s));
       }
     } finally {
       this.loops.pop();
@@ -336,4 +345,11 @@ export class FlowInterp extends CallEval {
     return alt ? this.block(field(alt, 'body') ?? alt, env) : env;
   }
 
+}
+
+function djangoView(params: PyNode[]): boolean {
+  const names = params.map((p) => (p.type === 'identifier' ? p.text : (field(p, 'name') ?? namedChildren(p).find((c) => c.type === 'identifier'))?.text ?? ''));
+  const at = names[0] === 'self' ? 1 : 0;
+  const p = params[at];
+  return names[at] === 'request' || (p?.type === 'typed_parameter' && /\bHttpRequest$/.test(field(p, 'type')?.text ?? ''));
 }

@@ -202,3 +202,31 @@ export function truthy(v: V): boolean | null {
   if (typeof k === 'number') return k !== 0;
   return k ?? null;
 }
+
+/**
+ * What a scope's values say for the analysis — which flows they carry and for what classes they are
+ * clean, which constants they are, their items' and keys' shapes — without the lines a flow went
+ * through: two scopes of one shape give a loop's next pass nothing new to run on.
+ */
+export function shapeOf(entries: Iterable<[string, V]>): string {
+  const parts: string[] = [];
+  for (const [k, v] of entries) parts.push(`${k}=${valueShape(v, 0)}`);
+  return parts.sort().join(';');
+}
+
+function valueShape(v: V, depth: number): string {
+  const f = (x: Flow | undefined): string => (x ? `[${[...x.clean].sort().join(',')}]` : '-');
+  let s = `${f(v.flow)}${f(v.weak)}${f(v.unk)}${v.known ? `k${typeof v.k}:${String(v.k)}` : ''}`;
+  if (depth > 3) return s;
+  if (v.items) s += `(${v.items.map((x) => valueShape(x, depth + 1)).join(',')})`;
+  if (v.keys) s += `{${[...v.keys].map(([k, x]) => `${k}:${valueShape(x, depth + 1)}`).join(',')}}`;
+  if (v.attrs) s += `<${[...v.attrs].map(([k, x]) => `${k}:${valueShape(x, depth + 1)}`).join(',')}>`;
+  return s;
+}
+
+/** Every name that changed from `before` may hold what any of them holds (a loop not run to its fixpoint). */
+export function widen(env: Env, before: ReadonlyMap<string, V>, line: number): void {
+  const changed = [...env].filter(([k, v]) => before.get(k) !== v);
+  const all = mix(changed.map(([, v]) => v), line);
+  for (const [k, v] of changed) env.set(k, join(v, all));
+}
