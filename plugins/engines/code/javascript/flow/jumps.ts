@@ -1,6 +1,6 @@
 import type { JsNode } from '../parser.js';
 import { type JEnv, joinJ, joinJEnv, lineOf } from './value.js';
-import { type V, mix, shapeOf, truthy } from '../../python/flow/index.js';
+import { type V, mix, sameShape, truthy } from '../../python/flow/index.js';
 
 /** A statement `break`/`continue` may leave: the states they left it in. */
 export interface Jump {
@@ -101,7 +101,7 @@ export function runLoop(h: LoopHost, s: JsNode, env: JEnv, labels: string[], o: 
       if (t !== true) ends = ends ? joinJEnv(ends, end) : end;
       if (t === false || i === cap) break;
       const nextHead = joinJEnv(head, end);
-      if (i > 0 && shapeOf(nextHead) === shapeOf(head)) break;
+      if (i > 0 && sameShape(head, nextHead)) break;
       head = nextHead;
       if (i === cap - 1) widen(head, env, lineOf(s));
     }

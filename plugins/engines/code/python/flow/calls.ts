@@ -90,7 +90,7 @@ export abstract class CallEval extends ExprEval {
       qs = callee.q ?? [];
     }
     // a plain class of this file: its code is what runs, so it is interpreted, not matched as a sink
-    if (callee.cls) return this.construct(callee.cls, args, kw, all, env, n);
+    if (callee.cls && plainClass(callee.cls)) return this.construct(callee.cls, args, kw, all, env, n);
     const own = method && (recv?.inst ?? recv?.cls);
     const m = own && method ? plainClass(own)?.get(method) : undefined;
     if (m && recv && !(recv.cls && !m.isStatic)) return this.callMethod(m, recv, args, kw, all, env, n, field(fn, 'object') as PyNode);

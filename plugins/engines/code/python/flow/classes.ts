@@ -65,23 +65,40 @@ const REFLECTION = /__class__|__dict__|__bases__|__mro__|__getattribute__|\bseta
 function usedPlainly(c: PyNode): boolean {
   let root = c;
   while (root.parent) root = root.parent;
-  if (REFLECTION.test(root.text)) return false;
-  const name = (field(c, 'name') as PyNode).text;
+  return !misused(root).has((field(c, 'name') as PyNode).text);
+}
+
+const misusedMemo = new WeakMap<PyNode, Set<string>>();
+
+/** Names of the module's classes used otherwise than usedPlainly allows (every one, under reflection): one walk per module. */
+function misused(root: PyNode): Set<string> {
+  const hit = misusedMemo.get(root);
+  if (hit) return hit;
+  const classes = new Set<string>();
+  const out = new Set<string>();
+  const defs = (n: PyNode): void => {
+    if (n.type === 'class_definition') classes.add((field(n, 'name') as PyNode).text);
+    for (const c of n.children) if (c.named) defs(c);
+  };
+  defs(root);
+  if (REFLECTION.test(root.text)) for (const c of classes) out.add(c);
   const ok = (id: PyNode): boolean => {
     const p = id.parent;
     if (!p) return false;
-    if (p === c) return true;
+    if (p.type === 'class_definition' && id.field === 'name') return true;
     if (p.type === 'call' && id.field === 'function') return true;
     if (p.type === 'attribute' && id.field === 'object') return p.parent?.type === 'call' && p.field === 'function';
     const call = p.type === 'argument_list' ? p.parent : null;
     const fn = call ? field(call, 'function') : null;
     return fn?.type === 'identifier' && (fn.text === 'isinstance' || fn.text === 'issubclass') && namedChildren(p)[0] !== id;
   };
-  const walk = (n: PyNode): boolean => {
-    if (n.type === 'identifier' && n.text === name && !ok(n)) return false;
-    return n.children.every(walk);
+  const walk = (n: PyNode): void => {
+    if (n.type === 'identifier' && classes.has(n.text) && !ok(n)) out.add(n.text);
+    for (const c of n.children) if (c.named) walk(c);
   };
-  return walk(root);
+  if (classes.size && out.size < classes.size) walk(root);
+  misusedMemo.set(root, out);
+  return out;
 }
 
 function rebindsSelf(def: PyNode): boolean {

@@ -10,7 +10,7 @@ import type { Cat, Flow } from './value.js';
  * The value lattice and the class tables are language-neutral: the JavaScript/TypeScript flow
  * analysis (javascript/flow/) shares them, and takes them from here, not from this folder's files.
  */
-export { type Cat, type Const, type Flow, type V, UNKNOWN, allFlow, carried, cleaned, join, konst, mix, shapeOf, step, truthy, unknownOrigin } from './value.js';
+export { type Cat, type Const, type Flow, type V, UNKNOWN, allFlow, carried, cleaned, join, konst, mix, sameShape, step, truthy, unknownOrigin } from './value.js';
 export { ALL_CATS, CWE, TITLE, namedSanitiser } from './tables.js';
 
 /** Presence rules of rules.ts that the flow analysis decides instead, by the class of sink they name. */

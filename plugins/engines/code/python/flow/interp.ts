@@ -3,14 +3,14 @@ import { namedChildren } from './kids.js';
 import type { Resolver } from '../resolve.js';
 import { lineOf, source } from './expr.js';
 import { CallEval, type Frame } from './calls.js';
-import { dropAttrs, plainClass } from './classes.js';
+import { dropAttrs } from './classes.js';
 import { checkSinks, isQuery, sessionStore } from './sinks.js';
 import { refine } from './guards.js';
 import { joinMaybe, lastReturn, matchStmt, tryStmt } from './statements.js';
 import { configParser } from './config-parser.js';
 import { forget, listMethod, rootName, share } from './lists.js';
 import { paramsOf } from './writes.js';
-import { shapeOf, widen, type Cat, type Env, type Flow, type V, UNKNOWN, allFlow, carried, join, joinEnv, konst, mix, nested, raw, truthy, unknownOrigin } from './value.js';
+import { sameShape, widen, type Cat, type Env, type Flow, type V, UNKNOWN, allFlow, carried, join, joinEnv, konst, mix, nested, raw, truthy, unknownOrigin } from './value.js';
 import { NON_MUTATING, OWN_VALUES, REDIRECTS, ALL_CATS, CONVERTERS, DATA_METHODS, DECODERS, PURE_CALLS, PATH_CTORS, READ_METHODS, SANITISERS, SOURCE_CALLS, WEAK_RANDOM, namedSanitiser } from './tables.js';
 
 const LIBRARY_PARAM_CLEAN: ReadonlySet<Cat> = new Set(ALL_CATS.filter((c) => !['cmdi', 'codeinj', 'deserialization', 'sqli'].includes(c)));
@@ -214,7 +214,9 @@ export class FlowInterp extends CallEval {
     if (!body) return;
     const name = (field(c, 'name') as PyNode).text;
     dropAttrs(env, name);
-    if (plainClass(c)) env.set(name, { cls: c });
+    // whether its instances can be followed is judged where it is called (classes.ts), so a file that
+    // only defines classes pays nothing; as data the class is of unknown origin
+    if (c.parent?.type !== 'decorated_definition') env.set(name, { cls: c, ...unknownOrigin(`the class ${name}`, lineOf(c)) });
     else env.delete(name);
     for (const s of namedChildren(body)) {
       const d = s.type === 'decorated_definition' ? field(s, 'definition') : s;
@@ -328,7 +330,7 @@ export class FlowInterp extends CallEval {
         if (t !== true) ends = joinMaybe(ends, next);
         if (t === false || i === cap) break;
         const nextHead = joinEnv(head, next);
-        if (i > 0 && shapeOf(nextHead) === shapeOf(head)) break;
+        if (i > 0 && sameShape(head, nextHead)) break;
         head = nextHead;
         if (i === cap - 1) widen(head, env, lineOf(s));
       }
@@ -353,3 +355,4 @@ function djangoView(params: PyNode[]): boolean {
   const p = params[at];
   return names[at] === 'request' || (p?.type === 'typed_parameter' && /\bHttpRequest$/.test(field(p, 'type')?.text ?? ''));
 }
+

@@ -204,14 +204,18 @@ export function truthy(v: V): boolean | null {
 }
 
 /**
- * What a scope's values say for the analysis — which flows they carry and for what classes they are
- * clean, which constants they are, their items' and keys' shapes — without the lines a flow went
- * through: two scopes of one shape give a loop's next pass nothing new to run on.
+ * Whether two scopes say the same for the analysis — which flows their values carry and for what
+ * classes they are clean, which constants they are, their items', keys' and attributes' shapes —
+ * whatever lines a flow went through: a loop's next pass then has nothing new to run on.
  */
-export function shapeOf(entries: Iterable<[string, V]>): string {
-  const parts: string[] = [];
-  for (const [k, v] of entries) parts.push(`${k}=${valueShape(v, 0)}`);
-  return parts.sort().join(';');
+export function sameShape(a: ReadonlyMap<string, V>, b: ReadonlyMap<string, V>): boolean {
+  if (a.size !== b.size) return false;
+  for (const [k, v] of a) {
+    const w = b.get(k);
+    if (w === v) continue;
+    if (!w || valueShape(v, 0) !== valueShape(w, 0)) return false;
+  }
+  return true;
 }
 
 function valueShape(v: V, depth: number): string {
