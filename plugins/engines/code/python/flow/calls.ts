@@ -7,7 +7,7 @@ import { forget, listMethod, rootName, share } from './lists.js';
 import { calledOn, outerWrites, paramsOf } from './writes.js';
 import { type Method, dropAttrs, instance, plainClass, settled } from './classes.js';
 import { type Env, type V, carried, join, joinEnv, konst, mix, raw, truthy, unknownOrigin } from './value.js';
-import { NON_MUTATING, OWN_VALUES, REDIRECTS, CONVERTERS, DATA_METHODS, DECODERS, PURE_CALLS, PATH_CTORS, READ_METHODS, SANITISERS, SOURCE_CALLS, WEAK_RANDOM, namedSanitiser } from './tables.js';
+import { HASH_CTORS, NON_MUTATING, OWN_VALUES, REDIRECTS, CONVERTERS, DATA_METHODS, DECODERS, PURE_CALLS, PATH_CTORS, READ_METHODS, SANITISERS, SOURCE_CALLS, WEAK_RANDOM, namedSanitiser } from './tables.js';
 
 const STR_KEEP = new Set(['lower', 'upper', 'strip', 'lstrip', 'rstrip', 'encode', 'decode', 'replace', 'format', 'title', 'capitalize', 'casefold', 'split', 'rsplit', 'splitlines', 'partition', 'center', 'ljust', 'rjust', 'zfill', 'expandtabs', 'translate', 'removeprefix', 'removesuffix', 'get', 'getlist', 'get_all', 'keys', 'values', 'items', 'copy', 'pop', 'getvalue']);
 
@@ -115,6 +115,10 @@ export abstract class CallEval extends ExprEval {
       if (q === 'open' || q === 'io.open' || q === 'codecs.open') return { q: ['<file>'] };
       // a temporary directory the standard library makes, the process id or working directory: the program's own, not of unknown origin
       if (OWN_VALUES.has(q)) return {};
+      // what it is fed is kept (a weak random value hashed stays guessable), but only its digest comes out
+      if (HASH_CTORS.test(q)) return { ...mix(all, line), q: ['<hash>'] };
+      // a URL of this application: its host is the application's, what it is given is URL-quoted
+      if (q === 'flask.url_for') return this.clean(mix(all, line), ['redirect', 'xss']);
       if (PATH_CTORS.has(q)) return { ...mix(all, line), q: ['<path>'] };
       if (q === 'os.path.realpath' || q === 'os.path.abspath') return { ...mix(all, line), q: ['<resolved>'] };
       if (WEAK_RANDOM.test(q)) return { weak: { what: `${q}()`, lines: [line], clean: new Set() } };
@@ -163,6 +167,7 @@ export abstract class CallEval extends ExprEval {
     // resolve() removes `..` and follows links; absolute() only prefixes the working directory, so `..` stays
     if (recv.q?.includes('<path>') && (m === 'resolve' || m === 'absolute')) return m === 'resolve' ? { ...recv, q: ['<path>', '<resolved>'] } : this.stepped({ ...recv, q: ['<path>'] }, n);
     if (m === 'SystemRandom') return {};
+    if (recv.q?.includes('<hash>') && (m === 'hexdigest' || m === 'digest')) return recv.weak ? { weak: recv.weak } : {};
     if (recv.q?.includes('<config>') && recv.keys) return configParser(recv, m, args, name, env, line);
     const named = namedSanitiser(m);
     if (named) return this.clean(mix(all, line), named);

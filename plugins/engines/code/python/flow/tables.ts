@@ -114,7 +114,13 @@ export const DATA_METHODS = new Set([
   'substitute', 'safe_substitute', 'hex', 'popitem', 'setdefault',
 ]);
 
-export const OWN_VALUES = new Set(['tempfile.mkdtemp', 'tempfile.gettempdir', 'tempfile.gettempdirb', 'tempfile.mkstemp', 'os.getpid', 'os.getcwd']);
+export const OWN_VALUES = new Set([
+  'tempfile.mkdtemp', 'tempfile.gettempdir', 'tempfile.gettempdirb', 'tempfile.mkstemp', 'os.getpid', 'os.getcwd',
+  // strong random values the program makes (as text: hex, base64url or digits), not data a client sent
+  'secrets.token_hex', 'secrets.token_bytes', 'secrets.token_urlsafe', 'secrets.randbits', 'secrets.randbelow', 'os.urandom', 'uuid.uuid4',
+]);
+/** hashlib constructors: the object's digest is hex or bytes of fixed length, whatever it was fed. */
+export const HASH_CTORS = /^hashlib\.(new|md5|sha1|sha224|sha256|sha384|sha512|sha3_\w+|blake2[bs]|shake_\w+)$/;
 
 /** Calls that read a list or dict handed to them without changing it or keeping it. */
 export const NON_MUTATING = new Set([
