@@ -54,3 +54,12 @@ t.test('a try handler starts from any state of the body', async (t) => {
   await admits(t, 'a handler that sets its own constant', `try:\n    ${READ}\n    int(cmd)\nexcept ValueError:\n    cmd = 'ls'\nelse:\n    cmd = 'ls -l'\n${RUN}`);
   await admits(t, 'a finally that sets the constant', `try:\n    ${READ}\nfinally:\n    cmd = 'ls'\n${RUN}`);
 });
+
+t.test('a function reads its scope when it is called, not when it was defined', async (t) => {
+  const mod = (tail: string): string => `from flask import Flask, request\nimport os, threading\napp = Flask(__name__)\nCMD = 'ls'\n@app.route('/r')\ndef r():\n    os.system(CMD)\n    return 'ok'\n${tail}`;
+  const a = await analyzePython(mod("CMD = os.environ.get('X')\n"));
+  t.ok(a.findings.some((f) => f.rule_id === 'python.flow.cmdi' && isBlocking(f)), 'a module name rebound after the handler');
+  const b = await analyzePython(mod("CMD = 'pwd'\n"));
+  t.same(blocking(b.findings), [], 'a module name rebound to another constant after the handler');
+  await flows(t, 'a closure run by other code after its name changed', `safe = 'ls'\ndef later():\n    os.system(safe)\nsafe = request.form.get('cmd', '')\nimport threading\nthreading.Thread(target=later).start()`);
+});

@@ -24,6 +24,15 @@ export interface Frame {
   exit?: Env | null;
   /** what a generator yields */
   yields?: V;
+  /** functions and lambdas defined while it ran, queued as entry points */
+  defs?: Queued[];
+}
+
+/** An entry point to run after the module: the scope where it was defined, and that scope at its end. */
+export interface Queued {
+  def: PyNode;
+  env: Env;
+  late?: Env;
 }
 
 /**
@@ -37,6 +46,16 @@ export abstract class CallEval extends ExprEval {
   protected readonly active = new Set<PyNode>();
 
   abstract block(n: PyNode, env: Env): Env | null;
+
+  /**
+   * A function defined in a scope reads that scope's names when it is called, which may be after they
+   * changed (`cmd = 'ls'; def run(): os.system(cmd)` then `cmd = request…`): it runs from the join of
+   * the scope where it was defined and the scope where its definer ended.
+   */
+  protected closeDefs(f: Frame, end: Env | null): void {
+    const last = f.exit && end ? joinEnv(f.exit, end) : (f.exit ?? end);
+    if (last) for (const q of f.defs ?? []) q.late = last;
+  }
 
   yielded(v: V): void {
     const f = this.frames[this.frames.length - 1];
@@ -211,7 +230,7 @@ export abstract class CallEval extends ExprEval {
     const partial = method && this.inTry();
     this.active.add(def);
     this.depth++;
-    this.frames.push({ returns: null, ...(method ? { exit: null } : {}) });
+    this.frames.push({ returns: null, exit: null });
     let end: Env | null = null;
     let raised: Env | null = null;
     try {
@@ -227,6 +246,7 @@ export abstract class CallEval extends ExprEval {
     const f = this.frames.pop() as Frame;
     let exit = f.exit ?? null;
     for (const e of [end, raised]) if (e) exit = exit ? joinEnv(exit, e) : e;
+    this.closeDefs(f, exit);
     const why = `changed by ${field(def, 'name')?.text ?? 'a lambda'}() at line ${lineOf(n)}`;
     for (const w of outerWrites(def)) for (const [k, v] of env) if (k === w || k.startsWith(`${w}.`)) share(k, v, why, env, lineOf(n));
     // an instance of the caller's scope whose method it calls may have changed too

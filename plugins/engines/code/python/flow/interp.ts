@@ -2,7 +2,7 @@ import { type PyNode, field } from '../parser.js';
 import { namedChildren } from './kids.js';
 import type { Resolver } from '../resolve.js';
 import { lineOf, source } from './expr.js';
-import { CallEval, type Frame } from './calls.js';
+import { CallEval, type Frame, type Queued } from './calls.js';
 import { dropAttrs } from './classes.js';
 import { checkSinks, isQuery, sessionStore } from './sinks.js';
 import { refine } from './guards.js';
@@ -37,7 +37,7 @@ interface LoopCtx {
 export class FlowInterp extends CallEval {
   private loops: LoopCtx[] = [];
   private tries: TryCtx[] = [];
-  private readonly queue: { def: PyNode; env: Env }[] = [];
+  private readonly queue: Queued[] = [];
   private readonly done = new Set<PyNode>();
 
   constructor(r: Resolver, private readonly calledNames: ReadonlySet<string>) {
@@ -45,20 +45,27 @@ export class FlowInterp extends CallEval {
   }
 
   run(root: PyNode): void {
-    this.frames.push({ returns: null });
-    this.block(root, new Map());
+    this.frames.push({ returns: null, exit: null });
+    this.closeDefs(this.frames[0], this.block(root, new Map()));
     this.frames.pop();
     while (this.queue.length) {
-      const { def, env } = this.queue.shift() as { def: PyNode; env: Env };
+      const { def, env, late } = this.queue.shift() as Queued;
       if (this.done.has(def)) continue;
       this.done.add(def);
-      this.entry(def, env);
+      this.entry(def, late ? joinEnv(env, late) : env);
     }
+  }
+
+  private enqueue(def: PyNode, env: Env): void {
+    const q: Queued = { def, env: new Map(env) };
+    this.queue.push(q);
+    const f = this.frames[this.frames.length - 1];
+    if (f) (f.defs ??= []).push(q);
   }
 
   /** A lambda: a function value; other code may call it too, so it is an entry point as well. */
   lambdaValue(n: PyNode, env: Env): V {
-    if (!this.done.has(n)) this.queue.push({ def: n, env: new Map(env) });
+    if (!this.done.has(n)) this.enqueue(n, env);
     return { fn: n };
   }
 
@@ -80,10 +87,10 @@ export class FlowInterp extends CallEval {
     });
     const prevRoute = this.routeFixed;
     this.routeFixed = !view && !decorators.some((d) => d.includes('<'));
-    this.frames.push({ returns: null });
-    if (def.type === 'lambda') this.ev(field(def, 'body'), local);
-    else this.block(field(def, 'body') as PyNode, local);
+    this.frames.push({ returns: null, exit: null });
+    const end = def.type === 'lambda' ? (this.ev(field(def, 'body'), local), local) : this.block(field(def, 'body') as PyNode, local);
     const frame = this.frames.pop() as Frame;
+    this.closeDefs(frame, end);
     this.routeFixed = prevRoute;
     if (isRoute && frame.returns) {
       const ret = field(def, 'body') as PyNode;
@@ -205,7 +212,7 @@ export class FlowInterp extends CallEval {
   private define(def: PyNode, env: Env, decorated = false): Env {
     const name = (field(def, 'name') as PyNode).text;
     env.set(name, { fn: def, q: [name] });
-    if (decorated || !this.calledNames.has(name)) this.queue.push({ def, env: new Map(env) });
+    if (decorated || !this.calledNames.has(name)) this.enqueue(def, env);
     return env;
   }
 
@@ -220,7 +227,7 @@ export class FlowInterp extends CallEval {
     else env.delete(name);
     for (const s of namedChildren(body)) {
       const d = s.type === 'decorated_definition' ? field(s, 'definition') : s;
-      if (d?.type === 'function_definition') this.queue.push({ def: d, env: new Map(env) });
+      if (d?.type === 'function_definition') this.enqueue(d, env);
     }
   }
 
