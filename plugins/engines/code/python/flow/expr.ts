@@ -3,6 +3,7 @@ import { namedChildren } from './kids.js';
 import type { Resolver } from '../resolve.js';
 import { type Cat, type Const, type Env, type Flow, type V, UNKNOWN, allFlow, carried, cleaned, join, konst, mix, nested, step, truthy, unknownOrigin } from './value.js';
 import { settled } from './classes.js';
+import { binop, compare, numberOf } from './ops.js';
 import { share } from './lists.js';
 import { ALL_CATS, REQUEST_DATA, REQUEST_OBJECTS, REQUEST_ROUTE, SOURCE_NAMES } from './tables.js';
 
@@ -26,47 +27,6 @@ export const lineOf = (n: PyNode): number => n.row + 1;
 
 export function source(what: string, n: PyNode): V {
   return { flow: { what, lines: [lineOf(n)], clean: new Set() } };
-}
-
-function numberOf(text: string): number | null {
-  const t = text.replace(/_/g, '');
-  if (/[jJ]$/.test(t)) return null;
-  const v = Number(t);
-  return Number.isFinite(v) ? v : null;
-}
-
-function binop(op: string, a: Const, b: Const): Const | undefined {
-  if (typeof a === 'number' && typeof b === 'number') {
-    switch (op) {
-      case '+': return a + b;
-      case '-': return a - b;
-      case '*': return a * b;
-      case '/': return b === 0 ? undefined : a / b;
-      case '//': return b === 0 ? undefined : Math.floor(a / b);
-      case '%': return b === 0 ? undefined : ((a % b) + b) % b;
-      case '**': return b >= 0 && b < 64 ? a ** b : undefined;
-    }
-    return undefined;
-  }
-  if (typeof a === 'string' && typeof b === 'string' && op === '+') return a.length + b.length < 4096 ? a + b : undefined;
-  if (typeof a === 'string' && typeof b === 'number' && op === '*') return b >= 0 && a.length * b < 4096 ? a.repeat(b) : undefined;
-  return undefined;
-}
-
-function compare(op: string, a: Const, b: Const): boolean | undefined {
-  switch (op) {
-    case '==': return a === b;
-    case '!=': return a !== b;
-    case 'in': return typeof a === 'string' && typeof b === 'string' ? b.includes(a) : undefined;
-    case 'not in': return typeof a === 'string' && typeof b === 'string' ? !b.includes(a) : undefined;
-  }
-  if (typeof a === 'number' && typeof b === 'number') {
-    if (op === '<') return a < b;
-    if (op === '>') return a > b;
-    if (op === '<=') return a <= b;
-    if (op === '>=') return a >= b;
-  }
-  return undefined;
 }
 
 /** Expression evaluation; calls and statements are the subclass's (interp.ts). */
