@@ -70,6 +70,8 @@ t.test('what may change an instance out of sight leaves it undecided', async (t)
   await blocks(t, 'a special method', "class Box:\n    def __init__(self):\n        self.cmd = 'ls'\n    def __getattr__(self, k):\n        return request.form.get(k, '')\n", `b = Box()\nos.system(b.other)`);
   await blocks(t, 'an attribute no code set', BOX, `b = Box()\nos.system(b.other)`);
   await blocks(t, 'a base class', "class Box(dict):\n    def __init__(self):\n        self.cmd = 'ls'\n", `b = Box()\nos.system(b.cmd)`);
+  await blocks(t, 'a method that returns self', "class Box:\n    def __init__(self):\n        self.cmd = 'ls'\n    def me(self):\n        return self\n", `${READ}\nb = Box()\nother = b.me()\nother.cmd = v\nos.system(b.cmd)`);
+  await blocks(t, '__init__ that registers self', "SEEN = []\nclass Box:\n    def __init__(self):\n        self.cmd = 'ls'\n        SEEN.append(self)\n", `${READ}\nb = Box()\nSEEN[0].cmd = v\nos.system(b.cmd)`);
   const GLOBAL = `${BOX}BOX = Box()\ndef fill(v):\n    BOX.put(v)\n`;
   await blocks(t, 'a module-level instance a helper changes', GLOBAL, `${READ}\nfill(v)\nos.system(BOX.cmd)`);
 });

@@ -15,8 +15,9 @@ const memo = new WeakMap<PyNode, Map<string, Method> | null>();
  * `object`, no decorator or metaclass, a body of methods (plain or `@staticmethod`), literal class
  * constants and docstrings only, and no special method but `__init__` (`__getattr__`, `__setattr__`,
  * `__str__`, a property… would run code the interpreter does not see where an attribute is read,
- * written or the object converted). A method that rebinds its `self` writes to another object. Any
- * other class: null, and its instances stay of unknown origin.
+ * written or the object converted). A method that rebinds its `self` writes to another object, one
+ * that lets it escape makes a second way to it. Any other class: null, and its instances stay of
+ * unknown origin.
  */
 export function plainClass(c: PyNode): Map<string, Method> | null {
   if (memo.has(c)) return memo.get(c) ?? null;
@@ -101,11 +102,17 @@ function misused(root: PyNode): Set<string> {
   return out;
 }
 
+/**
+ * The method rebinds its `self`, or lets it escape: `self` anywhere but before a dot (`return self`,
+ * `REGISTRY.append(self)`, `other.peer = self`, `print(self)`) is a second way to reach the instance,
+ * whose changes through it the interpreter would not see.
+ */
 function rebindsSelf(def: PyNode): boolean {
   const first = namedChildren(field(def, 'parameters') as PyNode)[0];
   if (first?.type !== 'identifier') return true;
   const self = first.text;
   const walk = (n: PyNode): boolean => {
+    if (n.type === 'identifier' && n.text === self && n !== first && !(n.parent?.type === 'attribute' && n.field === 'object')) return true;
     if (n.type === 'assignment' || n.type === 'augmented_assignment' || n.type === 'for_statement' || n.type === 'named_expression' || n.type === 'as_pattern' || n.type === 'global_statement' || n.type === 'nonlocal_statement' || n.type === 'delete_statement') {
       const t = field(n, n.type === 'named_expression' ? 'name' : 'left') ?? n;
       if (targets(t).some((x) => x.type === 'identifier' && x.text === self)) return true;
