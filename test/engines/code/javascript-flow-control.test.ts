@@ -47,3 +47,9 @@ t.test('catch and finally start from every state of the try body', async (t) => 
   flows(t, 'an inner try that rethrows', `let cmd = 'ls';\ntry { try { cmd = req.body.cmd; JSON.parse(cmd); cmd = 'ls'; } finally { } } catch (e) { ${RUN} }`);
   admits(t, 'both ways out set the constant', `${READ}\ntry { JSON.parse(cmd); cmd = 'ls'; } catch (e) { cmd = 'pwd'; }\n${RUN}`);
 });
+
+t.test('a break or continue out of a try leaves through its finally', async (t) => {
+  flows(t, 'break', `let cmd = 'ls';\nfor (const i of [1]) { try { cmd = 'ls'; break; } finally { cmd = req.body.cmd; } }\n${RUN}`);
+  flows(t, 'labelled continue', `let cmd = 'ls';\nouter: for (const i of [1, 2]) { for (const j of [3]) { try { continue outer; } finally { cmd = req.body.cmd; } } }\n${RUN}`);
+  admits(t, 'a finally that sets a constant', `${READ}\nwhile (true) { try { break; } finally { cmd = 'ls'; } }\n${RUN}`);
+});

@@ -63,3 +63,9 @@ t.test('a function reads its scope when it is called, not when it was defined', 
   t.same(blocking(b.findings), [], 'a module name rebound to another constant after the handler');
   await flows(t, 'a closure run by other code after its name changed', `safe = 'ls'\ndef later():\n    os.system(safe)\nsafe = request.form.get('cmd', '')\nimport threading\nthreading.Thread(target=later).start()`);
 });
+
+t.test('a break or continue out of a try leaves through its finally', async (t) => {
+  await flows(t, 'break', `cmd = 'ls'\nfor i in (1,):\n    try:\n        cmd = 'ls'\n        break\n    finally:\n        ${READ}\n${RUN}`);
+  await flows(t, 'continue', `cmd = 'ls'\nfor i in (1, 2):\n    try:\n        if i == 1:\n            continue\n        break\n    finally:\n        ${READ}\n${RUN}`);
+  await admits(t, 'a finally that sets a constant', `${READ}\nfor i in (1,):\n    try:\n        break\n    finally:\n        cmd = 'ls'\n${RUN}`);
+});

@@ -43,6 +43,21 @@ export class Jumps {
     if (at >= 0) this.stack.splice(at, 1);
   }
 
+  /** Where the jumps recorded so far end: those after it jumped from inside what runs next. */
+  mark(): number[] {
+    return this.stack.flatMap((j) => [j.breaks.length, j.continues.length]);
+  }
+
+  /** A `finally` runs on the way out of every jump recorded since `mark`. */
+  through(mark: number[], fin: (e: JEnv) => JEnv | null): void {
+    this.stack.forEach((j, i) => {
+      for (const [list, k] of [[j.breaks, 0], [j.continues, 1]] as const) {
+        const moved = list.splice(mark[2 * i + k] ?? 0).map((e) => fin(e.fork()));
+        for (const e of moved) if (e) list.push(e);
+      }
+    });
+  }
+
   /** Records a break or continue; false when it has no target here (it then runs as a no-op, which over-approximates). */
   jump(s: JsNode, env: JEnv): boolean {
     const label = (s.label as JsNode | null)?.name as string | undefined;

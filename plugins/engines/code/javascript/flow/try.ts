@@ -1,6 +1,7 @@
 import type { JsNode } from '../parser.js';
 import { type JEnv, joinJEnv, lineOf } from './value.js';
 import { type V, unknownOrigin } from '../../python/flow/index.js';
+import type { Jumps } from './jumps.js';
 
 /** A try body being run: the join of the states any of its statements started or ended in. */
 export interface TryCtx {
@@ -10,6 +11,7 @@ export interface TryCtx {
 
 export interface TryHost {
   readonly tries: TryCtx[];
+  readonly jumps: Jumps;
   readonly frames: readonly unknown[];
   block(stmts: readonly JsNode[], env: JEnv): JEnv | null;
   assignTo(target: JsNode, v: V, env: JEnv, line: number): void;
@@ -45,6 +47,7 @@ export function seen(h: TryHost, env: JEnv): void {
  * them, and what follows the statement sees it after the ways that go on.
  */
 export function tryStatement(h: TryHost, s: JsNode, env: JEnv): JEnv | null {
+  const mark = h.jumps.mark();
   const body = guarded(h, ((s.block as JsNode).body as JsNode[]) ?? [], env.fork());
   let out = body.end;
   let escaped = joinJEnv(env, body.thrown);
@@ -59,5 +62,7 @@ export function tryStatement(h: TryHost, s: JsNode, env: JEnv): JEnv | null {
   if (!s.finalizer) return out;
   const fin = ((s.finalizer as JsNode).body as JsNode[]) ?? [];
   h.block(fin, out ? joinJEnv(out, escaped) : escaped);
+  // a break or continue out of the body or the catch leaves through the finally too
+  h.jumps.through(mark, (e) => h.block(fin, e));
   return out && h.block(fin, out);
 }

@@ -115,6 +115,22 @@ export class FlowInterp extends CallEval {
     return cur;
   }
 
+  /** Where the `break`s and `continue`s recorded so far end: those after it jumped from inside what runs next. */
+  jumpMark(): number[] {
+    return this.loops.flatMap((l) => [l.breaks.length, l.continues.length]);
+  }
+
+  /** A `finally` runs on the way out of every `break`/`continue` recorded since `mark`. */
+  throughFinally(mark: number[], fin: (e: Env) => Env | null): void {
+    this.loops.forEach((l, i) => {
+      for (const list of [l.breaks, l.continues]) {
+        const from = mark[2 * i + (list === l.breaks ? 0 : 1)] ?? 0;
+        const moved = list.splice(from).map((e) => fin(new Map(e)));
+        for (const e of moved) if (e) list.push(e);
+      }
+    });
+  }
+
   inTry(): boolean {
     const t = this.tries[this.tries.length - 1];
     return !!t && t.frame === this.frames.length;

@@ -8,6 +8,8 @@ export interface StmtHost {
   readonly r: Resolver;
   block(n: PyNode, env: Env): Env | null;
   tryBody(n: PyNode, env: Env): { end: Env | null; raised: Env };
+  jumpMark(): number[];
+  throughFinally(mark: number[], fin: (e: Env) => Env | null): void;
   ev(n: PyNode | null, env: Env): V;
 }
 
@@ -18,6 +20,7 @@ export interface StmtHost {
  * sinks see all of those; what follows the statement sees it after the ways that go on.
  */
 export function tryStmt(h: StmtHost, s: PyNode, env: Env): Env | null {
+  const mark = h.jumpMark();
   const { end: body, raised: atRaise } = h.tryBody(field(s, 'body') as PyNode, new Map(env));
   // the body's end goes on through the else (when there is one); each handler's end goes on as it is
   let normal: Env | null = body;
@@ -40,6 +43,8 @@ export function tryStmt(h: StmtHost, s: PyNode, env: Env): Env | null {
       if (!blk) continue;
       const out = joinMaybe(normal, handled);
       h.block(blk, joinMaybe(out, escaped) as Env);
+      // a break or continue out of the body or a handler leaves through the finally too
+      h.throughFinally(mark, (e) => h.block(blk, e));
       return out && h.block(blk, out);
     }
   }
