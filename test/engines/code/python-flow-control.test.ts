@@ -51,6 +51,8 @@ t.test('a try handler starts from any state of the body', async (t) => {
   await flows(t, 'an inner try that does not catch it', `cmd = 'ls'\ntry:\n    try:\n        ${READ}\n        int(cmd)\n        cmd = 'ls'\n    except KeyError:\n        pass\nexcept ValueError:\n    ${RUN}`);
   await flows(t, 'a raise in the body', `cmd = 'ls'\ntry:\n    ${READ}\n    raise ValueError(cmd)\nexcept ValueError:\n    ${RUN}`);
   await flows(t, 'a with body that may swallow the exception', `import contextlib\ncmd = 'ls'\nwith contextlib.suppress(ValueError):\n    ${READ}\n    int(cmd)\n    cmd = 'ls'\n${RUN}`);
+  await admits(t, 'a file\'s with lets the exception through', `${READ}\nwith open('/tmp/log', 'a') as log:\n    cmd = 'ls'\n    log.write('x')\n${RUN}`);
+  await flows(t, 'a with of unknown origin may swallow it', `import custom\n${READ}\nwith custom.guard():\n    int(cmd)\n    cmd = 'ls'\n${RUN}`);
   await admits(t, 'a handler that sets its own constant', `try:\n    ${READ}\n    int(cmd)\nexcept ValueError:\n    cmd = 'ls'\nelse:\n    cmd = 'ls -l'\n${RUN}`);
   await admits(t, 'a finally that sets the constant', `try:\n    ${READ}\nfinally:\n    cmd = 'ls'\n${RUN}`);
 });
@@ -68,4 +70,10 @@ t.test('a break or continue out of a try leaves through its finally', async (t) 
   await flows(t, 'break', `cmd = 'ls'\nfor i in (1,):\n    try:\n        cmd = 'ls'\n        break\n    finally:\n        ${READ}\n${RUN}`);
   await flows(t, 'continue', `cmd = 'ls'\nfor i in (1, 2):\n    try:\n        if i == 1:\n            continue\n        break\n    finally:\n        ${READ}\n${RUN}`);
   await admits(t, 'a finally that sets a constant', `${READ}\nfor i in (1,):\n    try:\n        break\n    finally:\n        cmd = 'ls'\n${RUN}`);
+});
+
+t.test('x := A if C else B binds the whole conditional (both parsers read (x := A) if C else B)', async (t) => {
+  await flows(t, 'the else side', `${READ}\nn = 106\nif (c := 'ls' if n > 200 else cmd) or True:\n    pass\nos.system(c)`);
+  await admits(t, 'the if side', `${READ}\nn = 106\nif (c := 'ls' if n < 200 else cmd) or True:\n    pass\nos.system(c)`);
+  await flows(t, 'a condition not known', `${READ}\nif (c := 'ls' if request.form.get('x') else cmd):\n    pass\nos.system(c)`);
 });

@@ -104,6 +104,13 @@ export abstract class ExprEval {
       }
       case 'conditional_expression': {
         const [a, c, b] = namedChildren(n);
+        // both parsers read `x := A if C else B` as `(x := A) if C else B`; Python binds the whole conditional to x
+        if (a?.type === 'named_expression' && field(a, 'name') && field(a, 'value')) {
+          const t = truthy(this.ev(c, env));
+          const v = t === true ? this.ev(field(a, 'value'), env) : t === false ? this.ev(b, env) : join(this.ev(field(a, 'value'), env), this.ev(b, env));
+          env.set((field(a, 'name') as PyNode).text, v);
+          return v;
+        }
         const t = truthy(this.ev(c, env));
         if (t === true) return this.ev(a, env);
         if (t === false) return this.ev(b, env);

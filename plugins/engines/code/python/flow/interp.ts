@@ -16,6 +16,12 @@ import { NON_MUTATING, OWN_VALUES, REDIRECTS, ALL_CATS, CONVERTERS, DATA_METHODS
 const LIBRARY_PARAM_CLEAN: ReadonlySet<Cat> = new Set(ALL_CATS.filter((c) => !['cmdi', 'codeinj', 'deserialization', 'sqli'].includes(c)));
 const STR_KEEP = new Set(['lower', 'upper', 'strip', 'lstrip', 'rstrip', 'encode', 'decode', 'replace', 'format', 'title', 'capitalize', 'casefold', 'split', 'rsplit', 'splitlines', 'partition', 'center', 'ljust', 'rjust', 'zfill', 'expandtabs', 'translate', 'removeprefix', 'removesuffix', 'get', 'getlist', 'get_all', 'keys', 'values', 'items', 'copy', 'pop', 'getvalue']);
 
+const KEEPS_EXCEPTIONS = new Set([
+  'open', 'io.open', 'codecs.open', 'contextlib.nullcontext', 'contextlib.closing', 'tempfile.TemporaryFile', 'tempfile.NamedTemporaryFile',
+  'tempfile.SpooledTemporaryFile', 'tempfile.TemporaryDirectory', 'threading.Lock', 'threading.RLock', 'zipfile.ZipFile', 'tarfile.open', 'os.scandir',
+  'socket.socket', 'urllib.request.urlopen', 'sqlite3.connect', 'gzip.open', 'bz2.open', 'lzma.open',
+]);
+
 /** A try body being run: the join of the states any of its statements started or ended in. */
 interface TryCtx {
   frame: number;
@@ -131,6 +137,13 @@ export class FlowInterp extends CallEval {
     });
   }
 
+  /** A context manager of the standard library known to let every exception through (a file, a lock, a temporary file…). */
+  private keepsExceptions(expr: PyNode | null, v: V): boolean {
+    if (v.q?.includes('<file>')) return true;
+    const fn = expr?.type === 'call' ? field(expr, 'function') : null;
+    return !!fn && this.r.qualify(fn).some((q) => KEEPS_EXCEPTIONS.has(q));
+  }
+
   inTry(): boolean {
     const t = this.tries[this.tries.length - 1];
     return !!t && t.frame === this.frames.length;
@@ -196,12 +209,16 @@ export class FlowInterp extends CallEval {
       case 'try_statement':
         return tryStmt(this, s, env);
       case 'with_statement': {
+        let swallows = false;
         for (const item of namedChildren(namedChildren(s).find((c) => c.type === 'with_clause') ?? s)) {
           const value = field(item, 'value');
-          if (value?.type === 'as_pattern') this.bindTarget(field(value, 'alias') && namedChildren(field(value, 'alias') as PyNode)[0], this.ev(namedChildren(value)[0], env), env, lineOf(s));
-          else this.ev(value, env);
+          const expr = value?.type === 'as_pattern' ? namedChildren(value)[0] : value;
+          const v = this.ev(expr, env);
+          if (value?.type === 'as_pattern') this.bindTarget(field(value, 'alias') && namedChildren(field(value, 'alias') as PyNode)[0], v, env, lineOf(s));
+          swallows ||= !this.keepsExceptions(expr, v);
         }
         // a context manager's __exit__ may swallow the exception (contextlib.suppress): what follows may start from any state of the body
+        if (!swallows) return this.block(field(s, 'body') as PyNode, env);
         const { end, raised } = this.tryBody(field(s, 'body') as PyNode, env);
         return joinMaybe(end, raised);
       }
