@@ -144,16 +144,66 @@ export async function relayAnswer(a: Answer, res: UpstreamAnswer, headers: Recor
   }
 }
 
-/** An event stream, relayed event by event as relayEvents reviews it. */
-export function streamReply(a: Answer, status: number, body: AsyncIterable<Uint8Array>, headers: Record<string, string>, ac: AbortController, timer: NodeJS.Timeout): Reply {
-  const stream = Readable.from(relayEvents(a, body, ac, timer), { objectMode: false });
+/**
+ * An event stream, relayed event by event as relayEvents reviews it. What the relay has ready
+ * before the event loop's next turn (an answer whose events and end came with its headers, as a
+ * quick tool's do) goes out whole, with a length, in one write; otherwise the headers go at once
+ * and the rest follows as it comes, so a slow answer is not held back.
+ */
+export async function streamReply(a: Answer, status: number, body: AsyncIterable<Uint8Array>, headers: Record<string, string>, ac: AbortController, timer: NodeJS.Timeout): Promise<Reply> {
+  const sse = { ...headers, 'content-type': 'text/event-stream', 'cache-control': 'no-cache, no-store' };
+  const events = relayEvents(a, body, ac, timer);
+  const head = await ahead(events);
+  // ended: relayEvents' finally has cleared the deadline and released the upstream request
+  if (head.pending === undefined) return { status, headers: sse, body: joined(head.pieces) };
+  const stream = Readable.from(rest(head.pieces, head.pending, events), { objectMode: false });
   // a generator waiting on the next upstream chunk only sees its return() once that chunk comes:
   // abort the upstream request as soon as the relayed stream is torn down
   stream.once('close', () => {
     clearTimeout(timer);
     ac.abort(ENDED);
   });
-  return { status, headers: { ...headers, 'content-type': 'text/event-stream', 'cache-control': 'no-cache, no-store' }, body: stream };
+  return { status, headers: sse, body: stream };
+}
+
+const LATER = Symbol('later');
+/**
+ * The pieces the relay yields before a setImmediate fires: microtasks and ticks (a chunk already
+ * read, its review, the body's end) come first, I/O and anything on a worker or the store after.
+ * `pending` is the read still running when the turn ended, absent when the relay finished.
+ */
+async function ahead(events: AsyncGenerator<Piece>): Promise<{ pieces: Piece[]; pending?: Promise<IteratorResult<Piece>> }> {
+  const pieces: Piece[] = [];
+  let immediate: NodeJS.Immediate | undefined;
+  const turn = new Promise<typeof LATER>((resolve) => (immediate = setImmediate(resolve, LATER)));
+  try {
+    for (;;) {
+      const pending = events.next();
+      const r = await Promise.race([pending, turn]);
+      if (r === LATER) return { pieces, pending };
+      if (r.done) return { pieces };
+      pieces.push(r.value);
+    }
+  } finally {
+    clearImmediate(immediate);
+  }
+}
+
+/** the stream's body after the look-ahead: its pieces, the read in flight, then the relay's own */
+async function* rest(first: Piece[], pending: Promise<IteratorResult<Piece>>, events: AsyncGenerator<Piece>): AsyncGenerator<Piece> {
+  try {
+    yield* first;
+    for (let r = await pending; !r.done; r = await events.next()) yield r.value;
+  } finally {
+    // a relayed stream torn down early: the relay's own finally releases the upstream request
+    await events.return(undefined);
+  }
+}
+
+function joined(pieces: Piece[]): string | Buffer {
+  if (pieces.length === 0) return '';
+  if (pieces.length === 1) return typeof pieces[0] === 'string' ? pieces[0] : asBuffer(pieces[0]);
+  return Buffer.concat(pieces.map((p) => (typeof p === 'string' ? Buffer.from(p) : p)));
 }
 
 /**
