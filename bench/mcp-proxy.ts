@@ -8,8 +8,9 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { LmdbStore } from '../core/store/lmdb.js';
 import { Accounts, ApiKeys } from '../plugins/auth/index.js';
 import { connectClient } from '../test/mcp/fixtures.js';
-import { cpuSeconds, ENGINE_PLUGINS, startFlags, stop, until } from './http.js';
-import { closedLoop, freePort, percentile, type LoadStats } from './load.js';
+import { ENGINE_PLUGINS, startFlags, stop, until } from './http.js';
+import { closedLoop, freePort, type LoadStats } from './load.js';
+import { interleavedRounds, startServerProcess, summary } from './proxy-rounds.js';
 
 /**
  * `npm run bench -- mcp-proxy`: MCP `tools/call` throughput as a user meets it. Three processes:
@@ -39,49 +40,11 @@ export interface McpBenchOptions {
   rounds?: number;
 }
 
-interface Side extends LoadStats {
-  /** CPU µs per call over the timed phase: the sidecar's main thread and whole process, the server's, this process's */
-  cpu_us: Record<string, number>;
-}
-
 function drive(clients: Client[], requests: number, latencies?: number[]): Promise<LoadStats> {
   return closedLoop(async (loop) => {
     const r = await clients[loop].callTool({ name: 'get_weather', arguments: { city: 'Lisbon' } });
     return !r.isError;
   }, { requests, concurrency: clients.length, latencies });
-}
-
-/** one side's slices of a round added together: calls over the time spent in them, percentiles over every call */
-class Tally {
-  requests = 0;
-  failed = 0;
-  seconds = 0;
-  readonly latencies: number[] = [];
-  readonly cpu = { sidecar_main: 0, sidecar_process: 0, upstream: 0, load_generator: 0 };
-
-  stats(): Side {
-    const l = [...this.latencies].sort((a, b) => a - b);
-    const us = (sec: number) => Math.round((sec * 1e6) / this.requests);
-    return {
-      requests: this.requests,
-      failed: this.failed,
-      seconds: r3(this.seconds),
-      rps: Math.round(this.requests / this.seconds),
-      p50_ms: r3(percentile(l, 50)),
-      p99_ms: r3(percentile(l, 99)),
-      cpu_us: Object.fromEntries(Object.entries(this.cpu).map(([k, v]) => [k, us(v)])),
-    };
-  }
-}
-
-/** the upstream MCP server, its own process; resolves with its URL */
-async function startUpstream(): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(process.execPath, [UPSTREAM], { stdio: ['ignore', 'pipe', 'inherit'] });
-  const url = await new Promise<string>((resolve, reject) => {
-    child.once('exit', (code) => reject(new Error(`the MCP server exited with ${code}`)));
-    child.stdout!.once('data', (d: Buffer) => resolve(d.toString().trim()));
-  });
-  return { child, url };
 }
 
 /** one organisation on the enterprise tier (no plan limit) with an agent:write key, then `proofgate start` */
@@ -119,15 +82,13 @@ async function registerAgent(url: string, key: string): Promise<string> {
 
 /** calls per side in one slice of a round */
 const SLICE = 200;
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-const r3 = (x: number) => Math.round(x * 1000) / 1000;
 
 export async function runMcpProxyBench(o: McpBenchOptions = {}) {
   const requests = o.requests ?? Number(process.env.BENCH_MCP_REQUESTS ?? 2000);
   const concurrency = o.concurrency ?? Number(process.env.BENCH_MCP_CONCURRENCY ?? 8);
   const rounds = o.rounds ?? Number(process.env.BENCH_MCP_ROUNDS ?? 3);
   const root = mkdtempSync(join(tmpdir(), 'proofgate-bench-mcp-'));
-  const up = await startUpstream();
+  const up = await startServerProcess(UPSTREAM, 'the MCP server');
   const clients: Client[] = [];
   let sc: Awaited<ReturnType<typeof startSidecar>> | undefined;
   try {
@@ -147,50 +108,22 @@ export async function runMcpProxyBench(o: McpBenchOptions = {}) {
     const warm = Math.max(concurrency, Math.round(requests / 4));
     await drive(direct, warm);
     await drive(proxied, warm);
-    const pids = { sidecar: sc.child.pid!, upstream: up.child.pid! };
-    const slice = async (cs: Client[], n: number, t: Tally) => {
-      const before = [cpuSeconds(pids.sidecar, pids.sidecar), cpuSeconds(pids.sidecar), cpuSeconds(pids.upstream), process.cpuUsage()] as const;
-      const s = await drive(cs, n, t.latencies);
-      const own = process.cpuUsage(before[3]);
-      t.requests += s.requests;
-      t.failed += s.failed;
-      t.seconds += s.seconds;
-      t.cpu.sidecar_main += cpuSeconds(pids.sidecar, pids.sidecar) - before[0];
-      t.cpu.sidecar_process += cpuSeconds(pids.sidecar) - before[1];
-      t.cpu.upstream += cpuSeconds(pids.upstream) - before[2];
-      t.cpu.load_generator += (own.user + own.system) / 1e6;
-    };
-    const runs: Array<{ direct: Side; proxied: Side; ratio: number; cpu_bound_ratio: number; added_p50_ms: number; added_p99_ms: number }> = [];
-    for (let i = 0; i < rounds; i++) {
-      // a round alternates short slices of each side: the machine's other load, which moves within
-      // seconds on a shared VM, then falls on both alike instead of on whichever side ran during it
-      const dt = new Tally();
-      const pt = new Tally();
-      for (let done = 0; done < requests; done += SLICE) {
-        const n = Math.min(SLICE, requests - done);
-        await slice(direct, n, dt);
-        await slice(proxied, n, pt);
-      }
-      const d = dt.stats();
-      const p = pt.stats();
-      // the ratio were CPU the only bound: CPU per direct call (client, server) over CPU per proxied call (client, server, sidecar)
-      const cpuBound = r3((d.cpu_us.load_generator + d.cpu_us.upstream) / (p.cpu_us.load_generator + p.cpu_us.upstream + p.cpu_us.sidecar_process));
-      runs.push({ direct: d, proxied: p, ratio: r3(p.rps / d.rps), cpu_bound_ratio: cpuBound, added_p50_ms: r3(p.p50_ms - d.p50_ms), added_p99_ms: r3(p.p99_ms - d.p99_ms) });
-      console.log(`mcp-proxy round ${i + 1}: direct ${d.rps} calls/s (p50 ${d.p50_ms} ms, p99 ${d.p99_ms} ms), proxied ${p.rps} (p50 ${p.p50_ms}, p99 ${p.p99_ms}), ratio ${runs[i].ratio} (CPU-bound ${cpuBound}); ` +
-        `CPU µs/call sidecar ${p.cpu_us.sidecar_process} (main ${p.cpu_us.sidecar_main}), server ${d.cpu_us.upstream}/${p.cpu_us.upstream}, client ${d.cpu_us.load_generator}/${p.cpu_us.load_generator} (direct/proxied)`);
-    }
+    const runs = await interleavedRounds({
+      label: 'mcp-proxy',
+      requests,
+      rounds,
+      slice: SLICE,
+      pids: { sidecar: sc.child.pid!, upstream: up.child.pid! },
+      direct: (n, latencies) => drive(direct, n, latencies),
+      proxied: (n, latencies) => drive(proxied, n, latencies),
+    });
     return {
       name: 'mcp_proxy',
       description: 'SDK client -> proofgate start (/mcp/bench) -> SDK server, vs SDK client -> SDK server; three processes, loopback, interleaved rounds',
       requests,
       concurrency,
       sidecar_node_flags: startFlags().join(' '),
-      rounds: runs,
-      proxied_over_direct: median(runs.map((r) => r.ratio)),
-      cpu_bound_ratio: median(runs.map((r) => r.cpu_bound_ratio)),
-      added_p50_ms: median(runs.map((r) => r.added_p50_ms)),
-      added_p99_ms: median(runs.map((r) => r.added_p99_ms)),
-      failed: runs.reduce((n, r) => n + r.direct.failed + r.proxied.failed, 0),
+      ...summary(runs),
       goal: 'proxied_over_direct >= 0.5 (median of the rounds)',
     };
   } finally {
