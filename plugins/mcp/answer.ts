@@ -277,7 +277,8 @@ async function* relayEvents(a: Answer, body: AsyncIterable<Uint8Array>, ac: Abor
   let resumable = !!a.resumed;
   /** the event's fields as relayed; its id is recorded before it goes out */
   const fields = async (ev: SseEvent): Promise<SseEvent> => {
-    const out = relayedFields(ev, a.events?.token);
+    // the token is drawn only for an event that carries an id (streams.ts lazy)
+    const out = relayedFields(ev, ev.id === undefined ? undefined : a.events?.token);
     if (out.id !== undefined) {
       await a.events!.record();
       resumable = true;

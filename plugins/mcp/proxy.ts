@@ -222,7 +222,7 @@ async function relayMessage(d: RelayDeps, ctx: RequestContext, server: McpServer
    */
   const state: ReviewState = { requestId: isRequest ? (msg.id as string | number) : undefined, claimed: false, verdict: msg.method === 'tools/call' && verdict ? verdict.jwt : undefined };
   // what a resume of this answer's stream needs to review it the same way (stream.ts)
-  const events = d.streams.lazy(streamScope(server.name, sid ?? newSid ?? undefined, agent.agent_id), newToken(), {
+  const events = d.streams.lazy(() => streamScope(server.name, sid ?? newSid ?? undefined, agent.agent_id), newToken, {
     server: server.name,
     agent_id: agent.agent_id,
     request_id: state.requestId ?? null,
@@ -282,7 +282,7 @@ async function relayMessage(d: RelayDeps, ctx: RequestContext, server: McpServer
       // a tools/list page is reviewed here (its store work cannot move); any other large answer is
       // parsed, reviewed and re-serialised in the pool, and the state it leaves comes back with it
       review: (text, mode) => {
-        if (msg.method === 'tools/list') return undefined;
+        if (msg.method === 'tools/list' || !d.screening.offloads(text)) return undefined;
         return d.screening.reviewAnswer({ ...state, refused: undefined, text, mode, maxDepth: d.maxJsonDepth, idToken: events.token })?.then(async (r) => {
           if (r.ok) state.claimed = r.claimed;
           if (r.ok && r.refused) refuse({ ...state, refused: r.refused });

@@ -85,14 +85,19 @@ export class McpScreening {
     return this.run('evaluateCall', { tool, args, admitted }, signal);
   }
 
+  /** whether reviewAnswer hands this text to the pool (a caller skips building the task otherwise) */
+  offloads(text: ReviewTask['text']): boolean {
+    const length = Array.isArray(text) ? text.reduce((n, p) => n + p.length, 0) : text.length;
+    return !!this.engine && length > ANSWER_INLINE_CHARS;
+  }
+
   /**
    * A large answer's review in the pool, or undefined when it is small enough to stay inline. What
    * the pool cannot review in time is withheld (the relay answers a JSON-RPC error), never relayed.
    */
   reviewAnswer(task: ReviewTask): Promise<Reviewed> | undefined {
-    const length = Array.isArray(task.text) ? task.text.reduce((n, p) => n + p.length, 0) : task.text.length;
-    if (!this.engine || length <= ANSWER_INLINE_CHARS) return undefined;
-    return this.engine.run<Reviewed>('reviewAnswer', task).catch((err: unknown) => {
+    if (!this.offloads(task.text)) return undefined;
+    return this.engine!.run<Reviewed>('reviewAnswer', task).catch((err: unknown) => {
       if (err instanceof EngineError) return { ok: false, reason: `sent an answer the worker pool could not review (${err.kind})` };
       throw err;
     });

@@ -50,30 +50,39 @@ export class StreamRecords {
     return this.store.collection<StreamRecord>(STREAM_COLLECTION);
   }
 
-  /** `record()` writes the record once, on first call; later calls wait for that write */
-  lazy(scope: string, token: string, rec: Omit<StreamRecord, 'created_at'>): StreamEvents {
+  /**
+   * `record()` writes the record once, on first call; later calls wait for that write. The scope
+   * and token may be given as functions: most answers relay no event id, and neither is then drawn
+   * or hashed.
+   */
+  lazy(scope: string | (() => string), token: string | (() => string), rec: Omit<StreamRecord, 'created_at'>): StreamEvents {
+    let scopeText = typeof scope === 'string' ? scope : undefined;
+    let tokenText = typeof token === 'string' ? token : undefined;
+    const key = () => `${(scopeText ??= (scope as () => string)())}.${(tokenText ??= (token as () => string)())}`;
     let written: Promise<void> | undefined;
     return {
-      token,
+      get token() {
+        return (tokenText ??= (token as () => string)());
+      },
       record: () =>
-        (written ??= this.records.insert(`${scope}.${token}`, { ...rec, created_at: new Date().toISOString() }).then((fresh) => {
+        (written ??= this.records.insert(key(), { ...rec, created_at: new Date().toISOString() }).then((fresh) => {
           // 128 random bits collide with nothing: an existing key means a bug, and reusing it would mix two streams
           if (!fresh) throw new Error('stream token already recorded');
         })),
       forget: async () => {
-        if (written) await this.forget(scope, token);
+        if (written) await this.forgetKey(key());
       },
     };
   }
 
   /** a stream resumed: its record exists already */
   resumed(scope: string, token: string): StreamEvents {
-    return { token, record: async () => undefined, forget: () => this.forget(scope, token) };
+    return { token, record: async () => undefined, forget: () => this.forgetKey(`${scope}.${token}`) };
   }
 
-  private async forget(scope: string, token: string): Promise<void> {
+  private async forgetKey(key: string): Promise<void> {
     // best effort: a record left behind goes with its session or the sweep
-    await this.records.delete(`${scope}.${token}`).catch(() => false);
+    await this.records.delete(key).catch(() => false);
   }
 
   async get(scope: string, token: string, server: string, agentId: string): Promise<StreamRecord | undefined> {
