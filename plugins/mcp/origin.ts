@@ -14,6 +14,8 @@ import { hostNameOfUrl, parseHostName, sameHost, type HostName } from '../../cor
 export interface HostPolicy {
   /** `host` (any port) or `host:port` entries */
   hosts: string[];
+  /** the same entries parsed once (a request's Host is compared with each of them) */
+  entries: Array<{ host: HostName; hasPort: boolean }>;
   /** allowed origins; null: any http(s) origin whose host is one of `hosts` */
   origins: Array<{ scheme: string; host: HostName }> | null;
 }
@@ -50,8 +52,32 @@ export function hostPolicy(c: { allowed_hosts: string[]; allowed_origins: string
       return parsed;
     });
   }
-  return { hosts, origins };
+  const entries = hosts.flatMap((h) => {
+    const host = parseHostName(h);
+    // a bracketed IPv6 entry without a port ends in ']', so a trailing ':digits' is always a port (sameHost)
+    return host ? [{ host, hasPort: /:\d+$/.test(h) }] : [];
+  });
+  return { hosts, entries, origins };
 }
+
+/**
+ * The Host values seen lately, parsed: a client sends the same one on every request, and the
+ * parse (a WHATWG URL and IDNA) cost more than the rest of this check. A pure function of the
+ * text, so a cached answer is the answer; bounded, and emptied when full, so that a client sending
+ * a new name each time costs one parse per request, as without it.
+ */
+const seenHosts = new Map<string, HostName | null>();
+const SEEN_HOSTS_MAX = 256;
+function hostOf(raw: string): HostName | null {
+  const known = seenHosts.get(raw);
+  if (known !== undefined) return known;
+  const parsed = parseHostName(raw);
+  if (seenHosts.size >= SEEN_HOSTS_MAX) seenHosts.clear();
+  seenHosts.set(raw, parsed);
+  return parsed;
+}
+
+const admitted = (p: HostPolicy, h: HostName) => p.entries.some((e) => sameHost(h, e.host, e.hasPort));
 
 /** An Origin header value or configured origin: scheme://host[:port] and nothing else. */
 function parseOrigin(value: string): { scheme: string; host: HostName } | null {
@@ -73,8 +99,8 @@ const quoted = (v: string) => JSON.stringify(v.length > 100 ? `${v.slice(0, 100)
 /** Why the request's Host or Origin is refused, or null when both are allowed. */
 export function refusal(p: HostPolicy, headers: IncomingHttpHeaders): { header: 'host' | 'origin'; detail: string } | null {
   const rawHost = headers.host ?? '';
-  const host = parseHostName(rawHost);
-  if (!host || !p.hosts.some((entry) => sameHost(host, entry))) {
+  const host = hostOf(rawHost);
+  if (!host || !admitted(p, host)) {
     return { header: 'host', detail: `Host ${quoted(rawHost)} is not one this proxy answers to (mcp.allowed_hosts, SVC_MCP_ALLOWED_HOSTS): requests for another name are refused, never forwarded` };
   }
   const rawOrigin = headers.origin;
@@ -85,7 +111,7 @@ export function refusal(p: HostPolicy, headers: IncomingHttpHeaders): { header: 
     origin !== null &&
     (p.origins
       ? p.origins.some((o) => o.scheme === origin.scheme && sameHost(origin.host, o.host, true))
-      : p.hosts.some((entry) => sameHost(origin.host, entry)));
+      : admitted(p, origin.host));
   if (ok) return null;
   return { header: 'origin', detail: `Origin ${quoted(String(rawOrigin))} is not allowed (mcp.allowed_origins, SVC_MCP_ALLOWED_ORIGINS): a page of another origin cannot use this proxy` };
 }

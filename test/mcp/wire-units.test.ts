@@ -75,6 +75,26 @@ t.test('Host/Origin policy: defaults, normalised spellings, foreign values', asy
   t.match(refusal(wild, { host: '10.0.0.5:8080' }), { header: 'host' }, 'a wildcard bind address allows no name by itself');
 });
 
+t.test('Host policy: a Host seen before is answered as the first time, under any policy, past the cache bound too', async (t) => {
+  const open = hostPolicy({ allowed_hosts: [], allowed_origins: [] }, { host: '127.0.0.1', port: 8080, public_url: null });
+  const strict = hostPolicy({ allowed_hosts: ['mcp.internal'], allowed_origins: [] }, { host: '127.0.0.1', port: 8080, public_url: null });
+  // one spelling, two policies: what is cached is the parse, never a policy's answer
+  t.equal(refusal(open, { host: '127.0.0.1:8080' }), null);
+  t.match(refusal(strict, { host: '127.0.0.1:8080' }), { header: 'host' }, 'allowed by one policy is not allowed by another');
+  t.equal(refusal(open, { host: '127.0.0.1:8080' }), null, 'and again by the first');
+  // a client sending a new name every time: more names than the cache holds, each refused
+  let refused = 0;
+  for (let i = 0; i < 1000; i++) if (refusal(open, { host: `rebind-${i}.attacker.example:8080` })?.header === 'host') refused++;
+  t.equal(refused, 1000, 'a thousand new names, each refused');
+  for (const host of FOREIGN_HOSTS) {
+    t.match(refusal(open, { host }), { header: 'host' }, `Host ${JSON.stringify(host)}, asked twice`);
+    t.match(refusal(open, { host }), { header: 'host' });
+  }
+  t.equal(refusal(open, { host: 'LOCALHOST.:8080' }), null, 'allowed spellings still pass after the churn');
+  t.equal(refusal(open, { host: 'localhost:8080', origin: 'http://localhost:8080' }), null);
+  t.match(refusal(open, { host: 'localhost:8080', origin: 'http://rebind-1.attacker.example:8080' }), { header: 'origin' }, 'an Origin is checked against the parsed entries too');
+});
+
 t.test('Host/Origin policy: configured values replace the defaults; malformed ones stop start-up', async (t) => {
   const p = hostPolicy({ allowed_hosts: ['mcp.internal', 'gw.example:8443'], allowed_origins: ['https://app.example'] }, { host: '127.0.0.1', port: 0, public_url: null });
   t.equal(refusal(p, { host: 'MCP.internal.:9000' }), null, 'an entry without a port matches any port');
