@@ -180,7 +180,11 @@ async function ahead(events: AsyncGenerator<Piece>): Promise<{ pieces: Piece[]; 
     for (;;) {
       const pending = events.next();
       const r = await Promise.race([pending, turn]);
-      if (r === LATER) return { pieces, pending };
+      if (r === LATER) {
+        // awaited by rest() once the reply is written; should it fail first, it is not an unhandled rejection
+        pending.catch(() => undefined);
+        return { pieces, pending };
+      }
       if (r.done) return { pieces };
       pieces.push(r.value);
     }
