@@ -2,7 +2,7 @@ import { Readable } from 'node:stream';
 import { HttpError, Problems } from '../../core/errors.js';
 import type { Store } from '../../core/store/store.js';
 import type { Reply, RequestContext } from '../../core/types.js';
-import { MAX_ANSWER_BYTES, type JsonRpc } from './answer.js';
+import { MAX_ANSWER_BYTES, mediaType, type JsonRpc } from './answer.js';
 import { SESSION_COLLECTION, type SessionRecord } from './expiry.js';
 
 /**
@@ -101,6 +101,10 @@ function collect(member: Record<string, unknown>, reply: Reply, budget: { left: 
   const status = reply.status ?? 200;
   const body = reply.body;
   if (body instanceof Readable) return { parts: [], stream: body };
+  // an event stream the relay had whole before it answered (answer.ts streamReply) is events all the same
+  if ((typeof body === 'string' || Buffer.isBuffer(body)) && mediaType(reply.headers?.['content-type'] ?? null) === 'text/event-stream') {
+    return { parts: [], stream: Readable.from(body.length ? [body] : [], { objectMode: false }) };
+  }
   const bytes = body === undefined || body === null ? null : typeof body === 'string' ? Buffer.from(body) : Buffer.isBuffer(body) ? body : Buffer.from(JSON.stringify(body));
   const take = (b: Buffer): Outcome => {
     // past the budget the member's answer is withheld (it ran; its answer is not relayed in bulk)
