@@ -23,11 +23,14 @@ const TOOL = { name: 'get_weather', description: 'Current weather for a city.', 
 const progress = (token: number) => JSON.stringify({ jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: token, progress: 1, total: 2 } });
 const result = (id: number, text = 'sunny') => JSON.stringify({ jsonrpc: '2.0', id, result: { content: [{ type: 'text', text }] } });
 
-async function setup(t: Test) {
+/** `version` 2025-03-26: the server hands out a session and the proxy relays batches on it */
+async function setup(t: Test, version = '2025-06-18') {
   let call: (id: number) => AnswerMaker = (id) => sseAnswer([sseEvent(result(id))]);
   const up = await startHostileUpstream((r) => {
     const m = r.json;
-    if (m?.method === 'initialize') return bodyAnswer(JSON.stringify({ jsonrpc: '2.0', id: m.id, result: { protocolVersion: '2025-06-18', capabilities: { tools: {} }, serverInfo: { name: 'h', version: '1' } } }));
+    if (m?.method === 'initialize') {
+      return (res) => void res.writeHead(200, { 'content-type': 'application/json', 'mcp-session-id': 'framing-session' }).end(JSON.stringify({ jsonrpc: '2.0', id: m.id, result: { protocolVersion: version, capabilities: { tools: {} }, serverInfo: { name: 'h', version: '1' } } }));
+    }
     if (m?.id === undefined) return (res) => void res.writeHead(202).end();
     if (m.method === 'tools/list') return bodyAnswer(JSON.stringify({ jsonrpc: '2.0', id: m.id, result: { tools: [TOOL] } }));
     return call(m.id);
@@ -37,7 +40,10 @@ async function setup(t: Test) {
   t.teardown(() => s.close());
   const org = await tenant(s, ['verify:read', 'agent:write']);
   const agent = await registerAgent(s, org.key, { name: 'framing' });
-  const listed = await s.request('POST', '/mcp/h', { headers: { accept: 'application/json, text/event-stream', 'x-agent-token': agent.agent_token }, body: { jsonrpc: '2.0', id: 1, method: 'tools/list' } });
+  const h = { accept: 'application/json, text/event-stream', 'x-agent-token': agent.agent_token };
+  const init = await s.request('POST', '/mcp/h', { headers: h, body: { jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: version, capabilities: {}, clientInfo: { name: 'raw', version: '1' } } } });
+  const session = { ...h, 'mcp-session-id': init.headers.get('mcp-session-id')! };
+  const listed = await s.request('POST', '/mcp/h', { headers: session, body: { jsonrpc: '2.0', id: 1, method: 'tools/list' } });
   t.same(listed.body.result.tools.map((x: { name: string }) => x.name), ['get_weather'], 'pinned on first use');
   let id = 10;
   /** a tools/call through the proxy, answered by `answer`; resolves with the response as soon as its headers arrive */
@@ -47,12 +53,17 @@ async function setup(t: Test) {
     const body = JSON.stringify({ jsonrpc: '2.0', id: n, method: 'tools/call', params: { name: 'get_weather', arguments: { city: 'Lisbon' } } });
     const url = new URL('/mcp/h', s.url);
     return new Promise<{ res: IncomingMessage; id: number; abort: () => void }>((resolve, reject) => {
-      const req = request(url, { method: 'POST', headers: { accept: 'application/json, text/event-stream', 'content-type': 'application/json', 'x-agent-token': agent.agent_token } }, (res) => resolve({ res, id: n, abort: () => req.destroy() }));
+      const req = request(url, { method: 'POST', headers: { ...session, 'content-type': 'application/json' } }, (res) => resolve({ res, id: n, abort: () => req.destroy() }));
       req.on('error', reject);
       req.end(body);
     });
   };
-  return { callTool };
+  /** a batch of tools/calls, each member answered by `answer` */
+  const batch = (ids: number[], answer: (id: number) => AnswerMaker) => {
+    call = answer;
+    return s.request('POST', '/mcp/h', { headers: session, body: ids.map((n) => ({ jsonrpc: '2.0', id: n, method: 'tools/call', params: { name: 'get_weather', arguments: { city: 'Lisbon' } } })) });
+  };
+  return { callTool, batch };
 }
 
 /** the body's text until `until` matches it (or the body ends) */
@@ -148,4 +159,17 @@ t.test('a held answer that turns bad is withheld; a client that leaves ends the 
   await left.closed;
   t.pass('the server request ended with the client');
   left.release();
+});
+
+t.test('a batch whose members came whole: each answer is still an event of the merged stream, reviewed', async (t) => {
+  const { batch } = await setup(t, '2025-03-26');
+  const r = await batch([21, 22], (n) => bodyAnswer(sseEvent(progress(n)) + sseEvent(n === 22 ? result(n).replace('"sunny"', 'NaN') : result(n)), { type: 'text/event-stream' }));
+  t.equal(r.status, 200);
+  t.match(r.headers.get('content-type'), /^text\/event-stream/);
+  const all = messages(r.text);
+  const byId = new Map(all.filter((m) => m.id !== undefined).map((m) => [m.id, m]));
+  t.equal(all.filter((m) => m.method === 'notifications/progress').length, 2, 'every member event relayed as an event');
+  t.type(byId.get(21)?.result?._meta?.[VERDICT_META], 'string', 'a clean member is reviewed: it carries its verdict');
+  t.match(byId.get(22), { error: { code: -32603 } }, 'a NaN member is withheld under its own id');
+  t.notMatch(r.text, /NaN|data: event:/, 'nothing unreviewed, no event inside an event');
 });
