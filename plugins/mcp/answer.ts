@@ -9,6 +9,7 @@ import { relayedFields } from './event-ids.js';
 import type { StreamEvents } from './streams.js';
 import { formatEvent, formatJsonEvent, parseBlock, SseParser, type SseEvent } from './sse.js';
 import { discard, type UpstreamAnswer } from './upstream.js';
+import { ahead, joined, rest, type Piece } from './look-ahead.js';
 
 /**
  * The server's answer on its way to the client (issue 38, item 3). Every message in it, whatever
@@ -164,50 +165,6 @@ export async function streamReply(a: Answer, status: number, body: AsyncIterable
     ac.abort(ENDED);
   });
   return { status, headers: sse, body: stream };
-}
-
-const LATER = Symbol('later');
-/**
- * The pieces the relay yields before a setImmediate fires: microtasks and ticks (a chunk already
- * read, its review, the body's end) come first, I/O and anything on a worker or the store after.
- * `pending` is the read still running when the turn ended, absent when the relay finished.
- */
-async function ahead(events: AsyncGenerator<Piece>): Promise<{ pieces: Piece[]; pending?: Promise<IteratorResult<Piece>> }> {
-  const pieces: Piece[] = [];
-  let immediate: NodeJS.Immediate | undefined;
-  const turn = new Promise<typeof LATER>((resolve) => (immediate = setImmediate(resolve, LATER)));
-  try {
-    for (;;) {
-      const pending = events.next();
-      const r = await Promise.race([pending, turn]);
-      if (r === LATER) {
-        // awaited by rest() once the reply is written; should it fail first, it is not an unhandled rejection
-        pending.catch(() => undefined);
-        return { pieces, pending };
-      }
-      if (r.done) return { pieces };
-      pieces.push(r.value);
-    }
-  } finally {
-    clearImmediate(immediate);
-  }
-}
-
-/** the stream's body after the look-ahead: its pieces, the read in flight, then the relay's own */
-async function* rest(first: Piece[], pending: Promise<IteratorResult<Piece>>, events: AsyncGenerator<Piece>): AsyncGenerator<Piece> {
-  try {
-    yield* first;
-    for (let r = await pending; !r.done; r = await events.next()) yield r.value;
-  } finally {
-    // a relayed stream torn down early: the relay's own finally releases the upstream request
-    await events.return(undefined);
-  }
-}
-
-function joined(pieces: Piece[]): string | Buffer {
-  if (pieces.length === 0) return '';
-  if (pieces.length === 1) return typeof pieces[0] === 'string' ? pieces[0] : asBuffer(pieces[0]);
-  return Buffer.concat(pieces.map((p) => (typeof p === 'string' ? Buffer.from(p) : p)));
 }
 
 /**
@@ -393,7 +350,6 @@ async function* relayEvents(a: Answer, body: AsyncIterable<Uint8Array>, ac: Abor
   }
 }
 
-type Piece = string | Uint8Array;
 /** what one read of the stream relays: runs of text joined, bytes kept as they are, nothing empty */
 class Pieces {
   private out: Piece[] = [];
