@@ -92,3 +92,8 @@ t.test('JavaScript: a method that moves or adds items keeps what they carry', as
     t.same(blocking(ok.findings), [], `${name}: constants only, still admitted`);
   }
 });
+
+t.test('a dict changed by a method not modelled keeps only what it carries (1.14.0)', async (t) => {
+  const a = await analyzePython("from flask import Flask, request\nimport os\napp = Flask(__name__)\n@app.route('/r')\ndef r():\n    d = {'c': 'ls'}\n    d.__setitem__('c', request.args.get('x', ''))\n    os.system(d['c'])\n    return 'ok'\n");
+  t.ok(a.findings.some((f) => f.rule_id === 'python.flow.cmdi' && isBlocking(f)), '__setitem__ through the method');
+});

@@ -98,3 +98,13 @@ t.test('a generator given as a call\'s only argument is one argument', async (t)
   const b = await analyzePython(`${HEAD}@app.route('/r')\ndef r():\n    vals = request.args.getlist('v')\n    return ','.join(x.strip() for x in vals)\n`);
   t.ok(b.findings.some((f) => f.rule_id === 'python.flow.xss' && isBlocking(f)), 'raw items: an xss flow');
 });
+
+t.test('a container of the caller a function writes into is read back, with what an exception left in it', async (t) => {
+  const SET = "def put(box, v):\n    box[0] = v\n";
+  await admits(t, 'a closure that stores a constant', '', `${READ}\nbox = [v]\ndef reset():\n    box[0] = 'ls'\nreset()\nos.system(box[0])`);
+  await flows(t, 'a closure that stores the request value', '', `${READ}\nbox = ['ls']\ndef keep():\n    box[0] = v\nkeep()\nos.system(box[0])`);
+  await flows(t, 'a closure that raised half way', '', `${READ}\nbox = ['ls']\ndef keep():\n    box[0] = v\n    int(v)\n    box[0] = 'ls'\ntry:\n    keep()\nexcept ValueError:\n    os.system(box[0])`);
+  await flows(t, 'raised through another function', 'STATE = {\'c\': \'ls\'}\ndef keep(v):\n    STATE[\'c\'] = v\n    int(v)\n    STATE[\'c\'] = \'ls\'\ndef outer(v):\n    keep(v)\n', `${READ}\ntry:\n    outer(v)\nexcept ValueError:\n    os.system(STATE['c'])`);
+  await blocks(t, 'a list handed as an argument', SET, `${READ}\nbox = ['ls']\nput(box, v)\nos.system(box[0])`);
+  await flows(t, 'a generator read with next()', 'def one(v):\n    yield v\n', `${READ}\nos.system(next(one(v), 'ls'))`);
+});

@@ -4,7 +4,7 @@ import { ExprEval, lineOf, source } from './expr.js';
 import { checkSinks, isQuery } from './sinks.js';
 import { configParser } from './config-parser.js';
 import { forget, listMethod, rootName, share } from './lists.js';
-import { calledOn, outerWrites, paramsOf } from './writes.js';
+import { localsOf, outerWrites, paramsOf, rebound } from './writes.js';
 import { type Method, dropAttrs, instance, plainClass, settled } from './classes.js';
 import { type Env, type V, carried, join, joinEnv, konst, mix, raw, truthy, unknownOrigin } from './value.js';
 import { HASH_CTORS, NON_MUTATING, OWN_VALUES, REDIRECTS, CONVERTERS, DATA_METHODS, DECODERS, PURE_CALLS, PATH_CTORS, READ_METHODS, SANITISERS, SOURCE_CALLS, WEAK_RANDOM, namedSanitiser } from './tables.js';
@@ -17,6 +17,8 @@ function argsOf(n: PyNode): PyNode[] {
   if (!a) return [];
   return a.type === 'generator_expression' ? [a] : namedChildren(a);
 }
+
+const DICT_READS = new Set(['get', 'keys', 'values', 'items', 'copy', '__getitem__', '__contains__', '__len__', '__iter__', 'fromkeys']);
 
 export interface Frame {
   returns: V | null;
@@ -147,6 +149,8 @@ export abstract class CallEval extends ExprEval {
         return { ...mix(all, line), q: ['<parsed-url>'], ...(from ? { of: from } : {}) };
       }
       // a deque without maxlen is a list that also grows and shrinks at its left end (lists.ts)
+      // the next item of an iterator (a generator of this file gives what it yields), or the default
+      if (q === 'next' && args.length >= 1 && !kw.size && !splat) return args[1] ? join(this.element(args[0], line), args[1]) : this.element(args[0], line);
       if (q === 'collections.deque') {
         if (!args.length && !kw.size && !splat) return { items: [] };
         if (args.length === 1 && !kw.size && !splat && args[0].items && !args[0].flow && !args[0].unk) return { items: [...args[0].items] };
@@ -196,6 +200,8 @@ export abstract class CallEval extends ExprEval {
       env.set(name, { ...mix([recv, ...all], line), q: recv.q });
       return {};
     }
+    // any other method of a dict whose keys are known may change it (`__setitem__`, `pop`, `clear`, `__ior__`…)
+    if (recv.keys && name && !DICT_READS.has(m)) env.set(name, { ...mix([recv, ...all], line), ...(recv.q ? { q: recv.q } : {}) });
     if (m === 'join') return mix([...all.map(carried), recv], line);
     if (STR_KEEP.has(m) && recv.known && typeof recv.k === 'string' && all.every((a) => a.known)) return { ...mix([recv, ...all], line), known: false };
     // a method this analysis does not model returns data of unknown origin (a file, a database, …)
@@ -205,19 +211,19 @@ export abstract class CallEval extends ExprEval {
 
   /** A same-file function interpreted with these arguments: its summary is the join of its returns. */
   protected inline(def: PyNode, args: V[], kw: Map<string, V>, env: Env, n: PyNode): V {
-    return this.runFn(def, args, kw, env, n, false).ret;
+    return this.runFn(def, args, kw, env, n).ret;
   }
 
-  /** Whether the current statement runs inside a try or with body of this function. */
-  abstract inTry(): boolean;
+  /** Whether the current statement runs inside a try or with body of some function being run. */
+  abstract anyTry(): boolean;
   abstract tryBody(n: PyNode, env: Env): { end: Env | null; raised: Env };
 
   /**
-   * Runs a same-file function; for a method on a known instance also the scope it leaves (the join
-   * of its returns and end, and, inside a try here, of every state an exception may leave it in),
-   * from which the instance's attributes are read back.
+   * Runs a same-file function: its summary, and the scope it leaves (the join of its returns and end,
+   * and under a try, of every state an exception may leave it in), from which a method's instance and
+   * the caller's containers it wrote into are read back.
    */
-  private runFn(def: PyNode, args: V[], kw: Map<string, V>, env: Env, n: PyNode, method: boolean): { ret: V; exit: Env | null } {
+  private runFn(def: PyNode, args: V[], kw: Map<string, V>, env: Env, n: PyNode): { ret: V; exit: Env | null } {
     const local: Env = new Map(env);
     const params = paramsOf(def);
     params.forEach((p, i) => {
@@ -227,7 +233,9 @@ export abstract class CallEval extends ExprEval {
       dropAttrs(local, id.text);
       local.set(id.text, args[i] ?? kw.get(id.text) ?? (dflt ? this.ev(dflt, env) : unknownOrigin(`${id.text} (an argument not written out at line ${lineOf(n)})`, lineOf(n))));
     });
-    const partial = method && this.inTry();
+    // under a try anywhere up the calls, an exception from the middle of it may be caught and what it
+    // changed so far seen: what it leaves is then the join of every state it passed through
+    const partial = this.anyTry();
     this.active.add(def);
     this.depth++;
     this.frames.push({ returns: null, exit: null });
@@ -247,10 +255,7 @@ export abstract class CallEval extends ExprEval {
     let exit = f.exit ?? null;
     for (const e of [end, raised]) if (e) exit = exit ? joinEnv(exit, e) : e;
     this.closeDefs(f, exit);
-    const why = `changed by ${field(def, 'name')?.text ?? 'a lambda'}() at line ${lineOf(n)}`;
-    for (const w of outerWrites(def)) for (const [k, v] of env) if (k === w || k.startsWith(`${w}.`)) share(k, v, why, env, lineOf(n));
-    // an instance of the caller's scope whose method it calls may have changed too
-    for (const w of calledOn(def)) for (const [k, v] of env) if ((k === w || k.startsWith(`${w}.`)) && v.inst) share(k, v, why, env, lineOf(n));
+    this.writeBack(def, exit, env, n);
     // a generator's caller gets what it yields (iterating it), not only what it returns
     const ret = f.yields ? mix([f.returns ?? {}, f.yields], lineOf(n)) : (f.returns ?? konst(null));
     return { ret: this.stepped(ret, n), exit };
@@ -275,13 +280,49 @@ export abstract class CallEval extends ExprEval {
     return q === 'min' || q === 'max' ? join(els[0], kw.get('default') ?? els[0]) : mix(its, line);
   }
 
+  /**
+   * What a function run in place changed in its caller's scope. Its scope began as a copy of the
+   * caller's, so a caller's name (or attribute entry) it did not bind itself whose value is another
+   * object where it left is one it, or a function it ran, wrote into (`STATE['c'] = v`, `SEEN.append(v)`,
+   * a method on a module-level instance): the caller takes it, on every way out (exit). A name it rebinds
+   * (`global`/`nonlocal`, which may be another scope's binding), a name it writes into that is also one
+   * of its locals, or one it writes into by a way the interpreter does not follow (its value unchanged), is
+   * shared instead: its members are of unknown origin.
+   */
+  private writeBack(def: PyNode, exit: Env | null, env: Env, n: PyNode): void {
+    const line = lineOf(n);
+    const why = `changed by ${field(def, 'name')?.text ?? 'a lambda'}() at line ${line}`;
+    const locals = localsOf(def);
+    const rebinds = rebound(def);
+    const rootOf = (k: string): string => k.split('.', 1)[0];
+    const taken = new Set<string>();
+    if (exit) {
+      const changed: string[] = [];
+      for (const [k, v] of exit) {
+        const root = rootOf(k);
+        if (!locals.has(root) && !rebinds.has(root) && env.has(root) && env.get(k) !== v) changed.push(k);
+      }
+      // an entry replaced takes the entries under it from the function's scope too (in any order)
+      for (const k of changed) dropAttrs(env, k);
+      for (const [k, v] of exit) {
+        if (!changed.some((c) => k === c || k.startsWith(`${c}.`))) continue;
+        env.set(k, v);
+        taken.add(rootOf(k));
+      }
+    }
+    for (const w of outerWrites(def)) {
+      if (taken.has(w) && !locals.has(w) && !rebinds.has(w)) continue;
+      for (const [k, v] of env) if (k === w || k.startsWith(`${w}.`)) share(k, v, why, env, line);
+    }
+  }
+
   /** A plain class called: a fresh instance, with what its `__init__` sets on it. */
   private construct(cls: PyNode, args: V[], kw: Map<string, V>, all: V[], env: Env, n: PyNode): V {
     const fresh = instance(cls, new Map());
     const init = plainClass(cls)?.get('__init__');
     if (!init) return fresh;
     if (init.isStatic || this.active.has(init.def) || this.depth >= 4) return mix([...all, unknownOrigin(`an instance of ${(field(cls, 'name') as PyNode).text} (its __init__ not followed here)`, lineOf(n))], lineOf(n));
-    const { exit } = this.runFn(init.def, [fresh, ...args], kw, env, n, true);
+    const { exit } = this.runFn(init.def, [fresh, ...args], kw, env, n);
     return this.selfAfter(init, exit, n) ?? unknownOrigin('an instance whose __init__ always raises', lineOf(n));
   }
 
@@ -293,7 +334,7 @@ export abstract class CallEval extends ExprEval {
       return mix([recv, ...all, unknownOrigin(`the result of ${(field(m.def, 'name') as PyNode).text}() (a method not followed this deep)`, lineOf(n))], lineOf(n));
     }
     if (m.isStatic) return this.inline(m.def, args, kw, env, n);
-    const { ret, exit } = this.runFn(m.def, [recv, ...args], kw, env, n, true);
+    const { ret, exit } = this.runFn(m.def, [recv, ...args], kw, env, n);
     if (target) {
       dropAttrs(env, target);
       env.set(target, this.selfAfter(m, exit, n) ?? recv);

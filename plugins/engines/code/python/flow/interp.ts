@@ -144,9 +144,8 @@ export class FlowInterp extends CallEval {
     return !!fn && this.r.qualify(fn).some((q) => KEEPS_EXCEPTIONS.has(q));
   }
 
-  inTry(): boolean {
-    const t = this.tries[this.tries.length - 1];
-    return !!t && t.frame === this.frames.length;
+  anyTry(): boolean {
+    return this.tries.length > 0;
   }
 
   /** A try body: where it ends, and the join of every state an exception may leave it in. */

@@ -54,40 +54,97 @@ export function outerWrites(def: PyNode): string[] {
   walk(field(def, 'body') as PyNode);
   const out = [...declared, ...[...roots].filter((r) => !locals.has(r) || declared.has(r))];
   memo.set(def, out);
+  declaredMemo.set(def, declared);
   return out;
 }
 
-const calledMemo = new WeakMap<PyNode, string[]>();
+const declaredMemo = new WeakMap<PyNode, ReadonlySet<string>>();
 
-/**
- * Roots of the objects a function calls methods on that are not its parameters or locals
- * (`CFG.load(v)`, `APP.store.put(v)`): a method of a class of this file may change such an object.
- */
-export function calledOn(def: PyNode): string[] {
-  const hit = calledMemo.get(def);
-  if (hit) return hit;
-  const locals = new Set<string>();
-  for (const p of paramsOf(def)) {
-    const id = p.type === 'identifier' ? p : (field(p, 'name') ?? namedChildren(p).find((c) => c.type === 'identifier'));
-    if (id) locals.add(id.text);
-  }
-  const roots = new Set<string>();
-  const walk = (n: PyNode): void => {
-    if (n.type === 'call') {
-      const fn = field(n, 'function');
-      const r = fn?.type === 'attribute' ? root(field(fn, 'object')) : null;
-      if (r && !locals.has(r.text)) roots.add(r.text);
-    }
-    for (const c of n.children) if (!SCOPES.has(c.type)) walk(c);
-  };
-  walk(field(def, 'body') as PyNode);
-  const out = [...roots];
-  calledMemo.set(def, out);
-  return out;
+/** The names of outerWrites that the function rebinds (`global`/`nonlocal`), not only writes into. */
+export function rebound(def: PyNode): ReadonlySet<string> {
+  outerWrites(def);
+  return declaredMemo.get(def) ?? new Set();
 }
 
 /** A function's or lambda's parameters (a lambda without any has no parameter list). */
 export function paramsOf(def: PyNode): PyNode[] {
   const ps = field(def, 'parameters');
   return ps ? namedChildren(ps) : [];
+}
+
+const localsMemo = new WeakMap<PyNode, ReadonlySet<string>>();
+const BINDING_PATTERNS = new Set(['pattern_list', 'tuple_pattern', 'list_pattern', 'list_splat_pattern', 'tuple', 'list', 'parenthesized_expression', 'expression_list']);
+
+/**
+ * Every name a function binds in its own scope — parameters, assignment, `for`, `with … as`, `except … as`,
+ * walrus and `del` targets, imports, nested `def`/`class` names, `match` captures — but not those it declares
+ * `global`/`nonlocal`. Generous on purpose: a caller's name listed here is never taken from the function's
+ * scope after a call (what the function left under it may be its own local).
+ */
+export function localsOf(def: PyNode): ReadonlySet<string> {
+  const hit = localsMemo.get(def);
+  if (hit) return hit;
+  const out = new Set<string>();
+  const declared = new Set<string>();
+  for (const p of paramsOf(def)) for (const id of idsIn(p)) out.add(id);
+  const targets = (t: PyNode | null): void => {
+    if (!t) return;
+    if (t.type === 'identifier') out.add(t.text);
+    else if (BINDING_PATTERNS.has(t.type)) for (const c of namedChildren(t)) targets(c);
+  };
+  const walk = (n: PyNode): void => {
+    switch (n.type) {
+      case 'global_statement':
+      case 'nonlocal_statement':
+        for (const c of namedChildren(n)) declared.add(c.text);
+        return;
+      case 'assignment':
+      case 'augmented_assignment':
+      case 'for_statement':
+        targets(field(n, 'left'));
+        break;
+      case 'named_expression':
+        targets(field(n, 'name'));
+        break;
+      case 'delete_statement':
+        for (const c of namedChildren(n)) targets(c);
+        break;
+      case 'as_pattern':
+      case 'as_pattern_target':
+      case 'except_clause':
+      case 'except_group_clause':
+      case 'case_pattern':
+      case 'import_statement':
+      case 'import_from_statement':
+      case 'future_import_statement':
+        for (const id of idsIn(n, n.type === 'except_clause' || n.type === 'except_group_clause')) out.add(id);
+        break;
+      case 'function_definition':
+      case 'class_definition':
+        targets(field(n, 'name'));
+        return;
+      case 'lambda':
+      case 'list_comprehension':
+      case 'set_comprehension':
+      case 'dictionary_comprehension':
+      case 'generator_expression':
+        return;
+    }
+    for (const c of n.children) if (c.named) walk(c);
+  };
+  walk(field(def, 'body') as PyNode);
+  for (const d of declared) out.delete(d);
+  localsMemo.set(def, out);
+  return out;
+}
+
+/** Identifiers under a node (an except clause's: not inside its block). */
+function idsIn(n: PyNode, skipBlock = false): string[] {
+  const out: string[] = [];
+  const walk = (x: PyNode): void => {
+    if (x.type === 'identifier') out.push(x.text);
+    for (const c of x.children) if (c.named && !(skipBlock && c.type === 'block')) walk(c);
+  };
+  walk(n);
+  return out;
 }
