@@ -108,3 +108,18 @@ t.test('a container of the caller a function writes into is read back, with what
   await blocks(t, 'a list handed as an argument', SET, `${READ}\nbox = ['ls']\nput(box, v)\nos.system(box[0])`);
   await flows(t, 'a generator read with next()', 'def one(v):\n    yield v\n', `${READ}\nos.system(next(one(v), 'ls'))`);
 });
+
+t.test('state one handler writes is of unknown origin for the others (it outlives the request)', async (t) => {
+  const two = (state: string, write: string, read: string): string => `from flask import Flask, request\nimport os\napp = Flask(__name__)\n${state}\n@app.route('/set')\ndef set_():\n    ${write}\n    return 'ok'\n@app.route('/run')\ndef run():\n    os.system(${read})\n    return 'ok'\n`;
+  const stored = async (name: string, code: string): Promise<void> => {
+    const a = await analyzePython(code);
+    t.ok(blocking(a.findings).length > 0, `${name}: blocks (${a.findings.map((f) => `${f.rule_id}:${f.severity}`).join(', ')})`);
+  };
+  await stored('a module dict', two("STATE = {'c': 'ls'}", "STATE['c'] = request.args.get('c', '')", "STATE['c']"));
+  await stored('a module list', two("SEEN = ['ls']", "SEEN.append(request.args.get('c', ''))", 'SEEN[-1]'));
+  await stored('a module instance', two("class Box:\n    def __init__(self):\n        self.cmd = 'ls'\n    def put(self, v):\n        self.cmd = v\nBOX = Box()", "BOX.put(request.args.get('c', ''))", 'BOX.cmd'));
+  const nested = "from flask import request\nimport os\ndef init(app):\n    cache = {'c': 'ls'}\n    @app.route('/set')\n    def set_():\n        cache['c'] = request.args.get('c', '')\n        return 'ok'\n    @app.route('/run')\n    def run():\n        os.system(cache['c'])\n        return 'ok'\n";
+  await stored('a closure dict shared by nested handlers', nested);
+  const a = await analyzePython(two("STATE = {'c': 'ls'}", "print(STATE['c'])", "STATE['c']"));
+  t.same(blocking(a.findings), [], 'state only read stays known');
+});

@@ -44,6 +44,8 @@ export interface Queued {
  */
 export abstract class CallEval extends ExprEval {
   protected frames: Frame[] = [];
+  /** names some function of the file writes into or calls a method of the file's classes on (writes.ts) */
+  protected written: ReadonlySet<string> = new Set();
   protected depth = 0;
   protected readonly active = new Set<PyNode>();
 
@@ -55,8 +57,14 @@ export abstract class CallEval extends ExprEval {
    * the scope where it was defined and the scope where its definer ended.
    */
   protected closeDefs(f: Frame, end: Env | null): void {
+    if (!f.defs?.length) return;
     const last = f.exit && end ? joinEnv(f.exit, end) : (f.exit ?? end);
-    if (last) for (const q of f.defs ?? []) q.late = last;
+    if (!last) return;
+    // what one entry point writes into the state it shares with others outlives its call (a handler's
+    // request): another may run after it, so that state is of unknown origin for them all
+    const late = new Map(last);
+    for (const w of this.written) for (const [k, v] of late) if (k === w || k.startsWith(`${w}.`)) share(k, v, 'changed by a function of the file, which may have run before', late, lineOf(f.defs[0].def));
+    for (const q of f.defs) q.late = late;
   }
 
   yielded(v: V): void {

@@ -9,7 +9,7 @@ import { refine } from './guards.js';
 import { joinMaybe, lastReturn, matchStmt, tryStmt } from './statements.js';
 import { configParser } from './config-parser.js';
 import { forget, listMethod, rootName, share } from './lists.js';
-import { paramsOf } from './writes.js';
+import { moduleWrites, paramsOf } from './writes.js';
 import { sameShape, widen, type Cat, type Env, type Flow, type V, UNKNOWN, allFlow, carried, join, joinEnv, konst, mix, nested, raw, truthy, unknownOrigin } from './value.js';
 import { NON_MUTATING, OWN_VALUES, REDIRECTS, ALL_CATS, CONVERTERS, DATA_METHODS, DECODERS, PURE_CALLS, PATH_CTORS, READ_METHODS, SANITISERS, SOURCE_CALLS, WEAK_RANDOM, namedSanitiser } from './tables.js';
 
@@ -51,6 +51,7 @@ export class FlowInterp extends CallEval {
   }
 
   run(root: PyNode): void {
+    this.written = moduleWrites(root);
     this.frames.push({ returns: null, exit: null });
     this.closeDefs(this.frames[0], this.block(root, new Map()));
     this.frames.pop();

@@ -148,3 +148,50 @@ function idsIn(n: PyNode, skipBlock = false): string[] {
   walk(n);
   return out;
 }
+
+/**
+ * Module-level names some function of the file may change when it runs as an entry point — what its
+ * outerWrites lists, and the objects it calls a method of a class of this file on (`BOX.put(v)`). A
+ * handler's change outlives its request: another entry point may read it later, so for entry points
+ * these names are shared (their members of unknown origin).
+ */
+export function moduleWrites(root: PyNode): Set<string> {
+  const defs: PyNode[] = [];
+  const methods = new Set<string>();
+  const classes = new Set<string>();
+  const walk = (n: PyNode): void => {
+    if (n.type === 'function_definition' || n.type === 'lambda') defs.push(n);
+    if (n.type === 'class_definition') {
+      classes.add((field(n, 'name') as PyNode).text);
+      for (const s of namedChildren(field(n, 'body') ?? n)) {
+        const d = s.type === 'decorated_definition' ? field(s, 'definition') : s;
+        if (d?.type === 'function_definition') methods.add((field(d, 'name') as PyNode).text);
+      }
+    }
+    for (const c of n.children) if (c.named) walk(c);
+  };
+  walk(root);
+  const out = new Set<string>();
+  for (const def of defs) {
+    for (const w of outerWrites(def)) out.add(w);
+    if (!methods.size) continue;
+    const locals = localsOf(def);
+    const calls = (n: PyNode): void => {
+      if (n.type === 'call') {
+        const fn = field(n, 'function');
+        const r = fn?.type === 'attribute' && methods.has((field(fn, 'attribute') as PyNode).text) ? root0(field(fn, 'object')) : null;
+        // a method called on the class itself (a static one) changes no instance
+        if (r && !locals.has(r) && !classes.has(r)) out.add(r);
+      }
+      for (const c of n.children) if (c.named && !SCOPES.has(c.type)) calls(c);
+    };
+    calls(field(def, 'body') as PyNode);
+  }
+  return out;
+}
+
+function root0(n: PyNode | null): string | null {
+  let x = n;
+  while (x && (x.type === 'subscript' || x.type === 'attribute')) x = field(x, x.type === 'subscript' ? 'value' : 'object');
+  return x?.type === 'identifier' ? x.text : null;
+}
