@@ -58,6 +58,14 @@ t.test('a plain class of the file is interpreted on its instances', async (t) =>
   await flows(t, 'an instance kept in another', `class Box:\n    def __init__(self):\n        self.cmd = 'ls'\n    def put(self, v):\n        self.cmd = v\nclass Holder:\n    def __init__(self):\n        self.box = Box()\n    def fill(self, v):\n        self.box.put(v)\n`, `${READ}\nh = Holder()\nh.fill(v)\nos.system(h.box.cmd)`);
 });
 
+t.test('an attribute holding a callable is what a call through it runs', async (t) => {
+  const R = "class Runner:\n    def __init__(self):\n        self.reader = open\n    def go(self, p):\n        self.reader(p).close()\n        return 'read'\n";
+  const a = await analyzePython(file(R, `${READ}\nr = Runner()\nr.go('/srv/' + v)`));
+  t.ok(a.findings.some((f) => f.rule_id === 'python.flow.pathtraver' && isBlocking(f)), 'through a method');
+  const b = await analyzePython(file(R, `${READ}\nRunner().reader('/srv/' + v).close()`));
+  t.ok(b.findings.some((f) => f.rule_id === 'python.flow.pathtraver' && isBlocking(f)), 'from outside');
+});
+
 t.test('what may change an instance out of sight leaves it undecided', async (t) => {
   const BOX = "class Box:\n    def __init__(self):\n        self.cmd = 'ls'\n    def put(self, v):\n        self.cmd = v\n";
   await blocks(t, 'a second name', BOX, `${READ}\nb = Box()\nalias = b\nalias.cmd = v\nos.system(b.cmd)`);

@@ -109,8 +109,14 @@ export abstract class CallEval extends ExprEval {
     let method: string | null = null;
     let qs: string[];
     let callee: V;
-    if (fn.type === 'attribute') {
-      recv = this.ev(field(fn, 'object'), env);
+    const attrFn = fn.type === 'attribute' ? this.ev(field(fn, 'object'), env) : null;
+    const own = attrFn?.inst ? attrFn.attrs?.get((field(fn, 'attribute') as PyNode).text) : undefined;
+    if (own) {
+      // an instance's attribute shadows its class's method: what is called is the value stored there (`self.read = open`)
+      callee = own;
+      qs = own.q ?? [];
+    } else if (fn.type === 'attribute') {
+      recv = attrFn as V;
       method = (field(fn, 'attribute') as PyNode).text;
       qs = recv.q ? recv.q.map((q) => `${q}.${method}`) : [];
       callee = { q: qs };
@@ -120,8 +126,8 @@ export abstract class CallEval extends ExprEval {
     }
     // a plain class of this file: its code is what runs, so it is interpreted, not matched as a sink
     if (callee.cls && plainClass(callee.cls)) return this.construct(callee.cls, args, kw, all, env, n);
-    const own = method && (recv?.inst ?? recv?.cls);
-    const m = own && method ? plainClass(own)?.get(method) : undefined;
+    const cls = method && (recv?.inst ?? recv?.cls);
+    const m = cls && method ? plainClass(cls)?.get(method) : undefined;
     if (m && recv && !(recv.cls && !m.isStatic)) return this.callMethod(m, recv, args, kw, all, env, n, field(fn, 'object') as PyNode);
     // past a `*splat` every position may be any of its elements
     checkSinks(this.hits, { node: n, qs, method, recv, args: splat ? [...args, splat, splat, splat] : args, kw });
