@@ -8,6 +8,7 @@ import './rule-tables/env-hooks.js';
 import './rule-tables/git-options.js';
 import './rule-tables/javascript-code-runners.js';
 import './rule-tables/javascript-program-loaders.js';
+import './rule-tables/javascript-shared-state.js';
 import './rule-tables/javascript-timers-and-this.js';
 import './rule-tables/javascript-value-flows.js';
 import './rule-tables/javascript-with-and-data-urls.js';

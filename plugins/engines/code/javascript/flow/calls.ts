@@ -12,6 +12,7 @@ import {
 
 /** Methods that move, drop or add an array's (or a Set's) items in place. */
 const REORDERING = new Set(['pop', 'shift', 'splice', 'reverse', 'sort', 'fill', 'copyWithin', 'add', 'delete', 'clear']);
+const SYNC_CALLBACKS = new Set(['map', 'forEach', 'filter', 'find', 'some', 'every', 'flatMap', 'findIndex', 'reduce', 'sort']);
 const SERVERS = new Set(['http.createServer', 'https.createServer', 'http2.createServer', 'http2.createSecureServer']);
 const SAFE_RANDOM = /^crypto\.(randomBytes|randomUUID|randomInt|getRandomValues|webcrypto\.getRandomValues)$/;
 /** Response methods that answer the response itself, so calls chain (`res.status(404).send(…)`). */
@@ -31,7 +32,7 @@ export interface CallHost {
   sanitised(v: V, cats: Iterable<Cat>, n: JsNode): V;
   invoke(fv: JV, args: V[], writeBack?: boolean): V | null;
   handler(fv: JV, kind: 'express' | 'koa', env: JEnv): void;
-  callback(fv: JV, args: V[], env: JEnv): void;
+  callback(fv: JV, args: V[], env: JEnv, later: boolean): void;
 }
 
 /** Calls: same-file functions, route registrations, callbacks, sinks, sources, sanitisers. */
@@ -106,7 +107,10 @@ export class JsCalls {
     const ownQs = qs.filter((q) => own.has(q));
     checkSinks(i.hits, { node: n, qs: ownQs, method, recv, args: sinkArgs, plainResponse: this.plain });
     if (recv?.q?.includes('<response>') && method !== null) this.contentType(method, args);
-    for (const f of fnArgs) i.callback(f, this.callbackArgs(f, ownQs, method, recv, args, n), env);
+    // an array method runs its callback before it returns; a timer, an event or a promise later, when
+    // other code (a request's handler) may have changed what it reads
+    const later = !(recv && method !== null && SYNC_CALLBACKS.has(method) && !recv.q?.some(isMarker));
+    for (const f of fnArgs) i.callback(f, this.callbackArgs(f, ownQs, method, recv, args, n), env, later);
     return this.result(n, env, ownQs, method, recv, args, line);
   }
 

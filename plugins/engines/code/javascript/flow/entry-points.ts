@@ -1,4 +1,23 @@
 import type { JsNode } from '../parser.js';
+import { type Flow, type V, ALL_CATS } from '../../python/flow/index.js';
+import { source } from './value.js';
+
+export type HandlerKind = 'express' | 'koa';
+
+/** A plain function's caller is other code, not a client: its parameters count for the code-running sinks only. */
+const LIBRARY_PARAM_CLEAN = new Set(ALL_CATS.filter((c) => !['cmdi', 'codeinj', 'deserialization', 'sqli'].includes(c)));
+
+/** How other code calls a function run as an entry point: a route handler (by its parameters' names), or a library function given data. */
+export function entryCall(fn: JsNode): HandlerKind | V[] {
+  const params = fn.params as JsNode[];
+  const names = params.map((p) => (p.type === 'Identifier' ? (p.name as string) : ''));
+  if (/^(ctx|context)$/.test(names[0] ?? '')) return 'koa';
+  if (/^(req|request)$/i.test(names[0] ?? '') && /^(res|response|reply)$/i.test(names[1] ?? '')) return 'express';
+  return params.map((p) => {
+    const v = source(`parameter ${p.type === 'Identifier' ? (p.name as string) : '(pattern)'}`, p);
+    return { flow: { ...(v.flow as Flow), clean: LIBRARY_PARAM_CLEAN } } as V;
+  });
+}
 
 /**
  * Which functions other code may call, and so run with parameters of unknown origin: the analysis

@@ -213,6 +213,15 @@ export abstract class JsExprEval {
 
   /** `obj.p` (p null: a computed name the analysis cannot fold). */
   read(obj: V, p: string | null, n: JsNode): V {
+    const v = this.readOwn(obj, p, n);
+    // a class's static members (a static method's `this.x = v`) and a module's exports (another module's
+    // `require('./m').x = v`) are set by code the analysis does not follow: not known here
+    const q = obj.q ?? [];
+    if (!q.some((x) => x === '<class>' || /^(module\.)?exports(\.|$)/.test(x)) && !(q.includes('module') && p === 'exports')) return v;
+    return { ...join(v, unknownOrigin(`a member of ${q[0]}, which other code may set`, lineOf(n))), ...(v.q ? { q: v.q } : {}) };
+  }
+
+  private readOwn(obj: V, p: string | null, n: JsNode): V {
     const q = obj.q ?? [];
     if (q.includes('<request>')) {
       if (p !== null && REQUEST_DATA.has(p)) return { ...source(`req.${p}`, n), ...(REQUEST_CONTAINERS.has(p) ? { keys: new Map() } : {}) };

@@ -1,22 +1,21 @@
 import { isBuiltin } from 'node:module';
 import type { JsNode } from '../parser.js';
 import type { JsResolver } from '../resolve.js';
-import { type Flow, type V, carried, join, konst, mix, truthy, unknownOrigin, ALL_CATS } from '../../python/flow/index.js';
+import { type V, carried, join, konst, mix, truthy, unknownOrigin } from '../../python/flow/index.js';
 import { JsExprEval, share } from './expr.js';
 import { refine } from './guards.js';
 import { JsCalls } from './calls.js';
-import { JEnv, type JV, joinJ, joinJEnv, lineOf, source } from './value.js';
+import { JEnv, type JV, JsFlowBudgetError, joinJ, joinJEnv, lineOf, source } from './value.js';
 import { Jumps, type LoopParts, joinAll, runLoop } from './jumps.js';
 import { type TryCtx, seen, tryStatement } from './try.js';
 import { SECRET_NAMES } from './tables.js';
-import { calleeOnlyNames, escapes } from './entry-points.js';
+import { type HandlerKind, calleeOnlyNames, entryCall, escapes } from './entry-points.js';
+import { type SharedNames, sharedNames, sharedScope } from './shared-state.js';
 
-/** A plain function's caller is other code, not a client: its parameters count for the code-running sinks only. */
-const LIBRARY_PARAM_CLEAN = new Set(ALL_CATS.filter((c) => !['cmdi', 'codeinj', 'deserialization', 'sqli'].includes(c)));
 const MAX_DEPTH = 4;
+/** Scopes one function may run from as an entry point before the analysis gives up (fails closed). */
+const MAX_ENTRY_SCOPES = 8;
 const FUNCTIONS = new Set(['FunctionDeclaration', 'FunctionExpression', 'ArrowFunctionExpression']);
-
-export type HandlerKind = 'express' | 'koa';
 
 interface Frame {
   returns: V | null;
@@ -38,8 +37,12 @@ export class JsFlowInterp extends JsExprEval {
   readonly tries: TryCtx[] = [];
   private readonly active = new Set<JsNode>();
   readonly ran = new Set<JsNode>();
-  private readonly scopes = new Map<JsNode, JEnv>();
+  /** every scope a function value was made in: a nested function of a function called twice has two */
+  private readonly scopes = new Map<JsNode, JEnv[]>();
   private readonly calls: JsCalls;
+  private shared: SharedNames = { rebound: new Set(), changed: new Set(), inner: new Set() };
+  /** route handlers and callbacks that run after the code registering them went on: run again from where it ended */
+  private readonly later: Array<{ fv: JV; args: V[]; kind?: HandlerKind }> = [];
 
   constructor(r: JsResolver, private readonly order: readonly JsNode[]) {
     super(r);
@@ -47,40 +50,49 @@ export class JsFlowInterp extends JsExprEval {
   }
 
   run(program: JsNode): void {
+    this.shared = sharedNames(this.order);
     const env = new JEnv();
     this.frames.push({ returns: null, plainResponse: false });
     this.block(program.body as JsNode[], env);
     this.frames.pop();
     // every function nothing ran is an entry point (an export, a handler registered elsewhere), and so
-    // is one that ran but other code may call too (exported, stored, returned): its callers are not all here
-    const entered = new Set<JsNode>();
+    // is one that ran but other code may call too (exported, stored, returned): its callers are not all
+    // here; it runs from every scope it was made in (a nested function of a function called twice closes
+    // over either call's names); a handler or callback registered runs again from the state its registrar
+    // left, since a request or an event comes after that code finished
+    const entered = new Map<JsNode, Set<JEnv>>();
     const callees = calleeOnlyNames(this.order);
-    for (let pass = 0; pass < 3; pass++) {
-      let any = false;
-      for (const fn of this.order) {
-        if (!FUNCTIONS.has(fn.type) || entered.has(fn) || (this.ran.has(fn) && !escapes(fn, callees))) continue;
+    for (let pass = 0, again = 0, any = true; any; pass++) {
+      any = false;
+      for (; again < this.later.length; again++) {
+        const { fv, args, kind } = this.later[again];
+        const scope = sharedScope(fv.scope as JEnv, this.shared, lineOf(fv.jfn as JsNode));
+        if (kind) this.handler({ ...fv, scope }, kind, scope, false);
+        else this.invoke({ ...fv, scope }, args);
         any = true;
-        entered.add(fn);
-        this.entry(fn, (this.scopes.get(fn) ?? env).child());
       }
-      if (!any) break;
+      for (const fn of this.order) {
+        if (!FUNCTIONS.has(fn.type) || (this.ran.has(fn) && !escapes(fn, callees))) continue;
+        const done = entered.get(fn) ?? entered.set(fn, new Set()).get(fn) as Set<JEnv>;
+        for (const scope of this.scopes.get(fn) ?? [env]) {
+          if (done.has(scope)) continue;
+          if (done.size >= MAX_ENTRY_SCOPES) throw new JsFlowBudgetError();
+          any = true;
+          done.add(scope);
+          this.entry(fn, sharedScope(scope, this.shared, lineOf(fn)).child());
+        }
+      }
     }
   }
 
   private entry(fn: JsNode, env: JEnv): void {
-    const params = fn.params as JsNode[];
-    const names = params.map((p) => (p.type === 'Identifier' ? (p.name as string) : ''));
-    if (/^(ctx|context)$/.test(names[0] ?? '')) return void this.handler({ jfn: fn, scope: env }, 'koa', env);
-    if (/^(req|request)$/i.test(names[0] ?? '') && /^(res|response|reply)$/i.test(names[1] ?? '')) return void this.handler({ jfn: fn, scope: env }, 'express', env);
-    const args = params.map((p) => {
-      const v = source(`parameter ${p.type === 'Identifier' ? (p.name as string) : '(pattern)'}`, p);
-      return { flow: { ...(v.flow as Flow), clean: LIBRARY_PARAM_CLEAN } } as V;
-    });
-    this.invoke({ jfn: fn, scope: env }, args);
+    const how = entryCall(fn);
+    if (Array.isArray(how)) this.invoke({ jfn: fn, scope: env }, how);
+    else this.handler({ jfn: fn, scope: env }, how, env, false);
   }
 
   /** Runs a route handler: Express/node:http (req, res, next) or Koa (ctx, next). */
-  handler(fv: JV, kind: HandlerKind, env: JEnv): void {
+  handler(fv: JV, kind: HandlerKind, env: JEnv, again = true): void {
     const fn = fv.jfn as JsNode;
     const params = fn.params as JsNode[];
     const first = params[0]?.type === 'Identifier' ? (params[0].name as string) : '';
@@ -90,7 +102,9 @@ export class JsFlowInterp extends JsExprEval {
       args = [{ q: ['<request>'] }, { q: ['<response>'] }, unknownOrigin('next', lineOf(fn))];
       if (params.length === 4 && /^err/i.test(first)) args.unshift(unknownOrigin('an error', lineOf(fn)));
     }
-    this.invoke({ ...fv, scope: fv.scope ?? env }, args);
+    const scope = fv.scope ?? env;
+    if (again) this.later.push({ fv: { ...fv, scope }, args, kind });
+    this.invoke({ ...fv, scope: sharedScope(scope, this.shared, lineOf(fn)) }, args);
   }
 
   /** Interprets a call of a function of this file; null when it is not interpreted (depth, recursion). */
@@ -138,8 +152,15 @@ export class JsFlowInterp extends JsExprEval {
    * Runs a callback a library calls (`fs.readFile(p, (err, data) => …)`, `arr.forEach(…)`): it may
    * have run, so what it writes to the names it shares with the caller is joined into the caller's.
    */
-  callback(fv: JV, args: V[], env: JEnv): void {
-    this.invoke({ ...fv, scope: fv.scope ?? env }, args, true);
+  callback(fv: JV, args: V[], env: JEnv, later: boolean): void {
+    const scope = fv.scope ?? env;
+    if (!later) return void this.invoke({ ...fv, scope }, args, true);
+    this.later.push({ fv: { ...fv, scope }, args });
+    const shared = sharedScope(scope, this.shared, lineOf(fv.jfn as JsNode));
+    const before = new Map(shared);
+    this.invoke({ ...fv, scope: shared }, args, true);
+    // what it wrote back landed on the shared view of the caller's names: the caller's own take it
+    if (shared !== scope) for (const [k, v] of shared) if (v !== before.get(k)) scope.set(k, joinJ(scope.get(k) ?? v, v));
   }
 
   call(n: JsNode, env: JEnv): V {
@@ -151,13 +172,14 @@ export class JsFlowInterp extends JsExprEval {
       this.classBody(n, env);
       return { q: ['<class>'] };
     }
-    if (!this.scopes.has(n)) this.scopes.set(n, env);
+    const list = this.scopes.get(n) ?? this.scopes.set(n, []).get(n) as JEnv[];
+    if (!list.includes(env)) list.push(env);
     return { jfn: n, scope: env };
   }
 
   private classBody(n: JsNode, env: JEnv): void {
     for (const m of ((n.body as JsNode).body as JsNode[]) ?? []) {
-      if (m.type === 'MethodDefinition' && m.value) this.scopes.set(m.value as JsNode, env);
+      if (m.type === 'MethodDefinition' && m.value) this.functionValue(m.value as JsNode, env);
       else if (m.type === 'PropertyDefinition' && m.value) this.ev(m.value as JsNode, env);
     }
   }
