@@ -14,6 +14,7 @@ import './rule-tables/javascript-value-flows.js';
 import './rule-tables/javascript-with-and-data-urls.js';
 import './rule-tables/launchers.js';
 import './rule-tables/python-code-runners.js';
+import './rule-tables/python-entry-scopes.js';
 import './rule-tables/python-hidden-code.js';
 import './rule-tables/python-import-shadow.js';
 import './rule-tables/python-process-libraries.js';

@@ -37,6 +37,20 @@ export interface Queued {
   late?: Env;
 }
 
+/** Runs of one entry point (each from scopes that queued it after its last run) before the analysis gives up. */
+export const MAX_ENTRY_RUNS = 8;
+
+/** The scope `q` runs from, joined with every scope still waiting to run its function (taken off the queue). */
+export function joinWaiting(q: Queued, queue: Queued[]): Env {
+  const scopeOf = (x: Queued): Env => (x.late ? joinEnv(x.env, x.late) : x.env);
+  let env = scopeOf(q);
+  for (let i = 0; i < queue.length; ) {
+    if (queue[i].def !== q.def) i++;
+    else env = joinEnv(env, scopeOf(queue.splice(i, 1)[0]));
+  }
+  return env;
+}
+
 /**
  * Calls of the Python flow analysis: sources, sanitisers and library calls by their qualified names,
  * and functions, methods and classes of the same file interpreted in place with the arguments given

@@ -1,8 +1,8 @@
 import { type PyNode, field } from '../parser.js';
 import { namedChildren } from './kids.js';
 import type { Resolver } from '../resolve.js';
-import { lineOf, source } from './expr.js';
-import { CallEval, type Frame, type Queued } from './calls.js';
+import { FlowBudgetError, lineOf, source } from './expr.js';
+import { CallEval, MAX_ENTRY_RUNS, type Frame, type Queued, joinWaiting } from './calls.js';
 import { dropAttrs } from './classes.js';
 import { checkSinks, isQuery, sessionStore } from './sinks.js';
 import { refine } from './guards.js';
@@ -44,7 +44,6 @@ export class FlowInterp extends CallEval {
   private loops: LoopCtx[] = [];
   private tries: TryCtx[] = [];
   private readonly queue: Queued[] = [];
-  private readonly done = new Set<PyNode>();
 
   constructor(r: Resolver, private readonly calledNames: ReadonlySet<string>) {
     super(r);
@@ -55,11 +54,16 @@ export class FlowInterp extends CallEval {
     this.frames.push({ returns: null, exit: null });
     this.closeDefs(this.frames[0], this.block(root, new Map()));
     this.frames.pop();
+    // a function queued from several scopes (a nested function of a function inlined at several calls)
+    // closes over the names of each: it runs once from the join of those waiting, again from each queued
+    // after it ran, and past a bound the analysis gives up (fails closed)
+    const runs = new Map<PyNode, number>();
     while (this.queue.length) {
-      const { def, env, late } = this.queue.shift() as Queued;
-      if (this.done.has(def)) continue;
-      this.done.add(def);
-      this.entry(def, late ? joinEnv(env, late) : env);
+      const q = this.queue.shift() as Queued;
+      const env = joinWaiting(q, this.queue);
+      runs.set(q.def, (runs.get(q.def) ?? 0) + 1);
+      if ((runs.get(q.def) as number) > MAX_ENTRY_RUNS) throw new FlowBudgetError();
+      this.entry(q.def, env);
     }
   }
 
@@ -72,7 +76,7 @@ export class FlowInterp extends CallEval {
 
   /** A lambda: a function value; other code may call it too, so it is an entry point as well. */
   lambdaValue(n: PyNode, env: Env): V {
-    if (!this.done.has(n)) this.enqueue(n, env);
+    this.enqueue(n, env);
     return { fn: n };
   }
 
