@@ -5,8 +5,8 @@ import { blockedOverHttp, pick, ruleTable } from '../rule-table.js';
  * JavaScript): one Express handler stores request data in a module-level object, array, Map, Set, `let`,
  * closure variable, class static field or `module.exports`, another runs a command read from it. Most
  * unsafe rows were admitted before (the reader saw the module's first value, 'ls'); so were the rows where
- * a timer, or a handler, reads a name the module rebinds after registering it, and a function made in two
- * scopes (entered only from the first). The nested member, Map, Set, Object.assign, alias and globalThis
+ * a timer, or a handler, reads a name the module rebinds after registering it, a function made in a branch
+ * (entered from the branch's copy of the names), and one made in two scopes (entered only from the first). The nested member, Map, Set, Object.assign, alias and globalThis
  * rows blocked already and stay as near misses. The safe rows are state nobody writes: it stays constant.
  * Handlers written for this test.
  */
@@ -39,6 +39,7 @@ const UNSAFE: Array<[name: string, src: string, rule: string]> = [
   ['a closure variable of two nested handlers', `${HEAD}function routes(app) {\n  let cmd = 'ls';\n  app.post('/set', (req, res) => { cmd = req.body.cmd; res.end(); });\n  app.get('/run', (req, res) => { child_process.exec(cmd); res.end(); });\n}\nmodule.exports = routes;\n`, RULE],
   ['a timer reads what a handler wrote', `${HEAD}const CONFIG = { cmd: 'ls' };\napp.post('/set', (req, res) => { CONFIG.cmd = req.body.cmd; res.end(); });\nsetInterval(() => child_process.exec(CONFIG.cmd), 1000);\n`, RULE],
   ['a handler reads a name rebound after it', `${HEAD}let CMD = 'ls';\napp.get('/run', (req, res) => { child_process.exec(CMD); res.end(); });\nCMD = process.argv[2];\n`, 'javascript.flow.cmdi'],
+  ['a function made in a branch, a name rebound after it', "const { exec } = require('child_process');\nlet cmd = 'ls';\nlet f;\nif (Math.random() > 0.5) { f = () => exec(cmd); }\ncmd = process.argv[2];\nmodule.exports = f;\n", 'javascript.flow.cmdi'],
   ['a function made in two scopes', "const { exec } = require('child_process');\nfunction mk(cmd) { return () => exec(cmd); }\nexports.safe = mk('ls');\nexports.make = function (c) { return mk(c); };\n", 'javascript.flow.cmdi'],
 ];
 
@@ -50,6 +51,7 @@ const SAFE: Array<[name: string, src: string]> = [
   ['a local object of the writer', two("const CONFIG = { cmd: 'ls' };", 'const mine = {}; mine.cmd = req.body.cmd', 'CONFIG.cmd')],
   ['a module object set up at top level', two("const CONFIG = {};\nCONFIG.cmd = 'ls';", 'res.set("x", "y")', 'CONFIG.cmd')],
   ['a timer of a constant nobody writes', `${HEAD}const CONFIG = { cmd: 'ls' };\nsetInterval(() => child_process.exec(CONFIG.cmd), 1000);\n`],
+  ['a function made in a branch, constants after it', "const { exec } = require('child_process');\nlet cmd = 'ls';\nlet f;\nif (Math.random() > 0.5) { f = () => exec(cmd); }\ncmd = 'pwd';\nmodule.exports = f;\n"],
   ['a function made in two constant scopes', "const { exec } = require('child_process');\nfunction mk(cmd) { return () => exec(cmd); }\nexports.a = mk('ls');\nexports.b = mk('pwd');\n"],
 ];
 

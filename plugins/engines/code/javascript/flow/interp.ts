@@ -66,7 +66,7 @@ export class JsFlowInterp extends JsExprEval {
       any = false;
       for (; again < this.later.length; again++) {
         const { fv, args, kind } = this.later[again];
-        const scope = sharedScope(fv.scope as JEnv, this.shared, lineOf(fv.jfn as JsNode));
+        const scope = sharedScope((fv.scope as JEnv).later(), this.shared, lineOf(fv.jfn as JsNode));
         if (kind) this.handler({ ...fv, scope }, kind, scope, false);
         else this.invoke({ ...fv, scope }, args);
         any = true;
@@ -79,7 +79,7 @@ export class JsFlowInterp extends JsExprEval {
           if (done.size >= MAX_ENTRY_SCOPES) throw new JsFlowBudgetError();
           any = true;
           done.add(scope);
-          this.entry(fn, sharedScope(scope, this.shared, lineOf(fn)).child());
+          this.entry(fn, sharedScope(scope.later(), this.shared, lineOf(fn)).child());
         }
       }
     }

@@ -36,9 +36,23 @@ export class JEnv extends Map<string, V> {
     return super.has(k);
   }
 
+  /** The scope a branch's copy was made from, which the code after the branch goes on in. */
+  home?: JEnv;
+
   /** A copy for one branch: same enclosing scope, own names copied. */
   fork(): JEnv {
-    return new JEnv(this.parent, this);
+    const out = new JEnv(this.parent, this);
+    out.home = this.home ?? this;
+    return out;
+  }
+
+  /**
+   * Where a function made here runs from when it is called later: a branch's copy is left behind
+   * when the branch ends (`if (c) f = () => exec(cmd); cmd = v;`), so its names are joined with
+   * those of the scope the code went on in, as that code left them.
+   */
+  later(): JEnv {
+    return this.home && this.home.parent === this.parent ? joinJEnv(this, this.home) : this;
   }
 
   /** The scope of a function called from here. */
@@ -81,6 +95,7 @@ export function joinJ(a: JV, b: JV): JV {
 /** Two forks of one scope after a branch: a name either side rebound holds what either gave it. */
 export function joinJEnv(a: JEnv, b: JEnv): JEnv {
   const out = new JEnv(a.parent);
+  out.home = a.home ?? a;
   for (const [k, v] of a) {
     const w = b.get(k);
     out.set(k, w ? joinJ(v, w) : v);
