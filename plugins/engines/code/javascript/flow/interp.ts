@@ -5,7 +5,7 @@ import { type V, carried, join, konst, mix, truthy, unknownOrigin } from '../../
 import { JsExprEval, share } from './expr.js';
 import { refine } from './guards.js';
 import { JsCalls } from './calls.js';
-import { JEnv, type JV, JsFlowBudgetError, joinJ, joinJEnv, lineOf, source } from './value.js';
+import { JEnv, type JV, joinJ, joinJEnv, lineOf, source } from './value.js';
 import { Jumps, type LoopParts, joinAll, runLoop } from './jumps.js';
 import { type TryCtx, seen, tryStatement } from './try.js';
 import { SECRET_NAMES } from './tables.js';
@@ -13,8 +13,6 @@ import { type HandlerKind, calleeOnlyNames, entryCall, escapes } from './entry-p
 import { type SharedNames, sharedNames, sharedScope } from './shared-state.js';
 
 const MAX_DEPTH = 4;
-/** Scopes one function may run from as an entry point before the analysis gives up (fails closed). */
-const MAX_ENTRY_SCOPES = 8;
 const FUNCTIONS = new Set(['FunctionDeclaration', 'FunctionExpression', 'ArrowFunctionExpression']);
 
 interface Frame {
@@ -59,10 +57,10 @@ export class JsFlowInterp extends JsExprEval {
     // is one that ran but other code may call too (exported, stored, returned): its callers are not all
     // here; it runs from every scope it was made in (a nested function of a function called twice closes
     // over either call's names); a handler or callback registered runs again from the state its registrar
-    // left, since a request or an event comes after that code finished
+    // left, since a request or an event comes after that code finished (the step budget bounds the runs)
     const entered = new Map<JsNode, Set<JEnv>>();
     const callees = calleeOnlyNames(this.order);
-    for (let pass = 0, again = 0, any = true; any; pass++) {
+    for (let again = 0, any = true; any; ) {
       any = false;
       for (; again < this.later.length; again++) {
         const { fv, args, kind } = this.later[again];
@@ -76,7 +74,6 @@ export class JsFlowInterp extends JsExprEval {
         const done = entered.get(fn) ?? entered.set(fn, new Set()).get(fn) as Set<JEnv>;
         for (const scope of this.scopes.get(fn) ?? [env]) {
           if (done.has(scope)) continue;
-          if (done.size >= MAX_ENTRY_SCOPES) throw new JsFlowBudgetError();
           any = true;
           done.add(scope);
           this.entry(fn, sharedScope(scope.later(), this.shared, lineOf(fn)).child());

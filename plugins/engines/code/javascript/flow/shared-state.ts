@@ -58,9 +58,12 @@ function onlyRead(top: JsNode): boolean {
   return false;
 }
 
-/** Whether a node lies inside a function (the module's own code runs once, in order, as the analysis sees it). */
+/**
+ * Whether a node lies inside a function or an instance field's initialiser, which runs at each `new`
+ * (the module's own code runs once, in order, as the analysis sees it).
+ */
 function inFunction(n: JsNode): boolean {
-  for (let p = n.parent as JsNode | undefined; p; p = p.parent as JsNode | undefined) if (FUNCTIONS.has(p.type)) return true;
+  for (let p = n.parent as JsNode | undefined; p; p = p.parent as JsNode | undefined) if (FUNCTIONS.has(p.type) || (p.type === 'PropertyDefinition' && !p.static)) return true;
   return false;
 }
 

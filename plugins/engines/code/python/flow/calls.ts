@@ -37,9 +37,6 @@ export interface Queued {
   late?: Env;
 }
 
-/** Runs of one entry point (each from scopes that queued it after its last run) before the analysis gives up. */
-export const MAX_ENTRY_RUNS = 8;
-
 /** The scope `q` runs from, joined with every scope still waiting to run its function (taken off the queue). */
 export function joinWaiting(q: Queued, queue: Queued[]): Env {
   const scopeOf = (x: Queued): Env => (x.late ? joinEnv(x.env, x.late) : x.env);

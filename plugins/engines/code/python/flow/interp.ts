@@ -1,8 +1,8 @@
 import { type PyNode, field } from '../parser.js';
 import { namedChildren } from './kids.js';
 import type { Resolver } from '../resolve.js';
-import { FlowBudgetError, lineOf, source } from './expr.js';
-import { CallEval, MAX_ENTRY_RUNS, type Frame, type Queued, joinWaiting } from './calls.js';
+import { lineOf, source } from './expr.js';
+import { CallEval, type Frame, type Queued, joinWaiting } from './calls.js';
 import { dropAttrs } from './classes.js';
 import { checkSinks, isQuery, sessionStore } from './sinks.js';
 import { refine } from './guards.js';
@@ -55,14 +55,11 @@ export class FlowInterp extends CallEval {
     this.closeDefs(this.frames[0], this.block(root, new Map()));
     this.frames.pop();
     // a function queued from several scopes (a nested function of a function inlined at several calls)
-    // closes over the names of each: it runs once from the join of those waiting, again from each queued
-    // after it ran, and past a bound the analysis gives up (fails closed)
-    const runs = new Map<PyNode, number>();
+    // closes over the names of each: it runs once from the join of those waiting, and again from those
+    // queued after it ran (the step budget bounds the runs: past it the analysis fails closed)
     while (this.queue.length) {
       const q = this.queue.shift() as Queued;
       const env = joinWaiting(q, this.queue);
-      runs.set(q.def, (runs.get(q.def) ?? 0) + 1);
-      if ((runs.get(q.def) as number) > MAX_ENTRY_RUNS) throw new FlowBudgetError();
       this.entry(q.def, env);
     }
   }
