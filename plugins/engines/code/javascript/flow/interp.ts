@@ -10,7 +10,7 @@ import { Jumps, type LoopParts, joinAll, runLoop } from './jumps.js';
 import { type TryCtx, seen, tryStatement } from './try.js';
 import { SECRET_NAMES } from './tables.js';
 import { type HandlerKind, calleeOnlyNames, entryCall, escapes } from './entry-points.js';
-import { type SharedNames, sharedNames, sharedScope } from './shared-state.js';
+import { type SharedNames, sharedNames, sharedScope, widenHeld } from './shared-state.js';
 
 const MAX_DEPTH = 4;
 const FUNCTIONS = new Set(['FunctionDeclaration', 'FunctionExpression', 'ArrowFunctionExpression']);
@@ -53,6 +53,7 @@ export class JsFlowInterp extends JsExprEval {
     this.frames.push({ returns: null, plainResponse: false });
     this.block(program.body as JsNode[], env);
     this.frames.pop();
+    const held = (): JEnv[] => [env, ...[...this.scopes.values()].flat(), ...this.later.map((l) => l.fv.scope as JEnv)];
     // every function nothing ran is an entry point (an export, a handler registered elsewhere), and so
     // is one that ran but other code may call too (exported, stored, returned): its callers are not all
     // here; it runs from every scope it was made in (a nested function of a function called twice closes
@@ -62,6 +63,7 @@ export class JsFlowInterp extends JsExprEval {
     const callees = calleeOnlyNames(this.order);
     for (let again = 0, any = true; any; ) {
       any = false;
+      widenHeld(held(), this.shared, 1);
       for (; again < this.later.length; again++) {
         const { fv, args, kind } = this.later[again];
         const scope = sharedScope((fv.scope as JEnv).later(), this.shared, lineOf(fv.jfn as JsNode));

@@ -98,6 +98,14 @@ function assignedPattern(n: JsNode): boolean {
 export function sharedNames(order: readonly JsNode[]): SharedNames {
   const out: SharedNames = { rebound: new Set(), changed: new Set(), inner: new Set() };
   for (const n of order) {
+    // an object the module exports may be changed by any module importing it
+    if (n.type === 'ExportNamedDeclaration' || n.type === 'ExportDefaultDeclaration') {
+      const d = n.declaration as JsNode | null;
+      if (d?.type === 'VariableDeclaration') for (const v of d.declarations as JsNode[]) for (const id of patternNames(v.id as JsNode)) out.changed.add(id);
+      if (d?.type === 'Identifier') out.changed.add(d.name as string);
+      for (const sp of (n.specifiers as JsNode[] | undefined) ?? []) if ((sp.local as JsNode)?.type === 'Identifier') out.changed.add((sp.local as JsNode).name as string);
+      continue;
+    }
     // `this.x = v` in a static method or block of a class changes the class itself
     if (n.type === 'ThisExpression' && inFunction(n)) {
       const cls = staticClassOf(n);
@@ -152,6 +160,19 @@ function staticClassOf(n: JsNode): string | null {
 }
 
 /**
+ * Once the module's code has run, every scope a function closes over is as entry points find it: its
+ * own names some function may change are widened where they are held, so a helper a handler calls in
+ * place (`function run() { exec(CONFIG.cmd) }`), which closes over that scope and not the handler's, sees them too.
+ */
+export function widenHeld(scopes: Iterable<JEnv>, names: SharedNames, line: number): void {
+  for (const env of new Set(scopes)) {
+    const own = new JEnv(null, env);
+    const view = sharedScope(own, names, line);
+    if (view !== own) for (const [k, w] of view) env.set(k, w);
+  }
+}
+
+/**
  * The scope an entry point, a route handler or a later callback runs from: each name of `scope` that
  * some function may change holds, beside what it held, data of unknown origin (a rebound name), or
  * is an object other code may change (its members of unknown origin).
@@ -176,4 +197,15 @@ export function sharedScope(scope: JEnv, names: SharedNames, line: number): JEnv
 function nested(v: V, why: string, line: number, depth = 0): V {
   const one = (m: V): V => (m.keys || m.items ? (depth < 4 ? { ...nested(m, why, line, depth + 1), unk: join(m, unknownOrigin(why, line)).unk, esc: true } as JV : join(m, unknownOrigin(why, line))) : m);
   return { ...(v.keys ? { keys: new Map([...v.keys].map(([k, m]) => [k, one(m)])) } : {}), ...(v.items ? { items: v.items.map(one) } : {}) };
+}
+
+function patternNames(p: JsNode): string[] {
+  switch (p.type) {
+    case 'Identifier': return [p.name as string];
+    case 'ObjectPattern': return (p.properties as JsNode[]).flatMap((x) => patternNames((x.type === 'RestElement' ? x.argument : x.value) as JsNode));
+    case 'ArrayPattern': return (p.elements as Array<JsNode | null>).flatMap((x) => (x ? patternNames(x) : []));
+    case 'RestElement': return patternNames(p.argument as JsNode);
+    case 'AssignmentPattern': return patternNames(p.left as JsNode);
+  }
+  return [];
 }
