@@ -12,3 +12,4 @@ import './unit/javascript-source-text.js';
 import './unit/python-rules.js';
 import './unit/python-tree-copy.js';
 import './unit/verdict.js';
+import './unit/javascript-shared-names.js';
