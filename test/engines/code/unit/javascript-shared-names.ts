@@ -33,6 +33,8 @@ t.test('writes inside functions are found, however spelled', async (t) => {
     ['a static method writing this', 'class C { static put(v) { this.k = v; } }'],
     ['an instance field initialiser', 'const O = {}; class C { x = (O.k = 1); }'],
     ['an ESM export', 'export const O = { k: 1 };'],
+    ["its own method writing this", "const O = { k: 'a', toString() { this.k = globalThis.v; return ''; } };"],
+    ['handed to a template tag', 'const O = {}; function f() { return tag`${O}`; }'],
   ];
   for (const [name, src] of changed) {
     // the name the row's function changes: its first declared name

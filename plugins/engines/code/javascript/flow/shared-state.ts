@@ -35,9 +35,11 @@ function onlyRead(top: JsNode): boolean {
   const key = top.parentKey as string;
   if (!p) return true;
   switch (p.type) {
+    case 'TemplateLiteral':
+      // a tag gets the values themselves
+      return (p.parent as JsNode | undefined)?.type !== 'TaggedTemplateExpression';
     case 'BinaryExpression':
     case 'UnaryExpression':
-    case 'TemplateLiteral':
     case 'IfStatement':
     case 'WhileStatement':
     case 'DoWhileStatement':
@@ -108,7 +110,7 @@ export function sharedNames(order: readonly JsNode[]): SharedNames {
     }
     // `this.x = v` in a static method or block of a class changes the class itself
     if (n.type === 'ThisExpression' && inFunction(n)) {
-      const cls = staticClassOf(n);
+      const cls = staticClassOf(n) ?? literalOf(n);
       if (cls) out.changed.add(cls);
       continue;
     }
@@ -137,6 +139,18 @@ export function sharedNames(order: readonly JsNode[]): SharedNames {
     } else if (!onlyRead(top)) out.inner.add(name);
   }
   return out;
+}
+
+/** The name an object literal is bound to whose method (a setter, `toString`, any) a `this` is in. */
+function literalOf(n: JsNode): string | null {
+  let p = n.parent as JsNode | undefined;
+  while (p && p.type !== 'FunctionExpression' && p.type !== 'FunctionDeclaration') p = p.parent as JsNode | undefined;
+  const prop = p?.parent as JsNode | undefined;
+  const obj = prop?.type === 'Property' ? (prop.parent as JsNode | undefined) : undefined;
+  const decl = obj?.type === 'ObjectExpression' ? (obj.parent as JsNode | undefined) : undefined;
+  if (decl?.type === 'VariableDeclarator' && (decl.id as JsNode).type === 'Identifier') return (decl.id as JsNode).name as string;
+  if (decl?.type === 'AssignmentExpression' && (decl.left as JsNode).type === 'Identifier') return (decl.left as JsNode).name as string;
+  return null;
 }
 
 /** The class whose static method or static block a `this` is in. */
