@@ -1,4 +1,4 @@
-import type { A2AAgentMessage, A2AVerdictResponse } from '../../schemas/gen/a2a.gen.js';
+import type { A2AAgentMessage, A2AVerdictResponse } from '../../schemas/gen/index.js';
 
 /**
  * The A2A wire shapes. Validation of an AgentMessage is the ajv schema

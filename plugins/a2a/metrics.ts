@@ -1,6 +1,6 @@
 import type { Counter, Histogram } from 'prom-client';
 import type { Metrics } from '../../core/obs/metrics.js';
-import type { A2AMetricsResponse } from '../../schemas/gen/a2a.gen.js';
+import type { A2AMetricsResponse } from '../../schemas/gen/index.js';
 import type { VerdictStatus } from './message.js';
 
 /**

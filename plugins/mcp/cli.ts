@@ -5,7 +5,7 @@ import { readJsonFile } from '../../core/json/syntax.js';
 import { insecureHttpOptIn, isLoopbackHost } from '../../core/http/loopback.js';
 import { listTools, McpClientError, toolsFromSaved } from './client.js';
 import { SERVER_NAME } from './config.js';
-import type { McpPinResponse, McpToolsResponse } from '../../packages/client/src/types.gen.js';
+import type { McpPinResponse, McpToolsResponse } from '../../schemas/gen/index.js';
 import { exitCode, pinsOf, renderSarif, renderText, scan, type PinFile, type ServerInput } from './scan.js';
 
 /**
@@ -230,7 +230,7 @@ export const mcpApproveCommand: Command = defineCommand({
     // the generated client (packages/client), as `verify` uses it: the route's path, credential and
     // error shape come from the route table, and a server or tool name that is a `.`/`..` segment is
     // refused before anything is sent (in a raw URL it would be resolved away and call another route)
-    const [{ ProofgateClient }, { ProofgateError }] = await Promise.all([import('../../packages/client/src/client.gen.js'), import('../../packages/client/src/base.js')]);
+    const { ProofgateClient, ProofgateError } = await import('../../packages/client/src/index.js');
     // one attempt: an operator's command reports the status it got rather than waiting out a 503
     const client = new ProofgateClient({ baseUrl: values.url, apiKey: key, retries: 0, allowInsecureHttp: optIn.allow });
     let body: McpPinResponse | McpToolsResponse;
