@@ -9,6 +9,9 @@
 # and worker threads the tests start: V8's compile cache (Node >= 22.1) lets them reuse the code the
 # first compiled instead of compiling it again (~12% less CPU over a run of 40 files here). It is
 # keyed by each file's content; tap's own state directory holds it.
+# every Python analysis of the suite also runs its flow analysis without the filters of flow/prefilter.ts
+# and throws where a finding differs: the filters may only skip work that finds nothing
+export PROOFGATE_FLOW_FILTER_CHECK="${PROOFGATE_FLOW_FILTER_CHECK:-1}"
 export NODE_COMPILE_CACHE="${NODE_COMPILE_CACHE:-$(pwd)/.tap/compile-cache}"
 if [ "$#" -gt 0 ]; then exec npx tap "$@"; fi
 log=$(mktemp)

@@ -14,6 +14,7 @@ import { isCredentialValue, isSecretName } from '../secrets.js';
 import type { Analysis, Finding, Severity } from '../types.js';
 import { normaliseFindings } from '../types.js';
 import { flowFindings } from './flow/index.js';
+import { SinkNames } from './flow/prefilter.js';
 
 /**
  * Dunder attributes that walk from an ordinary object to builtins, globals or other classes. A Map,
@@ -284,6 +285,22 @@ class PythonAnalysis {
   }
 }
 
+const CHECK_FILTER = process.env.PROOFGATE_FLOW_FILTER_CHECK === '1';
+
+/**
+ * The flow analysis of a module, run only where it can see a sink (flow/prefilter.ts). With
+ * PROOFGATE_FLOW_FILTER_CHECK=1 (the test suite sets it) every answer is checked against the
+ * analysis without the filters, and a difference throws: the filters must never change a finding.
+ */
+function flowOf(root: PyNode, nodes: PyNode[], r: Resolver, presence: Finding[]): Finding[] {
+  const sinks = new SinkNames(nodes);
+  const out = sinks.anySink() ? flowFindings(root, nodes, r, presence, sinks) : presence;
+  if (CHECK_FILTER) {
+    const all = flowFindings(root, nodes, r, presence, null);
+    if (JSON.stringify(all) !== JSON.stringify(out)) throw new Error(`the flow filters changed the findings: ${JSON.stringify(all)} without them, ${JSON.stringify(out)} with them`);
+  }
+  return out;
+}
 let flowOn = true;
 /** Turns the source-to-sink flow analysis on or off for this thread (the bench compares both); returns the previous setting. */
 export function setPythonFlow(on: boolean): boolean {
@@ -314,7 +331,8 @@ export function analyzePythonSync(submitted: string): Analysis {
     a.run(parsed.nodes);
     // code CPython would reject is never answered safe, whatever tree-sitter accepted
     if (a.compile.error) return { language: 'python', parseOk: false, parser: 'tree-sitter-python', parseError: a.compile.error, findings: [] };
-    if (flowOn) return { language: 'python', parseOk: true, parser: 'tree-sitter-python', findings: normaliseFindings(flowFindings(parsed.root, parsed.nodes, a.r, a.findings)) };
+    // a module that names no sink has nothing for the flow analysis to decide (flow/prefilter.ts)
+    if (flowOn) return { language: 'python', parseOk: true, parser: 'tree-sitter-python', findings: normaliseFindings(flowOf(parsed.root, parsed.nodes, a.r, a.findings)) };
   } catch (err) {
     if (err instanceof AnalysisLimitError) {
       return { language: 'python', parseOk: true, parser: 'tree-sitter-python', findings: normaliseFindings(a?.findings ?? []), limitExceeded: true };

@@ -4,7 +4,7 @@ import { ExprEval, lineOf, source } from './expr.js';
 import { checkSinks, isQuery } from './sinks.js';
 import { configParser } from './config-parser.js';
 import { forget, listMethod, rootName, share } from './lists.js';
-import { localsOf, outerWrites, paramsOf, rebound } from './writes.js';
+import { localsOf, moduleWrites, outerWrites, paramsOf, rebound } from './writes.js';
 import { type Method, dropAttrs, instance, plainClass, settled } from './classes.js';
 import { type Env, type V, carried, join, joinEnv, konst, mix, raw, truthy, unknownOrigin } from './value.js';
 import { HASH_CTORS, NON_MUTATING, OWN_VALUES, REDIRECTS, CONVERTERS, DATA_METHODS, DECODERS, PURE_CALLS, PATH_CTORS, READ_METHODS, SANITISERS, SOURCE_CALLS, WEAK_RANDOM, namedSanitiser } from './tables.js';
@@ -34,12 +34,20 @@ export interface Frame {
 export interface Queued {
   def: PyNode;
   env: Env;
-  late?: Env;
+  /** the scope at its end, with the state other functions write shared (made when first read) */
+  late?: Late;
+}
+
+/** A scope's end state, shared by the functions it defined; the sharing is done once, when one of them runs. */
+export interface Late {
+  last: Env;
+  shared: Env | null;
+  line: number;
 }
 
 /** The scope `q` runs from, joined with every scope still waiting to run its function (taken off the queue). */
-export function joinWaiting(q: Queued, queue: Queued[]): Env {
-  const scopeOf = (x: Queued): Env => (x.late ? joinEnv(x.env, x.late) : x.env);
+export function joinWaiting(q: Queued, queue: Queued[], written: () => ReadonlySet<string>): Env {
+  const scopeOf = (x: Queued): Env => (x.late ? joinEnv(x.env, lateEnv(x.late, written)) : x.env);
   let env = scopeOf(q);
   for (let i = 0; i < queue.length; ) {
     if (queue[i].def !== q.def) i++;
@@ -49,14 +57,30 @@ export function joinWaiting(q: Queued, queue: Queued[]): Env {
 }
 
 /**
+ * What one entry point writes into the state it shares with others outlives its call (a handler's
+ * request): another may run after it, so that state is of unknown origin for them all.
+ */
+function lateEnv(l: Late, written: () => ReadonlySet<string>): Env {
+  if (l.shared) return l.shared;
+  const late = l.last;
+  for (const w of written()) for (const [k, v] of late) if (k === w || k.startsWith(`${w}.`)) share(k, v, 'changed by a function of the file, which may have run before', late, l.line);
+  return (l.shared = late);
+}
+
+/**
  * Calls of the Python flow analysis: sources, sanitisers and library calls by their qualified names,
  * and functions, methods and classes of the same file interpreted in place with the arguments given
  * (their summary for these arguments). Statements are the subclass's (interp.ts).
  */
 export abstract class CallEval extends ExprEval {
   protected frames: Frame[] = [];
-  /** names some function of the file writes into or calls a method of the file's classes on (writes.ts) */
-  protected written: ReadonlySet<string> = new Set();
+  private writtenSet: ReadonlySet<string> | null = null;
+  protected root: PyNode | null = null;
+  /**
+   * Names some function of the file writes into or calls a method of the file's classes on (writes.ts),
+   * made on first use: a module whose entry points the filter skipped needs none.
+   */
+  protected readonly written = (): ReadonlySet<string> => (this.writtenSet ??= this.root ? moduleWrites(this.root) : new Set());
   protected depth = 0;
   protected readonly active = new Set<PyNode>();
 
@@ -73,8 +97,7 @@ export abstract class CallEval extends ExprEval {
     if (!last) return;
     // what one entry point writes into the state it shares with others outlives its call (a handler's
     // request): another may run after it, so that state is of unknown origin for them all
-    const late = new Map(last);
-    for (const w of this.written) for (const [k, v] of late) if (k === w || k.startsWith(`${w}.`)) share(k, v, 'changed by a function of the file, which may have run before', late, lineOf(f.defs[0].def));
+    const late: Late = { last: new Map(last), shared: null, line: lineOf(f.defs[0].def) };
     for (const q of f.defs) q.late = late;
   }
 
@@ -120,6 +143,7 @@ export abstract class CallEval extends ExprEval {
     let method: string | null = null;
     let qs: string[];
     let callee: V;
+    let taken: { recv: V; method: string } | null = null;
     const attrFn = fn.type === 'attribute' ? this.ev(field(fn, 'object'), env) : null;
     const own = attrFn?.inst ? attrFn.attrs?.get((field(fn, 'attribute') as PyNode).text) : undefined;
     if (own) {
@@ -134,6 +158,12 @@ export abstract class CallEval extends ExprEval {
     } else {
       callee = this.ev(fn, env);
       qs = callee.q ?? [];
+      // a sink method taken as a value is that method called on its receiver (for the sink rules)
+      if (callee.bm) {
+        const { recv: r, method: m } = callee.bm;
+        taken = callee.bm;
+        if (r.q) qs = r.q.map((q) => `${q}.${m}`);
+      }
     }
     // a plain class of this file: its code is what runs, so it is interpreted, not matched as a sink
     if (callee.cls && plainClass(callee.cls)) return this.construct(callee.cls, args, kw, all, env, n);
@@ -141,7 +171,7 @@ export abstract class CallEval extends ExprEval {
     const m = cls && method ? plainClass(cls)?.get(method) : undefined;
     if (m && recv && !(recv.cls && !m.isStatic)) return this.callMethod(m, recv, args, kw, all, env, n, field(fn, 'object') as PyNode);
     // past a `*splat` every position may be any of its elements
-    checkSinks(this.hits, { node: n, qs, method, recv, args: splat ? [...args, splat, splat, splat] : args, kw });
+    checkSinks(this.hits, { node: n, qs, method: method ?? taken?.method ?? null, recv: recv ?? taken?.recv ?? null, args: splat ? [...args, splat, splat, splat] : args, kw });
     if (callee.fn && !this.active.has(callee.fn) && this.depth < 4) return this.inline(callee.fn, [...(callee.bound ?? []), ...args], kw, env, n);
     // functools.partial of a function of this file: the function, with its first arguments given
     if (qs.includes('functools.partial') && args[0]?.fn && !kw.size && !splat) {
@@ -150,7 +180,7 @@ export abstract class CallEval extends ExprEval {
       return { ...mix(bound, line), fn: args[0].fn, bound };
     }
     // what a query returns is the store's data, not the query text: of unknown origin, not the request's
-    if (isQuery(qs, method, recv)) return unknownOrigin(`the result of a query (line ${line})`, line);
+    if (isQuery(qs, method ?? taken?.method ?? null, recv ?? taken?.recv ?? null)) return unknownOrigin(`the result of a query (line ${line})`, line);
     for (const q of qs) {
       const what = SOURCE_CALLS.get(q);
       if (what) return source(what, n);

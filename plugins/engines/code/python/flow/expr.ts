@@ -5,7 +5,7 @@ import { type Cat, type Const, type Env, type Flow, type V, UNKNOWN, allFlow, ca
 import { settled } from './classes.js';
 import { binop, compare, numberOf } from './ops.js';
 import { share } from './lists.js';
-import { ALL_CATS, REQUEST_DATA, REQUEST_OBJECTS, REQUEST_ROUTE, SOURCE_NAMES } from './tables.js';
+import { ALL_CATS, REQUEST_DATA, REQUEST_OBJECTS, REQUEST_ROUTE, SOURCE_NAMES, isSinkMethod } from './tables.js';
 
 /** One sink reached: with a flow when untrusted data gets there unsanitised. */
 export interface Hit {
@@ -298,6 +298,7 @@ export abstract class ExprEval {
     if (!obj.flow && this.moduleConstant(q)) return { q, unk: ownConstant(n.text, lineOf(n)) };
     const out: V = mix([obj], lineOf(n));
     if (q.length) out.q = q;
+    if (isSinkMethod(attr)) out.bm = { recv: obj, method: attr };
     return out;
   }
 

@@ -3,6 +3,7 @@ import type { Resolver } from '../resolve.js';
 import type { Finding, Severity } from '../../types.js';
 import { FlowBudgetError } from './expr.js';
 import { FlowInterp } from './interp.js';
+import type { SinkNames } from './prefilter.js';
 import { CWE, TITLE } from './tables.js';
 import type { Cat, Flow } from './value.js';
 
@@ -27,8 +28,8 @@ const SEVERITY: Partial<Record<Cat, Severity>> = { cmdi: 'CRITICAL', codeinj: 'C
  * source line → steps → sink line), and the presence findings the flow proved harmless dropped:
  * a sink whose every visit saw only constants, sanitised or non-client data.
  */
-export function flowFindings(root: PyNode, nodes: readonly PyNode[], r: Resolver, presence: Finding[]): Finding[] {
-  const interp = new FlowInterp(r, judgedByCallers(nodes));
+export function flowFindings(root: PyNode, nodes: readonly PyNode[], r: Resolver, presence: Finding[], entries: SinkNames | null = null): Finding[] {
+  const interp = new FlowInterp(r, judgedByCallers(nodes), entries);
   try {
     interp.run(root);
   } catch (err) {

@@ -8,8 +8,9 @@ import { checkSinks, isQuery, sessionStore } from './sinks.js';
 import { refine } from './guards.js';
 import { joinMaybe, lastReturn, matchStmt, tryStmt } from './statements.js';
 import { configParser } from './config-parser.js';
+import { routeDef } from './routes.js';
+import type { SinkNames } from './prefilter.js';
 import { forget, listMethod, rootName, share } from './lists.js';
-import { moduleWrites, paramsOf } from './writes.js';
 import { sameShape, widen, type Cat, type Env, type Flow, type V, UNKNOWN, allFlow, carried, join, joinEnv, konst, mix, nested, raw, truthy, unknownOrigin } from './value.js';
 import { NON_MUTATING, OWN_VALUES, REDIRECTS, ALL_CATS, CONVERTERS, DATA_METHODS, DECODERS, PURE_CALLS, PATH_CTORS, READ_METHODS, SANITISERS, SOURCE_CALLS, WEAK_RANDOM, namedSanitiser } from './tables.js';
 
@@ -45,12 +46,13 @@ export class FlowInterp extends CallEval {
   private tries: TryCtx[] = [];
   private readonly queue: Queued[] = [];
 
-  constructor(r: Resolver, private readonly calledNames: ReadonlySet<string>) {
+  /** `entries`: which entry points can visit a sink (prefilter.ts); null runs them all */
+  constructor(r: Resolver, private readonly calledNames: ReadonlySet<string>, private readonly entries: SinkNames | null = null) {
     super(r);
   }
 
   run(root: PyNode): void {
-    this.written = moduleWrites(root);
+    this.root = root;
     this.frames.push({ returns: null, exit: null });
     this.closeDefs(this.frames[0], this.block(root, new Map()));
     this.frames.pop();
@@ -59,8 +61,8 @@ export class FlowInterp extends CallEval {
     // queued after it ran (the step budget bounds the runs: past it the analysis fails closed)
     while (this.queue.length) {
       const q = this.queue.shift() as Queued;
-      const env = joinWaiting(q, this.queue);
-      this.entry(q.def, env);
+      if (this.entries && !this.entries.relevant(q.def)) continue;
+      this.entry(q.def, joinWaiting(q, this.queue, this.written));
     }
   }
 
@@ -78,12 +80,7 @@ export class FlowInterp extends CallEval {
   }
 
   private entry(def: PyNode, env: Env): void {
-    const decorators = def.parent?.type === 'decorated_definition' ? namedChildren(def.parent).filter((c) => c.type === 'decorator').map((d) => d.text) : [];
-    const params = paramsOf(def);
-    // a Django view (function or class-based: its first parameter after self is the request) is
-    // wired to a URL elsewhere: its parameters are the client's, and its path is not fixed here
-    const view = djangoView(params);
-    const isRoute = view || decorators.some((d) => /\.(route|get|post|put|patch|delete|api_route|websocket)\s*\(/.test(d));
+    const { params, decorators, view, isRoute } = routeDef(def);
     const local: Env = new Map(env);
     params.forEach((p, i) => {
       const id = p.type === 'identifier' ? p : (field(p, 'name') ?? namedChildren(p).find((c) => c.type === 'identifier'));
@@ -390,10 +387,4 @@ export class FlowInterp extends CallEval {
 
 }
 
-function djangoView(params: PyNode[]): boolean {
-  const names = params.map((p) => (p.type === 'identifier' ? p.text : (field(p, 'name') ?? namedChildren(p).find((c) => c.type === 'identifier'))?.text ?? ''));
-  const at = names[0] === 'self' ? 1 : 0;
-  const p = params[at];
-  return names[at] === 'request' || (p?.type === 'typed_parameter' && /\bHttpRequest$/.test(field(p, 'type')?.text ?? ''));
-}
 

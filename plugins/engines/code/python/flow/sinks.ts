@@ -2,7 +2,7 @@ import type { PyNode } from '../parser.js';
 import type { Hit } from './expr.js';
 import { type Cat, type V, allFlow, truthy, unknownOrigin } from './value.js';
 import {
-  ARGV_EXEC, CODE_EXEC, DESERIALISERS, PATH_CALLS, PATH_METHODS, REDIRECTS, SAFE_YAML_LOADER, SHELLS, SHELL_STRING_EXEC,
+  ARGV_EXEC, CODE_EXEC, DESERIALISERS, LDAP_SEARCH, PATH_CALLS, PATH_METHODS, REDIRECTS, SAFE_YAML_LOADER, SHELLS, SHELL_STRING_EXEC,
   SQL_METHODS, WEAK_HASHES, WEAK_HASH_NAMES, XPATH_CALLS, XPATH_METHODS,
 } from './tables.js';
 
@@ -76,7 +76,7 @@ export function checkSinks(hits: Hit[], c: CallInfo): void {
   const x = has(XPATH_CALLS);
   if (x) sink(hits, 'xpathi', node, args[XPATH_CALLS.get(x) as number] ?? kw.get('path'));
   else if (method && XPATH_METHODS.has(method) && recv && !recv.known) sink(hits, 'xpathi', node, args[0] ?? kw.get('_path'));
-  if (method && /^search(_s|_st|_ext|_ext_s)?$/.test(method) && recv?.q?.some((q) => /ldap/i.test(q))) {
+  if (method && LDAP_SEARCH.test(method) && recv?.q?.some((q) => /ldap/i.test(q))) {
     sink(hits, 'ldapi', node, kw.get('search_filter') ?? kw.get('filterstr') ?? args[method === 'search' ? 1 : 2]);
   }
   const red = has(REDIRECTS);
@@ -125,5 +125,5 @@ export function sessionStore(hits: Hit[], node: PyNode, container: V, key: V, va
 export function isQuery(qs: string[], method: string | null, recv: V | null): boolean {
   if (qs.some((q) => XPATH_CALLS.has(q))) return true;
   if (!method || !recv || recv.flow) return false;
-  return SQL_METHODS.has(method) || (XPATH_METHODS.has(method) && !recv.known) || (/^search(_s|_st|_ext|_ext_s)?$/.test(method) && !!recv.q?.some((q) => /ldap/i.test(q)));
+  return SQL_METHODS.has(method) || (XPATH_METHODS.has(method) && !recv.known) || (LDAP_SEARCH.test(method) && !!recv.q?.some((q) => /ldap/i.test(q)));
 }

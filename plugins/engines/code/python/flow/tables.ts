@@ -82,6 +82,10 @@ export const REDIRECTS = new Map<string, number>([
 ]);
 export const XPATH_CALLS = new Map<string, number>([['elementpath.select', 1], ['elementpath.iter_select', 1], ['lxml.etree.XPath', 0], ['lxml.etree.ETXPath', 0]]);
 export const XPATH_METHODS = new Set(['xpath', 'findall', 'iterfind', 'evaluate']);
+export const LDAP_SEARCH = /^search(_s|_st|_ext|_ext_s)?$/;
+/** Sinks known by the method's name (the receiver decides some): kept when the method is taken as a value. */
+export const isSinkMethod = (m: string): boolean =>
+  SQL_METHODS.has(m) || XPATH_METHODS.has(m) || PATH_METHODS.has(m) || LDAP_SEARCH.test(m) || m === 'set_cookie' || m === 'set_signed_cookie';
 export const WEAK_HASHES = /^(hashlib\.(md5|sha1|md4)|Crypto\.Hash\.(MD5|SHA1|MD4|MD2)\.new|Cryptodome\.Hash\.(MD5|SHA1|MD4|MD2)\.new|cryptography\.hazmat\.primitives\.hashes\.(MD5|SHA1))$/;
 export const WEAK_HASH_NAMES = /^(md5|sha1|sha-1|md4|md2|ripemd160)$/i;
 /** random's generator is predictable; its SystemRandom class and the secrets module are not. */

@@ -45,6 +45,8 @@ export interface V {
   /** an instance of such a class, with its attributes; its own flows carry all theirs */
   inst?: PyNode;
   attrs?: Map<string, V>;
+  /** a sink method taken as a value (`run = cur.execute`): calling it calls the method on `recv` */
+  bm?: { recv: V; method: string };
 }
 
 export const UNKNOWN: V = Object.freeze({}) as V;

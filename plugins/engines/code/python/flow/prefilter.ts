@@ -1,0 +1,250 @@
+import { type PyNode, field } from '../parser.js';
+import { ident } from '../literals.js';
+import { canonical } from '../names.js';
+import { NAME_RESOLVERS } from '../resolve.js';
+import { routeDef } from './routes.js';
+import {
+  ARGV_EXEC, CODE_EXEC, DESERIALISERS, PATH_CALLS, PATH_CTORS, REDIRECTS, SHELL_STRING_EXEC, SQL_METHODS, XPATH_CALLS, XPATH_METHODS,
+} from './tables.js';
+
+/**
+ * Where the flow analysis can record a sink visit, decided from the module's names before it runs.
+ * A module that names no sink has nothing for the analysis to prove safe or unsafe (its findings
+ * are the presence rules' alone), and an entry point whose code names none can add nothing; on
+ * ordinary code (the shared corpus) running every entry point was most of the cost of an answer.
+ *
+ * The interpreter knows a callee only by a qualified name the resolver built from the identifiers
+ * of the text (an import, an attribute, a builtin, an alias of a module), so a sink it can reach has
+ * its last segment written as an identifier and its module written too (or an alias the resolver
+ * maps to it), unless a reflection call (getattr, `__import__`, `sys.modules`, `globals()`,
+ * `f.__globals__`…) assembles a name from strings: any reflection word turns every filter off.
+ * Identifiers are NFKC-normalised as CPython reads them. test/engines/code-flow-prefilter.test.ts
+ * checks, on every snippet of the rule tables and the corpus, that the analysis with the filters
+ * records exactly the sink visits it records without them.
+ */
+
+/** Sink names matched by regular expressions in the tables, written out (sinks.ts: xxe, weak hashes). */
+const PATTERN_SINKS = [
+  'xml.dom.minidom.parseString', 'xml.dom.minidom.parse', 'xml.dom.pulldom.parseString', 'xml.dom.pulldom.parse', 'xml.sax.parseString', 'xml.sax.parse',
+  'lxml.etree.fromstring', 'lxml.etree.parse', 'lxml.etree.XML',
+  'hashlib.md5', 'hashlib.sha1', 'hashlib.md4', 'hashlib.new',
+  ...['Crypto', 'Cryptodome'].flatMap((m) => ['MD5', 'SHA1', 'MD4', 'MD2'].map((h) => `${m}.Hash.${h}.new`)),
+  'cryptography.hazmat.primitives.hashes.MD5', 'cryptography.hazmat.primitives.hashes.SHA1',
+];
+
+/** Every qualified sink name: its first and last segments must both be written for it to be reachable. */
+export const SINK_NAMES: readonly string[] = [
+  ...SHELL_STRING_EXEC, ...ARGV_EXEC, ...CODE_EXEC, ...DESERIALISERS, ...PATH_CALLS.keys(), ...PATH_CTORS, ...REDIRECTS.keys(), ...XPATH_CALLS.keys(),
+  'yaml.load', 'sqlalchemy.text', ...PATTERN_SINKS,
+];
+
+/** Sinks known by their method name whatever the receiver (a cursor's execute, an element's xpath, a response's cookie). */
+const METHOD_SINKS = new Set([...SQL_METHODS, ...XPATH_METHODS, 'set_cookie', 'set_signed_cookie']);
+
+/**
+ * Words that let the resolver build a name the text does not spell: reflection, lookup of names by
+ * string (each resolver of names, by its last segment) and the special attributes that walk from one
+ * object to another (`f.__globals__`, `().__class__.__base__`). Dunder names of ordinary classes
+ * (ORDINARY_DUNDER) are not among them.
+ */
+const REFLECTION = new Set([
+  'getattr', 'setattr', 'delattr', 'globals', 'locals', 'vars', '__import__', 'import_module', 'modules', 'attrgetter', 'methodcaller',
+  ...[...NAME_RESOLVERS].map((q) => q.split('.').pop() as string), 'resolve', 'ext_convert',
+]);
+const ORDINARY_DUNDER = /^__(init|name|main|all|file|doc|future|slots|repr|str|version|author|post_init|enter|exit|iter|next|len|eq|ne|lt|le|gt|ge|hash|bool|contains)__$/;
+const reflective = (w: string): boolean => REFLECTION.has(w) || (w.length > 4 && w.startsWith('__') && w.endsWith('__') && !ORDINARY_DUNDER.test(w));
+
+/** receivers the rules recognise by a part of their name: an LDAP connection, a session store */
+const NAMED_RECEIVERS = /ldap|session/i;
+
+/** first segments of the sink names, by last segment */
+const BY_LAST = new Map<string, string[]>();
+for (const name of SINK_NAMES) {
+  const parts = name.split('.');
+  const last = parts[parts.length - 1] as string;
+  (BY_LAST.get(last) ?? BY_LAST.set(last, []).get(last))?.push(parts[0] as string);
+}
+
+/** Text ranges of a module: [start, end) offsets. */
+type Range = readonly [number, number];
+
+/**
+ * The sink-naming words of one module and, for its entry points, which can visit a sink.
+ *
+ * An entry point's run reaches only what its own text names: the values bound to those names
+ * anywhere in the module (assignments, loop and `with` targets, defaults, imports, what a method
+ * called on the name is handed), the functions and classes it names (their whole text), and so on.
+ * A name is "hot" when a sink word is reachable from it that way; an entry point runs when its text
+ * holds a sink word or a hot name, or it is a route handler (its return is a page). Scopes are not
+ * told apart and a sink name counts when its last segment is reachable and its module is written
+ * anywhere in the module: both only add words, never remove one.
+ */
+export class SinkNames {
+  private readonly starts: number[] = [];
+  private readonly words: string[] = [];
+  /** words that may name a sink here: a sink's last segment whose module the module writes, a sink method */
+  private readonly sinkWords = new Set<string>();
+  /** a reflection word: names may be made from strings, so nothing is filtered */
+  readonly reflective: boolean = false;
+  private hot: Set<string> | null = null;
+  private readonly memo = new Map<PyNode, boolean>();
+
+  constructor(private readonly nodes: readonly PyNode[]) {
+    const all = new Set<string>();
+    for (const n of nodes) {
+      if (n.type !== 'identifier') continue;
+      const w = ident(n.text);
+      this.starts.push(n.start);
+      this.words.push(w);
+      if (all.has(w)) continue;
+      all.add(w);
+      if (reflective(w)) this.reflective = true;
+      const c = canonical(w);
+      if (c !== w) all.add(c.split('.')[0] as string);
+    }
+    for (const w of all) {
+      if (METHOD_SINKS.has(w) || NAMED_RECEIVERS.test(w) || BY_LAST.get(w)?.some((f) => f === w || all.has(f))) this.sinkWords.add(w);
+    }
+  }
+
+  /** Whether the analysis could record any sink visit in the module. */
+  anySink(): boolean {
+    if (this.reflective || this.sinkWords.size) return true;
+    for (const n of this.nodes) if ((n.type === 'function_definition' || n.type === 'lambda') && routeDef(n).isRoute) return true;
+    return false;
+  }
+
+  /** Whether running this entry point (function or lambda) could record a sink visit. */
+  relevant(def: PyNode): boolean {
+    if (this.reflective) return true;
+    let got = this.memo.get(def);
+    if (got === undefined) this.memo.set(def, (got = routeDef(def).isRoute || this.namesSink([def.start, def.end])));
+    return got;
+  }
+
+  private namesSink(r: Range): boolean {
+    const hot = (this.hot ??= this.hotNames());
+    for (const w of this.wordsIn(r)) if (this.sinkWords.has(w) || hot.has(w)) return true;
+    return false;
+  }
+
+  /** Every name from whose bound values a sink word is reachable. */
+  private hotNames(): Set<string> {
+    // from each word to the names whose bound values hold it
+    const holders = new Map<string, Set<string>>();
+    for (const [name, ranges] of this.bindings()) {
+      for (const r of ranges) for (const w of this.wordsIn(r)) (holders.get(w) ?? holders.set(w, new Set()).get(w))?.add(name);
+    }
+    const hot = new Set<string>();
+    const todo = [...this.sinkWords];
+    while (todo.length) {
+      for (const h of holders.get(todo.pop() as string) ?? []) {
+        if (hot.has(h)) continue;
+        hot.add(h);
+        todo.push(h);
+      }
+    }
+    return hot;
+  }
+
+  private firstAt(start: number): number {
+    let lo = 0;
+    let hi = this.starts.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if ((this.starts[mid] as number) < start) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  }
+
+  private wordsIn([s, e]: Range): string[] {
+    const out: string[] = [];
+    for (let i = this.firstAt(s); i < this.words.length && (this.starts[i] as number) < e; i++) out.push(this.words[i] as string);
+    return out;
+  }
+
+  /** name → ranges of the values bound to it anywhere in the module */
+  private bindings(): Map<string, Range[]> {
+    const bound = new Map<string, Range[]>();
+    const bindWord = (w: string, value: Range): void => {
+      (bound.get(w) ?? bound.set(w, []).get(w))?.push(value);
+    };
+    const bind = (target: PyNode | null, value: Range): void => {
+      if (target) for (const w of this.targetWords(target)) bindWord(w, value);
+    };
+    const bindField = (n: PyNode, name: string, value: PyNode | null): void => {
+      if (value) bind(field(n, name), rangeOf(value));
+    };
+    for (const n of this.nodes) {
+      switch (n.type) {
+        case 'assignment':
+        case 'augmented_assignment': {
+          bindField(n, 'left', field(n, 'right'));
+          bindField(n, 'left', field(n, 'type'));
+          break;
+        }
+        case 'named_expression':
+          bindField(n, 'name', field(n, 'value'));
+          break;
+        case 'for_statement':
+        case 'for_in_clause':
+          bindField(n, 'left', field(n, 'right'));
+          break;
+        case 'default_parameter':
+        case 'typed_default_parameter':
+          bindField(n, 'name', field(n, 'value'));
+          break;
+        case 'as_pattern': {
+          const value = n.children.find((c) => c.named && c.field !== 'alias');
+          if (value) bind(field(n, 'alias'), rangeOf(value));
+          break;
+        }
+        case 'import_statement':
+        case 'import_from_statement':
+        case 'future_import_statement':
+          for (const w of this.wordsIn(rangeOf(n))) bindWord(w, rangeOf(n));
+          break;
+        case 'function_definition':
+        case 'class_definition': {
+          const name = field(n, 'name');
+          if (name) bindWord(ident(name.text), rangeOf(n.parent?.type === 'decorated_definition' ? n.parent : n));
+          break;
+        }
+        case 'call': {
+          // a method called on a name may keep what it is handed (`cmds.append(f)`, `d.update(…)`)
+          const fn = field(n, 'function');
+          const args = field(n, 'arguments');
+          if (fn?.type === 'attribute' && args) for (const w of this.wordsIn(rangeOf(field(fn, 'object') ?? fn))) bindWord(w, rangeOf(args));
+          break;
+        }
+        case 'case_pattern': {
+          // a capture in a case pattern binds part of the match's subject
+          let m = n.parent;
+          while (m && m.type !== 'match_statement') m = m.parent;
+          const subject = m && field(m, 'subject');
+          if (subject) for (const w of this.wordsIn(rangeOf(n))) bindWord(w, rangeOf(subject));
+          break;
+        }
+      }
+    }
+    return bound;
+  }
+
+  /** The names a target binds: a name, an attribute's own name, a subscripted container's names. */
+  private targetWords(t: PyNode): string[] {
+    if (t.type === 'identifier') return [ident(t.text)];
+    if (t.type === 'attribute') {
+      const a = field(t, 'attribute');
+      return a ? [ident(a.text)] : [];
+    }
+    if (t.type === 'subscript') return this.wordsIn(rangeOf(field(t, 'value') ?? t));
+    const out: string[] = [];
+    for (const c of t.children) if (c.named) out.push(...this.targetWords(c));
+    return out;
+  }
+}
+
+function rangeOf(n: PyNode): Range {
+  return [n.start, n.end];
+}

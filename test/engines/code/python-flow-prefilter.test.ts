@@ -1,0 +1,89 @@
+import t from 'tap';
+import { corpusLines } from '../../../bench/harness.js';
+
+/**
+ * The flow analysis runs only where it can see a sink (plugins/engines/code/python/flow/prefilter.ts):
+ * not at all in a module that names none, and only for the entry points whose code reaches a sink
+ * name. With PROOFGATE_FLOW_FILTER_CHECK=1 every analysis also runs without the filters and throws
+ * when a finding differs; the suite sets it for every test file (test/run.sh), this file for itself.
+ * Below: modules written to hide a sink from a word-level filter (aliases, containers, attributes,
+ * closures, returns, reflection), each of which must keep its flow finding, and the corpus.
+ */
+process.env.PROOFGATE_FLOW_FILTER_CHECK = '1';
+const { analyzePython } = await import('../../../plugins/engines/code/analyze.js');
+const { SinkNames } = await import('../../../plugins/engines/code/python/flow/prefilter.js');
+const { initPython, parsePythonSync } = await import('../../../plugins/engines/code/python/parser.js');
+
+const HIDDEN: Array<[name: string, src: string]> = [
+  ['module alias the resolver maps', 'import posix\ndef f(c):\n    posix.system(c)\n'],
+  ['imported under another name', 'from os import system as s\ndef f(c):\n    s(c)\n'],
+  ['star import', 'from os import *\ndef f(c):\n    system(c)\n'],
+  ['bound to a module name', 'import os\nrun = os.system\ndef f(c):\n    run(c)\n'],
+  ['in a module dict', "import os\nHANDLERS = {'x': os.system}\ndef f(c):\n    HANDLERS['x'](c)\n"],
+  ['appended to a module list', 'import os\ncmds = []\ncmds.append(os.system)\ndef f(c):\n    cmds[0](c)\n'],
+  ['an instance attribute', 'import os\nclass R:\n    def __init__(self):\n        self.reader = os.system\n    def go(self, c):\n        self.reader(c)\ndef f(c):\n    R().go(c)\n'],
+  ['returned by a function', 'import os\ndef get():\n    return os.system\ndef f(c):\n    get()(c)\n'],
+  ['closed over', 'import os\ndef outer():\n    fn = os.system\n    def inner(c):\n        fn(c)\n    return inner\n'],
+  ['a loop variable left behind', 'import os\nfor fn in [os.system]:\n    pass\ndef f(c):\n    fn(c)\n'],
+  ['a default', 'import os\ndef f(c, fn=os.system):\n    fn(c)\n'],
+  ['a walrus', 'import os\nif (fn := os.system):\n    pass\ndef f(c):\n    fn(c)\n'],
+  ['set as a global by another function', 'import os\ndef setup():\n    global fn\n    fn = os.system\ndef f(c):\n    fn(c)\n'],
+  ['imported as a global by another function', 'def setup():\n    global sp\n    import subprocess as sp\ndef f(c):\n    sp.call(c, shell=True)\n'],
+  ['inherited method', 'import os\nclass A:\n    def run(self, c):\n        os.system(c)\nclass B(A):\n    pass\ndef f(c):\n    B().run(c)\n'],
+  ['an attribute of a module object', 'import os\nclass Cfg:\n    pass\ncfg = Cfg()\ncfg.handler = os.system\ndef f(c):\n    cfg.handler(c)\n'],
+  ['a partial', 'import os, functools\nrun = functools.partial(os.system)\ndef f(c):\n    run(c)\n'],
+  ['a lambda', 'import os\nrun = lambda c: os.system(c)\ndef f(c):\n    run(c)\n'],
+  ['a method name of a receiver given as a parameter', 'def f(cur, q):\n    run = cur.execute\n    run("SELECT " + q)\n'],
+  ['through getattr', "import os\ndef f(c):\n    getattr(os, 'sys' + 'tem')(c)\n"],
+  ['through globals()', "import os\ndef f(c):\n    globals()['o' + 's'].system(c)\n"],
+  ['through __builtins__', 'def f(c):\n    __builtins__.eval(c)\n'],
+  ['fullwidth name (NFKC)', 'def f(c):\n    \uff45\uff56\uff41\uff4c(c)\n'],
+  ['match capture', "import os\ndef f(c):\n    match {'r': os.system}:\n        case {'r': fn}:\n            fn(c)\n"],
+  ['decorator that returns the sink', 'import os\ndef deco(g):\n    return lambda c: os.system(c)\n@deco\ndef f(c):\n    pass\nf(input())\n'],
+];
+
+const { isBlocking } = await import('../../../plugins/engines/code/index.js');
+/** the cases the interpreter itself follows to the sink (the others block by the presence rules) */
+const FLOW = new Set(HIDDEN.map(([name]) => name).filter((n) => !['a default', 'a partial', 'a method name of a receiver given as a parameter', 'through getattr', 'through globals()', 'match capture'].includes(n)));
+
+await initPython();
+
+t.test('a sink hidden from the names of its entry point: the same findings with and without the filters, blocked', async (t) => {
+  for (const [name, src] of HIDDEN) {
+    const a = await analyzePython(src);
+    t.ok(a.parseOk, `${name}: parses`);
+    // the check mode above throws when the filtered and unfiltered analyses differ
+    t.ok(a.findings.some(isBlocking), `${name}: blocked`);
+    if (FLOW.has(name)) t.ok(a.findings.some((f) => f.rule_id?.includes('.flow.')), `${name}: a flow finding`);
+  }
+});
+
+t.test('the filters skip what cannot see a sink', async (t) => {
+  const utils = 'def mean(xs):\n    return sum(xs) / len(xs)\n\nimport json\ndef load(text):\n    return json.loads(text)\n';
+  t.notOk(new SinkNames(parsePythonSync(utils).nodes).anySink(), 'no sink name: the flow analysis does not run');
+  const mixed = `${utils}import subprocess\ndef ping(host):\n    return subprocess.run('ping -c1 ' + host, shell=True)\n`;
+  const nodes = parsePythonSync(mixed).nodes;
+  const names = new SinkNames(nodes);
+  t.ok(names.anySink());
+  const defs = new Map(nodes.filter((n) => n.type === 'function_definition').map((d) => [d.children.find((c) => c.field === 'name')?.text, d]));
+  t.notOk(names.relevant(defs.get('mean') as never), 'a function naming no sink is not run');
+  t.notOk(names.relevant(defs.get('load') as never), 'json.loads is not pickle.loads');
+  t.ok(names.relevant(defs.get('ping') as never), 'the function with the shell runs');
+  const pickled = parsePythonSync(`import pickle\n${utils}`).nodes;
+  t.ok(new SinkNames(pickled).anySink(), 'with pickle imported, loads may be pickle.loads');
+  const reflective = parsePythonSync(`${utils}def g(o, n):\n    return getattr(o, n)\n`).nodes;
+  const r = new SinkNames(reflective);
+  t.ok(r.reflective && r.anySink(), 'a reflection word turns the filters off');
+  const route = parsePythonSync("from flask import Flask\napp = Flask(__name__)\n@app.route('/')\ndef home():\n    return 'hi'\n").nodes;
+  t.ok(new SinkNames(route).anySink(), 'a route handler returns a page: the analysis runs');
+});
+
+t.test('the corpus: the same findings with and without the filters', async (t) => {
+  let n = 0;
+  for (const line of corpusLines('code.jsonl')) {
+    if (line.language !== 'python') continue;
+    await analyzePython(line.code);
+    n++;
+  }
+  t.equal(n, 90, 'every Python line analysed under the check');
+});
