@@ -35,6 +35,10 @@ const HIDDEN: Array<[name: string, src: string]> = [
   ['a lambda', 'import os\nrun = lambda c: os.system(c)\ndef f(c):\n    run(c)\n'],
   ['a method name of a receiver given as a parameter', 'def f(cur, q):\n    run = cur.execute\n    run("SELECT " + q)\n'],
   ['through getattr', "import os\ndef f(c):\n    getattr(os, 'sys' + 'tem')(c)\n"],
+  ['getattr at module level', "import os\nfn = getattr(os, 'sys' + 'tem')\ndef f(c):\n    fn(c)\n"],
+  ['__import__ in a helper', "def mod():\n    return __import__('o' + 's')\ndef f(c):\n    mod().system(c)\n"],
+  ['sys.modules', "import sys\ndef f(c):\n    sys.modules['o' + 's'].system(c)\n"],
+  ['setattr on a module object', "import os\nclass Cfg:\n    pass\ncfg = Cfg()\nsetattr(cfg, 'h' + 'andler', os.system)\ndef f(c):\n    cfg.handler(c)\n"],
   ['through globals()', "import os\ndef f(c):\n    globals()['o' + 's'].system(c)\n"],
   ['through __builtins__', 'def f(c):\n    __builtins__.eval(c)\n'],
   ['fullwidth name (NFKC)', 'def f(c):\n    \uff45\uff56\uff41\uff4c(c)\n'],
@@ -44,7 +48,7 @@ const HIDDEN: Array<[name: string, src: string]> = [
 
 const { isBlocking } = await import('../../../plugins/engines/code/index.js');
 /** the cases the interpreter itself follows to the sink (the others block by the presence rules) */
-const FLOW = new Set(HIDDEN.map(([name]) => name).filter((n) => !['a default', 'a partial', 'a method name of a receiver given as a parameter', 'through getattr', 'through globals()', 'match capture'].includes(n)));
+const FLOW = new Set(HIDDEN.map(([name]) => name).filter((n) => !['a default', 'a partial', 'a method name of a receiver given as a parameter', 'through getattr', 'getattr at module level', '__import__ in a helper', 'sys.modules', 'setattr on a module object', 'through globals()', 'match capture'].includes(n)));
 
 await initPython();
 
@@ -73,7 +77,11 @@ t.test('the filters skip what cannot see a sink', async (t) => {
   t.ok(new SinkNames(pickled).anySink(), 'with pickle imported, loads may be pickle.loads');
   const reflective = parsePythonSync(`${utils}def g(o, n):\n    return getattr(o, n)\n`).nodes;
   const r = new SinkNames(reflective);
-  t.ok(r.reflective && r.anySink(), 'a reflection word turns the filters off');
+  t.notOk(r.reflective, 'getattr reads by name');
+  t.ok(r.anySink(), 'getattr may name a sink');
+  const setter = parsePythonSync(`${utils}def g(o, n, v):\n    setattr(o, n, v)\n`).nodes;
+  const writes = new SinkNames(setter);
+  t.ok(writes.reflective && writes.relevant(setter.find((n) => n.type === 'function_definition') as never), 'setattr writes by name: nothing is filtered, not even mean()');
   const route = parsePythonSync("from flask import Flask\napp = Flask(__name__)\n@app.route('/')\ndef home():\n    return 'hi'\n").nodes;
   t.ok(new SinkNames(route).anySink(), 'a route handler returns a page: the analysis runs');
 });

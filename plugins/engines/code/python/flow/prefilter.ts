@@ -16,8 +16,9 @@ import {
  * The interpreter knows a callee only by a qualified name the resolver built from the identifiers
  * of the text (an import, an attribute, a builtin, an alias of a module), so a sink it can reach has
  * its last segment written as an identifier and its module written too (or an alias the resolver
- * maps to it), unless a reflection call (getattr, `__import__`, `sys.modules`, `globals()`,
- * `f.__globals__`…) assembles a name from strings: any reflection word turns every filter off.
+ * maps to it), unless a reflection call (getattr, `__import__`, `sys.modules`…) assembles a name from
+ * strings: such a word counts as a sink's. Reflection that writes by name (setattr, `globals()`,
+ * `__dict__`) turns every filter off.
  * Identifiers are NFKC-normalised as CPython reads them. test/engines/code-flow-prefilter.test.ts
  * checks, on every snippet of the rule tables and the corpus, that the analysis with the filters
  * records exactly the sink visits it records without them.
@@ -42,17 +43,21 @@ export const SINK_NAMES: readonly string[] = [
 const METHOD_SINKS = new Set([...SQL_METHODS, ...XPATH_METHODS, 'set_cookie', 'set_signed_cookie']);
 
 /**
- * Words that let the resolver build a name the text does not spell: reflection, lookup of names by
- * string (each resolver of names, by its last segment) and the special attributes that walk from one
- * object to another (`f.__globals__`, `().__class__.__base__`). Dunder names of ordinary classes
- * (ORDINARY_DUNDER) are not among them.
+ * Reflection that writes a name out of the binding forms read below (`setattr`, `globals()[…] = v`,
+ * `vars(o)`, `o.__dict__`, `f.__globals__`): a value may then reach any name, so nothing is filtered.
  */
-const REFLECTION = new Set([
-  'getattr', 'setattr', 'delattr', 'globals', 'locals', 'vars', '__import__', 'import_module', 'modules', 'attrgetter', 'methodcaller',
+const WRITES_BY_NAME = new Set(['setattr', 'delattr', 'globals', 'locals', 'vars', '__dict__', '__setattr__', '__delattr__', '__globals__']);
+/**
+ * Reflection that reads a name made from strings (getattr, `__import__`, `sys.modules`, each resolver
+ * of names by its last segment) or walks from one object to another (`().__class__.__base__`): the
+ * name may be a sink's, so the word counts as one. Dunder names of ordinary classes do not.
+ */
+const READS_BY_NAME = new Set([
+  'getattr', '__import__', 'import_module', 'modules', 'attrgetter', 'methodcaller', '__builtins__',
   ...[...NAME_RESOLVERS].map((q) => q.split('.').pop() as string), 'resolve', 'ext_convert',
 ]);
 const ORDINARY_DUNDER = /^__(init|name|main|all|file|doc|future|slots|repr|str|version|author|post_init|enter|exit|iter|next|len|eq|ne|lt|le|gt|ge|hash|bool|contains)__$/;
-const reflective = (w: string): boolean => REFLECTION.has(w) || (w.length > 4 && w.startsWith('__') && w.endsWith('__') && !ORDINARY_DUNDER.test(w));
+const readsByName = (w: string): boolean => READS_BY_NAME.has(w) || (w.length > 4 && w.startsWith('__') && w.endsWith('__') && !ORDINARY_DUNDER.test(w));
 
 /** receivers the rules recognise by a part of their name: an LDAP connection, a session store */
 const NAMED_RECEIVERS = /ldap|session/i;
@@ -84,7 +89,7 @@ export class SinkNames {
   private readonly words: string[] = [];
   /** words that may name a sink here: a sink's last segment whose module the module writes, a sink method */
   private readonly sinkWords = new Set<string>();
-  /** a reflection word: names may be made from strings, so nothing is filtered */
+  /** reflection that writes by name: a value may reach any name, so nothing is filtered */
   readonly reflective: boolean = false;
   private hot: Set<string> | null = null;
   private readonly memo = new Map<PyNode, boolean>();
@@ -98,12 +103,12 @@ export class SinkNames {
       this.words.push(w);
       if (all.has(w)) continue;
       all.add(w);
-      if (reflective(w)) this.reflective = true;
+      if (WRITES_BY_NAME.has(w)) this.reflective = true;
       const c = canonical(w);
       if (c !== w) all.add(c.split('.')[0] as string);
     }
     for (const w of all) {
-      if (METHOD_SINKS.has(w) || NAMED_RECEIVERS.test(w) || BY_LAST.get(w)?.some((f) => f === w || all.has(f))) this.sinkWords.add(w);
+      if (METHOD_SINKS.has(w) || NAMED_RECEIVERS.test(w) || readsByName(w) || BY_LAST.get(w)?.some((f) => f === w || all.has(f))) this.sinkWords.add(w);
     }
   }
 
