@@ -8,6 +8,12 @@ export const LEAF: PyNode[] = Object.freeze([]) as unknown as PyNode[];
 export class PyNode {
   /** set only by the tree copy (replaced on the first child, since leaves share LEAF) */
   children: PyNode[] = LEAF;
+  /**
+   * The named children, once the flow analysis asked (flow/kids.ts): it walks the same statements for
+   * every loop pass, entry point and inlined call. A field, not a WeakMap: thousands of weak entries
+   * per analysis made the garbage collector's ephemeron work a quarter of the engine's time.
+   */
+  kids: PyNode[] | null = null;
   constructor(
     readonly type: string,
     /** field name under the parent (`function`, `arguments`, `name`, …), or null */

@@ -75,12 +75,12 @@ function lateEnv(l: Late, written: () => ReadonlySet<string>): Env {
 export abstract class CallEval extends ExprEval {
   protected frames: Frame[] = [];
   private writtenSet: ReadonlySet<string> | null = null;
-  protected root: PyNode | null = null;
+  protected nodes: readonly PyNode[] = [];
   /**
    * Names some function of the file writes into or calls a method of the file's classes on (writes.ts),
    * made on first use: a module whose entry points the filter skipped needs none.
    */
-  protected readonly written = (): ReadonlySet<string> => (this.writtenSet ??= this.root ? moduleWrites(this.root) : new Set());
+  protected readonly written = (): ReadonlySet<string> => (this.writtenSet ??= moduleWrites(this.nodes));
   protected depth = 0;
   protected readonly active = new Set<PyNode>();
 

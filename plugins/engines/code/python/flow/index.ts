@@ -31,7 +31,7 @@ const SEVERITY: Partial<Record<Cat, Severity>> = { cmdi: 'CRITICAL', codeinj: 'C
 export function flowFindings(root: PyNode, nodes: readonly PyNode[], r: Resolver, presence: Finding[], entries: SinkNames | null = null): Finding[] {
   const interp = new FlowInterp(r, judgedByCallers(nodes), entries);
   try {
-    interp.run(root);
+    interp.run(root, nodes);
   } catch (err) {
     if (!(err instanceof FlowBudgetError)) throw err;
     return [...presence, { type: 'flow_undecided', severity: 'HIGH', line: 1, column: 1, message: 'the flow analysis ran out of budget; no sink is proven safe', rule_id: 'python.flow.undecided' }];

@@ -51,8 +51,8 @@ export class FlowInterp extends CallEval {
     super(r);
   }
 
-  run(root: PyNode): void {
-    this.root = root;
+  run(root: PyNode, nodes: readonly PyNode[]): void {
+    this.nodes = nodes;
     this.frames.push({ returns: null, exit: null });
     this.closeDefs(this.frames[0], this.block(root, new Map()));
     this.frames.pop();

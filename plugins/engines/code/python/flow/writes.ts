@@ -155,11 +155,11 @@ function idsIn(n: PyNode, skipBlock = false): string[] {
  * handler's change outlives its request: another entry point may read it later, so for entry points
  * these names are shared (their members of unknown origin).
  */
-export function moduleWrites(root: PyNode): Set<string> {
+export function moduleWrites(nodes: readonly PyNode[]): Set<string> {
   const defs: PyNode[] = [];
   const methods = new Set<string>();
   const classes = new Set<string>();
-  const walk = (n: PyNode): void => {
+  for (const n of nodes) {
     if (n.type === 'function_definition' || n.type === 'lambda') defs.push(n);
     if (n.type === 'class_definition') {
       classes.add((field(n, 'name') as PyNode).text);
@@ -168,26 +168,31 @@ export function moduleWrites(root: PyNode): Set<string> {
         if (d?.type === 'function_definition') methods.add((field(d, 'name') as PyNode).text);
       }
     }
-    for (const c of n.children) if (c.named) walk(c);
-  };
-  walk(root);
+  }
   const out = new Set<string>();
-  for (const def of defs) {
-    for (const w of outerWrites(def)) out.add(w);
-    if (!methods.size) continue;
-    const locals = localsOf(def);
-    const calls = (n: PyNode): void => {
-      if (n.type === 'call') {
-        const fn = field(n, 'function');
-        const r = fn?.type === 'attribute' && methods.has((field(fn, 'attribute') as PyNode).text) ? root0(field(fn, 'object')) : null;
-        // a method called on the class itself (a static one) changes no instance
-        if (r && !locals.has(r) && !classes.has(r)) out.add(r);
-      }
-      for (const c of n.children) if (c.named && !SCOPES.has(c.type)) calls(c);
-    };
-    calls(field(def, 'body') as PyNode);
+  for (const def of defs) for (const w of outerWrites(def)) out.add(w);
+  if (!methods.size) return out;
+  // a call of a method of the file's classes, in the body of the function or lambda around it
+  for (const n of nodes) {
+    if (n.type !== 'call') continue;
+    const fn = field(n, 'function');
+    if (fn?.type !== 'attribute' || !methods.has((field(fn, 'attribute') as PyNode).text)) continue;
+    const def = scopeOf(n);
+    if (!def) continue;
+    const r = root0(field(fn, 'object'));
+    // a method called on the class itself (a static one) changes no instance
+    if (r && !localsOf(def).has(r) && !classes.has(r)) out.add(r);
   }
   return out;
+}
+
+/** The function or lambda whose body holds `n` outside any nested scope, or null (module level, a class body, a default). */
+function scopeOf(n: PyNode): PyNode | null {
+  let x = n;
+  while (x.parent && !SCOPES.has(x.parent.type)) x = x.parent;
+  const s = x.parent;
+  if (!s || s.type === 'class_definition') return null;
+  return x === field(s, 'body') ? s : null;
 }
 
 function root0(n: PyNode | null): string | null {
