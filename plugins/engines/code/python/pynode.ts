@@ -14,6 +14,8 @@ export class PyNode {
    * per analysis made the garbage collector's ephemeron work a quarter of the engine's time.
    */
   kids: PyNode[] | null = null;
+  /** what the flow analysis's syntactic passes found about this node, by pass (flow/facts.ts) */
+  facts: Map<string, unknown> | null = null;
   constructor(
     readonly type: string,
     /** field name under the parent (`function`, `arguments`, `name`, …), or null */

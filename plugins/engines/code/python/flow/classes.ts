@@ -1,5 +1,6 @@
 import { type PyNode, field } from '../parser.js';
 import { namedChildren } from './kids.js';
+import { getFact, hasFact, setFact } from './facts.js';
 import { type Env, type V, carried, join, mix, unknownOrigin } from './value.js';
 
 export interface Method {
@@ -8,7 +9,6 @@ export interface Method {
 }
 
 const LITERALS = new Set(['string', 'concatenated_string', 'integer', 'float', 'true', 'false', 'none']);
-const memo = new WeakMap<PyNode, Map<string, Method> | null>();
 
 /**
  * The methods of a class of this file whose instances the interpreter can follow: no base class but
@@ -20,8 +20,8 @@ const memo = new WeakMap<PyNode, Map<string, Method> | null>();
  * unknown origin.
  */
 export function plainClass(c: PyNode): Map<string, Method> | null {
-  if (memo.has(c)) return memo.get(c) ?? null;
-  memo.set(c, null);
+  if (hasFact(c, 'plainClass')) return getFact<Map<string, Method> | null>(c, 'plainClass') ?? null;
+  setFact(c, 'plainClass', null);
   if (c.parent?.type === 'decorated_definition' || !usedPlainly(c)) return null;
   const bases = field(c, 'superclasses');
   if (bases && !namedChildren(bases).every((b) => b.type === 'identifier' && b.text === 'object')) return null;
@@ -50,7 +50,7 @@ export function plainClass(c: PyNode): Map<string, Method> | null {
     if (!isStatic && rebindsSelf(def)) return null;
     methods.set(name, { def, isStatic });
   }
-  memo.set(c, methods);
+  setFact(c, 'plainClass', methods);
   return methods;
 }
 
@@ -69,11 +69,10 @@ function usedPlainly(c: PyNode): boolean {
   return !misused(root).has((field(c, 'name') as PyNode).text);
 }
 
-const misusedMemo = new WeakMap<PyNode, Set<string>>();
 
 /** Names of the module's classes used otherwise than usedPlainly allows (every one, under reflection): one walk per module. */
 function misused(root: PyNode): Set<string> {
-  const hit = misusedMemo.get(root);
+  const hit = getFact<Set<string>>(root, 'misusedClasses');
   if (hit) return hit;
   const classes = new Set<string>();
   const out = new Set<string>();
@@ -98,7 +97,7 @@ function misused(root: PyNode): Set<string> {
     for (const c of n.children) if (c.named) walk(c);
   };
   if (classes.size && out.size < classes.size) walk(root);
-  misusedMemo.set(root, out);
+  setFact(root, 'misusedClasses', out);
   return out;
 }
 

@@ -1,11 +1,11 @@
 import { type PyNode, field } from '../parser.js';
 import { namedChildren } from './kids.js';
+import { getFact, setFact } from './facts.js';
 
 /** Methods that change the object they are called on. */
 const MUTATORS = new Set(['append', 'extend', 'insert', 'update', 'add', 'setdefault', 'pop', 'popitem', 'remove', 'clear', 'sort', 'reverse', 'discard', '__setitem__', '__delitem__']);
 const SCOPES = new Set(['function_definition', 'class_definition', 'lambda']);
 const PATTERNS = new Set(['pattern_list', 'tuple_pattern', 'list_pattern', 'tuple', 'list']);
-const memo = new WeakMap<PyNode, string[]>();
 
 /** `a.b[0].c` → `a`. */
 function root(n: PyNode | null): PyNode | null {
@@ -21,7 +21,7 @@ function root(n: PyNode | null): PyNode | null {
  * a name listed here is changed out of the interpreter's sight when the function is inlined.
  */
 export function outerWrites(def: PyNode): string[] {
-  const hit = memo.get(def);
+  const hit = getFact<string[]>(def, 'outerWrites');
   if (hit) return hit;
   const locals = new Set<string>();
   for (const p of paramsOf(def)) {
@@ -53,17 +53,16 @@ export function outerWrites(def: PyNode): string[] {
   };
   walk(field(def, 'body') as PyNode);
   const out = [...declared, ...[...roots].filter((r) => !locals.has(r) || declared.has(r))];
-  memo.set(def, out);
-  declaredMemo.set(def, declared);
+  setFact(def, 'outerWrites', out);
+  setFact<ReadonlySet<string>>(def, 'declared', declared);
   return out;
 }
 
-const declaredMemo = new WeakMap<PyNode, ReadonlySet<string>>();
 
 /** The names of outerWrites that the function rebinds (`global`/`nonlocal`), not only writes into. */
 export function rebound(def: PyNode): ReadonlySet<string> {
   outerWrites(def);
-  return declaredMemo.get(def) ?? new Set();
+  return getFact<ReadonlySet<string>>(def, 'declared') ?? new Set();
 }
 
 /** A function's or lambda's parameters (a lambda without any has no parameter list). */
@@ -72,7 +71,6 @@ export function paramsOf(def: PyNode): PyNode[] {
   return ps ? namedChildren(ps) : [];
 }
 
-const localsMemo = new WeakMap<PyNode, ReadonlySet<string>>();
 const BINDING_PATTERNS = new Set(['pattern_list', 'tuple_pattern', 'list_pattern', 'list_splat_pattern', 'tuple', 'list', 'parenthesized_expression', 'expression_list']);
 
 /**
@@ -82,7 +80,7 @@ const BINDING_PATTERNS = new Set(['pattern_list', 'tuple_pattern', 'list_pattern
  * scope after a call (what the function left under it may be its own local).
  */
 export function localsOf(def: PyNode): ReadonlySet<string> {
-  const hit = localsMemo.get(def);
+  const hit = getFact<ReadonlySet<string>>(def, 'locals');
   if (hit) return hit;
   const out = new Set<string>();
   const declared = new Set<string>();
@@ -134,7 +132,7 @@ export function localsOf(def: PyNode): ReadonlySet<string> {
   };
   walk(field(def, 'body') as PyNode);
   for (const d of declared) out.delete(d);
-  localsMemo.set(def, out);
+  setFact<ReadonlySet<string>>(def, 'locals', out);
   return out;
 }
 
