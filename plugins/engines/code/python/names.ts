@@ -12,6 +12,11 @@ const MODULE_ALIASES = new Map<string, string>([
   ['posixpath', 'os.path'],
   ['ntpath', 'os.path'],
 ]);
+/** The module an alias spells (`posix` → `os`), or undefined: canonical() of a single identifier. */
+export function moduleAlias(name: string): string | undefined {
+  return MODULE_ALIASES.get(name)?.split('.')[0];
+}
+
 /** setuptools vendors distutils, and installs it as `distutils` where the stdlib has none (3.12+). */
 const VENDORED_DISTUTILS = /^setuptools\._distutils(?=\.|$)/;
 

@@ -3,6 +3,7 @@ import type { Resolver } from '../resolve.js';
 import type { Finding, Severity } from '../../types.js';
 import { FlowBudgetError } from './expr.js';
 import { FlowInterp } from './interp.js';
+import { setFact } from './facts.js';
 import type { SinkNames } from './prefilter.js';
 import { CWE, TITLE } from './tables.js';
 import type { Cat, Flow } from './value.js';
@@ -31,6 +32,7 @@ const SEVERITY: Partial<Record<Cat, Severity>> = { cmdi: 'CRITICAL', codeinj: 'C
 export function flowFindings(root: PyNode, nodes: readonly PyNode[], r: Resolver, presence: Finding[], entries: SinkNames | null = null): Finding[] {
   const interp = new FlowInterp(r, judgedByCallers(nodes), entries);
   try {
+    setFact(root, 'nodes', nodes);
     interp.run(root, nodes);
   } catch (err) {
     if (!(err instanceof FlowBudgetError)) throw err;

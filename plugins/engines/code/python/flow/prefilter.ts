@@ -1,6 +1,6 @@
 import { type PyNode, field } from '../parser.js';
 import { ident } from '../literals.js';
-import { canonical } from '../names.js';
+import { moduleAlias } from '../names.js';
 import { NAME_RESOLVERS } from '../resolve.js';
 import { routeDef } from './routes.js';
 import {
@@ -70,9 +70,6 @@ for (const name of SINK_NAMES) {
   (BY_LAST.get(last) ?? BY_LAST.set(last, []).get(last))?.push(parts[0] as string);
 }
 
-/** Text ranges of a module: [start, end) offsets. */
-type Range = readonly [number, number];
-
 /**
  * The sink-naming words of one module and, for its entry points, which can visit a sink.
  *
@@ -82,39 +79,53 @@ type Range = readonly [number, number];
  * A name is "hot" when a sink word is reachable from it that way; an entry point runs when its text
  * holds a sink word or a hot name, or it is a route handler (its return is a page). Scopes are not
  * told apart and a sink name counts when its last segment is reachable and its module is written
- * anywhere in the module: both only add words, never remove one.
+ * anywhere in the module: both only add words, never remove one. Words are numbered once, so the
+ * closure is a walk over arrays of numbers (linear in the text bound, whatever the chains).
  */
 export class SinkNames {
+  /** offset of each identifier, in text order, and its word's number */
   private readonly starts: number[] = [];
-  private readonly words: string[] = [];
-  /** words that may name a sink here: a sink's last segment whose module the module writes, a sink method */
-  private readonly sinkWords = new Set<string>();
+  private readonly ids: number[] = [];
+  private readonly idOf = new Map<string, number>();
+  /** by word number: 1 where the word may name a sink here (a sink's last segment whose module the module writes, a sink method, reflection that reads by name) */
+  private readonly sinkWord: Uint8Array;
+  private readonly anySinkWord: boolean;
   /** reflection that writes by name: a value may reach any name, so nothing is filtered */
   readonly reflective: boolean = false;
-  private hot: Set<string> | null = null;
+  private hot: Uint8Array | null = null;
   private readonly memo = new Map<PyNode, boolean>();
 
   constructor(private readonly nodes: readonly PyNode[]) {
-    const all = new Set<string>();
+    const words: string[] = [];
     for (const n of nodes) {
       if (n.type !== 'identifier') continue;
       const w = ident(n.text);
+      let id = this.idOf.get(w);
+      if (id === undefined) {
+        id = words.length;
+        this.idOf.set(w, id);
+        words.push(w);
+        if (WRITES_BY_NAME.has(w)) this.reflective = true;
+      }
       this.starts.push(n.start);
-      this.words.push(w);
-      if (all.has(w)) continue;
-      all.add(w);
-      if (WRITES_BY_NAME.has(w)) this.reflective = true;
-      const c = canonical(w);
-      if (c !== w) all.add(c.split('.')[0] as string);
+      this.ids.push(id);
     }
-    for (const w of all) {
-      if (METHOD_SINKS.has(w) || NAMED_RECEIVERS.test(w) || readsByName(w) || BY_LAST.get(w)?.some((f) => f === w || all.has(f))) this.sinkWords.add(w);
-    }
+    // a module written under an alias the resolver maps (`posix` is os) counts as written
+    const written = (m: string): boolean => this.idOf.has(m) || words.some((w) => moduleAlias(w) === m);
+    this.sinkWord = new Uint8Array(words.length);
+    let any = false;
+    words.forEach((w, id) => {
+      if (METHOD_SINKS.has(w) || NAMED_RECEIVERS.test(w) || readsByName(w) || BY_LAST.get(w)?.some((f) => f === w || written(f))) {
+        this.sinkWord[id] = 1;
+        any = true;
+      }
+    });
+    this.anySinkWord = any;
   }
 
   /** Whether the analysis could record any sink visit in the module. */
   anySink(): boolean {
-    if (this.reflective || this.sinkWords.size) return true;
+    if (this.reflective || this.anySinkWord) return true;
     for (const n of this.nodes) if ((n.type === 'function_definition' || n.type === 'lambda') && routeDef(n).isRoute) return true;
     return false;
   }
@@ -123,29 +134,39 @@ export class SinkNames {
   relevant(def: PyNode): boolean {
     if (this.reflective) return true;
     let got = this.memo.get(def);
-    if (got === undefined) this.memo.set(def, (got = routeDef(def).isRoute || this.namesSink([def.start, def.end])));
+    if (got === undefined) this.memo.set(def, (got = routeDef(def).isRoute || this.namesSink(def.start, def.end)));
     return got;
   }
 
-  private namesSink(r: Range): boolean {
+  private namesSink(start: number, end: number): boolean {
+    for (let i = this.firstAt(start); i < this.ids.length && (this.starts[i] as number) < end; i++) if (this.sinkWord[this.ids[i] as number]) return true;
     const hot = (this.hot ??= this.hotNames());
-    for (const w of this.wordsIn(r)) if (this.sinkWords.has(w) || hot.has(w)) return true;
+    for (let i = this.firstAt(start); i < this.ids.length && (this.starts[i] as number) < end; i++) if (hot[this.ids[i] as number]) return true;
     return false;
   }
 
-  /** Every name from whose bound values a sink word is reachable. */
-  private hotNames(): Set<string> {
-    // from each word to the names whose bound values hold it
-    const holders = new Map<string, Set<string>>();
-    for (const [name, ranges] of this.bindings()) {
-      for (const r of ranges) for (const w of this.wordsIn(r)) (holders.get(w) ?? holders.set(w, new Set()).get(w))?.add(name);
+  /** 1 for every word from whose bound values a sink word is reachable (a walk back from the sink words). */
+  private hotNames(): Uint8Array {
+    const { name, from, to } = this.bindings();
+    const n = this.idOf.size;
+    // edges from each word to the names whose bound values hold it, as one array sliced by word
+    const count = new Int32Array(n + 1);
+    for (let b = 0; b < name.length; b++) for (let i = this.firstAt(from[b] as number); i < this.ids.length && (this.starts[i] as number) < (to[b] as number); i++) count[(this.ids[i] as number) + 1]++;
+    for (let w = 0; w < n; w++) count[w + 1] += count[w] as number;
+    const fill = count.slice(0, n);
+    const holders = new Int32Array(count[n] as number);
+    for (let b = 0; b < name.length; b++) {
+      for (let i = this.firstAt(from[b] as number); i < this.ids.length && (this.starts[i] as number) < (to[b] as number); i++) holders[fill[this.ids[i] as number]++] = name[b] as number;
     }
-    const hot = new Set<string>();
-    const todo = [...this.sinkWords];
+    const hot = new Uint8Array(n);
+    const todo: number[] = [];
+    for (let w = 0; w < n; w++) if (this.sinkWord[w]) todo.push(w);
     while (todo.length) {
-      for (const h of holders.get(todo.pop() as string) ?? []) {
-        if (hot.has(h)) continue;
-        hot.add(h);
+      const w = todo.pop() as number;
+      for (let e = count[w] as number; e < (count[w + 1] as number); e++) {
+        const h = holders[e] as number;
+        if (hot[h]) continue;
+        hot[h] = 1;
         todo.push(h);
       }
     }
@@ -163,64 +184,59 @@ export class SinkNames {
     return lo;
   }
 
-  private wordsIn([s, e]: Range): string[] {
-    const out: string[] = [];
-    for (let i = this.firstAt(s); i < this.words.length && (this.starts[i] as number) < e; i++) out.push(this.words[i] as string);
-    return out;
-  }
-
-  /** name → ranges of the values bound to it anywhere in the module */
-  private bindings(): Map<string, Range[]> {
-    const bound = new Map<string, Range[]>();
-    const bindWord = (w: string, value: Range): void => {
-      (bound.get(w) ?? bound.set(w, []).get(w))?.push(value);
+  /** Every binding of the module: the name's word number and the text range of the value bound to it. */
+  private bindings(): { name: number[]; from: number[]; to: number[] } {
+    const name: number[] = [];
+    const from: number[] = [];
+    const to: number[] = [];
+    const bindWord = (id: number, value: PyNode): void => {
+      name.push(id);
+      from.push(value.start);
+      to.push(value.end);
     };
-    const bind = (target: PyNode | null, value: Range): void => {
-      if (target) for (const w of this.targetWords(target)) bindWord(w, value);
+    const bindWordsIn = (names: PyNode, value: PyNode): void => {
+      for (let i = this.firstAt(names.start); i < this.ids.length && (this.starts[i] as number) < names.end; i++) bindWord(this.ids[i] as number, value);
     };
-    const bindField = (n: PyNode, name: string, value: PyNode | null): void => {
-      if (value) bind(field(n, name), rangeOf(value));
+    const bind = (target: PyNode | null, value: PyNode | null): void => {
+      if (target && value) this.bindTarget(target, value, bindWord, bindWordsIn);
     };
     for (const n of this.nodes) {
       switch (n.type) {
         case 'assignment':
-        case 'augmented_assignment': {
-          bindField(n, 'left', field(n, 'right'));
-          bindField(n, 'left', field(n, 'type'));
+        case 'augmented_assignment':
+          bind(field(n, 'left'), field(n, 'right'));
+          bind(field(n, 'left'), field(n, 'type'));
           break;
-        }
         case 'named_expression':
-          bindField(n, 'name', field(n, 'value'));
+          bind(field(n, 'name'), field(n, 'value'));
           break;
         case 'for_statement':
         case 'for_in_clause':
-          bindField(n, 'left', field(n, 'right'));
+          bind(field(n, 'left'), field(n, 'right'));
           break;
         case 'default_parameter':
         case 'typed_default_parameter':
-          bindField(n, 'name', field(n, 'value'));
+          bind(field(n, 'name'), field(n, 'value'));
           break;
-        case 'as_pattern': {
-          const value = n.children.find((c) => c.named && c.field !== 'alias');
-          if (value) bind(field(n, 'alias'), rangeOf(value));
+        case 'as_pattern':
+          bind(field(n, 'alias'), n.children.find((c) => c.named && c.field !== 'alias') ?? null);
           break;
-        }
         case 'import_statement':
         case 'import_from_statement':
         case 'future_import_statement':
-          for (const w of this.wordsIn(rangeOf(n))) bindWord(w, rangeOf(n));
+          bindWordsIn(n, n);
           break;
         case 'function_definition':
         case 'class_definition': {
-          const name = field(n, 'name');
-          if (name) bindWord(ident(name.text), rangeOf(n.parent?.type === 'decorated_definition' ? n.parent : n));
+          const id = this.wordOf(field(n, 'name'));
+          if (id !== undefined) bindWord(id, n.parent?.type === 'decorated_definition' ? n.parent : n);
           break;
         }
         case 'call': {
           // a method called on a name may keep what it is handed (`cmds.append(f)`, `d.update(…)`)
           const fn = field(n, 'function');
           const args = field(n, 'arguments');
-          if (fn?.type === 'attribute' && args) for (const w of this.wordsIn(rangeOf(field(fn, 'object') ?? fn))) bindWord(w, rangeOf(args));
+          if (fn?.type === 'attribute' && args) bindWordsIn(field(fn, 'object') ?? fn, args);
           break;
         }
         case 'case_pattern': {
@@ -228,28 +244,24 @@ export class SinkNames {
           let m = n.parent;
           while (m && m.type !== 'match_statement') m = m.parent;
           const subject = m && field(m, 'subject');
-          if (subject) for (const w of this.wordsIn(rangeOf(n))) bindWord(w, rangeOf(subject));
+          if (subject) bindWordsIn(n, subject);
           break;
         }
       }
     }
-    return bound;
+    return { name, from, to };
+  }
+
+  private wordOf(n: PyNode | null): number | undefined {
+    return n ? this.idOf.get(ident(n.text)) : undefined;
   }
 
   /** The names a target binds: a name, an attribute's own name, a subscripted container's names. */
-  private targetWords(t: PyNode): string[] {
-    if (t.type === 'identifier') return [ident(t.text)];
-    if (t.type === 'attribute') {
-      const a = field(t, 'attribute');
-      return a ? [ident(a.text)] : [];
-    }
-    if (t.type === 'subscript') return this.wordsIn(rangeOf(field(t, 'value') ?? t));
-    const out: string[] = [];
-    for (const c of t.children) if (c.named) out.push(...this.targetWords(c));
-    return out;
+  private bindTarget(t: PyNode, value: PyNode, bindWord: (id: number, v: PyNode) => void, bindWordsIn: (names: PyNode, v: PyNode) => void): void {
+    if (t.type === 'identifier' || t.type === 'attribute') {
+      const id = this.wordOf(t.type === 'identifier' ? t : field(t, 'attribute'));
+      if (id !== undefined) bindWord(id, value);
+    } else if (t.type === 'subscript') bindWordsIn(field(t, 'value') ?? t, value);
+    else for (const c of t.children) if (c.named) this.bindTarget(c, value, bindWord, bindWordsIn);
   }
-}
-
-function rangeOf(n: PyNode): Range {
-  return [n.start, n.end];
 }

@@ -23,43 +23,82 @@ function root(n: PyNode | null): PyNode | null {
 export function outerWrites(def: PyNode): string[] {
   const hit = getFact<string[]>(def, 'outerWrites');
   if (hit) return hit;
-  const locals = new Set<string>();
-  for (const p of paramsOf(def)) {
-    const id = p.type === 'identifier' ? p : (field(p, 'name') ?? namedChildren(p).find((c) => c.type === 'identifier'));
-    if (id) locals.add(id.text);
-  }
-  const declared = new Set<string>();
-  const roots = new Set<string>();
-  const walk = (n: PyNode): void => {
-    if (n.type === 'global_statement' || n.type === 'nonlocal_statement') for (const c of namedChildren(n)) declared.add(c.text);
-    if (n.type === 'assignment' || n.type === 'augmented_assignment' || n.type === 'for_statement') {
-      const left = field(n, 'left');
-      // a name bound here (alone or in a tuple of targets) is the function's own; `d[k] = v` binds none
-      const targets = left && PATTERNS.has(left.type) ? namedChildren(left) : [left];
-      for (const t of targets) if (t?.type === 'identifier') locals.add(t.text);
-    }
-    const target = n.type === 'assignment' || n.type === 'augmented_assignment' ? field(n, 'left') : null;
-    for (const t of target ? [target, ...namedChildren(target)] : []) if (t.type === 'subscript' || t.type === 'attribute') addRoot(t);
-    if (n.type === 'delete_statement') for (const t of namedChildren(n).flatMap((c) => (c.type === 'expression_list' ? namedChildren(c) : [c]))) addRoot(t);
-    if (n.type === 'call') {
-      const fn = field(n, 'function');
-      if (fn?.type === 'attribute' && MUTATORS.has((field(fn, 'attribute') as PyNode).text)) addRoot(field(fn, 'object'));
-    }
-    for (const c of n.children) if (!SCOPES.has(c.type)) walk(c);
+  allOuterWrites(moduleNodes(def));
+  return getFact<string[]>(def, 'outerWrites') as string[];
+}
+
+/** The module's nodes in document order (flowFindings keeps them on the root; a tree without them is walked). */
+function moduleNodes(n: PyNode): readonly PyNode[] {
+  let root = n;
+  while (root.parent) root = root.parent;
+  const kept = getFact<readonly PyNode[]>(root, 'nodes');
+  if (kept) return kept;
+  const out: PyNode[] = [];
+  const walk = (x: PyNode): void => {
+    out.push(x);
+    for (const c of x.children) walk(c);
   };
+  walk(root);
+  return setFact(root, 'nodes', out);
+}
+
+/** What outerWrites gathers for one function while the module's nodes go by. */
+interface Gathered {
+  locals: Set<string>;
+  declared: Set<string>;
+  roots: Set<string>;
+}
+
+const GATHERS = new Set(['global_statement', 'nonlocal_statement', 'assignment', 'augmented_assignment', 'for_statement', 'delete_statement', 'call']);
+
+/**
+ * outerWrites of every function and lambda of a module in one pass over its nodes: each statement
+ * counts for the function whose body holds it outside any nested scope (scopeOf).
+ */
+function allOuterWrites(nodes: readonly PyNode[]): void {
+  const per = new Map<PyNode, Gathered>();
+  for (const n of nodes) {
+    if (n.type === 'function_definition' || n.type === 'lambda') {
+      const locals = new Set<string>();
+      for (const p of paramsOf(n)) {
+        const id = p.type === 'identifier' ? p : (field(p, 'name') ?? namedChildren(p).find((c) => c.type === 'identifier'));
+        if (id) locals.add(id.text);
+      }
+      per.set(n, { locals, declared: new Set(), roots: new Set() });
+      continue;
+    }
+    if (!GATHERS.has(n.type)) continue;
+    const def = scopeOf(n);
+    const g = def && per.get(def);
+    if (g) gather(n, g);
+  }
+  for (const [def, { locals, declared, roots }] of per) {
+    setFact(def, 'outerWrites', [...declared, ...[...roots].filter((r) => !locals.has(r) || declared.has(r))]);
+    setFact<ReadonlySet<string>>(def, 'declared', declared);
+  }
+}
+
+function gather(n: PyNode, { locals, declared, roots }: Gathered): void {
   const addRoot = (t: PyNode | null): void => {
     const r = root(t);
     if (r) roots.add(r.text);
   };
-  walk(field(def, 'body') as PyNode);
-  const out = [...declared, ...[...roots].filter((r) => !locals.has(r) || declared.has(r))];
-  setFact(def, 'outerWrites', out);
-  setFact<ReadonlySet<string>>(def, 'declared', declared);
-  return out;
+  if (n.type === 'global_statement' || n.type === 'nonlocal_statement') for (const c of namedChildren(n)) declared.add(c.text);
+  if (n.type === 'assignment' || n.type === 'augmented_assignment' || n.type === 'for_statement') {
+    const left = field(n, 'left');
+    // a name bound here (alone or in a tuple of targets) is the function's own; `d[k] = v` binds none
+    const targets = left && PATTERNS.has(left.type) ? namedChildren(left) : [left];
+    for (const t of targets) if (t?.type === 'identifier') locals.add(t.text);
+  }
+  const target = n.type === 'assignment' || n.type === 'augmented_assignment' ? field(n, 'left') : null;
+  for (const t of target ? [target, ...namedChildren(target)] : []) if (t.type === 'subscript' || t.type === 'attribute') addRoot(t);
+  if (n.type === 'delete_statement') for (const t of namedChildren(n).flatMap((c) => (c.type === 'expression_list' ? namedChildren(c) : [c]))) addRoot(t);
+  if (n.type === 'call') {
+    const fn = field(n, 'function');
+    if (fn?.type === 'attribute' && MUTATORS.has((field(fn, 'attribute') as PyNode).text)) addRoot(field(fn, 'object'));
+  }
 }
 
-
-/** The names of outerWrites that the function rebinds (`global`/`nonlocal`), not only writes into. */
 export function rebound(def: PyNode): ReadonlySet<string> {
   outerWrites(def);
   return getFact<ReadonlySet<string>>(def, 'declared') ?? new Set();
