@@ -1,5 +1,6 @@
 import t from 'tap';
 import { corpusLines } from '../../../bench/harness.js';
+import type { PyNode } from '../../../plugins/engines/code/python/parser.js';
 
 /**
  * The flow analysis runs only where it can see a sink (plugins/engines/code/python/flow/prefilter.ts):
@@ -11,7 +12,14 @@ import { corpusLines } from '../../../bench/harness.js';
  */
 process.env.PROOFGATE_FLOW_FILTER_CHECK = '1';
 const { analyzePython } = await import('../../../plugins/engines/code/analyze.js');
-const { SinkNames } = await import('../../../plugins/engines/code/python/flow/prefilter.js');
+const { SinkNames: Names } = await import('../../../plugins/engines/code/python/flow/prefilter.js');
+const { ModuleIndex } = await import('../../../plugins/engines/code/python/flow/module-index.js');
+/** the filter of a parsed module */
+class SinkNames extends Names {
+  constructor(nodes: PyNode[]) {
+    super(new ModuleIndex(nodes));
+  }
+}
 const { initPython, parsePythonSync } = await import('../../../plugins/engines/code/python/parser.js');
 
 const HIDDEN: Array<[name: string, src: string]> = [

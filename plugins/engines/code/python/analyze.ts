@@ -15,6 +15,7 @@ import type { Analysis, Finding, Severity } from '../types.js';
 import { normaliseFindings } from '../types.js';
 import { flowFindings } from './flow/index.js';
 import { SinkNames } from './flow/prefilter.js';
+import { ModuleIndex } from './flow/module-index.js';
 
 /**
  * Dunder attributes that walk from an ordinary object to builtins, globals or other classes. A Map,
@@ -293,10 +294,11 @@ const CHECK_FILTER = process.env.PROOFGATE_FLOW_FILTER_CHECK === '1';
  * analysis without the filters, and a difference throws: the filters must never change a finding.
  */
 function flowOf(root: PyNode, nodes: PyNode[], r: Resolver, presence: Finding[]): Finding[] {
-  const sinks = new SinkNames(nodes);
-  const out = sinks.anySink() ? flowFindings(root, nodes, r, presence, sinks) : presence;
+  const index = new ModuleIndex(nodes).keep();
+  const sinks = new SinkNames(index);
+  const out = sinks.anySink() ? flowFindings(root, index, r, presence, sinks) : presence;
   if (CHECK_FILTER) {
-    const all = flowFindings(root, nodes, r, presence, null);
+    const all = flowFindings(root, index, r, presence, null);
     if (JSON.stringify(all) !== JSON.stringify(out)) throw new Error(`the flow filters changed the findings: ${JSON.stringify(all)} without them, ${JSON.stringify(out)} with them`);
   }
   return out;

@@ -5,6 +5,7 @@ import { checkSinks, isQuery } from './sinks.js';
 import { configParser } from './config-parser.js';
 import { forget, listMethod, rootName, share } from './lists.js';
 import { localsOf, moduleWrites, outerWrites, paramsOf, rebound } from './writes.js';
+import type { ModuleIndex } from './module-index.js';
 import { type Method, dropAttrs, instance, plainClass, settled } from './classes.js';
 import { type Env, type V, carried, join, joinEnv, konst, mix, raw, truthy, unknownOrigin } from './value.js';
 import { HASH_CTORS, NON_MUTATING, OWN_VALUES, REDIRECTS, CONVERTERS, DATA_METHODS, DECODERS, PURE_CALLS, PATH_CTORS, READ_METHODS, SANITISERS, SOURCE_CALLS, WEAK_RANDOM, namedSanitiser } from './tables.js';
@@ -28,6 +29,8 @@ export interface Frame {
   yields?: V;
   /** functions and lambdas defined while it ran, queued as entry points */
   defs?: Queued[];
+  /** the first function or lambda defined while it ran, queued or not (the line messages name) */
+  firstDef?: PyNode;
 }
 
 /** An entry point to run after the module: the scope where it was defined, and that scope at its end. */
@@ -75,12 +78,12 @@ function lateEnv(l: Late, written: () => ReadonlySet<string>): Env {
 export abstract class CallEval extends ExprEval {
   protected frames: Frame[] = [];
   private writtenSet: ReadonlySet<string> | null = null;
-  protected nodes: readonly PyNode[] = [];
+  protected index: ModuleIndex | null = null;
   /**
    * Names some function of the file writes into or calls a method of the file's classes on (writes.ts),
    * made on first use: a module whose entry points the filter skipped needs none.
    */
-  protected readonly written = (): ReadonlySet<string> => (this.writtenSet ??= moduleWrites(this.nodes));
+  protected readonly written = (): ReadonlySet<string> => (this.writtenSet ??= this.index ? moduleWrites(this.index) : new Set());
   protected depth = 0;
   protected readonly active = new Set<PyNode>();
 
@@ -97,7 +100,7 @@ export abstract class CallEval extends ExprEval {
     if (!last) return;
     // what one entry point writes into the state it shares with others outlives its call (a handler's
     // request): another may run after it, so that state is of unknown origin for them all
-    const late: Late = { last: new Map(last), shared: null, line: lineOf(f.defs[0].def) };
+    const late: Late = { last: new Map(last), shared: null, line: lineOf(f.firstDef ?? f.defs[0].def) };
     for (const q of f.defs) q.late = late;
   }
 

@@ -3,7 +3,7 @@ import type { Resolver } from '../resolve.js';
 import type { Finding, Severity } from '../../types.js';
 import { FlowBudgetError } from './expr.js';
 import { FlowInterp } from './interp.js';
-import { setFact } from './facts.js';
+import type { ModuleIndex } from './module-index.js';
 import type { SinkNames } from './prefilter.js';
 import { CWE, TITLE } from './tables.js';
 import type { Cat, Flow } from './value.js';
@@ -29,11 +29,10 @@ const SEVERITY: Partial<Record<Cat, Severity>> = { cmdi: 'CRITICAL', codeinj: 'C
  * source line → steps → sink line), and the presence findings the flow proved harmless dropped:
  * a sink whose every visit saw only constants, sanitised or non-client data.
  */
-export function flowFindings(root: PyNode, nodes: readonly PyNode[], r: Resolver, presence: Finding[], entries: SinkNames | null = null): Finding[] {
-  const interp = new FlowInterp(r, judgedByCallers(nodes), entries);
+export function flowFindings(root: PyNode, index: ModuleIndex, r: Resolver, presence: Finding[], entries: SinkNames | null = null): Finding[] {
+  const interp = new FlowInterp(r, judgedByCallers(index), entries);
   try {
-    setFact(root, 'nodes', nodes);
-    interp.run(root, nodes);
+    interp.run(root, index);
   } catch (err) {
     if (!(err instanceof FlowBudgetError)) throw err;
     return [...presence, { type: 'flow_undecided', severity: 'HIGH', line: 1, column: 1, message: 'the flow analysis ran out of budget; no sink is proven safe', rule_id: 'python.flow.undecided' }];
@@ -116,16 +115,16 @@ export function undecidedFinding(cat: Cat, why: Flow, line: number, column: numb
  * (stored, returned, handed to a call, listed in `__all__`) may be called by other code with untrusted
  * arguments too, so it stays an entry point (as the JS analysis does for exported functions).
  */
-function judgedByCallers(nodes: readonly PyNode[]): Set<string> {
+function judgedByCallers(index: ModuleIndex): Set<string> {
   const called = new Set<string>();
   const other = new Set<string>();
-  for (const n of nodes) {
-    if (n.type === 'call') {
-      const fn = n.children.find((c) => c.field === 'function');
-      if (fn?.type === 'identifier') called.add(fn.text);
-    } else if (n.type === 'identifier' && n.field !== 'function' && n.field !== 'name' && n.field !== 'attribute') other.add(n.text);
-    else if (n.type === 'string' && n.parent?.parent?.type === 'assignment' && /^__all__\b/.test(n.parent.parent.text)) other.add(n.text.replace(/^[a-z]*['"]+|['"]+$/gi, ''));
-  }
+  index.idents.forEach((n, i) => {
+    const text = index.raw[i] as string;
+    if (n.field === 'function') {
+      if (n.parent?.type === 'call') called.add(text);
+    } else if (n.field !== 'name' && n.field !== 'attribute') other.add(text);
+  });
+  for (const n of index.assignedStrings) if (/^__all__\b/.test(n.parent?.parent?.text ?? '')) other.add(n.text.replace(/^[a-z]*['"]+|['"]+$/gi, ''));
   for (const o of other) called.delete(o);
   return called;
 }

@@ -10,6 +10,7 @@ import { joinMaybe, lastReturn, matchStmt, tryStmt } from './statements.js';
 import { configParser } from './config-parser.js';
 import { routeDef } from './routes.js';
 import type { SinkNames } from './prefilter.js';
+import type { ModuleIndex } from './module-index.js';
 import { forget, listMethod, rootName, share } from './lists.js';
 import { sameShape, widen, type Cat, type Env, type Flow, type V, UNKNOWN, allFlow, carried, join, joinEnv, konst, mix, nested, raw, truthy, unknownOrigin } from './value.js';
 import { NON_MUTATING, OWN_VALUES, REDIRECTS, ALL_CATS, CONVERTERS, DATA_METHODS, DECODERS, PURE_CALLS, PATH_CTORS, READ_METHODS, SANITISERS, SOURCE_CALLS, WEAK_RANDOM, namedSanitiser } from './tables.js';
@@ -51,8 +52,8 @@ export class FlowInterp extends CallEval {
     super(r);
   }
 
-  run(root: PyNode, nodes: readonly PyNode[]): void {
-    this.nodes = nodes;
+  run(root: PyNode, index: ModuleIndex): void {
+    this.index = index;
     this.frames.push({ returns: null, exit: null });
     this.closeDefs(this.frames[0], this.block(root, new Map()));
     this.frames.pop();
@@ -61,15 +62,17 @@ export class FlowInterp extends CallEval {
     // queued after it ran (the step budget bounds the runs: past it the analysis fails closed)
     while (this.queue.length) {
       const q = this.queue.shift() as Queued;
-      if (this.entries && !this.entries.relevant(q.def)) continue;
       this.entry(q.def, joinWaiting(q, this.queue, this.written));
     }
   }
 
   private enqueue(def: PyNode, env: Env): void {
+    const f = this.frames[this.frames.length - 1];
+    if (f) f.firstDef ??= def;
+    // an entry point that cannot visit a sink is not queued: no copy of the scope it would run from
+    if (this.entries && !this.entries.relevant(def)) return;
     const q: Queued = { def, env: new Map(env) };
     this.queue.push(q);
-    const f = this.frames[this.frames.length - 1];
     if (f) (f.defs ??= []).push(q);
   }
 

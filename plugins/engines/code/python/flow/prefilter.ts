@@ -3,6 +3,7 @@ import { ident } from '../literals.js';
 import { moduleAlias } from '../names.js';
 import { NAME_RESOLVERS } from '../resolve.js';
 import { routeDef } from './routes.js';
+import type { ModuleIndex } from './module-index.js';
 import {
   ARGV_EXEC, CODE_EXEC, DESERIALISERS, PATH_CALLS, PATH_CTORS, REDIRECTS, SHELL_STRING_EXEC, SQL_METHODS, XPATH_CALLS, XPATH_METHODS,
 } from './tables.js';
@@ -44,16 +45,47 @@ const METHOD_SINKS = new Set([...SQL_METHODS, ...XPATH_METHODS, 'set_cookie', 's
 
 /**
  * Reflection that writes a name out of the binding forms read below (`setattr`, `globals()[…] = v`,
- * `vars(o)`, `o.__dict__`, `f.__globals__`): a value may then reach any name, so nothing is filtered.
+ * `vars(o)` handed on, `o.__dict__`, `f.__globals__`): a value may then reach any name, so nothing is
+ * filtered. `globals()`, `locals()` and `vars()` only read from (writesByName) count as reads by name.
  */
 const WRITES_BY_NAME = new Set(['setattr', 'delattr', 'globals', 'locals', 'vars', '__dict__', '__setattr__', '__delattr__', '__globals__']);
+const NAMESPACE_CALLS = new Set(['globals', 'locals', 'vars']);
+const TARGET_PARTS = new Set(['pattern_list', 'tuple_pattern', 'list_pattern', 'tuple', 'list', 'parenthesized_expression', 'expression_list', 'list_splat_pattern', 'as_pattern_target']);
+
+/**
+ * Whether a use of a writing word may write: always, but for `globals()` (and locals, vars) called
+ * and read at once — `globals()[k]` not assigned, augmented, deleted or looped into, or
+ * `globals().get(k)`, the value read not changed through an attribute or subscript in turn.
+ * Anything else (the namespace bound to a name, handed to a call, updated) may.
+ */
+function writesByName(id: PyNode): boolean {
+  if (!NAMESPACE_CALLS.has(id.text) || id.field !== 'function') return true;
+  const call = id.parent;
+  const use = call?.parent;
+  if (!call || call.type !== 'call' || !use) return true;
+  // what is read must not be changed in turn (`globals()['l'].append(v)` writes into a global)
+  const readOnly = (v: PyNode): boolean => !(v.parent?.type === 'attribute' && v.field === 'object') && !(v.parent?.type === 'subscript' && v.field === 'value');
+  if (use.type === 'attribute' && call.field === 'object') {
+    const m = use.children.find((c) => c.field === 'attribute')?.text;
+    const got = use.parent;
+    return !(m === 'get' && got?.type === 'call' && use.field === 'function' && readOnly(got));
+  }
+  if (use.type !== 'subscript' || call.field !== 'value' || !readOnly(use)) return true;
+  let x: PyNode = use;
+  while (x.parent && TARGET_PARTS.has(x.parent.type)) x = x.parent;
+  const p = x.parent;
+  if (!p) return false;
+  if (p.type === 'delete_statement' || p.type === 'as_pattern') return true;
+  return (p.type === 'assignment' || p.type === 'augmented_assignment' || p.type === 'for_statement' || p.type === 'for_in_clause') && x.field === 'left';
+}
+
 /**
  * Reflection that reads a name made from strings (getattr, `__import__`, `sys.modules`, each resolver
  * of names by its last segment) or walks from one object to another (`().__class__.__base__`): the
  * name may be a sink's, so the word counts as one. Dunder names of ordinary classes do not.
  */
 const READS_BY_NAME = new Set([
-  'getattr', '__import__', 'import_module', 'modules', 'attrgetter', 'methodcaller', '__builtins__',
+  'globals', 'locals', 'vars', 'getattr', '__import__', 'import_module', 'modules', 'attrgetter', 'methodcaller', '__builtins__',
   ...[...NAME_RESOLVERS].map((q) => q.split('.').pop() as string), 'resolve', 'ext_convert',
 ]);
 const ORDINARY_DUNDER = /^__(init|name|main|all|file|doc|future|slots|repr|str|version|author|post_init|enter|exit|iter|next|len|eq|ne|lt|le|gt|ge|hash|bool|contains)__$/;
@@ -91,25 +123,24 @@ export class SinkNames {
   private readonly sinkWord: Uint8Array;
   private readonly anySinkWord: boolean;
   /** reflection that writes by name: a value may reach any name, so nothing is filtered */
-  readonly reflective: boolean = false;
+  reflective = false;
   private hot: Uint8Array | null = null;
   private readonly memo = new Map<PyNode, boolean>();
 
-  constructor(private readonly nodes: readonly PyNode[]) {
+  constructor(private readonly index: ModuleIndex) {
     const words: string[] = [];
-    for (const n of nodes) {
-      if (n.type !== 'identifier') continue;
-      const w = ident(n.text);
+    index.idents.forEach((n, i) => {
+      const w = ident(index.raw[i] as string);
       let id = this.idOf.get(w);
       if (id === undefined) {
         id = words.length;
         this.idOf.set(w, id);
         words.push(w);
-        if (WRITES_BY_NAME.has(w)) this.reflective = true;
       }
+      if (!this.reflective && WRITES_BY_NAME.has(w) && writesByName(n)) this.reflective = true;
       this.starts.push(n.start);
       this.ids.push(id);
-    }
+    });
     // a module written under an alias the resolver maps (`posix` is os) counts as written
     const written = (m: string): boolean => this.idOf.has(m) || words.some((w) => moduleAlias(w) === m);
     this.sinkWord = new Uint8Array(words.length);
@@ -126,7 +157,7 @@ export class SinkNames {
   /** Whether the analysis could record any sink visit in the module. */
   anySink(): boolean {
     if (this.reflective || this.anySinkWord) return true;
-    for (const n of this.nodes) if ((n.type === 'function_definition' || n.type === 'lambda') && routeDef(n).isRoute) return true;
+    for (const n of this.index.defs) if (routeDef(n).isRoute) return true;
     return false;
   }
 
@@ -200,7 +231,7 @@ export class SinkNames {
     const bind = (target: PyNode | null, value: PyNode | null): void => {
       if (target && value) this.bindTarget(target, value, bindWord, bindWordsIn);
     };
-    for (const n of this.nodes) {
+    for (const n of this.index.binders) {
       switch (n.type) {
         case 'assignment':
         case 'augmented_assignment':

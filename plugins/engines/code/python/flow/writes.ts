@@ -1,6 +1,7 @@
 import { type PyNode, field } from '../parser.js';
 import { namedChildren } from './kids.js';
 import { getFact, setFact } from './facts.js';
+import { ModuleIndex } from './module-index.js';
 
 /** Methods that change the object they are called on. */
 const MUTATORS = new Set(['append', 'extend', 'insert', 'update', 'add', 'setdefault', 'pop', 'popitem', 'remove', 'clear', 'sort', 'reverse', 'discard', '__setitem__', '__delitem__']);
@@ -23,23 +24,8 @@ function root(n: PyNode | null): PyNode | null {
 export function outerWrites(def: PyNode): string[] {
   const hit = getFact<string[]>(def, 'outerWrites');
   if (hit) return hit;
-  allOuterWrites(moduleNodes(def));
+  allOuterWrites(ModuleIndex.of(def));
   return getFact<string[]>(def, 'outerWrites') as string[];
-}
-
-/** The module's nodes in document order (flowFindings keeps them on the root; a tree without them is walked). */
-function moduleNodes(n: PyNode): readonly PyNode[] {
-  let root = n;
-  while (root.parent) root = root.parent;
-  const kept = getFact<readonly PyNode[]>(root, 'nodes');
-  if (kept) return kept;
-  const out: PyNode[] = [];
-  const walk = (x: PyNode): void => {
-    out.push(x);
-    for (const c of x.children) walk(c);
-  };
-  walk(root);
-  return setFact(root, 'nodes', out);
 }
 
 /** What outerWrites gathers for one function while the module's nodes go by. */
@@ -49,25 +35,21 @@ interface Gathered {
   roots: Set<string>;
 }
 
-const GATHERS = new Set(['global_statement', 'nonlocal_statement', 'assignment', 'augmented_assignment', 'for_statement', 'delete_statement', 'call']);
-
 /**
- * outerWrites of every function and lambda of a module in one pass over its nodes: each statement
+ * outerWrites of every function and lambda of a module from its index's statements: each statement
  * counts for the function whose body holds it outside any nested scope (scopeOf).
  */
-function allOuterWrites(nodes: readonly PyNode[]): void {
+function allOuterWrites(index: ModuleIndex): void {
   const per = new Map<PyNode, Gathered>();
-  for (const n of nodes) {
-    if (n.type === 'function_definition' || n.type === 'lambda') {
-      const locals = new Set<string>();
-      for (const p of paramsOf(n)) {
-        const id = p.type === 'identifier' ? p : (field(p, 'name') ?? namedChildren(p).find((c) => c.type === 'identifier'));
-        if (id) locals.add(id.text);
-      }
-      per.set(n, { locals, declared: new Set(), roots: new Set() });
-      continue;
+  for (const def of index.defs) {
+    const locals = new Set<string>();
+    for (const p of paramsOf(def)) {
+      const id = p.type === 'identifier' ? p : (field(p, 'name') ?? namedChildren(p).find((c) => c.type === 'identifier'));
+      if (id) locals.add(id.text);
     }
-    if (!GATHERS.has(n.type)) continue;
+    per.set(def, { locals, declared: new Set(), roots: new Set() });
+  }
+  for (const n of index.gathers) {
     const def = scopeOf(n);
     const g = def && per.get(def);
     if (g) gather(n, g);
@@ -192,26 +174,21 @@ function idsIn(n: PyNode, skipBlock = false): string[] {
  * handler's change outlives its request: another entry point may read it later, so for entry points
  * these names are shared (their members of unknown origin).
  */
-export function moduleWrites(nodes: readonly PyNode[]): Set<string> {
-  const defs: PyNode[] = [];
+export function moduleWrites(index: ModuleIndex): Set<string> {
   const methods = new Set<string>();
   const classes = new Set<string>();
-  for (const n of nodes) {
-    if (n.type === 'function_definition' || n.type === 'lambda') defs.push(n);
-    if (n.type === 'class_definition') {
-      classes.add((field(n, 'name') as PyNode).text);
-      for (const s of namedChildren(field(n, 'body') ?? n)) {
-        const d = s.type === 'decorated_definition' ? field(s, 'definition') : s;
-        if (d?.type === 'function_definition') methods.add((field(d, 'name') as PyNode).text);
-      }
+  for (const n of index.classes) {
+    classes.add((field(n, 'name') as PyNode).text);
+    for (const s of namedChildren(field(n, 'body') ?? n)) {
+      const d = s.type === 'decorated_definition' ? field(s, 'definition') : s;
+      if (d?.type === 'function_definition') methods.add((field(d, 'name') as PyNode).text);
     }
   }
   const out = new Set<string>();
-  for (const def of defs) for (const w of outerWrites(def)) out.add(w);
+  for (const def of index.defs) for (const w of outerWrites(def)) out.add(w);
   if (!methods.size) return out;
   // a call of a method of the file's classes, in the body of the function or lambda around it
-  for (const n of nodes) {
-    if (n.type !== 'call') continue;
+  for (const n of index.calls) {
     const fn = field(n, 'function');
     if (fn?.type !== 'attribute' || !methods.has((field(fn, 'attribute') as PyNode).text)) continue;
     const def = scopeOf(n);
