@@ -12,7 +12,7 @@ import type { PyNode } from '../../../plugins/engines/code/python/parser.js';
  */
 process.env.PROOFGATE_FLOW_FILTER_CHECK = '1';
 const { analyzePython } = await import('../../../plugins/engines/code/analyze.js');
-const { SinkNames: Names } = await import('../../../plugins/engines/code/python/flow/prefilter.js');
+const { SinkNames: Names, mayNameSink } = await import('../../../plugins/engines/code/python/flow/prefilter.js');
 const { ModuleIndex } = await import('../../../plugins/engines/code/python/flow/module-index.js');
 /** the filter of a parsed module */
 class SinkNames extends Names {
@@ -51,6 +51,9 @@ const HIDDEN: Array<[name: string, src: string]> = [
   ['through __builtins__', 'def f(c):\n    __builtins__.eval(c)\n'],
   ['fullwidth name (NFKC)', 'def f(c):\n    \uff45\uff56\uff41\uff4c(c)\n'],
   ['match capture', "import os\ndef f(c):\n    match {'r': os.system}:\n        case {'r': fn}:\n            fn(c)\n"],
+  ['a route decorator opened by a bracket', "from flask import Flask, request\napp = Flask(__name__)\n@(app\n  .route)('/')\ndef home():\n    return request.args['q']\n"],
+  ['a route decorator continued past the line end', "from flask import Flask, request\napp = Flask(__name__)\n@app.\\\nroute('/')\ndef home():\n    return request.args['q']\n"],
+  ['a special name in capitals', "def f(c):\n    return ().__CLASS__, eval(c)\n"],
   ['decorator that returns the sink', 'import os\ndef deco(g):\n    return lambda c: os.system(c)\n@deco\ndef f(c):\n    pass\nf(input())\n'],
 ];
 
@@ -72,6 +75,12 @@ t.test('a sink hidden from the names of its entry point: the same findings with 
 
 t.test('the filters skip what cannot see a sink', async (t) => {
   const utils = 'def mean(xs):\n    return sum(xs) / len(xs)\n\nimport json\ndef load(text):\n    return json.loads(text)\n';
+  t.notOk(mayNameSink(utils), 'no word a sink needs: not even indexed');
+  t.ok(mayNameSink(`${utils}class A:\n    def __init__(self):\n        self.x = ().__class__\n`), 'a special attribute');
+  t.notOk(mayNameSink(`${utils}class A:\n    def __init__(self):\n        self.x = 1\n`), '__init__ is ordinary');
+  t.ok(mayNameSink(`${utils}def g(x):\n    return \uff45\uff56\uff41\uff4c(x)\n`), 'text outside ASCII is always indexed (NFKC)');
+  t.ok(mayNameSink('import posix\n'), 'a module alias');
+  t.ok(mayNameSink('def view(request):\n    return 1\n'), "a Django view's request");
   t.notOk(new SinkNames(parsePythonSync(utils).nodes).anySink(), 'no sink name: the flow analysis does not run');
   const mixed = `${utils}import subprocess\ndef ping(host):\n    return subprocess.run('ping -c1 ' + host, shell=True)\n`;
   const nodes = parsePythonSync(mixed).nodes;

@@ -14,7 +14,7 @@ import { isCredentialValue, isSecretName } from '../secrets.js';
 import type { Analysis, Finding, Severity } from '../types.js';
 import { normaliseFindings } from '../types.js';
 import { flowFindings } from './flow/index.js';
-import { SinkNames } from './flow/prefilter.js';
+import { SinkNames, mayNameSink } from './flow/prefilter.js';
 import { ModuleIndex } from './flow/module-index.js';
 
 /**
@@ -293,16 +293,20 @@ const CHECK_FILTER = process.env.PROOFGATE_FLOW_FILTER_CHECK === '1';
  * PROOFGATE_FLOW_FILTER_CHECK=1 (the test suite sets it) every answer is checked against the
  * analysis without the filters, and a difference throws: the filters must never change a finding.
  */
-function flowOf(root: PyNode, nodes: PyNode[], r: Resolver, presence: Finding[]): Finding[] {
-  const index = new ModuleIndex(nodes).keep();
-  const sinks = new SinkNames(index);
-  const out = sinks.anySink() ? flowFindings(root, index, r, presence, sinks) : presence;
+function flowOf(code: string, root: PyNode, nodes: PyNode[], r: Resolver, presence: Finding[]): Finding[] {
+  // text without any word a sink needs is not indexed at all
+  const index = mayNameSink(code) ? new ModuleIndex(nodes).keep() : null;
+  const sinks = index && new SinkNames(index);
+  const out = index && sinks?.anySink() ? flowFindings(root, index, r, presence, sinks) : presence;
   if (CHECK_FILTER) {
-    const all = flowFindings(root, index, r, presence, null);
+    const whole = index ?? new ModuleIndex(nodes).keep();
+    if (!index && new SinkNames(whole).anySink()) throw new Error('the text filter passed over a module the name filter would analyse');
+    const all = flowFindings(root, whole, r, presence, null);
     if (JSON.stringify(all) !== JSON.stringify(out)) throw new Error(`the flow filters changed the findings: ${JSON.stringify(all)} without them, ${JSON.stringify(out)} with them`);
   }
   return out;
 }
+
 let flowOn = true;
 /** Turns the source-to-sink flow analysis on or off for this thread (the bench compares both); returns the previous setting. */
 export function setPythonFlow(on: boolean): boolean {
@@ -334,7 +338,7 @@ export function analyzePythonSync(submitted: string): Analysis {
     // code CPython would reject is never answered safe, whatever tree-sitter accepted
     if (a.compile.error) return { language: 'python', parseOk: false, parser: 'tree-sitter-python', parseError: a.compile.error, findings: [] };
     // a module that names no sink has nothing for the flow analysis to decide (flow/prefilter.ts)
-    if (flowOn) return { language: 'python', parseOk: true, parser: 'tree-sitter-python', findings: normaliseFindings(flowOf(parsed.root, parsed.nodes, a.r, a.findings)) };
+    if (flowOn) return { language: 'python', parseOk: true, parser: 'tree-sitter-python', findings: normaliseFindings(flowOf(code, parsed.root, parsed.nodes, a.r, a.findings)) };
   } catch (err) {
     if (err instanceof AnalysisLimitError) {
       return { language: 'python', parseOk: true, parser: 'tree-sitter-python', findings: normaliseFindings(a?.findings ?? []), limitExceeded: true };

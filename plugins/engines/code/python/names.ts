@@ -12,6 +12,9 @@ const MODULE_ALIASES = new Map<string, string>([
   ['posixpath', 'os.path'],
   ['ntpath', 'os.path'],
 ]);
+/** Every module alias the canonical spelling maps. */
+export const MODULE_ALIAS_NAMES: readonly string[] = [...MODULE_ALIASES.keys()];
+
 /** The module an alias spells (`posix` → `os`), or undefined: canonical() of a single identifier. */
 export function moduleAlias(name: string): string | undefined {
   return MODULE_ALIASES.get(name)?.split('.')[0];

@@ -1,8 +1,8 @@
 import { type PyNode, field } from '../parser.js';
 import { ident } from '../literals.js';
-import { moduleAlias } from '../names.js';
+import { MODULE_ALIAS_NAMES, moduleAlias } from '../names.js';
 import { NAME_RESOLVERS } from '../resolve.js';
-import { routeDef } from './routes.js';
+import { ROUTE_VERBS, routeDef } from './routes.js';
 import type { ModuleIndex } from './module-index.js';
 import {
   ARGV_EXEC, CODE_EXEC, DESERIALISERS, PATH_CALLS, PATH_CTORS, REDIRECTS, SHELL_STRING_EXEC, SQL_METHODS, XPATH_CALLS, XPATH_METHODS,
@@ -93,6 +93,29 @@ const readsByName = (w: string): boolean => READS_BY_NAME.has(w) || (w.length > 
 
 /** receivers the rules recognise by a part of their name: an LDAP connection, a session store */
 const NAMED_RECEIVERS = /ldap|session/i;
+
+/**
+ * The words without one of which SinkNames.anySink() is false, as one expression over the source
+ * text: each sink's module (or the alias the resolver maps to it; a builtin's own name), the sink
+ * methods, reflection, the LDAP/session receivers, a special name no ordinary class has, a route
+ * decorator (or one that starts with a bracket or goes on past a line end) and a Django view's
+ * request. Text that matches none names no sink, and the identifier passes are not made at all.
+ */
+const SINK_TEXT = new RegExp(
+  [
+    `\\b(${[...new Set([...SINK_NAMES.map((n) => n.split('.')[0] as string), ...MODULE_ALIAS_NAMES, ...METHOD_SINKS, ...READS_BY_NAME, ...WRITES_BY_NAME, 'request', 'HttpRequest'])].join('|')})\\b`,
+    'ldap', 'session',
+    `@[^\\n]*\\b(${ROUTE_VERBS.join('|')})\\b`, '@\\s*\\(', '@[^\\n]*\\\\\\r?\\n',
+  ].join('|'),
+  'i',
+);
+/** dunder names are matched as the identifiers are, case and all */
+const SPECIAL_TEXT = new RegExp(`(?<![A-Za-z0-9_])__(?!(${ORDINARY_DUNDER.source.slice(4, -4)})__(?![A-Za-z0-9_]))[A-Za-z0-9_]+__(?![A-Za-z0-9_])`);
+
+/** False only where SinkNames.anySink() is surely false: an ASCII text without any word SINK_TEXT or SPECIAL_TEXT looks for. */
+export function mayNameSink(code: string): boolean {
+  return /[^\x00-\x7f]/.test(code) || SINK_TEXT.test(code) || SPECIAL_TEXT.test(code);
+}
 
 /** first segments of the sink names, by last segment */
 const BY_LAST = new Map<string, string[]>();

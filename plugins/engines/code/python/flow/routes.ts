@@ -2,7 +2,11 @@ import { type PyNode, field } from '../parser.js';
 import { namedChildren } from './kids.js';
 import { paramsOf } from './writes.js';
 
-const ROUTE_DECORATOR = /\.(route|get|post|put|patch|delete|api_route|websocket)\s*\(/;
+/** the methods of a framework's app or router that register a handler */
+export const ROUTE_VERBS = ['route', 'get', 'post', 'put', 'patch', 'delete', 'api_route', 'websocket'];
+/** `.route(` and the like, with the decorator's spaces, line continuations and comments taken out, and brackets closed before the call (`@(app.route)('/')`) */
+const ROUTE_DECORATOR = new RegExp(`\\.(${ROUTE_VERBS.join('|')})\\)*\\(`);
+const compact = (d: string): string => d.replace(/\\\r?\n/g, '').replace(/#[^\n]*/g, '').replace(/\s+/g, '');
 
 /** How an entry point is reached: a route handler's parameters and return are the client's. */
 export interface RouteDef {
@@ -17,7 +21,7 @@ export function routeDef(def: PyNode): RouteDef {
   const decorators = def.parent?.type === 'decorated_definition' ? namedChildren(def.parent).filter((c) => c.type === 'decorator').map((d) => d.text) : [];
   const params = paramsOf(def);
   const view = djangoView(params);
-  return { params, decorators, view, isRoute: view || decorators.some((d) => ROUTE_DECORATOR.test(d)) };
+  return { params, decorators, view, isRoute: view || decorators.some((d) => ROUTE_DECORATOR.test(compact(d))) };
 }
 
 /** A Django view (function or class-based): its first parameter after self is the request. */
