@@ -14,6 +14,7 @@ process.env.PROOFGATE_FLOW_FILTER_CHECK = '1';
 const { analyzePython } = await import('../../../plugins/engines/code/analyze.js');
 const { SinkNames: Names, mayNameSink } = await import('../../../plugins/engines/code/python/flow/prefilter.js');
 const { ModuleIndex } = await import('../../../plugins/engines/code/python/flow/module-index.js');
+const { Resolver } = await import('../../../plugins/engines/code/python/resolve.js');
 /** the filter of a parsed module */
 class SinkNames extends Names {
   constructor(nodes: PyNode[]) {
@@ -54,12 +55,19 @@ const HIDDEN: Array<[name: string, src: string]> = [
   ['a route decorator opened by a bracket', "from flask import Flask, request\napp = Flask(__name__)\n@(app\n  .route)('/')\ndef home():\n    return request.args['q']\n"],
   ['a route decorator continued past the line end', "from flask import Flask, request\napp = Flask(__name__)\n@app.\\\nroute('/')\ndef home():\n    return request.args['q']\n"],
   ['a special name in capitals', "def f(c):\n    return ().__CLASS__, eval(c)\n"],
+  ['a parameter named as a sink, called', 'import pickle\ndef f(c, load=pickle.load):\n    load(c)\n'],
+  ['a function named as a sink, importing it', 'def load(c):\n    from pickle import load\n    return load(c)\n'],
+  ['a sink module imported under a harmless name', 'import marshal as json\ndef f(c):\n    json.loads(c)\n'],
+  ['a harmless module name rebound to a sink module', 'import json, marshal\ndef f(c):\n    json = marshal\n    json.loads(c)\n'],
+  ['a harmless module name as a parameter', 'import json, marshal\ndef f(c, json=marshal):\n    json.loads(c)\n'],
+  ["a harmless module's attribute replaced", 'import json, marshal\njson.loads = marshal.loads\ndef f(c):\n    json.loads(c)\n'],
+  ['a harmless module name rebound by another function', 'import json, marshal\ndef g():\n    global json\n    json = marshal\ndef f(c):\n    json.loads(c)\n'],
   ['decorator that returns the sink', 'import os\ndef deco(g):\n    return lambda c: os.system(c)\n@deco\ndef f(c):\n    pass\nf(input())\n'],
 ];
 
 const { isBlocking } = await import('../../../plugins/engines/code/index.js');
 /** the cases the interpreter itself follows to the sink (the others block by the presence rules) */
-const FLOW = new Set(HIDDEN.map(([name]) => name).filter((n) => !['a default', 'a partial', 'a method name of a receiver given as a parameter', 'through getattr', 'getattr at module level', '__import__ in a helper', 'sys.modules', 'setattr on a module object', 'through globals()', 'match capture'].includes(n)));
+const FLOW = new Set(HIDDEN.map(([name]) => name).filter((n) => !['a default', 'a partial', 'a method name of a receiver given as a parameter', 'through getattr', 'getattr at module level', '__import__ in a helper', 'sys.modules', 'setattr on a module object', 'through globals()', 'match capture', 'a harmless module name as a parameter', "a harmless module's attribute replaced", 'a parameter named as a sink, called', 'a function named as a sink, importing it'].includes(n)));
 
 await initPython();
 
@@ -89,6 +97,10 @@ t.test('the filters skip what cannot see a sink', async (t) => {
   const defs = new Map(nodes.filter((n) => n.type === 'function_definition').map((d) => [d.children.find((c) => c.field === 'name')?.text, d]));
   t.notOk(names.relevant(defs.get('mean') as never), 'a function naming no sink is not run');
   t.notOk(names.relevant(defs.get('load') as never), 'json.loads is not pickle.loads');
+  const withMarshal = parsePythonSync(`import marshal\n${utils}def m(b):\n    return marshal.loads(b)\n`);
+  const resolved = new Names(new ModuleIndex(withMarshal.nodes), new Resolver(withMarshal.nodes));
+  const load = withMarshal.nodes.find((n) => n.type === 'function_definition' && n.children.some((c) => c.field === 'name' && c.text === 'load'));
+  t.notOk(resolved.relevant(load as never), 'with marshal imported too, json.loads is still json\'s: the resolver shows json is only ever the json module');
   t.ok(names.relevant(defs.get('ping') as never), 'the function with the shell runs');
   const pickled = parsePythonSync(`import pickle\n${utils}`).nodes;
   t.ok(new SinkNames(pickled).anySink(), 'with pickle imported, loads may be pickle.loads');

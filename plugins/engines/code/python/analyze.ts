@@ -296,11 +296,11 @@ const CHECK_FILTER = process.env.PROOFGATE_FLOW_FILTER_CHECK === '1';
 function flowOf(code: string, root: PyNode, nodes: PyNode[], r: Resolver, presence: Finding[]): Finding[] {
   // text without any word a sink needs is not indexed at all
   const index = mayNameSink(code) ? new ModuleIndex(nodes).keep() : null;
-  const sinks = index && new SinkNames(index);
+  const sinks = index && new SinkNames(index, r);
   const out = index && sinks?.anySink() ? flowFindings(root, index, r, presence, sinks) : presence;
   if (CHECK_FILTER) {
     const whole = index ?? new ModuleIndex(nodes).keep();
-    if (!index && new SinkNames(whole).anySink()) throw new Error('the text filter passed over a module the name filter would analyse');
+    if (!index && new SinkNames(whole, r).anySink()) throw new Error('the text filter passed over a module the name filter would analyse');
     const all = flowFindings(root, whole, r, presence, null);
     if (JSON.stringify(all) !== JSON.stringify(out)) throw new Error(`the flow filters changed the findings: ${JSON.stringify(all)} without them, ${JSON.stringify(out)} with them`);
   }

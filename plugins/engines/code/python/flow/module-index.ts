@@ -1,5 +1,6 @@
 import type { PyNode } from '../parser.js';
 import { getFact, setFact } from './facts.js';
+import { ident } from '../literals.js';
 
 const BINDERS = new Set([
   'assignment', 'augmented_assignment', 'named_expression', 'for_statement', 'for_in_clause', 'default_parameter', 'typed_default_parameter', 'as_pattern',
@@ -13,9 +14,10 @@ const GATHERS = new Set(['global_statement', 'nonlocal_statement', 'assignment',
  * instead of every node of the module again.
  */
 export class ModuleIndex {
-  /** identifier nodes in text order, and their text */
+  /** identifier nodes in text order, their text, and their text NFKC-normalised as CPython reads names */
   readonly idents: PyNode[] = [];
   readonly raw: string[] = [];
+  readonly words: string[];
   /** functions and lambdas, in document order */
   readonly defs: PyNode[] = [];
   readonly classes: PyNode[] = [];
@@ -42,6 +44,8 @@ export class ModuleIndex {
       if (BINDERS.has(t)) this.binders.push(n);
       if (GATHERS.has(t)) this.gathers.push(n);
     }
+    // ASCII text is its own NFKC form: only a module with other characters is normalised name by name
+    this.words = /[^\x00-\x7f]/.test(nodes[0]?.text ?? '') ? this.raw.map(ident) : this.raw;
   }
 
   /** The index of the module `n` belongs to: kept on its root, made from a walk of the tree the first time. */

@@ -1,9 +1,10 @@
 import { type PyNode, field } from '../parser.js';
 import { ident } from '../literals.js';
-import { MODULE_ALIAS_NAMES, moduleAlias } from '../names.js';
+import { MODULE_ALIAS_NAMES, canonical, moduleAlias } from '../names.js';
 import { NAME_RESOLVERS } from '../resolve.js';
 import { ROUTE_VERBS, routeDef } from './routes.js';
 import type { ModuleIndex } from './module-index.js';
+import type { Resolver } from '../resolve.js';
 import {
   ARGV_EXEC, CODE_EXEC, DESERIALISERS, PATH_CALLS, PATH_CTORS, REDIRECTS, SHELL_STRING_EXEC, SQL_METHODS, XPATH_CALLS, XPATH_METHODS,
 } from './tables.js';
@@ -133,8 +134,9 @@ for (const name of SINK_NAMES) {
  * called on the name is handed), the functions and classes it names (their whole text), and so on.
  * A name is "hot" when a sink word is reachable from it that way; an entry point runs when its text
  * holds a sink word or a hot name, or it is a route handler (its return is a page). Scopes are not
- * told apart and a sink name counts when its last segment is reachable and its module is written
- * anywhere in the module: both only add words, never remove one. Words are numbered once, so the
+ * told apart and a sink's last segment counts when its module is written anywhere in the module
+ * (both only add words, never remove one), except as the attribute of a name bound only to modules
+ * that have no such sink (ModuleNames: `json.loads` where json is only ever the json module). Words are numbered once, so the
  * closure is a walk over arrays of numbers (linear in the text bound, whatever the chains).
  */
 export class SinkNames {
@@ -142,18 +144,23 @@ export class SinkNames {
   private readonly starts: number[] = [];
   private readonly ids: number[] = [];
   private readonly idOf = new Map<string, number>();
-  /** by word number: 1 where the word may name a sink here (a sink's last segment whose module the module writes, a sink method, reflection that reads by name) */
-  private readonly sinkWord: Uint8Array;
+  /**
+   * by occurrence: 1 where the identifier may name a sink (a sink's last segment whose module the
+   * module writes, unless it is provably another module's attribute; a sink method; reflection that
+   * reads by name)
+   */
+  private readonly sinkAt: Uint8Array;
   private readonly anySinkWord: boolean;
   /** reflection that writes by name: a value may reach any name, so nothing is filtered */
   reflective = false;
   private hot: Uint8Array | null = null;
   private readonly memo = new Map<PyNode, boolean>();
 
-  constructor(private readonly index: ModuleIndex) {
+  /** `r`: the module's resolver, which shows `json.loads` is json's (null: every last segment counts) */
+  constructor(private readonly index: ModuleIndex, r: Resolver | null = null) {
     const words: string[] = [];
     index.idents.forEach((n, i) => {
-      const w = ident(index.raw[i] as string);
+      const w = index.words[i] as string;
       let id = this.idOf.get(w);
       if (id === undefined) {
         id = words.length;
@@ -166,13 +173,21 @@ export class SinkNames {
     });
     // a module written under an alias the resolver maps (`posix` is os) counts as written
     const written = (m: string): boolean => this.idOf.has(m) || words.some((w) => moduleAlias(w) === m);
-    this.sinkWord = new Uint8Array(words.length);
-    let any = false;
+    // 1: every occurrence may name a sink; 2: only as a sink's last segment (json.loads may be shown not to be)
+    const kind = new Uint8Array(words.length);
     words.forEach((w, id) => {
-      if (METHOD_SINKS.has(w) || NAMED_RECEIVERS.test(w) || readsByName(w) || BY_LAST.get(w)?.some((f) => f === w || written(f))) {
-        this.sinkWord[id] = 1;
-        any = true;
-      }
+      if (METHOD_SINKS.has(w) || NAMED_RECEIVERS.test(w) || readsByName(w) || BY_LAST.get(w)?.some((f) => f === w)) kind[id] = 1;
+      else if (BY_LAST.get(w)?.some((f) => written(f))) kind[id] = 2;
+    });
+    this.sinkAt = new Uint8Array(this.ids.length);
+    const modules = r && !r.starModules.length ? new ModuleNames(index, r) : null;
+    let any = false;
+    this.ids.forEach((id, i) => {
+      const k = kind[id];
+      const n = index.idents[i] as PyNode;
+      if (!k || (k === 2 && (bindsOnly(n) || modules?.notASink(n, words[id] as string)))) return;
+      this.sinkAt[i] = 1;
+      any = true;
     });
     this.anySinkWord = any;
   }
@@ -193,13 +208,13 @@ export class SinkNames {
   }
 
   private namesSink(start: number, end: number): boolean {
-    for (let i = this.firstAt(start); i < this.ids.length && (this.starts[i] as number) < end; i++) if (this.sinkWord[this.ids[i] as number]) return true;
+    for (let i = this.firstAt(start); i < this.ids.length && (this.starts[i] as number) < end; i++) if (this.sinkAt[i]) return true;
     const hot = (this.hot ??= this.hotNames());
     for (let i = this.firstAt(start); i < this.ids.length && (this.starts[i] as number) < end; i++) if (hot[this.ids[i] as number]) return true;
     return false;
   }
 
-  /** 1 for every word from whose bound values a sink word is reachable (a walk back from the sink words). */
+  /** 1 for every word from whose bound values a sink is reachable (a walk back from the names bound to a sink). */
   private hotNames(): Uint8Array {
     const { name, from, to } = this.bindings();
     const n = this.idOf.size;
@@ -214,7 +229,17 @@ export class SinkNames {
     }
     const hot = new Uint8Array(n);
     const todo: number[] = [];
-    for (let w = 0; w < n; w++) if (this.sinkWord[w]) todo.push(w);
+    // a name bound to a value that holds a sink is hot; the walk goes back from those names
+    for (let b = 0; b < name.length; b++) {
+      const h = name[b] as number;
+      if (hot[h]) continue;
+      for (let i = this.firstAt(from[b] as number); i < this.ids.length && (this.starts[i] as number) < (to[b] as number); i++) {
+        if (!this.sinkAt[i]) continue;
+        hot[h] = 1;
+        todo.push(h);
+        break;
+      }
+    }
     while (todo.length) {
       const w = todo.pop() as number;
       for (let e = count[w] as number; e < (count[w + 1] as number); e++) {
@@ -318,4 +343,69 @@ export class SinkNames {
     } else if (t.type === 'subscript') bindWordsIn(field(t, 'value') ?? t, value);
     else for (const c of t.children) if (c.named) this.bindTarget(c, value, bindWord, bindWordsIn);
   }
+}
+
+const SINK_SET: ReadonlySet<string> = new Set(SINK_NAMES);
+
+/**
+ * Names bound only to modules: `json` in a module that imports json and uses the name nowhere but
+ * as `json.<attribute>` and in its import. The interpreter reads such a name as the module the
+ * resolver qualifies it to, so `json.loads` is a sink exactly when `<module>.loads` is one.
+ */
+class ModuleNames {
+  private readonly only = new Map<string, string[] | null>();
+  /** names used somewhere other than as `name.x` or in an import (made on first need, in one pass) */
+  private other: Set<string> | null = null;
+
+  constructor(private readonly index: ModuleIndex, private readonly r: Resolver) {}
+
+  /** Whether this occurrence of a sink's last segment is an attribute of a name bound only to modules none of which has that sink. */
+  notASink(n: PyNode, w: string): boolean {
+    const obj = n.field === 'attribute' && n.parent?.type === 'attribute' ? n.parent.children.find((c) => c.field === 'object') : null;
+    if (obj?.type !== 'identifier') return false;
+    const quals = this.modulesOf(ident(obj.text));
+    return !!quals && quals.every((q) => !SINK_SET.has(canonical(`${q}.${w}`)));
+  }
+
+  /** The modules a name is bound to, when it is bound only by imports and used only as `name.x`; else null. */
+  private modulesOf(name: string): string[] | null {
+    if (this.only.has(name)) return this.only.get(name) ?? null;
+    let out: string[] | null = null;
+    const bs = this.r.bindings.get(name) ?? [];
+    if (bs.length && bs.every((b) => b.kind === 'module')) {
+      if (!this.other) {
+        const other = new Set<string>();
+        this.index.idents.forEach((x, i) => {
+          if (!(x.field === 'object' && x.parent?.type === 'attribute') && !inImport(x)) other.add(this.index.words[i] as string);
+        });
+        this.other = other;
+      }
+      if (!this.other.has(name)) out = bs.map((b) => (b.kind === 'module' ? b.qual : ''));
+    }
+    this.only.set(name, out);
+    return out;
+  }
+}
+
+const NAMED_BY = new Set(['function_definition', 'class_definition', 'keyword_argument', 'default_parameter', 'typed_default_parameter']);
+const PARAMETER_LISTS = new Set(['parameters', 'lambda_parameters', 'typed_parameter']);
+
+/**
+ * A name where it is only bound, not read: a function's or class's own name, a parameter, a keyword
+ * argument's name. A sink's last segment there names no sink (`def load(text)`); where the name is
+ * read, that occurrence counts on its own.
+ */
+function bindsOnly(n: PyNode): boolean {
+  const p = n.parent;
+  if (!p) return false;
+  return (n.field === 'name' && NAMED_BY.has(p.type)) || PARAMETER_LISTS.has(p.type);
+}
+
+/** An identifier in an import statement (a module path, an imported name, an alias). */
+function inImport(n: PyNode): boolean {
+  for (let x = n.parent; x; x = x.parent) {
+    if (x.type === 'import_statement' || x.type === 'import_from_statement' || x.type === 'future_import_statement') return true;
+    if (x.type !== 'dotted_name' && x.type !== 'aliased_import') return false;
+  }
+  return false;
 }
