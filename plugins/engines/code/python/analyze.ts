@@ -14,7 +14,7 @@ import { isCredentialValue, isSecretName } from '../secrets.js';
 import type { Analysis, Finding, Severity } from '../types.js';
 import { normaliseFindings } from '../types.js';
 import { flowFindings } from './flow/index.js';
-import { SinkNames, mayNameSink } from './flow/prefilter.js';
+import { SinkNames, isAscii, mayNameSink } from './flow/prefilter.js';
 import { ModuleIndex } from './flow/module-index.js';
 
 /**
@@ -295,11 +295,12 @@ const CHECK_FILTER = process.env.PROOFGATE_FLOW_FILTER_CHECK === '1';
  */
 function flowOf(code: string, root: PyNode, nodes: PyNode[], r: Resolver, presence: Finding[]): Finding[] {
   // text without any word a sink needs is not indexed at all
-  const index = mayNameSink(code) ? new ModuleIndex(nodes).keep() : null;
+  const ascii = isAscii(code);
+  const index = mayNameSink(code, ascii) ? new ModuleIndex(nodes, ascii).keep() : null;
   const sinks = index && new SinkNames(index, r);
   const out = index && sinks?.anySink() ? flowFindings(root, index, r, presence, sinks) : presence;
   if (CHECK_FILTER) {
-    const whole = index ?? new ModuleIndex(nodes).keep();
+    const whole = index ?? new ModuleIndex(nodes, ascii).keep();
     if (!index && new SinkNames(whole, r).anySink()) throw new Error('the text filter passed over a module the name filter would analyse');
     const all = flowFindings(root, whole, r, presence, null);
     if (JSON.stringify(all) !== JSON.stringify(out)) throw new Error(`the flow filters changed the findings: ${JSON.stringify(all)} without them, ${JSON.stringify(out)} with them`);

@@ -2,11 +2,20 @@ import type { PyNode } from '../parser.js';
 import { getFact, setFact } from './facts.js';
 import { ident } from '../literals.js';
 
-const BINDERS = new Set([
-  'assignment', 'augmented_assignment', 'named_expression', 'for_statement', 'for_in_clause', 'default_parameter', 'typed_default_parameter', 'as_pattern',
-  'import_statement', 'import_from_statement', 'future_import_statement', 'function_definition', 'class_definition', 'call', 'case_pattern',
+const IDENT = 1;
+const DEF = 2;
+const CLASS = 4;
+const CALL = 8;
+const STRING = 16;
+const BINDER = 32;
+const GATHER = 64;
+/** what each node type is to the passes: one lookup per node */
+const KIND = new Map<string, number>([
+  ['identifier', IDENT], ['function_definition', DEF | BINDER], ['lambda', DEF], ['class_definition', CLASS | BINDER], ['call', CALL | BINDER | GATHER], ['string', STRING],
+  ['assignment', BINDER | GATHER], ['augmented_assignment', BINDER | GATHER], ['for_statement', BINDER | GATHER], ['named_expression', BINDER], ['for_in_clause', BINDER],
+  ['default_parameter', BINDER], ['typed_default_parameter', BINDER], ['as_pattern', BINDER], ['import_statement', BINDER], ['import_from_statement', BINDER],
+  ['future_import_statement', BINDER], ['case_pattern', BINDER], ['global_statement', GATHER], ['nonlocal_statement', GATHER], ['delete_statement', GATHER],
 ]);
-const GATHERS = new Set(['global_statement', 'nonlocal_statement', 'assignment', 'augmented_assignment', 'for_statement', 'delete_statement', 'call']);
 
 /**
  * The nodes of one module the flow analysis's syntactic passes read, sorted out in one pass over the
@@ -29,23 +38,25 @@ export class ModuleIndex {
   /** strings that are items of an assigned value (`__all__ = [...]`) */
   readonly assignedStrings: PyNode[] = [];
 
-  constructor(readonly nodes: readonly PyNode[]) {
+  /** `ascii`: whether the text is all ASCII (its own NFKC form), when the caller knows */
+  constructor(readonly nodes: readonly PyNode[], ascii?: boolean) {
     for (const n of nodes) {
-      const t = n.type;
-      if (t === 'identifier') {
+      const k = KIND.get(n.type);
+      if (k === undefined) continue;
+      if (k === IDENT) {
         this.idents.push(n);
         this.raw.push(n.text);
         continue;
       }
-      if (t === 'function_definition' || t === 'lambda') this.defs.push(n);
-      else if (t === 'class_definition') this.classes.push(n);
-      else if (t === 'call') this.calls.push(n);
-      else if (t === 'string' && n.parent?.parent?.type === 'assignment') this.assignedStrings.push(n);
-      if (BINDERS.has(t)) this.binders.push(n);
-      if (GATHERS.has(t)) this.gathers.push(n);
+      if (k & DEF) this.defs.push(n);
+      else if (k & CLASS) this.classes.push(n);
+      if (k & CALL) this.calls.push(n);
+      if (k & STRING && n.parent?.parent?.type === 'assignment') this.assignedStrings.push(n);
+      if (k & BINDER) this.binders.push(n);
+      if (k & GATHER) this.gathers.push(n);
     }
     // ASCII text is its own NFKC form: only a module with other characters is normalised name by name
-    this.words = /[^\x00-\x7f]/.test(nodes[0]?.text ?? '') ? this.raw.map(ident) : this.raw;
+    this.words = (ascii ?? !/[^\x00-\x7f]/.test(nodes[0]?.text ?? '')) ? this.raw : this.raw.map(ident);
   }
 
   /** The index of the module `n` belongs to: kept on its root, made from a walk of the tree the first time. */

@@ -105,17 +105,24 @@ const NAMED_RECEIVERS = /ldap|session/i;
 const SINK_TEXT = new RegExp(
   [
     `\\b(${[...new Set([...SINK_NAMES.map((n) => n.split('.')[0] as string), ...MODULE_ALIAS_NAMES, ...METHOD_SINKS, ...READS_BY_NAME, ...WRITES_BY_NAME, 'request', 'HttpRequest'])].join('|')})\\b`,
-    'ldap', 'session',
     `@[^\\n]*\\b(${ROUTE_VERBS.join('|')})\\b`, '@\\s*\\(', '@[^\\n]*\\\\\\r?\\n',
+    // special names, matched as the identifiers are
+    `(?<![A-Za-z0-9_])__(?!(${ORDINARY_DUNDER.source.slice(4, -4)})__(?![A-Za-z0-9_]))[A-Za-z0-9_]+__(?![A-Za-z0-9_])`,
   ].join('|'),
-  'i',
 );
-/** dunder names are matched as the identifiers are, case and all */
-const SPECIAL_TEXT = new RegExp(`(?<![A-Za-z0-9_])__(?!(${ORDINARY_DUNDER.source.slice(4, -4)})__(?![A-Za-z0-9_]))[A-Za-z0-9_]+__(?![A-Za-z0-9_])`);
 
-/** False only where SinkNames.anySink() is surely false: an ASCII text without any word SINK_TEXT or SPECIAL_TEXT looks for. */
-export function mayNameSink(code: string): boolean {
-  return /[^\x00-\x7f]/.test(code) || SINK_TEXT.test(code) || SPECIAL_TEXT.test(code);
+/** Whether text is all ASCII: its own NFKC form, so its identifiers need no normalising. */
+export function isAscii(code: string): boolean {
+  return !/[^\x00-\x7f]/.test(code);
+}
+
+/**
+ * False only where SinkNames.anySink() is surely false: ASCII text (`ascii`, isAscii) without any
+ * word SINK_TEXT looks for (identifiers are case-sensitive) and without a receiver NAMED_RECEIVERS
+ * would recognise.
+ */
+export function mayNameSink(code: string, ascii = isAscii(code)): boolean {
+  return !ascii || SINK_TEXT.test(code) || NAMED_RECEIVERS.test(code);
 }
 
 /** first segments of the sink names, by last segment */
