@@ -1,6 +1,7 @@
 import type { PyNode } from '../parser.js';
 import { getFact, setFact } from './facts.js';
 import { ident } from '../literals.js';
+import type { OuterWrites } from './writes.js';
 
 const IDENT = 1;
 const DEF = 2;
@@ -37,6 +38,8 @@ export class ModuleIndex {
   readonly gathers: PyNode[] = [];
   /** strings that are items of an assigned value (`__all__ = [...]`) */
   readonly assignedStrings: PyNode[] = [];
+  /** each function's outer writes (writes.ts), made on first need */
+  outer: Map<PyNode, OuterWrites> | null = null;
 
   /** `ascii`: whether the text is all ASCII (its own NFKC form), when the caller knows */
   constructor(readonly nodes: readonly PyNode[], ascii?: boolean) {

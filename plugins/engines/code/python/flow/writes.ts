@@ -21,69 +21,90 @@ function root(n: PyNode | null): PyNode | null {
  * `cfg.mode = v`) that are neither its parameters nor its own locals. Syntactic and conservative:
  * a name listed here is changed out of the interpreter's sight when the function is inlined.
  */
-export function outerWrites(def: PyNode): string[] {
-  const hit = getFact<string[]>(def, 'outerWrites');
-  if (hit) return hit;
-  allOuterWrites(ModuleIndex.of(def));
-  return getFact<string[]>(def, 'outerWrites') as string[];
+export function outerWrites(def: PyNode): readonly string[] {
+  return outerOf(def).writes;
 }
 
-/** What outerWrites gathers for one function while the module's nodes go by. */
-interface Gathered {
-  locals: Set<string>;
-  declared: Set<string>;
-  roots: Set<string>;
+/** outerWrites and the names it rebinds, for one function */
+export interface OuterWrites {
+  writes: readonly string[];
+  declared: ReadonlySet<string>;
+}
+
+const NONE: OuterWrites = Object.freeze({ writes: Object.freeze([]) as readonly string[], declared: new Set<string>() });
+
+function outerOf(def: PyNode): OuterWrites {
+  const index = ModuleIndex.of(def);
+  index.outer ??= allOuterWrites(index);
+  return index.outer.get(def) ?? NONE;
 }
 
 /**
  * outerWrites of every function and lambda of a module from its index's statements: each statement
- * counts for the function whose body holds it outside any nested scope (scopeOf).
+ * counts for the function whose body holds it outside any nested scope (scopeOf). A function whose
+ * statements write into nothing outside itself gets NONE, and its locals are not gathered at all.
  */
-function allOuterWrites(index: ModuleIndex): void {
-  const per = new Map<PyNode, Gathered>();
-  for (const def of index.defs) {
-    const locals = new Set<string>();
-    for (const p of paramsOf(def)) {
-      const id = p.type === 'identifier' ? p : (field(p, 'name') ?? namedChildren(p).find((c) => c.type === 'identifier'));
-      if (id) locals.add(id.text);
-    }
-    per.set(def, { locals, declared: new Set(), roots: new Set() });
-  }
+function allOuterWrites(index: ModuleIndex): Map<PyNode, OuterWrites> {
+  const byDef = new Map<PyNode, PyNode[]>();
   for (const n of index.gathers) {
     const def = scopeOf(n);
-    const g = def && per.get(def);
-    if (g) gather(n, g);
+    if (!def) continue;
+    const list = byDef.get(def);
+    if (list) list.push(n);
+    else byDef.set(def, [n]);
   }
-  for (const [def, { locals, declared, roots }] of per) {
-    setFact(def, 'outerWrites', [...declared, ...[...roots].filter((r) => !locals.has(r) || declared.has(r))]);
-    setFact<ReadonlySet<string>>(def, 'declared', declared);
+  const out = new Map<PyNode, OuterWrites>();
+  for (const [def, nodes] of byDef) {
+    let declared: Set<string> | null = null;
+    let roots: Set<string> | null = null;
+    for (const n of nodes) {
+      if (n.type === 'global_statement' || n.type === 'nonlocal_statement') for (const c of namedChildren(n)) (declared ??= new Set()).add(c.text);
+      else for (const r of writtenRoots(n)) (roots ??= new Set()).add(r);
+    }
+    if (!declared && !roots) continue;
+    const locals = roots ? localNames(def, nodes) : null;
+    const d: ReadonlySet<string> = declared ?? NONE.declared;
+    out.set(def, { writes: [...d, ...[...(roots ?? [])].filter((r) => !locals?.has(r) || d.has(r))], declared: d });
   }
+  return out;
 }
 
-function gather(n: PyNode, { locals, declared, roots }: Gathered): void {
-  const addRoot = (t: PyNode | null): void => {
-    const r = root(t);
-    if (r) roots.add(r.text);
-  };
-  if (n.type === 'global_statement' || n.type === 'nonlocal_statement') for (const c of namedChildren(n)) declared.add(c.text);
-  if (n.type === 'assignment' || n.type === 'augmented_assignment' || n.type === 'for_statement') {
+/** The function's parameters and the names its assignments and loops bind (alone or in a tuple of targets). */
+function localNames(def: PyNode, nodes: readonly PyNode[]): Set<string> {
+  const locals = new Set<string>();
+  for (const p of paramsOf(def)) {
+    const id = p.type === 'identifier' ? p : (field(p, 'name') ?? namedChildren(p).find((c) => c.type === 'identifier'));
+    if (id) locals.add(id.text);
+  }
+  for (const n of nodes) {
+    if (n.type !== 'assignment' && n.type !== 'augmented_assignment' && n.type !== 'for_statement') continue;
     const left = field(n, 'left');
-    // a name bound here (alone or in a tuple of targets) is the function's own; `d[k] = v` binds none
+    // `d[k] = v` binds none
     const targets = left && PATTERNS.has(left.type) ? namedChildren(left) : [left];
     for (const t of targets) if (t?.type === 'identifier') locals.add(t.text);
   }
+  return locals;
+}
+
+/** The roots of what one statement or call writes into or mutates (`STATE['k'] = v`, `cfg.mode = v`, `del d[k]`, `CACHE.append(v)`). */
+function writtenRoots(n: PyNode): string[] {
+  const out: string[] = [];
+  const addRoot = (t: PyNode | null): void => {
+    const r = root(t);
+    if (r) out.push(r.text);
+  };
   const target = n.type === 'assignment' || n.type === 'augmented_assignment' ? field(n, 'left') : null;
-  for (const t of target ? [target, ...namedChildren(target)] : []) if (t.type === 'subscript' || t.type === 'attribute') addRoot(t);
+  if (target) for (const t of [target, ...namedChildren(target)]) if (t.type === 'subscript' || t.type === 'attribute') addRoot(t);
   if (n.type === 'delete_statement') for (const t of namedChildren(n).flatMap((c) => (c.type === 'expression_list' ? namedChildren(c) : [c]))) addRoot(t);
   if (n.type === 'call') {
     const fn = field(n, 'function');
     if (fn?.type === 'attribute' && MUTATORS.has((field(fn, 'attribute') as PyNode).text)) addRoot(field(fn, 'object'));
   }
+  return out;
 }
 
 export function rebound(def: PyNode): ReadonlySet<string> {
-  outerWrites(def);
-  return getFact<ReadonlySet<string>>(def, 'declared') ?? new Set();
+  return outerOf(def).declared;
 }
 
 /** A function's or lambda's parameters (a lambda without any has no parameter list). */
