@@ -1,7 +1,12 @@
 import type { PyNode } from '../parser.js';
 import { getFact, setFact } from './facts.js';
 import { ident } from '../literals.js';
-import type { OuterWrites } from './writes.js';
+
+/** What one function may change in its caller's scope, and the names it declares global or nonlocal (see writes.ts). */
+export interface OuterWrites {
+  writes: readonly string[];
+  declared: ReadonlySet<string>;
+}
 
 const IDENT = 1;
 const DEF = 2;

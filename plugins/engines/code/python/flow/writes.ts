@@ -1,7 +1,7 @@
 import { type PyNode, field } from '../parser.js';
 import { namedChildren } from './kids.js';
 import { getFact, setFact } from './facts.js';
-import { ModuleIndex } from './module-index.js';
+import { ModuleIndex, type OuterWrites } from './module-index.js';
 
 /** Methods that change the object they are called on. */
 const MUTATORS = new Set(['append', 'extend', 'insert', 'update', 'add', 'setdefault', 'pop', 'popitem', 'remove', 'clear', 'sort', 'reverse', 'discard', '__setitem__', '__delitem__']);
@@ -25,11 +25,6 @@ export function outerWrites(def: PyNode): readonly string[] {
   return outerOf(def).writes;
 }
 
-/** outerWrites and the names it rebinds, for one function */
-export interface OuterWrites {
-  writes: readonly string[];
-  declared: ReadonlySet<string>;
-}
 
 const NONE: OuterWrites = Object.freeze({ writes: Object.freeze([]) as readonly string[], declared: new Set<string>() });
 
