@@ -1,13 +1,13 @@
 import { type PyNode, field } from '../parser.js';
 import { ident } from '../literals.js';
-import { MODULE_ALIAS_NAMES, canonical, moduleAlias } from '../names.js';
-import { NAME_RESOLVERS } from '../resolve.js';
-import { ROUTE_VERBS, routeDef } from './routes.js';
+import { moduleAlias } from '../names.js';
+import { routeDef } from './routes.js';
 import type { ModuleIndex } from './module-index.js';
 import type { Resolver } from '../resolve.js';
-import {
-  ARGV_EXEC, CODE_EXEC, DESERIALISERS, PATH_CALLS, PATH_CTORS, REDIRECTS, SHELL_STRING_EXEC, SQL_METHODS, XPATH_CALLS, XPATH_METHODS,
-} from './tables.js';
+import { BY_LAST, METHOD_SINKS, NAMED_RECEIVERS, WRITES_BY_NAME, readsByName, writesByName } from './sink-words.js';
+import { ModuleNames, bindsOnly } from './module-names.js';
+
+export { SINK_NAMES, isAscii, mayNameSink } from './sink-words.js';
 
 /**
  * Where the flow analysis can record a sink visit, decided from the module's names before it runs.
@@ -21,117 +21,10 @@ import {
  * maps to it), unless a reflection call (getattr, `__import__`, `sys.modules`…) assembles a name from
  * strings: such a word counts as a sink's. Reflection that writes by name (setattr, `globals()`,
  * `__dict__`) turns every filter off.
- * Identifiers are NFKC-normalised as CPython reads them. test/engines/code-flow-prefilter.test.ts
- * checks, on every snippet of the rule tables and the corpus, that the analysis with the filters
- * records exactly the sink visits it records without them.
+ * Identifiers are NFKC-normalised as CPython reads them. With PROOFGATE_FLOW_FILTER_CHECK=1 (the
+ * test suite) every analysis is also made without the filters and a difference throws;
+ * test/engines/code/python-flow-prefilter.test.ts holds modules written to slip past them.
  */
-
-/** Sink names matched by regular expressions in the tables, written out (sinks.ts: xxe, weak hashes). */
-const PATTERN_SINKS = [
-  'xml.dom.minidom.parseString', 'xml.dom.minidom.parse', 'xml.dom.pulldom.parseString', 'xml.dom.pulldom.parse', 'xml.sax.parseString', 'xml.sax.parse',
-  'lxml.etree.fromstring', 'lxml.etree.parse', 'lxml.etree.XML',
-  'hashlib.md5', 'hashlib.sha1', 'hashlib.md4', 'hashlib.new',
-  ...['Crypto', 'Cryptodome'].flatMap((m) => ['MD5', 'SHA1', 'MD4', 'MD2'].map((h) => `${m}.Hash.${h}.new`)),
-  'cryptography.hazmat.primitives.hashes.MD5', 'cryptography.hazmat.primitives.hashes.SHA1',
-];
-
-/** Every qualified sink name: its first and last segments must both be written for it to be reachable. */
-export const SINK_NAMES: readonly string[] = [
-  ...SHELL_STRING_EXEC, ...ARGV_EXEC, ...CODE_EXEC, ...DESERIALISERS, ...PATH_CALLS.keys(), ...PATH_CTORS, ...REDIRECTS.keys(), ...XPATH_CALLS.keys(),
-  'yaml.load', 'sqlalchemy.text', ...PATTERN_SINKS,
-];
-
-/** Sinks known by their method name whatever the receiver (a cursor's execute, an element's xpath, a response's cookie). */
-const METHOD_SINKS = new Set([...SQL_METHODS, ...XPATH_METHODS, 'set_cookie', 'set_signed_cookie']);
-
-/**
- * Reflection that writes a name out of the binding forms read below (`setattr`, `globals()[…] = v`,
- * `vars(o)` handed on, `o.__dict__`, `f.__globals__`): a value may then reach any name, so nothing is
- * filtered. `globals()`, `locals()` and `vars()` only read from (writesByName) count as reads by name.
- */
-const WRITES_BY_NAME = new Set(['setattr', 'delattr', 'globals', 'locals', 'vars', '__dict__', '__setattr__', '__delattr__', '__globals__']);
-const NAMESPACE_CALLS = new Set(['globals', 'locals', 'vars']);
-const TARGET_PARTS = new Set(['pattern_list', 'tuple_pattern', 'list_pattern', 'tuple', 'list', 'parenthesized_expression', 'expression_list', 'list_splat_pattern', 'as_pattern_target']);
-
-/**
- * Whether a use of a writing word may write: always, but for `globals()` (and locals, vars) called
- * and read at once — `globals()[k]` not assigned, augmented, deleted or looped into, or
- * `globals().get(k)`, the value read not changed through an attribute or subscript in turn.
- * Anything else (the namespace bound to a name, handed to a call, updated) may.
- */
-function writesByName(id: PyNode): boolean {
-  if (!NAMESPACE_CALLS.has(id.text) || id.field !== 'function') return true;
-  const call = id.parent;
-  const use = call?.parent;
-  if (!call || call.type !== 'call' || !use) return true;
-  // what is read must not be changed in turn (`globals()['l'].append(v)` writes into a global)
-  const readOnly = (v: PyNode): boolean => !(v.parent?.type === 'attribute' && v.field === 'object') && !(v.parent?.type === 'subscript' && v.field === 'value');
-  if (use.type === 'attribute' && call.field === 'object') {
-    const m = use.children.find((c) => c.field === 'attribute')?.text;
-    const got = use.parent;
-    return !(m === 'get' && got?.type === 'call' && use.field === 'function' && readOnly(got));
-  }
-  if (use.type !== 'subscript' || call.field !== 'value' || !readOnly(use)) return true;
-  let x: PyNode = use;
-  while (x.parent && TARGET_PARTS.has(x.parent.type)) x = x.parent;
-  const p = x.parent;
-  if (!p) return false;
-  if (p.type === 'delete_statement' || p.type === 'as_pattern') return true;
-  return (p.type === 'assignment' || p.type === 'augmented_assignment' || p.type === 'for_statement' || p.type === 'for_in_clause') && x.field === 'left';
-}
-
-/**
- * Reflection that reads a name made from strings (getattr, `__import__`, `sys.modules`, each resolver
- * of names by its last segment) or walks from one object to another (`().__class__.__base__`): the
- * name may be a sink's, so the word counts as one. Dunder names of ordinary classes do not.
- */
-const READS_BY_NAME = new Set([
-  'globals', 'locals', 'vars', 'getattr', '__import__', 'import_module', 'modules', 'attrgetter', 'methodcaller', '__builtins__',
-  ...[...NAME_RESOLVERS].map((q) => q.split('.').pop() as string), 'resolve', 'ext_convert',
-]);
-const ORDINARY_DUNDER = /^__(init|name|main|all|file|doc|future|slots|repr|str|version|author|post_init|enter|exit|iter|next|len|eq|ne|lt|le|gt|ge|hash|bool|contains)__$/;
-const readsByName = (w: string): boolean => READS_BY_NAME.has(w) || (w.length > 4 && w.startsWith('__') && w.endsWith('__') && !ORDINARY_DUNDER.test(w));
-
-/** receivers the rules recognise by a part of their name: an LDAP connection, a session store */
-const NAMED_RECEIVERS = /ldap|session/i;
-
-/**
- * The words without one of which SinkNames.anySink() is false, as one expression over the source
- * text: each sink's module (or the alias the resolver maps to it; a builtin's own name), the sink
- * methods, reflection, the LDAP/session receivers, a special name no ordinary class has, a route
- * decorator (or one that starts with a bracket or goes on past a line end) and a Django view's
- * request. Text that matches none names no sink, and the identifier passes are not made at all.
- */
-const SINK_TEXT = new RegExp(
-  [
-    `\\b(${[...new Set([...SINK_NAMES.map((n) => n.split('.')[0] as string), ...MODULE_ALIAS_NAMES, ...METHOD_SINKS, ...READS_BY_NAME, ...WRITES_BY_NAME, 'request', 'HttpRequest'])].join('|')})\\b`,
-    `@[^\\n]*\\b(${ROUTE_VERBS.join('|')})\\b`, '@\\s*\\(', '@[^\\n]*\\\\\\r?\\n',
-    // special names, matched as the identifiers are
-    `(?<![A-Za-z0-9_])__(?!(${ORDINARY_DUNDER.source.slice(4, -4)})__(?![A-Za-z0-9_]))[A-Za-z0-9_]+__(?![A-Za-z0-9_])`,
-  ].join('|'),
-);
-
-/** Whether text is all ASCII: its own NFKC form, so its identifiers need no normalising. */
-export function isAscii(code: string): boolean {
-  return !/[^\x00-\x7f]/.test(code);
-}
-
-/**
- * False only where SinkNames.anySink() is surely false: ASCII text (`ascii`, isAscii) without any
- * word SINK_TEXT looks for (identifiers are case-sensitive) and without a receiver NAMED_RECEIVERS
- * would recognise.
- */
-export function mayNameSink(code: string, ascii = isAscii(code)): boolean {
-  return !ascii || SINK_TEXT.test(code) || NAMED_RECEIVERS.test(code);
-}
-
-/** first segments of the sink names, by last segment */
-const BY_LAST = new Map<string, string[]>();
-for (const name of SINK_NAMES) {
-  const parts = name.split('.');
-  const last = parts[parts.length - 1] as string;
-  (BY_LAST.get(last) ?? BY_LAST.set(last, []).get(last))?.push(parts[0] as string);
-}
 
 /**
  * The sink-naming words of one module and, for its entry points, which can visit a sink.
@@ -350,69 +243,4 @@ export class SinkNames {
     } else if (t.type === 'subscript') bindWordsIn(field(t, 'value') ?? t, value);
     else for (const c of t.children) if (c.named) this.bindTarget(c, value, bindWord, bindWordsIn);
   }
-}
-
-const SINK_SET: ReadonlySet<string> = new Set(SINK_NAMES);
-
-/**
- * Names bound only to modules: `json` in a module that imports json and uses the name nowhere but
- * as `json.<attribute>` and in its import. The interpreter reads such a name as the module the
- * resolver qualifies it to, so `json.loads` is a sink exactly when `<module>.loads` is one.
- */
-class ModuleNames {
-  private readonly only = new Map<string, string[] | null>();
-  /** names used somewhere other than as `name.x` or in an import (made on first need, in one pass) */
-  private other: Set<string> | null = null;
-
-  constructor(private readonly index: ModuleIndex, private readonly r: Resolver) {}
-
-  /** Whether this occurrence of a sink's last segment is an attribute of a name bound only to modules none of which has that sink. */
-  notASink(n: PyNode, w: string): boolean {
-    const obj = n.field === 'attribute' && n.parent?.type === 'attribute' ? n.parent.children.find((c) => c.field === 'object') : null;
-    if (obj?.type !== 'identifier') return false;
-    const quals = this.modulesOf(ident(obj.text));
-    return !!quals && quals.every((q) => !SINK_SET.has(canonical(`${q}.${w}`)));
-  }
-
-  /** The modules a name is bound to, when it is bound only by imports and used only as `name.x`; else null. */
-  private modulesOf(name: string): string[] | null {
-    if (this.only.has(name)) return this.only.get(name) ?? null;
-    let out: string[] | null = null;
-    const bs = this.r.bindings.get(name) ?? [];
-    if (bs.length && bs.every((b) => b.kind === 'module')) {
-      if (!this.other) {
-        const other = new Set<string>();
-        this.index.idents.forEach((x, i) => {
-          if (!(x.field === 'object' && x.parent?.type === 'attribute') && !inImport(x)) other.add(this.index.words[i] as string);
-        });
-        this.other = other;
-      }
-      if (!this.other.has(name)) out = bs.map((b) => (b.kind === 'module' ? b.qual : ''));
-    }
-    this.only.set(name, out);
-    return out;
-  }
-}
-
-const NAMED_BY = new Set(['function_definition', 'class_definition', 'keyword_argument', 'default_parameter', 'typed_default_parameter']);
-const PARAMETER_LISTS = new Set(['parameters', 'lambda_parameters', 'typed_parameter']);
-
-/**
- * A name where it is only bound, not read: a function's or class's own name, a parameter, a keyword
- * argument's name. A sink's last segment there names no sink (`def load(text)`); where the name is
- * read, that occurrence counts on its own.
- */
-function bindsOnly(n: PyNode): boolean {
-  const p = n.parent;
-  if (!p) return false;
-  return (n.field === 'name' && NAMED_BY.has(p.type)) || PARAMETER_LISTS.has(p.type);
-}
-
-/** An identifier in an import statement (a module path, an imported name, an alias). */
-function inImport(n: PyNode): boolean {
-  for (let x = n.parent; x; x = x.parent) {
-    if (x.type === 'import_statement' || x.type === 'import_from_statement' || x.type === 'future_import_statement') return true;
-    if (x.type !== 'dotted_name' && x.type !== 'aliased_import') return false;
-  }
-  return false;
 }
