@@ -62,12 +62,16 @@ const HIDDEN: Array<[name: string, src: string]> = [
   ['a harmless module name as a parameter', 'import json, marshal\ndef f(c, json=marshal):\n    json.loads(c)\n'],
   ["a harmless module's attribute replaced", 'import json, marshal\njson.loads = marshal.loads\ndef f(c):\n    json.loads(c)\n'],
   ['a harmless module name rebound by another function', 'import json, marshal\ndef g():\n    global json\n    json = marshal\ndef f(c):\n    json.loads(c)\n'],
+  ['the builtins module under another name, its eval called as an attribute', 'import builtins\nb = builtins\ndef f(c):\n    b.eval(c)\n'],
+  ['the builtins module imported under an alias', 'import builtins as bi\ndef f(c):\n    bi.exec(c)\n'],
+  ['a builtin kept as a class attribute', 'class K:\n    run = eval\ndef f(c):\n    K.run(c)\n'],
+  ['a builtin stored on an instance under its own name', 'class K:\n    def __init__(self):\n        self.eval = eval\ndef f(c):\n    K().eval(c)\n'],
   ['decorator that returns the sink', 'import os\ndef deco(g):\n    return lambda c: os.system(c)\n@deco\ndef f(c):\n    pass\nf(input())\n'],
 ];
 
 const { isBlocking } = await import('../../../plugins/engines/code/index.js');
 /** the cases the interpreter itself follows to the sink (the others block by the presence rules) */
-const FLOW = new Set(HIDDEN.map(([name]) => name).filter((n) => !['a default', 'a partial', 'a method name of a receiver given as a parameter', 'through getattr', 'getattr at module level', '__import__ in a helper', 'sys.modules', 'setattr on a module object', 'through globals()', 'match capture', 'a harmless module name as a parameter', "a harmless module's attribute replaced", 'a parameter named as a sink, called', 'a function named as a sink, importing it'].includes(n)));
+const FLOW = new Set(HIDDEN.map(([name]) => name).filter((n) => !['a default', 'a partial', 'a method name of a receiver given as a parameter', 'through getattr', 'getattr at module level', '__import__ in a helper', 'sys.modules', 'setattr on a module object', 'through globals()', 'match capture', 'a harmless module name as a parameter', "a harmless module's attribute replaced", 'a parameter named as a sink, called', 'a function named as a sink, importing it', 'a builtin kept as a class attribute'].includes(n)));
 
 await initPython();
 
@@ -111,6 +115,12 @@ t.test('the filters skip what cannot see a sink', async (t) => {
   const setter = parsePythonSync(`${utils}def g(o, n, v):\n    setattr(o, n, v)\n`).nodes;
   const writes = new SinkNames(setter);
   t.ok(writes.reflective && writes.relevant(setter.find((n) => n.type === 'function_definition') as never), 'setattr writes by name: nothing is filtered, not even mean()');
+  const compiled = parsePythonSync(`import re\nEMAIL = re.compile(r'^a$')\ndef ok(s):\n    return bool(EMAIL.match(s)) and model.eval() and Image.open(s)\n`);
+  t.notOk(new Names(new ModuleIndex(compiled.nodes), new Resolver(compiled.nodes)).anySink(), 're.compile, model.eval(), Image.open: an attribute is not the builtin of its name');
+  const both = parsePythonSync(`import builtins\nb = builtins\nCODE = b.compile('1', '<s>', 'eval')\n`);
+  t.ok(new Names(new ModuleIndex(both.nodes), new Resolver(both.nodes)).anySink(), 'with builtins imported and bound to a name, an attribute compile may be builtins.compile');
+  const onlyRe = parsePythonSync(`import re, builtins\nEMAIL = re.compile(r'^a$')\n`);
+  t.notOk(new Names(new ModuleIndex(onlyRe.nodes), new Resolver(onlyRe.nodes)).anySink(), 'but not where re is only ever the re module');
   const route = parsePythonSync("from flask import Flask\napp = Flask(__name__)\n@app.route('/')\ndef home():\n    return 'hi'\n").nodes;
   t.ok(new SinkNames(route).anySink(), 'a route handler returns a page: the analysis runs');
 });

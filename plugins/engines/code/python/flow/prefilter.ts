@@ -39,6 +39,17 @@ export { SINK_NAMES, isAscii, mayNameSink } from './sink-words.js';
  * that have no such sink (ModuleNames: `json.loads` where json is only ever the json module). Words are numbered once, so the
  * closure is a walk over arrays of numbers (linear in the text bound, whatever the chains).
  */
+/**
+ * What a word may name, by kind: ANYWHERE, a sink wherever it is written (a sink method, a receiver,
+ * reflection that reads by name); BUILTIN, a builtin sink by its own name (`eval`), unless it is an
+ * attribute; LAST_SEGMENT, the last segment of a sink whose module the text writes (`os.system`),
+ * unless it only binds or is provably another module's attribute. A word may be both of the last two
+ * (`compile` is a builtin and `builtins.compile`'s last segment).
+ */
+const ANYWHERE = 1;
+const LAST_SEGMENT = 2;
+const BUILTIN = 4;
+
 export class SinkNames {
   /** offset of each identifier, in text order, and its word's number */
   private readonly starts: number[] = [];
@@ -73,19 +84,25 @@ export class SinkNames {
     });
     // a module written under an alias the resolver maps (`posix` is os) counts as written
     const written = (m: string): boolean => this.idOf.has(m) || words.some((w) => moduleAlias(w) === m);
-    // 1: every occurrence may name a sink; 2: only as a sink's last segment (json.loads may be shown not to be)
     const kind = new Uint8Array(words.length);
     words.forEach((w, id) => {
-      if (METHOD_SINKS.has(w) || NAMED_RECEIVERS.test(w) || readsByName(w) || BY_LAST.get(w)?.some((f) => f === w)) kind[id] = 1;
-      else if (BY_LAST.get(w)?.some((f) => written(f))) kind[id] = 2;
+      const firsts = BY_LAST.get(w);
+      if (METHOD_SINKS.has(w) || NAMED_RECEIVERS.test(w) || readsByName(w)) kind[id] = ANYWHERE;
+      else if (firsts) kind[id] = (firsts.includes(w) ? BUILTIN : 0) | (firsts.some((f) => f !== w && written(f)) ? LAST_SEGMENT : 0);
     });
     this.sinkAt = new Uint8Array(this.ids.length);
     const modules = r && !r.starModules.length ? new ModuleNames(index, r) : null;
     let any = false;
     this.ids.forEach((id, i) => {
-      const k = kind[id];
+      const k = kind[id] as number;
+      if (!k) return;
       const n = index.idents[i] as PyNode;
-      if (!k || (k === 2 && (bindsOnly(n) || modules?.notASink(n, words[id] as string)))) return;
+      const named =
+        k === ANYWHERE ||
+        // `re.compile`, `model.eval()`: an attribute of something is not the builtin of that name
+        (k & BUILTIN && !(n.field === 'attribute' && n.parent?.type === 'attribute')) ||
+        (k & LAST_SEGMENT && !bindsOnly(n) && !modules?.notASink(n, words[id] as string));
+      if (!named) return;
       this.sinkAt[i] = 1;
       any = true;
     });
