@@ -36,49 +36,79 @@ function outerOf(def: PyNode): OuterWrites {
 
 /**
  * outerWrites of every function and lambda of a module from its index's statements: each statement
- * counts for the function whose body holds it outside any nested scope (scopeOf). A function whose
- * statements write into nothing outside itself gets NONE, and its locals are not gathered at all.
+ * counts for the function whose body holds it outside any nested scope (scopeOf). Most statements
+ * write into no name outside their function (`x = …`, a call that is no mutator's): those are passed
+ * over before their function is looked for, and a function's locals are gathered only when it writes
+ * into a name that may be outside it; a function that does neither gets NONE.
  */
 function allOuterWrites(index: ModuleIndex): Map<PyNode, OuterWrites> {
-  const byDef = new Map<PyNode, PyNode[]>();
+  const declared = new Map<PyNode, Set<string>>();
+  const roots = new Map<PyNode, Set<string>>();
   for (const n of index.gathers) {
+    const g = n.type === 'global_statement' || n.type === 'nonlocal_statement';
+    if (!g && !mayWriteOut(n)) continue;
+    const found = g ? namedChildren(n).map((c) => c.text) : writtenRoots(n);
+    if (!found.length) continue;
     const def = scopeOf(n);
     if (!def) continue;
-    const list = byDef.get(def);
-    if (list) list.push(n);
-    else byDef.set(def, [n]);
+    const into = g ? declared : roots;
+    const set = into.get(def) ?? into.set(def, new Set()).get(def);
+    for (const w of found) set?.add(w);
   }
   const out = new Map<PyNode, OuterWrites>();
-  for (const [def, nodes] of byDef) {
-    let declared: Set<string> | null = null;
-    let roots: Set<string> | null = null;
-    for (const n of nodes) {
-      if (n.type === 'global_statement' || n.type === 'nonlocal_statement') for (const c of namedChildren(n)) (declared ??= new Set()).add(c.text);
-      else for (const r of writtenRoots(n)) (roots ??= new Set()).add(r);
-    }
-    if (!declared && !roots) continue;
-    const locals = roots ? localNames(def, nodes) : null;
-    const d: ReadonlySet<string> = declared ?? NONE.declared;
-    out.set(def, { writes: [...d, ...[...(roots ?? [])].filter((r) => !locals?.has(r) || d.has(r))], declared: d });
+  if (!declared.size && !roots.size) return out;
+  const locals = roots.size ? localNames(index, roots) : null;
+  for (const def of new Set([...declared.keys(), ...roots.keys()])) {
+    const d: ReadonlySet<string> = declared.get(def) ?? NONE.declared;
+    const own = locals?.get(def);
+    out.set(def, { writes: [...d, ...[...(roots.get(def) ?? [])].filter((r) => !own?.has(r) || d.has(r))], declared: d });
   }
   return out;
 }
 
-/** The function's parameters and the names its assignments and loops bind (alone or in a tuple of targets). */
-function localNames(def: PyNode, nodes: readonly PyNode[]): Set<string> {
-  const locals = new Set<string>();
-  for (const p of paramsOf(def)) {
-    const id = p.type === 'identifier' ? p : (field(p, 'name') ?? namedChildren(p).find((c) => c.type === 'identifier'));
-    if (id) locals.add(id.text);
+/** Whether a gathered statement or call may write into a name outside its function (writtenRoots, cheaply). */
+function mayWriteOut(n: PyNode): boolean {
+  switch (n.type) {
+    case 'assignment':
+    case 'augmented_assignment':
+      return field(n, 'left')?.type !== 'identifier';
+    case 'delete_statement':
+      return true;
+    case 'call': {
+      const fn = field(n, 'function');
+      return fn?.type === 'attribute' && MUTATORS.has((field(fn, 'attribute') as PyNode).text);
+    }
+    default:
+      return false;
   }
-  for (const n of nodes) {
+}
+
+/**
+ * For each function that writes into a root: its parameters and the names its own assignments and
+ * loops bind (alone or in a tuple of targets), from the index's statements.
+ */
+function localNames(index: ModuleIndex, roots: ReadonlyMap<PyNode, unknown>): Map<PyNode, Set<string>> {
+  const out = new Map<PyNode, Set<string>>();
+  for (const def of roots.keys()) {
+    const locals = new Set<string>();
+    for (const p of paramsOf(def)) {
+      const id = p.type === 'identifier' ? p : (field(p, 'name') ?? namedChildren(p).find((c) => c.type === 'identifier'));
+      if (id) locals.add(id.text);
+    }
+    out.set(def, locals);
+  }
+  for (const n of index.gathers) {
     if (n.type !== 'assignment' && n.type !== 'augmented_assignment' && n.type !== 'for_statement') continue;
     const left = field(n, 'left');
     // `d[k] = v` binds none
     const targets = left && PATTERNS.has(left.type) ? namedChildren(left) : [left];
+    if (!targets.some((t) => t?.type === 'identifier')) continue;
+    const def = scopeOf(n);
+    const locals = def && out.get(def);
+    if (!locals) continue;
     for (const t of targets) if (t?.type === 'identifier') locals.add(t.text);
   }
-  return locals;
+  return out;
 }
 
 /** The roots of what one statement or call writes into or mutates (`STATE['k'] = v`, `cfg.mode = v`, `del d[k]`, `CACHE.append(v)`). */
