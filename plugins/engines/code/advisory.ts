@@ -36,12 +36,22 @@ function lineAt(code: string, index: number): number {
   return line;
 }
 
+/**
+ * Shannon entropy in bits per character of an ASCII string (textSignals tests only base64-like ones),
+ * summed in the order characters first appear.
+ */
 function entropy(s: string): number {
-  const counts = new Map<string, number>();
-  for (const ch of s) counts.set(ch, (counts.get(ch) ?? 0) + 1);
+  const counts = new Uint16Array(128);
+  const order: number[] = [];
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i) & 0x7f;
+    if (counts[c]++ === 0) order.push(c);
+  }
   let h = 0;
-  const n = [...s].length;
-  for (const c of counts.values()) h -= (c / n) * Math.log2(c / n);
+  for (const c of order) {
+    const p = (counts[c] as number) / s.length;
+    h -= p * Math.log2(p);
+  }
   return h;
 }
 
@@ -61,9 +71,9 @@ export function textSignals(code: string): TextSignal[] {
   for (const m of code.matchAll(STRING_TOKEN)) {
     if (out.length >= MAX_SIGNALS) break;
     const body = m[2];
-    if (/^[A-Za-z0-9+/=_-]+$/.test(body) && entropy(body) >= 4.2) {
-      out.push({ name: 'high_entropy_string', line: lineAt(code, m.index ?? 0), detail: `${body.length} characters, ${entropy(body).toFixed(2)} bits/char` });
-    }
+    if (!/^[A-Za-z0-9+/=_-]+$/.test(body)) continue;
+    const h = entropy(body);
+    if (h >= 4.2) out.push({ name: 'high_entropy_string', line: lineAt(code, m.index ?? 0), detail: `${body.length} characters, ${h.toFixed(2)} bits/char` });
   }
   for (const m of code.includes('://') ? code.matchAll(URL) : []) {
     if (out.length >= MAX_SIGNALS) break;

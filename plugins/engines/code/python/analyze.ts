@@ -1,4 +1,5 @@
 import { type PyNode, field, initPython, parsePythonSync } from './parser.js';
+import { typeSet } from './pynode.js';
 import { AnalysisLimitError, NAMESPACE, Resolver, ident } from './resolve.js';
 import { type CallCtx, checkCall } from './rules.js';
 import { DataFindings } from './findings.js';
@@ -101,6 +102,9 @@ function isValueUse(n: PyNode): boolean {
   return true;
 }
 
+/** every type the switch of PythonAnalysis.run has a case for: other nodes skip it with one table read */
+const RULED = typeSet(['call', 'string', 'concatenated_string', 'attribute', 'identifier', 'subscript', 'import_statement', 'import_from_statement', 'class_definition', 'assignment', 'augmented_assignment', 'keyword_argument', 'pair']);
+
 class PythonAnalysis {
   readonly findings: Finding[] = [];
   readonly r: Resolver;
@@ -139,6 +143,7 @@ class PythonAnalysis {
   run(nodes: readonly PyNode[]): void {
     for (const n of nodes) {
       this.compile.visit(n);
+      if (!RULED[n.kind]) continue;
       switch (n.type) {
         case 'call': {
           const fn = field(n, 'function');

@@ -1,4 +1,5 @@
 import { type PyNode, field } from './parser.js';
+import { typeSet } from './pynode.js';
 
 /**
  * Rejections CPython makes at compile time that tree-sitter's grammar lets through. Code CPython
@@ -19,15 +20,19 @@ export interface CompileError {
 
 const CLAUSES = new Set(['else_clause', 'elif_clause', 'except_clause', 'except_group_clause', 'finally_clause', 'case_clause']);
 const SCOPES = new Set(['function_definition', 'class_definition', 'lambda', 'module']);
+/** the node types check() looks at: every other node passes with one table read */
+const CHECKED = typeSet(['module', 'block', ...CLAUSES, 'return_statement', 'yield', 'break_statement', 'continue_statement', 'nonlocal_statement']);
 
 /**
- * Indentation of the line a node starts on, or null when something else precedes it on that line.
- * A form feed resets the count (CPython counts only what follows the last one).
+ * Indentation of a line: [columns with tabs as 8, columns with tabs as 1] of the spaces and tabs that
+ * open it, and the offset of the first other character. A form feed resets the count (CPython counts
+ * only what follows the last one).
  */
-function indentOf(n: PyNode, code: string): [number, number] | null {
+function lineIndentOf(code: string, from: number): { cols: [number, number]; first: number } {
   let t8 = 0;
   let t1 = 0;
-  for (let i = n.lineStart; i < n.start; i++) {
+  let i = from;
+  for (; i < code.length; i++) {
     const ch = code.charCodeAt(i);
     if (ch === 0x20) {
       t8++;
@@ -38,9 +43,9 @@ function indentOf(n: PyNode, code: string): [number, number] | null {
     } else if (ch === 0x0c) {
       t8 = 0;
       t1 = 0;
-    } else return null;
+    } else break;
   }
-  return [t8, t1];
+  return { cols: [t8, t1], first: i };
 }
 
 function err(n: PyNode, message: string): CompileError {
@@ -57,14 +62,19 @@ function statements(n: PyNode): PyNode[] {
  */
 export class CompileChecker {
   error: CompileError | null = null;
-  private readonly indentCache = new Map<PyNode, [number, number] | null>();
+  /** by row, made when first asked */
+  private readonly lines: Array<{ cols: [number, number]; first: number } | undefined> = [];
 
   constructor(private readonly code: string) {}
 
+  /** Indentation of the line a node starts on, or null when something else precedes it on that line. */
   private indent(n: PyNode): [number, number] | null {
-    let i = this.indentCache.get(n);
-    if (i === undefined) this.indentCache.set(n, (i = indentOf(n, this.code)));
-    return i;
+    const row = n.row;
+    let l = this.lines[row];
+    if (!l) this.lines[row] = l = lineIndentOf(this.code, n.lineStart);
+    if (l.first === n.start) return l.cols;
+    // a node inside the opening whitespace (zero-width) counts what precedes it
+    return n.start < l.first ? lineIndentOf(this.code.slice(0, n.start), n.lineStart).cols : null;
   }
 
   /** the indentation of the line holding `n`'s statement (walks up to the node that starts the line) */
@@ -77,7 +87,7 @@ export class CompileChecker {
   }
 
   visit(n: PyNode): void {
-    if (!this.error) this.error = this.check(n);
+    if (CHECKED[n.kind] && !this.error) this.error = this.check(n);
   }
 
   private check(n: PyNode): CompileError | null {

@@ -5,6 +5,27 @@
 /** The children of every leaf: one shared, frozen array instead of an empty one per node. */
 export const LEAF: PyNode[] = Object.freeze([]) as unknown as PyNode[];
 
+/** node type → small number (PyNode.kind), given out as types are first seen; a grammar has a few hundred */
+const TYPE_IDS = new Map<string, number>();
+
+export function typeId(type: string): number {
+  let id = TYPE_IDS.get(type);
+  if (id === undefined) TYPE_IDS.set(type, (id = TYPE_IDS.size + 1));
+  return id;
+}
+
+/**
+ * A set of node types as a table indexed by PyNode.kind. A pass over every node of a module tests
+ * each node's type against its cases: a string switch there costs tens of nanoseconds per node
+ * (a module has thousands), one read of this table a few.
+ */
+export function typeSet(types: Iterable<string>): Uint8Array {
+  const ids = [...types].map(typeId);
+  const table = new Uint8Array(Math.max(0, ...ids) + 1);
+  for (const id of ids) table[id] = 1;
+  return table;
+}
+
 export class PyNode {
   /** set only by the tree copy (replaced on the first child, since leaves share LEAF) */
   children: PyNode[] = LEAF;
@@ -16,6 +37,8 @@ export class PyNode {
   kids: PyNode[] | null = null;
   /** what the flow analysis's syntactic passes found about this node, by pass (flow/facts.ts) */
   facts: Map<string, unknown> | null = null;
+  /** the type's number (typeId), for typeSet tables */
+  readonly kind: number;
   constructor(
     readonly type: string,
     /** field name under the parent (`function`, `arguments`, `name`, …), or null */
@@ -26,7 +49,9 @@ export class PyNode {
     readonly start: number,
     readonly end: number,
     readonly parent: PyNode | null,
-  ) {}
+  ) {
+    this.kind = typeId(type);
+  }
 
   /** Source text, sliced on demand: storing it per node would cost O(size × depth) memory. */
   get text(): string {

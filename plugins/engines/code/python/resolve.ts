@@ -1,4 +1,5 @@
 import { type PyNode, field, namedChildren } from './parser.js';
+import { typeSet } from './pynode.js';
 import { MAX_FOLD, intValue } from './literals.js';
 import { positionalArgs } from './args.js';
 import { foldCall, foldLiteral } from './fold.js';
@@ -19,6 +20,9 @@ type Binding = { kind: 'module'; qual: string } | { kind: 'expr'; node: PyNode }
 
 /** Builtins whose bare name always keeps its builtin meaning, even when a binding shadows it somewhere. */
 export const RISKY_BUILTINS = new Set(['eval', 'exec', 'compile', '__import__', 'getattr', 'setattr', 'delattr', 'globals', 'locals', 'vars', 'open', 'breakpoint', 'input']);
+
+/** every type the switch of Resolver.collect has a case for: other nodes skip it with one table read */
+const COLLECTED = typeSet(['import_statement', 'import_from_statement', 'assignment', 'named_expression', 'default_parameter', 'typed_default_parameter', 'augmented_assignment', 'function_definition', 'class_definition', 'for_statement', 'for_in_clause', 'as_pattern', 'as_pattern_target', 'parameters', 'lambda_parameters']);
 
 const MAX_QUALS = 24;
 const MAX_DEPTH = 48;
@@ -87,6 +91,7 @@ export class Resolver {
 
   private collect(nodes: readonly PyNode[]): void {
     for (const n of nodes) {
+      if (!COLLECTED[n.kind]) continue;
       switch (n.type) {
         case 'import_statement':
           for (const c of n.children.filter((x) => x.field === 'name')) {
