@@ -1,5 +1,5 @@
 import { type PyNode, field, initPython, parsePythonSync } from './parser.js';
-import { typeSet } from './pynode.js';
+import { typeId, typeSet } from './pynode.js';
 import { AnalysisLimitError, NAMESPACE, Resolver, ident } from './resolve.js';
 import { type CallCtx, checkCall } from './rules.js';
 import { DataFindings } from './findings.js';
@@ -60,46 +60,31 @@ function isDangerousCallable(q: string): boolean {
 const DANGEROUS_IMPORTS = new Set(['subprocess', 'importlib', 'ctypes', 'pty', 'popen2', 'commands']);
 const CODE_BUILTINS = new Set(['eval', 'exec', 'compile', '__import__']);
 
-/** Identifier positions that name something being defined or an attribute, not a value being read. */
+/**
+ * Identifier positions that name something being defined or an attribute, not a value being read.
+ * What an identifier under each parent type is: a read of a value unless it is under the field
+ * named (`x.attr`'s attribute, a definition's or keyword's name, an assignment's left side, a
+ * call's function, which the call rules read), or never one (parameters, imports, declarations,
+ * patterns). A table by PyNode.kind, as this runs for every identifier of a module.
+ */
+const NOT_UNDER = new Map<string, string | null>([
+  ['attribute', 'attribute'],
+  ...['keyword_argument', 'default_parameter', 'typed_default_parameter', 'function_definition', 'class_definition', 'named_expression'].map((t) => [t, 'name'] as const),
+  ...['assignment', 'augmented_assignment', 'for_statement', 'for_in_clause'].map((t) => [t, 'left'] as const),
+  ['call', 'function'],
+  ...[
+    'parameters', 'lambda_parameters', 'typed_parameter', 'list_splat_pattern', 'dictionary_splat_pattern', 'dotted_name', 'aliased_import', 'import_statement',
+    'import_from_statement', 'global_statement', 'nonlocal_statement', 'as_pattern_target', 'pattern_list', 'tuple_pattern', 'list_pattern', 'keyword_pattern',
+  ].map((t) => [t, null] as const),
+]);
+const PARENT_RULE: Array<string | null | undefined> = new Array(Math.max(...[...NOT_UNDER.keys()].map(typeId)) + 1).fill(undefined);
+for (const [type, f] of NOT_UNDER) PARENT_RULE[typeId(type)] = f;
+
 function isValueUse(n: PyNode): boolean {
   const p = n.parent;
   if (!p) return false;
-  switch (p.type) {
-    case 'attribute':
-      return n.field !== 'attribute';
-    case 'keyword_argument':
-    case 'default_parameter':
-    case 'typed_default_parameter':
-    case 'function_definition':
-    case 'class_definition':
-    case 'named_expression':
-      return n.field !== 'name';
-    case 'assignment':
-    case 'augmented_assignment':
-    case 'for_statement':
-    case 'for_in_clause':
-      return n.field !== 'left';
-    case 'call':
-      return n.field !== 'function';
-    case 'parameters':
-    case 'lambda_parameters':
-    case 'typed_parameter':
-    case 'list_splat_pattern':
-    case 'dictionary_splat_pattern':
-    case 'dotted_name':
-    case 'aliased_import':
-    case 'import_statement':
-    case 'import_from_statement':
-    case 'global_statement':
-    case 'nonlocal_statement':
-    case 'as_pattern_target':
-    case 'pattern_list':
-    case 'tuple_pattern':
-    case 'list_pattern':
-    case 'keyword_pattern':
-      return false;
-  }
-  return true;
+  const f = PARENT_RULE[p.kind];
+  return f === undefined || (f !== null && n.field !== f);
 }
 
 /** every type the switch of PythonAnalysis.run has a case for: other nodes skip it with one table read */

@@ -1,4 +1,5 @@
 import type { PyNode } from '../parser.js';
+import { typeId } from '../pynode.js';
 import { getFact, setFact } from './facts.js';
 import { ident } from '../literals.js';
 
@@ -22,6 +23,13 @@ const KIND = new Map<string, number>([
   ['default_parameter', BINDER], ['typed_default_parameter', BINDER], ['as_pattern', BINDER], ['import_statement', BINDER], ['import_from_statement', BINDER],
   ['future_import_statement', BINDER], ['case_pattern', BINDER], ['global_statement', GATHER], ['nonlocal_statement', GATHER], ['delete_statement', GATHER],
 ]);
+/** KIND by PyNode.kind: one array read per node */
+const KIND_BY_ID = (() => {
+  const ids = [...KIND.keys()].map(typeId);
+  const table = new Uint8Array(Math.max(...ids) + 1);
+  for (const [type, k] of KIND) table[typeId(type)] = k;
+  return table;
+})();
 
 /**
  * The nodes of one module the flow analysis's syntactic passes read, sorted out in one pass over the
@@ -49,8 +57,8 @@ export class ModuleIndex {
   /** `ascii`: whether the text is all ASCII (its own NFKC form), when the caller knows */
   constructor(readonly nodes: readonly PyNode[], ascii?: boolean) {
     for (const n of nodes) {
-      const k = KIND.get(n.type);
-      if (k === undefined) continue;
+      const k = KIND_BY_ID[n.kind];
+      if (!k) continue;
       if (k === IDENT) {
         this.idents.push(n);
         this.raw.push(n.text);
