@@ -83,7 +83,12 @@ export class SinkNames {
       this.ids.push(id);
     });
     // a module written under an alias the resolver maps (`posix` is os) counts as written
-    const written = (m: string): boolean => this.idOf.has(m) || words.some((w) => moduleAlias(w) === m);
+    const aliased = new Set<string>();
+    for (const w of words) {
+      const m = moduleAlias(w);
+      if (m !== undefined) aliased.add(m);
+    }
+    const written = (m: string): boolean => this.idOf.has(m) || aliased.has(m);
     const kind = new Uint8Array(words.length);
     words.forEach((w, id) => {
       const firsts = BY_LAST.get(w);
