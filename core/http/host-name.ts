@@ -1,4 +1,4 @@
-import { domainToASCII } from 'node:url';
+import { domainToASCII, domainToUnicode } from 'node:url';
 
 /**
  * One spelling per host, so that a comparison of names cannot be slipped past by case, a trailing
@@ -59,8 +59,23 @@ function fromUrl(url: URL): HostName | null {
   // URL already applies IDNA to special schemes; domainToASCII again is a no-op for ASCII and
   // refuses (returns '') names that IDNA rejects.
   const ascii = domainToASCII(hostname);
-  if (!ascii || ascii.endsWith('.') || ascii.includes('..')) return null;
+  if (!ascii || ascii.endsWith('.') || ascii.includes('..') || !validALabels(ascii.toLowerCase())) return null;
   return { hostname: ascii.toLowerCase(), port: portOf(url) };
+}
+
+/**
+ * Every A-label (`xn--…`) must be the IDNA encoding of the Unicode label it decodes to. Node 22's URL
+ * refuses invalid punycode (`xn--zz.mesh`); Node 24's passes it through unchanged. Without this check
+ * one Host would be a name on one runtime and no name on the other, and another parser in the path
+ * (Envoy, the peer) may read it either way: such a name is refused on both.
+ */
+function validALabels(ascii: string): boolean {
+  for (const label of ascii.split('.')) {
+    if (!label.startsWith('xn--')) continue;
+    const unicode = domainToUnicode(label);
+    if (!unicode || unicode === label || domainToASCII(unicode) !== label) return false;
+  }
+  return true;
 }
 
 function portOf(url: URL): number | null {

@@ -36,6 +36,17 @@ t.test('anything but a plain authority is null (callers deny)', async (t) => {
   t.equal(parseHostName(42 as unknown as string), null);
 });
 
+t.test('an A-label must be the encoding of the name it decodes to, on every Node line', async (t) => {
+  // Node 22's URL refuses these; Node 24's passes invalid punycode through unchanged (xn--zz.mesh)
+  for (const bad of ['xn--zz.mesh', 'XN--ZZ.MESH', 'xn--a.mesh', 'bank.xn--zz', 'xn--abc-.mesh', 'xn--.mesh']) {
+    t.equal(parseHostName(bad), null, bad);
+    t.equal(parseHostName(bad, null), null, `${bad} without a scheme`);
+    t.equal(hostNameOfUrl(`https://${bad}/`), null, `${bad} in a URL`);
+  }
+  t.same(parseHostName('xn--bcher-kva.mesh'), { hostname: 'xn--bcher-kva.mesh', port: 80 }, 'a valid A-label');
+  t.same(parseHostName('XN--BCHER-KVA.mesh'), parseHostName('bücher.mesh'), 'and the Unicode name it encodes');
+});
+
 t.test('URLs: the same spelling; credentials or no host are null', async (t) => {
   t.same(hostNameOfUrl('http://BANK.mesh.:8080/rpc'), { hostname: 'bank.mesh', port: 8080 });
   t.same(hostNameOfUrl(new URL('https://bank.mesh/')), { hostname: 'bank.mesh', port: 443 });
