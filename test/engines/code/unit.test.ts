@@ -12,4 +12,5 @@ import './unit/javascript-source-text.js';
 import './unit/python-rules.js';
 import './unit/python-tree-copy.js';
 import './unit/verdict.js';
+import './unit/node-kinds.js';
 import './unit/javascript-shared-names.js';

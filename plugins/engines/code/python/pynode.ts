@@ -7,10 +7,19 @@ export const LEAF: PyNode[] = Object.freeze([]) as unknown as PyNode[];
 
 /** node type → small number (PyNode.kind), given out as types are first seen; a grammar has a few hundred */
 const TYPE_IDS = new Map<string, number>();
+/**
+ * Types are the grammar's and the fast parser's, never the input's, so the map stays small; past this
+ * bound (a parser change that let input name types) new types share 0, which no typeSet holds: the
+ * tables are built when their modules load, before any type seen later.
+ */
+const MAX_TYPES = 4096;
 
 export function typeId(type: string): number {
   let id = TYPE_IDS.get(type);
-  if (id === undefined) TYPE_IDS.set(type, (id = TYPE_IDS.size + 1));
+  if (id === undefined) {
+    if (TYPE_IDS.size >= MAX_TYPES) return 0;
+    TYPE_IDS.set(type, (id = TYPE_IDS.size + 1));
+  }
   return id;
 }
 
