@@ -48,6 +48,14 @@ export function compileSchema(schema: object): ValidateFunction {
 }
 
 /**
+ * Settings fragments compiled once per process, by the fragment object (a plugin's constant): every
+ * kernel of the process (tests start hundreds) compiled each plugin's fragment again, meta-schema check
+ * included. Only fragments without `$ref`, which mean the same on every instance; the options of the
+ * instances that compile them are the same (newAjv without coercion).
+ */
+const settingsValidators = new WeakMap<object, ValidateFunction>();
+
+/**
  * One place that knows JSON Schema. Bodies are validated without type coercion (a JSON client
  * sends types); query strings and path params arrive as text, so their validator coerces.
  * Schemas declaring draft 2020-12 get a 2020 instance. Instances are built and validators compiled
@@ -146,7 +154,11 @@ export class Validator {
    */
   assertSettings(at: string, schema: object, value: unknown): void {
     // compiled on the shared instance but not registered: a setting is not part of the API (OpenAPI, client)
-    const v = this.instance(is2020(schema), false).compile(schema);
+    let v = settingsValidators.get(schema);
+    if (!v) {
+      v = this.instance(is2020(schema), false).compile(schema);
+      if (!JSON.stringify(schema).includes('"$ref"')) settingsValidators.set(schema, v);
+    }
     if (!v(value)) {
       const first = toFieldError((v.errors ?? [])[0], 'config');
       throw new Error(`${at}${first.field.slice('/config'.length).replaceAll('/', '.')} ${first.message}`);

@@ -25,14 +25,14 @@ const CHECKED = typeSet(['module', 'block', ...CLAUSES, 'return_statement', 'yie
 
 /**
  * Indentation of a line: [columns with tabs as 8, columns with tabs as 1] of the spaces and tabs that
- * open it, and the offset of the first other character. A form feed resets the count (CPython counts
- * only what follows the last one).
+ * open it (up to `to`), and the offset of the first other character. A form feed resets the count
+ * (CPython counts only what follows the last one).
  */
-function lineIndentOf(code: string, from: number): { cols: [number, number]; first: number } {
+function lineIndentOf(code: string, from: number, to = code.length): { cols: [number, number]; first: number } {
   let t8 = 0;
   let t1 = 0;
   let i = from;
-  for (; i < code.length; i++) {
+  for (; i < to; i++) {
     const ch = code.charCodeAt(i);
     if (ch === 0x20) {
       t8++;
@@ -74,7 +74,7 @@ export class CompileChecker {
     if (!l) this.lines[row] = l = lineIndentOf(this.code, n.lineStart);
     if (l.first === n.start) return l.cols;
     // a node inside the opening whitespace (zero-width) counts what precedes it
-    return n.start < l.first ? lineIndentOf(this.code.slice(0, n.start), n.lineStart).cols : null;
+    return n.start < l.first ? lineIndentOf(this.code, n.lineStart, n.start).cols : null;
   }
 
   /** the indentation of the line holding `n`'s statement (walks up to the node that starts the line) */
