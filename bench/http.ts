@@ -28,7 +28,7 @@ export { cpuSeconds };
  * to bench-http.svg (BENCH_PLOT names another file; bench/plot.ts).
  * Options (env): BENCH_SECONDS per row (default 5), BENCH_CONCURRENCY (default 1,8,32,128),
  * BENCH_MIXED (requests of the RSS phase, default 10000), BENCH_TARGETS (default all), BENCH_A2A_CONCURRENCY (default 50),
- * BENCH_CPU_PROF (directory for a V8 profile of the sidecar), BENCH_RSS_ENGINES (1 or only: RSS per engine),
+ * BENCH_CPU_PROF (directory for a V8 profile of the sidecar), BENCH_RSS_ENGINES (1 or only: RSS per engine, and of a fresh sidecar after BENCH_RSS_MIXED mixed requests),
  * BENCH_NODE_ARGS (node flags for the sidecar instead of the ones `npm start` uses; "none" for none),
  * BENCH_WARM_SECONDS (untimed load before each sidecar row, default 2: rows measure the JIT-warm steady state),
  * BENCH_STAGES=0 (skip the per-stage cost table, bench/http-stages.ts), BENCH_POOL=piscina (only the own worker pool
@@ -360,8 +360,42 @@ export async function rssPerEngine(): Promise<Record<string, number | string>> {
     const idle = out[`${name}, idle 20 s`];
     console.log(`RSS after /readyz, ${name.padEnd(18)} ${out[name]} MB${idle === undefined ? '' : ` (${idle} MB after 20 s idle)`}`);
   }
+  // issue 45's memory targets as stated: a sidecar started for it, loaded right after /readyz (no idle
+  // time for V8's memory reducer first) with 10,000 mixed requests of what that set serves
+  for (const [name, disabled] of sets.filter(([n]) => MIXED_RSS_REQUESTS > 0 && (n === 'all' || n === 'math+a2a only'))) {
+    const root = mkdtempSync(join(tmpdir(), 'proofgate-bench-rss-'));
+    const sc = await startSidecar(join(root, 'data'), disabled);
+    try {
+      await until(`${sc.url}/readyz`, sc.child);
+      const served = targets().filter((t) => name === 'all' || t.name === 'verify_math' || t.name === 'a2a_intercept');
+      Object.assign(out, await mixedRss(sc, served, MIXED_RSS_REQUESTS, name));
+    } catch (err) {
+      out[`${name}, mixed`] = `failed: ${(err as Error).message}`;
+    } finally {
+      await stop(sc.child);
+      rmSync(root, { recursive: true, force: true });
+    }
+  }
   return out;
 }
+
+/**
+ * RSS, anonymous and file-backed, after `total` requests spread evenly over `ts` at c=32, one target
+ * after the other, on a sidecar that has served nothing else: the figure issue 45 sets its memory
+ * targets on. The HTTP rows' own mixed phase reads RSS after every row has run (about ten times
+ * as many requests), where LMDB's pages of a larger data file are mapped too.
+ */
+async function mixedRss(sc: { child: ChildProcess; url: string; key: string }, ts: Target[], total: number, name: string): Promise<Record<string, number>> {
+  const pid = sc.child.pid!;
+  let n = 0;
+  for (const t of ts) n += (await drive(sc.url, { ...t, name: 'mixed' }, sc.key, 32, { total: Math.ceil(total / ts.length) })).requests;
+  const o = { [`${name}, after ${n} mixed`]: rssMb(pid), [`${name}, after ${n} mixed, anonymous`]: rssMb(pid, 'RssAnon'), [`${name}, after ${n} mixed, file-backed`]: rssMb(pid, 'RssFile') };
+  console.log(`RSS of a fresh sidecar (${name}) after ${n} mixed requests (${ts.map((t) => t.name).join(', ')}): ${Object.values(o)[0]} MB (anonymous ${Object.values(o)[1]}, file-backed ${Object.values(o)[2]})`);
+  return o;
+}
+
+/** BENCH_RSS_MIXED: requests of the fresh-sidecar mixed phase of BENCH_RSS_ENGINES (default 10000; 0 skips it) */
+const MIXED_RSS_REQUESTS = Number(process.env.BENCH_RSS_MIXED ?? 10_000);
 
 export async function main(): Promise<void> {
   // BENCH_POOL=piscina: only the own pool against piscina without per-task signals (bench/http-pools.ts)
