@@ -96,6 +96,15 @@ export class WorkerPool {
   private restartTimer: NodeJS.Timeout | undefined;
   /** mean run time of a task on a thread (ms), from the replies' timings; 0 until the first */
   private serviceMs = 0;
+  /**
+   * mean time between two answers while the pool had work for every ready thread (ms, main thread's
+   * clock; 0 until measured): what a task ahead really costs the one behind it once the threads'
+   * hand-offs, the cores' other work and the event loop's delay in reading answers are counted
+   */
+  private busyIntervalMs = 0;
+  /** when the last answer was read, and whether every ready thread still had work right after it */
+  private lastAnswerAt = 0;
+  private busyAfterLast = false;
 
   constructor(private readonly o: PoolOptions) {
     for (let i = 0; i < o.minThreads; i++) this.start();
@@ -124,7 +133,9 @@ export class WorkerPool {
     // no thread ready yet (start-up, a restart): the wait is the thread's warm-up, which no query pays
     // for by refusal; the pool's queue bound still holds
     if (ready === 0 || ahead < ready) return 0;
-    return ((ahead - ready + 1) * this.serviceMs) / ready;
+    // the threads' own run times alone undercount when the cores are shared: under load z3's answers
+    // came ~1.5x slower than its run times said, and the budget admitted waits of twice its size
+    return (ahead - ready + 1) * Math.max(this.serviceMs / ready, this.busyIntervalMs);
   }
 
   run(module: string, fn: string, input: unknown, timeoutMs: number, o: RunOptions = {}): Promise<unknown> {
@@ -259,6 +270,7 @@ export class WorkerPool {
     if (task) {
       clearTimeout(task.timer);
       if (msg[1] !== REPLY_SKIPPED && msg[3] && !task.warmup) this.timed(msg[3][1] - msg[3][0]);
+      if (msg[1] !== REPLY_SKIPPED && !task.warmup) this.answered();
       if (task.onRan && msg[1] !== REPLY_SKIPPED && msg[3] && !task.settled) task.onRan(msg[3][0], msg[3][1], th.worker.threadId);
       if (msg[1] === REPLY_OK) this.end(task, undefined, msg[2]);
       else if (msg[1] === REPLY_ERROR) {
@@ -294,6 +306,29 @@ export class WorkerPool {
 
   private timed(ms: number): void {
     this.serviceMs = this.serviceMs === 0 ? ms : this.serviceMs + (ms - this.serviceMs) * SERVICE_WEIGHT;
+  }
+
+  /**
+   * An answer was read (its slot already released). The time since the previous one counts only when
+   * every ready thread had work throughout, so idle time between bursts is never taken for service.
+   * One sample counts at most four mean run times (plus 1 ms), so a single stall (a full GC on the
+   * main thread) cannot close the pool to every request for the next ~16 answers.
+   */
+  private answered(): void {
+    const now = performance.now();
+    if (this.busyAfterLast) {
+      const sample = Math.min(now - this.lastAnswerAt, 4 * this.serviceMs + 1);
+      this.busyIntervalMs = this.busyIntervalMs === 0 ? sample : this.busyIntervalMs + (sample - this.busyIntervalMs) * SERVICE_WEIGHT;
+    }
+    this.lastAnswerAt = now;
+    let ready = 0;
+    let work = this.queue.length;
+    for (const th of this.threads) {
+      if (!th.ready) continue;
+      ready++;
+      work += th.inFlight;
+    }
+    this.busyAfterLast = ready > 0 && work >= ready;
   }
 
   private release(th: Thread, slot: number): void {

@@ -51,3 +51,27 @@ t.test('a task whose deadline is shorter than its expected wait is refused at on
   t.equal(await held, 1);
   t.equal(await patient, 'patient', 'a deadline past the wait is queued and served');
 });
+
+t.test('the expected wait counts how fast answers really come while the pool is busy, not only the threads own run times', async (t) => {
+  const { run, gate, open } = onePool(t, 20);
+  // the threads' run times say ~1 ms a task
+  for (let i = 0; i < 5; i++) await run('spin', 1);
+  const block = (ms: number) => {
+    const until = performance.now() + ms;
+    while (performance.now() < until);
+  };
+  // a burst read by an event loop that is busy 10 ms after each answer: the answers come ~10 ms apart
+  // whatever the thread's own timings say (a sample counts at most 4 run times + 1 ms: ~5 ms)
+  await Promise.all(Array.from({ length: 30 }, () => run('spin', 1, { queueBudget: false }).then(() => block(10))));
+  // one task running and four waiting: ~5 x 1 ms by the run times (admitted under 20 ms), ~5 x 5 ms by the answers
+  const held = run<number>('hold', gate);
+  const behind = Array.from({ length: 4 }, () => run('echo', 'behind', { queueBudget: false }));
+  const refused = kind(run('count', null));
+  open();
+  t.equal(await refused, 'unavailable', 'refused: the answers say the wait is past the budget');
+  t.equal(await held, 1);
+  t.same(await Promise.all(behind), ['behind', 'behind', 'behind', 'behind']);
+  // time between bursts is not service time: after an idle pause the next answers are still ~1 ms apart
+  await new Promise((r) => setTimeout(r, 300));
+  t.equal(await run<number>('count', null), 1, 'with nothing ahead a task is taken, and the refused one never ran');
+});
