@@ -123,13 +123,7 @@ export class WorkerPool {
    * later) than answered a timeout after holding its client and a slot (issue 45).
    */
   expectedWaitMs(): number {
-    let ready = 0;
-    let ahead = this.queue.length;
-    for (const th of this.threads) {
-      if (!th.ready) continue;
-      ready++;
-      ahead += th.inFlight;
-    }
+    const { ready, ahead } = this.occupancy();
     // no thread ready yet (start-up, a restart): the wait is the thread's warm-up, which no query pays
     // for by refusal; the pool's queue bound still holds
     if (ready === 0 || ahead < ready) return 0;
@@ -138,13 +132,39 @@ export class WorkerPool {
     return (ahead - ready + 1) * Math.max(this.serviceMs / ready, this.busyIntervalMs);
   }
 
+  /** threads ready, and the tasks a task given now would find ahead of it (waiting and in the threads' slots) */
+  private occupancy(): { ready: number; ahead: number } {
+    let ready = 0;
+    let ahead = this.queue.length;
+    for (const th of this.threads) {
+      if (!th.ready) continue;
+      ready++;
+      ahead += th.inFlight;
+    }
+    return { ready, ahead };
+  }
+
+  /**
+   * Whether the wait budget may refuse a task given now: only when it would wait behind more than one
+   * task per ready thread. The budget bounds a queue that grows under overload; a task behind one
+   * running query per thread (two clients' queries at once, each longer than the budget) waits for
+   * it, as a 503 with a whole second of Retry-After would cost that client far more.
+   */
+  private beyondOnePerThread(): boolean {
+    const { ready, ahead } = this.occupancy();
+    return ready > 0 && ahead - ready + 1 > ready;
+  }
+
   run(module: string, fn: string, input: unknown, timeoutMs: number, o: RunOptions = {}): Promise<unknown> {
     const { signal, onRan } = o;
     return new Promise((resolve, reject) => {
       if (this.closed) return reject(new EngineError('unavailable', 'worker pool is closed'));
       if (this.queue.length >= this.o.maxQueue) return reject(new EngineError('unavailable', 'engine queue is full'));
       if (signal?.aborted) return reject(new EngineError('cancelled', 'engine task cancelled'));
-      if (!o.warmup && this.expectedWaitMs() > (o.queueBudget ? Math.min(timeoutMs, this.o.maxQueueWaitMs) : timeoutMs)) return reject(new EngineError('unavailable', 'engine queue is full'));
+      if (!o.warmup) {
+        const wait = this.expectedWaitMs();
+        if (wait > timeoutMs || (o.queueBudget && wait > this.o.maxQueueWaitMs && this.beyondOnePerThread())) return reject(new EngineError('unavailable', 'engine queue is full'));
+      }
       const task: Task = { module, fn, input, timeoutMs, resolve, reject, settled: false, timer: undefined, signal, onAbort: undefined, thread: undefined, slot: -1, onRan, warmup: o.warmup === true };
       task.timer = setTimeout(() => this.expire(task), timeoutMs);
       if (signal) {
