@@ -251,8 +251,11 @@ export async function runHttpBench(): Promise<object> {
     const a2aOnly = all.filter((t) => t.name === 'a2a_intercept');
     const levels: Array<[number, Target[]]> = [...conc.map((c): [number, Target[]] => [c, all]), ...A2A_CONCURRENCY.filter((c) => !conc.includes(c) && a2aOnly.length).map((c): [number, Target[]] => [c, a2aOnly])];
     for (const [c, ts] of levels) {
+      // raw node:http's own CPU per request: the floor under every sidecar row's main-thread figure
+      const rawCpu0 = [cpuSeconds(raw.pid!, raw.pid!), cpuSeconds(raw.pid!)];
       const r = await drive(rawUrl, rawTarget, '', c, { seconds });
-      rows.push({ target: rawTarget.name, concurrency: c, ...r, ratio_to_raw: 1 });
+      const rawPerReq = (s: number) => Math.round((s * 1e6) / Math.max(1, r.requests));
+      rows.push({ target: rawTarget.name, concurrency: c, ...r, ratio_to_raw: 1, main_cpu_us: rawPerReq(cpuSeconds(raw.pid!, raw.pid!) - rawCpu0[0]), process_cpu_us: rawPerReq(cpuSeconds(raw.pid!) - rawCpu0[1]) });
       print(rows[rows.length - 1]);
       for (const t of ts) {
         // warm connections and the JIT for this route (at least one request per client)
