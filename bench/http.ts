@@ -12,6 +12,7 @@ import { auditAppendBench, COMMIT_MODE, storageFigures } from './http-audit.js';
 import { runSharedBench } from './http-shared.js';
 import { runPoolBench } from './http-pools.js';
 import { runStageBench } from './http-stages.js';
+import { rssPerEngine } from './http-rss.js';
 import { freePort } from './load.js';
 import { cpuSeconds, printThreads, threadCpu } from './proc-cpu.js';
 import { runInfo, writePlot } from './plot.js';
@@ -28,7 +29,7 @@ export { cpuSeconds };
  * to bench-http.svg (BENCH_PLOT names another file; bench/plot.ts).
  * Options (env): BENCH_SECONDS per row (default 5), BENCH_CONCURRENCY (default 1,8,32,128),
  * BENCH_MIXED (requests of the RSS phase, default 10000), BENCH_TARGETS (default all), BENCH_A2A_CONCURRENCY (default 50),
- * BENCH_CPU_PROF (directory for a V8 profile of the sidecar), BENCH_RSS_ENGINES (1 or only: RSS per engine, and of a fresh sidecar after BENCH_RSS_MIXED mixed requests),
+ * BENCH_CPU_PROF (directory for a V8 profile of the sidecar), BENCH_RSS_ENGINES (1 or only: RSS per engine, and of a fresh sidecar after BENCH_RSS_MIXED mixed requests: bench/http-rss.ts),
  * BENCH_NODE_ARGS (node flags for the sidecar instead of the ones `npm start` uses; "none" for none),
  * BENCH_WARM_SECONDS (untimed load before each sidecar row, default 2: rows measure the JIT-warm steady state),
  * BENCH_STAGES=0 (skip the per-stage cost table, bench/http-stages.ts), BENCH_POOL=piscina (only the own worker pool
@@ -325,80 +326,7 @@ function print(r: Row): void {
   console.log(`${r.target.padEnd(15)} ${String(r.concurrency).padStart(4)} ${String(r.rps).padStart(7)} ${String(r.p50_ms).padStart(8)} ${String(r.p99_ms).padStart(8)} ${String(r.ratio_to_raw ?? '').padStart(6)} ${String(r.main_cpu_us ?? '').padStart(8)} ${String(r.process_cpu_us ?? '').padStart(8)}  ${st}${refused}`);
 }
 
-const IDLE_READING_MS = 20_000;
-
 export const ENGINE_PLUGINS = ['math', 'logic', 'code', 'sql', 'fact', 'natural-language', 'process', 'rag', 'consensus', 'stats', 'image'];
-
-/**
- * RSS after /readyz with no engine, with each engine alone, and with all of them: what an operator
- * saves by disabling an engine a pod does not need (SVC_PLUGINS_DISABLED).
- */
-export async function rssPerEngine(): Promise<Record<string, number | string>> {
-  const out: Record<string, number | string> = { sidecar_node_flags: sidecarFlags() };
-  console.log(`sidecar node flags: ${sidecarFlags()}`);
-  const sets: Array<[string, string[]]> = [
-    ['none', ENGINE_PLUGINS],
-    ...ENGINE_PLUGINS.map((e): [string, string[]] => [e, ENGINE_PLUGINS.filter((x) => x !== e)]),
-    ['math+a2a only', [...ENGINE_PLUGINS.filter((x) => x !== 'math'), 'batch', 'badges', 'verification-context', 'agents', 'ops', 'providers']],
-    ['all', []],
-  ];
-  for (const [name, disabled] of sets) {
-    const root = mkdtempSync(join(tmpdir(), 'proofgate-bench-rss-'));
-    const sc = await startSidecar(join(root, 'data'), disabled);
-    try {
-      await until(`${sc.url}/readyz`, sc.child);
-      out[name] = rssMb(sc.child.pid!);
-      // idle RSS keeps falling after /readyz (V8's memory reducer trims some 12-15 s later): the two sets
-      // with a target also get a reading after 20 s without requests, beside the one at /readyz
-      if (name === 'all' || name === 'math+a2a only') {
-        await new Promise((r) => setTimeout(r, IDLE_READING_MS));
-        out[`${name}, idle 20 s`] = rssMb(sc.child.pid!);
-      }
-    } catch (err) {
-      out[name] = `failed: ${(err as Error).message}`;
-    } finally {
-      await stop(sc.child);
-      rmSync(root, { recursive: true, force: true });
-    }
-    const idle = out[`${name}, idle 20 s`];
-    console.log(`RSS after /readyz, ${name.padEnd(18)} ${out[name]} MB${idle === undefined ? '' : ` (${idle} MB after 20 s idle)`}`);
-  }
-  // issue 45's memory targets as stated: a sidecar started for it, loaded right after /readyz (no idle
-  // time for V8's memory reducer first) with 10,000 mixed requests of what that set serves
-  for (const [name, disabled] of sets.filter(([n]) => MIXED_RSS_REQUESTS > 0 && (n === 'all' || n === 'math+a2a only'))) {
-    const root = mkdtempSync(join(tmpdir(), 'proofgate-bench-rss-'));
-    const sc = await startSidecar(join(root, 'data'), disabled);
-    try {
-      await until(`${sc.url}/readyz`, sc.child);
-      const served = targets().filter((t) => name === 'all' || t.name === 'verify_math' || t.name === 'a2a_intercept');
-      Object.assign(out, await mixedRss(sc, served, MIXED_RSS_REQUESTS, name));
-    } catch (err) {
-      out[`${name}, mixed`] = `failed: ${(err as Error).message}`;
-    } finally {
-      await stop(sc.child);
-      rmSync(root, { recursive: true, force: true });
-    }
-  }
-  return out;
-}
-
-/**
- * RSS, anonymous and file-backed, after `total` requests spread evenly over `ts` at c=32, one target
- * after the other, on a sidecar that has served nothing else: the figure issue 45 sets its memory
- * targets on. The HTTP rows' own mixed phase reads RSS after every row has run (about ten times
- * as many requests), where LMDB's pages of a larger data file are mapped too.
- */
-async function mixedRss(sc: { child: ChildProcess; url: string; key: string }, ts: Target[], total: number, name: string): Promise<Record<string, number>> {
-  const pid = sc.child.pid!;
-  let n = 0;
-  for (const t of ts) n += (await drive(sc.url, { ...t, name: 'mixed' }, sc.key, 32, { total: Math.ceil(total / ts.length) })).requests;
-  const o = { [`${name}, after ${n} mixed`]: rssMb(pid), [`${name}, after ${n} mixed, anonymous`]: rssMb(pid, 'RssAnon'), [`${name}, after ${n} mixed, file-backed`]: rssMb(pid, 'RssFile') };
-  console.log(`RSS of a fresh sidecar (${name}) after ${n} mixed requests (${ts.map((t) => t.name).join(', ')}): ${Object.values(o)[0]} MB (anonymous ${Object.values(o)[1]}, file-backed ${Object.values(o)[2]})`);
-  return o;
-}
-
-/** BENCH_RSS_MIXED: requests of the fresh-sidecar mixed phase of BENCH_RSS_ENGINES (default 10000; 0 skips it) */
-const MIXED_RSS_REQUESTS = Number(process.env.BENCH_RSS_MIXED ?? 10_000);
 
 export async function main(): Promise<void> {
   // BENCH_POOL=piscina: only the own pool against piscina without per-task signals (bench/http-pools.ts)
@@ -415,7 +343,7 @@ export async function main(): Promise<void> {
   // the tree as measured: an edit during a minutes-long run would otherwise mark the figures -dirty
   const info = runInfo();
   const http = rssOnly ? null : await runHttpBench();
-  const rss_per_engine = process.env.BENCH_RSS_ENGINES ? await rssPerEngine() : null;
+  const rss_per_engine = process.env.BENCH_RSS_ENGINES ? await rssPerEngine({ engines: ENGINE_PLUGINS, targets: targets(), flags: sidecarFlags(), drive, startSidecar, until, stop, rssMb }) : null;
   const results = { at: new Date().toISOString(), node: process.version, ...info, http, rss_per_engine };
   writeFileSync('bench-results.json', JSON.stringify(results, null, 2));
   // the SVG (BENCH_PLOT, default bench-http.svg) is what the README's performance section shows
