@@ -14,6 +14,7 @@ import {
   type ThreadData,
 } from './protocol.js';
 import { endWhenStarted, spawnThread, type Thread as EngineThread } from './thread.js';
+import { Admission } from './admission.js';
 
 type Thread = EngineThread<Task>;
 
@@ -27,10 +28,7 @@ export interface PoolOptions {
   idleTimeoutMs: number;
   /** tasks waiting for a slot beyond this are refused (503) rather than queued without bound */
   maxQueue: number;
-  /**
-   * a task given `queueBudget` that would wait longer than this before a thread starts it (the work
-   * ahead of it times the mean run time, over the ready threads) is refused at once
-   */
+  /** a task given `queueBudget` that would wait longer than this before a thread starts it is refused at once (admission.ts) */
   maxQueueWaitMs: number;
   /** tasks sent to one thread ahead of its answers (see dispatch) */
   slotsPerThread: number;
@@ -74,8 +72,6 @@ export type OnRan = (startMs: number, endMs: number, threadId: number) => void;
 
 /** after a thread dies before it was ready (a broken engine module), the next start waits this long */
 const RESTART_BACKOFF_MS = 1000;
-/** weight of the latest run time in the pool's mean (an exponential average over ~16 tasks) */
-const SERVICE_WEIGHT = 1 / 16;
 
 /**
  * One named pool of worker threads.
@@ -94,17 +90,8 @@ export class WorkerPool {
   private closed = false;
   private restartAt = 0;
   private restartTimer: NodeJS.Timeout | undefined;
-  /** mean run time of a task on a thread (ms), from the replies' timings; 0 until the first */
-  private serviceMs = 0;
-  /**
-   * mean time between two answers while the pool had work for every ready thread (ms, main thread's
-   * clock; 0 until measured): what a task ahead really costs the one behind it once the threads'
-   * hand-offs, the cores' other work and the event loop's delay in reading answers are counted
-   */
-  private busyIntervalMs = 0;
-  /** when the last answer was read, and whether every ready thread still had work right after it */
-  private lastAnswerAt = 0;
-  private busyAfterLast = false;
+  /** whether a task given now is taken (admission.ts) */
+  private readonly admission = new Admission();
 
   constructor(private readonly o: PoolOptions) {
     for (let i = 0; i < o.minThreads; i++) this.start();
@@ -113,23 +100,6 @@ export class WorkerPool {
   /** threads alive, including those still starting */
   get size(): number {
     return this.threads.length;
-  }
-
-  /**
-   * How long a task given now would wait before a thread starts it: the tasks ahead of it (waiting,
-   * and in the threads' slots) shared by the ready threads, at the mean run time. Admission is
-   * decided on this, not on the queue's length alone: a queue of cheap tasks may be long, and a
-   * request that would wait past its deadline is better refused now (503, retry elsewhere or
-   * later) than answered a timeout after holding its client and a slot (issue 45).
-   */
-  expectedWaitMs(): number {
-    const { ready, ahead } = this.occupancy();
-    // no thread ready yet (start-up, a restart): the wait is the thread's warm-up, which no query pays
-    // for by refusal; the pool's queue bound still holds
-    if (ready === 0 || ahead < ready) return 0;
-    // the threads' own run times alone undercount when the cores are shared: under load z3's answers
-    // came ~1.5x slower than its run times said, and the budget admitted waits of twice its size
-    return (ahead - ready + 1) * Math.max(this.serviceMs / ready, this.busyIntervalMs);
   }
 
   /** threads ready, and the tasks a task given now would find ahead of it (waiting and in the threads' slots) */
@@ -144,17 +114,6 @@ export class WorkerPool {
     return { ready, ahead };
   }
 
-  /**
-   * Whether the wait budget may refuse a task given now: only when it would wait behind more than one
-   * task per ready thread. The budget bounds a queue that grows under overload; a task behind one
-   * running query per thread (two clients' queries at once, each longer than the budget) waits for
-   * it, as a 503 with a whole second of Retry-After would cost that client far more.
-   */
-  private beyondOnePerThread(): boolean {
-    const { ready, ahead } = this.occupancy();
-    return ready > 0 && ahead - ready + 1 > ready;
-  }
-
   run(module: string, fn: string, input: unknown, timeoutMs: number, o: RunOptions = {}): Promise<unknown> {
     const { signal, onRan } = o;
     return new Promise((resolve, reject) => {
@@ -162,8 +121,8 @@ export class WorkerPool {
       if (this.queue.length >= this.o.maxQueue) return reject(new EngineError('unavailable', 'engine queue is full'));
       if (signal?.aborted) return reject(new EngineError('cancelled', 'engine task cancelled'));
       if (!o.warmup) {
-        const wait = this.expectedWaitMs();
-        if (wait > timeoutMs || (o.queueBudget && wait > this.o.maxQueueWaitMs && this.beyondOnePerThread())) return reject(new EngineError('unavailable', 'engine queue is full'));
+        const { ready, ahead } = this.occupancy();
+        if (!this.admission.admits(ready, ahead, timeoutMs, o.queueBudget ? this.o.maxQueueWaitMs : undefined)) return reject(new EngineError('unavailable', 'engine queue is full'));
       }
       const task: Task = { module, fn, input, timeoutMs, resolve, reject, settled: false, timer: undefined, signal, onAbort: undefined, thread: undefined, slot: -1, onRan, warmup: o.warmup === true };
       task.timer = setTimeout(() => this.expire(task), timeoutMs);
@@ -289,8 +248,11 @@ export class WorkerPool {
     this.release(th, slot);
     if (task) {
       clearTimeout(task.timer);
-      if (msg[1] !== REPLY_SKIPPED && msg[3] && !task.warmup) this.timed(msg[3][1] - msg[3][0]);
-      if (msg[1] !== REPLY_SKIPPED && !task.warmup) this.answered();
+      if (msg[1] !== REPLY_SKIPPED && !task.warmup) {
+        if (msg[3]) this.admission.ran(msg[3][1] - msg[3][0]);
+        const { ready, ahead } = this.occupancy();
+        this.admission.answered(ready > 0 && ahead >= ready);
+      }
       if (task.onRan && msg[1] !== REPLY_SKIPPED && msg[3] && !task.settled) task.onRan(msg[3][0], msg[3][1], th.worker.threadId);
       if (msg[1] === REPLY_OK) this.end(task, undefined, msg[2]);
       else if (msg[1] === REPLY_ERROR) {
@@ -322,33 +284,6 @@ export class WorkerPool {
         return;
       }
     }
-  }
-
-  private timed(ms: number): void {
-    this.serviceMs = this.serviceMs === 0 ? ms : this.serviceMs + (ms - this.serviceMs) * SERVICE_WEIGHT;
-  }
-
-  /**
-   * An answer was read (its slot already released). The time since the previous one counts only when
-   * every ready thread had work throughout, so idle time between bursts is never taken for service.
-   * One sample counts at most four mean run times (plus 1 ms), so a single stall (a full GC on the
-   * main thread) cannot close the pool to every request for the next ~16 answers.
-   */
-  private answered(): void {
-    const now = performance.now();
-    if (this.busyAfterLast) {
-      const sample = Math.min(now - this.lastAnswerAt, 4 * this.serviceMs + 1);
-      this.busyIntervalMs = this.busyIntervalMs === 0 ? sample : this.busyIntervalMs + (sample - this.busyIntervalMs) * SERVICE_WEIGHT;
-    }
-    this.lastAnswerAt = now;
-    let ready = 0;
-    let work = this.queue.length;
-    for (const th of this.threads) {
-      if (!th.ready) continue;
-      ready++;
-      work += th.inFlight;
-    }
-    this.busyAfterLast = ready > 0 && work >= ready;
   }
 
   private release(th: Thread, slot: number): void {

@@ -122,7 +122,7 @@ export class WorkerPools {
   /**
    * `warmup`: the task loads or warms an engine; it is never refused for the queue's wait, and its
    * run time is not the pool's. `queueBudget`: refused past workers.max_queue_wait_ms too, not only
-   * past its deadline (see WorkerPool.expectedWaitMs)
+   * past its deadline (see core/workers/admission.ts)
    */
   run<O>(opts: { pool: string; threads?: number; module: URL; fn: string; input: unknown; timeoutMs: number; signal?: AbortSignal; onRan?: OnRan; warmup?: boolean; queueBudget?: boolean }): Promise<O> {
     if (this.closed) return Promise.reject(new EngineError('unavailable', 'worker pool is closed'));

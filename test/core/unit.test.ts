@@ -3,6 +3,7 @@
  * names, repeated JSON members, verdicts, signing, configuration, egress checks, plugin seams and
  * import cycles, with no server.
  */
+import './unit/admission.js';
 import './unit/canonical.js';
 import './unit/cli.js';
 import './unit/egress.js';
