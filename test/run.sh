@@ -13,6 +13,16 @@
 # and throws where a finding differs: the filters may only skip work that finds nothing
 export PROOFGATE_FLOW_FILTER_CHECK="${PROOFGATE_FLOW_FILTER_CHECK:-1}"
 export NODE_COMPILE_CACHE="${NODE_COMPILE_CACHE:-$(pwd)/.tap/compile-cache}"
+# tap builds its Test class for the plugins package.json names ("!@tapjs/typescript": the tests are
+# compiled JavaScript) the first time it runs after an install, but the runner of that first run has
+# already read the default build's preloads and gives every test file ts-node's loader anyway: on a
+# fresh checkout (every CI run) the parallel phase paid ~1.3 s of CPU per file for it. Building first
+# means every run's test files start with only the preloads the configuration asks for;
+# test/tap-built.mjs makes the runner's own comparison, so an up-to-date build is not redone (~10 s).
+node test/tap-built.mjs 2>/dev/null || npx tap build >/dev/null || exit 1
+# Coverage is off (package.json), yet a process the suite starts that loads tap's preload without
+# the runner's environment still records coverage, and tap then failed a phase whose every test
+# passed on that partial report (allow-incomplete-coverage): only test results decide the exit.
 if [ "$#" -gt 0 ]; then exec npx tap "$@"; fi
 log=$(mktemp)
 # sh has no pipefail: each phase writes its own exit status beside the log
