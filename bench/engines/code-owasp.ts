@@ -31,6 +31,12 @@ function readExpected(dir: string): Case[] {
   return out;
 }
 
+/** the p-quantile of `xs` (nearest rank) */
+function quantile(xs: number[], p: number): number {
+  const sorted = [...xs].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] ?? 0;
+}
+
 interface Row {
   tp: number;
   fn: number;
@@ -91,30 +97,38 @@ export async function runOwaspBench(args: string[]): Promise<void> {
   }
   const n = Math.max(1, rows.size);
   console.log(`mean Youden over ${rows.size} categories: ${(sum / n).toFixed(2)} (admission, the README's rule); ${(sumCwe / n).toFixed(2)} (CWE-matched, OWASP's scorecard)`);
-  console.log(`${cases.length} files in ${elapsed.toFixed(2)} s: ${Math.round(cases.length / elapsed)} files/s, p99 ${p99.toFixed(2)} ms`);
-  // the scored pass above is also the JIT's warm-up; `--passes N` times N more, warm, in wall-clock
-  // and CPU time (CPU time is what a loaded machine inflates least: other processes' turns are not in it)
-  const passes = Number(args[args.indexOf('--passes') + 1]);
-  if (args.includes('--passes') && passes > 0) {
-    for (let pass = 1; pass <= passes; pass++) {
-      const wall: number[] = [];
-      const cpu: number[] = [];
-      for (const src of sources) {
-        const c0 = process.cpuUsage();
-        const w0 = performance.now();
-        await verify({ code: src, language: 'python' });
-        wall.push(performance.now() - w0);
-        const dc = process.cpuUsage(c0);
-        cpu.push((dc.user + dc.system) / 1000);
-      }
-      const q = (xs: number[], p: number): string => ([...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * p))] ?? 0).toFixed(2);
-      const sum = (xs: number[]): number => xs.reduce((a, b) => a + b, 0) / 1000;
-      console.log(
-        `warm pass ${pass}: ${Math.round(wall.length / sum(wall))} files/s (p50 ${q(wall, 0.5)} ms, p99 ${q(wall, 0.99)} ms wall); ` +
-          `${Math.round(cpu.length / sum(cpu))} files per CPU-second (p50 ${q(cpu, 0.5)} ms, p99 ${q(cpu, 0.99)} ms CPU)`,
-      );
+  // Speed by the rule the shared corpus's README gives every engine bench: warm, the first pass
+  // untimed (here the scored pass above, which also compiles the engine), then timed passes; the
+  // headline is their median. The engine keeps nothing from one call to the next (no cache: every pass
+  // parses and analyses every file again), so a warm pass costs what a running sidecar's calls cost.
+  // The cold pass is printed too: it is what the first requests after a start see.
+  const given = Number(args[args.indexOf('--passes') + 1]);
+  const passes = args.includes('--passes') && given > 0 ? given : 3;
+  const warm: Array<{ rate: number; p50: number; p99: number; cpuRate: number; cpuP99: number }> = [];
+  for (let pass = 1; pass <= passes; pass++) {
+    const wall: number[] = [];
+    const cpu: number[] = [];
+    for (const src of sources) {
+      const c0 = process.cpuUsage();
+      const w0 = performance.now();
+      await verify({ code: src, language: 'python' });
+      wall.push(performance.now() - w0);
+      const dc = process.cpuUsage(c0);
+      cpu.push((dc.user + dc.system) / 1000);
+    }
+    const sum = (xs: number[]): number => xs.reduce((a, b) => a + b, 0) / 1000;
+    warm.push({ rate: wall.length / sum(wall), p50: quantile(wall, 0.5), p99: quantile(wall, 0.99), cpuRate: cpu.length / sum(cpu), cpuP99: quantile(cpu, 0.99) });
+    if (args.includes('--passes')) {
+      const w = warm[warm.length - 1];
+      console.log(`warm pass ${pass}: ${Math.round(w.rate)} files/s (p50 ${w.p50.toFixed(2)} ms, p99 ${w.p99.toFixed(2)} ms wall); ${Math.round(w.cpuRate)} files per CPU-second (p99 ${w.cpuP99.toFixed(2)} ms CPU)`);
     }
   }
+  const mid = [...warm].sort((a, b) => a.rate - b.rate)[Math.floor(warm.length / 2)];
+  console.log(
+    `${cases.length} files: ${Math.round(mid.rate)} files/s, p50 ${mid.p50.toFixed(2)} ms, p99 ${mid.p99.toFixed(2)} ms ` +
+      `(median of ${warm.length} warm passes after the scored one; no caching across passes); ` +
+      `cold scored pass ${Math.round(cases.length / elapsed)} files/s, p99 ${p99.toFixed(2)} ms (JIT compilation included)`,
+  );
   // the machine's load moves absolute numbers: the cost of the flow analysis is the engine with and
   // without it in the same run, alternated so both see the same load
   if (args.includes('--compare')) {
