@@ -13,23 +13,21 @@
 # and throws where a finding differs: the filters may only skip work that finds nothing
 export PROOFGATE_FLOW_FILTER_CHECK="${PROOFGATE_FLOW_FILTER_CHECK:-1}"
 export NODE_COMPILE_CACHE="${NODE_COMPILE_CACHE:-$(pwd)/.tap/compile-cache}"
-# tap builds its Test class for the plugins package.json names ("!@tapjs/typescript": the tests are
-# compiled JavaScript) the first time it runs after an install, but the runner of that first run has
-# already read the default build's preloads and gives every test file ts-node's loader anyway: on a
-# fresh checkout (every CI run) the parallel phase paid ~1.3 s of CPU per file for it. Building first
-# means every run's test files start with only the preloads the configuration asks for;
-# test/tap-built.mjs makes the runner's own comparison, so an up-to-date build is not redone (~10 s).
+# The phases run through test/runner.mjs, which starts each test file as a plain Node program: tap's
+# own runner gives every test process two loader hooks (~1.5 s of CPU per file, see runner.mjs).
+# Arguments, when given, go to tap itself as one run. tap builds its Test class for the plugins
+# package.json names ("!@tapjs/typescript": the tests are compiled JavaScript) the first time it runs
+# after an install, but that first run's runner has already read the default build's preloads and
+# gives every test file ts-node's loader anyway, so tap is built first when its build does not match
+# the configuration (test/tap-built.mjs makes the runner's own comparison). The test files themselves
+# load the built Test class too, so the suite builds it as well.
 node test/tap-built.mjs 2>/dev/null || npx tap build >/dev/null || exit 1
-# Coverage is off (package.json), yet a process the suite starts that loads tap's preload without
-# the runner's environment still records coverage, and tap then failed a phase whose every test
-# passed on that partial report (allow-incomplete-coverage): only test results decide the exit.
 if [ "$#" -gt 0 ]; then exec npx tap "$@"; fi
 log=$(mktemp)
 # sh has no pipefail: each phase writes its own exit status beside the log
-{ npx tap; echo $? > "$log.parallel"; } | tee "$log"
+{ node test/runner.mjs; echo $? > "$log.parallel"; } | tee "$log"
 parallel=$(cat "$log.parallel")
-serial=$(find dist/test -name '*.serial.test.js' | sort)
-{ npx tap --jobs=1 $serial; echo $? > "$log.serial"; } | tee -a "$log"
+{ node test/runner.mjs --serial --jobs 1; echo $? > "$log.serial"; } | tee -a "$log"
 status=$(cat "$log.serial")
 # Node 24 (issue 42): the suite runs on Node 22 (node@22, a devDependency: the machine's Node may be
 # older); a cross-section of it runs again on Node 24, from the registry's node package through npm's
@@ -39,7 +37,7 @@ status=$(cat "$log.serial")
 # invalid A-label `xn--zz.mesh` that Node 22's refuses: core/http/host-name.ts now refuses it itself)
 node24=$(npm exec --yes --package=node@24 -- node -p process.execPath 2>/dev/null | tail -n 1)
 if [ -x "$node24" ]; then
-  { env -u NODE_OPTIONS "$node24" node_modules/.bin/tap --jobs=2 dist/test/core/store.test.js dist/test/core/store-durable.test.js \
+  { env -u NODE_OPTIONS node test/runner.mjs --node "$node24" --jobs 2 dist/test/core/store.test.js dist/test/core/store-durable.test.js \
       dist/test/core/worker-pool.test.js dist/test/engines/math/route.test.js dist/test/engines/logic/route.test.js \
       dist/test/engines/code/route.test.js dist/test/auth/flow.test.js dist/test/operate/quickstart.test.js \
       dist/test/mcp/proxy.test.js dist/test/a2a/proxy.test.js dist/test/core/unit.test.js dist/test/a2a/ext-authz-receiver.test.js; echo $? > "$log.node24"; } | tee -a "$log"
@@ -48,8 +46,8 @@ else
   echo "# Node 24 could not be had (npm exec --package=node@24): the Node 24 phase fails"
   node24_status=1
 fi
-# tap can end non-zero with no failing assertion (a plan left short, a file that exited after its
-# last test point): name the phase and every file tap did not pass, so the tail of a long log says why
+# a file can end non-zero with no failing assertion (a plan left short, an error after its last test
+# point): name the phase and every file that did not pass, so the tail of a long log says why
 echo "# test phases: parallel exit $parallel, serial exit $status, node 24 exit $node24_status"
 grep -E '^not ok [0-9]+ - ' "$log" | sed 's/^/# failed: /'
 if [ "$parallel" -ne 0 ] || [ "$status" -ne 0 ] || [ "$node24_status" -ne 0 ]; then

@@ -10,10 +10,14 @@ t.test('a child started through nodeCommand sees no NODE_OPTIONS, whatever the p
   t.same(JSON.parse(r.stdout), { options: null, argv: ['a b', '--x'] }, 'no NODE_OPTIONS; arguments arrive unchanged');
 });
 
-// if a tap upgrade stops rewriting children's environment, this fails and the helper can go
-t.test('without it, a child of a test under tap inherits the runner preload (what the helper exists to drop)', async (t) => {
+// Under tap's runner (`npm test -- <file>`, tap sets TAP_CHILD_ID) processinfo rewrites a child's explicit
+// environment to load its preload: if a tap upgrade stops doing so, this fails and the helper can go.
+// Under test/runner.mjs (`npm test`) a test process carries no preload, so nothing is put there.
+t.test('a child given an explicit env gets the preload of the runner that started this test, and only under tap', async (t) => {
   const r = spawnSync(process.execPath, probe, { encoding: 'utf8', env: { PATH: process.env.PATH } });
-  t.match(JSON.parse(r.stdout).options, /--import/, 'an explicit env is rewritten by the runner');
+  const options = JSON.parse(r.stdout).options;
+  if (process.env.TAP_CHILD_ID) t.match(options, /--import/, 'tap rewrote the explicit env');
+  else t.equal(options, null, 'test/runner.mjs (or plain node) put nothing into it');
 });
 
 t.test('NODE_OPTIONS given to nodeCommand is what the child gets, and only that', async (t) => {

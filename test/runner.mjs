@@ -1,0 +1,117 @@
+// Runs tap test files as the plain Node programs they are, N at a time, and reports them as tap's
+// runner does: each file's TAP output when it ends, `ok`/`not ok` per file, and the summary line
+// `# { total, pass, fail }` (.ci/run adds those up). Why not `tap` itself: its runner gives every test
+// process two loader hooks (@tapjs/processinfo, which also records coverage, and @tapjs/mock), and on
+// the a2a proxy test's process they cost 1.5 s of CPU beside 3.8 s of the test's own work
+// (2026-12-07; neither is used here: coverage is off and no test mocks a module). Exit 1 when a file
+// fails, times out or prints `not ok` outside a todo/skip.
+//
+// node test/runner.mjs [--jobs N] [--timeout SECONDS] [--node PATH] [--serial] [file ...] (from the repository root)
+// Without files: every dist/test/**/*.test.js, the *.serial.test.js ones only with --serial.
+import { spawn } from 'node:child_process';
+import { mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+
+const argv = process.argv.slice(2);
+const opt = (name, fallback) => {
+  const at = argv.indexOf(name);
+  if (at < 0) return fallback;
+  const [value] = argv.splice(at, 2).slice(1);
+  return value;
+};
+const flag = (name) => {
+  const at = argv.indexOf(name);
+  if (at >= 0) argv.splice(at, 1);
+  return at >= 0;
+};
+// defaults: package.json's tap settings, which an ad-hoc `npx tap <file>` run uses too
+const tapConfig = JSON.parse(readFileSync('package.json', 'utf8')).tap ?? {};
+const jobs = Number(opt('--jobs', String(tapConfig.jobs ?? 3)));
+const timeoutS = Number(opt('--timeout', String(tapConfig.timeout ?? 120)));
+const node = opt('--node', process.execPath);
+const serial = flag('--serial');
+
+function testFiles(dir) {
+  const out = [];
+  for (const e of readdirSync(dir, { withFileTypes: true })) {
+    const p = join(dir, e.name);
+    if (e.isDirectory()) out.push(...testFiles(p));
+    else if (e.name.endsWith('.test.js') && e.name.endsWith('.serial.test.js') === serial) out.push(p);
+  }
+  return out;
+}
+
+const files = (argv.length ? argv : testFiles('dist/test')).map((f) => relative(process.cwd(), f)).sort();
+// longest first (the last run's times), so the slowest file does not start last and run alone
+const timesFile = '.tap/test-times.json';
+let lastTimes = {};
+try {
+  lastTimes = JSON.parse(readFileSync(timesFile, 'utf8'));
+} catch {
+  // first run: alphabetical
+}
+const queue = [...files].sort((a, b) => (lastTimes[b] ?? 0) - (lastTimes[a] ?? 0));
+
+const totals = { total: 0, pass: 0, fail: 0, todo: 0, skip: 0 };
+const failedFiles = [];
+const times = { ...lastTimes };
+let done = 0;
+const started = performance.now();
+console.log('TAP version 14');
+console.log(`1..${files.length}`);
+
+function count(output) {
+  // every assertion and subtest line at any depth, as tap's own summary counts them
+  for (const m of output.matchAll(/^\s*(not )?ok \d+\b(.*)$/gm)) {
+    totals.total++;
+    if (/#\s*todo\b/i.test(m[2])) totals.todo++;
+    else if (/#\s*skip\b/i.test(m[2])) totals.skip++;
+    else if (m[1]) totals.fail++;
+    else totals.pass++;
+  }
+}
+
+function runOne(file) {
+  return new Promise((resolve) => {
+    const t0 = performance.now();
+    const child = spawn(node, ['--enable-source-maps', file], {
+      env: { ...process.env, TAP_TIMEOUT: String(timeoutS) },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const chunks = [];
+    child.stdout.on('data', (d) => chunks.push(d));
+    child.stderr.on('data', (d) => chunks.push(d));
+    // tap's own timeout ends a stuck test inside the file; this ends a file that does not exit after it
+    const killer = setTimeout(() => child.kill('SIGKILL'), (timeoutS + 30) * 1000);
+    child.on('close', (code, signal) => {
+      clearTimeout(killer);
+      const ms = performance.now() - t0;
+      times[file] = Math.round(ms);
+      const output = Buffer.concat(chunks).toString('utf8');
+      count(output);
+      const topFailed = /^not ok \d+\b(?!.*#\s*(todo|skip)\b)/im.test(output);
+      const ok = code === 0 && !signal && !topFailed;
+      if (!ok) failedFiles.push(file);
+      done++;
+      console.log(`# Subtest: ${file}`);
+      process.stdout.write(output.replace(/^(?=.)/gm, '    '));
+      if (!output.endsWith('\n')) console.log();
+      const why = ok ? '' : ` # exit ${signal ?? code}`;
+      console.log(`${ok ? 'ok' : 'not ok'} ${done} - ${file} # time=${ms.toFixed(3)}ms${why}`);
+      console.log();
+      resolve();
+    });
+  });
+}
+
+async function worker() {
+  for (let f = queue.shift(); f; f = queue.shift()) await runOne(f);
+}
+await Promise.all(Array.from({ length: Math.min(jobs, files.length) }, worker));
+
+mkdirSync('.tap', { recursive: true });
+writeFileSync(timesFile, JSON.stringify(times));
+console.log(`# { total: ${totals.total}, pass: ${totals.pass}, fail: ${totals.fail}${totals.todo ? `, todo: ${totals.todo}` : ''}${totals.skip ? `, skip: ${totals.skip}` : ''} }`);
+console.log(`# time=${(performance.now() - started).toFixed(3)}ms`);
+for (const f of failedFiles) console.log(`# failed file: ${f}`);
+process.exitCode = failedFiles.length ? 1 : 0;
