@@ -1,13 +1,12 @@
-import { isBuiltin } from 'node:module';
 import type { JsNode } from '../parser.js';
 import type { JsResolver } from '../resolve.js';
-import { type V, carried, join, konst, mix, truthy, unknownOrigin } from '../../python/flow/index.js';
-import { JsExprEval, share } from './expr.js';
-import { refine } from './guards.js';
+import { type V, carried, join, konst, mix, unknownOrigin } from '../../python/flow/index.js';
+import { JsExprEval } from './expr.js';
 import { JsCalls } from './calls.js';
-import { JEnv, type JV, joinJ, joinJEnv, lineOf, source } from './value.js';
-import { Jumps, type LoopParts, joinAll, runLoop } from './jumps.js';
-import { type TryCtx, seen, tryStatement } from './try.js';
+import { JEnv, type JV, joinJ, lineOf, source } from './value.js';
+import { Jumps } from './jumps.js';
+import { type TryCtx, seen } from './try.js';
+import { bodyOf, statement } from './statements.js';
 import { SECRET_NAMES } from './tables.js';
 import { type HandlerKind, calleeOnlyNames, entryCall, escapes } from './entry-points.js';
 import { type SharedNames, sharedNames, sharedScope, widenHeld } from './shared-state.js';
@@ -30,7 +29,8 @@ interface Frame {
 export class JsFlowInterp extends JsExprEval {
   readonly frames: Frame[] = [];
   private depth = 0;
-  private loops = 0;
+  /** loops being run, innermost included (statements.ts: nested deeper than two, one pass each) */
+  loopDepth = 0;
   readonly jumps = new Jumps();
   readonly tries: TryCtx[] = [];
   private readonly active = new Set<JsNode>();
@@ -250,7 +250,7 @@ export class JsFlowInterp extends JsExprEval {
     }
     for (const s of stmts) {
       seen(this, env);
-      const next = this.stmt(s, env);
+      const next = statement(this, s, env);
       if (!next) return null;
       // a branch or loop answers a joined copy: the block keeps its own map, which closures made here hold
       if (next !== env) {
@@ -262,142 +262,8 @@ export class JsFlowInterp extends JsExprEval {
     return env;
   }
 
-  private body(s: JsNode, env: JEnv): JEnv | null {
-    return s.type === 'BlockStatement' ? this.block(s.body as JsNode[], env) : this.stmt(s, env);
-  }
-
-  private stmt(s: JsNode, env: JEnv): JEnv | null {
-    this.tick();
-    switch (s.type) {
-      case 'ExpressionStatement':
-        this.ev(s.expression as JsNode, env);
-        return env;
-      case 'VariableDeclaration':
-        for (const d of s.declarations as JsNode[]) {
-          const v = d.init ? this.ev(d.init as JsNode, env) : konst(null);
-          if (d.init && ((d.init as JsNode).type === 'Identifier' || (d.init as JsNode).type === 'MemberExpression')) share(v);
-          this.assignTo(d.id as JsNode, v, env, lineOf(d));
-        }
-        return env;
-      case 'FunctionDeclaration':
-        return env;
-      case 'ClassDeclaration':
-        if (s.id) env.set((s.id as JsNode).name as string, this.functionValue(s, env));
-        return env;
-      case 'ReturnStatement': {
-        const v = this.stepped(share(this.ev(s.argument as JsNode | null, env)), s);
-        const f = this.frames[this.frames.length - 1];
-        f.returns = f.returns ? join(f.returns, v) : v;
-        return null;
-      }
-      case 'ThrowStatement':
-        this.ev(s.argument as JsNode, env);
-        return null;
-      case 'IfStatement': {
-        const t = truthy(this.ev(s.test as JsNode, env));
-        if (t === true) return this.body(s.consequent as JsNode, env);
-        if (t === false) return s.alternate ? this.body(s.alternate as JsNode, env) : env;
-        const [yes, no] = refine(this, s.test as JsNode, env, (n) => this.r.qualify(n));
-        const a = this.body(s.consequent as JsNode, yes.fork());
-        const b = s.alternate ? this.body(s.alternate as JsNode, no.fork()) : no.fork();
-        return a && b ? joinJEnv(a, b) : (a ?? b);
-      }
-      case 'BlockStatement':
-        return this.block(s.body as JsNode[], env);
-      case 'ForStatement': {
-        const labels = this.jumps.take();
-        if (s.init) (s.init as JsNode).type === 'VariableDeclaration' ? this.stmt(s.init as JsNode, env) : this.ev(s.init as JsNode, env);
-        const t = s.test ? truthy(this.ev(s.test as JsNode, env)) : true;
-        if (t === false) return env;
-        return this.loop(s, env, labels, { after: (e) => void (s.update && this.ev(s.update as JsNode, e)), test: (s.test as JsNode | null) ?? null, runs: t === true });
-      }
-      case 'WhileStatement': {
-        const labels = this.jumps.take();
-        const t = truthy(this.ev(s.test as JsNode, env));
-        if (t === false) return env;
-        return this.loop(s, env, labels, { test: s.test as JsNode, runs: t === true });
-      }
-      case 'DoWhileStatement': {
-        const labels = this.jumps.take();
-        return this.loop(s, env, labels, { test: s.test as JsNode, runs: true });
-      }
-      case 'ForOfStatement':
-      case 'ForInStatement': {
-        const labels = this.jumps.take();
-        const it = this.ev(s.right as JsNode, env);
-        const el = s.type === 'ForOfStatement' ? this.element(it, s) : this.stepped(carried(it), s);
-        const left = s.left as JsNode;
-        const target = left.type === 'VariableDeclaration' ? ((left.declarations as JsNode[])[0].id as JsNode) : left;
-        return this.loop(s, env, labels, { before: (e) => this.assignTo(target, el, e, lineOf(s)) });
-      }
-      case 'BreakStatement':
-      case 'ContinueStatement':
-        return this.jumps.jump(s, env) ? null : env;
-      case 'TryStatement':
-        return tryStatement(this, s, env);
-      case 'SwitchStatement': {
-        const j = this.jumps.open('switch');
-        this.ev(s.discriminant as JsNode, env);
-        let out: JEnv = env;
-        let fall: JEnv | null = null;
-        try {
-          for (const c of s.cases as JsNode[]) {
-            if (c.test) this.ev(c.test as JsNode, env);
-            const start: JEnv = fall ? joinJEnv(fall, env) : env.fork();
-            const end = this.block(c.consequent as JsNode[], start);
-            fall = end;
-            if (end) out = joinJEnv(out, end);
-          }
-        } finally {
-          this.jumps.close(j);
-        }
-        return joinAll(out, j.breaks);
-      }
-      case 'LabeledStatement': {
-        this.jumps.label((s.label as JsNode).name as string);
-        const inner = s.body as JsNode;
-        if (/^(For|ForOf|ForIn|While|DoWhile|Switch)Statement$/.test(inner.type)) return this.stmt(inner, env);
-        // a labelled block: `break label` leaves it
-        const j = this.jumps.open('block');
-        let out: JEnv | null;
-        try {
-          out = this.body(inner, env);
-        } finally {
-          this.jumps.close(j);
-        }
-        return joinAll(out, j.breaks);
-      }
-      case 'ExportNamedDeclaration':
-      case 'ExportDefaultDeclaration': {
-        const d = s.declaration as JsNode | null;
-        if (!d) return env;
-        if (d.type.endsWith('Declaration')) return this.stmt(d, env);
-        this.ev(d, env);
-        return env;
-      }
-      case 'ImportDeclaration':
-        for (const sp of s.specifiers as JsNode[]) {
-          const local = sp.local as JsNode;
-          const from = String((s.source as JsNode).value);
-          env.set(local.name as string, isBuiltin(from) ? { q: this.r.qualify(local) } : { q: this.r.qualify(local), ...unknownOrigin(`${local.name as string}, imported from ${from}`, lineOf(s)) });
-        }
-        return env;
-    }
-    return env;
-  }
-
-  private loop(s: JsNode, env: JEnv, labels: string[], o: LoopParts): JEnv | null {
-    this.loops++;
-    try {
-      // nested deeper than two, one pass and a widening: two passes at every level would cost 2^depth
-      return runLoop(this, s, env, labels, o, this.loops <= 2 ? 2 : 1);
-    } finally {
-      this.loops--;
-    }
-  }
-
   loopBody(s: JsNode, env: JEnv): JEnv | null {
-    return this.body(s.body as JsNode, env);
+    return bodyOf(this, s.body as JsNode, env);
   }
 
   joinValues(a: V, b: V): V {
