@@ -1,6 +1,6 @@
 // Runs tap test files as the plain Node programs they are, N at a time, and reports them as tap's
 // runner does: each file's TAP output when it ends, `ok`/`not ok` per file, and the summary line
-// `# { total, pass, fail }` (.ci/run adds those up). Why not `tap` itself: its runner gives every test
+// `# { total, pass, fail }`, the sum of the files' own (.ci/run adds those up). Why not `tap` itself: its runner gives every test
 // process two loader hooks (@tapjs/processinfo, which also records coverage, and @tapjs/mock), and on
 // the a2a proxy test's process they cost 1.5 s of CPU beside 3.8 s of the test's own work
 // (2026-12-07; neither is used here: coverage is off and no test mocks a module). Exit 1 when a file
@@ -60,15 +60,19 @@ const started = performance.now();
 console.log('TAP version 14');
 console.log(`1..${files.length}`);
 
-function count(output) {
-  // every assertion and subtest line at any depth, as tap's own summary counts them
-  for (const m of output.matchAll(/^\s*(not )?ok \d+\b(.*)$/gm)) {
-    totals.total++;
-    if (/#\s*todo\b/i.test(m[2])) totals.todo++;
-    else if (/#\s*skip\b/i.test(m[2])) totals.skip++;
-    else if (m[1]) totals.fail++;
-    else totals.pass++;
+// tap's own count of the file: the summary line it prints at its top level when it ends
+// (`# { total: 5, pass: 3, todo: 1, skip: 1 }`); a file that failed without a failure in it (no
+// summary, an error after its last test, a signal) counts one failure more, so the sum never says
+// "0 failed" of a run that failed
+function count(output, ok) {
+  const lines = output.match(/^# \{ total: \d+[^\n]*\}$/gm);
+  const own = { total: 0, pass: 0, fail: 0, todo: 0, skip: 0 };
+  if (lines) for (const [, key, n] of lines[lines.length - 1].matchAll(/(\w+): (\d+)/g)) if (key in own) own[key] += Number(n);
+  if (!ok && own.fail === 0) {
+    own.total++;
+    own.fail++;
   }
+  for (const key of Object.keys(totals)) totals[key] += own[key];
 }
 
 function runOne(file) {
@@ -88,9 +92,9 @@ function runOne(file) {
       const ms = performance.now() - t0;
       times[file] = Math.round(ms);
       const output = Buffer.concat(chunks).toString('utf8');
-      count(output);
       const topFailed = /^not ok \d+\b(?!.*#\s*(todo|skip)\b)/im.test(output);
       const ok = code === 0 && !signal && !topFailed;
+      count(output, ok);
       if (!ok) failedFiles.push(file);
       done++;
       console.log(`# Subtest: ${file}`);
