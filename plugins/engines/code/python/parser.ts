@@ -226,6 +226,11 @@ export function fields(n: PyNode, name: string): PyNode[] {
   return n.children.filter((c) => c.field === name);
 }
 
+/**
+ * The named children but comments, memoised on the node (PyNode.kids; the rules, the resolver and the
+ * flow analysis each ask for the same nodes' again, and each filtered copy was garbage). Callers read the
+ * array and never change it.
+ */
 export function namedChildren(n: PyNode): PyNode[] {
-  return n.children.filter((c) => c.named && c.type !== 'comment');
+  return (n.kids ??= n.children.filter((c) => c.named && c.type !== 'comment'));
 }

@@ -39,15 +39,18 @@ export class PyNode {
   /** set only by the tree copy (replaced on the first child, since leaves share LEAF) */
   children: PyNode[] = LEAF;
   /**
-   * The named children, once the flow analysis asked (flow/kids.ts): it walks the same statements for
-   * every loop pass, entry point and inlined call. A field, not a WeakMap: thousands of weak entries
-   * per analysis made the garbage collector's ephemeron work a quarter of the engine's time.
+   * The named children but comments, once asked (parser.ts namedChildren): the rules, the resolver and
+   * the flow analysis walk the same nodes again and again (every loop pass, entry point and inlined
+   * call). A field, not a WeakMap: thousands of weak entries per analysis made the garbage collector's
+   * ephemeron work a quarter of the engine's time.
    */
   kids: PyNode[] | null = null;
   /** what the flow analysis's syntactic passes found about this node, by pass (flow/facts.ts) */
   facts: Map<string, unknown> | null = null;
   /** the type's number (typeId), for typeSet tables */
   readonly kind: number;
+  /** a short node's text once sliced (see `text`) */
+  private shortText: string | undefined = undefined;
   constructor(
     readonly type: string,
     /** field name under the parent (`function`, `arguments`, `name`, …), or null */
@@ -62,9 +65,17 @@ export class PyNode {
     this.kind = typeId(type);
   }
 
-  /** Source text, sliced on demand: storing it per node would cost O(size × depth) memory. */
+  /**
+   * Source text, sliced on demand: storing every node's would cost O(size × depth) memory. A short
+   * node's (an identifier's, mostly: the passes ask for each one's text about four times) is kept
+   * once sliced, so the passes share one string and its hash, which V8 computes once per string, for
+   * their map lookups.
+   */
   get text(): string {
-    return this.src.code.slice(this.start, this.end);
+    if (this.shortText !== undefined) return this.shortText;
+    const t = this.src.code.slice(this.start, this.end);
+    if (this.end - this.start <= 64) this.shortText = t;
+    return t;
   }
 
   /** 0-based row */
