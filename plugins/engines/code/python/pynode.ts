@@ -100,7 +100,17 @@ export class Source {
     for (let i = code.indexOf('\n'); i !== -1; i = code.indexOf('\n', i + 1)) this.lineStarts.push(i + 1);
   }
 
+  /** the last offset asked and its row: a node's row and its line's start are asked one after the other */
+  private lastIndex = -1;
+  private lastRow = 0;
+
   rowOf(index: number): number {
+    if (index === this.lastIndex) return this.lastRow;
+    this.lastIndex = index;
+    return (this.lastRow = this.search(index));
+  }
+
+  private search(index: number): number {
     let lo = 0;
     let hi = this.lineStarts.length - 1;
     while (lo < hi) {
