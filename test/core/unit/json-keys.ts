@@ -13,6 +13,12 @@ t.test('a repeated member is found with the pointer of its object', async (t) =>
   t.same(duplicateKeyAt(Buffer.from('{"a/b~":{"x":1,"x":2}}')), { key: 'x', pointer: '/a~1b~0' }, 'RFC 6901 escapes');
   t.same(duplicateKeyAt('{"":1,"":2}'), { key: '', pointer: '' }, 'the empty name too');
   t.same(duplicateKeyAt('{"__proto__":1,"__proto__":2}'), { key: '__proto__', pointer: '' });
+  // a name's escapes are found wherever they stand in it: first, last, before its closing quote, an escaped quote
+  t.same(duplicateKeyAt('{"ab":1,"\\u0061b":2}'), { key: 'ab', pointer: '' }, 'an escape opening the name');
+  t.same(duplicateKeyAt('{"ab":1,"a\\u0062":2}'), { key: 'ab', pointer: '' }, 'an escape closing the name');
+  t.same(duplicateKeyAt('{"a\\\\":1,"a\\u005c":2}'), { key: 'a\\', pointer: '' }, 'an escaped backslash before the closing quote');
+  t.same(duplicateKeyAt('{"a\\"b":1,"a\\u0022b":2}'), { key: 'a"b', pointer: '' }, 'an escaped quote inside the name');
+  t.equal(duplicateKeyAt('{"a\\\\":1,"a":2}'), null, 'a name ending in a backslash is not the name without it');
 });
 
 t.test('no false alarms: same names in other objects, names inside strings, escaped quotes', async (t) => {
