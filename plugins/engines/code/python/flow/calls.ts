@@ -1,5 +1,4 @@
-import { type PyNode, field } from '../parser.js';
-import { namedChildren } from './kids.js';
+import { type PyNode, field, namedChildren } from '../parser.js';
 import { ExprEval, lineOf, source } from './expr.js';
 import { checkSinks, isQuery } from './sinks.js';
 import { configParser } from './config-parser.js';

@@ -1,5 +1,4 @@
-import { type PyNode, field } from '../parser.js';
-import { namedChildren } from './kids.js';
+import { type PyNode, field, namedChildren } from '../parser.js';
 import { getFact, hasFact, setFact } from './facts.js';
 import { type Env, type V, carried, join, mix, unknownOrigin } from './value.js';
 

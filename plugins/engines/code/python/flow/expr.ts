@@ -1,5 +1,4 @@
-import { type PyNode, field } from '../parser.js';
-import { namedChildren } from './kids.js';
+import { type PyNode, field, namedChildren } from '../parser.js';
 import type { Resolver } from '../resolve.js';
 import { type Cat, type Const, type Env, type Flow, type V, UNKNOWN, allFlow, carried, cleaned, join, konst, mix, nested, step, truthy, unknownOrigin } from './value.js';
 import { settled } from './classes.js';

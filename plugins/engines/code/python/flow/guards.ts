@@ -1,5 +1,4 @@
-import { type PyNode, field } from '../parser.js';
-import { namedChildren } from './kids.js';
+import { type PyNode, field, namedChildren } from '../parser.js';
 import { type Cat, type Env, type V, join, konst } from './value.js';
 
 /** Classes a value made only of letters and digits cannot break out of. */

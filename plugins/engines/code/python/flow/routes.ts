@@ -1,5 +1,4 @@
-import { type PyNode, field } from '../parser.js';
-import { namedChildren } from './kids.js';
+import { type PyNode, field, namedChildren } from '../parser.js';
 import { paramsOf } from './writes.js';
 
 /** the methods of a framework's app or router that register a handler */

@@ -1,5 +1,4 @@
-import { type PyNode, field } from '../parser.js';
-import { namedChildren } from './kids.js';
+import { type PyNode, field, namedChildren } from '../parser.js';
 import type { Resolver } from '../resolve.js';
 import { type Env, type V, joinEnv } from './value.js';
 

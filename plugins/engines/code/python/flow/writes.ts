@@ -1,5 +1,4 @@
-import { type PyNode, field } from '../parser.js';
-import { namedChildren } from './kids.js';
+import { type PyNode, field, namedChildren } from '../parser.js';
 import { getFact, setFact } from './facts.js';
 import { ModuleIndex, type OuterWrites } from './module-index.js';
 
