@@ -6,6 +6,7 @@ import { McpServer, ResourceTemplate } from '@modelcontextprotocol/sdk/server/mc
 import { completable } from '@modelcontextprotocol/sdk/server/completable.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest, SubscribeRequestSchema, UnsubscribeRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { InMemoryEventStore } from '@modelcontextprotocol/sdk/examples/shared/inMemoryEventStore.js';
 
 /**
  * The reference server the conformance suite's server scenarios are run against. The suite ships no
@@ -76,6 +77,32 @@ function referenceServer(): McpServer {
     return { content: [text(`Elicitation completed: action=${r.action}, content=${JSON.stringify(r.content ?? {})}`)] };
   });
 
+  // SEP-1330: the five enum shapes an elicitation schema may use
+  s.registerTool('test_elicitation_sep1330_enums', { description: 'Asks the user to pick from enums.' }, async () => {
+    const choices = (titles: string[], prefix: string) => titles.map((title, i) => ({ const: `${prefix}${i + 1}`, title }));
+    const r = await s.server.elicitInput({
+      message: 'Please select options from the enum fields',
+      requestedSchema: {
+        type: 'object',
+        properties: {
+          untitledSingle: { type: 'string', enum: ['option1', 'option2', 'option3'] },
+          titledSingle: { type: 'string', oneOf: choices(['First Option', 'Second Option', 'Third Option'], 'value') },
+          legacyEnum: { type: 'string', enum: ['opt1', 'opt2', 'opt3'], enumNames: ['Option One', 'Option Two', 'Option Three'] },
+          untitledMulti: { type: 'array', items: { type: 'string', enum: ['option1', 'option2', 'option3'] } },
+          titledMulti: { type: 'array', items: { anyOf: choices(['First Choice', 'Second Choice', 'Third Choice'], 'value') } },
+        },
+      },
+    });
+    return { content: [text(`Elicitation completed: action=${r.action}, content=${JSON.stringify(r.content ?? {})}`)] };
+  });
+
+  // SEP-1699: the server ends the call's SSE stream before it answers; the client comes back with
+  // GET and Last-Event-ID and gets the answer from the event store (only for a 2025-11-25 client)
+  s.registerTool('test_reconnection', { description: 'Closes its SSE stream mid-call.' }, async (extra) => {
+    extra.closeSSEStream?.();
+    return { content: [text('Reconnection test completed')] };
+  });
+
   s.registerResource('static-text', 'test://static-text', { mimeType: 'text/plain' }, async (uri) => ({ contents: [{ uri: uri.href, mimeType: 'text/plain', text: 'This is the content of the static text resource.' }] }));
   s.registerResource('static-binary', 'test://static-binary', { mimeType: 'image/png' }, async (uri) => ({ contents: [{ uri: uri.href, mimeType: 'image/png', blob: PNG_1PX }] }));
   s.registerResource('watched', 'test://watched-resource', { mimeType: 'text/plain' }, async (uri) => ({ contents: [{ uri: uri.href, mimeType: 'text/plain', text: 'watched' }] }));
@@ -98,7 +125,33 @@ function referenceServer(): McpServer {
   s.registerPrompt('test_prompt_with_image', { description: 'A prompt with an image.' }, async () => ({
     messages: [{ role: 'user', content: { type: 'image', data: PNG_1PX, mimeType: 'image/png' } }, { role: 'user', content: text('Please analyze the image above.') }],
   }));
+  withRawTool(s, {
+    name: 'json_schema_2020_12_tool',
+    description: 'Tool with JSON Schema 2020-12 features',
+    inputSchema: {
+      $schema: 'https://json-schema.org/draft/2020-12/schema',
+      type: 'object',
+      $defs: { address: { type: 'object', properties: { street: { type: 'string' }, city: { type: 'string' } } } },
+      properties: { name: { type: 'string' }, address: { $ref: '#/$defs/address' } },
+      additionalProperties: false,
+    },
+  });
   return s;
+}
+
+/**
+ * A tool listed with its JSON Schema exactly as written (SEP-1613: `$schema`, `$defs`,
+ * `additionalProperties` kept). McpServer derives every listed schema from zod, so the listing
+ * handler it installed is wrapped to append this one; calling it answers as a tool with no handler.
+ */
+function withRawTool(s: McpServer, tool: { name: string; description: string; inputSchema: Record<string, unknown> }): void {
+  const handlers = (s.server as unknown as { _requestHandlers: Map<string, (req: unknown, extra: unknown) => Promise<{ tools: unknown[] }>> })._requestHandlers;
+  const list = handlers.get('tools/list');
+  if (!list) throw new Error('McpServer installed no tools/list handler');
+  handlers.set('tools/list', async (req, extra) => {
+    const r = await list(req, extra);
+    return { ...r, tools: [...r.tools, tool] };
+  });
 }
 
 async function readJson(req: IncomingMessage): Promise<unknown> {
@@ -137,7 +190,16 @@ export async function startReferenceServer(): Promise<Listening> {
           res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32001, message: 'Session not found' }, id: null }));
           return;
         }
-        const created: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({ sessionIdGenerator: () => randomUUID(), onsessioninitialized: (id) => void transports.set(id, created) });
+        const created: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
+          sessionIdGenerator: () => randomUUID(),
+          onsessioninitialized: (id) => void transports.set(id, created),
+          // resumable streams (priming events, a retry hint, replay after Last-Event-ID), as a
+          // 2025-11-25 server keeps them; and the Host check a local server needs against DNS rebinding
+          eventStore: new InMemoryEventStore(),
+          retryInterval: 50,
+          enableDnsRebindingProtection: true,
+          allowedHosts: [`127.0.0.1:${port}`, `localhost:${port}`],
+        });
         created.onclose = () => {
           if (created.sessionId) transports.delete(created.sessionId);
         };
@@ -150,6 +212,7 @@ export async function startReferenceServer(): Promise<Listening> {
     });
   });
   const l = await listen(http, '/mcp');
+  const port = new URL(l.url).port;
   return {
     url: l.url,
     async close() {

@@ -88,7 +88,10 @@ t.test('through proofgate, the conformance suite passes every check it passes di
   const p = passed(through);
   t.comment(`conformance checks passed: direct ${d.size}/${direct.length}, through proofgate ${p.size}/${through.length}`);
   for (const c of direct.filter((x) => x.status !== 'SUCCESS')) t.comment(`direct ${c.status}: ${c.id} ${c.errorMessage ?? ''}`);
-  t.ok(d.size >= 25, `the reference server passes most of the suite direct (${d.size} checks)`);
+  // 0.1.16's server scenarios against a server that implements them all: 44 checks pass; what is left
+  // is server-sse-polling's INFO/WARNING (its POST asks for 2025-03-26, which gets no priming event)
+  t.ok(d.size >= 44, `the reference server passes the suite direct (${d.size} checks)`);
+  t.same(direct.filter((c) => c.status === 'FAILURE').map((c) => c.id), [], 'no check fails direct: every scenario has its tool, resource or prompt');
   for (const id of d) {
     if (REFUSED[id]) {
       t.notOk(p.has(id), `${id} is refused as documented: ${REFUSED[id]}`);
