@@ -4,6 +4,7 @@ import { verify } from '../../plugins/engines/code/engine.js';
 import { initPython } from '../../plugins/engines/code/python/parser.js';
 import { setPythonFlow } from '../../plugins/engines/code/python/analyze.js';
 import { scoreCase, type CaseVerdict } from './owasp-score.js';
+import { recombine } from './owasp-recombine.js';
 
 /**
  * `npm run bench -- code-owasp --dir <path>`: OWASP's Benchmark for Python (or any copy laid out as
@@ -13,7 +14,8 @@ import { scoreCase, type CaseVerdict } from './owasp-score.js';
  * OWASP's own scorecard (flagged when a blocking finding proves the case's own CWE,
  * `owasp-score.ts`) is printed beside it: the gap between the two columns is findings of another
  * class (a codeinj case that is also a reflected XSS). The cases are read from the path given, never from the repository
- * (the benchmark is GPL-3 and is not copied here).
+ * (the benchmark is GPL-3 and is not copied here). `--recombine` also scores the copy's parts in
+ * combinations it does not contain (owasp-recombine.ts).
  */
 interface Case {
   name: string;
@@ -150,4 +152,26 @@ export async function runOwaspBench(args: string[]): Promise<void> {
       console.log(`flow analysis ${mode}: ${Math.round(ts.length / total)} files/s, p50 ${sortedTs[Math.floor(ts.length / 2)].toFixed(2)} ms, p99 ${sortedTs[Math.floor(ts.length * 0.99)].toFixed(2)} ms`);
     }
   }
+  if (args.includes('--recombine')) await printRecombined(cases.map((c, i) => ({ ...c, code: sources[i] })));
+}
+
+/** `--recombine` (owasp-recombine.ts): the copy's sources, propagators and sinks in every labelled combination */
+async function printRecombined(cases: Array<Case & { code: string }>): Promise<void> {
+  const t0 = performance.now();
+  let built = 0;
+  const rows = await recombine(cases, async (code, category) => {
+    built++;
+    return scoreCase((await verify({ code, language: 'python' })) as unknown as CaseVerdict, category).byCwe;
+  });
+  console.log(`recombined: ${built} combinations of the copy's parts in ${((performance.now() - t0) / 1000).toFixed(1)} s (CWE-matched)`);
+  console.log('| category | real | false | TPR | FPR | Youden | propagators left out |');
+  console.log('|---|---|---|---|---|---|---|');
+  const misses: string[] = [];
+  for (const [cat, r] of [...rows].sort(([a], [b]) => a.localeCompare(b))) {
+    const tpr = r.tp + r.fn ? r.tp / (r.tp + r.fn) : 0;
+    const fpr = r.fp + r.tn ? r.fp / (r.fp + r.tn) : 0;
+    console.log(`| ${cat} | ${r.tp + r.fn} | ${r.fp + r.tn} | ${tpr.toFixed(2)} | ${fpr.toFixed(2)} | ${r.tp + r.fn && r.fp + r.tn ? (tpr - fpr).toFixed(2) : '—'} | ${r.leftOut} |`);
+    misses.push(...r.misses);
+  }
+  for (const m of misses) console.log(`  ${m}`);
 }

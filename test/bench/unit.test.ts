@@ -7,5 +7,6 @@ import './unit/corpus-copy.js';
 import './unit/cpu-stages.js';
 import './unit/harness.js';
 import './unit/owasp-score.js';
+import './unit/owasp-recombine.js';
 import './unit/plot-cli.js';
 import './unit/plot-svg.js';
