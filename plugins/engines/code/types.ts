@@ -14,7 +14,7 @@ export const SUPPORTED_LANGUAGES: readonly Language[] = ['python', 'javascript',
  * Name of the rule set; bumped whenever a rule is added, removed or changes severity, because it
  * is part of the proof_ref evidence (the same code under another rule set is another proof).
  */
-export const RULES_VERSION = 'proofgate-code-rules/1.15.0';
+export const RULES_VERSION = 'proofgate-code-rules/1.16.0';
 
 /** Severities that block admission. MEDIUM and LOW are reported but admitted (see docs/engines/code.md). */
 export const BLOCKING: ReadonlySet<Severity> = new Set<Severity>(['CRITICAL', 'HIGH']);

@@ -86,6 +86,22 @@ t.test('a response tuple: the request value in a header or the status is not the
     const a = await analyzePython(route(HEADER + ret));
     t.equal(a.findings.some((f) => f.rule_id === 'python.flow.xss' && isBlocking(f)), flows, `${name}: ${flows ? 'an xss flow' : 'no xss flow'}`);
   }
+  // returns of two shapes (a string on an early path, a response built from a tuple on the other):
+  // the join of the two lost the tuple's items, and its headers were read as the page
+  const early = "if not v:\n    return 'nothing to echo'\n";
+  const joined: Array<[string, string, boolean]> = [
+    ['early string, then make_response((body, headers))', `${early}out = make_response(('<p>saved</p>', {'X-Echo': v}))\nreturn out`, false],
+    ['early string, then (body, headers)', `${early}return '<p>saved</p>', {'X-Echo': v}`, false],
+    ['early string, then make_response((tainted body, headers))', `${early}out = make_response(('<p>' + v + '</p>', {'X-Echo': 'ok'}))\nreturn out`, true],
+    ['early tainted string, then make_response((body, headers))', `if v.startswith('<'):\n    return 'bad: ' + v\nreturn make_response(('<p>saved</p>', {'X-Echo': v}))`, true],
+  ];
+  for (const [name, body, flows] of joined) {
+    const a = await analyzePython(route(HEADER + body));
+    t.equal(a.findings.some((f) => f.rule_id === 'python.flow.xss' && isBlocking(f)), flows, `${name}: ${flows ? 'an xss flow' : 'no xss flow'}`);
+  }
+  // a view that hands on another view's answer sends what that one sends
+  const post = `${HEAD}from flask import make_response\n@app.route('/a', methods=['POST'])\ndef post():\n    v = request.form.get('v', '')\n    if not v:\n        return 'empty'\n    return make_response(('<p>ok</p>', {'X-Echo': v}))\n@app.route('/a', methods=['GET'])\ndef get():\n    return post()\n`;
+  t.notOk((await analyzePython(post)).findings.some((f) => f.rule_id === 'python.flow.xss' && isBlocking(f)), 'a GET returning the POST handler: the header is still not the page');
 });
 
 t.test('an XPath literal: a value with its quote replaced away, between that quote, cannot end the literal', async (t) => {

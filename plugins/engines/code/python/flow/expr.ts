@@ -349,7 +349,9 @@ export abstract class ExprEval {
   }
 
   stepped(v: V, n: PyNode): V {
-    return { ...v, flow: step(v.flow, lineOf(n)), weak: step(v.weak, lineOf(n)), unk: step(v.unk, lineOf(n)) };
+    const out: V = { ...v, flow: step(v.flow, lineOf(n)), weak: step(v.weak, lineOf(n)), unk: step(v.unk, lineOf(n)) };
+    if (v.page) out.page = this.stepped(v.page, n);
+    return out;
   }
 }
 

@@ -12,7 +12,7 @@ import { routeDef } from './routes.js';
 import type { SinkNames } from './prefilter.js';
 import type { ModuleIndex } from './module-index.js';
 import { forget, listMethod, rootName, share } from './lists.js';
-import { sameShape, widen, type Cat, type Env, type Flow, type V, UNKNOWN, allFlow, carried, join, joinEnv, konst, mix, nested, raw, truthy, unknownOrigin } from './value.js';
+import { sameShape, widen, type Cat, type Env, type Flow, type V, UNKNOWN, allFlow, carried, join, joinEnv, konst, mix, nested, pageOf, raw, truthy, unknownOrigin } from './value.js';
 import { NON_MUTATING, OWN_VALUES, REDIRECTS, ALL_CATS, CONVERTERS, DATA_METHODS, DECODERS, PURE_CALLS, PATH_CTORS, READ_METHODS, SANITISERS, SOURCE_CALLS, WEAK_RANDOM, namedSanitiser } from './tables.js';
 
 const LIBRARY_PARAM_CLEAN: ReadonlySet<Cat> = new Set(ALL_CATS.filter((c) => !['cmdi', 'codeinj', 'deserialization', 'sqli'].includes(c)));
@@ -102,7 +102,7 @@ export class FlowInterp extends CallEval {
     this.routeFixed = prevRoute;
     if (isRoute && frame.returns) {
       const ret = field(def, 'body') as PyNode;
-      const f = allFlow(frame.returns.items?.[0] ?? frame.returns, 'flow'); // a tuple is (body, status and/or headers): the body is the page
+      const f = allFlow(pageOf(frame.returns), 'flow');
       this.hits.push({ cat: 'xss', node: lastReturn(ret) ?? def, flow: f && !f.clean.has('xss') ? f : undefined });
       if (frame.returns.weak) this.hits.push({ cat: 'weakrand', node: lastReturn(ret) ?? def, flow: frame.returns.weak });
     }

@@ -40,6 +40,12 @@ export interface V {
   of?: string;
   /** a tuple: its items cannot change, so it may be stored in another container as it is */
   tuple?: true;
+  /**
+   * the page a view returning this value sends (pageOf), kept where a join of differently shaped
+   * values lost the items: a string returned on one path and `make_response((body, headers))` on
+   * another send the string or the body, never the headers
+   */
+  page?: V;
   /** a plain class of this file (classes.ts), as the value its name is bound to */
   cls?: PyNode;
   /** an instance of such a class, with its attributes; its own flows carry all theirs */
@@ -128,7 +134,12 @@ export function allFlow(v: V, which: 'flow' | 'weak' | 'unk', depth = 0): Flow |
 }
 
 /** The value after a branch: either side may have run. */
-export function join(a: V, b: V): V {
+/** What a view returning `v` sends as its page: a tuple is (body, status and/or headers), the body is the page. */
+export function pageOf(v: V): V {
+  return v.page ?? v.items?.[0] ?? v;
+}
+
+export function join(a: V, b: V, pages = true): V {
   if (a === b) return a;
   const out: V = {};
   const flow = joinFlow(a.flow, b.flow);
@@ -151,6 +162,8 @@ export function join(a: V, b: V): V {
     if (weak2) out.weak = joinFlow(out.weak, weak2);
     if (unk2) out.unk = joinFlow(out.unk, unk2);
   }
+  // one level: the page of a page is never read
+  if (pages && (a.page || b.page || (((a.tuple && a.items) || (b.tuple && b.items)) && !out.items))) out.page = join(pageOf(a), pageOf(b), false);
   if (a.keys && b.keys) {
     const keys = new Map<string, V>();
     for (const [k, v] of a.keys) keys.set(k, join(v, b.keys.get(k) ?? UNKNOWN));
@@ -227,6 +240,7 @@ function valueShape(v: V, depth: number): string {
   if (v.items) s += `(${v.items.map((x) => valueShape(x, depth + 1)).join(',')})`;
   if (v.keys) s += `{${[...v.keys].map(([k, x]) => `${k}:${valueShape(x, depth + 1)}`).join(',')}}`;
   if (v.attrs) s += `<${[...v.attrs].map(([k, x]) => `${k}:${valueShape(x, depth + 1)}`).join(',')}>`;
+  if (v.page) s += `p${valueShape(v.page, depth + 1)}`;
   return s;
 }
 
