@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { verify } from '../../plugins/engines/code/engine.js';
 import { initPython } from '../../plugins/engines/code/python/parser.js';
 import { setPythonFlow } from '../../plugins/engines/code/python/analyze.js';
-import { scoreCase, type CaseVerdict } from './owasp-score.js';
+import { CATEGORY_CWE, findingCwe, scoreCase, type CaseVerdict } from './owasp-score.js';
 import { recombine } from './owasp-recombine.js';
 
 /**
@@ -161,16 +161,20 @@ async function printRecombined(cases: Array<Case & { code: string }>): Promise<v
   let built = 0;
   const rows = await recombine(cases, async (code, category) => {
     built++;
-    return scoreCase((await verify({ code, language: 'python' })) as unknown as CaseVerdict, category).byCwe;
+    const v = (await verify({ code, language: 'python' })) as unknown as CaseVerdict;
+    if (!scoreCase(v, category).byCwe) return false;
+    // flagged only because a callee outside the file leaves the flow undecided: not a proof of harm
+    const proving = (v.developer_fields?.vulnerabilities ?? []).filter((f) => (f.severity === 'HIGH' || f.severity === 'CRITICAL') && findingCwe(f) === CATEGORY_CWE[category]);
+    return proving.length > 0 && proving.every((f) => /\.undecided$/.test(f.rule_id) || /flow undecided/.test(f.message ?? '')) ? 'undecided' : true;
   });
   console.log(`recombined: ${built} combinations of the copy's parts in ${((performance.now() - t0) / 1000).toFixed(1)} s (CWE-matched)`);
-  console.log('| category | real | false | TPR | FPR | Youden | propagators left out |');
-  console.log('|---|---|---|---|---|---|---|');
+  console.log('| category | real | false | TPR | FPR | Youden | of the false flagged: undecided | propagators left out |');
+  console.log('|---|---|---|---|---|---|---|---|');
   const misses: string[] = [];
   for (const [cat, r] of [...rows].sort(([a], [b]) => a.localeCompare(b))) {
     const tpr = r.tp + r.fn ? r.tp / (r.tp + r.fn) : 0;
     const fpr = r.fp + r.tn ? r.fp / (r.fp + r.tn) : 0;
-    console.log(`| ${cat} | ${r.tp + r.fn} | ${r.fp + r.tn} | ${tpr.toFixed(2)} | ${fpr.toFixed(2)} | ${r.tp + r.fn && r.fp + r.tn ? (tpr - fpr).toFixed(2) : '—'} | ${r.leftOut} |`);
+    console.log(`| ${cat} | ${r.tp + r.fn} | ${r.fp + r.tn} | ${tpr.toFixed(2)} | ${fpr.toFixed(2)} | ${r.tp + r.fn && r.fp + r.tn ? (tpr - fpr).toFixed(2) : '—'} | ${r.undecided} | ${r.leftOut} |`);
     misses.push(...r.misses);
   }
   for (const m of misses) console.log(`  ${m}`);

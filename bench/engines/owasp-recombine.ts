@@ -12,10 +12,11 @@
  *    have; one labelled both ways, or real without reading `param`, is left out (the copy's own
  *    label noise: `bar = "This should never happen"` and a test that keeps it constant, labelled real);
  *  - a sink is vulnerable for C when a real case of C has it, safe when only false cases of C do;
- *  - a combination source × propagator × sink of C is real when all three are, false when the
- *    propagator or the sink is safe for C, and not built when a part has no label for C.
- * Sources are those of real cases of the flow classes (every benchmark source reads the request,
- * except the route's own path segment, which only false cases use).
+ *  - a source taints when a real case of a flow class has it; it is safe when a false case of a flow
+ *    class has it with a propagator and a sink that real cases of that class have (the route's own
+ *    path segment, a wrapper that hands out a fixed value);
+ *  - a combination source × propagator × sink of C is real when all three are, false when one of
+ *    them is safe, and not built when a part has no label for C.
  */
 
 export interface CaseParts {
@@ -105,6 +106,8 @@ export interface RecombineRow {
   fn: number;
   fp: number;
   tn: number;
+  /** of the false combinations flagged (fp), those flagged only as undecided: a callee outside the file, fail closed by design */
+  undecided: number;
   /** a few combinations judged otherwise than labelled: category, the cases whose parts were joined */
   misses: string[];
   /** propagator templates left out: labelled both real and false in this category, or real without reading `param` */
@@ -123,12 +126,22 @@ interface Part {
  * Scores every labelled combination. `flagged(code, category)` is the verdict under test; the
  * result is per category, with the combinations built.
  */
-export async function recombine(cases: RecombineCase[], flagged: (code: string, category: string) => Promise<boolean>): Promise<Map<string, RecombineRow>> {
+export type Judged = boolean | 'undecided';
+
+export async function recombine(cases: RecombineCase[], flagged: (code: string, category: string) => Promise<Judged>): Promise<Map<string, RecombineRow>> {
   const split = cases.map((c) => ({ ...c, parts: splitCase(c.code) })).filter((c): c is RecombineCase & { parts: CaseParts } => c.parts !== null);
   const sources = new Map<string, Part>();
   // the first case of each template names it
   const first = <T>(m: Map<string, T>, key: string, v: T): void => void (m.has(key) || m.set(key, v));
   for (const c of split) if (c.real && FLOW.has(c.category)) first(sources, templateOf(c.parts.source), { text: c.parts.source, from: c.name });
+  // a false case whose propagator and sink are those of real cases of its class is safe by its source
+  // (the route's own path segment, a wrapper that hands out a fixed value): safe for every class
+  const realKeys = (c: RecombineCase & { parts: CaseParts }, part: 'prop' | 'sink'): boolean =>
+    split.some((r) => r.real && r.category === c.category && templateOf(r.parts[part]) === templateOf(c.parts[part]) && (part === 'sink' || /\bparam\b/.test(r.parts.prop)));
+  const safeSources = new Map<string, Part>();
+  for (const c of split) {
+    if (!c.real && FLOW.has(c.category) && !sources.has(templateOf(c.parts.source)) && realKeys(c, 'prop') && realKeys(c, 'sink')) first(safeSources, templateOf(c.parts.source), { text: c.parts.source, from: c.name });
+  }
   const out = new Map<string, RecombineRow>();
   for (const category of new Set(split.map((c) => c.category))) {
     const mine = split.filter((c) => c.category === category);
@@ -156,11 +169,16 @@ export async function recombine(cases: RecombineCase[], flagged: (code: string, 
     }
     for (const key of contradicted) props.delete(key);
     const leftOut = new Set([...contradicted, ...blind]).size;
-    const row: RecombineRow = { tp: 0, fn: 0, fp: 0, tn: 0, misses: [], leftOut };
+    const row: RecombineRow = { tp: 0, fn: 0, fp: 0, tn: 0, undecided: 0, misses: [], leftOut };
     const score = async (code: string, real: boolean, what: string): Promise<void> => {
-      const f = await flagged(code, category);
+      const judged = await flagged(code, category);
+      const f = judged !== false;
       if (real) f ? row.tp++ : row.fn++;
       else f ? row.fp++ : row.tn++;
+      if (!real && judged === 'undecided') {
+        row.undecided++;
+        return;
+      }
       // up to three of each kind: a few propagators labelled real but proven safe would hide every FP
       if (f !== real && row.misses.filter((m) => m.startsWith(real ? 'FN' : 'FP')).length < 3) row.misses.push(`${real ? 'FN' : 'FP'} ${category}: ${what}`);
     };
@@ -175,6 +193,15 @@ export async function recombine(cases: RecombineCase[], flagged: (code: string, 
         if (!prop.real) continue;
         for (const sink of safeSinks.values()) {
           await score(joinCase(host, { source: source.text, prop: prop.text, sink: sink.text }), false, `source of ${source.from}, propagator of ${prop.from}, safe sink of ${sink.from}`);
+        }
+      }
+    }
+    // a safe source makes a flow class's case safe; a weak hash or random number stays weak whatever it is fed
+    for (const source of FLOW.has(category) ? safeSources.values() : []) {
+      for (const prop of props.values()) {
+        if (!prop.real) continue;
+        for (const sink of realSinks.values()) {
+          await score(joinCase(sink.host, { source: source.text, prop: prop.text }), false, `safe source of ${source.from}, propagator of ${prop.from}, sink of ${sink.from}`);
         }
       }
     }

@@ -8,7 +8,7 @@
 export interface CaseVerdict {
   status?: string;
   admission?: string;
-  developer_fields?: { vulnerabilities?: { rule_id: string; severity: string; cwe?: number; line: number }[] };
+  developer_fields?: { vulnerabilities?: { rule_id: string; severity: string; cwe?: number; line: number; message?: string }[] };
 }
 
 /** CWEs of the benchmark's categories (its expected results give the same numbers). */

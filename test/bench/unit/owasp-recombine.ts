@@ -62,6 +62,8 @@ t.test('combinations scored by the engine: labels from the copy, class by class;
     { name: 'D', category: 'cmdi', real: false, code: handler(ARGS, '\t\tbar = param', "\t\tsubprocess.run(['ls', bar])") },
     // labelled real, but the propagator never reads the request: the label is not the propagator's
     { name: 'E', category: 'cmdi', real: true, code: handler(ARGS, "\t\tbar = 'docs'", SHELL) },
+    // safe by its source: the route's own path segment, with a propagator and a sink real cases have
+    { name: 'F', category: 'cmdi', real: false, code: handler("\t\tparam = request.path.split('/')[1]", '\t\tbar = param', SHELL) },
   ];
   const built: string[] = [];
   const rows = await recombine(cases, async (code, category) => {
@@ -69,16 +71,21 @@ t.test('combinations scored by the engine: labels from the copy, class by class;
     return scoreCase((await verify({ code, language: 'python' })) as unknown as CaseVerdict, category).byCwe;
   });
   const row = rows.get('cmdi');
-  // 2 sources × 3 labelled propagators × 2 vulnerable sinks, and 2 sources × 2 tainting propagators × 1 safe sink
-  t.same(row && { tp: row.tp, fn: row.fn, fp: row.fp, tn: row.tn, leftOut: row.leftOut }, { tp: 8, fn: 0, fp: 0, tn: 8, leftOut: 1 });
-  t.equal(built.length, 16);
+  // 2 sources × 3 labelled propagators × 2 vulnerable sinks, 2 sources × 2 tainting propagators × 1 safe
+  // sink, and the safe source × 2 tainting propagators × 2 vulnerable sinks
+  t.same(row && { tp: row.tp, fn: row.fn, fp: row.fp, tn: row.tn, undecided: row.undecided, leftOut: row.leftOut }, { tp: 8, fn: 0, fp: 0, tn: 12, undecided: 0, leftOut: 1 });
+  t.equal(built.length, 20);
+  t.ok(built.some((c) => c.includes("request.path.split('/')[1]") && c.includes("bar = f'{param}'")), 'the safe source meets the other propagator');
   t.notOk(built.some((c) => c.includes("bar = 'docs'")), 'the blind propagator is in no combination');
   t.ok(built.some((c) => c.includes("headers = request.headers.getlist('p')") && c.includes('shlex.quote(param)')), "a source meets another case's propagator");
 
   // a verdict that flags everything shows as false positives, one that flags nothing as misses
   const all = (await recombine(cases, async () => true)).get('cmdi');
-  t.same(all && [all.tp, all.fp], [8, 8]);
+  t.same(all && [all.tp, all.fp], [8, 12]);
   t.ok(all?.misses.some((m) => m.startsWith('FP cmdi: source of A, propagator of C')), 'a miss names the cases whose parts were joined');
   const none = (await recombine(cases, async () => false)).get('cmdi');
-  t.same(none && [none.fn, none.tn], [8, 8]);
+  t.same(none && [none.fn, none.tn], [8, 12]);
+  // flagged only as undecided (a callee outside the file): counted among the false positives, and apart
+  const undecided = (await recombine(cases, async () => 'undecided')).get('cmdi');
+  t.same(undecided && [undecided.tp, undecided.fp, undecided.undecided, undecided.misses.filter((m) => m.startsWith('FP')).length], [8, 12, 12, 0]);
 });
