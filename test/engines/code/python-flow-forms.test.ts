@@ -129,3 +129,48 @@ t.test('an XPath literal: a value with its quote replaced away, between that quo
     t.ok(a.findings.some((f) => f.rule_id === 'python.flow.xpathi' && isBlocking(f)), `${expr}: an xpathi flow`);
   }
 });
+
+t.test('a Location header is a redirect; the body of a response object is its page, its headers are not', async (t) => {
+  const head = 'from flask import Response, make_response\nfrom urllib.parse import urlparse\nv = request.args.get("next", "")\n';
+  const flows = async (body: string): Promise<string[]> =>
+    (await analyzePython(route(head + body))).findings.filter((f) => isBlocking(f) && f.rule_id.startsWith('python.flow.')).map((f) => f.rule_id).sort();
+  t.same(await flows("return Response(status=302, headers={'Location': v})"), ['python.flow.redirect'], 'Response(headers=…)');
+  t.same(await flows("return Response('', 302, {'location': v})"), ['python.flow.redirect'], 'positional headers, the name in any case');
+  t.same(await flows("return make_response('', 302, {'Location': v})"), ['python.flow.redirect'], 'make_response(body, status, headers)');
+  t.same(await flows("return make_response(('', 302, {'Location': v}))"), ['python.flow.redirect'], 'make_response of one tuple');
+  t.same(await flows("return '', 302, {'Location': v}"), ['python.flow.redirect'], 'a returned (body, status, headers)');
+  t.same(await flows("return Response(status=302, headers={'Location': '/home'})"), [], 'a constant Location');
+  t.same(await flows("if urlparse(v).netloc not in ('', 'example.com'):\n    return 'no'\nreturn Response(status=302, headers={'Location': v})"), [], 'a host check on the target');
+  t.same(await flows("return Response('<p>saved</p>', headers={'X-Echo': v})"), [], 'another header: neither page nor redirect');
+  t.same(await flows("return Response('<p>' + v + '</p>')"), ['python.flow.xss'], 'the body is the page');
+  t.same(await flows("return Response(response='<p>' + v + '</p>', status=200)"), ['python.flow.xss'], 'the body by keyword');
+  t.same(await flows("return Response(v, mimetype='text/plain')"), [], 'served as text/plain: shown as data');
+  t.same(await flows("return Response(v, content_type='application/json; charset=utf-8')"), [], 'served as JSON');
+  t.same(await flows("return Response(v, mimetype='text/html')"), ['python.flow.xss'], 'served as HTML');
+  t.same(await flows("return Response(v, mimetype=request.args.get('t', 'text/plain'))"), ['python.flow.xss'], 'a type the client picks');
+  t.same(await flows("return Response(v, mimetype='image/svg+xml')"), ['python.flow.xss'], 'SVG runs scripts');
+});
+
+t.test('a session written through a method crosses the trust boundary as a subscript store does', async (t) => {
+  const head = 'from flask import session\nv = request.form.get("u", "")\n';
+  const trust = async (body: string): Promise<boolean> =>
+    (await analyzePython(route(head + body))).findings.some((f) => isBlocking(f) && f.rule_id === 'python.flow.trustbound');
+  t.ok(await trust("session['user'] = v\nreturn 'ok'"), 'the subscript store (as before)');
+  t.ok(await trust("session.update({'user': v})\nreturn 'ok'"), 'update');
+  t.ok(await trust("session.update(user=v)\nreturn 'ok'"), 'update by keyword');
+  t.ok(await trust("session.setdefault('user', v)\nreturn 'ok'"), 'setdefault');
+  t.notOk(await trust("session.update({'user': 'guest'})\nreturn 'ok'"), 'a constant');
+  t.notOk(await trust("prefs = {}\nprefs.update({'user': v})\nreturn 'ok'"), 'a plain dict is no session');
+});
+
+t.test('an XML parser with external entities on, fed directly, is an XXE sink', async (t) => {
+  const xxe = async (imports: string, body: string): Promise<boolean> =>
+    (await analyzePython(route(`${imports}\nv = request.get_data(as_text=True)\n${body}`))).findings.some((f) => isBlocking(f) && f.rule_id === 'python.flow.xxe');
+  const sax = 'import io, xml.sax\nfrom xml.sax.handler import feature_external_ges';
+  t.ok(await xxe(sax, "p = xml.sax.make_parser()\np.setFeature(feature_external_ges, True)\np.parse(io.StringIO(v))\nreturn 'ok'"), 'sax: parse');
+  t.notOk(await xxe(sax, "p = xml.sax.make_parser()\np.parse(io.StringIO(v))\nreturn 'ok'"), 'sax without external entities');
+  t.ok(await xxe('from lxml import etree', "p = etree.XMLParser(resolve_entities=True)\np.feed(v)\nreturn str(p.close())"), 'lxml: feed');
+  t.notOk(await xxe('from lxml import etree', "p = etree.XMLParser(resolve_entities=False)\np.feed(v)\nreturn str(p.close())"), 'lxml with entities off');
+  // the same parser built in a helper the route calls: the filters must not skip the helper
+  t.ok(await xxe('from lxml import etree', "def load(data):\n    p = etree.XMLParser(resolve_entities=True)\n    p.feed(data)\n    return p.close()\nreturn str(load(v))"), 'fed in a helper');
+});

@@ -1,6 +1,6 @@
 import { type PyNode, field, namedChildren } from '../parser.js';
 import { ExprEval, lineOf, source } from './expr.js';
-import { checkSinks, isQuery } from './sinks.js';
+import { checkSinks, isQuery, locationHeader } from './sinks.js';
 import { configParser } from './config-parser.js';
 import { forget, listMethod, rootName, share } from './lists.js';
 import type { Late, Queued } from './entry-queue.js';
@@ -8,7 +8,7 @@ import { localsOf, moduleWrites, outerWrites, paramsOf, rebound } from './writes
 import type { ModuleIndex } from './module-index.js';
 import { type Method, dropAttrs, instance, plainClass, settled } from './classes.js';
 import { type Env, type V, carried, join, joinEnv, konst, mix, raw, truthy, unknownOrigin } from './value.js';
-import { HASH_CTORS, NON_MUTATING, OWN_VALUES, REDIRECTS, CONVERTERS, DATA_METHODS, DECODERS, PURE_CALLS, PATH_CTORS, READ_METHODS, SANITISERS, SOURCE_CALLS, WEAK_RANDOM, namedSanitiser } from './tables.js';
+import { HASH_CTORS, NON_MUTATING, OWN_VALUES, REDIRECTS, RESPONSE_CTORS, NOT_MARKUP, CONVERTERS, DATA_METHODS, DECODERS, PURE_CALLS, PATH_CTORS, READ_METHODS, SANITISERS, SOURCE_CALLS, WEAK_RANDOM, namedSanitiser } from './tables.js';
 
 const STR_KEEP = new Set(['lower', 'upper', 'strip', 'lstrip', 'rstrip', 'encode', 'decode', 'replace', 'format', 'title', 'capitalize', 'casefold', 'split', 'rsplit', 'splitlines', 'partition', 'center', 'ljust', 'rjust', 'zfill', 'expandtabs', 'translate', 'removeprefix', 'removesuffix', 'get', 'getlist', 'get_all', 'keys', 'values', 'items', 'copy', 'pop', 'getvalue']);
 
@@ -31,6 +31,8 @@ export interface Frame {
   defs?: Queued[];
   /** the first function or lambda defined while it ran, queued or not (the line messages name) */
   firstDef?: PyNode;
+  /** each `return body, status, {…}`'s header dicts, evaluated as written (a dict inside a tuple keeps no keys) */
+  headers?: Array<{ at: PyNode; v: V }>;
 }
 
 /**
@@ -138,6 +140,11 @@ export abstract class CallEval extends ExprEval {
     if (m && recv && !(recv.cls && !m.isStatic)) return this.callMethod(m, recv, args, kw, all, env, n, field(fn, 'object') as PyNode);
     // past a `*splat` every position may be any of its elements
     checkSinks(this.hits, { node: n, qs, method: method ?? taken?.method ?? null, recv: recv ?? taken?.recv ?? null, args: splat ? [...args, splat, splat, splat] : args, kw });
+    // make_response((body, 302, {'Location': url})): a tuple written at the call, its dict read as written
+    // (a dict inside a container keeps no keys of its own: nested())
+    if (qs.includes('flask.make_response') && argNodes.length === 1 && argNodes[0].type === 'tuple') {
+      for (const d of namedChildren(argNodes[0]).slice(1)) if (d.type === 'dictionary') locationHeader(this.hits, n, this.ev(d, env));
+    }
     if (callee.fn && !this.active.has(callee.fn) && this.depth < 4) return this.inline(callee.fn, [...(callee.bound ?? []), ...args], kw, env, n);
     // functools.partial of a function of this file: the function, with its first arguments given
     if (qs.includes('functools.partial') && args[0]?.fn && !kw.size && !splat) {
@@ -184,6 +191,14 @@ export abstract class CallEval extends ExprEval {
       }
       // JSON and a redirect response (whose body the framework escapes) are not HTML built from the data
       if (q === 'flask.make_response') return args.length === 1 && !kw.size && !splat ? this.stepped(args[0], n) : { ...mix(all, line), ...(kw.size || splat ? {} : { items: args }) };
+      // Response(response, status, headers, mimetype, content_type): the body is the page (pageOf), the
+      // status and headers are not; a body served as a type no browser renders as markup is no page
+      if (RESPONSE_CTORS.has(q) && !splat) {
+        const type = kw.get('mimetype') ?? args[3] ?? kw.get('content_type') ?? args[4];
+        const plain = !!type?.known && typeof type.k === 'string' && NOT_MARKUP.test(type.k.trim());
+        const body = args[0] ?? kw.get('response') ?? konst('');
+        return { ...mix(all, line), items: [plain ? this.clean(body, ['xss']) : body, args[1] ?? kw.get('status') ?? {}, args[2] ?? kw.get('headers') ?? {}], tuple: true };
+      }
       if (q === 'flask.jsonify' || q === 'json.dumps' || REDIRECTS.has(q)) return this.clean(mix(all, line), ['xss']);
     }
     const applied = this.higherOrder(qs, args, kw, env, n);

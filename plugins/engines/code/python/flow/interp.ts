@@ -4,7 +4,7 @@ import { lineOf, source } from './expr.js';
 import { CallEval, type Frame } from './calls.js';
 import { type Queued, joinWaiting } from './entry-queue.js';
 import { dropAttrs } from './classes.js';
-import { checkSinks, isQuery, sessionStore } from './sinks.js';
+import { checkSinks, isQuery, locationHeader, sessionStore } from './sinks.js';
 import { refine } from './guards.js';
 import { joinMaybe, lastReturn, matchStmt, tryStmt } from './statements.js';
 import { configParser } from './config-parser.js';
@@ -104,6 +104,9 @@ export class FlowInterp extends CallEval {
       const ret = field(def, 'body') as PyNode;
       const f = allFlow(pageOf(frame.returns), 'flow');
       this.hits.push({ cat: 'xss', node: lastReturn(ret) ?? def, flow: f && !f.clean.has('xss') ? f : undefined });
+      // `return body, 302, {'Location': url}`: the client is sent where the headers say (a response
+      // object's were judged where it was built)
+      for (const h of frame.headers ?? []) locationHeader(this.hits, h.at, h.v);
       if (frame.returns.weak) this.hits.push({ cat: 'weakrand', node: lastReturn(ret) ?? def, flow: frame.returns.weak });
     }
   }
@@ -174,8 +177,14 @@ export class FlowInterp extends CallEval {
         for (const c of namedChildren(s)) this.exprStmt(c, env);
         return env;
       case 'return_statement': {
-        const v = this.ev(namedChildren(s)[0] ?? null, env);
+        const e = namedChildren(s)[0] ?? null;
+        const v = this.ev(e, env);
         const f = this.frames[this.frames.length - 1];
+        // `return body, 302, {'Location': url}`: the tuple built here cannot change before it is sent, so
+        // its dict is read as written (a dict inside a container keeps no keys of its own: nested())
+        if (e && (e.type === 'expression_list' || e.type === 'tuple')) {
+          for (const d of namedChildren(e).slice(1)) if (d.type === 'dictionary') (f.headers ??= []).push({ at: s, v: this.ev(d, env) });
+        }
         f.returns = f.returns ? join(f.returns, v) : this.stepped(v, s);
         if (f.exit !== undefined) f.exit = f.exit ? joinEnv(f.exit, env) : new Map(env);
         return null;

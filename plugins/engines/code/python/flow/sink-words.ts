@@ -3,7 +3,7 @@ import { MODULE_ALIAS_NAMES } from '../names.js';
 import { NAME_RESOLVERS } from '../resolve.js';
 import { ROUTE_VERBS } from './routes.js';
 import {
-  ARGV_EXEC, CODE_EXEC, DESERIALISERS, PATH_CALLS, PATH_CTORS, REDIRECTS, SHELL_STRING_EXEC, SQL_METHODS, XPATH_CALLS, XPATH_METHODS,
+  ARGV_EXEC, CODE_EXEC, DESERIALISERS, PATH_CALLS, PATH_CTORS, REDIRECTS, RESPONSE_CTORS, SHELL_STRING_EXEC, SQL_METHODS, XPATH_CALLS, XPATH_METHODS,
 } from './tables.js';
 
 /**
@@ -16,6 +16,8 @@ import {
 const PATTERN_SINKS = [
   'xml.dom.minidom.parseString', 'xml.dom.minidom.parse', 'xml.dom.pulldom.parseString', 'xml.dom.pulldom.parse', 'xml.sax.parseString', 'xml.sax.parse',
   'lxml.etree.fromstring', 'lxml.etree.parse', 'lxml.etree.XML',
+  // parser objects fed directly (sinks.ts: `parser.parse(source)`, `parser.feed(data)`)
+  'lxml.etree.XMLParser', 'xml.sax.make_parser',
   'hashlib.md5', 'hashlib.sha1', 'hashlib.md4', 'hashlib.new',
   ...['Crypto', 'Cryptodome'].flatMap((m) => ['MD5', 'SHA1', 'MD4', 'MD2'].map((h) => `${m}.Hash.${h}.new`)),
   'cryptography.hazmat.primitives.hashes.MD5', 'cryptography.hazmat.primitives.hashes.SHA1',
@@ -25,6 +27,8 @@ const PATTERN_SINKS = [
 export const SINK_NAMES: readonly string[] = [
   ...SHELL_STRING_EXEC, ...ARGV_EXEC, ...CODE_EXEC, ...DESERIALISERS, ...PATH_CALLS.keys(), ...PATH_CTORS, ...REDIRECTS.keys(), ...XPATH_CALLS.keys(),
   'yaml.load', 'sqlalchemy.text', ...PATTERN_SINKS,
+  // a Location header given to a response is a redirect
+  ...RESPONSE_CTORS, 'flask.make_response',
 ];
 
 /** Sinks known by their method name whatever the receiver (a cursor's execute, an element's xpath, a response's cookie). */

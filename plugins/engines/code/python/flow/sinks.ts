@@ -1,9 +1,9 @@
 import type { PyNode } from '../parser.js';
 import type { Hit } from './expr.js';
-import { type Cat, type V, allFlow, truthy, unknownOrigin } from './value.js';
+import { type Cat, type V, allFlow, mix, truthy, unknownOrigin } from './value.js';
 import {
-  ARGV_EXEC, CODE_EXEC, DESERIALISERS, LDAP_SEARCH, PATH_CALLS, PATH_METHODS, REDIRECTS, SAFE_YAML_LOADER, SHELLS, SHELL_STRING_EXEC,
-  SQL_METHODS, WEAK_HASHES, WEAK_HASH_NAMES, XPATH_CALLS, XPATH_METHODS,
+  ARGV_EXEC, CODE_EXEC, DESERIALISERS, LDAP_SEARCH, MAPPING_WRITES, PATH_CALLS, PATH_METHODS, REDIRECTS, RESPONSE_CTORS, SAFE_YAML_LOADER, SHELLS,
+  SHELL_STRING_EXEC, SQL_METHODS, WEAK_HASHES, WEAK_HASH_NAMES, XPATH_CALLS, XPATH_METHODS,
 } from './tables.js';
 
 export interface CallInfo {
@@ -81,6 +81,13 @@ export function checkSinks(hits: Hit[], c: CallInfo): void {
   }
   const red = has(REDIRECTS);
   if (red) sink(hits, 'redirect', node, args[REDIRECTS.get(red) as number] ?? kw.get('location') ?? kw.get('url'));
+  if (has(RESPONSE_CTORS)) locationHeader(hits, node, args[2] ?? kw.get('headers'));
+  if (qs.includes('flask.make_response')) {
+    // make_response(body, status, headers), (body, headers), or one tuple of those
+    const parts = args.length === 1 && args[0].items ? args[0].items : args;
+    for (const h of parts.slice(1)) locationHeader(hits, node, h);
+  }
+  if (method && MAPPING_WRITES.has(method) && recv) sessionStore(hits, node, recv, {}, mix([...args, ...kw.values()], node.row + 1));
   if (qs.some((q) => /^xml\.dom\.(minidom|pulldom)\.(parseString|parse)$|^xml\.sax\.(parseString|parse)$/.test(q))) {
     const parser = args[1] ?? kw.get('parser');
     sink(hits, 'xxe', node, parser?.q?.includes('<xml-external-entities>') ? args[0] : undefined);
@@ -89,6 +96,8 @@ export function checkSinks(hits: Hit[], c: CallInfo): void {
     const parser = args[1] ?? kw.get('parser');
     sink(hits, 'xxe', node, parser?.q?.includes('<xml-external-entities>') ? args[0] : undefined);
   }
+  // a parser object with external entities on, fed directly: `parser.parse(source)`, `parser.feed(data)`
+  if ((method === 'parse' || method === 'feed') && recv?.q?.includes('<xml-external-entities>')) sink(hits, 'xxe', node, args[0] ?? kw.get('source') ?? kw.get('data') ?? missing(node));
   weakHash(hits, c);
   if (method === 'set_cookie' || method === 'set_signed_cookie') {
     const secure = kw.get('secure');
@@ -111,6 +120,16 @@ function weakHash(hits: Hit[], c: CallInfo): void {
     if (!name?.known) hits.push({ cat: 'hash', node: c.node, unconditional: 'hashlib.new with an algorithm not known to be strong' });
     else if (typeof name.k === 'string' && WEAK_HASH_NAMES.test(name.k)) hits.push({ cat: 'hash', node: c.node, unconditional: `hashlib.new('${name.k}') is a broken hash` });
   }
+}
+
+/**
+ * Response headers written out as a dict (`{'Location': url}`): a `Location` is where the client is
+ * sent, a redirect sink. Headers of another shape (a name bound elsewhere, a list of pairs) are not
+ * read here; the redirect rules of REDIRECTS still apply to them.
+ */
+export function locationHeader(hits: Hit[], node: PyNode, headers: V | undefined): void {
+  if (!headers?.keys) return;
+  for (const [k, v] of headers.keys) if (k.toLowerCase() === 'location') sink(hits, 'redirect', node, v);
 }
 
 /** A store into a server-side session: trust boundary for request data, a secret for random values. */

@@ -80,6 +80,17 @@ export const REDIRECTS = new Map<string, number>([
   ['flask.redirect', 0], ['werkzeug.utils.redirect', 0], ['django.shortcuts.redirect', 0], ['django.http.HttpResponseRedirect', 0],
   ['django.http.HttpResponsePermanentRedirect', 0], ['starlette.responses.RedirectResponse', 0], ['fastapi.responses.RedirectResponse', 0], ['bottle.redirect', 0],
 ]);
+/**
+ * Response objects built from their parts: `(response, status, headers, mimetype, content_type)`.
+ * The body is the page; a `Location` header is where the client is sent.
+ */
+export const RESPONSE_CTORS = new Set([
+  'flask.Response', 'flask.wrappers.Response', 'werkzeug.Response', 'werkzeug.wrappers.Response', 'werkzeug.wrappers.response.Response',
+]);
+/** Media types a browser shows as data, never as markup (a constant `mimetype=`/`content_type=`, parameters allowed). */
+export const NOT_MARKUP = /^(text\/plain|text\/csv|application\/json|application\/octet-stream)\s*(;|$)/i;
+/** What writes into a mapping through a method: a session changed so is changed as by `session[k] = v`. */
+export const MAPPING_WRITES = new Set(['update', 'setdefault', '__setitem__']);
 export const XPATH_CALLS = new Map<string, number>([['elementpath.select', 1], ['elementpath.iter_select', 1], ['lxml.etree.XPath', 0], ['lxml.etree.ETXPath', 0]]);
 export const XPATH_METHODS = new Set(['xpath', 'findall', 'iterfind', 'evaluate']);
 export const LDAP_SEARCH = /^search(_s|_st|_ext|_ext_s)?$/;
