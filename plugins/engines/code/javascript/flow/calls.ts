@@ -152,6 +152,13 @@ export class JsCalls {
     // promisify(f) / callbackify(f) is f by another calling convention: its sinks are f's
     if ((qs.includes('util.promisify') || qs.includes('util.callbackify')) && args[0]) return { ...args[0], q: args[0].q };
     if (qs.includes('Math.random')) return { weak: { what: 'Math.random()', lines: [line], clean: new Set() } };
+    // a hash holds what it is fed only as a digest (hex, base64 or bytes: no markup, no quote), but a weak
+    // random value hashed stays guessable
+    if (qs.includes('crypto.createHash') || qs.includes('crypto.createHmac') || (recv?.q?.includes('<hash>') && method === 'update')) {
+      const weak = mix(recv ? [recv, ...args] : args, line).weak;
+      return { q: ['<hash>'], ...(weak ? { weak } : {}) };
+    }
+    if (recv?.q?.includes('<hash>') && method === 'digest') return recv.weak ? { weak: recv.weak } : {};
     if (qs.some((q) => SAFE_RANDOM.test(q))) return {};
     if (qs.some((q) => CONVERTERS.has(q))) {
       const w = mix(args, line).weak;
