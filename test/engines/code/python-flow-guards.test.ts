@@ -86,3 +86,24 @@ t.test('a number made from a weak random one is as guessable', async (t) => {
   await flows(t, 'round() of random.uniform()', "session['otp'] = round(random.uniform(0, 999999))\nreturn 'sent'", 'weakrand');
   await admits(t, 'secrets.randbelow', "session['reset_pin'] = int(secrets.randbelow(10 ** 6))\nreturn 'sent'");
 });
+
+t.test('the safe forms of everyday Flask code: an escaping template, bound SQL text, a file from one directory, a commonpath check', async (t) => {
+  const flows = async (body: string, head = ''): Promise<string[]> =>
+    (await analyzePython(route(`${head}name = request.form.get('name', '')\n${body}`))).findings.filter((f) => isBlocking(f)).map((f) => f.rule_id).sort();
+  const tpl = 'from flask import render_template, render_template_string\n';
+  t.same(await flows("return render_template('hello.html', name=name)", tpl), [], 'render_template of an .html template escapes what it renders');
+  t.same(await flows("return render_template('hello.txt', name=name)", tpl), ['python.flow.xss'], 'a .txt template does not');
+  t.same(await flows("return render_template(request.args.get('t', 'a.html'), name=name)", tpl), ['python.flow.xss'], 'nor a template the client names');
+  t.ok((await flows('return render_template_string(name)', tpl)).includes('python.flow.xss'), 'a template made of the request stays a finding');
+  const sa = 'from sqlalchemy import text, create_engine\ne = create_engine("sqlite://")\n';
+  t.same(await flows("with e.connect() as c:\n    c.execute(text('SELECT * FROM t WHERE a = :a'), {'a': name})\nreturn 'ok'", sa), [], 'text() of constant SQL, the value bound');
+  t.same(await flows("with e.connect() as c:\n    c.execute(text(\"SELECT * FROM t WHERE a = '\" + name + \"'\"))\nreturn 'ok'", sa), ['python.flow.sqli', 'python.flow.sqli', 'python.sql_injection.string_built'], 'text() of SQL built from the request');
+  const fs = 'from flask import send_from_directory, send_file\n';
+  t.same(await flows("return send_from_directory('/srv/files', name)", fs), [], 'send_from_directory joins the name safely');
+  t.same(await flows("return send_from_directory(name, 'index.txt')", fs), ['python.flow.pathtraver'], 'a directory the client names');
+  t.same(await flows("return send_file('/srv/files/' + name)", fs), ['python.flow.pathtraver', 'python.flow.xss'], 'send_file of a path built from the request');
+  const common = "base = '/srv/files'\np = os.path.abspath(os.path.join(base, name))\n";
+  t.same(await flows(`${common}if os.path.commonpath([base, p]) != base:\n    return 'no', 400\nos.remove(p)\nreturn 'ok'`), [], 'commonpath of the resolved path and the base is the base');
+  t.same(await flows(`p = os.path.abspath(os.path.join('/srv/files', name))\nbase = request.form.get('base', '/srv')\nif os.path.commonpath([base, p]) != base:\n    return 'no', 400\nos.remove(p)\nreturn 'ok'`), ['python.flow.pathtraver'], 'a base the client chose');
+  t.same(await flows(`p = os.path.join('/srv/files', name)\nbase = '/srv/files'\nif os.path.commonpath([base, p]) != base:\n    return 'no', 400\nos.remove(p)\nreturn 'ok'`), ['python.flow.pathtraver'], 'a path not resolved (`..` still in it)');
+});

@@ -168,6 +168,18 @@ export abstract class CallEval extends ExprEval {
       if (HASH_CTORS.test(q)) return { ...mix(all, line), q: ['<hash>'] };
       // a URL of this application: its host is the application's, what it is given is URL-quoted
       if (q === 'flask.url_for') return this.clean(mix(all, line), ['redirect', 'xss']);
+      // Flask's Jinja escapes every value rendered into a template named *.html, .htm, .xml or .xhtml (autoescape);
+      // another name, or one not known, renders values as they are
+      if (q === 'flask.render_template') {
+        const name = args[0] ?? kw.get('template_name_or_list');
+        const escaped = !!name?.known && typeof name.k === 'string' && /\.(html|htm|xml|xhtml)$/i.test(name.k);
+        return escaped && !splat ? this.clean(mix(all, line), ['xss']) : mix([...all, unknownOrigin('a template not known to escape what it renders', line)], line);
+      }
+      // the SQL text as given: `text(':a')` bound later is a constant statement
+      if (q === 'sqlalchemy.text' && args.length === 1 && !kw.size && !splat) return this.stepped(args[0], n);
+      // a file from one directory, its name joined safely (werkzeug's safe_join: no `..`, no absolute path):
+      // the response is the file, not the name it was asked by
+      if (q === 'flask.send_from_directory') return {};
       if (PATH_CTORS.has(q)) return { ...mix(all, line), q: ['<path>'] };
       if (q === 'os.path.realpath' || q === 'os.path.abspath') return { ...mix(all, line), q: ['<resolved>'] };
       if (WEAK_RANDOM.test(q)) return { weak: { what: `${q}()`, lines: [line], clean: new Set() } };

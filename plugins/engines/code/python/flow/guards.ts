@@ -104,6 +104,23 @@ function textOf(n: PyNode | null): string | null {
   return args.length === 1 ? nameOf(args[0]) : null;
 }
 
+/**
+ * `os.path.commonpath([base, p]) == base` (either side), `p` resolved (realpath, abspath, resolve):
+ * p lies under base, as a prefix check after resolving proves.
+ */
+function commonPathFact(h: GuardHost, left: PyNode, right: PyNode, env: Env, at: (n: string) => Facts): void {
+  for (const [call, other] of [[left, right], [right, left]] as const) {
+    if (call.type !== 'call' || !h.ev(field(call, 'function'), env).q?.includes('os.path.commonpath')) continue;
+    const list = namedChildren(field(call, 'arguments') as PyNode);
+    const parts = list.length === 1 && (list[0].type === 'list' || list[0].type === 'tuple') ? namedChildren(list[0]) : [];
+    // a base the request chose proves nothing
+    if (parts.length !== 2 || !parts.some((x) => x.text === other.text) || h.ev(other, env).flow) continue;
+    const p = parts.find((x) => x.text !== other.text);
+    const name = p ? nameOf(p) : null;
+    if (name && p && h.ev(p, env).q?.includes('<resolved>')) at(name).clean.add('pathtraver');
+  }
+}
+
 function compareFact(h: GuardHost, c: PyNode, t: boolean, env: Env, at: (n: string) => Facts): void {
   const ops = c.children.filter((x) => !x.named).map((x) => x.text).join(' ');
   const [left, right] = namedChildren(c);
@@ -126,6 +143,7 @@ function compareFact(h: GuardHost, c: PyNode, t: boolean, env: Env, at: (n: stri
   const equal = ((ops === '==' || ops === 'in') && t) || ((ops === '!=' || ops === 'not in') && !t);
   if (!equal) return;
   constantFact(h, left, right, ops, env, at);
+  if (ops === '==' || ops === '!=') commonPathFact(h, left, right, env, at);
   // urlparse(u).netloc == 'host' / in ('a', 'b') true, or != / not in false: u goes to a known host
   if (left.type !== 'attribute') return;
   const part = (field(left, 'attribute') as PyNode).text;

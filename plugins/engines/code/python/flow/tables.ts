@@ -71,7 +71,7 @@ export const SQL_METHODS = new Set(['execute', 'executemany', 'executescript', '
 export const PATH_CALLS = new Map<string, number>([
   ['open', 0], ['io.open', 0], ['codecs.open', 0], ['os.open', 0], ['os.remove', 0], ['os.unlink', 0], ['os.rmdir', 0], ['os.listdir', 0], ['os.makedirs', 0],
   ['os.mkdir', 0], ['os.stat', 0], ['os.path.exists', 0], ['os.path.isfile', 0], ['os.path.getsize', 0], ['shutil.copy', 0], ['shutil.copyfile', 0],
-  ['shutil.move', 0], ['shutil.rmtree', 0], ['flask.send_file', 0], ['flask.send_from_directory', 1], ['fileinput.input', 0], ['tarfile.open', 0], ['zipfile.ZipFile', 0],
+  ['shutil.move', 0], ['shutil.rmtree', 0], ['flask.send_file', 0], ['flask.send_from_directory', 0], ['fileinput.input', 0], ['tarfile.open', 0], ['zipfile.ZipFile', 0],
 ]);
 /** Methods of a pathlib path that touch the file system. */
 export const PATH_METHODS = new Set(['open', 'read_text', 'read_bytes', 'write_text', 'write_bytes', 'exists', 'unlink', 'mkdir', 'rmdir', 'touch', 'is_file', 'is_dir', 'stat', 'iterdir', 'rename', 'replace', 'glob']);
