@@ -107,3 +107,20 @@ t.test('the safe forms of everyday Flask code: an escaping template, bound SQL t
   t.same(await flows(`p = os.path.abspath(os.path.join('/srv/files', name))\nbase = request.form.get('base', '/srv')\nif os.path.commonpath([base, p]) != base:\n    return 'no', 400\nos.remove(p)\nreturn 'ok'`), ['python.flow.pathtraver'], 'a base the client chose');
   t.same(await flows(`p = os.path.join('/srv/files', name)\nbase = '/srv/files'\nif os.path.commonpath([base, p]) != base:\n    return 'no', 400\nos.remove(p)\nreturn 'ok'`), ['python.flow.pathtraver'], 'a path not resolved (`..` still in it)');
 });
+
+t.test('Django and FastAPI: escaping templates and JSON answers are no page; an HTML response is one wherever it is built', async (t) => {
+  const blocks = async (code: string): Promise<string[]> => (await analyzePython(code)).findings.filter((f) => isBlocking(f)).map((f) => f.rule_id).sort();
+  const dj = (ret: string, imports: string): string => `${imports}\ndef view(request):\n    n = request.GET.get('n', '')\n    return ${ret}\n`;
+  t.same(await blocks(dj("render(request, 'page.html', {'n': n})", 'from django.shortcuts import render')), [], 'Django render (autoescape)');
+  t.same(await blocks(dj("JsonResponse({'n': n})", 'from django.http import JsonResponse')), [], 'JsonResponse');
+  t.same(await blocks(dj("HttpResponse('<p>' + n + '</p>')", 'from django.http import HttpResponse')), ['python.flow.xss'], 'HttpResponse of markup built from the request');
+  const fa = (deco: string, ret: string, imports = ''): string => `from fastapi import FastAPI, APIRouter\nfrom fastapi.responses import HTMLResponse, PlainTextResponse\n${imports}\napp = FastAPI()\nrouter = APIRouter()\n@${deco}\ndef view(n: str):\n    return ${ret}\n`;
+  t.same(await blocks(fa("app.get('/x')", "{'n': n}")), [], 'a dict from a FastAPI route is JSON');
+  t.same(await blocks(fa("router.post('/x')", "'<p>' + n + '</p>'")), [], 'so is a string (a JSON string)');
+  t.same(await blocks(fa("app.get('/x')", "PlainTextResponse(n)")), [], 'PlainTextResponse');
+  t.same(await blocks(fa("app.get('/x')", "HTMLResponse('<p>' + n + '</p>')")), ['python.flow.xss'], 'HTMLResponse is a page');
+  t.same(await blocks(fa("app.get('/x', response_class=HTMLResponse)", "'<p>' + n + '</p>'")), ['python.flow.xss'], 'response_class=HTMLResponse makes the return a page');
+  t.same(await blocks(fa("app.get('/x')", "{'token': str(random.random())}", 'import random')), ['python.flow.weakrand'], 'a weak random token handed out as JSON is still weak');
+  // a Flask app's get() is a Flask route: its return is the page
+  t.same(await blocks("from flask import Flask\napp = Flask(__name__)\n@app.get('/x/<n>')\ndef view(n):\n    return '<p>' + n + '</p>'\n"), ['python.flow.xss'], 'Flask app.get: the page');
+});

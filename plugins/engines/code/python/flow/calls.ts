@@ -8,7 +8,7 @@ import { localsOf, moduleWrites, outerWrites, paramsOf, rebound } from './writes
 import type { ModuleIndex } from './module-index.js';
 import { type Method, dropAttrs, instance, plainClass, settled } from './classes.js';
 import { type Env, type V, carried, join, joinEnv, konst, mix, raw, truthy, unknownOrigin } from './value.js';
-import { HASH_CTORS, NON_MUTATING, OWN_VALUES, REDIRECTS, RESPONSE_CTORS, NOT_MARKUP, CONVERTERS, DATA_METHODS, DECODERS, PURE_CALLS, PATH_CTORS, READ_METHODS, SANITISERS, SOURCE_CALLS, WEAK_RANDOM, namedSanitiser } from './tables.js';
+import { HASH_CTORS, NON_MUTATING, OWN_VALUES, REDIRECTS, RESPONSE_CTORS, NOT_MARKUP, NOT_A_PAGE, CONVERTERS, DATA_METHODS, DECODERS, PURE_CALLS, PATH_CTORS, READ_METHODS, SANITISERS, SOURCE_CALLS, WEAK_RANDOM, namedSanitiser } from './tables.js';
 
 const STR_KEEP = new Set(['lower', 'upper', 'strip', 'lstrip', 'rstrip', 'encode', 'decode', 'replace', 'format', 'title', 'capitalize', 'casefold', 'split', 'rsplit', 'splitlines', 'partition', 'center', 'ljust', 'rjust', 'zfill', 'expandtabs', 'translate', 'removeprefix', 'removesuffix', 'get', 'getlist', 'get_all', 'keys', 'values', 'items', 'copy', 'pop', 'getvalue']);
 
@@ -175,6 +175,7 @@ export abstract class CallEval extends ExprEval {
         const escaped = !!name?.known && typeof name.k === 'string' && /\.(html|htm|xml|xhtml)$/i.test(name.k);
         return escaped && !splat ? this.clean(mix(all, line), ['xss']) : mix([...all, unknownOrigin('a template not known to escape what it renders', line)], line);
       }
+      if (NOT_A_PAGE.has(q)) return this.clean(mix(all, line), ['xss']);
       // the SQL text as given: `text(':a')` bound later is a constant statement
       if (q === 'sqlalchemy.text' && args.length === 1 && !kw.size && !splat) return this.stepped(args[0], n);
       // a file from one directory, its name joined safely (werkzeug's safe_join: no `..`, no absolute path):

@@ -102,13 +102,29 @@ export class FlowInterp extends CallEval {
     this.routeFixed = prevRoute;
     if (isRoute && frame.returns) {
       const ret = field(def, 'body') as PyNode;
-      const f = allFlow(pageOf(frame.returns), 'flow');
-      this.hits.push({ cat: 'xss', node: lastReturn(ret) ?? def, flow: f && !f.clean.has('xss') ? f : undefined });
-      // `return body, 302, {'Location': url}`: the client is sent where the headers say (a response
-      // object's were judged where it was built)
-      for (const h of frame.headers ?? []) locationHeader(this.hits, h.at, h.v);
-      if (frame.returns.weak) this.hits.push({ cat: 'weakrand', node: lastReturn(ret) ?? def, flow: frame.returns.weak });
+      // a FastAPI route's return is serialised as JSON unless its decorator names another response class
+      if (!this.jsonRoute(def, decorators)) {
+        const f = allFlow(pageOf(frame.returns), 'flow');
+        this.hits.push({ cat: 'xss', node: lastReturn(ret) ?? def, flow: f && !f.clean.has('xss') ? f : undefined });
+        // `return body, 302, {'Location': url}`: the client is sent where the headers say (a response
+        // object's were judged where it was built)
+        for (const h of frame.headers ?? []) locationHeader(this.hits, h.at, h.v);
+      }
+      // handed out in any part of the answer (a JSON field, a tuple's body)
+      const weak = allFlow(frame.returns, 'weak');
+      if (weak) this.hits.push({ cat: 'weakrand', node: lastReturn(ret) ?? def, flow: weak });
     }
+  }
+
+  /** A FastAPI app's or router's route without `response_class=`: its return value goes out as JSON. */
+  private jsonRoute(def: PyNode, decorators: string[]): boolean {
+    if (def.parent?.type !== 'decorated_definition' || decorators.some((d) => d.includes('response_class'))) return false;
+    return namedChildren(def.parent).some((d) => {
+      const call = d.type === 'decorator' ? namedChildren(d)[0] : null;
+      const fn = call?.type === 'call' ? field(call, 'function') : null;
+      const obj = fn?.type === 'attribute' ? field(fn, 'object') : null;
+      return !!obj && this.r.qualify(obj).some((q) => q === 'fastapi.FastAPI()' || q === 'fastapi.APIRouter()');
+    });
   }
 
   /** Runs a block; null when every path through it returned or raised. */

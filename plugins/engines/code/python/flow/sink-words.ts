@@ -3,7 +3,7 @@ import { MODULE_ALIAS_NAMES } from '../names.js';
 import { NAME_RESOLVERS } from '../resolve.js';
 import { ROUTE_VERBS } from './routes.js';
 import {
-  ARGV_EXEC, CODE_EXEC, DESERIALISERS, PATH_CALLS, PATH_CTORS, REDIRECTS, RESPONSE_CTORS, SHELL_STRING_EXEC, SQL_METHODS, XPATH_CALLS, XPATH_METHODS,
+  ARGV_EXEC, CODE_EXEC, DESERIALISERS, HTML_RESPONSES, PATH_CALLS, PATH_CTORS, REDIRECTS, RESPONSE_CTORS, SHELL_STRING_EXEC, SQL_METHODS, XPATH_CALLS, XPATH_METHODS,
 } from './tables.js';
 
 /**
@@ -28,7 +28,7 @@ export const SINK_NAMES: readonly string[] = [
   ...SHELL_STRING_EXEC, ...ARGV_EXEC, ...CODE_EXEC, ...DESERIALISERS, ...PATH_CALLS.keys(), ...PATH_CTORS, ...REDIRECTS.keys(), ...XPATH_CALLS.keys(),
   'yaml.load', 'sqlalchemy.text', ...PATTERN_SINKS,
   // a Location header given to a response is a redirect
-  ...RESPONSE_CTORS, 'flask.make_response',
+  ...RESPONSE_CTORS, 'flask.make_response', ...HTML_RESPONSES,
 ];
 
 /** Sinks known by their method name whatever the receiver (a cursor's execute, an element's xpath, a response's cookie). */

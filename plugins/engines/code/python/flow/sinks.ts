@@ -2,7 +2,7 @@ import type { PyNode } from '../parser.js';
 import type { Hit } from './expr.js';
 import { type Cat, type V, allFlow, mix, truthy, unknownOrigin } from './value.js';
 import {
-  ARGV_EXEC, CODE_EXEC, DESERIALISERS, LDAP_SEARCH, MAPPING_WRITES, PATH_CALLS, PATH_METHODS, REDIRECTS, RESPONSE_CTORS, SAFE_YAML_LOADER, SHELLS,
+  ARGV_EXEC, CODE_EXEC, DESERIALISERS, HTML_RESPONSES, LDAP_SEARCH, MAPPING_WRITES, PATH_CALLS, PATH_METHODS, REDIRECTS, RESPONSE_CTORS, SAFE_YAML_LOADER, SHELLS,
   SHELL_STRING_EXEC, SQL_METHODS, WEAK_HASHES, WEAK_HASH_NAMES, XPATH_CALLS, XPATH_METHODS,
 } from './tables.js';
 
@@ -82,6 +82,8 @@ export function checkSinks(hits: Hit[], c: CallInfo): void {
   const red = has(REDIRECTS);
   if (red) sink(hits, 'redirect', node, args[REDIRECTS.get(red) as number] ?? kw.get('location') ?? kw.get('url'));
   if (has(RESPONSE_CTORS)) locationHeader(hits, node, args[2] ?? kw.get('headers'));
+  // an HTML response is a page wherever it is built (a FastAPI route's plain return is JSON, not a page)
+  if (has(HTML_RESPONSES)) sink(hits, 'xss', node, args[0] ?? kw.get('content') ?? missing(node));
   if (qs.includes('flask.make_response')) {
     // make_response(body, status, headers), (body, headers), or one tuple of those
     const parts = args.length === 1 && args[0].items ? args[0].items : args;

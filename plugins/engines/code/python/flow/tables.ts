@@ -89,6 +89,14 @@ export const RESPONSE_CTORS = new Set([
 ]);
 /** Media types a browser shows as data, never as markup (a constant `mimetype=`/`content_type=`, parameters allowed). */
 export const NOT_MARKUP = /^(text\/plain|text\/csv|application\/json|application\/octet-stream)\s*(;|$)/i;
+/** Renderers that escape what they render by default, and responses that serialise data as JSON or text: no page built from it. */
+export const NOT_A_PAGE = new Set([
+  'django.shortcuts.render', 'django.template.loader.render_to_string', 'django.http.JsonResponse',
+  'fastapi.responses.JSONResponse', 'fastapi.responses.ORJSONResponse', 'fastapi.responses.UJSONResponse', 'fastapi.responses.PlainTextResponse',
+  'starlette.responses.JSONResponse', 'starlette.responses.PlainTextResponse',
+]);
+/** Responses whose body is sent as HTML wherever they are built. */
+export const HTML_RESPONSES = new Set(['fastapi.responses.HTMLResponse', 'starlette.responses.HTMLResponse']);
 /** What writes into a mapping through a method: a session changed so is changed as by `session[k] = v`. */
 export const MAPPING_WRITES = new Set(['update', 'setdefault', '__setitem__']);
 export const XPATH_CALLS = new Map<string, number>([['elementpath.select', 1], ['elementpath.iter_select', 1], ['lxml.etree.XPath', 0], ['lxml.etree.ETXPath', 0]]);
