@@ -98,10 +98,10 @@ t.test('SIGTERM on a full disk stops the server within its grace period', async 
   let full = false;
   for (let i = 0; i < 200 && !full; i++) full = (await verify()).status === 507;
   t.ok(full, 'the last verification before the signal was refused');
-  const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
   const started = Date.now();
   child.kill('SIGTERM');
-  const code = await Promise.race([exited, waitFor(() => false, { what: 'the sidecar to exit', timeoutMs: 20_000 })]);
+  // polled, not raced against a timer: a losing wait kept polling, and the process alive, for its 20 s
+  const { code } = await waitFor(() => (child.exitCode !== null || child.signalCode !== null ? { code: child.exitCode } : null), { what: 'the sidecar to exit', timeoutMs: 20_000 });
   t.equal(code, 0, 'it exits 0', { stderr: stderr.slice(-1000) });
   t.ok(Date.now() - started < 20_000, `it stopped in ${Date.now() - started} ms`);
   t.ok(logs().some((l) => l.msg === 'proofgate stopped'), 'the kernel finished its close');
