@@ -174,3 +174,21 @@ t.test('an XML parser with external entities on, fed directly, is an XXE sink', 
   // the same parser built in a helper the route calls: the filters must not skip the helper
   t.ok(await xxe('from lxml import etree', "def load(data):\n    p = etree.XMLParser(resolve_entities=True)\n    p.feed(data)\n    return p.close()\nreturn str(load(v))"), 'fed in a helper');
 });
+
+t.test('what a Flask view sends: a dict or list is JSON, json.dumps text is a page, a Markup template escapes what it is given', async (t) => {
+  const head = 'from flask import jsonify\nfrom markupsafe import Markup\nimport json\nv = request.args.get("q", "")\n';
+  const xss = async (body: string): Promise<boolean> =>
+    (await analyzePython(route(head + body))).findings.some((f) => f.rule_id === 'python.flow.xss' && isBlocking(f));
+  t.notOk(await xss("return {'q': v}"), 'a dict is sent as JSON');
+  t.notOk(await xss('return [v]'), 'a list is sent as JSON');
+  t.notOk(await xss("return {'q': v}, 201"), 'a dict as the body of a response tuple');
+  t.ok(await xss("return json.dumps({'q': v})"), 'json.dumps is text: served as a page it keeps <script>');
+  t.notOk(await xss("return jsonify({'q': v})"), 'jsonify answers application/json');
+  t.ok(await xss("return '<p>' + v + '</p>', 200"), 'a string body of a tuple is the page');
+  t.notOk(await xss("return Markup('<b>%s</b>') % v"), 'Markup % escapes');
+  t.notOk(await xss("return Markup('<b>{}</b>').format(v)"), 'Markup.format escapes');
+  t.notOk(await xss("return Markup('<b>') + v"), 'Markup + str escapes the str');
+  t.notOk(await xss('return Markup.escape(v)'), 'Markup.escape');
+  t.ok(await xss('return Markup(v)'), 'Markup of the request is trusted markup made of it');
+  t.ok(await xss("return Markup('<b>%s</b>' % v)"), 'formatted before it became Markup');
+});

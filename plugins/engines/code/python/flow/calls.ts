@@ -33,6 +33,8 @@ export interface Frame {
   firstDef?: PyNode;
   /** each `return body, status, {…}`'s header dicts, evaluated as written (a dict inside a tuple keeps no keys) */
   headers?: Array<{ at: PyNode; v: V }>;
+  /** the join of what each return sends as a page (pageOf), read where it is written: `return {…}, 201` is JSON */
+  pages?: V;
 }
 
 /**
@@ -203,7 +205,7 @@ export abstract class CallEval extends ExprEval {
         return { q: [re && truthy(re) === false ? '<xml-parser>' : '<xml-external-entities>'] };
       }
       // JSON and a redirect response (whose body the framework escapes) are not HTML built from the data
-      if (q === 'flask.make_response') return args.length === 1 && !kw.size && !splat ? this.stepped(args[0], n) : { ...mix(all, line), ...(kw.size || splat ? {} : { items: args }) };
+      if (q === 'flask.make_response') return args.length === 1 && !kw.size && !splat ? this.stepped(args[0], n) : { ...mix(all, line), ...(kw.size || splat ? {} : { items: args, tuple: true as const }) };
       // Response(response, status, headers, mimetype, content_type): the body is the page (pageOf), the
       // status and headers are not; a body served as a type no browser renders as markup is no page
       if (RESPONSE_CTORS.has(q) && !splat) {
@@ -212,7 +214,10 @@ export abstract class CallEval extends ExprEval {
         const body = args[0] ?? kw.get('response') ?? konst('');
         return { ...mix(all, line), items: [plain ? this.clean(body, ['xss']) : body, args[1] ?? kw.get('status') ?? {}, args[2] ?? kw.get('headers') ?? {}], tuple: true };
       }
-      if (q === 'flask.jsonify' || q === 'json.dumps' || REDIRECTS.has(q)) return this.clean(mix(all, line), ['xss']);
+      // jsonify's answer is application/json; json.dumps is only text, and served as a page it keeps `<script>`
+      if (q === 'flask.jsonify' || REDIRECTS.has(q)) return this.clean(mix(all, line), ['xss']);
+      // Markup(constant) is a template whose `%` and `.format()` escape what they are given
+      if ((q === 'markupsafe.Markup' || q === 'flask.Markup') && args.length === 1 && args[0].known && !args[0].flow && !args[0].unk) return { ...args[0], q: ['<markup>'] };
     }
     const applied = this.higherOrder(qs, args, kw, env, n);
     if (applied) return applied;
@@ -240,6 +245,7 @@ export abstract class CallEval extends ExprEval {
     if (recv.q?.includes('<path>') && (m === 'resolve' || m === 'absolute')) return m === 'resolve' ? { ...recv, q: ['<path>', '<resolved>'] } : this.stepped({ ...recv, q: ['<path>'] }, n);
     if (m === 'SystemRandom') return {};
     if (recv.q?.includes('<hash>') && (m === 'hexdigest' || m === 'digest')) return recv.weak ? { weak: recv.weak } : {};
+    if (recv.q?.includes('<markup>') && m === 'format') return { ...this.clean(mix(all, line), ['xss']), q: ['<markup>'] };
     if (recv.q?.includes('<config>') && recv.keys) return configParser(recv, m, args, name, env, line);
     const named = namedSanitiser(m);
     if (named) return this.clean(mix(all, line), named);
@@ -307,7 +313,8 @@ export abstract class CallEval extends ExprEval {
     this.writeBack(def, exit, env, n);
     // a generator's caller gets what it yields (iterating it), not only what it returns
     const ret = f.yields ? mix([f.returns ?? {}, f.yields], lineOf(n)) : (f.returns ?? konst(null));
-    return { ret: this.stepped(ret, n), exit };
+    // what its returns send as a page, should a view return this value in turn (interp.ts)
+    return { ret: this.stepped(f.pages && !f.yields ? { ...ret, page: f.pages } : ret, n), exit };
   }
 
   /**

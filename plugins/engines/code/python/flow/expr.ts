@@ -186,6 +186,8 @@ export abstract class ExprEval {
       if (k !== undefined) return konst(k);
     }
     const out = mix([a, b], lineOf(n));
+    // a Markup template escapes what `%` puts in it, and what `+` joins to it on either side
+    if ((op === '%' && a.q?.includes('<markup>')) || (op === '+' && (a.q?.includes('<markup>') || b.q?.includes('<markup>')))) return { ...this.clean(out, ['xss']), q: ['<markup>'] };
     if (op === '/' && (a.q?.includes('<path>') || b.q?.includes('<path>'))) out.q = ['<path>'];
     if (op === '+' && a.items && b.items) out.items = [...a.items, ...b.items];
     return out;

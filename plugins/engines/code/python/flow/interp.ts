@@ -42,6 +42,9 @@ interface LoopCtx {
  * untrusted data; calls to functions of the same file are interpreted in place (their summary for
  * these arguments), branches whose condition folds to a constant run alone.
  */
+/** literals a Flask view's return sends as JSON */
+const JSON_BODIES = new Set(['dictionary', 'list', 'dictionary_comprehension', 'list_comprehension']);
+
 export class FlowInterp extends CallEval {
   private loops: LoopCtx[] = [];
   private tries: TryCtx[] = [];
@@ -104,7 +107,7 @@ export class FlowInterp extends CallEval {
       const ret = field(def, 'body') as PyNode;
       // a FastAPI route's return is serialised as JSON unless its decorator names another response class
       if (!this.jsonRoute(def, decorators)) {
-        const f = allFlow(pageOf(frame.returns), 'flow');
+        const f = allFlow(frame.pages ?? pageOf(frame.returns), 'flow');
         this.hits.push({ cat: 'xss', node: lastReturn(ret) ?? def, flow: f && !f.clean.has('xss') ? f : undefined });
         // `return body, 302, {'Location': url}`: the client is sent where the headers say (a response
         // object's were judged where it was built)
@@ -198,9 +201,12 @@ export class FlowInterp extends CallEval {
         const f = this.frames[this.frames.length - 1];
         // `return body, 302, {'Location': url}`: the tuple built here cannot change before it is sent, so
         // its dict is read as written (a dict inside a container keeps no keys of its own: nested())
-        if (e && (e.type === 'expression_list' || e.type === 'tuple')) {
-          for (const d of namedChildren(e).slice(1)) if (d.type === 'dictionary') (f.headers ??= []).push({ at: s, v: this.ev(d, env) });
-        }
+        const parts = e && (e.type === 'expression_list' || e.type === 'tuple') ? namedChildren(e) : null;
+        if (parts) for (const d of parts.slice(1)) if (d.type === 'dictionary') (f.headers ??= []).push({ at: s, v: this.ev(d, env) });
+        // a dict or list written as the body is sent as JSON (a container inside a tuple keeps no shape of its own: nested())
+        const body = parts ? parts[0] : e;
+        const page = body && JSON_BODIES.has(body.type) ? {} : pageOf(v);
+        f.pages = f.pages ? join(f.pages, page, false) : page;
         f.returns = f.returns ? join(f.returns, v) : this.stepped(v, s);
         if (f.exit !== undefined) f.exit = f.exit ? joinEnv(f.exit, env) : new Map(env);
         return null;

@@ -38,7 +38,7 @@ export const CONVERTERS = new Set(['int', 'float', 'bool', 'len', 'complex', 'or
 /** Sanitisers by qualified name: the classes for which their result is safe. */
 export const SANITISERS = new Map<string, Cat[]>([
   ['shlex.quote', ['cmdi']], ['pipes.quote', ['cmdi']], ['shlex.join', ['cmdi']],
-  ['html.escape', ['xss']], ['markupsafe.escape', ['xss']], ['flask.escape', ['xss']], ['cgi.escape', ['xss']], ['bleach.clean', ['xss']],
+  ['html.escape', ['xss']], ['markupsafe.escape', ['xss']], ['markupsafe.Markup.escape', ['xss']], ['flask.Markup.escape', ['xss']], ['flask.escape', ['xss']], ['cgi.escape', ['xss']], ['bleach.clean', ['xss']],
   ['xml.sax.saxutils.escape', ['xss']], ['django.utils.html.escape', ['xss']], ['jinja2.escape', ['xss']],
   ['os.path.basename', ['pathtraver']], ['werkzeug.utils.secure_filename', ['pathtraver']],
   ['ldap3.utils.conv.escape_filter_chars', ['ldapi']], ['ldap.filter.escape_filter_chars', ['ldapi']],

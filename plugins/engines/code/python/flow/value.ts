@@ -134,9 +134,15 @@ export function allFlow(v: V, which: 'flow' | 'weak' | 'unk', depth = 0): Flow |
 }
 
 /** The value after a branch: either side may have run. */
-/** What a view returning `v` sends as its page: a tuple is (body, status and/or headers), the body is the page. */
+/**
+ * What a view returning `v` sends as its page: a tuple is (body, status and/or headers), the body is
+ * the page; a dict or a list is sent as JSON (Flask's jsonify), no page. A value whose shape is not
+ * known (no items, no keys) is the page.
+ */
 export function pageOf(v: V): V {
-  return v.page ?? v.items?.[0] ?? v;
+  if (v.page) return v.page;
+  const body = v.tuple && v.items?.length ? v.items[0] : v;
+  return !body.tuple && (body.keys || body.items) && !body.flow && !body.unk ? {} : body;
 }
 
 export function join(a: V, b: V, pages = true): V {
