@@ -124,3 +124,12 @@ t.test('Django and FastAPI: escaping templates and JSON answers are no page; an 
   // a Flask app's get() is a Flask route: its return is the page
   t.same(await blocks("from flask import Flask\napp = Flask(__name__)\n@app.get('/x/<n>')\ndef view(n):\n    return '<p>' + n + '</p>'\n"), ['python.flow.xss'], 'Flask app.get: the page');
 });
+
+t.test('a session value checked against a plain pattern has crossed the trust boundary validated', async (t) => {
+  const trust = async (body: string): Promise<boolean> =>
+    (await analyzePython(route(`user = request.form.get('user', '')\n${body}\nreturn 'ok'`))).findings.some((f) => isBlocking(f) && f.rule_id === 'python.flow.trustbound');
+  t.notOk(await trust("if not re.fullmatch(r'[a-z0-9]{1,32}', user):\n    return 'no', 400\nsession['user'] = user"), 'a full match of plain characters');
+  t.notOk(await trust("if not user.isalnum():\n    return 'no', 400\nsession['user'] = user"), 'isalnum');
+  t.ok(await trust("session['user'] = user"), 'unchecked');
+  t.ok(await trust("if not re.match(r'[a-z]', user):\n    return 'no', 400\nsession['user'] = user"), 'a match of the first character only');
+});

@@ -1,8 +1,11 @@
 import { type PyNode, field, namedChildren } from '../parser.js';
 import { type Cat, type Env, type V, join, konst } from './value.js';
 
-/** Classes a value made only of letters and digits cannot break out of. */
-const PLAIN: Cat[] = ['cmdi', 'codeinj', 'sqli', 'pathtraver', 'xss', 'xpathi', 'ldapi', 'redirect'];
+/**
+ * Classes a value made only of letters and digits cannot break out of; and the trust boundary, which
+ * a value checked against such a pattern has crossed validated (CWE-501 is unvalidated data in the session).
+ */
+const PLAIN: Cat[] = ['cmdi', 'codeinj', 'sqli', 'pathtraver', 'xss', 'xpathi', 'ldapi', 'redirect', 'trustbound'];
 const PLAIN_TESTS = new Set(['isalnum', 'isdigit', 'isalpha', 'isdecimal', 'isnumeric', 'isidentifier']);
 const QUOTES = new Set(["'", '"']);
 
