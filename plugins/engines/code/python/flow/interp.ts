@@ -15,6 +15,9 @@ import { forget, listMethod, rootName, share } from './lists.js';
 import { sameShape, widen, type Cat, type Env, type Flow, type V, UNKNOWN, allFlow, carried, join, joinEnv, konst, mix, nested, pageOf, raw, truthy, unknownOrigin } from './value.js';
 import { NON_MUTATING, OWN_VALUES, REDIRECTS, ALL_CATS, CONVERTERS, DATA_METHODS, DECODERS, PURE_CALLS, PATH_CTORS, READ_METHODS, SANITISERS, SOURCE_CALLS, WEAK_RANDOM, namedSanitiser } from './tables.js';
 
+/** literals a Flask view's return sends as JSON */
+const JSON_BODIES = new Set(['dictionary', 'list', 'dictionary_comprehension', 'list_comprehension']);
+
 const LIBRARY_PARAM_CLEAN: ReadonlySet<Cat> = new Set(ALL_CATS.filter((c) => !['cmdi', 'codeinj', 'deserialization', 'sqli'].includes(c)));
 const STR_KEEP = new Set(['lower', 'upper', 'strip', 'lstrip', 'rstrip', 'encode', 'decode', 'replace', 'format', 'title', 'capitalize', 'casefold', 'split', 'rsplit', 'splitlines', 'partition', 'center', 'ljust', 'rjust', 'zfill', 'expandtabs', 'translate', 'removeprefix', 'removesuffix', 'get', 'getlist', 'get_all', 'keys', 'values', 'items', 'copy', 'pop', 'getvalue']);
 
@@ -42,9 +45,6 @@ interface LoopCtx {
  * untrusted data; calls to functions of the same file are interpreted in place (their summary for
  * these arguments), branches whose condition folds to a constant run alone.
  */
-/** literals a Flask view's return sends as JSON */
-const JSON_BODIES = new Set(['dictionary', 'list', 'dictionary_comprehension', 'list_comprehension']);
-
 export class FlowInterp extends CallEval {
   private loops: LoopCtx[] = [];
   private tries: TryCtx[] = [];

@@ -133,7 +133,6 @@ export function allFlow(v: V, which: 'flow' | 'weak' | 'unk', depth = 0): Flow |
   return f;
 }
 
-/** The value after a branch: either side may have run. */
 /**
  * What a view returning `v` sends as its page: a tuple is (body, status and/or headers), the body is
  * the page; a dict or a list is sent as JSON (Flask's jsonify), no page. A value whose shape is not
@@ -145,6 +144,7 @@ export function pageOf(v: V): V {
   return !body.tuple && (body.keys || body.items) && !body.flow && !body.unk ? {} : body;
 }
 
+/** The value after a branch: either side may have run. `pages`: also keep the page a view would send (pageOf). */
 export function join(a: V, b: V, pages = true): V {
   if (a === b) return a;
   const out: V = {};
