@@ -42,6 +42,8 @@ const FORMS: Array<[string, string, string, string]> = [
   ['Math.random scaled and rounded, as a session value', 'weakrand', route('req.session.code = Math.floor(Math.random() * 1e6);\nres.end();'), route("req.session.code = require('crypto').randomInt(1e6);\nres.end();")],
   ['a digest of request data sent as the page (a hex digest holds no markup)', 'xss', route("res.send('<p>' + req.body.name + '</p>');"), route("const crypto = require('crypto');\nres.send('<p>' + crypto.createHash('sha256').update(req.body.name).digest('hex') + '</p>');")],
   ['Math.random hashed, as a cookie (still guessable)', 'weakrand', route("const crypto = require('crypto');\nres.cookie('sid', crypto.createHash('sha256').update(String(Math.random())).digest('hex'), { secure: true, httpOnly: true });\nres.end();"), route("const crypto = require('crypto');\nres.cookie('sid', crypto.createHash('sha256').update(crypto.randomBytes(32)).digest('hex'), { secure: true, httpOnly: true });\nres.end();")],
+  ['the session written with request data', 'trustbound', route('req.session.user = req.body.user;\nres.end();'), route("const user = req.body.user;\nif (!/^[a-z0-9]{1,32}$/.test(user)) return res.sendStatus(400);\nreq.session.user = user;\nres.end();")],
+  ['a session key the request names', 'trustbound', route("req.session[req.body.field] = 'on';\nres.end();"), route("req.session['theme'] = 'dark';\nres.end();")],
   ['Math.random from a function named for a secret', 'weakrand', 'function makeResetToken() {\n  return Math.floor(Math.random() * 1e9).toString(36);\n}\nmodule.exports = { makeResetToken };\n', "function makeResetToken() {\n  return require('crypto').randomBytes(12).toString('base64url');\n}\nmodule.exports = { makeResetToken };\n"],
 ];
 

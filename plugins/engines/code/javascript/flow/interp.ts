@@ -8,6 +8,7 @@ import { Jumps } from './jumps.js';
 import { type TryCtx, seen } from './try.js';
 import { bodyOf, statement } from './statements.js';
 import { SECRET_NAMES } from './tables.js';
+import { sink } from './sinks.js';
 import { type HandlerKind, calleeOnlyNames, entryCall, escapes } from './entry-points.js';
 import { type SharedNames, sharedNames, sharedScope, widenHeld } from './shared-state.js';
 
@@ -199,6 +200,8 @@ export class JsFlowInterp extends JsExprEval {
           this.calls.koaBody(target, v, this.frames[this.frames.length - 1]?.plainResponse ?? false);
         }
         if (p !== null && v.weak && (SECRET_NAMES.test(p) || obj.q?.includes('<session>'))) this.hits.push({ cat: 'weakrand', node: target, flow: v.weak });
+        // `req.session.user = v` / `req.session[k] = v`: request data stored in the server-side session (CWE-501)
+        if (obj.q?.includes('<session>')) sink(this.hits, 'trustbound', target, target.computed ? mix([this.ev(target.property as JsNode, env), v], line) : v);
         if (objNode.type === 'Identifier' && env.has(objNode.name as string) && !obj.q?.some((q) => q.startsWith('<'))) {
           // a member whose name is not known may be any of them: none is known one by one any more
           const next: V = p !== null ? { ...obj, keys: new Map(obj.keys ?? []).set(p, v) } : { ...join(carried(obj), carried(v)), ...(obj.q ? { q: obj.q } : {}) };
