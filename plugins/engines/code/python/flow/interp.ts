@@ -4,7 +4,8 @@ import { lineOf, source } from './expr.js';
 import { CallEval, type Frame } from './calls.js';
 import { type Queued, joinWaiting } from './entry-queue.js';
 import { dropAttrs } from './classes.js';
-import { checkSinks, isQuery, locationHeader, sessionStore } from './sinks.js';
+import { checkSinks, isQuery, sessionStore } from './sinks.js';
+import { judgeAnswer, jsonRoute, recordReturn } from './answers.js';
 import { refine } from './guards.js';
 import { joinMaybe, lastReturn, matchStmt, tryStmt } from './statements.js';
 import { configParser } from './config-parser.js';
@@ -12,11 +13,8 @@ import { routeDef } from './routes.js';
 import type { SinkNames } from './prefilter.js';
 import type { ModuleIndex } from './module-index.js';
 import { forget, listMethod, rootName, share } from './lists.js';
-import { sameShape, widen, type Cat, type Env, type Flow, type V, UNKNOWN, allFlow, carried, join, joinEnv, konst, mix, nested, pageOf, raw, truthy, unknownOrigin } from './value.js';
+import { sameShape, widen, type Cat, type Env, type Flow, type V, UNKNOWN, allFlow, carried, join, joinEnv, konst, mix, nested, raw, truthy, unknownOrigin } from './value.js';
 import { NON_MUTATING, OWN_VALUES, REDIRECTS, ALL_CATS, CONVERTERS, DATA_METHODS, DECODERS, PURE_CALLS, PATH_CTORS, READ_METHODS, SANITISERS, SOURCE_CALLS, WEAK_RANDOM, namedSanitiser } from './tables.js';
-
-/** literals a Flask view's return sends as JSON */
-const JSON_BODIES = new Set(['dictionary', 'list', 'dictionary_comprehension', 'list_comprehension']);
 
 const LIBRARY_PARAM_CLEAN: ReadonlySet<Cat> = new Set(ALL_CATS.filter((c) => !['cmdi', 'codeinj', 'deserialization', 'sqli'].includes(c)));
 const STR_KEEP = new Set(['lower', 'upper', 'strip', 'lstrip', 'rstrip', 'encode', 'decode', 'replace', 'format', 'title', 'capitalize', 'casefold', 'split', 'rsplit', 'splitlines', 'partition', 'center', 'ljust', 'rjust', 'zfill', 'expandtabs', 'translate', 'removeprefix', 'removesuffix', 'get', 'getlist', 'get_all', 'keys', 'values', 'items', 'copy', 'pop', 'getvalue']);
@@ -104,30 +102,10 @@ export class FlowInterp extends CallEval {
     this.closeDefs(frame, end);
     this.routeFixed = prevRoute;
     if (isRoute && frame.returns) {
-      const ret = field(def, 'body') as PyNode;
       // a FastAPI route's return is serialised as JSON unless its decorator names another response class
-      if (!this.jsonRoute(def, decorators)) {
-        const f = allFlow(frame.pages ?? pageOf(frame.returns), 'flow');
-        this.hits.push({ cat: 'xss', node: lastReturn(ret) ?? def, flow: f && !f.clean.has('xss') ? f : undefined });
-        // `return body, 302, {'Location': url}`: the client is sent where the headers say (a response
-        // object's were judged where it was built)
-        for (const h of frame.headers ?? []) locationHeader(this.hits, h.at, h.v);
-      }
-      // handed out in any part of the answer (a JSON field, a tuple's body)
-      const weak = allFlow(frame.returns, 'weak');
-      if (weak) this.hits.push({ cat: 'weakrand', node: lastReturn(ret) ?? def, flow: weak });
+      const at = lastReturn(field(def, 'body') as PyNode) ?? def;
+      judgeAnswer(this.hits, frame as Frame & { returns: V }, at, jsonRoute(def, decorators, this.r));
     }
-  }
-
-  /** A FastAPI app's or router's route without `response_class=`: its return value goes out as JSON. */
-  private jsonRoute(def: PyNode, decorators: string[]): boolean {
-    if (def.parent?.type !== 'decorated_definition' || decorators.some((d) => d.includes('response_class'))) return false;
-    return namedChildren(def.parent).some((d) => {
-      const call = d.type === 'decorator' ? namedChildren(d)[0] : null;
-      const fn = call?.type === 'call' ? field(call, 'function') : null;
-      const obj = fn?.type === 'attribute' ? field(fn, 'object') : null;
-      return !!obj && this.r.qualify(obj).some((q) => q === 'fastapi.FastAPI()' || q === 'fastapi.APIRouter()');
-    });
   }
 
   /** Runs a block; null when every path through it returned or raised. */
@@ -199,14 +177,7 @@ export class FlowInterp extends CallEval {
         const e = namedChildren(s)[0] ?? null;
         const v = this.ev(e, env);
         const f = this.frames[this.frames.length - 1];
-        // `return body, 302, {'Location': url}`: the tuple built here cannot change before it is sent, so
-        // its dict is read as written (a dict inside a container keeps no keys of its own: nested())
-        const parts = e && (e.type === 'expression_list' || e.type === 'tuple') ? namedChildren(e) : null;
-        if (parts) for (const d of parts.slice(1)) if (d.type === 'dictionary') (f.headers ??= []).push({ at: s, v: this.ev(d, env) });
-        // a dict or list written as the body is sent as JSON (a container inside a tuple keeps no shape of its own: nested())
-        const body = parts ? parts[0] : e;
-        const page = body && JSON_BODIES.has(body.type) ? {} : pageOf(v);
-        f.pages = f.pages ? join(f.pages, page, false) : page;
+        recordReturn(f, s, e, v, (n) => this.ev(n, env));
         f.returns = f.returns ? join(f.returns, v) : this.stepped(v, s);
         if (f.exit !== undefined) f.exit = f.exit ? joinEnv(f.exit, env) : new Map(env);
         return null;
