@@ -93,6 +93,8 @@ t.test('the safe forms of everyday Flask code: an escaping template, bound SQL t
   const tpl = 'from flask import render_template, render_template_string\n';
   t.same(await flows("return render_template('hello.html', name=name)", tpl), [], 'render_template of an .html template escapes what it renders');
   t.same(await flows("return render_template('hello.txt', name=name)", tpl), ['python.flow.xss'], 'a .txt template does not');
+  t.same(await flows("app.jinja_env.autoescape = False\nreturn render_template('hello.html', name=name)", tpl), ['python.flow.xss'], 'nor one rendered with autoescape turned off');
+  t.same(await flows("from markupsafe import Markup\nreturn render_template('hello.html', name=Markup(name))", tpl), ['python.flow.xss'], 'nor request text made Markup before it is rendered');
   t.same(await flows("return render_template(request.args.get('t', 'a.html'), name=name)", tpl), ['python.flow.xss'], 'nor a template the client names');
   t.ok((await flows('return render_template_string(name)', tpl)).includes('python.flow.xss'), 'a template made of the request stays a finding');
   const sa = 'from sqlalchemy import text, create_engine\ne = create_engine("sqlite://")\n';
@@ -112,6 +114,7 @@ t.test('Django and FastAPI: escaping templates and JSON answers are no page; an 
   const blocks = async (code: string): Promise<string[]> => (await analyzePython(code)).findings.filter((f) => isBlocking(f)).map((f) => f.rule_id).sort();
   const dj = (ret: string, imports: string): string => `${imports}\ndef view(request):\n    n = request.GET.get('n', '')\n    return ${ret}\n`;
   t.same(await blocks(dj("render(request, 'page.html', {'n': n})", 'from django.shortcuts import render')), [], 'Django render (autoescape)');
+  t.same(await blocks(dj("render(request, 'page.html', {'n': mark_safe(n)})", 'from django.shortcuts import render\nfrom django.utils.safestring import mark_safe')), ['python.flow.xss'], 'Django render of request text marked safe');
   t.same(await blocks(dj("JsonResponse({'n': n})", 'from django.http import JsonResponse')), [], 'JsonResponse');
   t.same(await blocks(dj("HttpResponse('<p>' + n + '</p>')", 'from django.http import HttpResponse')), ['python.flow.xss'], 'HttpResponse of markup built from the request');
   const fa = (deco: string, ret: string, imports = ''): string => `from fastapi import FastAPI, APIRouter\nfrom fastapi.responses import HTMLResponse, PlainTextResponse\n${imports}\napp = FastAPI()\nrouter = APIRouter()\n@${deco}\ndef view(n: str):\n    return ${ret}\n`;

@@ -21,6 +21,8 @@ function argsOf(n: PyNode): PyNode[] {
 
 const DICT_READS = new Set(['get', 'keys', 'values', 'items', 'copy', '__getitem__', '__contains__', '__len__', '__iter__', 'fromkeys']);
 
+const UNESCAPING = new Set(['autoescape', 'Markup', 'mark_safe', 'SafeString', 'SafeText', 'SafeData']);
+
 export interface Frame {
   returns: V | null;
   /** for a method run on a known instance: the join of the scopes it returns in */
@@ -50,6 +52,15 @@ export abstract class CallEval extends ExprEval {
    * Names some function of the file writes into or calls a method of the file's classes on (writes.ts),
    * made on first use: a module whose entry points the filter skipped needs none.
    */
+  /**
+   * A module that names a way around a template's escaping — `autoescape` (jinja_env.autoescape = False,
+   * select_autoescape), `Markup`, `mark_safe`, `SafeString` — may hand a renderer text it will not
+   * escape: its renders are not taken as escaped.
+   */
+  protected mayUnescape(): boolean {
+    return this.unescapes ??= !this.index || this.index.words.some((w) => UNESCAPING.has(w));
+  }
+  private unescapes: boolean | undefined;
   protected readonly written = (): ReadonlySet<string> => (this.writtenSet ??= this.index ? moduleWrites(this.index) : new Set());
   protected depth = 0;
   protected readonly active = new Set<PyNode>();
@@ -174,10 +185,10 @@ export abstract class CallEval extends ExprEval {
       // another name, or one not known, renders values as they are
       if (q === 'flask.render_template') {
         const name = args[0] ?? kw.get('template_name_or_list');
-        const escaped = !!name?.known && typeof name.k === 'string' && /\.(html|htm|xml|xhtml)$/i.test(name.k);
+        const escaped = !!name?.known && typeof name.k === 'string' && /\.(html|htm|xml|xhtml)$/i.test(name.k) && !this.mayUnescape();
         return escaped && !splat ? this.clean(mix(all, line), ['xss']) : mix([...all, unknownOrigin('a template not known to escape what it renders', line)], line);
       }
-      if (NOT_A_PAGE.has(q)) return this.clean(mix(all, line), ['xss']);
+      if (NOT_A_PAGE.has(q) && !(q.startsWith('django.') && !q.endsWith('JsonResponse') && this.mayUnescape())) return this.clean(mix(all, line), ['xss']);
       // the SQL text as given: `text(':a')` bound later is a constant statement
       if (q === 'sqlalchemy.text' && args.length === 1 && !kw.size && !splat) return this.stepped(args[0], n);
       // a file from one directory, its name joined safely (werkzeug's safe_join: no `..`, no absolute path):
