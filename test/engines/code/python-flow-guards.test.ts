@@ -123,6 +123,7 @@ t.test('Django and FastAPI: escaping templates and JSON answers are no page; an 
   t.same(await blocks(fa("app.get('/x')", "PlainTextResponse(n)")), [], 'PlainTextResponse');
   t.same(await blocks(fa("app.get('/x')", "HTMLResponse('<p>' + n + '</p>')")), ['python.flow.xss'], 'HTMLResponse is a page');
   t.same(await blocks(fa("app.get('/x', response_class=HTMLResponse)", "'<p>' + n + '</p>'")), ['python.flow.xss'], 'response_class=HTMLResponse makes the return a page');
+  t.same(await blocks(fa("app.get('/x')", "'<p>' + n + '</p>'").replace('app = FastAPI()', 'app = FastAPI(default_response_class=HTMLResponse)')), ['python.flow.xss'], 'so does an app whose default response class is HTML');
   t.same(await blocks(fa("app.get('/x')", "{'token': str(random.random())}", 'import random')), ['python.flow.weakrand'], 'a weak random token handed out as JSON is still weak');
   // a Flask app's get() is a Flask route: its return is the page
   t.same(await blocks("from flask import Flask\napp = Flask(__name__)\n@app.get('/x/<n>')\ndef view(n):\n    return '<p>' + n + '</p>'\n"), ['python.flow.xss'], 'Flask app.get: the page');

@@ -41,9 +41,12 @@ export function judgeAnswer(hits: Hit[], frame: Frame & { returns: V }, at: PyNo
   if (weak) hits.push({ cat: 'weakrand', node: at, flow: weak });
 }
 
-/** A FastAPI app's or router's route without `response_class=`: its return value goes out as JSON. */
-export function jsonRoute(def: PyNode, decorators: string[], r: Resolver): boolean {
-  if (def.parent?.type !== 'decorated_definition' || decorators.some((d) => d.includes('response_class'))) return false;
+/**
+ * A FastAPI app's or router's route without `response_class=`: its return value goes out as JSON.
+ * `words`: the module's identifiers; one that sets `default_response_class` may make every plain return HTML.
+ */
+export function jsonRoute(def: PyNode, decorators: string[], r: Resolver, words: readonly string[]): boolean {
+  if (def.parent?.type !== 'decorated_definition' || decorators.some((d) => d.includes('response_class')) || words.includes('default_response_class')) return false;
   return namedChildren(def.parent).some((d) => {
     const call = d.type === 'decorator' ? namedChildren(d)[0] : null;
     const fn = call?.type === 'call' ? field(call, 'function') : null;

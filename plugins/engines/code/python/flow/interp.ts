@@ -104,7 +104,7 @@ export class FlowInterp extends CallEval {
     if (isRoute && frame.returns) {
       // a FastAPI route's return is serialised as JSON unless its decorator names another response class
       const at = lastReturn(field(def, 'body') as PyNode) ?? def;
-      judgeAnswer(this.hits, frame as Frame & { returns: V }, at, jsonRoute(def, decorators, this.r));
+      judgeAnswer(this.hits, frame as Frame & { returns: V }, at, jsonRoute(def, decorators, this.r, this.index?.words ?? ['default_response_class']));
     }
   }
 
