@@ -1,6 +1,7 @@
 import { type PyNode, field, namedChildren } from '../parser.js';
 import { ExprEval, lineOf, source } from './expr.js';
 import { checkSinks, isQuery, locationHeader } from './sinks.js';
+import { mayUnescape, webValue } from './web-values.js';
 import { configParser } from './config-parser.js';
 import { forget, listMethod, rootName, share } from './lists.js';
 import type { Late, Queued } from './entry-queue.js';
@@ -8,7 +9,7 @@ import { localsOf, moduleWrites, outerWrites, paramsOf, rebound } from './writes
 import type { ModuleIndex } from './module-index.js';
 import { type Method, dropAttrs, instance, plainClass, settled } from './classes.js';
 import { type Env, type V, carried, join, joinEnv, konst, mix, raw, truthy, unknownOrigin } from './value.js';
-import { HASH_CTORS, NON_MUTATING, OWN_VALUES, REDIRECTS, RESPONSE_CTORS, NOT_MARKUP, NOT_A_PAGE, CONVERTERS, DATA_METHODS, DECODERS, PURE_CALLS, PATH_CTORS, READ_METHODS, SANITISERS, SOURCE_CALLS, WEAK_RANDOM, namedSanitiser } from './tables.js';
+import { HASH_CTORS, NON_MUTATING, OWN_VALUES, CONVERTERS, DATA_METHODS, DECODERS, PURE_CALLS, PATH_CTORS, READ_METHODS, SANITISERS, SOURCE_CALLS, WEAK_RANDOM, namedSanitiser } from './tables.js';
 
 const STR_KEEP = new Set(['lower', 'upper', 'strip', 'lstrip', 'rstrip', 'encode', 'decode', 'replace', 'format', 'title', 'capitalize', 'casefold', 'split', 'rsplit', 'splitlines', 'partition', 'center', 'ljust', 'rjust', 'zfill', 'expandtabs', 'translate', 'removeprefix', 'removesuffix', 'get', 'getlist', 'get_all', 'keys', 'values', 'items', 'copy', 'pop', 'getvalue']);
 
@@ -20,8 +21,6 @@ function argsOf(n: PyNode): PyNode[] {
 }
 
 const DICT_READS = new Set(['get', 'keys', 'values', 'items', 'copy', '__getitem__', '__contains__', '__len__', '__iter__', 'fromkeys']);
-
-const UNESCAPING = new Set(['autoescape', 'Markup', 'mark_safe', 'SafeString', 'SafeText', 'SafeData']);
 
 export interface Frame {
   returns: V | null;
@@ -52,14 +51,6 @@ export abstract class CallEval extends ExprEval {
    * Names some function of the file writes into or calls a method of the file's classes on (writes.ts),
    * made on first use: a module whose entry points the filter skipped needs none.
    */
-  /**
-   * A module that names a way around a template's escaping — `autoescape` (jinja_env.autoescape = False,
-   * select_autoescape), `Markup`, `mark_safe`, `SafeString` — may hand a renderer text it will not
-   * escape: its renders are not taken as escaped.
-   */
-  protected mayUnescape(): boolean {
-    return this.unescapes ??= !this.index || this.index.words.some((w) => UNESCAPING.has(w));
-  }
   private unescapes: boolean | undefined;
   protected readonly written = (): ReadonlySet<string> => (this.writtenSet ??= this.index ? moduleWrites(this.index) : new Set());
   protected depth = 0;
@@ -173,27 +164,14 @@ export abstract class CallEval extends ExprEval {
       if (CONVERTERS.has(q)) return mix(all, line).weak ? { weak: mix(all, line).weak } : {}; // a number made of a weak random one is as guessable
       const san = SANITISERS.get(q);
       if (san || DECODERS.has(q)) return san ? this.clean(mix(all, line), san) : raw(mix(all, line));
+      const web = webValue(q, { args, kw, all, splat: !!splat, line, clean: (v, cats) => this.clean(v, cats), stepped: (v) => this.stepped(v, n), unescapes: () => (this.unescapes ??= mayUnescape(this.index?.words ?? null)) });
+      if (web) return web;
       if (q === 'str') return args[0] ? this.stepped(args[0], n) : konst('');
       if (q === 'open' || q === 'io.open' || q === 'codecs.open') return { q: ['<file>'] };
       // a temporary directory the standard library makes, the process id or working directory: the program's own, not of unknown origin
       if (OWN_VALUES.has(q)) return {};
       // what it is fed is kept (a weak random value hashed stays guessable), but only its digest comes out
       if (HASH_CTORS.test(q)) return { ...mix(all, line), q: ['<hash>'] };
-      // a URL of this application: its host is the application's, what it is given is URL-quoted
-      if (q === 'flask.url_for') return this.clean(mix(all, line), ['redirect', 'xss']);
-      // Flask's Jinja escapes every value rendered into a template named *.html, .htm, .xml or .xhtml (autoescape);
-      // another name, or one not known, renders values as they are
-      if (q === 'flask.render_template') {
-        const name = args[0] ?? kw.get('template_name_or_list');
-        const escaped = !!name?.known && typeof name.k === 'string' && /\.(html|htm|xml|xhtml)$/i.test(name.k) && !this.mayUnescape();
-        return escaped && !splat ? this.clean(mix(all, line), ['xss']) : mix([...all, unknownOrigin('a template not known to escape what it renders', line)], line);
-      }
-      if (NOT_A_PAGE.has(q) && !(q.startsWith('django.') && !q.endsWith('JsonResponse') && this.mayUnescape())) return this.clean(mix(all, line), ['xss']);
-      // the SQL text as given: `text(':a')` bound later is a constant statement
-      if (q === 'sqlalchemy.text' && args.length === 1 && !kw.size && !splat) return this.stepped(args[0], n);
-      // a file from one directory, its name joined safely (werkzeug's safe_join: no `..`, no absolute path):
-      // the response is the file, not the name it was asked by
-      if (q === 'flask.send_from_directory') return {};
       if (PATH_CTORS.has(q)) return { ...mix(all, line), q: ['<path>'] };
       if (q === 'os.path.realpath' || q === 'os.path.abspath') return { ...mix(all, line), q: ['<resolved>'] };
       if (WEAK_RANDOM.test(q)) return { weak: { what: `${q}()`, lines: [line], clean: new Set() } };
@@ -215,20 +193,6 @@ export abstract class CallEval extends ExprEval {
         const re = kw.get('resolve_entities');
         return { q: [re && truthy(re) === false ? '<xml-parser>' : '<xml-external-entities>'] };
       }
-      // JSON and a redirect response (whose body the framework escapes) are not HTML built from the data
-      if (q === 'flask.make_response') return args.length === 1 && !kw.size && !splat ? this.stepped(args[0], n) : { ...mix(all, line), ...(kw.size || splat ? {} : { items: args, tuple: true as const }) };
-      // Response(response, status, headers, mimetype, content_type): the body is the page (pageOf), the
-      // status and headers are not; a body served as a type no browser renders as markup is no page
-      if (RESPONSE_CTORS.has(q) && !splat) {
-        const type = kw.get('mimetype') ?? args[3] ?? kw.get('content_type') ?? args[4];
-        const plain = !!type?.known && typeof type.k === 'string' && NOT_MARKUP.test(type.k.trim());
-        const body = args[0] ?? kw.get('response') ?? konst('');
-        return { ...mix(all, line), items: [plain ? this.clean(body, ['xss']) : body, args[1] ?? kw.get('status') ?? {}, args[2] ?? kw.get('headers') ?? {}], tuple: true };
-      }
-      // jsonify's answer is application/json; json.dumps is only text, and served as a page it keeps `<script>`
-      if (q === 'flask.jsonify' || REDIRECTS.has(q)) return this.clean(mix(all, line), ['xss']);
-      // Markup(constant) is a template whose `%` and `.format()` escape what they are given
-      if ((q === 'markupsafe.Markup' || q === 'flask.Markup') && args.length === 1 && args[0].known && !args[0].flow && !args[0].unk) return { ...args[0], q: ['<markup>'] };
     }
     const applied = this.higherOrder(qs, args, kw, env, n);
     if (applied) return applied;
