@@ -12,6 +12,7 @@ import { Relist } from './relist.js';
 import { registerRejectRoutes } from './reject-routes.js';
 import { registerMcpRoutes } from './routes.js';
 import { OpenStreams, StreamRecords } from './streams.js';
+import { OpeningStreams } from './stream-order.js';
 import { McpScreening } from './screening.js';
 import { McpUpstreams } from './upstream.js';
 import { mcpSettings } from './settings.js';
@@ -59,6 +60,7 @@ function register(app: App): void {
     streams: new StreamRecords(app.store),
     upstreams,
     openStreams: new OpenStreams(c.max_streams_per_agent),
+    opening: new OpeningStreams(),
     streamMaxMs: c.stream_max_seconds * 1000,
     draining: app.draining,
     relist: new Relist(app.store),

@@ -39,6 +39,7 @@ export class McpMetrics {
   readonly stateFull: Counter<'server' | 'collection'>;
   readonly streams: Counter<'server' | 'outcome'>;
   readonly streamsOpen: Gauge<'server'>;
+  readonly postsHeld: Counter<'server'>;
 
   constructor(m: Metrics) {
     this.requests = m.counter('svc_mcp_requests_total', 'JSON-RPC messages relayed to MCP servers, by server and method', ['server', 'method']);
@@ -50,6 +51,7 @@ export class McpMetrics {
     this.foreignRequests = m.counter('svc_mcp_foreign_requests_total', 'Requests to /mcp/{server} refused for a Host or Origin not allowed (DNS rebinding), by header', ['header']);
     this.streams = m.counter('svc_mcp_streams_total', 'GET /mcp/{server} by outcome: opened, resumed, too_many (the per-agent cap), unknown_id (a Last-Event-ID not handed out), refused (the server answered non-2xx or not a stream)', ['server', 'outcome']);
     this.streamsOpen = m.gauge('svc_mcp_streams_open', 'GET event streams relayed now, by server', ['server']);
+    this.postsHeld = m.counter('svc_mcp_posts_held_total', "POSTs of a session held for its GET stream: until the server answered the GET being opened, or the one expected after initialized came or lapsed (500 ms); at most 2 s each, by server", ['server']);
     this.stateFull = m.counter('svc_mcp_state_full_total', 'Tool names a server listed past mcp.max_tools_per_server, left unrecorded (never offered nor callable), by collection', ['server', 'collection']);
   }
 }

@@ -18,6 +18,7 @@ import { memberContext, noteNegotiated, relayBatch } from './batch.js';
 import { MAX_ANSWER_BYTES, relayAnswer, relayDeleteAnswer, type JsonRpc } from './answer.js';
 import { newToken, streamScope, type StreamRecords } from './streams.js';
 import { discard, type McpUpstreams } from './upstream.js';
+import { clientCanBeAsked, type OpeningStreams } from './stream-order.js';
 
 /**
  * The Streamable HTTP relay. One POST carries one JSON-RPC message (a batch is split: batch.ts); the answer comes back as JSON or
@@ -41,11 +42,15 @@ export interface RelayDeps extends GateDeps {
   streams: StreamRecords;
   /** the keep-alive pools to the servers (upstream.ts) */
   upstreams: McpUpstreams;
+  /** the GETs being opened or expected now, which a session's POSTs wait for (stream-order.ts) */
+  opening: OpeningStreams;
 }
 
 // Last-Event-ID is the client's wrapped id (event-ids.ts): only a GET resumes, with the server's own (stream.ts)
 const FORWARD_HEADERS = ['accept', 'mcp-protocol-version'];
 const sessionKey = (server: string, sid: string) => sha256Hex(`${server}\0${sid}`);
+/** a session's key for the GET/POST order (stream-order.ts): in memory only, so not hashed */
+export const orderKey = (server: string, sid: string) => `${server}\0${sid}`;
 /** the server's JSON, refused before it is parsed when it nests past the cap (every walk after it recurses) */
 export function checkDepth(d: RelayDeps, server: McpServer, text: string): void {
   if (jsonDepth(text, d.maxJsonDepth) > d.maxJsonDepth) {
@@ -120,6 +125,8 @@ export async function relayPost(d: RelayDeps, ctx: RequestContext, server: McpSe
   const agent = agentOf(ctx);
   const msg = ctx.body as JsonRpc;
   const sid = await checkSession(d, ctx, server.name, agent.agent_id);
+  // after the session's GET stream, while one is being opened or expected after `initialized` (stream-order.ts)
+  if (sid !== undefined && (await d.opening.after(orderKey(server.name, sid)))) d.metrics.postsHeld.inc({ server: server.name });
   // a batch (MCP 2025-03-26): each member through this same relay, as if posted alone (batch.ts)
   if (Array.isArray(ctx.body)) {
     return relayBatch(ctx, { store: d.store, sessionKey: sid === undefined ? undefined : sessionKey(server.name, sid) }, (m) => relayPost(d, memberContext(ctx, m), server));
@@ -181,6 +188,8 @@ async function relayMessage(d: RelayDeps, ctx: RequestContext, server: McpServer
     msg.params = { ...params, _meta: { ...meta, [VERDICT_META]: verdict.jwt } };
   }
 
+  // the client opens its GET stream now: the session's next POSTs wait for it (stream-order.ts)
+  if (msg.method === 'notifications/initialized' && sid !== undefined) d.opening.initialized(orderKey(server.name, sid));
   // a listing that lifts a tools/list_changed mark must have been asked for after it (relist.ts)
   const sentAt = Date.now();
   // the trace context travels in `_meta` too (MCP's reserved traceparent/tracestate keys): the client's own is replaced by the proxy's CLIENT span
@@ -208,6 +217,8 @@ async function relayMessage(d: RelayDeps, ctx: RequestContext, server: McpServer
           throw new HttpError(McpProblems.upstreamProtocol, `MCP server ${server.name} handed out a session id that is already in use`);
         }
       }
+      // its GET stream will be waited for once it has sent `initialized` (stream-order.ts)
+      if (clientCanBeAsked(msg.params)) d.opening.initializing(orderKey(server.name, newSid));
     }
   }
 

@@ -5,7 +5,7 @@ import { MAX_ANSWER_BYTES, mediaType, relayDeleteAnswer, streamReply, type Answe
 import type { McpServer } from './config.js';
 import { McpProblems } from './errors.js';
 import { unwrapEventId } from './event-ids.js';
-import { agentOf, checkDepth, checkSession, header, refuser, upstream, type RelayDeps } from './proxy.js';
+import { agentOf, checkDepth, checkSession, header, orderKey, refuser, upstream, type RelayDeps } from './proxy.js';
 import { reviewMessage, type ReviewState } from './relay-review.js';
 import { newToken, streamScope, type OpenStreams, type StreamRecord } from './streams.js';
 import { discard } from './upstream.js';
@@ -33,6 +33,16 @@ const RESUMED_LISTING =
 export async function relayGet(d: StreamDeps, ctx: RequestContext, server: McpServer): Promise<Reply> {
   const agent = agentOf(ctx);
   const sid = await checkSession(d, ctx, server.name, agent.agent_id);
+  // the session's POSTs wait until the server has answered this GET (stream-order.ts)
+  const opened = sid === undefined ? () => undefined : d.opening.begin(orderKey(server.name, sid));
+  try {
+    return await openStream(d, ctx, server, agent, sid, opened);
+  } finally {
+    opened();
+  }
+}
+
+async function openStream(d: StreamDeps, ctx: RequestContext, server: McpServer, agent: { agent_id: string }, sid: string | undefined, opened: () => void): Promise<Reply> {
   const scope = streamScope(server.name, sid, agent.agent_id);
   const last = header(ctx, 'last-event-id');
   let resumed: StreamRecord | undefined;
@@ -60,6 +70,8 @@ export async function relayGet(d: StreamDeps, ctx: RequestContext, server: McpSe
   } catch (err) {
     release();
     throw err;
+  } finally {
+    opened();
   }
   const { res, ac, timer } = up;
   const standalone = resumed?.request_id === undefined || resumed.request_id === null;

@@ -5,6 +5,7 @@ import { z } from 'zod';
 import { McpServer, ResourceTemplate } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { completable } from '@modelcontextprotocol/sdk/server/completable.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { InMemoryEventStore } from '@modelcontextprotocol/sdk/examples/shared/inMemoryEventStore.js';
 import { isInitializeRequest, SubscribeRequestSchema, UnsubscribeRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 
 /**
@@ -192,10 +193,13 @@ export async function startReferenceServer(): Promise<Listening> {
         const created: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
           sessionIdGenerator: () => randomUUID(),
           onsessioninitialized: (id) => void transports.set(id, created),
-          // the Host check a local server needs against DNS rebinding. No event store: with one, a
-          // sampling or elicitation request the server sent before the client's GET stream was up
-          // through the proxy waited in the store for a resume that never came, and the scenario
-          // timed out (2 runs in ~40; docs/mcp.md). Resumption through proofgate is get-stream.test.ts's.
+          // resumable streams (priming events, a retry hint), as the SDK's examples serve them: the
+          // suite's client sends its first call before its GET stream, which through the proxy
+          // arrives a hop later, and a sampling request sent in between waited in this store for a
+          // resume that never came (2 runs in ~40) until the proxy held the call for the GET
+          // (plugins/mcp/stream-order.ts; docs/mcp.md)
+          eventStore: new InMemoryEventStore(),
+          // the Host check a local server needs against DNS rebinding
           enableDnsRebindingProtection: true,
           allowedHosts: [`127.0.0.1:${port}`, `localhost:${port}`],
         });

@@ -1,0 +1,248 @@
+import t from 'tap';
+import { randomUUID } from 'node:crypto';
+import { createServer, type IncomingMessage } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { CallToolRequestSchema, ElicitRequestSchema, isInitializeRequest, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import type { Plugin } from '../../core/types.js';
+import health from '../../plugins/health/index.js';
+import auth from '../../plugins/auth/index.js';
+import agents from '../../plugins/agents/index.js';
+import a2a from '../../plugins/a2a/index.js';
+import audit from '../../plugins/audit/index.js';
+import mcp from '../../plugins/mcp/index.js';
+import { clientCanBeAsked, OpeningStreams } from '../../plugins/mcp/stream-order.js';
+import { startServer } from '../helpers/server.js';
+import { registerAgent, tenant } from '../helpers/tenancy.js';
+
+/**
+ * A session's POSTs wait for the GET stream its client is opening (plugins/mcp/stream-order.ts). The
+ * server is the official SDK's, with a tool that asks the client a question with no related request,
+ * so the SDK sends it on the standalone GET stream or nowhere. The client is the official SDK's, which
+ * opens its GET after `initialized` and does not wait for it. Two orders lose the question without
+ * the wait: the call reaching the server while the GET is still being answered (the server's front
+ * holds GETs here until the tool has asked), and the call leaving before the GET (the client's fetch
+ * delays its GET here by 100 ms, a slow hop; the wait after `initialized` is 500 ms).
+ */
+const PLUGINS: Plugin[] = [health, auth, agents, a2a, mcp, audit];
+
+async function readJson(req: IncomingMessage): Promise<unknown> {
+  const chunks: Buffer[] = [];
+  for await (const c of req) chunks.push(c as Buffer);
+  const text = Buffer.concat(chunks).toString('utf8');
+  return text ? JSON.parse(text) : undefined;
+}
+
+type HoldGets = 'until-asked' | 'forever' | 'no';
+
+async function askingUpstream(o: { holdGets: HoldGets }) {
+  const transports = new Map<string, StreamableHTTPServerTransport>();
+  let asked!: () => void;
+  const askedP = new Promise<void>((r) => (asked = r));
+  let getArrived!: () => void;
+  const getArrivedP = new Promise<void>((r) => (getArrived = r));
+  const answers: string[] = [];
+  const server = () => {
+    const s = new Server({ name: 'asking', version: '1.0.0' }, { capabilities: { tools: {} } });
+    s.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: [{ name: 'confirm', description: 'Asks the user to confirm.', inputSchema: { type: 'object' as const } }] }));
+    s.setRequestHandler(CallToolRequestSchema, async () => {
+      // no relatedRequestId: the SDK puts the question on the standalone stream
+      const question = s.elicitInput({ message: 'Proceed?', requestedSchema: { type: 'object', properties: { answer: { type: 'string' } } } }, { timeout: 3_000 });
+      // the SDK has sent it (or found no stream) once its send has run
+      setImmediate(asked);
+      try {
+        const r = await question;
+        answers.push(String(r.content?.answer));
+        return { content: [{ type: 'text' as const, text: `answered: ${String(r.content?.answer)}` }] };
+      } catch {
+        answers.push('none');
+        return { content: [{ type: 'text' as const, text: 'unanswered' }] };
+      }
+    });
+    return s;
+  };
+  const gets: Array<() => void> = [];
+  let getCount = 0;
+  const http = createServer(async (req, res) => {
+    const sid = req.headers['mcp-session-id'] as string | undefined;
+    if (req.method === 'GET') {
+      getCount++;
+      getArrived();
+      if (o.holdGets === 'forever') {
+        // never answered: the proxy's wait for it has a bound
+        gets.push(() => res.destroy());
+        return;
+      }
+      if (o.holdGets === 'until-asked') {
+        let timer: NodeJS.Timeout | undefined;
+        await Promise.race([askedP, new Promise<void>((r) => (timer = setTimeout(r, 1_000)))]);
+        clearTimeout(timer);
+      }
+    }
+    const body = req.method === 'POST' ? await readJson(req) : undefined;
+    let tr = sid ? transports.get(sid) : undefined;
+    if (!tr && req.method === 'POST' && isInitializeRequest(body)) {
+      tr = new StreamableHTTPServerTransport({ sessionIdGenerator: () => randomUUID(), onsessioninitialized: (id) => void transports.set(id, tr!) });
+      await server().connect(tr);
+    }
+    if (!tr) {
+      res.writeHead(404).end();
+      return;
+    }
+    await tr.handleRequest(req, res, body);
+  });
+  await new Promise<void>((r) => http.listen(0, '127.0.0.1', () => r()));
+  return {
+    url: `http://127.0.0.1:${(http.address() as AddressInfo).port}/mcp`,
+    answers,
+    getArrived: getArrivedP,
+    get getCount() {
+      return getCount;
+    },
+    async close() {
+      for (const g of gets) g();
+      for (const tr of transports.values()) await tr.close().catch(() => undefined);
+      http.closeAllConnections();
+      await new Promise<void>((r) => http.close(() => r()));
+    },
+  };
+}
+
+interface ClientOptions {
+  /** the client declares elicitation (the server may ask it); default true */
+  askable?: boolean;
+  /** what the client's fetch does with its GET: sends it (default), sends it 100 ms late, or answers it 405 itself (a client without a GET stream) */
+  get?: 'now' | 'late' | 'never';
+}
+
+async function setup(t: { teardown(fn: () => unknown): void }, holdGets: HoldGets, c: ClientOptions = {}) {
+  const up = await askingUpstream({ holdGets });
+  t.teardown(() => up.close());
+  const policy = { default: 'deny', rules: [{ tool: 'confirm', action: 'allow' }] };
+  const s = await startServer({ plugins: PLUGINS, config: { auth: { anonymous_rate_per_minute: 1000 }, mcp: { servers: { asking: { url: up.url, policy } }, pin_on_first_use: true } } });
+  t.teardown(() => s.close());
+  const org = await tenant(s, ['verify:read', 'agent:write']);
+  const agent = await registerAgent(s, org.key, { name: 'order-user' });
+  const askable = c.askable ?? true;
+  const client = new Client({ name: 'order-test', version: '1.0.0' }, { capabilities: askable ? { elicitation: {} } : {} });
+  if (askable) client.setRequestHandler(ElicitRequestSchema, async () => ({ action: 'accept', content: { answer: 'yes' } }));
+  const fetchGet = async (url: string | URL, init?: RequestInit): Promise<Response> => {
+    if (init?.method === 'GET' && c.get === 'never') return new Response(null, { status: 405 });
+    if (init?.method === 'GET' && c.get === 'late') await new Promise((r) => setTimeout(r, 100));
+    return fetch(url, init);
+  };
+  // the SDK client opens its GET stream after `initialized`, without waiting for it
+  const transport = new StreamableHTTPClientTransport(new URL(`${s.url}/mcp/asking`), { requestInit: { headers: { 'x-agent-token': agent.agent_token } }, fetch: fetchGet });
+  await client.connect(transport);
+  t.teardown(() => client.close());
+  const held = async () => /svc_mcp_posts_held_total\{server="asking"\} (\d+)/.exec(await s.kernel.app.metrics.registry.metrics())?.[1] ?? '0';
+  return { up, s, client, held };
+}
+
+const text = (r: Record<string, unknown>) => ((r.content as Array<{ text?: string }>)[0]?.text ?? '') as string;
+
+t.test('a tool that asks on the standalone stream: its call waits for the GET, and the question reaches the client', async (t) => {
+  const { up, client, held } = await setup(t, 'until-asked');
+  t.same((await client.listTools()).tools.map((x) => x.name), ['confirm']);
+  // the client's GET is at the server, which has not answered it yet
+  await up.getArrived;
+  const r = await client.callTool({ name: 'confirm', arguments: {} });
+  t.equal(text(r), 'answered: yes', 'the elicitation found the GET stream and the client answered it');
+  t.same(up.answers, ['yes']);
+  t.equal(await held(), '1', 'one POST was held behind the opening GET');
+});
+
+t.test('a GET the server never answers delays one POST by the bound, then the session goes as before', async (t) => {
+  const { up, client, held } = await setup(t, 'forever');
+  await up.getArrived;
+  const r = await client.listTools();
+  t.same(r.tools.map((x) => x.name), ['confirm'], 'the listing came back');
+  t.equal(await held(), '1');
+  await client.listTools();
+  t.equal(await held(), '1', 'a GET past the bound holds nothing more');
+});
+
+t.test("another agent's GET on the session is refused before it can hold the session's POSTs", async (t) => {
+  const { up, s, client, held } = await setup(t, 'until-asked');
+  await up.getArrived;
+  const org = await tenant(s, ['verify:read', 'agent:write']);
+  const other = await registerAgent(s, org.key, { name: 'intruder' });
+  const sid = (client.transport as StreamableHTTPClientTransport).sessionId as string;
+  const res = await fetch(`${s.url}/mcp/asking`, { headers: { 'x-agent-token': other.agent_token, 'mcp-session-id': sid, accept: 'text/event-stream' } });
+  t.equal(res.status, 404, 'no such session for that agent');
+  await res.body?.cancel();
+  t.equal(up.getCount, 1, "only the session's own GET reached the server (the check comes before the GET is counted as opening)");
+  t.equal(await held(), '0');
+});
+
+t.test('a call sent before the GET leaves the client: held until the GET is up, and the question reaches the client', async (t) => {
+  const { up, client, held } = await setup(t, 'no', { get: 'late' });
+  t.same((await client.listTools()).tools.map((x) => x.name), ['confirm']);
+  const r = await client.callTool({ name: 'confirm', arguments: {} });
+  t.equal(text(r), 'answered: yes');
+  t.same(up.answers, ['yes']);
+  t.equal(await held(), '1', 'the listing, sent right after initialized, waited for the GET');
+});
+
+t.test('a client that cannot be asked is not held after initialized', async (t) => {
+  const { held, client } = await setup(t, 'no', { askable: false, get: 'late' });
+  t.same((await client.listTools()).tools.map((x) => x.name), ['confirm']);
+  t.equal(await held(), '0');
+});
+
+t.test('a client that can be asked but opens no GET pays the wait after initialized once', async (t) => {
+  const { up, held, client } = await setup(t, 'no', { get: 'never' });
+  t.same((await client.listTools()).tools.map((x) => x.name), ['confirm']);
+  t.equal(await held(), '1');
+  await client.listTools();
+  t.equal(await held(), '1', 'not again');
+  t.equal(up.getCount, 0);
+});
+
+t.test('OpeningStreams: waits only while a GET of the same key is opening, for every GET opening, and never past the bound', async (t) => {
+  const o = new OpeningStreams(50);
+  t.equal(await o.after('a'), false, 'nothing opening: no wait');
+  const doneA1 = o.begin('a');
+  const doneA2 = o.begin('a');
+  t.equal(await o.after('b'), false, 'another session does not wait');
+  let settled = false;
+  const waiting = o.after('a').then((w) => (settled = w));
+  doneA1();
+  doneA1();
+  await new Promise((r) => setImmediate(r));
+  t.equal(settled, false, 'one of two GETs answered (a second call changes nothing): still waiting');
+  doneA2();
+  t.equal(await waiting, true);
+  t.same(o.size, { opening: 0, asking: 0 }, 'nothing left behind');
+  o.begin('c');
+  t.equal(await o.after('c'), true, 'a GET never answered: the wait ends at the bound');
+  t.equal(await o.after('c'), false, 'and is not waited for again');
+  const doneD = o.begin('d');
+  doneD();
+  t.equal(await o.after('d'), false, 'a GET answered before the POST came: no wait');
+
+  const e = new OpeningStreams(5_000, 30);
+  e.initialized('x');
+  t.equal(await e.after('x'), false, 'initialized without an askable initialize: nothing expected');
+  e.initializing('y');
+  e.initialized('y');
+  t.equal(await e.after('y'), true, 'an expected GET that never comes: the wait ends when the expectation lapses, not at the bound');
+  t.same(e.size, { opening: 0, asking: 0 });
+  e.initializing('z');
+  e.initialized('z');
+  const doneZ = e.begin('z');
+  let zDone = false;
+  const zWait = e.after('z').then(() => (zDone = true));
+  // past the expectation's 30 ms: the GET that began within it is still what the POST waits for
+  await new Promise((r) => setTimeout(r, 60));
+  t.equal(zDone, false, 'a GET that began within the expectation is waited for past it');
+  doneZ();
+  await zWait;
+  t.equal(zDone, true);
+  t.ok(clientCanBeAsked({ capabilities: { sampling: {} } }) && clientCanBeAsked({ capabilities: { roots: { listChanged: true } } }));
+  t.notOk(clientCanBeAsked({ capabilities: {} }) || clientCanBeAsked(null) || clientCanBeAsked({ capabilities: 'sampling' }));
+});
+
