@@ -27,6 +27,12 @@ export const GET_ORDER_WAIT_MS = 2_000;
 export const EXPECT_GET_MS = 500;
 /** sessions whose initialize was relayed and whose `initialized` is awaited, at most (oldest dropped) */
 const MAX_ASKING = 10_000;
+/**
+ * The longest key (server name and session id) kept while `initialized` is awaited: a session id is the
+ * server's choice, and one that sends ids of kilobytes would otherwise make that list megabytes. Such a
+ * session is not waited for (its order is the network's).
+ */
+const MAX_KEY = 512;
 
 interface Opening {
   count: number;
@@ -85,6 +91,7 @@ export class OpeningStreams {
 
   /** The server accepted an initialize for `key` from a client that can be asked (clientCanBeAsked). */
   initializing(key: string): void {
+    if (key.length > MAX_KEY) return;
     if (this.asking.size >= MAX_ASKING) this.asking.delete(this.asking.values().next().value as string);
     this.asking.add(key);
   }

@@ -242,6 +242,8 @@ t.test('OpeningStreams: waits only while a GET of the same key is opening, for e
   doneZ();
   await zWait;
   t.equal(zDone, true);
+  e.initializing(`s\0${'x'.repeat(4096)}`);
+  t.same(e.size, { opening: 0, asking: 0 }, "a server's kilobyte session id is not kept");
   t.ok(clientCanBeAsked({ capabilities: { sampling: {} } }) && clientCanBeAsked({ capabilities: { roots: { listChanged: true } } }));
   t.notOk(clientCanBeAsked({ capabilities: {} }) || clientCanBeAsked(null) || clientCanBeAsked({ capabilities: 'sampling' }));
 });
