@@ -101,3 +101,58 @@ t.test('through proofgate, the conformance suite passes every check it passes di
     t.ok(p.has(id), `${id} passes through proofgate${c?.errorMessage ? `: ${c.errorMessage}` : ''}`);
   }
 });
+
+/**
+ * The suite's client scenarios (auth aside: proofgate's agent token is its own credential, the
+ * upstream's is configured, so an OAuth flow through the proxy is not a client's to run): the suite
+ * runs a server per scenario and the SDK client of conformance-client.ts talks to it directly, then
+ * through a proofgate started for it. They hold what only a client sees: elicitation defaults applied
+ * to a request the proxy relayed, and a closed stream resumed with GET and Last-Event-ID after the
+ * server's `retry:` (sse-retry measures the wait; the serial phase keeps it clear of other files).
+ */
+const CLIENT_SCENARIOS = ['initialize', 'tools_call', 'elicitation-sep1034-client-defaults', 'sse-retry'];
+const CLIENT = resolve(import.meta.dirname, 'conformance-client.js');
+
+/** Checks proofgate refuses on purpose in the client scenarios: id -> why. */
+export const CLIENT_REFUSED: Record<string, string> = {};
+
+async function runClientScenarios(mode: 'direct' | 'proxy'): Promise<Check[]> {
+  const out = mkdtempSync(join(tmpdir(), 'mcp-conformance-client-'));
+  try {
+    // the CLI splits --command on spaces and runs it in a shell: quoted, a path with spaces stays one word
+    const command = `"${NODE22}" "${CLIENT}" ${mode}`;
+    const runs = await Promise.all(CLIENT_SCENARIOS.map((sc) => cli(['client', '--command', command, '--scenario', sc, '--timeout', '30000', '-o', join(out, sc)], 60_000)));
+    const checks: Check[] = [];
+    CLIENT_SCENARIOS.forEach((sc, i) => {
+      if (runs[i].killed) checks.push({ id: `${sc}/suite:timeout`, status: 'FAILURE' });
+      for (const dir of readdirSync(join(out, sc), { withFileTypes: true }).filter((d) => d.isDirectory())) {
+        try {
+          checks.push(...(JSON.parse(readFileSync(join(out, sc, dir.name, 'checks.json'), 'utf8')) as Check[]).map((c) => ({ ...c, id: `${sc}/${c.id}` })));
+        } catch {
+          // no checks written: none passed
+        }
+      }
+    });
+    return checks;
+  } finally {
+    rmSync(out, { recursive: true, force: true });
+  }
+}
+
+t.test("the suite's client scenarios: an SDK client through proofgate passes every check it passes direct", async (t) => {
+  const direct = await runClientScenarios('direct');
+  const through = await runClientScenarios('proxy');
+  const d = new Set(direct.filter((c) => c.status === 'SUCCESS').map((c) => c.id));
+  const p = new Set(through.filter((c) => c.status === 'SUCCESS').map((c) => c.id));
+  t.comment(`client scenario checks passed: direct ${d.size}/${direct.filter((c) => c.status !== 'INFO').length}, through proofgate ${p.size}/${through.filter((c) => c.status !== 'INFO').length}`);
+  // initialize 1, tools_call 1, elicitation defaults 5, sse-retry 3
+  t.ok(d.size >= 10, `the SDK client passes the client scenarios direct (${d.size} checks)`);
+  for (const id of d) {
+    if (CLIENT_REFUSED[id]) {
+      t.notOk(p.has(id), `${id} is refused as documented: ${CLIENT_REFUSED[id]}`);
+      continue;
+    }
+    const c = through.find((x) => x.id === id);
+    t.ok(p.has(id), `${id} passes through proofgate${c?.errorMessage ? `: ${c.errorMessage}` : ''}`);
+  }
+});

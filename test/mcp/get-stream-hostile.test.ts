@@ -1,4 +1,5 @@
 import t from 'tap';
+import { MIN_RETRY_MS } from '../../plugins/mcp/event-ids.js';
 import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Plugin } from '../../core/types.js';
@@ -168,7 +169,7 @@ t.test('every event is reviewed: the unparseable, the unasked-for and the unknow
   const sampling = JSON.parse(events[6].data);
   t.equal(sampling.method, 'sampling/createMessage', 'a server request is relayed');
   t.same(sampling.params._meta, {}, "without a verdict of the server's making");
-  t.equal(events[8].retry, '1000', 'retry: 0 is relayed as the floor');
+  t.equal(events[8].retry, String(MIN_RETRY_MS), 'retry: 0 is relayed as the floor');
   t.ok(!events.some((e) => e.data.includes(POISONED_DESCRIPTION)), 'the poisoned listing reached nobody');
 
   // the requests dropped are answered in the client's stead, so the server does not wait on them
@@ -208,7 +209,7 @@ t.test('a tools/list answer on a resumed stream cannot be reviewed against its l
   const priming = await list.text();
   const id = /^id: (pg1\.[\w-]{22}\.p1)$/m.exec(priming)?.[1];
   t.ok(id, `the priming event's id is handed on wrapped (${priming.trim()})`);
-  t.match(priming, /^retry: 1000$/m, 'its retry floored');
+  t.match(priming, new RegExp(`^retry: ${MIN_RETRY_MS}$`, 'm'), 'its retry (10) floored');
   t.notMatch(priming, /error/, 'a stream that can be resumed may end without its answer');
   const r = await openEvents(url, { ...headers, 'last-event-id': id! });
   t.equal(r.status, 200);
