@@ -44,6 +44,9 @@ async function main(): Promise<void> {
     });
     const org = await tenant(s, ['verify:read', 'agent:write']);
     const agent = await registerAgent(s, org.key, { name: 'conformance-client' });
+    // the suite kills a client past its timeout: the data directory goes with it all the same
+    const started = s;
+    process.once('SIGTERM', () => void started.close().finally(() => process.exit(1)));
     target = `${s.url}/mcp/scenario`;
     headers = { 'x-agent-token': agent.agent_token };
   }
