@@ -230,9 +230,19 @@ export async function startReferenceServer(): Promise<Listening> {
  * headers and proofgate's MCP proxy takes the agent credential only as `x-agent-token`, so the suite
  * reaches proofgate through this; bodies and SSE streams are piped unchanged both ways.
  */
-export async function startHeaderForwarder(target: string, headers: Record<string, string>): Promise<Listening> {
-  const to = new URL(target);
+export async function startHeaderForwarder(target: string | string[], headers: Record<string, string>): Promise<Listening & { served: number[] }> {
+  // several targets (replicas of shared mode): a session's request goes to another target than its
+  // previous one (so every step of a session crosses replicas), a request without a session round robin
+  const targets = (Array.isArray(target) ? target : [target]).map((u) => new URL(u));
+  let next = 0;
+  const lastOf = new Map<string, number>();
+  const served = targets.map(() => 0);
   const http = createServer((req, res) => {
+    const sid = req.headers['mcp-session-id'];
+    const i = typeof sid === 'string' && lastOf.has(sid) ? ((lastOf.get(sid) as number) + 1) % targets.length : next++ % targets.length;
+    if (typeof sid === 'string') lastOf.set(sid, i);
+    served[i]++;
+    const to = targets[i];
     const { host: _host, ...rest } = req.headers;
     const up = httpRequest({ host: to.hostname, port: to.port, method: req.method, path: to.pathname, headers: { ...rest, ...headers } }, (ur) => {
       res.writeHead(ur.statusCode ?? 502, ur.headers);
@@ -246,5 +256,6 @@ export async function startHeaderForwarder(target: string, headers: Record<strin
     res.on('close', () => up.destroy());
     req.pipe(up);
   });
-  return listen(http, to.pathname);
+  const l = await listen(http, targets[0].pathname);
+  return { ...l, served };
 }

@@ -1,9 +1,7 @@
 import t from 'tap';
-import { execFile } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { createRequire } from 'node:module';
 import type { Plugin } from '../../core/types.js';
 import health from '../../plugins/health/index.js';
 import auth from '../../plugins/auth/index.js';
@@ -14,57 +12,17 @@ import audit from '../../plugins/audit/index.js';
 import { startServer } from '../helpers/server.js';
 import { registerAgent, tenant } from '../helpers/tenancy.js';
 import { startHeaderForwarder, startReferenceServer } from './conformance-server.js';
+import { cli, NODE22, passed, runSuite, type Check } from './conformance-suite.js';
 
 /**
  * The official MCP conformance suite (@modelcontextprotocol/conformance, server scenarios, --suite all)
  * run against a reference server directly, then through proofgate's /mcp/{server}: every check that
  * passes direct must pass through proofgate, except the refusals docs/mcp.md documents (REFUSED).
- *
- * The suite needs Node >= 22; the repo's devDependency `node` (npm `node@22`) provides that binary, so
- * the suite runs on it whatever Node runs the tests.
+ * The suite runs on Node 22 (conformance-suite.ts).
  */
 const PLUGINS: Plugin[] = [health, auth, agents, a2a, mcp, audit];
-const require = createRequire(import.meta.url);
-const NODE22 = resolve(require.resolve('node/package.json'), '..', 'bin', 'node');
-const SUITE = resolve(require.resolve('@modelcontextprotocol/conformance/package.json'), '..', 'dist', 'index.js');
-
 /** Checks proofgate refuses on purpose (docs/mcp.md, "Conformance"): id -> why. */
 export const REFUSED: Record<string, string> = {};
-
-interface Check {
-  id: string;
-  status: string;
-  errorMessage?: string;
-}
-
-function cli(args: string[], timeout: number): Promise<{ stdout: string; killed: boolean }> {
-  return new Promise((done) => {
-    execFile(NODE22, [SUITE, ...args], { timeout, maxBuffer: 16 << 20 }, (err, stdout) => done({ stdout, killed: Boolean((err as { killed?: boolean } | null)?.killed) }));
-  });
-}
-
-/** The checks of one `--suite all` run against `url`, keyed `scenario/check`. */
-async function runSuite(url: string, timeoutMs: number): Promise<Check[]> {
-  const out = mkdtempSync(join(tmpdir(), 'mcp-conformance-'));
-  const r = await cli(['server', '--url', url, '--suite', 'all', '-o', out], timeoutMs);
-  const checks: Check[] = [];
-  for (const dir of readdirSync(out)) {
-    // a failing scenario makes the CLI exit 1: the checks files are the answer, not the exit code
-    if (!statSync(join(out, dir)).isDirectory()) continue;
-    const scenario = dir.replace(/^server-/, '').replace(/-\d{4}-\d\d-\d\dT.*$/, '');
-    try {
-      checks.push(...(JSON.parse(readFileSync(join(out, dir, 'checks.json'), 'utf8')) as Check[]).map((c) => ({ ...c, id: `${scenario}/${c.id}` })));
-    } catch {
-      // a scenario that wrote no checks counts as none passed
-    }
-  }
-  // a run that hangs (waiting for a notification that never comes) is a failure, with what it got so far
-  if (r.killed) checks.push({ id: 'suite:timeout', status: 'FAILURE', errorMessage: `the suite did not finish in ${timeoutMs / 1000} s` });
-  rmSync(out, { recursive: true, force: true });
-  return checks;
-}
-
-const passed = (cs: Check[]) => new Set(cs.filter((c) => c.status === 'SUCCESS').map((c) => c.id));
 
 t.test('through proofgate, the conformance suite passes every check it passes direct, bar documented refusals', async (t) => {
   const ref = await startReferenceServer();
