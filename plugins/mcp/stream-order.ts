@@ -9,7 +9,7 @@
  * its timeout. Direct, the GET is up a fraction of a millisecond later and the server is still
  * reading the request; through the proxy (and whatever sits in front of it) the GET is a hop or two
  * later, and the official conformance suite's client, whose tools/call leaves before its GET, lost
- * its sampling request about once in 16 runs. So:
+ * its sampling request in 2 runs of 40. So:
  *
  * - a GET being opened holds the session's POSTs until the server has answered it (its headers: the
  *   SDK registers the stream before it writes them);
