@@ -126,7 +126,8 @@ export async function relayPost(d: RelayDeps, ctx: RequestContext, server: McpSe
   const msg = ctx.body as JsonRpc;
   const sid = await checkSession(d, ctx, server.name, agent.agent_id);
   // after the session's GET stream, while one is being opened or expected after `initialized` (stream-order.ts)
-  if (sid !== undefined && (await d.opening.after(orderKey(server.name, sid)))) d.metrics.postsHeld.inc({ server: server.name });
+  const held = sid === undefined ? false : d.opening.after(orderKey(server.name, sid));
+  if (held !== false && (await held)) d.metrics.postsHeld.inc({ server: server.name });
   // a batch (MCP 2025-03-26): each member through this same relay, as if posted alone (batch.ts)
   if (Array.isArray(ctx.body)) {
     return relayBatch(ctx, { store: d.store, sessionKey: sid === undefined ? undefined : sessionKey(server.name, sid) }, (m) => relayPost(d, memberContext(ctx, m), server));

@@ -108,12 +108,15 @@ export class OpeningStreams {
   }
 
   /**
-   * Resolves at once when no GET is being opened or expected for `key`; otherwise when it is
-   * answered (or the expectation lapses), or after the bound. true when it had to wait.
+   * false at once (no promise: every POST asks) when no GET is being opened or expected for `key`;
+   * otherwise a promise of true once it is answered (or the expectation lapses), or after the bound.
    */
-  async after(key: string): Promise<boolean> {
+  after(key: string): Promise<true> | false {
     const o = this.opening.get(key);
-    if (!o || o.stale) return false;
+    return !o || o.stale ? false : this.wait(o);
+  }
+
+  private async wait(o: Opening): Promise<true> {
     let timer: NodeJS.Timeout | undefined;
     // not unref'd: a request is waiting on it
     const bound = new Promise<'bound'>((resolve) => (timer = setTimeout(() => resolve('bound'), this.waitMs)));

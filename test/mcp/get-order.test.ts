@@ -209,7 +209,7 @@ t.test('OpeningStreams: waits only while a GET of the same key is opening, for e
   const doneA2 = o.begin('a');
   t.equal(await o.after('b'), false, 'another session does not wait');
   let settled = false;
-  const waiting = o.after('a').then((w) => (settled = w));
+  const waiting = Promise.resolve(o.after('a')).then((w) => (settled = w));
   doneA1();
   doneA1();
   await new Promise((r) => setImmediate(r));
@@ -235,7 +235,7 @@ t.test('OpeningStreams: waits only while a GET of the same key is opening, for e
   e.initialized('z');
   const doneZ = e.begin('z');
   let zDone = false;
-  const zWait = e.after('z').then(() => (zDone = true));
+  const zWait = Promise.resolve(e.after('z')).then(() => (zDone = true));
   // past the expectation's 30 ms: the GET that began within it is still what the POST waits for
   await new Promise((r) => setTimeout(r, 60));
   t.equal(zDone, false, 'a GET that began within the expectation is waited for past it');
