@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { generateKeyPairSync } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -90,3 +91,27 @@ export async function startReplica(env: Record<string, string>, port?: number): 
   return { url, child, stderr: () => stderr, request, stop };
 }
 
+
+/**
+ * What every replica of one shared-mode deployment is given alike: the three secrets (also what a CLI
+ * run against the same store needs) and, as the deployment's identity, the persistent attestation key
+ * and the A2A signing key (so a JWKS or a verdict reads the same whichever replica answers).
+ */
+export function sharedModeEnv(deployment: string): { secrets: Record<string, string>; env: Record<string, string> } {
+  const secrets = {
+    SVC_JWT_SECRET_KEY: `${deployment}-jwt-secret-0123456789abcdef`,
+    SVC_API_KEY_LOOKUP_SECRET: `${deployment}-lookup-secret-0123456789abcdef`,
+    SVC_AUDIT_SECRET_KEY: `${deployment}-audit-secret-0123456789abcdef`,
+  };
+  const pem = () => generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
+  return {
+    secrets,
+    env: {
+      ...secrets,
+      SVC_ATTESTATION_KEY_CONTINUITY_POLICY: 'persistent',
+      SVC_ATTESTATION_SIGNING_KEY_PEM: pem(),
+      SVC_A2A_DEPLOYMENT_ID: `${deployment}-test`,
+      SVC_A2A_SIGNING_KEY_PEM: pem(),
+    },
+  };
+}

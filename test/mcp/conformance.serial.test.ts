@@ -12,7 +12,7 @@ import audit from '../../plugins/audit/index.js';
 import { startServer } from '../helpers/server.js';
 import { registerAgent, tenant } from '../helpers/tenancy.js';
 import { startHeaderForwarder, startReferenceServer } from './conformance-server.js';
-import { cli, NODE22, passed, runSuite, type Check } from './conformance-suite.js';
+import { cli, expectSamePasses, NODE22, passed, runSuite, type Check } from './conformance-suite.js';
 
 /**
  * The official MCP conformance suite (@modelcontextprotocol/conformance, server scenarios, --suite all)
@@ -50,14 +50,7 @@ t.test('through proofgate, the conformance suite passes every check it passes di
   // is server-sse-polling's INFO/WARNING (its POST asks for 2025-03-26, which gets no priming event)
   t.ok(d.size >= 44, `the reference server passes the suite direct (${d.size} checks)`);
   t.same(direct.filter((c) => c.status === 'FAILURE').map((c) => c.id), [], 'no check fails direct: every scenario has its tool, resource or prompt');
-  for (const id of d) {
-    if (REFUSED[id]) {
-      t.notOk(p.has(id), `${id} is refused as documented: ${REFUSED[id]}`);
-      continue;
-    }
-    const c = through.find((x) => x.id === id);
-    t.ok(p.has(id), `${id} passes through proofgate${c?.errorMessage ? `: ${c.errorMessage}` : ''}`);
-  }
+  expectSamePasses(t, direct, through, { via: 'proofgate', refused: REFUSED });
 });
 
 /**
@@ -100,17 +93,10 @@ async function runClientScenarios(mode: 'direct' | 'proxy'): Promise<Check[]> {
 t.test("the suite's client scenarios: an SDK client through proofgate passes every check it passes direct", async (t) => {
   const direct = await runClientScenarios('direct');
   const through = await runClientScenarios('proxy');
-  const d = new Set(direct.filter((c) => c.status === 'SUCCESS').map((c) => c.id));
-  const p = new Set(through.filter((c) => c.status === 'SUCCESS').map((c) => c.id));
+  const d = passed(direct);
+  const p = passed(through);
   t.comment(`client scenario checks passed: direct ${d.size}/${direct.filter((c) => c.status !== 'INFO').length}, through proofgate ${p.size}/${through.filter((c) => c.status !== 'INFO').length}`);
   // initialize 1, tools_call 1, elicitation defaults 5, sse-retry 3
   t.ok(d.size >= 10, `the SDK client passes the client scenarios direct (${d.size} checks)`);
-  for (const id of d) {
-    if (CLIENT_REFUSED[id]) {
-      t.notOk(p.has(id), `${id} is refused as documented: ${CLIENT_REFUSED[id]}`);
-      continue;
-    }
-    const c = through.find((x) => x.id === id);
-    t.ok(p.has(id), `${id} passes through proofgate${c?.errorMessage ? `: ${c.errorMessage}` : ''}`);
-  }
+  expectSamePasses(t, direct, through, { via: 'proofgate', refused: CLIENT_REFUSED });
 });

@@ -242,6 +242,13 @@ t.test('OpeningStreams: waits only while a GET of the same key is opening, for e
   doneZ();
   await zWait;
   t.equal(zDone, true);
+  // a client that says initialized again does not open a second wait
+  e.initializing('w');
+  e.initialized('w');
+  const doneW = e.begin('w');
+  doneW();
+  e.initialized('w');
+  t.equal(await e.after('w'), false, 'a second initialized after the GET was answered expects nothing');
   e.initializing(`s\0${'x'.repeat(4096)}`);
   t.same(e.size, { opening: 0, asking: 0 }, "a server's kilobyte session id is not kept");
   t.ok(clientCanBeAsked({ capabilities: { sampling: {} } }) && clientCanBeAsked({ capabilities: { roots: { listChanged: true } } }));

@@ -1,13 +1,12 @@
 import t from 'tap';
 import { spawnSync } from 'node:child_process';
-import { generateKeyPairSync } from 'node:crypto';
 import { LmdbStore } from '../../core/store/lmdb.js';
 import { PgStore } from '../../core/store/pg.js';
 import { builtinCollections } from '../../sidecar/builtin.js';
 import { AUDIT_COLLECTION, AuditChain } from '../../plugins/audit/index.js';
 import { entryKey } from '../../plugins/audit/payload.js';
 import { createTestDatabase, pgUnavailable } from '../helpers/pg.js';
-import { CLI, startReplica } from '../helpers/replica.js';
+import { CLI, sharedModeEnv, startReplica } from '../helpers/replica.js';
 import { waitFor } from '../helpers/wait.js';
 import { nodeCommand } from '../helpers/child.js';
 import { tempDir } from '../helpers/temp-dir.js';
@@ -26,19 +25,7 @@ if (why) {
 async function run() {
   // the stores this test opens read and write every collection in its stored layout
   const codecs = await builtinCollections();
-  const secrets = {
-    SVC_JWT_SECRET_KEY: 'migrate-jwt-secret-0123456789abcdef',
-    SVC_API_KEY_LOOKUP_SECRET: 'migrate-lookup-secret-0123456789abcdef',
-    SVC_AUDIT_SECRET_KEY: 'migrate-audit-secret-0123456789abcdef',
-  };
-  const pem = () => generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
-  const env = {
-    ...secrets,
-    SVC_ATTESTATION_KEY_CONTINUITY_POLICY: 'persistent',
-    SVC_ATTESTATION_SIGNING_KEY_PEM: pem(),
-    SVC_A2A_DEPLOYMENT_ID: 'migrate-test',
-    SVC_A2A_SIGNING_KEY_PEM: pem(),
-  };
+  const { secrets, env } = sharedModeEnv('migrate');
   const migrate = (dataDir: string, to: string, extra: string[] = []) =>
     spawnSync(...nodeCommand([CLI, 'migrate', '--to', to, ...extra]), {
       encoding: 'utf8',

@@ -1,11 +1,10 @@
 import t from 'tap';
 import { spawnSync, type ChildProcess } from 'node:child_process';
-import { generateKeyPairSync } from 'node:crypto';
 import { PgStore } from '../../core/store/pg.js';
 import { AUDIT_CODECS, AUDIT_COLLECTION, walkChains, type AuditEntry } from '../../plugins/audit/index.js';
 import { createTestDatabase, pgUnavailable } from '../helpers/pg.js';
 import { freePort, killProcess, startRedis } from '../helpers/redis.js';
-import { CLI, startReplica, type Replica } from '../helpers/replica.js';
+import { CLI, sharedModeEnv, startReplica, type Replica } from '../helpers/replica.js';
 import { waitFor } from '../helpers/wait.js';
 import { pgRelay } from '../helpers/pg-relay.js';
 import { nodeCommand } from '../helpers/child.js';
@@ -27,20 +26,12 @@ async function run() {
   const redisPort = await freePort();
   let redis: ChildProcess = await startRedis(redisPort);
   t.teardown(() => killProcess(redis));
-  const pem = () => generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
-  const secrets = {
-    SVC_JWT_SECRET_KEY: 'shared-jwt-secret-0123456789abcdef',
-    SVC_API_KEY_LOOKUP_SECRET: 'shared-lookup-secret-0123456789abcdef',
-    SVC_AUDIT_SECRET_KEY: 'shared-audit-secret-0123456789abcdef',
-  };
+  const shared = sharedModeEnv('shared');
+  const secrets = shared.secrets;
   const env = {
-    ...secrets,
+    ...shared.env,
     SVC_STORE_URL: db.url,
     SVC_RATE_LIMIT_REDIS_URL: `redis://127.0.0.1:${redisPort}`,
-    SVC_ATTESTATION_KEY_CONTINUITY_POLICY: 'persistent',
-    SVC_ATTESTATION_SIGNING_KEY_PEM: pem(),
-    SVC_A2A_DEPLOYMENT_ID: 'shared-test',
-    SVC_A2A_SIGNING_KEY_PEM: pem(),
     // every sign-up of this file comes from 127.0.0.1: room for them all within one minute
     SVC_AUTH_RATE_LIMIT_PER_MINUTE: '100',
   };
