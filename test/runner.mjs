@@ -6,10 +6,10 @@
 // (2026-12-07; neither is used here: coverage is off and no test mocks a module). Exit 1 when a file
 // fails, times out or prints `not ok` outside a todo/skip.
 //
-// node test/runner.mjs [--jobs N] [--timeout SECONDS] [--node PATH] [--serial] [file ...] (from the repository root)
+// node test/runner.mjs [--jobs N] [--timeout SECONDS] [--node PATH] [--serial] [--save-order] [file ...] (from the repository root)
 // Without files: every dist/test/**/*.test.js, the *.serial.test.js ones only with --serial.
 import { spawn } from 'node:child_process';
-import { mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 
 const argv = process.argv.slice(2);
@@ -30,6 +30,7 @@ const jobs = Number(opt('--jobs', String(tapConfig.jobs ?? 3)));
 const timeoutS = Number(opt('--timeout', String(tapConfig.timeout ?? 120)));
 const node = opt('--node', process.execPath);
 const serial = flag('--serial');
+const saveOrder = flag('--save-order');
 
 function testFiles(dir) {
   const out = [];
@@ -42,15 +43,23 @@ function testFiles(dir) {
 }
 
 const files = (argv.length ? argv : testFiles('dist/test')).map((f) => relative(process.cwd(), f)).sort();
-// longest first (the last run's times), so the slowest file does not start last and run alone
+// longest first (the last run's times), so the slowest file does not start last and run alone. A
+// fresh checkout (CI's every run) has no last run: test/test-times.json, a run's times committed
+// with the tests (refresh it with --save-order), orders it instead of the alphabet, which started
+// the packaging and browser tests, ~50 s each, in the last minute of the parallel phase. A file
+// neither names runs among the longest: a new test is more often slow than not.
 const timesFile = '.tap/test-times.json';
-let lastTimes = {};
-try {
-  lastTimes = JSON.parse(readFileSync(timesFile, 'utf8'));
-} catch {
-  // first run: alphabetical
-}
-const queue = [...files].sort((a, b) => (lastTimes[b] ?? 0) - (lastTimes[a] ?? 0));
+const committedTimes = 'test/test-times.json';
+const readTimes = (file) => {
+  try {
+    return JSON.parse(readFileSync(file, 'utf8'));
+  } catch {
+    return null;
+  }
+};
+const lastTimes = readTimes(timesFile) ?? readTimes(committedTimes) ?? {};
+const unknown = Math.max(0, ...Object.values(lastTimes));
+const queue = [...files].sort((a, b) => (lastTimes[b] ?? unknown) - (lastTimes[a] ?? unknown) || a.localeCompare(b));
 
 const totals = { total: 0, pass: 0, fail: 0, todo: 0, skip: 0 };
 const failedFiles = [];
@@ -115,6 +124,13 @@ await Promise.all(Array.from({ length: Math.min(jobs, files.length) }, worker));
 
 mkdirSync('.tap', { recursive: true });
 writeFileSync(timesFile, JSON.stringify(times));
+// the committed order keeps only this run's files, rounded to 0.1 s: it changes when the order does
+if (saveOrder) {
+  const saved = { ...(readTimes(committedTimes) ?? {}) };
+  for (const f of files) saved[f] = Math.round(times[f] / 100) * 100;
+  const kept = Object.fromEntries(Object.entries(saved).filter(([f]) => existsSync(f)).sort(([a], [b]) => a.localeCompare(b)));
+  writeFileSync(committedTimes, JSON.stringify(kept, null, 1) + '\n');
+}
 console.log(`# { total: ${totals.total}, pass: ${totals.pass}, fail: ${totals.fail}${totals.todo ? `, todo: ${totals.todo}` : ''}${totals.skip ? `, skip: ${totals.skip}` : ''} }`);
 console.log(`# time=${(performance.now() - started).toFixed(3)}ms`);
 for (const f of failedFiles) console.log(`# failed file: ${f}`);
