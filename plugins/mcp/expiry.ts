@@ -24,6 +24,12 @@ export interface SessionRecord {
   created_at: string;
   /** the MCP revision the server's initialize answer chose (batch.ts: it decides whether batches are relayed) */
   protocol_version?: string;
+  /** the client declared it can be asked (sampling, elicitation, roots): its GET stream is waited for (session-order.ts) */
+  asks?: true;
+  /** when its `initialized` was relayed (asks only) */
+  initialized_at?: string;
+  /** the server answered the session's first GET (asks only) */
+  stream_up?: true;
 }
 
 /** records read per page of a sweep: one sweep never holds the whole collection */

@@ -19,6 +19,7 @@ import { MAX_ANSWER_BYTES, relayAnswer, relayDeleteAnswer, type JsonRpc } from '
 import { newToken, streamScope, type StreamRecords } from './streams.js';
 import { discard, type McpUpstreams } from './upstream.js';
 import { clientCanBeAsked, type OpeningStreams } from './stream-order.js';
+import { markInitialized, streamElsewhere } from './session-order.js';
 
 /**
  * The Streamable HTTP relay. One POST carries one JSON-RPC message (a batch is split: batch.ts); the answer comes back as JSON or
@@ -70,6 +71,11 @@ export function agentOf(ctx: RequestContext): { agent_id: string; org_id: string
 
 /** A session belongs to the agent that initialized it; anyone else gets "no such session". */
 export async function checkSession(d: RelayDeps, ctx: RequestContext, server: string, agentId: string): Promise<string | undefined> {
+  return (await sessionOf(d, ctx, server, agentId))?.sid;
+}
+
+/** As checkSession, with the session's record (its GET/POST order: session-order.ts) */
+export async function sessionOf(d: RelayDeps, ctx: RequestContext, server: string, agentId: string): Promise<{ sid: string; key: string; rec: SessionRecord } | undefined> {
   const sid = header(ctx, 'mcp-session-id');
   if (sid === undefined) return undefined;
   const key = sessionKey(server, sid);
@@ -83,7 +89,7 @@ export async function checkSession(d: RelayDeps, ctx: RequestContext, server: st
     ]);
     throw new HttpError(McpProblems.sessionNotFound, 'this MCP session has expired (mcp.session_ttl_seconds): initialize a new one');
   }
-  return sid;
+  return { sid, key, rec };
 }
 
 /**
@@ -124,10 +130,15 @@ export async function upstream(d: RelayDeps, ctx: RequestContext, server: McpSer
 export async function relayPost(d: RelayDeps, ctx: RequestContext, server: McpServer): Promise<Reply> {
   const agent = agentOf(ctx);
   const msg = ctx.body as JsonRpc;
-  const sid = await checkSession(d, ctx, server.name, agent.agent_id);
-  // after the session's GET stream, while one is being opened or expected after `initialized` (stream-order.ts)
-  const held = sid === undefined ? false : d.opening.after(orderKey(server.name, sid));
+  const session = await sessionOf(d, ctx, server.name, agent.agent_id);
+  const sid = session?.sid;
+  // after the session's GET stream, while one is being opened or expected after `initialized`
+  // here (stream-order.ts) or, by the session's record, on another replica (session-order.ts)
+  let held = session === undefined ? false : d.opening.after(orderKey(server.name, session.sid));
+  if (held === false && session) held = streamElsewhere(d.store, session.key, session.rec);
   if (held !== false && (await held)) d.metrics.postsHeld.inc({ server: server.name });
+  // written before the notification is answered: the client's next request, on any replica, finds it
+  if (msg.method === 'notifications/initialized' && session) await markInitialized(d.store, session.key, session.rec);
   // a batch (MCP 2025-03-26): each member through this same relay, as if posted alone (batch.ts)
   if (Array.isArray(ctx.body)) {
     return relayBatch(ctx, { store: d.store, sessionKey: sid === undefined ? undefined : sessionKey(server.name, sid) }, (m) => relayPost(d, memberContext(ctx, m), server));
@@ -207,7 +218,8 @@ async function relayMessage(d: RelayDeps, ctx: RequestContext, server: McpServer
   if (newSid) {
     headers['mcp-session-id'] = newSid;
     if (msg.method === 'initialize' && res.ok) {
-      const rec: SessionRecord = { server: server.name, agent_id: agent.agent_id, org_id: agent.org_id, created_at: new Date().toISOString() };
+      const asks = clientCanBeAsked(msg.params);
+      const rec: SessionRecord = { server: server.name, agent_id: agent.agent_id, org_id: agent.org_id, created_at: new Date().toISOString(), ...(asks ? { asks: true as const } : {}) };
       // insert, never overwrite: a session id another agent already holds stays theirs
       if (!(await d.store.collection<SessionRecord>(SESSION_COLLECTION).insert(sessionKey(server.name, newSid), rec))) {
         const held = await d.store.collection<SessionRecord>(SESSION_COLLECTION).get(sessionKey(server.name, newSid));
@@ -219,7 +231,7 @@ async function relayMessage(d: RelayDeps, ctx: RequestContext, server: McpServer
         }
       }
       // its GET stream will be waited for once it has sent `initialized` (stream-order.ts)
-      if (clientCanBeAsked(msg.params)) d.opening.initializing(orderKey(server.name, newSid));
+      if (asks) d.opening.initializing(orderKey(server.name, newSid));
     }
   }
 

@@ -20,8 +20,8 @@
  * Every wait is bounded by `GET_ORDER_WAIT_MS` and happens once per GET: a server slow to answer a
  * GET delays the session's POSTs by that much at most, then they go as before. Only a GET that
  * passed the session check counts (the session's own agent), so no one else can hold a session's
- * messages. In memory, per replica: requests of one session that reach different replicas keep the
- * order the network gives them, as direct.
+ * messages. In memory, per replica; session-order.ts carries the first GET's order across replicas
+ * through the session's record.
  */
 export const GET_ORDER_WAIT_MS = 2_000;
 export const EXPECT_GET_MS = 500;

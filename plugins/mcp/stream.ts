@@ -5,7 +5,8 @@ import { MAX_ANSWER_BYTES, mediaType, relayDeleteAnswer, streamReply, type Answe
 import type { McpServer } from './config.js';
 import { McpProblems } from './errors.js';
 import { unwrapEventId } from './event-ids.js';
-import { agentOf, checkDepth, checkSession, header, orderKey, refuser, upstream, type RelayDeps } from './proxy.js';
+import { agentOf, checkDepth, header, orderKey, refuser, sessionOf, upstream, type RelayDeps } from './proxy.js';
+import { markStreamUp } from './session-order.js';
 import { reviewMessage, type ReviewState } from './relay-review.js';
 import { newToken, streamScope, type OpenStreams, type StreamRecord } from './streams.js';
 import { discard } from './upstream.js';
@@ -32,17 +33,20 @@ const RESUMED_LISTING =
 
 export async function relayGet(d: StreamDeps, ctx: RequestContext, server: McpServer): Promise<Reply> {
   const agent = agentOf(ctx);
-  const sid = await checkSession(d, ctx, server.name, agent.agent_id);
-  // the session's POSTs wait until the server has answered this GET (stream-order.ts)
+  const session = await sessionOf(d, ctx, server.name, agent.agent_id);
+  const sid = session?.sid;
+  // the session's POSTs wait until the server has answered this GET, here (stream-order.ts) and,
+  // for its first GET, on other replicas (session-order.ts)
   const opened = sid === undefined ? () => undefined : d.opening.begin(orderKey(server.name, sid));
+  const streamUp = session ? () => markStreamUp(d.store, session.key, session.rec) : async () => undefined;
   try {
-    return await openStream(d, ctx, server, agent, sid, opened);
+    return await openStream(d, ctx, server, agent, sid, opened, streamUp);
   } finally {
     opened();
   }
 }
 
-async function openStream(d: StreamDeps, ctx: RequestContext, server: McpServer, agent: { agent_id: string }, sid: string | undefined, opened: () => void): Promise<Reply> {
+async function openStream(d: StreamDeps, ctx: RequestContext, server: McpServer, agent: { agent_id: string }, sid: string | undefined, opened: () => void, streamUp: () => Promise<void>): Promise<Reply> {
   const scope = streamScope(server.name, sid, agent.agent_id);
   const last = header(ctx, 'last-event-id');
   let resumed: StreamRecord | undefined;
@@ -67,6 +71,9 @@ async function openStream(d: StreamDeps, ctx: RequestContext, server: McpServer,
   let up;
   try {
     up = await upstream(d, ctx, server, 'GET', sid, undefined, { lastEventId: serverLast });
+    // marked before the POSTs held here go: none of the session's requests overtakes it elsewhere
+    // either; a store that cannot write it costs other replicas' POSTs their wait, not this stream
+    if (up.res.ok) await streamUp().catch((err: unknown) => ctx.log.warn({ err, server: server.name }, 'mcp: the session record could not say its stream is up'));
   } catch (err) {
     release();
     throw err;
