@@ -45,7 +45,7 @@ function testFiles(dir) {
 const files = (argv.length ? argv : testFiles('dist/test')).map((f) => relative(process.cwd(), f)).sort();
 // longest first (the last run's times), so the slowest file does not start last and run alone. A
 // fresh checkout (CI's every run) has no last run: test/test-times.json, a run's times committed
-// with the tests (refresh it with --save-order), orders it instead of the alphabet, which started
+// with the tests, to the second (refresh it with --save-order), orders it instead of the alphabet, which started
 // the packaging and browser tests, ~50 s each, in the last minute of the parallel phase. A file
 // neither names runs among the longest: a new test is more often slow than not.
 const timesFile = '.tap/test-times.json';
@@ -124,10 +124,10 @@ await Promise.all(Array.from({ length: Math.min(jobs, files.length) }, worker));
 
 mkdirSync('.tap', { recursive: true });
 writeFileSync(timesFile, JSON.stringify(times));
-// the committed order keeps only this run's files, rounded to 0.1 s: it changes when the order does
+// the committed order keeps the files that exist, to the second: it changes when the order does
 if (saveOrder) {
   const saved = { ...(readTimes(committedTimes) ?? {}) };
-  for (const f of files) saved[f] = Math.round(times[f] / 100) * 100;
+  for (const f of files) saved[f] = Math.round(times[f] / 1000) * 1000;
   const kept = Object.fromEntries(Object.entries(saved).filter(([f]) => existsSync(f)).sort(([a], [b]) => a.localeCompare(b)));
   writeFileSync(committedTimes, JSON.stringify(kept, null, 1) + '\n');
 }
