@@ -55,8 +55,20 @@ export function expectedFor(rec: SessionRecord, now = Date.now(), expectMs = EXP
  */
 export function streamElsewhere(store: Store, key: string, rec: SessionRecord, expectMs = EXPECT_GET_MS): Promise<true> | false {
   const left = expectedFor(rec, Date.now(), expectMs);
-  return left > 0 ? poll(store, key, Date.now() + left) : false;
+  if (left <= 0) return false;
+  // one reader per session and replica, however many of its POSTs wait: a client that sends a
+  // thousand requests in the window costs 25 reads, not 25,000
+  let byKey = polls.get(store);
+  if (!byKey) polls.set(store, (byKey = new Map()));
+  const running = byKey.get(key);
+  if (running) return running;
+  const p = poll(store, key, Date.now() + left).finally(() => byKey.delete(key));
+  byKey.set(key, p);
+  return p;
 }
+
+/** the waits being read now, by store (a replica's) and session key; an entry lives at most EXPECT_GET_MS */
+const polls = new WeakMap<Store, Map<string, Promise<true>>>();
 
 async function poll(store: Store, key: string, until: number): Promise<true> {
   const sessions = store.collection<SessionRecord>(SESSION_COLLECTION);

@@ -129,4 +129,19 @@ t.test('session-order: the record decides the wait, bounded by the waiting repli
   const n = streamElsewhere(store, 'never', (await sessions.get('never')) as SessionRecord, 80);
   t.equal(await n, true, 'a GET that never comes: the wait ends with the expectation');
   t.equal(streamElsewhere(store, 'never', (await sessions.get('never')) as SessionRecord, 80), false, 'and is not waited for again');
+
+  // many POSTs of one session waiting on one replica: one reader among them
+  let reads = 0;
+  const counting = {
+    collection: <T>(name: string) => {
+      const c = store.collection<T>(name);
+      return { ...c, get: (k: string) => (reads++, c.get(k)) };
+    },
+  } as unknown as typeof store;
+  await sessions.put('busy', { ...base, asks: true, initialized_at: new Date().toISOString() });
+  const busy = (await sessions.get('busy')) as SessionRecord;
+  const waits = Array.from({ length: 200 }, () => streamElsewhere(counting, 'busy', busy, 150));
+  t.ok(waits.every((w) => w !== false));
+  t.same(new Set(await Promise.all(waits)), new Set([true]));
+  t.ok(reads <= 10, `200 waiting POSTs read the record ${reads} times (one reader every 20 ms for 150 ms)`);
 });
