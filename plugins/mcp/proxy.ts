@@ -137,8 +137,11 @@ export async function relayPost(d: RelayDeps, ctx: RequestContext, server: McpSe
   let held = session === undefined ? false : d.opening.after(orderKey(server.name, session.sid));
   if (held === false && session) held = streamElsewhere(d.store, session.key, session.rec);
   if (held !== false && (await held)) d.metrics.postsHeld.inc({ server: server.name });
-  // written before the notification is answered: the client's next request, on any replica, finds it
-  if (msg.method === 'notifications/initialized' && session) await markInitialized(d.store, session.key, session.rec);
+  // written before the notification is answered: the client's next request, on any replica, finds it;
+  // a store that cannot write it costs other replicas' wait, not the notification
+  if (msg.method === 'notifications/initialized' && session) {
+    await markInitialized(d.store, session.key, session.rec).catch((err: unknown) => ctx.log.warn({ err, server: server.name }, 'mcp: the session record could not say initialized'));
+  }
   // a batch (MCP 2025-03-26): each member through this same relay, as if posted alone (batch.ts)
   if (Array.isArray(ctx.body)) {
     return relayBatch(ctx, { store: d.store, sessionKey: sid === undefined ? undefined : sessionKey(server.name, sid) }, (m) => relayPost(d, memberContext(ctx, m), server));

@@ -11,6 +11,9 @@ import audit from '../../plugins/audit/index.js';
 import mcp from '../../plugins/mcp/index.js';
 import { clientCanBeAsked, OpeningStreams } from '../../plugins/mcp/stream-order.js';
 import { startServer } from '../helpers/server.js';
+import { LmdbStore } from '../../core/store/lmdb.js';
+import type { Store } from '../../core/store/store.js';
+import { SESSION_COLLECTION } from '../../plugins/mcp/expiry.js';
 import { registerAgent, tenant } from '../helpers/tenancy.js';
 import { askingUpstream, type HoldGets } from './asking-upstream.js';
 
@@ -30,13 +33,15 @@ interface ClientOptions {
   askable?: boolean;
   /** what the client's fetch does with its GET: sends it (default), sends it 100 ms late, or answers it 405 itself (a client without a GET stream) */
   get?: 'now' | 'late' | 'never';
+  /** the proofgate's store (default: its own LMDB store) */
+  store?: (dataDir: string) => Store;
 }
 
 async function setup(t: { teardown(fn: () => unknown): void }, holdGets: HoldGets, c: ClientOptions = {}) {
   const up = await askingUpstream({ holdGets });
   t.teardown(() => up.close());
   const policy = { default: 'deny', rules: [{ tool: 'confirm', action: 'allow' }] };
-  const s = await startServer({ plugins: PLUGINS, config: { auth: { anonymous_rate_per_minute: 1000 }, mcp: { servers: { asking: { url: up.url, policy } }, pin_on_first_use: true } } });
+  const s = await startServer({ plugins: PLUGINS, config: { auth: { anonymous_rate_per_minute: 1000 }, mcp: { servers: { asking: { url: up.url, policy } }, pin_on_first_use: true } }, store: c.store });
   t.teardown(() => s.close());
   const org = await tenant(s, ['verify:read', 'agent:write']);
   const agent = await registerAgent(s, org.key, { name: 'order-user' });
@@ -114,6 +119,40 @@ t.test('a client that can be asked but opens no GET pays the wait after initiali
   await client.listTools();
   t.equal(await held(), '1', 'not again');
   t.equal(up.getCount, 0);
+});
+
+t.test("a session record that cannot be marked costs the order hint, not the client's notification or its GET", async (t) => {
+  // every write of the order marks fails (the record's insert and its negotiated version still work)
+  let refused = 0;
+  const failingMarks = (dir: string): Store => {
+    const store = new LmdbStore(dir);
+    return new Proxy(store, {
+      get(target, prop, receiver) {
+        if (prop !== 'collection') return Reflect.get(target, prop, receiver);
+        return (name: string) => {
+          const c = target.collection(name);
+          if (name !== SESSION_COLLECTION) return c;
+          type Rec = { initialized_at?: string; stream_up?: boolean } | undefined;
+          const update = async (key: string, fn: (cur: Rec) => Rec) => {
+            const cur = (await c.get(key)) as Rec;
+            const next = fn(cur);
+            if (next && (next.initialized_at !== cur?.initialized_at || next.stream_up !== cur?.stream_up)) {
+              refused++;
+              throw new Error('disk says no');
+            }
+            return c.update(key, fn as never);
+          };
+          return new Proxy(c, { get: (ct, p, r) => (p === 'update' ? update : (Reflect.get(ct, p, r) as unknown)) });
+        };
+      },
+    });
+  };
+  const { up, client } = await setup(t, 'no', { store: failingMarks });
+  t.same((await client.listTools()).tools.map((x) => x.name), ['confirm'], 'initialized was answered and the session goes on');
+  const r = await client.callTool({ name: 'confirm', arguments: {} });
+  t.equal(text(r), 'answered: yes', 'the GET stream is up and carried the question');
+  t.ok(refused >= 2, `both marks were tried and refused (${refused})`);
+  t.equal(up.getCount, 1);
 });
 
 t.test('OpeningStreams: waits only while a GET of the same key is opening, for every GET opening, and never past the bound', async (t) => {
