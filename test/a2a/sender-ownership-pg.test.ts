@@ -5,7 +5,7 @@ import agents from '../../plugins/agents/index.js';
 import auth from '../../plugins/auth/index.js';
 import health from '../../plugins/health/index.js';
 import type { Config, ConfigOverrides } from '../../core/config.js';
-import { createTestDatabase, freshSchema, pgUnavailable } from '../helpers/pg.js';
+import { freshSchema, testDatabase, type TestDatabase } from '../helpers/pg.js';
 import { startServer, type TestServer } from '../helpers/server.js';
 import { bearer, createKey, registerAgent, signup } from '../helpers/tenancy.js';
 import { decodeJwt, invoice, KEY_PEM, message } from '../helpers/a2a.js';
@@ -16,13 +16,10 @@ import { decodeJwt, invoice, KEY_PEM, message } from '../helpers/a2a.js';
  * other, and once deleted on one, a key bound to it stops speaking on the other at once — no
  * per-replica cache holds the old owner.
  */
-const why = await pgUnavailable();
-if (why) t.comment(`skipped: ${why}`);
-else await run();
+const db = await testDatabase(t);
+if (db) await run(db);
 
-async function run() {
-  const db = await createTestDatabase();
-  t.teardown(() => db.drop());
+async function run(db: TestDatabase) {
   const schema = freshSchema();
   const replica = () =>
     startServer({

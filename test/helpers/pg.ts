@@ -60,3 +60,18 @@ export async function createTestDatabase(): Promise<TestDatabase> {
 export function freshSchema(): string {
   return `s_${randomBytes(5).toString('hex')}`;
 }
+
+/**
+ * This test file's fresh database, dropped at teardown; or null, with a comment saying why, when no
+ * PostgreSQL server answers (the file's shared-mode tests are then reported as not run).
+ */
+export async function testDatabase(t: { comment(message: string): void; teardown(fn: () => unknown): void }): Promise<TestDatabase | null> {
+  const why = await pgUnavailable();
+  if (why) {
+    t.comment(`skipped: ${why}`);
+    return null;
+  }
+  const db = await createTestDatabase();
+  t.teardown(() => db.drop());
+  return db;
+}

@@ -45,3 +45,26 @@ export function killProcess(child: ChildProcess, signal: NodeJS.Signals = 'SIGKI
     child.kill(signal);
   });
 }
+
+export interface OwnRedis {
+  port: number;
+  url: string;
+  /** stops it (a test of a lost Redis); `start` brings it back on the same port */
+  stop(): Promise<void>;
+  start(): Promise<void>;
+}
+
+/** A redis-server of the test's own on a free port, stopped at teardown. */
+export async function ownRedis(t: { teardown(fn: () => unknown): void }): Promise<OwnRedis> {
+  const port = await freePort();
+  let child = await startRedis(port);
+  t.teardown(() => killProcess(child));
+  return {
+    port,
+    url: `redis://127.0.0.1:${port}`,
+    stop: () => killProcess(child),
+    async start() {
+      child = await startRedis(port);
+    },
+  };
+}

@@ -13,7 +13,7 @@ import audit from '../../plugins/audit/index.js';
 import mcp from '../../plugins/mcp/index.js';
 import { SESSION_COLLECTION, type SessionRecord } from '../../plugins/mcp/expiry.js';
 import { expectedFor, markInitialized, markStreamUp, streamElsewhere } from '../../plugins/mcp/session-order.js';
-import { createTestDatabase, freshSchema, pgUnavailable } from '../helpers/pg.js';
+import { freshSchema, testDatabase, type TestDatabase } from '../helpers/pg.js';
 import { startServer, type TestServer } from '../helpers/server.js';
 import { registerAgent, tenant } from '../helpers/tenancy.js';
 import { tempDir } from '../helpers/temp-dir.js';
@@ -28,13 +28,10 @@ import { askingUpstream } from './asking-upstream.js';
  */
 const PLUGINS: Plugin[] = [health, auth, agents, a2a, mcp, audit];
 
-const why = await pgUnavailable();
-if (why) t.comment(`skipped the two-replica case: ${why}`);
-else await twoReplicas();
+const db = await testDatabase(t);
+if (db) await twoReplicas(db);
 
-async function twoReplicas() {
-  const db = await createTestDatabase();
-  t.teardown(() => db.drop());
+async function twoReplicas(db: TestDatabase) {
   const schema = freshSchema();
   const up = await askingUpstream({ holdGets: 'no' });
   t.teardown(() => up.close());

@@ -1,7 +1,6 @@
 import t from 'tap';
-import type { ChildProcess } from 'node:child_process';
-import { createTestDatabase, pgUnavailable } from '../helpers/pg.js';
-import { freePort, killProcess, startRedis } from '../helpers/redis.js';
+import { testDatabase, type TestDatabase } from '../helpers/pg.js';
+import { ownRedis } from '../helpers/redis.js';
 import { sharedModeEnv, startReplica } from '../helpers/replica.js';
 import { waitFor } from '../helpers/wait.js';
 import { startHeaderForwarder, startReferenceServer } from '../mcp/conformance-server.js';
@@ -19,25 +18,17 @@ import { expectSamePasses, passed, runSuite } from '../mcp/conformance-suite.js'
  * replica that gets the call holds it, by the session's record, until the other has the GET up
  * (plugins/mcp/session-order.ts).
  */
-const why = await pgUnavailable();
-if (why) {
-  t.comment(`skipped: ${why}`);
-} else {
-  await run();
-}
+const db = await testDatabase(t);
+if (db) await run(db);
 
-async function run() {
-  const db = await createTestDatabase();
-  t.teardown(() => db.drop());
-  const redisPort = await freePort();
-  const redis: ChildProcess = await startRedis(redisPort);
-  t.teardown(() => killProcess(redis));
+async function run(db: TestDatabase) {
+  const redis = await ownRedis(t);
   const ref = await startReferenceServer();
   t.teardown(() => ref.close());
   const env = {
     ...sharedModeEnv('shared-mcp').env,
     SVC_STORE_URL: db.url,
-    SVC_RATE_LIMIT_REDIS_URL: `redis://127.0.0.1:${redisPort}`,
+    SVC_RATE_LIMIT_REDIS_URL: redis.url,
     // the suite opens a session per scenario: no plan limit for the one organisation here
     SVC_DEFAULT_PLAN: 'unlimited',
     SVC_MCP_SERVERS: JSON.stringify({ reference: { url: ref.url, policy: { default: 'allow' } } }),

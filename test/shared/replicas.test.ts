@@ -1,9 +1,9 @@
 import t from 'tap';
-import { spawnSync, type ChildProcess } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { PgStore } from '../../core/store/pg.js';
 import { AUDIT_CODECS, AUDIT_COLLECTION, walkChains, type AuditEntry } from '../../plugins/audit/index.js';
-import { createTestDatabase, pgUnavailable } from '../helpers/pg.js';
-import { freePort, killProcess, startRedis } from '../helpers/redis.js';
+import { testDatabase, type TestDatabase } from '../helpers/pg.js';
+import { freePort, ownRedis } from '../helpers/redis.js';
 import { CLI, sharedModeEnv, startReplica, type Replica } from '../helpers/replica.js';
 import { waitFor } from '../helpers/wait.js';
 import { pgRelay } from '../helpers/pg-relay.js';
@@ -13,25 +13,17 @@ import { nodeCommand } from '../helpers/child.js';
  * Shared mode end to end: two sidecar processes (replicas A and B) on one PostgreSQL database and
  * one Redis, configured only through the environment, as Kubernetes would run them.
  */
-const why = await pgUnavailable();
-if (why) {
-  t.comment(`skipped: ${why}`);
-} else {
-  await run();
-}
+const db = await testDatabase(t);
+if (db) await run(db);
 
-async function run() {
-  const db = await createTestDatabase();
-  t.teardown(() => db.drop());
-  const redisPort = await freePort();
-  let redis: ChildProcess = await startRedis(redisPort);
-  t.teardown(() => killProcess(redis));
+async function run(db: TestDatabase) {
+  const redis = await ownRedis(t);
   const shared = sharedModeEnv('shared');
   const secrets = shared.secrets;
   const env = {
     ...shared.env,
     SVC_STORE_URL: db.url,
-    SVC_RATE_LIMIT_REDIS_URL: `redis://127.0.0.1:${redisPort}`,
+    SVC_RATE_LIMIT_REDIS_URL: redis.url,
     // every sign-up of this file comes from 127.0.0.1: room for them all within one minute
     SVC_AUTH_RATE_LIMIT_PER_MINUTE: '100',
   };
@@ -149,14 +141,14 @@ async function run() {
     const acct = await signup(A);
     const key = await createKey(A, acct.token);
     t.equal((await verify(B, key.key)).status, 200);
-    await killProcess(redis);
+    await redis.stop();
     for (const r of [A, B]) {
       const denied = await verify(r, key.key);
       t.equal(denied.status, 503, 'fail closed: the limit cannot be known');
       t.equal(denied.body.code, 'rate_limiter_unavailable');
       await waitFor(async () => (await r.request('GET', '/readyz')).status === 503, { what: 'readyz to report the lost Redis', timeoutMs: 60_000, everyMs: 50 });
     }
-    redis = await startRedis(redisPort);
+    await redis.start();
     for (const r of [A, B]) {
       await waitFor(async () => (await verify(r, key.key)).status === 200, { what: 'the replica to use Redis again', timeoutMs: 60_000, everyMs: 50 });
       await waitFor(async () => (await r.request('GET', '/readyz')).status === 200, { what: 'readyz to recover', timeoutMs: 60_000, everyMs: 50 });

@@ -3,7 +3,7 @@ import { generateKeyPairSync } from 'node:crypto';
 import health from '../../plugins/health/index.js';
 import attestation from '../../plugins/attestation/index.js';
 import { PgStore } from '../../core/store/pg.js';
-import { createTestDatabase, freshSchema, pgUnavailable } from '../helpers/pg.js';
+import { freshSchema, testDatabase, type TestDatabase } from '../helpers/pg.js';
 import { startServer, type TestServer } from '../helpers/server.js';
 import { waitFor } from '../helpers/wait.js';
 import { pgRelay } from '../helpers/pg-relay.js';
@@ -15,13 +15,10 @@ import { pgRelay } from '../helpers/pg-relay.js';
  * process exited — a restart loop, where docs/operations.md promises a live, not ready, replica that
  * keeps retrying.
  */
-const why = await pgUnavailable();
-if (why) t.comment(`skipped: ${why}`);
-else await run();
+const db = await testDatabase(t);
+if (db) await run(db);
 
-async function run() {
-  const db = await createTestDatabase();
-  t.teardown(() => db.drop());
+async function run(db: TestDatabase) {
 
   t.test('start-up waits for a store that answers only after the open timeout', async (t) => {
     const relay = await pgRelay(t, db.url, { open: false });

@@ -2,7 +2,7 @@ import t from 'tap';
 import { PgStore } from '../../core/store/pg.js';
 import { StoreFullError, StoreUnavailableError } from '../../core/store/store.js';
 import { classifyPgError } from '../../core/store/pg-errors.js';
-import { createTestDatabase, freshSchema, pgUnavailable } from '../helpers/pg.js';
+import { freshSchema, testDatabase, type TestDatabase } from '../helpers/pg.js';
 import { startServer, builtinsWithoutEngines } from '../helpers/server.js';
 import { createKey, signup, uniq, verificationTestPlugin } from '../helpers/tenancy.js';
 import { waitFor } from '../helpers/wait.js';
@@ -28,13 +28,10 @@ t.test('classifyPgError: database failures are StoreUnavailableError, request er
   }
 });
 
-const why = await pgUnavailable();
-if (why) t.comment(`skipped: ${why}`);
-else await run();
+const db = await testDatabase(t);
+if (db) await run(db);
 
-async function run() {
-  const db = await createTestDatabase();
-  t.teardown(() => db.drop());
+async function run(db: TestDatabase) {
 
   t.test('503 store_unavailable while PostgreSQL does not answer, and back once it does', async (t) => {
     const relay = await pgRelay(t, db.url);

@@ -4,8 +4,7 @@ import { generateKeyPairSync } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { ChildProcess } from 'node:child_process';
-import { freePort, killProcess, startRedis } from '../helpers/redis.js';
+import { freePort, ownRedis } from '../helpers/redis.js';
 import { startReplica } from '../helpers/replica.js';
 import { waitFor } from '../helpers/wait.js';
 
@@ -44,9 +43,7 @@ t.test('a process sharing its port without a shared rate limiter does not start'
 });
 
 t.test('two processes on one port and one data directory serve one service, and count one plan limit', async (t) => {
-  const redisPort = await freePort();
-  const redis: ChildProcess = await startRedis(redisPort);
-  t.teardown(() => killProcess(redis));
+  const redis = await ownRedis(t);
   const dataDir = mkdtempSync(join(tmpdir(), 'pg-reuse-'));
   t.teardown(() => rmSync(dataDir, { recursive: true, force: true }));
   const port = await freePort();
@@ -56,7 +53,7 @@ t.test('two processes on one port and one data directory serve one service, and 
     SVC_JWT_SECRET_KEY: 'reuse-jwt-secret-0123456789abcdef',
     SVC_API_KEY_LOOKUP_SECRET: 'reuse-lookup-secret-0123456789abcdef',
     SVC_AUDIT_SECRET_KEY: 'reuse-audit-secret-0123456789abcdef',
-    SVC_RATE_LIMIT_REDIS_URL: `redis://127.0.0.1:${redisPort}`,
+    SVC_RATE_LIMIT_REDIS_URL: redis.url,
     SVC_ATTESTATION_KEY_CONTINUITY_POLICY: 'persistent',
     SVC_ATTESTATION_SIGNING_KEY_PEM: pem(),
     SVC_A2A_DEPLOYMENT_ID: 'reuse-test',
