@@ -56,6 +56,13 @@ t.test('the generated validator says what the compiled one says, defaults includ
     t.same(errorsA, errorsB, `${name}: same errors`);
     t.same(a, b, `${name}: same defaults filled in`);
   }
+  // a default is a fresh value per load, never one object shared by two configurations
+  const one: Record<string, any> = {};
+  const two: Record<string, any> = {};
+  pre.validate(one);
+  pre.validate(two);
+  t.not(one.server, two.server, 'the server section is a new object each time');
+  t.not(one.attestation.retired_keys, two.attestation.retired_keys, 'a default array is a new array each time');
   const uriErrors = () => (pre.validate.errors ?? []).filter((e) => e.keyword === 'format');
   pre.validate({ tracing: { otlp_endpoint: 'not a url' } });
   t.equal(uriErrors()[0]?.params?.format, 'uri', 'formats are checked (uri)');
