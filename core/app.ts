@@ -9,6 +9,7 @@ import { Metrics } from './obs/metrics.js';
 import { openStore } from './store/open.js';
 import type { Store } from './store/store.js';
 import { Validator } from './json/validate.js';
+import { GENERATED_DIR } from './json/generated.js';
 import { Router } from './http/router.js';
 import { setHeapGrowingPercent, sharedPoolThreads, WorkerPools } from './workers/pools.js';
 import { createPipeline, type PhaseFns } from './http/pipeline.js';
@@ -73,7 +74,7 @@ export async function createApp(opts: CreateOptions): Promise<Kernel> {
   // imports the SDK only when an OTLP endpoint is configured (core/obs/tracing.ts)
   const stopTracing = await startTracing(config, log);
   const metrics = new Metrics();
-  const validator = new Validator();
+  const validator = new Validator(GENERATED_DIR);
   validator.loadDir(SCHEMAS_DIR);
   const router = new Router();
   // LMDB's close is bounded by the grace period (at least 5 s, a close takes milliseconds): on a

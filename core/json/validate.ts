@@ -7,6 +7,7 @@ import standaloneCodeImport from 'ajv/dist/standalone/index.js';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsImport from 'ajv-formats';
 import { HttpError, Problems, type FieldError } from '../errors.js';
+import { loadGenerated, type GeneratedValidators } from './generated.js';
 
 // ajv-formats is CommonJS; under NodeNext its default import is the module object
 const addFormats = ((addFormatsImport as unknown as { default?: unknown }).default ?? addFormatsImport) as (ajv: Ajv) => Ajv;
@@ -92,23 +93,68 @@ const settingsValidators = new WeakMap<object, ValidateFunction>();
 export class Validator {
   /** ajv instances by key (draft × coercion), built on first use: /healthz must not wait for them */
   private readonly instances = new Map<string, Ajv>();
+  /** the same with code generation on, for the build's generator (standalone) */
+  private readonly sourceInstances = new Map<string, Ajv>();
+  /** the build's validators of the repository's schemas (generated.ts), looked up at the first check */
+  private generatedSet: GeneratedValidators | null | undefined;
+  private readonly fromGenerated = new Set<string>();
+
+  /** `generated`: the directory the build wrote the repository schemas' validators to (core/json/generated.ts) */
+  constructor(private readonly generated?: URL) {}
   /** `checked`: the repository's own files, whose meta-schema check is a test (schemas.test) rather than every start-up's */
   private readonly schemas: Array<{ schema: object; v2020: boolean; checked: boolean }> = [];
   private readonly compiled = new Map<string, ValidateFunction>();
   private readonly ids = new Set<string>();
   private readonly is2020 = new Set<string>();
 
-  private instance(v2020: boolean, coerce: boolean): Ajv {
+  private instance(v2020: boolean, coerce: boolean, source = false): Ajv {
     const key = `${v2020 ? '2020' : '07'}:${coerce ? 'c' : 's'}`;
-    let a = this.instances.get(key);
+    const instances = source ? this.sourceInstances : this.instances;
+    let a = instances.get(key);
     if (!a) {
-      a = newAjv(v2020, coerce);
+      a = newAjv(v2020, coerce, source);
       // checking ~100 schemas against the meta-schema was most of an instance's ~40 ms build (per
       // kernel, CLI command and sidecar start); a plugin's schema is still checked here
       for (const s of this.schemas) if (s.v2020 === v2020) a.addSchema(s.schema, undefined, undefined, !s.checked);
-      this.instances.set(key, a);
+      instances.set(key, a);
     }
     return a;
+  }
+
+  /**
+   * SHA-256 of the repository's schemas as loaded (loadDir), in $id order: the build's validators are
+   * used only while it is the one they were generated from, so an edited schema never meets an older
+   * validator (every check then compiles, as without them).
+   */
+  checkedFingerprint(): string {
+    const checked = this.schemas.filter((s) => s.checked).map((s) => s.schema as { $id: string });
+    checked.sort((a, b) => (a.$id < b.$id ? -1 : a.$id > b.$id ? 1 : 0));
+    return createHash('sha256').update(JSON.stringify(checked)).digest('hex');
+  }
+
+  /** the repository schemas' ids (loadDir), which the build generates validators for */
+  checkedIds(): string[] {
+    return this.schemas.filter((s) => s.checked).map((s) => (s.schema as { $id: string }).$id);
+  }
+
+  /** schema `id`'s validator as CommonJS source (the build's generator; `coerce`: the query/params form) */
+  standalone(id: string, coerce: boolean): string {
+    const a = this.instance(this.is2020.has(id), coerce, true);
+    const v = a.getSchema(id);
+    if (!v) throw new Error(`unknown schema ${id}`);
+    return standaloneCode(a, v);
+  }
+
+  /** where the validator `check` uses for `id` came from (tests; undefined before its first use) */
+  origin(id: string, part: Part): 'generated' | 'compiled' | undefined {
+    const key = `${part === 'query' || part === 'params' ? 'c' : 's'}:${id}`;
+    if (!this.compiled.has(key)) return undefined;
+    return this.fromGenerated.has(key) ? 'generated' : 'compiled';
+  }
+
+  private generatedFor(id: string, coerce: boolean): ValidateFunction | undefined {
+    if (this.generatedSet === undefined) this.generatedSet = this.generated ? loadGenerated(this.generated, () => this.checkedFingerprint()) : null;
+    return this.generatedSet?.fn(id, coerce);
   }
 
   /**
@@ -161,8 +207,10 @@ export class Validator {
     const key = `${part === 'query' || part === 'params' ? 'c' : 's'}:${id}`;
     let v = this.compiled.get(key);
     if (!v) {
-      const ajv = this.instance(this.is2020.has(id), part === 'query' || part === 'params');
-      v = ajv.getSchema(id);
+      const coerce = part === 'query' || part === 'params';
+      v = this.ids.has(id) ? this.generatedFor(id, coerce) : undefined;
+      if (v) this.fromGenerated.add(key);
+      else v = this.instance(this.is2020.has(id), coerce).getSchema(id);
       if (!v) throw new Error(`unknown schema ${id}`);
       this.compiled.set(key, v);
     }
