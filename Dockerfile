@@ -17,7 +17,7 @@ COPY test ./test
 COPY bench ./bench
 COPY console ./console
 # the operator's console (docs/console.md) is bundled here, with the dev dependencies, and shipped as files
-RUN npx tsc -p tsconfig.json && node dist/sidecar/config-check-main.js && node dist/core/json/validators-gen-main.js && npm run build:console && npm prune --omit=dev --ignore-scripts
+RUN npx tsc -p tsconfig.json && node dist/sidecar/validators-gen-main.js && npm run build:console && npm prune --omit=dev --ignore-scripts
 
 # Runtime stage: production dependencies and compiled code only, as the unprivileged `node` user.
 FROM node:24-bookworm-slim

@@ -4,7 +4,7 @@ import type { PrecompiledCheck } from '../core/config.js';
 
 /**
  * The configuration schema's validator that `npm run build` generates beside this module
- * (sidecar/config-check-main.ts): the sidecar, its CLI commands and the tests load it instead of
+ * (sidecar/validators-gen-main.ts): the sidecar, its CLI commands and the tests load it instead of
  * compiling the schema at every start (~150 ms of CPU there). A tree compiled without the generator
  * (bare `tsc`) has none, or an older one whose fingerprint no longer matches: the loader then
  * compiles the schema itself, as it always did.

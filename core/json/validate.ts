@@ -2,17 +2,41 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createHash } from 'node:crypto';
-import { _, Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
-import standaloneCodeImport from 'ajv/dist/standalone/index.js';
-import { Ajv2020 } from 'ajv/dist/2020.js';
-import addFormatsImport from 'ajv-formats';
+import { createRequire } from 'node:module';
+import type { Ajv, ErrorObject, ValidateFunction } from 'ajv';
+import type { _ as CodeTag } from 'ajv';
 import { HttpError, Problems, type FieldError } from '../errors.js';
-import { loadGenerated, type GeneratedValidators } from './generated.js';
+import { aloneValidator, loadGenerated, type GeneratedValidators } from './generated.js';
 
-// ajv-formats is CommonJS; under NodeNext its default import is the module object
-const addFormats = ((addFormatsImport as unknown as { default?: unknown }).default ?? addFormatsImport) as (ajv: Ajv) => Ajv;
 type StandaloneCode = (ajv: Ajv, validate: ValidateFunction) => string;
-const standaloneCode = ((standaloneCodeImport as unknown as { default?: unknown }).default ?? standaloneCodeImport) as StandaloneCode;
+interface AjvModules {
+  Ajv: new (opts: object) => Ajv;
+  Ajv2020: new (opts: object) => Ajv;
+  addFormats: (ajv: Ajv) => Ajv;
+  standaloneCode: StandaloneCode;
+  _: typeof CodeTag;
+}
+let modules: AjvModules | undefined;
+/**
+ * ajv itself, loaded at the first compile: with the build's generated validators (generated.ts) a
+ * process that compiles nothing never loads it (~65 ms of CPU at every start). All four are CommonJS.
+ */
+function ajv(): AjvModules {
+  if (!modules) {
+    const load = createRequire(import.meta.url);
+    const core = load('ajv') as { Ajv: AjvModules['Ajv']; _: typeof CodeTag };
+    const formats = load('ajv-formats') as { default?: AjvModules['addFormats'] } & AjvModules['addFormats'];
+    const standalone = load('ajv/dist/standalone') as { default: StandaloneCode };
+    modules = {
+      Ajv: core.Ajv,
+      Ajv2020: (load('ajv/dist/2020') as { Ajv2020: AjvModules['Ajv2020'] }).Ajv2020,
+      addFormats: formats.default ?? formats,
+      standaloneCode: standalone.default,
+      _: core._,
+    };
+  }
+  return modules;
+}
 
 export type Part = 'body' | 'query' | 'params' | 'response' | 'config';
 const DRAFT_2020 = 'https://json-schema.org/draft/2020-12/schema';
@@ -30,9 +54,10 @@ function newAjv(v2020: boolean, coerce: boolean, source = false): Ajv {
     useDefaults: true,
     ...(coerce ? { coerceTypes: 'array' as const } : {}),
     // generated code names ajv-formats' formats by the module that holds them (CommonJS, like the code)
-    ...(source ? { code: { source: true, formats: _`require("ajv-formats/dist/formats").fullFormats` } } : {}),
+    ...(source ? { code: { source: true, formats: ajv()._`require("ajv-formats/dist/formats").fullFormats` } } : {}),
   };
-  const a = v2020 ? (new Ajv2020(opts) as unknown as Ajv) : new Ajv(opts);
+  const { Ajv: Draft07, Ajv2020, addFormats } = ajv();
+  const a = v2020 ? new Ajv2020(opts) : new Draft07(opts);
   addFormats(a);
   return a;
 }
@@ -51,10 +76,13 @@ export function compileSchema(schema: object): ValidateFunction {
   const id = (schema as { $id?: unknown }).$id;
   const known = typeof id === 'string' ? standaloneById.get(id) : undefined;
   if (known) return known;
-  const v2020 = is2020(schema);
-  let a = standalone.get(v2020);
-  if (!a) standalone.set(v2020, (a = newAjv(v2020, false)));
-  const v = a.compile(schema);
+  let v = aloneValidator(schema);
+  if (!v) {
+    const v2020 = is2020(schema);
+    let a = standalone.get(v2020);
+    if (!a) standalone.set(v2020, (a = newAjv(v2020, false)));
+    v = a.compile(schema);
+  }
   if (typeof id === 'string') standaloneById.set(id, v);
   return v;
 }
@@ -71,9 +99,18 @@ export function schemaFingerprint(schema: object): string {
  * module exports the validator and, as `fingerprint`, the schemaFingerprint it was made from.
  */
 export function standaloneSource(schema: object): string {
+  return `${aloneSource(schema)}\nmodule.exports.fingerprint = ${JSON.stringify(schemaFingerprint(schema))};\n`;
+}
+
+/** `schema` compiled alone with the kernel's options, bypassing every cache and generated file (tests compare the two) */
+export function compileAlone(schema: object): ValidateFunction {
+  return newAjv(is2020(schema), false).compile(schema);
+}
+
+/** compileSchema's validator of `schema` (compiled alone) as CommonJS source */
+export function aloneSource(schema: object): string {
   const a = newAjv(is2020(schema), false, true);
-  const code = standaloneCode(a, a.compile(schema));
-  return `${code}\nmodule.exports.fingerprint = ${JSON.stringify(schemaFingerprint(schema))};\n`;
+  return ajv().standaloneCode(a, a.compile(schema));
 }
 
 /**
@@ -142,7 +179,7 @@ export class Validator {
     const a = this.instance(this.is2020.has(id), coerce, true);
     const v = a.getSchema(id);
     if (!v) throw new Error(`unknown schema ${id}`);
-    return standaloneCode(a, v);
+    return ajv().standaloneCode(a, v);
   }
 
   /** where the validator `check` uses for `id` came from (tests; undefined before its first use) */
@@ -232,8 +269,10 @@ export class Validator {
     // compiled on the shared instance but not registered: a setting is not part of the API (OpenAPI, client)
     let v = settingsValidators.get(schema);
     if (!v) {
-      v = this.instance(is2020(schema), false).compile(schema);
-      if (!JSON.stringify(schema).includes('"$ref"')) settingsValidators.set(schema, v);
+      // the build generated the built-in plugins' fragments (those that name no other schema)
+      const generated = this.generated ? aloneValidator(schema, this.generated) : undefined;
+      v = generated ?? this.instance(is2020(schema), false).compile(schema);
+      if (generated || !JSON.stringify(schema).includes('"$ref"')) settingsValidators.set(schema, v);
     }
     if (!v(value)) {
       const first = toFieldError((v.errors ?? [])[0], 'config');

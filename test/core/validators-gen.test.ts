@@ -5,8 +5,9 @@ import { createHash } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { SCHEMAS_DIR } from '../../core/app.js';
-import { GENERATED_DIR, loadGenerated, writeGenerated } from '../../core/json/generated.js';
-import { Validator, type Part } from '../../core/json/validate.js';
+import { aloneValidator, GENERATED_DIR, loadGenerated, selfContained, writeGenerated } from '../../core/json/generated.js';
+import { compileAlone, compileSchema, Validator, type Part } from '../../core/json/validate.js';
+import { builtinSettings } from '../../sidecar/builtin.js';
 import mathPlugin from '../../plugins/engines/math/index.js';
 import { startServer, testAuthPlugin, TEST_API_KEY, untilReady } from '../helpers/server.js';
 import { tempDir } from '../helpers/temp-dir.js';
@@ -82,7 +83,7 @@ t.test('loadGenerated: no index, another fingerprint, a file name that is not on
   t.equal(loadGenerated(url, () => 'f'), null, 'no index: compile');
   const v = new Validator();
   v.add({ $id: 'https://example.test/s.json', type: 'object', properties: { n: { type: 'integer', default: 2 } } });
-  const source = { checkedFingerprint: () => 'abc', checkedIds: () => ['https://example.test/s.json'], standalone: (id: string, c: boolean) => v.standalone(id, c) };
+  const source = { checkedFingerprint: () => 'abc', checkedIds: () => ['https://example.test/s.json'], standalone: (id: string, c: boolean) => v.standalone(id, c), get: (id: string) => v.get(id) };
   t.same(writeGenerated(url, source), { written: 1, skipped: [] });
   t.equal(loadGenerated(url, () => 'other'), null, 'another fingerprint: compile');
   const set = loadGenerated(url, () => 'abc');
@@ -96,4 +97,41 @@ t.test('loadGenerated: no index, another fingerprint, a file name that is not on
   index.files['https://example.test/s.json'].strict = '../../../etc/passwd';
   writeFileSync(join(dir, 'index.json'), JSON.stringify(index));
   t.equal(loadGenerated(url, () => 'abc')?.fn('https://example.test/s.json', false), undefined, 'an index naming another path is not followed');
+});
+
+t.test('schemas compiled alone: every built-in settings fragment and each self-contained schema has its generated validator, and it answers as a compile', async (t) => {
+  const compiled = new Validator();
+  compiled.loadDir(SCHEMAS_DIR);
+  for (const { plugin, settings } of builtinSettings) {
+    const schema = settings.schema as object;
+    const fn = aloneValidator(schema);
+    t.ok(fn, `${plugin}: ${settings.at} generated`);
+    if (!fn) continue;
+    // the compile beside it, in a fresh instance with the same options (what compileSchema builds without the file)
+    const reference = compileAlone(schema);
+    for (const probe of [...PROBES, { enabled: 'yes' }, { timeout_ms: -1 }]) {
+      const a = copy(probe);
+      const b = copy(probe);
+      const okA = fn(a);
+      const errorsA = copy(fn.errors ?? null);
+      const okB = reference(b);
+      const errorsB = copy(reference.errors ?? null);
+      if (okA !== okB || JSON.stringify(errorsA) !== JSON.stringify(errorsB) || JSON.stringify(a) !== JSON.stringify(b)) {
+        t.fail(`${plugin} on ${JSON.stringify(probe)}`, { found: { okA, errorsA, a }, wanted: { okB, errorsB, b } });
+      }
+    }
+  }
+  let alone = 0;
+  for (const id of compiled.checkedIds()) {
+    const schema = compiled.get(id)!;
+    if (selfContained(schema)) {
+      t.ok(aloneValidator(schema), `${id}: generated for a compile of it alone`);
+      alone++;
+    } else t.equal(aloneValidator(schema), undefined, `${id} names another schema: never served alone`);
+  }
+  t.ok(alone > 50, `${alone} self-contained schemas`);
+  const edited = { ...(compiled.get('https://proofgate.dev/schemas/a2a/trusted-agents.json') as object), title: 'edited' };
+  t.equal(aloneValidator(edited), undefined, 'another text is not served');
+  const trust = compiled.get('https://proofgate.dev/schemas/a2a/trusted-agents.json') as object;
+  t.equal(compileSchema(JSON.parse(JSON.stringify(trust)) as object), aloneValidator(trust), 'compileSchema serves the generated validator of a file it reads');
 });
