@@ -11,6 +11,8 @@ import { builtinSettings } from '../../sidecar/builtin.js';
 import mathPlugin from '../../plugins/engines/math/index.js';
 import { startServer, testAuthPlugin, TEST_API_KEY, untilReady } from '../helpers/server.js';
 import { tempDir } from '../helpers/temp-dir.js';
+import { nodeCommand } from '../helpers/child.js';
+import { execFileSync } from 'node:child_process';
 
 const copy = <T>(v: T): T => JSON.parse(JSON.stringify(v)) as T;
 /** values of every JSON type, and objects wrong in the ways a schema says most often */
@@ -134,4 +136,24 @@ t.test('schemas compiled alone: every built-in settings fragment and each self-c
   t.equal(aloneValidator(edited), undefined, 'another text is not served');
   const trust = compiled.get('https://proofgate.dev/schemas/a2a/trusted-agents.json') as object;
   t.equal(compileSchema(JSON.parse(JSON.stringify(trust)) as object), aloneValidator(trust), 'compileSchema serves the generated validator of a file it reads');
+});
+
+t.test('a kernel with every built-in plugin starts and answers without loading ajv (nothing compiled at start)', async (t) => {
+  // a process of its own: this one has loaded ajv for the comparisons above
+  const server = new URL('../helpers/server.js', import.meta.url).href;
+  const builtin = new URL('../../sidecar/builtin.js', import.meta.url).href;
+  const script = `
+    const { startServer } = await import(${JSON.stringify(server)});
+    const { builtinPlugins } = await import(${JSON.stringify(builtin)});
+    const s = await startServer({ plugins: builtinPlugins });
+    const r = await s.request('GET', '/health');
+    await s.close();
+    const { createRequire } = await import('node:module');
+    const ajv = Object.keys(createRequire(import.meta.url).cache).filter((k) => /node_modules[\\/]ajv[\\/]dist[\\/](core|ajv|compile)/.test(k));
+    console.log(JSON.stringify({ status: r.status, ajv: ajv.length }));
+    process.exit(0);`;
+  const out = execFileSync(...nodeCommand(['--input-type=module', '-e', script]), { encoding: 'utf8', timeout: 60_000 });
+  const got = JSON.parse(out.trim().split('\n').pop()!) as { status: number; ajv: number };
+  t.equal(got.status, 200, 'the kernel answered');
+  t.equal(got.ajv, 0, "ajv's compiler was never loaded: every validator of the start was the build's");
 });

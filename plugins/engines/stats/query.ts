@@ -1,3 +1,4 @@
+import type { ValidateFunction } from 'ajv';
 import { compileSchema } from '../../../core/json/validate.js';
 import { jsonDepth } from '../../../core/json/depth.js';
 import type { Aggregate, Condition, Op, StatsQuery } from './evaluator.js';
@@ -110,8 +111,11 @@ const QUERY_SCHEMA = {
   },
 };
 
-// runs in a worker thread, where no app exists: the kernel's factory, not app.validate
-const validateShape = compileSchema(QUERY_SCHEMA);
+// runs in a worker thread, where no app exists: the kernel's factory, not app.validate. Compiled at
+// the first query, not when the module loads: the main thread imports this module too, and a compile
+// at import loaded ajv and compiled this schema cold in every sidecar start and CLI command
+let compiledShape: ValidateFunction | undefined;
+const queryShape = (): ValidateFunction => (compiledShape ??= compileSchema(QUERY_SCHEMA));
 /** how many column names an error message lists */
 const LISTED_COLUMNS = 20;
 
@@ -156,6 +160,7 @@ export function compileQuery(text: string, columns: string[]): StatsQuery {
     if (Array.isArray(q.filter)) for (const c of q.filter) if (c && typeof c === 'object') (c as Record<string, unknown>).column = resolve((c as Record<string, unknown>).column, known, byLower);
   }
   const errors: string[] = [];
+  const validateShape = queryShape();
   if (!validateShape(q)) {
     for (const e of validateShape.errors ?? []) errors.push(`${e.instancePath || '/'} ${e.message}`);
   } else {
