@@ -1,8 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { didYouMean } from './cli.js';
 import { jsonSyntaxErrorAt } from './json/syntax.js';
-import type { ValidateFunction } from 'ajv';
-import { compileSchema, schemaFingerprint } from './json/validate.js';
+import { compileSchema } from './json/validate.js';
 import { assembleSchema, SettingsError, valueAt, type OwnedSettings } from './plugin/settings.js';
 
 /**
@@ -185,27 +184,6 @@ export interface LoadOptions {
   overrides?: ConfigOverrides;
   /** the settings of the plugins that may run (the sidecar passes its built-ins'); default none */
   settings?: readonly OwnedSettings[];
-  /**
-   * The schema's validator generated ahead of time (core/json/validate.ts standaloneSource), used
-   * only while its fingerprint is the assembled schema's: a build that changed a setting without
-   * generating it again compiles the schema as before.
-   */
-  precompiled?: PrecompiledCheck;
-}
-
-export interface PrecompiledCheck {
-  fingerprint: string;
-  validate: ValidateFunction;
-}
-
-const fingerprints = new WeakMap<object, string>();
-function validatorFor(schema: SchemaNode, pre: PrecompiledCheck | undefined): ValidateFunction {
-  if (pre) {
-    let fp = fingerprints.get(schema);
-    if (fp === undefined) fingerprints.set(schema, (fp = schemaFingerprint(schema)));
-    if (fp === pre.fingerprint) return pre.validate;
-  }
-  return compileSchema(schema);
 }
 
 /** kernel settings typed, a plugin's section as its plugin types it */
@@ -266,7 +244,8 @@ export function loadConfig(opts: LoadOptions = {}): Config {
   if (opts.overrides) merged = deepMerge(merged, opts.overrides as Record<string, unknown>);
   if (typeof merged.log_level === 'string') merged.log_level = normalizeLogLevel(merged.log_level);
 
-  const validate = validatorFor(schema, opts.precompiled);
+  // the build generated this validator when the plugins are the built-ins (core/json/generated.ts)
+  const validate = compileSchema(schema);
   if (!validate(merged)) {
     for (const e of validate.errors ?? []) {
       const where = e.instancePath ? e.instancePath.slice(1).replace(/\//g, '.') : '(root)';

@@ -1,6 +1,5 @@
 import { configSchema, envVars, loadConfig, type Config, type EnvVar, type LoadOptions } from '../core/config.js';
 import { builtinSettings } from './builtin.js';
-import { precompiledConfigCheck } from './config-check.js';
 
 /**
  * The configuration as the sidecar reads it: the kernel's settings and every built-in plugin's
@@ -8,7 +7,7 @@ import { precompiledConfigCheck } from './config-check.js';
  * test harness and the benchmarks load it here; the kernel itself knows no plugin by name.
  */
 export function loadServiceConfig(opts: Omit<LoadOptions, 'settings'> = {}): Config {
-  return loadConfig({ ...opts, settings: builtinSettings, precompiled: precompiledConfigCheck() });
+  return loadConfig({ ...opts, settings: builtinSettings });
 }
 
 /** every SVC_* variable the sidecar reads (the README table, the Helm chart and k8s checks) */

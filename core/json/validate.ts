@@ -1,12 +1,11 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createHash } from 'node:crypto';
 import { createRequire } from 'node:module';
 import type { Ajv, ErrorObject, ValidateFunction } from 'ajv';
 import type { _ as CodeTag } from 'ajv';
 import { HttpError, Problems, type FieldError } from '../errors.js';
-import { aloneValidator, loadGenerated, type GeneratedValidators } from './generated.js';
+import { aloneValidator, contentKey, loadGenerated, type GeneratedValidators } from './generated.js';
 
 type StandaloneCode = (ajv: Ajv, validate: ValidateFunction) => string;
 interface AjvModules {
@@ -65,6 +64,8 @@ function newAjv(v2020: boolean, coerce: boolean, source = false): Ajv {
 const is2020 = (schema: object) => (schema as { $schema?: string }).$schema === DRAFT_2020;
 const standalone = new Map<boolean, Ajv>();
 const standaloneById = new Map<string, ValidateFunction>();
+/** the same for a schema without `$id` (the assembled configuration schema, one object per plugin set), by the object */
+const standaloneByObject = new WeakMap<object, ValidateFunction>();
 
 /**
  * A validator for code that runs where no app exists: a worker thread, the offline CLI, the
@@ -74,8 +75,9 @@ const standaloneById = new Map<string, ValidateFunction>();
  */
 export function compileSchema(schema: object): ValidateFunction {
   const id = (schema as { $id?: unknown }).$id;
-  const known = typeof id === 'string' ? standaloneById.get(id) : undefined;
+  const known = typeof id === 'string' ? standaloneById.get(id) : standaloneByObject.get(schema);
   if (known) return known;
+  // the build's validator of exactly this text, when it generated one (core/json/generated.ts)
   let v = aloneValidator(schema);
   if (!v) {
     const v2020 = is2020(schema);
@@ -84,22 +86,8 @@ export function compileSchema(schema: object): ValidateFunction {
     v = a.compile(schema);
   }
   if (typeof id === 'string') standaloneById.set(id, v);
+  else standaloneByObject.set(schema, v);
   return v;
-}
-
-/** A schema's identity for a validator generated ahead of time: SHA-256 of its JSON text. */
-export function schemaFingerprint(schema: object): string {
-  return createHash('sha256').update(JSON.stringify(schema)).digest('hex');
-}
-
-/**
- * compileSchema's validator as CommonJS source, generated ahead of time (the configuration's at
- * build time): compiling the configuration schema was ~150 ms of every process that loads it
- * (each sidecar start, CLI command and test process), loading the generated code ~6-17 ms. The
- * module exports the validator and, as `fingerprint`, the schemaFingerprint it was made from.
- */
-export function standaloneSource(schema: object): string {
-  return `${aloneSource(schema)}\nmodule.exports.fingerprint = ${JSON.stringify(schemaFingerprint(schema))};\n`;
 }
 
 /** `schema` compiled alone with the kernel's options, bypassing every cache and generated file (tests compare the two) */
@@ -136,13 +124,14 @@ export class Validator {
   private generatedSet: GeneratedValidators | null | undefined;
   private readonly fromGenerated = new Set<string>();
 
-  /** `generated`: the directory the build wrote the repository schemas' validators to (core/json/generated.ts) */
-  constructor(private readonly generated?: URL) {}
   /** `checked`: the repository's own files, whose meta-schema check is a test (schemas.test) rather than every start-up's */
   private readonly schemas: Array<{ schema: object; v2020: boolean; checked: boolean }> = [];
   private readonly compiled = new Map<string, ValidateFunction>();
   private readonly ids = new Set<string>();
   private readonly is2020 = new Set<string>();
+
+  /** `generated`: the directory the build wrote the repository schemas' validators to (core/json/generated.ts) */
+  constructor(private readonly generated?: URL) {}
 
   private instance(v2020: boolean, coerce: boolean, source = false): Ajv {
     const key = `${v2020 ? '2020' : '07'}:${coerce ? 'c' : 's'}`;
@@ -166,7 +155,7 @@ export class Validator {
   checkedFingerprint(): string {
     const checked = this.schemas.filter((s) => s.checked).map((s) => s.schema as { $id: string });
     checked.sort((a, b) => (a.$id < b.$id ? -1 : a.$id > b.$id ? 1 : 0));
-    return createHash('sha256').update(JSON.stringify(checked)).digest('hex');
+    return contentKey(checked);
   }
 
   /** the repository schemas' ids (loadDir), which the build generates validators for */

@@ -91,7 +91,6 @@ export async function startReplica(env: Record<string, string>, port?: number): 
   return { url, child, stderr: () => stderr, request, stop };
 }
 
-
 /**
  * What every replica of one shared-mode deployment is given alike: the three secrets (also what a CLI
  * run against the same store needs) and, as the deployment's identity, the persistent attestation key

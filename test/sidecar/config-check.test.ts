@@ -1,13 +1,12 @@
 import t from 'tap';
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
 import { configSchema, loadConfig } from '../../core/config.js';
-import { compileSchema, schemaFingerprint, standaloneSource } from '../../core/json/validate.js';
+import { aloneValidator, contentKey, GENERATED_DIR } from '../../core/json/generated.js';
+import { compileAlone } from '../../core/json/validate.js';
 import { builtinSettings } from '../../sidecar/builtin.js';
-import { load, precompiledConfigCheck } from '../../sidecar/config-check.js';
 import { loadServiceConfig } from '../../sidecar/config.js';
-import { tempDir } from '../helpers/temp-dir.js';
 
 const SECRETS = { SVC_JWT_SECRET_KEY: 'j'.repeat(43), SVC_API_KEY_LOOKUP_SECRET: 'l'.repeat(43) };
 const schema = configSchema(builtinSettings);
@@ -30,26 +29,26 @@ const CASES: Array<[string, Record<string, unknown>]> = [
   ['many errors at once', { server: { port: -1, host: '' }, log_level: 3, data_dir: 7 }],
 ];
 
-t.test('the build generated the validator of the schema as it is now, and the loader uses it', async (t) => {
-  const pre = precompiledConfigCheck();
-  t.ok(pre, 'npm run build wrote dist/sidecar/config-check.gen.cjs');
-  t.equal(pre!.fingerprint, schemaFingerprint(schema), 'generated from the current schema');
-  // the loader calls the generated function: a stand-in with the same fingerprint is what it runs
-  let calls = 0;
-  const counted = Object.assign((d: unknown) => (calls++, pre!.validate(d)), { errors: null });
-  loadConfig({ env: SECRETS, settings: builtinSettings, precompiled: { fingerprint: pre!.fingerprint, validate: counted as never } });
-  t.equal(calls, 1, 'the precompiled validator ran');
+t.test('the build generated the configuration schema\'s validator, and the sidecar\'s loader uses it', async (t) => {
+  const index = JSON.parse(readFileSync(new URL('index.json', GENERATED_DIR), 'utf8')) as { alone: Record<string, string> };
+  t.ok(index.alone[contentKey(schema)], 'npm run build generated it (dist/core/json/generated/, by the schema\'s text)');
+  const file = fileURLToPath(new URL(index.alone[contentKey(schema)], GENERATED_DIR));
+  const required = () => Object.keys(createRequire(import.meta.url).cache).includes(file);
+  t.notOk(required(), 'not loaded before the first configuration load (this is the test\'s first)');
   t.ok(loadServiceConfig({ env: SECRETS }).server, 'the sidecar loads with it');
+  // the file is in CommonJS's cache, the process's: the loader required it
+  t.ok(required(), 'the loader ran the generated validator');
+  t.ok(aloneValidator(schema), 'served by its text');
 });
 
-t.test('the generated validator says what the compiled one says, defaults included', async (t) => {
-  const pre = precompiledConfigCheck()!;
-  const compiled = compileSchema(schema);
+t.test('the generated validator says what a compile says, defaults included', async (t) => {
+  const pre = aloneValidator(schema)!;
+  const compiled = compileAlone(schema);
   for (const [name, doc] of CASES) {
     const a = copy(doc);
     const b = copy(doc);
-    const okA = pre.validate(a);
-    const errorsA = copy(pre.validate.errors ?? null);
+    const okA = pre(a);
+    const errorsA = copy(pre.errors ?? null);
     const okB = compiled(b);
     const errorsB = copy(compiled.errors ?? null);
     t.equal(okA, okB, `${name}: same answer (${okB})`);
@@ -59,42 +58,20 @@ t.test('the generated validator says what the compiled one says, defaults includ
   // a default is a fresh value per load, never one object shared by two configurations
   const one: Record<string, any> = {};
   const two: Record<string, any> = {};
-  pre.validate(one);
-  pre.validate(two);
+  pre(one);
+  pre(two);
   t.not(one.server, two.server, 'the server section is a new object each time');
   t.not(one.attestation.retired_keys, two.attestation.retired_keys, 'a default array is a new array each time');
-  const uriErrors = () => (pre.validate.errors ?? []).filter((e) => e.keyword === 'format');
-  pre.validate({ tracing: { otlp_endpoint: 'not a url' } });
-  t.equal(uriErrors()[0]?.params?.format, 'uri', 'formats are checked (uri)');
-  pre.validate({ attestation: { retired_keys: [{ key_name: 'k1', public_key_pem: 'pem', retired_at: 'yesterday' }] } });
-  t.equal(uriErrors()[0]?.params?.format, 'date-time', 'formats are checked (date-time)');
+  const formatErrors = () => (pre.errors ?? []).filter((e) => e.keyword === 'format');
+  pre({ tracing: { otlp_endpoint: 'not a url' } });
+  t.equal(formatErrors()[0]?.params?.format, 'uri', 'formats are checked (uri)');
+  pre({ attestation: { retired_keys: [{ key_name: 'k1', public_key_pem: 'pem', retired_at: 'yesterday' }] } });
+  t.equal(formatErrors()[0]?.params?.format, 'date-time', 'formats are checked (date-time)');
 });
 
-t.test('a generated validator whose fingerprint is not the schema\'s is not used', async (t) => {
-  const lenient = Object.assign(() => true, { errors: null });
-  t.throws(
-    () => loadConfig({ env: SECRETS, settings: builtinSettings, overrides: { server: { port: 70000 } } as never, precompiled: { fingerprint: 'f'.repeat(64), validate: lenient as never } }),
-    /server\.port.*must be <= 65535/,
-    'the schema is compiled and refuses the port',
-  );
+t.test('a configuration schema the build did not see (other plugins) is compiled, and refuses as before', async (t) => {
+  const other = [...builtinSettings.slice(1)];
+  t.equal(aloneValidator(configSchema(other)), undefined, 'no generated validator for that text');
+  t.throws(() => loadConfig({ env: SECRETS, settings: other, overrides: { server: { port: 70000 } } as never }), /server\.port.*must be <= 65535/);
   t.throws(() => loadServiceConfig({ env: SECRETS, overrides: { server: { port: 70000 } } as never }), /server\.port/, 'the sidecar path refuses it too');
-});
-
-t.test('load: no file, a file that is not a generated validator, a generated one', async (t) => {
-  const dir = tempDir(t, 'pg-cfgcheck-');
-  t.equal(load(pathToFileURL(join(dir, 'absent.cjs'))), null, 'no file: compile instead');
-  writeFileSync(join(dir, 'other.cjs'), 'module.exports = { hello: 1 };\n');
-  t.equal(load(pathToFileURL(join(dir, 'other.cjs'))), null, 'not a function with a fingerprint');
-  const small = { type: 'object', properties: { n: { type: 'integer', default: 3 } }, additionalProperties: false };
-  // written where ajv's runtime modules resolve, as the build's is
-  const file = new URL('./config-check-probe.gen.cjs', import.meta.url);
-  writeFileSync(file, standaloneSource(small));
-  t.teardown(() => import('node:fs').then((fs) => fs.rmSync(file, { force: true })));
-  const got = load(file);
-  t.equal(got?.fingerprint, schemaFingerprint(small));
-  const doc: Record<string, unknown> = {};
-  t.equal(got?.validate(doc), true);
-  t.same(doc, { n: 3 }, 'defaults filled');
-  t.equal(got?.validate({ n: 1.5 }), false);
-  t.equal(got?.validate({ m: 1 }), false);
 });
