@@ -11,6 +11,7 @@ import { builtinSettings } from '../../sidecar/builtin.js';
 import mathPlugin from '../../plugins/engines/math/index.js';
 import { startServer, testAuthPlugin, TEST_API_KEY, untilReady } from '../helpers/server.js';
 import { tempDir } from '../helpers/temp-dir.js';
+import { outcomes } from '../helpers/validators.js';
 import { nodeCommand } from '../helpers/child.js';
 import { execFileSync } from 'node:child_process';
 
@@ -112,15 +113,8 @@ t.test('schemas compiled alone: every built-in settings fragment and each self-c
     // the compile beside it, in a fresh instance with the same options (what compileSchema builds without the file)
     const reference = compileAlone(schema);
     for (const probe of [...PROBES, { enabled: 'yes' }, { timeout_ms: -1 }]) {
-      const a = copy(probe);
-      const b = copy(probe);
-      const okA = fn(a);
-      const errorsA = copy(fn.errors ?? null);
-      const okB = reference(b);
-      const errorsB = copy(reference.errors ?? null);
-      if (okA !== okB || JSON.stringify(errorsA) !== JSON.stringify(errorsB) || JSON.stringify(a) !== JSON.stringify(b)) {
-        t.fail(`${plugin} on ${JSON.stringify(probe)}`, { found: { okA, errorsA, a }, wanted: { okB, errorsB, b } });
-      }
+      const got = outcomes(fn, reference, probe);
+      if (JSON.stringify(got.generated) !== JSON.stringify(got.compiled)) t.fail(`${plugin} on ${JSON.stringify(probe)}`, { found: got.generated, wanted: got.compiled });
     }
   }
   let alone = 0;
